@@ -1,0 +1,43 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { LoggerModule } from 'nestjs-pino';
+import { AppConfig } from './config/app-config';
+import { CoreModule } from './core.module';
+import { AccountsModule } from './modules/accounts/accounts.module';
+import { ApiAccessGuard, AuthGuard } from './modules/accounts/http/auth.guards';
+import { HealthModule } from './modules/health/health.module';
+import { RateLimitGuard } from './modules/rate-limiting/http/rate-limit.guard';
+import { RateLimitingModule } from './modules/rate-limiting/rate-limiting.module';
+import { RejectUnparsableBodyInterceptor } from './shared/http/body-parsing';
+import { ErrorFilter } from './shared/http/error-filter';
+
+@Module({})
+export class AppModule {
+  static register(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        CoreModule.register(config),
+        LoggerModule.forRoot({
+          pinoHttp: {
+            level: config.logLevel,
+            // Tokens and cookies never reach the logs.
+            redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+            autoLogging: { ignore: (req) => req.url === '/health' },
+          },
+        }),
+        AccountsModule,
+        RateLimitingModule,
+        HealthModule,
+      ],
+      providers: [
+        // Order matters: authenticate, then check the plan, then count the request.
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_GUARD, useClass: ApiAccessGuard },
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+        { provide: APP_INTERCEPTOR, useClass: RejectUnparsableBodyInterceptor },
+        { provide: APP_FILTER, useClass: ErrorFilter },
+      ],
+    };
+  }
+}

@@ -1,0 +1,132 @@
+import { cpus } from 'node:os';
+import { resolve, join } from 'node:path';
+
+export type Role = 'all' | 'api' | 'worker';
+
+/**
+ * Every setting the service reads, read from the environment once at start and validated, so a typo
+ * fails the boot with a clear message instead of surfacing as odd behaviour later. An abstract class so it
+ * doubles as its own DI token.
+ */
+export abstract class AppConfig {
+  port!: number;
+  host!: string;
+  dataDir!: string;
+  storageDir!: string;
+  databaseUrl!: string | null;
+  redisUrl!: string | null;
+  /** Namespace for every Redis key and Bull queue, so several deployments (or test runs) can share one Redis. */
+  redisKeyPrefix!: string;
+  publicUrl!: string | null;
+  role!: Role;
+  chromePath!: string | null;
+  allowPrivateNetworks!: boolean;
+  urlAllowlist!: string[];
+  logLevel!: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  captureConcurrency!: number;
+  captureBrowsers!: number;
+  captureTimeoutMs!: number;
+  captureMaxHeight!: number;
+  captureRecycleAfter!: number;
+  scenarioTimeoutMs!: number;
+  authFailureLimitPerMinute!: number;
+  trustProxy!: boolean;
+  apiVersion!: string;
+}
+
+export class ConfigError extends Error {}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer between ${min} and ${max} (got "${raw}")`);
+  const value = Number(raw.trim());
+  if (value < min || value > max) throw new ConfigError(`${name} must be an integer between ${min} and ${max} (got "${raw}")`);
+  return value;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(`${name} must be true or false (got "${raw}")`);
+}
+
+function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw.trim());
+  } catch {
+    throw new ConfigError(`${name} must be a URL (${protocols.join(' or ')})`);
+  }
+  if (!protocols.includes(parsed.protocol)) throw new ConfigError(`${name} must use ${protocols.join(' or ')} (got "${parsed.protocol}")`);
+  return raw.trim();
+}
+
+function packageVersion(): string {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-var-requires
+    return String(require(join(__dirname, '..', '..', 'package.json')).version);
+  } catch {
+    return '1.0.0';
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const cores = Math.max(1, cpus().length);
+  const dataDir = resolve(env.DATA_DIR?.trim() || './data');
+  const role = (env.ROLE?.trim() || 'all') as Role;
+  if (!['all', 'api', 'worker'].includes(role)) throw new ConfigError(`ROLE must be one of all, api, worker (got "${env.ROLE}")`);
+  const logLevel = (env.LOG_LEVEL?.trim().toLowerCase() || 'info') as AppConfig['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${env.LOG_LEVEL}")`);
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  if (role !== 'all' && (!databaseUrl || !redisUrl)) {
+    throw new ConfigError(`ROLE=${role} needs DATABASE_URL and REDIS_URL: separate api and worker processes share work through PostgreSQL and Redis`);
+  }
+  const publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']);
+  const urlAllowlist = (env.URL_ALLOWLIST ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      try {
+        const origin = new URL(entry).origin;
+        if (origin === 'null') throw new Error();
+        return origin;
+      } catch {
+        throw new ConfigError(`URL_ALLOWLIST entries must be origins like http://intranet.local:8080 (got "${entry}")`);
+      }
+    });
+
+  return {
+    port: int(env, 'PORT', 3000, 0, 65535),
+    host: env.HOST?.trim() || '0.0.0.0',
+    dataDir,
+    storageDir: resolve(env.STORAGE_DIR?.trim() || join(dataDir, 'screenshots')),
+    databaseUrl,
+    redisUrl,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX?.trim() || 'screenshots',
+    publicUrl: publicUrl ? publicUrl.replace(/\/+$/, '') : null,
+    role,
+    chromePath: env.CHROME_PATH?.trim() || null,
+    allowPrivateNetworks: bool(env, 'ALLOW_PRIVATE_NETWORKS', false),
+    urlAllowlist,
+    logLevel,
+    captureConcurrency: int(env, 'CAPTURE_CONCURRENCY', 2 * cores, 1, 256),
+    captureBrowsers: int(env, 'CAPTURE_BROWSERS', cores, 1, 64),
+    captureTimeoutMs: int(env, 'CAPTURE_TIMEOUT_MS', 30000, 1000, 600000),
+    captureMaxHeight: int(env, 'CAPTURE_MAX_HEIGHT', 16384, 240, 100000),
+    captureRecycleAfter: int(env, 'CAPTURE_RECYCLE_AFTER', 200, 1, 1000000),
+    scenarioTimeoutMs: int(env, 'SCENARIO_TIMEOUT_MS', 120000, 1000, 3600000),
+    authFailureLimitPerMinute: int(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 30, 1, 1000000),
+    trustProxy: bool(env, 'TRUST_PROXY', false),
+    apiVersion: packageVersion(),
+  };
+}

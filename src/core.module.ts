@@ -1,0 +1,33 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AppConfig } from './config/app-config';
+import { Clock, SystemClock } from './shared/domain/clock';
+import { dataSourceOptions, runMigrations } from './shared/persistence/data-source-options';
+import { RedisConnection } from './shared/redis/redis-connection';
+
+/**
+ * Process-wide infrastructure every context may use: configuration, the clock, the database (migrated
+ * at start) and the optional Redis connection.
+ */
+@Global()
+@Module({})
+export class CoreModule {
+  static register(config: AppConfig): DynamicModule {
+    return {
+      module: CoreModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => ({ ...dataSourceOptions(config), autoLoadEntities: true }),
+          dataSourceFactory: async (options) => {
+            const dataSource = await new DataSource(options!).initialize();
+            await runMigrations(dataSource);
+            return dataSource;
+          },
+        }),
+      ],
+      providers: [{ provide: AppConfig, useValue: config }, { provide: Clock, useClass: SystemClock }, RedisConnection],
+      exports: [AppConfig, Clock, RedisConnection],
+    };
+  }
+}

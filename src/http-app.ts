@@ -1,0 +1,20 @@
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Logger } from 'nestjs-pino';
+import { AppConfig } from './config/app-config';
+import { BODY_LIMIT_BYTES, registerBodyParsers } from './shared/http/body-parsing';
+import { createValidationPipe } from './shared/http/validation';
+
+export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
+  return new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, trustProxy: config.trustProxy, logger: false });
+}
+
+/** Everything an HTTP app needs beyond its module graph; shared by main.ts and the e2e tests. */
+export function configureHttpApp(app: NestFastifyApplication): void {
+  app.useLogger(app.get(Logger));
+  const fastify = app.getHttpAdapter().getInstance();
+  registerBodyParsers(fastify);
+  // Errors Fastify raises before a route runs (a body over 1 MiB) reach the global ErrorFilter through
+  // Nest's own Fastify error handler, so they get the same body as every other error.
+  app.useGlobalPipes(createValidationPipe());
+  app.enableShutdownHooks();
+}

@@ -1,0 +1,58 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { Clock } from '../../../shared/domain/clock';
+import { UnauthorizedError } from '../../../shared/domain/domain-error';
+import { IS_PUBLIC } from '../../../shared/http/decorators';
+import { RateLimiter } from '../../rate-limiting/application/rate-limiter';
+import { Authenticator } from '../application/authenticator';
+import { Account } from '../domain/account';
+import { PlanNoApiAccessError } from '../domain/errors';
+
+export type AuthenticatedRequest = FastifyRequest & { account?: Account };
+
+function isPublic(reflector: Reflector, context: ExecutionContext): boolean {
+  return reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]) === true;
+}
+
+/**
+ * Deny by default: every route needs `Authorization: Bearer <token>` unless marked @Public().
+ * Failed attempts are counted per client address; past the limit the address gets 429 instead of 401.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly authenticator: Authenticator,
+    private readonly limiter: RateLimiter,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (isPublic(this.reflector, context)) return true;
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const account = await this.authenticator.authenticate(request.headers.authorization);
+    if (!account) {
+      await this.limiter.recordAuthFailure(request.ip);
+      throw new UnauthorizedError();
+    }
+    request.account = account;
+    return true;
+  }
+}
+
+/** Spec, Authentication 4: Free plan, expired or inactive subscription → 403 with `current_plan`. */
+@Injectable()
+export class ApiAccessGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly clock: Clock,
+  ) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    if (isPublic(this.reflector, context)) return true;
+    const account = context.switchToHttp().getRequest<AuthenticatedRequest>().account;
+    if (!account) throw new UnauthorizedError();
+    if (!account.hasApiAccess(this.clock.now())) throw new PlanNoApiAccessError(account.plan);
+    return true;
+  }
+}

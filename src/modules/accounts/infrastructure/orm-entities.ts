@@ -1,0 +1,27 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+@Entity('accounts')
+export class AccountRow {
+  @PrimaryGeneratedColumn() id!: number;
+  @Column({ type: 'varchar' }) name!: string;
+  @Column({ type: 'varchar' }) email!: string;
+  @Column({ type: 'varchar' }) plan!: string;
+  @Column({ name: 'subscription_status', type: 'varchar' }) subscriptionStatus!: string;
+  @Column({ name: 'expires_at', type: Date, nullable: true }) expiresAt!: Date | null;
+  @Column({ name: 'rate_limit_per_minute', type: 'integer', nullable: true }) rateLimitPerMinute!: number | null;
+  @Column({ name: 'rate_limit_per_hour', type: 'integer', nullable: true }) rateLimitPerHour!: number | null;
+  @Column({ name: 'created_at', type: Date }) createdAt!: Date;
+  @Column({ name: 'updated_at', type: Date }) updatedAt!: Date;
+}
+
+@Entity('api_tokens')
+export class ApiTokenRow {
+  @PrimaryGeneratedColumn() id!: number;
+  @Column({ name: 'account_id', type: 'integer' }) accountId!: number;
+  @Column({ type: 'varchar' }) name!: string;
+  @Column({ name: 'display_prefix', type: 'varchar' }) displayPrefix!: string;
+  @Column({ name: 'token_hash', type: 'varchar' }) tokenHash!: string;
+  @Column({ name: 'created_at', type: Date }) createdAt!: Date;
+  @Column({ name: 'last_used_at', type: Date, nullable: true }) lastUsedAt!: Date | null;
+  @Column({ name: 'revoked_at', type: Date, nullable: true }) revokedAt!: Date | null;
+}

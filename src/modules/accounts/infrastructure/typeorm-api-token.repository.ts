@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { IsNull, Repository } from 'typeorm';
+import { Account } from '../domain/account';
+import { ApiToken } from '../domain/api-token';
+import { ApiTokenRepository, NewApiToken } from '../application/ports';
+import { AccountRow, ApiTokenRow } from './orm-entities';
+import { toAccount } from './typeorm-account.repository';
+
+function toToken(row: ApiTokenRow): ApiToken {
+  return new ApiToken({
+    id: row.id,
+    accountId: row.accountId,
+    name: row.name,
+    displayPrefix: row.displayPrefix,
+    createdAt: row.createdAt,
+    lastUsedAt: row.lastUsedAt,
+    revokedAt: row.revokedAt,
+  });
+}
+
+@Injectable()
+export class TypeOrmApiTokenRepository extends ApiTokenRepository {
+  constructor(
+    @InjectRepository(ApiTokenRow) private readonly rows: Repository<ApiTokenRow>,
+    @InjectRepository(AccountRow) private readonly accounts: Repository<AccountRow>,
+  ) {
+    super();
+  }
+
+  async create(accountId: number, token: NewApiToken, now: Date): Promise<ApiToken> {
+    const row = await this.rows.save(
+      this.rows.create({ accountId, name: token.name, displayPrefix: token.displayPrefix, tokenHash: token.hash, createdAt: now, lastUsedAt: null, revokedAt: null }),
+    );
+    return toToken(row);
+  }
+
+  async findActiveByHash(hash: string): Promise<{ token: ApiToken; account: Account } | null> {
+    const token = await this.rows.findOneBy({ tokenHash: hash, revokedAt: IsNull() });
+    if (!token) return null;
+    const account = await this.accounts.findOneBy({ id: token.accountId });
+    return account ? { token: toToken(token), account: toAccount(account) } : null;
+  }
+
+  async findById(id: number): Promise<ApiToken | null> {
+    const row = await this.rows.findOneBy({ id });
+    return row ? toToken(row) : null;
+  }
+
+  async listByAccount(accountId: number): Promise<ApiToken[]> {
+    return (await this.rows.find({ where: { accountId }, order: { id: 'DESC' } })).map(toToken);
+  }
+
+  async revoke(id: number, now: Date): Promise<void> {
+    await this.rows.update({ id, revokedAt: IsNull() }, { revokedAt: now });
+  }
+
+  async touch(id: number, now: Date, resolutionMs: number): Promise<void> {
+    const staleBefore = new Date(now.getTime() - resolutionMs);
+    await this.rows
+      .createQueryBuilder()
+      .update()
+      .set({ lastUsedAt: now })
+      .where('id = :id', { id })
+      .andWhere('(last_used_at IS NULL OR last_used_at < :staleBefore)', { staleBefore })
+      .execute();
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Errors raised by domain and application code. Each carries a stable machine `code`; the global HTTP
+ * filter maps codes to statuses and bodies, so no controller ever builds an error body by hand.
+ */
+export type ErrorCode =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'plan_no_api_access'
+  | 'plan_upgrade_required'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'validation_failed'
+  | 'rate_limited'
+  | 'internal_error'
+  | 'unavailable';
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Extra top-level fields of the error body (e.g. current_plan, details). */
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export class ValidationFailedError extends DomainError {
+  constructor(readonly details: FieldError[]) {
+    super('validation_failed', 'The given data was invalid', { details });
+  }
+
+  static of(field: string, message: string): ValidationFailedError {
+    return new ValidationFailedError([{ field, message }]);
+  }
+}
+
+export class NotFoundError extends DomainError {
+  constructor(what = 'Resource', extra: Record<string, unknown> = {}) {
+    super('not_found', `${what} not found`, extra);
+  }
+}
+
+export class UnauthorizedError extends DomainError {
+  constructor() {
+    // The spec fixes this body exactly: {success: false, error: "Unauthorized"}.
+    super('unauthorized', 'Unauthorized');
+  }
+}
+
+export class BadRequestError extends DomainError {
+  constructor(message: string) {
+    super('bad_request', message);
+  }
+}
+
+export class ConflictError extends DomainError {
+  constructor(message: string) {
+    super('conflict', message);
+  }
+}
+
+export class UnavailableError extends DomainError {
+  constructor(message = 'Service temporarily unavailable') {
+    super('unavailable', message);
+  }
+}

@@ -1,0 +1,11 @@
+import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+
+export const IS_PUBLIC = 'isPublic';
+
+/** Opts a route out of the deny-by-default auth guard (Health Check only). */
+export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(IS_PUBLIC, true);
+
+/** The account the auth guard resolved from the bearer token. */
+export const CurrentAccount = createParamDecorator((_: unknown, ctx: ExecutionContext) => {
+  return ctx.switchToHttp().getRequest<{ account?: unknown }>().account;
+});

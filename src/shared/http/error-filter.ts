@@ -1,0 +1,90 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { DomainError, ErrorCode } from '../domain/domain-error';
+
+const STATUS_BY_CODE: Record<ErrorCode, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  plan_no_api_access: 403,
+  plan_upgrade_required: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  validation_failed: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  unavailable: 503,
+};
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'plan_no_api_access',
+  404: 'not_found',
+  405: 'not_found',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'bad_request',
+  422: 'validation_failed',
+  429: 'rate_limited',
+  503: 'unavailable',
+};
+
+export interface ErrorResponse {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** Connection-level failures of the database or Redis: the request was not applied, the client may retry. */
+function isInfrastructureOutage(err: unknown): boolean {
+  const e = err as { code?: string; driverError?: { code?: string }; message?: string } | null;
+  const code = e?.code ?? e?.driverError?.code;
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P03', '53300', 'SQLITE_BUSY'].includes(String(code)) ||
+    /Connection terminated|Connection is closed|connect ECONNREFUSED/.test(e?.message ?? '')
+  );
+}
+
+/**
+ * Turns anything thrown into the spec's error body `{success: false, error, code, ...}`. Unknown errors
+ * become a generic 500: no stack trace, SQL or server path ever reaches a client.
+ */
+export function toErrorResponse(err: unknown, logger?: Logger): ErrorResponse {
+  if (err instanceof DomainError) {
+    return { status: STATUS_BY_CODE[err.code], body: { success: false, error: err.message, code: err.code, ...err.extra } };
+  }
+  if (err instanceof HttpException) {
+    const status = err.getStatus();
+    const code = CODE_BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'bad_request');
+    const error = status === HttpStatus.NOT_FOUND ? 'Not found' : status >= 500 ? 'Internal server error' : err.message;
+    return { status, body: { success: false, error, code } };
+  }
+  const fastifyError = err as { statusCode?: number; code?: string; message?: string } | null;
+  if (fastifyError?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return { status: 413, body: { success: false, error: 'Request body is larger than 1 MiB', code: 'payload_too_large' } };
+  }
+  if (typeof fastifyError?.code === 'string' && fastifyError.code.startsWith('FST_') && (fastifyError.statusCode ?? 500) < 500) {
+    return { status: 400, body: { success: false, error: 'Malformed request', code: 'bad_request' } };
+  }
+  if (isInfrastructureOutage(err)) {
+    logger?.error({ err }, 'dependency unavailable');
+    return { status: 503, body: { success: false, error: 'Service temporarily unavailable', code: 'unavailable' } };
+  }
+  logger?.error(err instanceof Error ? { err: { message: err.message, stack: err.stack } } : { err }, 'unhandled error');
+  return { status: 500, body: { success: false, error: 'Internal server error', code: 'internal_error' } };
+}
+
+@Catch()
+export class ErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ErrorFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const { status, body } = toErrorResponse(exception, this.logger);
+    if (reply.sent) return; // a stream already started; nothing sane can be sent now
+    // A download that failed after setting its own headers must not keep them on the error body.
+    reply.removeHeader('content-disposition');
+    reply.removeHeader('etag');
+    reply.status(status).header('content-type', 'application/json; charset=utf-8').send(body);
+  }
+}

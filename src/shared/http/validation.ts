@@ -1,0 +1,34 @@
+import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { FieldError, ValidationFailedError } from '../domain/domain-error';
+
+function humanise(field: string, constraint: string, message: string): string {
+  // class-validator says "property x should not exist" for unknown fields; say it the way the API does.
+  if (constraint === 'whitelistValidation') return `${field} is not an allowed field`;
+  return message;
+}
+
+/** Flattens nested class-validator errors into `{field: "steps[3].selector", message}` entries. */
+export function flattenValidationErrors(errors: ValidationError[], parent = ''): FieldError[] {
+  const out: FieldError[] = [];
+  for (const error of errors) {
+    const field = parent === '' ? error.property : /^\d+$/.test(error.property) ? `${parent}[${error.property}]` : `${parent}.${error.property}`;
+    for (const [constraint, message] of Object.entries(error.constraints ?? {})) {
+      const named = message.startsWith(error.property) ? field + message.slice(error.property.length) : message;
+      out.push({ field, message: humanise(field, constraint, named) });
+    }
+    if (error.children?.length) out.push(...flattenValidationErrors(error.children, field));
+  }
+  return out;
+}
+
+export function createValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    transform: true,
+    // No implicit conversion: "1280" is not an integer in a JSON body. Query DTOs convert explicitly.
+    transformOptions: { enableImplicitConversion: false },
+    validationError: { target: false, value: false },
+    exceptionFactory: (errors) => new ValidationFailedError(flattenValidationErrors(errors)),
+  });
+}

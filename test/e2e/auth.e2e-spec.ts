@@ -1,0 +1,103 @@
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { hashToken } from '../../src/modules/accounts/domain/api-token';
+import { AccountsService } from '../../src/modules/accounts/application/accounts.service';
+import { startTestApp, TestApp } from '../support/test-app';
+
+const UNAUTHORIZED = { success: false, error: 'Unauthorized', code: 'unauthorized' };
+
+describe('Authentication and plan access (spec: Authentication, Errors)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => t.close());
+
+  it.each([
+    ['no Authorization header', undefined],
+    ['a header not of the form Bearer <token> (Basic)', 'Basic dXNlcjpwYXNz'],
+    ['"Bearer" without a token', 'Bearer'],
+    ['"Bearer" with two parts', 'Bearer sst_a sst_b'],
+    ['an unknown, well-formed token', `Bearer sst_${'A'.repeat(43)}`],
+    ['garbage', 'Bearer not-a-token'],
+  ])('401 with exactly the spec body for %s', async (_, header) => {
+    const req = request(t.url).get('/test');
+    if (header !== undefined) req.set('Authorization', header);
+    const res = await req.expect(401);
+    expect(res.body).toEqual(UNAUTHORIZED);
+    expect(res.headers['content-type']).toMatch(/application\/json/);
+  });
+
+  it('a revoked token fails on its very next request', async () => {
+    const account = await t.createAccount({ plan: 'pro' });
+    await request(t.url).get('/test').set(account.auth).expect(200);
+    const tokens = await t.app.get(AccountsService).listTokens(account.email);
+    await t.app.get(AccountsService).revokeToken(tokens[0].id);
+    const res = await request(t.url).get('/test').set(account.auth).expect(401);
+    expect(res.body).toEqual(UNAUTHORIZED);
+  });
+
+  it('other tokens of the account keep working after one is revoked', async () => {
+    const account = await t.createAccount({ plan: 'pro' });
+    const second = await t.app.get(AccountsService).createToken(account.email, 'ci');
+    const first = (await t.app.get(AccountsService).listTokens(account.email)).find((tk) => tk.id !== second.token.id)!;
+    await t.app.get(AccountsService).revokeToken(first.id);
+    await request(t.url).get('/test').set(account.auth).expect(401);
+    await request(t.url).get('/test').set('Authorization', `Bearer ${second.secret}`).expect(200);
+  });
+
+  it.each([
+    ['free plan', { plan: 'free' }, 'free'],
+    ['expired subscription', { plan: 'pro', status: 'expired' }, 'pro'],
+    ['inactive subscription', { plan: 'business', status: 'inactive' }, 'business'],
+    ['subscription past its expires_at', { plan: 'starter', expiresAt: new Date(Date.now() - 60_000) }, 'starter'],
+  ])('403 with the spec body and current_plan for a %s', async (_, opts, plan) => {
+    const account = await t.createAccount(opts);
+    const res = await request(t.url).get('/test').set(account.auth).expect(403);
+    expect(res.body).toEqual({ success: false, error: 'API access is not available on your plan', code: 'plan_no_api_access', current_plan: plan });
+  });
+
+  it('access returns the moment the subscription is active again', async () => {
+    const account = await t.createAccount({ plan: 'pro', status: 'expired' });
+    await request(t.url).get('/test').set(account.auth).expect(403);
+    await t.app.get(AccountsService).updateAccount(account.email, { status: 'active' });
+    await request(t.url).get('/test').set(account.auth).expect(200);
+  });
+
+  it('the database holds only the SHA-256 of a token, never the secret', async () => {
+    const account = await t.createAccount();
+    const rows: Record<string, unknown>[] = await t.app.get(DataSource).query('SELECT * FROM api_tokens WHERE account_id = $1'.replace('$1', String(account.id)));
+    expect(rows).toHaveLength(1);
+    expect(rows[0].token_hash).toBe(hashToken(account.token));
+    expect(rows[0].token_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(rows)).not.toContain(account.token.slice(8));
+    expect(account.token).toMatch(/^sst_[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('records last_used_at on use', async () => {
+    const account = await t.createAccount();
+    await request(t.url).get('/test').set(account.auth).expect(200);
+    await new Promise((r) => setTimeout(r, 100));
+    const [token] = await t.app.get(AccountsService).listTokens(account.email);
+    expect(token.props.lastUsedAt).not.toBeNull();
+  });
+
+  it('limits failed authentication per client address with 429', async () => {
+    const limited = await startTestApp({ env: { AUTH_FAILURE_LIMIT_PER_MINUTE: '3' } });
+    try {
+      limited.clock.set('2026-11-22T10:00:10Z');
+      for (let i = 0; i < 3; i++) await request(limited.url).get('/test').set('Authorization', 'Bearer nope').expect(401);
+      const res = await request(limited.url).get('/test').set('Authorization', 'Bearer nope').expect(429);
+      expect(res.body).toMatchObject({ success: false, error: 'Rate limit exceeded', code: 'rate_limited', limit: 3, current: 4 });
+      expect(res.body.reset_at).toBe('2026-11-22T10:01:00.000Z');
+      // A valid token from the same address still gets in: the limit guards guessing, not customers.
+      const account = await limited.createAccount();
+      await request(limited.url).get('/test').set(account.auth).expect(200);
+      limited.clock.set('2026-11-22T10:01:00Z');
+      await request(limited.url).get('/test').set('Authorization', 'Bearer nope').expect(401);
+    } finally {
+      await limited.close();
+    }
+  });
+});
