@@ -1,6 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
+import { CaptureModule } from './adapters/capture/capture.module';
+import { QueueModule } from './adapters/queue/queue.module';
 import { AppConfig } from './config/app-config';
 import { CoreModule } from './core.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
@@ -8,6 +10,8 @@ import { ApiAccessGuard, AuthGuard } from './modules/accounts/http/auth.guards';
 import { HealthModule } from './modules/health/health.module';
 import { RateLimitGuard } from './modules/rate-limiting/http/rate-limit.guard';
 import { RateLimitingModule } from './modules/rate-limiting/rate-limiting.module';
+import { ScreenshotsModule } from './modules/screenshots/screenshots.module';
+import { WebsitesModule } from './modules/websites/websites.module';
 import { RejectUnparsableBodyInterceptor } from './shared/http/body-parsing';
 import { ErrorFilter } from './shared/http/error-filter';
 
@@ -26,8 +30,12 @@ export class AppModule {
             autoLogging: { ignore: (req) => req.url === '/health' },
           },
         }),
+        QueueModule,
+        CaptureModule,
         AccountsModule,
         RateLimitingModule,
+        WebsitesModule,
+        ScreenshotsModule,
         HealthModule,
       ],
       providers: [

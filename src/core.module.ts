@@ -5,10 +5,11 @@ import { AppConfig } from './config/app-config';
 import { Clock, SystemClock } from './shared/domain/clock';
 import { dataSourceOptions, runMigrations } from './shared/persistence/data-source-options';
 import { RedisConnection } from './shared/redis/redis-connection';
+import { UrlPolicy } from './shared/url-policy';
 
 /**
  * Process-wide infrastructure every context may use: configuration, the clock, the database (migrated
- * at start) and the optional Redis connection.
+ * at start), the optional Redis connection and the URL policy.
  */
 @Global()
 @Module({})
@@ -26,8 +27,14 @@ export class CoreModule {
           },
         }),
       ],
-      providers: [{ provide: AppConfig, useValue: config }, { provide: Clock, useClass: SystemClock }, RedisConnection],
-      exports: [AppConfig, Clock, RedisConnection],
+      providers: [
+        { provide: AppConfig, useValue: config },
+        { provide: Clock, useClass: SystemClock },
+        RedisConnection,
+        // One URL policy for every entry point (websites, capture options, scenario steps) and the browser.
+        { provide: UrlPolicy, useFactory: () => new UrlPolicy({ allowPrivateNetworks: config.allowPrivateNetworks, allowlist: config.urlAllowlist }) },
+      ],
+      exports: [AppConfig, Clock, RedisConnection, UrlPolicy],
     };
   }
 }

@@ -29,6 +29,8 @@ export abstract class AppConfig {
   captureMaxHeight!: number;
   captureRecycleAfter!: number;
   scenarioTimeoutMs!: number;
+  /** Bull lock: a job held by a worker that died is redelivered after about this long. */
+  jobLockMs!: number;
   authFailureLimitPerMinute!: number;
   trustProxy!: boolean;
   apiVersion!: string;
@@ -125,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     captureMaxHeight: int(env, 'CAPTURE_MAX_HEIGHT', 16384, 240, 100000),
     captureRecycleAfter: int(env, 'CAPTURE_RECYCLE_AFTER', 200, 1, 1000000),
     scenarioTimeoutMs: int(env, 'SCENARIO_TIMEOUT_MS', 120000, 1000, 3600000),
+    jobLockMs: int(env, 'JOB_LOCK_MS', 30000, 1000, 600000),
     authFailureLimitPerMinute: int(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 30, 1, 1000000),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     apiVersion: packageVersion(),

@@ -1,4 +1,5 @@
 import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ValidateIf } from 'class-validator';
 import { FieldError, ValidationFailedError } from '../domain/domain-error';
 
 function humanise(field: string, constraint: string, message: string): string {
@@ -31,4 +32,12 @@ export function createValidationPipe(): ValidationPipe {
     validationError: { target: false, value: false },
     exceptionFactory: (errors) => new ValidationFailedError(flattenValidationErrors(errors)),
   });
+}
+
+/**
+ * Like @IsOptional(), but only for a missing field: an explicit `null` is still validated (and refused),
+ * so it can never reach a NOT NULL column as a 500.
+ */
+export function OptionalField(): PropertyDecorator {
+  return ValidateIf((_object: object, value: unknown) => value !== undefined);
 }

@@ -1,0 +1,342 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { launch, type Browser, type BrowserContext } from 'puppeteer';
+
+import { CaptureFailure } from './capture.port';
+import { findChrome, type CaptureSettings } from './capture-options';
+import { Semaphore } from './semaphore';
+
+export const CHROME_ARGS: readonly string[] = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
+/** How long a graceful browser.close() may take before the process group is killed. */
+const GRACEFUL_CLOSE_MS = 5_000;
+/** Closing a context should take milliseconds; a slow close means the browser is wedged. */
+const CONTEXT_CLOSE_MS = 5_000;
+const CONTEXT_CREATE_MS = 10_000;
+const PROCESS_EXIT_WAIT_MS = 3_000;
+
+export interface ContextLease {
+  context: BrowserContext;
+  /** Rejects with an infrastructure CaptureFailure when this lease's browser disconnects or crashes. */
+  lost: Promise<never>;
+  /** Synchronous twin of `lost`, for classifying an error that arrived before `lost` settled. */
+  isLost(): boolean;
+}
+
+export interface PoolStats {
+  browsers: number;
+  pids: number[];
+  inFlight: number;
+  waiting: number;
+}
+
+function timeout(ms: number, message: string): { promise: Promise<never>; cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return { promise, cancel: () => clearTimeout(timer) };
+}
+
+async function within<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  const limit = timeout(ms, message);
+  try {
+    return await Promise.race([work, limit.promise]);
+  } finally {
+    limit.cancel();
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function isRunning(proc: ChildProcess): boolean {
+  return proc.exitCode === null && proc.signalCode === null;
+}
+
+function waitForExit(proc: ChildProcess, ms: number): Promise<void> {
+  if (!isRunning(proc)) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    proc.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/**
+ * One Chromium process and its bookkeeping. Created synchronously so the pool can count leases
+ * on a browser that is still starting.
+ */
+class PooledBrowser {
+  /** Leases currently using this browser. */
+  inFlight = 0;
+  /** Leases ever handed out, for recycling. */
+  leased = 0;
+  /** No new leases; shut down once inFlight drops to 0. */
+  retired = false;
+  dead = false;
+
+  readonly ready: Promise<Browser>;
+  readonly lost: Promise<never>;
+  private markLost!: (error: CaptureFailure) => void;
+  private browser: Browser | null = null;
+  private process: ChildProcess | null = null;
+  private userDataDir: string | null = null;
+  private shutdownPromise: Promise<void> | null = null;
+
+  constructor(
+    executablePath: () => string,
+    private readonly onDead: (browser: PooledBrowser) => void,
+  ) {
+    this.lost = new Promise<never>((_, reject) => {
+      this.markLost = reject;
+    });
+    // Nobody may be racing against `lost` when the browser dies; that must not be an unhandled rejection.
+    this.lost.catch(() => undefined);
+    this.ready = this.launch(executablePath);
+    this.ready.catch(() => undefined);
+  }
+
+  get pid(): number | undefined {
+    return this.process?.pid;
+  }
+
+  private async launch(executablePath: () => string): Promise<Browser> {
+    try {
+      this.userDataDir = await mkdtemp(join(tmpdir(), 'screenshot-chromium-'));
+      const browser = await launch({
+        executablePath: executablePath(),
+        headless: 'shell',
+        args: [...CHROME_ARGS],
+        // A fresh profile per browser: no cookies, cache or storage shared across recycles.
+        userDataDir: this.userDataDir,
+        // A pipe instead of a websocket: Chromium exits by itself if this Node process dies abruptly.
+        pipe: true,
+        defaultViewport: null,
+        // Nest's shutdown hooks close the pool; puppeteer's own handlers would call process.exit().
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+      });
+      this.browser = browser;
+      this.process = browser.process();
+      browser.once('disconnected', () => this.died('Browser disconnected'));
+      // The pipe can outlive a killed browser process (its orphaned helpers still hold it), so
+      // 'disconnected' alone would leave captures hanging until their timeout.
+      this.process?.once('exit', () => this.died('Browser process exited'));
+      if (this.shutdownPromise) {
+        // The pool was closed while we were starting.
+        await browser.close().catch(() => undefined);
+        throw new CaptureFailure('infrastructure', 'Browser pool is shut down');
+      }
+      return browser;
+    } catch (error) {
+      this.died(`Could not launch Chromium: ${errorMessage(error)}`);
+      throw error instanceof CaptureFailure
+        ? error
+        : new CaptureFailure('infrastructure', `Could not launch Chromium: ${errorMessage(error)}`);
+    }
+  }
+
+  private died(reason: string): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.markLost(new CaptureFailure('infrastructure', reason));
+    this.onDead(this);
+    // Reap what is left (renderers, the profile directory) even when nobody calls close().
+    void this.shutdown();
+  }
+
+  shutdown(): Promise<void> {
+    this.shutdownPromise ??= this.doShutdown();
+    return this.shutdownPromise;
+  }
+
+  private async doShutdown(): Promise<void> {
+    this.retired = true;
+    // Let a launch in progress finish first so its process can be found and killed.
+    await this.ready.catch(() => undefined);
+    const proc = this.process;
+    if (this.browser?.connected && proc && isRunning(proc)) {
+      await within(this.browser.close(), GRACEFUL_CLOSE_MS, 'close timed out').catch(() => undefined);
+    }
+    this.died('Browser closed');
+    if (proc?.pid !== undefined) {
+      // The browser is the leader of its own process group (puppeteer spawns it detached), so this
+      // also takes down zygotes and renderers that a crashed browser process may have orphaned.
+      try {
+        process.kill(-proc.pid, 'SIGKILL');
+      } catch {
+        // ESRCH: the group is already gone, which is the normal case after a graceful close.
+        if (isRunning(proc)) proc.kill('SIGKILL');
+      }
+      await waitForExit(proc, PROCESS_EXIT_WAIT_MS);
+    }
+    if (this.userDataDir) {
+      await rm(this.userDataDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * A few long-lived browsers, each serving several isolated incognito contexts at once.
+ * Several browsers rather than one because puppeteer serialises screenshots within a browser;
+ * contexts rather than browsers per capture because a context costs milliseconds and a launch ~300 ms.
+ */
+export class BrowserPool {
+  private readonly slots: (PooledBrowser | null)[];
+  /** Every browser not yet shut down, including retired ones still finishing their captures. */
+  private readonly live = new Set<PooledBrowser>();
+  private readonly permits: Semaphore;
+  private closing: Promise<void> | null = null;
+  private chromePath: string | null = null;
+
+  constructor(private readonly settings: CaptureSettings) {
+    this.slots = Array.from({ length: settings.browsers }, () => null);
+    this.permits = new Semaphore(settings.concurrency);
+  }
+
+  /** Launches every browser now instead of on first use, so the first jobs do not pay for it. */
+  async warmUp(): Promise<void> {
+    this.assertOpen();
+    const starting: Promise<Browser>[] = [];
+    for (let i = 0; i < this.slots.length; i++) {
+      const slot = this.slots[i];
+      if (!slot || slot.dead || slot.retired) {
+        const browser = this.start();
+        this.slots[i] = browser;
+        starting.push(browser.ready);
+      }
+    }
+    await Promise.all(starting);
+  }
+
+  /**
+   * Runs fn with a fresh incognito context, waiting FIFO for a concurrency permit first.
+   * The context is closed before the permit is released, whatever fn does.
+   */
+  async withContext<T>(fn: (lease: ContextLease) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    const release = await this.permits.acquire();
+    try {
+      this.assertOpen();
+      const browser = this.pick();
+      try {
+        const chromium = await browser.ready;
+        const context = await Promise.race([
+          within(chromium.createBrowserContext(), CONTEXT_CREATE_MS, 'Creating a browser context timed out'),
+          browser.lost,
+        ]).catch((error: unknown) => {
+          throw error instanceof CaptureFailure
+            ? error
+            : new CaptureFailure('infrastructure', `Could not open a browser context: ${errorMessage(error)}`);
+        });
+        try {
+          return await fn({ context, lost: browser.lost, isLost: () => browser.dead });
+        } finally {
+          await this.closeContext(browser, context);
+        }
+      } finally {
+        browser.inFlight--;
+        if (browser.retired && browser.inFlight === 0) void this.shutDown(browser);
+      }
+    } finally {
+      release();
+    }
+  }
+
+  stats(): PoolStats {
+    const live = [...this.live];
+    return {
+      browsers: live.length,
+      pids: live.map((b) => b.pid).filter((pid): pid is number => pid !== undefined),
+      inFlight: this.permits.inUse,
+      waiting: this.permits.waiting,
+    };
+  }
+
+  /** Closes every browser and waits until their processes are gone; later captures fail as infrastructure. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.permits.close(new CaptureFailure('infrastructure', 'Browser pool is shut down'));
+      this.slots.fill(null);
+      await Promise.all([...this.live].map((browser) => this.shutDown(browser)));
+    })();
+    return this.closing;
+  }
+
+  private assertOpen(): void {
+    if (this.closing) throw new CaptureFailure('infrastructure', 'Browser pool is shut down');
+  }
+
+  /** The least busy browser; an empty slot counts as idle, but an idle running browser is preferred to a launch. */
+  private pick(): PooledBrowser {
+    let best = 0;
+    let bestScore = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < this.slots.length; i++) {
+      const slot = this.slots[i];
+      const usable = slot && !slot.dead && !slot.retired ? slot : null;
+      if (!usable) this.slots[i] = null;
+      const score = usable ? usable.inFlight : 0.5;
+      if (score < bestScore) {
+        best = i;
+        bestScore = score;
+      }
+    }
+    const browser = this.slots[best] ?? this.start();
+    this.slots[best] = browser;
+    browser.inFlight++;
+    browser.leased++;
+    if (browser.leased >= this.settings.recycleAfter) {
+      // Later leases go to a fresh browser in this slot; this one closes after its last capture.
+      browser.retired = true;
+      this.slots[best] = null;
+    }
+    return browser;
+  }
+
+  private start(): PooledBrowser {
+    const browser = new PooledBrowser(
+      () => (this.chromePath ??= findChrome(this.settings.chromePath)),
+      (dead) => {
+        const index = this.slots.indexOf(dead);
+        if (index >= 0) this.slots[index] = null;
+        // Captures still running on it fail through `lost`; nothing is left worth waiting for.
+        void this.shutDown(dead);
+      },
+    );
+    this.live.add(browser);
+    return browser;
+  }
+
+  private async shutDown(browser: PooledBrowser): Promise<void> {
+    await browser.shutdown();
+    this.live.delete(browser);
+  }
+
+  private async closeContext(browser: PooledBrowser, context: BrowserContext): Promise<void> {
+    if (browser.dead) return;
+    try {
+      await within(context.close(), CONTEXT_CLOSE_MS, 'Closing a browser context timed out');
+    } catch {
+      // A context that cannot be closed would leak its renderer; replace the whole browser instead.
+      browser.retired = true;
+      const index = this.slots.indexOf(browser);
+      if (index >= 0) this.slots[index] = null;
+    }
+  }
+}

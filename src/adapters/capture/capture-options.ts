@@ -1,0 +1,118 @@
+import { accessSync, constants, statSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { delimiter, join } from 'node:path';
+
+export interface CaptureSettings {
+  /** Explicit browser binary (CHROME_PATH); otherwise findChrome() looks for one. */
+  chromePath?: string | null;
+  /** Captures running at once across the whole pool. */
+  concurrency: number;
+  /** Long-lived browsers in the pool; each serves several isolated contexts. */
+  browsers: number;
+  /** Budget for one whole capture, from fresh context to PNG. */
+  timeoutMs: number;
+  /** Full-page captures are cut at this many CSS pixels, so an endless page still yields a bounded PNG. */
+  maxFullPageHeight: number;
+  /** A browser is replaced after this many captures, to shed leaks in long-running Chromium. */
+  recycleAfter: number;
+  /** Network must be quiet this long after 'load' before we consider the page settled. */
+  networkIdleMs: number;
+  /** Pages that never go quiet (polling, analytics, websockets) are captured after at most this long. */
+  networkIdleMaxWaitMs: number;
+}
+
+export function defaultCaptureSettings(): CaptureSettings {
+  const cores = Math.max(1, cpus().length);
+  return {
+    concurrency: 2 * cores,
+    browsers: cores,
+    timeoutMs: 30_000,
+    maxFullPageHeight: 16_384,
+    recycleAfter: 200,
+    networkIdleMs: 500,
+    networkIdleMaxWaitMs: 3_000,
+  };
+}
+
+/** Defaults filled in and every number checked, so a bad env value fails at boot, not at the first capture. */
+export function resolveCaptureSettings(overrides: Partial<CaptureSettings> = {}): CaptureSettings {
+  const defined = Object.fromEntries(
+    Object.entries(overrides).filter(([, value]) => value !== undefined),
+  );
+  const settings: CaptureSettings = { ...defaultCaptureSettings(), ...defined };
+  const positive: (keyof CaptureSettings)[] = [
+    'concurrency',
+    'browsers',
+    'timeoutMs',
+    'maxFullPageHeight',
+    'recycleAfter',
+  ];
+  for (const key of positive) {
+    const value = settings[key];
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+      throw new Error(`Capture setting ${key} must be a positive integer, got ${String(value)}`);
+    }
+  }
+  for (const key of ['networkIdleMs', 'networkIdleMaxWaitMs'] as const) {
+    const value = settings[key];
+    if (!Number.isInteger(value) || value < 0) {
+      throw new Error(`Capture setting ${key} must be a non-negative integer, got ${String(value)}`);
+    }
+  }
+  return settings;
+}
+
+export interface ChromeSearchPlaces {
+  /** Checked first, in order. */
+  absolutePaths: string[];
+  /** Then looked up in each directory of pathEnv, in order. */
+  commandNames: string[];
+  pathEnv: string;
+}
+
+const DEFAULT_SEARCH_PLACES: ChromeSearchPlaces = {
+  // The headless shell first: measured ~4× faster per capture than full Chromium in new headless mode.
+  absolutePaths: ['/usr/bin/chromium-headless-shell'],
+  commandNames: ['chromium-headless-shell', 'chromium', 'chromium-browser', 'google-chrome'],
+  pathEnv: process.env.PATH ?? '',
+};
+
+export const CHROME_INSTALL_HINT =
+  'Install Chromium headless shell: on Debian/Ubuntu run (as root) ' +
+  '`apt-get install -y chromium-headless-shell fonts-liberation fonts-noto-cjk fonts-noto-color-emoji`, ' +
+  'or point CHROME_PATH at a Chromium/Chrome binary.';
+
+function isExecutableFile(path: string): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function findChrome(
+  explicit?: string | null,
+  places: ChromeSearchPlaces = DEFAULT_SEARCH_PLACES,
+): string {
+  if (explicit) {
+    // An explicit path that does not work is a configuration mistake: say so rather than silently falling back.
+    if (!isExecutableFile(explicit)) {
+      throw new Error(`CHROME_PATH=${explicit} is not an executable file. ${CHROME_INSTALL_HINT}`);
+    }
+    return explicit;
+  }
+  const dirs = places.pathEnv.split(delimiter).filter((dir) => dir.length > 0);
+  const candidates = [
+    ...places.absolutePaths,
+    ...places.commandNames.flatMap((name) => dirs.map((dir) => join(dir, name))),
+  ];
+  const found = candidates.find(isExecutableFile);
+  if (!found) {
+    throw new Error(
+      `No Chromium found (looked for ${places.commandNames.join(', ')} in PATH). ${CHROME_INSTALL_HINT}`,
+    );
+  }
+  return found;
+}

@@ -1,0 +1,148 @@
+import type { Page } from 'puppeteer';
+
+import type { ContextLease } from './browser-pool';
+import { CaptureFailure, type CaptureRequest, type CaptureResult } from './capture.port';
+import type { CaptureSettings } from './capture-options';
+import { isNavigationRace, PAGE_CRASHED_MESSAGE, toCaptureFailure } from './capture-errors';
+import { readyStateCompleteScript } from './in-page-scripts';
+import {
+  assertValidSelector,
+  hideElements,
+  preparePage,
+  revealLazyContent,
+  takeScreenshot,
+  waitForNetworkQuiet,
+} from './page-steps';
+
+type Phase = 'opening' | 'navigation' | 'settling' | 'selector' | 'rendering';
+
+/** Scrolling for lazy content is a courtesy, not worth a large share of the budget. */
+const LAZY_SCROLL_BUDGET_MS = 2_000;
+/** A page that keeps navigating by itself after 'load' (script or meta redirects) gets this many tries. */
+const MAX_DOCUMENTS = 3;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * One capture in a leased context, bounded as a whole by settings.timeoutMs. When the budget runs out
+ * the run stops waiting and reports a page failure; the pool then closes the context, which also
+ * stops whatever the page was still doing.
+ */
+export class CaptureRun {
+  private phase: Phase = 'opening';
+  private deadline = 0;
+  private readonly crashed: Promise<never>;
+  private reportCrash!: (failure: CaptureFailure) => void;
+
+  constructor(
+    private readonly lease: ContextLease,
+    private readonly request: CaptureRequest,
+    private readonly settings: CaptureSettings,
+  ) {
+    this.crashed = new Promise<never>((_, reject) => {
+      this.reportCrash = reject;
+    });
+    this.crashed.catch(() => undefined);
+  }
+
+  async execute(): Promise<CaptureResult> {
+    this.deadline = Date.now() + this.settings.timeoutMs;
+    const work = this.steps();
+    // After a timeout or crash nobody awaits the steps any more; their late failure is expected.
+    work.catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const overrun = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new CaptureFailure('page', this.timeoutMessage())),
+        this.settings.timeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([work, overrun, this.crashed, this.lease.lost]);
+    } catch (error) {
+      throw toCaptureFailure(error, {
+        timeoutMessage: this.timeoutMessage(),
+        browserLost: this.lease.isLost(),
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async steps(): Promise<CaptureResult> {
+    const page = await this.lease.context.newPage();
+    page.on('error', () => this.reportCrash(new CaptureFailure('page', PAGE_CRASHED_MESSAGE)));
+    await preparePage(page, {
+      viewportWidth: this.request.viewportWidth,
+      viewportHeight: this.request.viewportHeight,
+      deviceScaleFactor: this.request.deviceScaleFactor,
+      darkMode: this.request.darkMode,
+    });
+
+    this.phase = 'navigation';
+    // An HTTP error status is not a failure: like commercial services we capture the error page.
+    await page.goto(this.request.url, { waitUntil: 'load', timeout: this.remaining() });
+
+    for (let document = 1; ; document++) {
+      try {
+        return await this.captureLoadedDocument(page);
+      } catch (error) {
+        if (document >= MAX_DOCUMENTS || !isNavigationRace(error)) throw error;
+        this.phase = 'navigation';
+        await page.waitForFunction(readyStateCompleteScript, { timeout: this.remaining() });
+      }
+    }
+  }
+
+  private async captureLoadedDocument(page: Page): Promise<CaptureResult> {
+    const { request, settings } = this;
+    this.phase = 'settling';
+    await waitForNetworkQuiet(page, settings.networkIdleMs, this.budget(settings.networkIdleMaxWaitMs));
+
+    if (request.waitForSelector) {
+      this.phase = 'selector';
+      await assertValidSelector(page, request.waitForSelector);
+      await page.waitForSelector(request.waitForSelector, { timeout: this.remaining() });
+    }
+
+    this.phase = 'rendering';
+    await hideElements(page, request.hideSelectors);
+    if (request.fullPage) {
+      const scrolled = await revealLazyContent(
+        page,
+        settings.maxFullPageHeight,
+        this.budget(LAZY_SCROLL_BUDGET_MS),
+      );
+      if (scrolled) {
+        await waitForNetworkQuiet(page, settings.networkIdleMs, this.budget(settings.networkIdleMaxWaitMs));
+      }
+    }
+    if (request.delayMs > 0) await sleep(Math.min(request.delayMs, this.remaining()));
+    return takeScreenshot(page, { fullPage: request.fullPage, maxFullPageHeight: settings.maxFullPageHeight });
+  }
+
+  /** Never 0: puppeteer reads a timeout of 0 as "wait forever". */
+  private remaining(): number {
+    return Math.max(1, this.deadline - Date.now());
+  }
+
+  private budget(ms: number): number {
+    return Math.min(ms, this.deadline - Date.now());
+  }
+
+  private timeoutMessage(): string {
+    const ms = this.settings.timeoutMs;
+    switch (this.phase) {
+      case 'opening':
+      case 'navigation':
+        return `Navigation timeout of ${ms} ms exceeded`;
+      case 'selector':
+        return `Timed out after ${ms} ms waiting for selector "${this.request.waitForSelector ?? ''}"`;
+      case 'settling':
+      case 'rendering':
+        return `Page did not finish rendering within ${ms} ms`;
+    }
+  }
+}

@@ -1,0 +1,26 @@
+import { Global, Module } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { PageCapturer } from './capture.port';
+import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
+
+/** Provides the PageCapturer port; browsers launch lazily on the first capture of this process. */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: PageCapturer,
+      useFactory: (config: AppConfig) =>
+        new PuppeteerPageCapturer({
+          chromePath: config.chromePath,
+          concurrency: config.captureConcurrency,
+          browsers: config.captureBrowsers,
+          timeoutMs: config.captureTimeoutMs,
+          maxFullPageHeight: config.captureMaxHeight,
+          recycleAfter: config.captureRecycleAfter,
+        }),
+      inject: [AppConfig],
+    },
+  ],
+  exports: [PageCapturer],
+})
+export class CaptureModule {}

@@ -1,0 +1,83 @@
+/**
+ * The capture port: what the rest of the product knows about rendering a page.
+ * Deliberately free of puppeteer types so that only this adapter folder depends on puppeteer.
+ */
+
+export interface CaptureRequest {
+  url: string;
+  viewportWidth: number;
+  viewportHeight: number;
+  fullPage: boolean;
+  /** 1..3 */
+  deviceScaleFactor: number;
+  /** Extra wait after the page has loaded and settled, 0..10000. */
+  delayMs: number;
+  waitForSelector?: string | null;
+  /** CSS selectors set to visibility:hidden before capture. */
+  hideSelectors: string[];
+  /** Emulates prefers-color-scheme: dark. */
+  darkMode: boolean;
+}
+
+export interface CaptureResult {
+  png: Buffer;
+  /** Read from the PNG's IHDR, so it is the real pixel size (viewport × deviceScaleFactor). */
+  width: number;
+  height: number;
+}
+
+/**
+ * 'page': the page's own fault (DNS failure, connection refused, load failure, timeout,
+ *   selector never appeared, renderer crashed on this page). Retrying would not help.
+ * 'infrastructure': our browser crashed, disconnected or could not launch. The caller retries.
+ */
+export type CaptureFailureKind = 'page' | 'infrastructure';
+
+export class CaptureFailure extends Error {
+  constructor(
+    readonly kind: CaptureFailureKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CaptureFailure';
+  }
+}
+
+export type ScrollTarget = 'bottom' | { selector: string };
+
+/**
+ * A browser tab as scenario steps see it. Every method fails with a CaptureFailure, so scenario code
+ * can tell a broken page from a broken browser without knowing puppeteer.
+ */
+export interface CapturePage {
+  goto(url: string, timeoutMs?: number): Promise<void>;
+  /** Replaces the value of an input, textarea or contenteditable element. */
+  fill(selector: string, value: string): Promise<void>;
+  click(selector: string): Promise<void>;
+  waitForSelector(selector: string, timeoutMs?: number): Promise<void>;
+  hover(selector: string): Promise<void>;
+  /** A key name as in KeyboardEvent.key, e.g. "Enter", "Tab", "a". */
+  press(key: string): Promise<void>;
+  /** Selects the option with the given value in a <select>. */
+  select(selector: string, value: string): Promise<void>;
+  scrollTo(target: ScrollTarget): Promise<void>;
+  screenshot(opts: { fullPage: boolean }): Promise<CaptureResult>;
+  url(): string;
+}
+
+export interface PageOptions {
+  viewportWidth: number;
+  viewportHeight: number;
+  deviceScaleFactor?: number;
+  darkMode?: boolean;
+}
+
+/** Abstract class rather than interface so it doubles as the Nest DI token. */
+export abstract class PageCapturer {
+  abstract capture(req: CaptureRequest): Promise<CaptureResult>;
+  /**
+   * Runs fn with a fresh page in a fresh incognito context at the given viewport (scenario runs);
+   * the context is closed afterwards whatever happens.
+   */
+  abstract withPage<T>(opts: PageOptions, fn: (page: CapturePage) => Promise<T>): Promise<T>;
+}

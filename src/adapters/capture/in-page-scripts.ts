@@ -1,0 +1,87 @@
+/**
+ * Scripts evaluated inside the page. Kept as source strings rather than TypeScript functions because
+ * (1) the project compiles without the DOM lib and (2) coverage instrumentation rewrites functions,
+ * which then fail inside the browser where the coverage counters do not exist.
+ * Arguments are embedded with JSON.stringify, which always yields a valid JavaScript literal.
+ */
+
+const DOCUMENT_HEIGHT = `Math.max(
+  document.documentElement ? document.documentElement.scrollHeight : 0,
+  document.body ? document.body.scrollHeight : 0)`;
+
+export const documentHeightScript = `(${DOCUMENT_HEIGHT})`;
+
+export const readyStateCompleteScript = `document.readyState === 'complete'`;
+
+/**
+ * Evaluates to the selectors that are not valid CSS. Checked up front because puppeteer's waits treat
+ * an invalid selector as one that has not matched yet, and so wait out the whole timeout.
+ */
+export function invalidSelectorsScript(selectors: readonly string[]): string {
+  return `(() => {
+    const probe = document.createDocumentFragment();
+    return ${JSON.stringify(selectors)}.filter((selector) => {
+      try {
+        probe.querySelector(selector);
+        return false;
+      } catch (error) {
+        return true;
+      }
+    });
+  })()`;
+}
+
+/**
+ * Hides matching elements with one constructed stylesheet: unlike an injected <style> tag it is not
+ * blocked by a page's Content-Security-Policy, and it also hides matching elements added later.
+ * insertRule takes exactly one rule, so a "selector" cannot smuggle in other CSS.
+ * Evaluates to the selectors that are not valid CSS.
+ */
+export function hideSelectorsScript(selectors: readonly string[]): string {
+  return `(() => {
+    const sheet = new CSSStyleSheet();
+    const invalid = [];
+    for (const selector of ${JSON.stringify(selectors)}) {
+      try {
+        sheet.insertRule(selector + ' { visibility: hidden !important; }', sheet.cssRules.length);
+      } catch (error) {
+        invalid.push(selector);
+      }
+    }
+    document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+    return invalid;
+  })()`;
+}
+
+/**
+ * Scrolls down a viewport at a time to the capture limit, then back to where it was, so that
+ * lazy-loaded images (loading=lazy, IntersectionObserver) start loading. A single jump to the bottom
+ * would skip the middle of the page. Bounded by budgetMs. Evaluates to whether it scrolled at all.
+ */
+export function revealLazyContentScript(maxHeight: number, budgetMs: number): string {
+  return `(async () => {
+    const until = Date.now() + ${JSON.stringify(budgetMs)};
+    const limit = Math.min(${JSON.stringify(maxHeight)}, ${DOCUMENT_HEIGHT});
+    const step = Math.max(200, window.innerHeight);
+    const startX = window.scrollX;
+    const startY = window.scrollY;
+    // requestAnimationFrame lets the page react to the scroll; the timer covers pages where frames stall.
+    const frame = () => new Promise((resolve) => {
+      const timer = setTimeout(resolve, 50);
+      requestAnimationFrame(() => { clearTimeout(timer); resolve(); });
+    });
+    let scrolled = false;
+    for (let y = step; y < limit && Date.now() < until; y += step) {
+      window.scrollTo({ left: startX, top: y, behavior: 'instant' });
+      scrolled = true;
+      await frame();
+    }
+    window.scrollTo({ left: startX, top: startY, behavior: 'instant' });
+    await frame();
+    return scrolled;
+  })()`;
+}
+
+export const scrollToBottomScript = `(() => {
+  window.scrollTo({ left: window.scrollX, top: ${DOCUMENT_HEIGHT}, behavior: 'instant' });
+})()`;

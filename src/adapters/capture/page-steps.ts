@@ -1,0 +1,110 @@
+/**
+ * The building blocks of a capture over a puppeteer Page, shared by one-shot captures and scenario pages.
+ */
+import { TimeoutError, type Page } from 'puppeteer';
+
+import { CaptureFailure, type CaptureResult } from './capture.port';
+import {
+  documentHeightScript,
+  hideSelectorsScript,
+  invalidSelectorsScript,
+  revealLazyContentScript,
+} from './in-page-scripts';
+import { pngSize } from './png-size';
+
+export interface PageSetup {
+  viewportWidth: number;
+  viewportHeight: number;
+  deviceScaleFactor: number;
+  darkMode: boolean;
+}
+
+/** Must run before the first navigation: dialogs and media emulation have to be in place for the load. */
+export async function preparePage(page: Page, setup: PageSetup): Promise<void> {
+  // An unanswered alert()/confirm()/beforeunload blocks the page, and its load event, forever.
+  page.on('dialog', (dialog) => {
+    dialog.dismiss().catch(() => undefined);
+  });
+  await page.setViewport({
+    width: setup.viewportWidth,
+    height: setup.viewportHeight,
+    deviceScaleFactor: setup.deviceScaleFactor,
+  });
+  if (setup.darkMode) {
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
+  }
+}
+
+/**
+ * Waits until the network has been quiet for idleMs, but never longer than maxWaitMs: pages that poll
+ * or stream never go quiet and must still be captured.
+ */
+export async function waitForNetworkQuiet(page: Page, idleMs: number, maxWaitMs: number): Promise<void> {
+  if (maxWaitMs <= 0) return;
+  try {
+    await page.waitForNetworkIdle({ idleTime: idleMs, timeout: maxWaitMs });
+  } catch (error) {
+    if (!(error instanceof TimeoutError)) throw error;
+  }
+}
+
+function invalidSelectorFailure(invalid: unknown): CaptureFailure | null {
+  return Array.isArray(invalid) && invalid.length > 0
+    ? new CaptureFailure('page', `Invalid CSS selector: ${String(invalid[0])}`)
+    : null;
+}
+
+/** Only standard CSS is accepted, not puppeteer's extensions (::-p-text, >>>), so scenarios stay portable. */
+export async function assertValidSelector(page: Page, selector: string): Promise<void> {
+  const failure = invalidSelectorFailure(await page.evaluate(invalidSelectorsScript([selector])));
+  if (failure) throw failure;
+}
+
+export async function hideElements(page: Page, selectors: readonly string[]): Promise<void> {
+  if (selectors.length === 0) return;
+  const failure = invalidSelectorFailure(await page.evaluate(hideSelectorsScript(selectors)));
+  if (failure) throw failure;
+}
+
+/** Returns whether the page was tall enough to scroll, i.e. whether lazy content may have started loading. */
+export async function revealLazyContent(page: Page, maxHeight: number, budgetMs: number): Promise<boolean> {
+  if (budgetMs <= 0) return false;
+  return (await page.evaluate(revealLazyContentScript(maxHeight, budgetMs))) === true;
+}
+
+async function documentHeight(page: Page): Promise<number> {
+  const height = await page.evaluate(documentHeightScript);
+  return typeof height === 'number' && Number.isFinite(height) ? height : 0;
+}
+
+/**
+ * Full page: the viewport's width × the document's height, cut at maxFullPageHeight, and never shorter
+ * than the viewport. The width stays the viewport's so the client gets the width it asked for.
+ * Otherwise exactly the viewport. Sizes are CSS pixels; the PNG is deviceScaleFactor times larger.
+ */
+export async function takeScreenshot(
+  page: Page,
+  options: { fullPage: boolean; maxFullPageHeight: number },
+): Promise<CaptureResult> {
+  const viewport = page.viewport();
+  if (!viewport) throw new Error('takeScreenshot needs a page with an explicit viewport');
+  let data: Uint8Array;
+  if (options.fullPage) {
+    const height = Math.min(
+      Math.max(await documentHeight(page), viewport.height),
+      options.maxFullPageHeight,
+    );
+    data = await page.screenshot({
+      type: 'png',
+      clip: { x: 0, y: 0, width: viewport.width, height },
+      // Renders beyond the viewport without resizing it, so 100vh layouts and media queries keep
+      // the viewport the client asked for.
+      captureBeyondViewport: true,
+    });
+  } else {
+    data = await page.screenshot({ type: 'png', captureBeyondViewport: false });
+  }
+  // puppeteer 24 returns a Uint8Array; the port promises a Buffer.
+  const png = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return { png, ...pngSize(png) };
+}

@@ -1,0 +1,155 @@
+import type { KeyInput, Page } from 'puppeteer';
+
+import type { ContextLease } from './browser-pool';
+import {
+  CaptureFailure,
+  type CapturePage,
+  type CaptureResult,
+  type ScrollTarget,
+} from './capture.port';
+import type { CaptureSettings } from './capture-options';
+import { PAGE_CRASHED_MESSAGE, toCaptureFailure } from './capture-errors';
+import { scrollToBottomScript } from './in-page-scripts';
+import {
+  assertValidSelector,
+  revealLazyContent,
+  takeScreenshot,
+  waitForNetworkQuiet,
+} from './page-steps';
+
+const LAZY_SCROLL_BUDGET_MS = 2_000;
+
+function locate(page: Page, selector: string, timeoutMs: number) {
+  return page.locator(selector).setTimeout(timeoutMs);
+}
+
+/** Spelled through inference: the element type puppeteer names lives in the DOM lib, which we do not load. */
+type ElementLocator = ReturnType<typeof locate>;
+
+/**
+ * A scenario's view of a browser tab. Element actions go through puppeteer locators, which wait for
+ * the element to be attached, visible, enabled and still before acting, as a person would.
+ * Each action is bounded by timeoutMs (default: the capture timeout) and fails with a CaptureFailure.
+ */
+export class PuppeteerCapturePage implements CapturePage {
+  private readonly crashed: Promise<never>;
+
+  constructor(
+    private readonly page: Page,
+    private readonly lease: ContextLease,
+    private readonly settings: CaptureSettings,
+  ) {
+    this.crashed = new Promise<never>((_, reject) => {
+      page.once('error', () => reject(new CaptureFailure('page', PAGE_CRASHED_MESSAGE)));
+    });
+    this.crashed.catch(() => undefined);
+  }
+
+  goto(url: string, timeoutMs = this.settings.timeoutMs): Promise<void> {
+    return this.act(`Navigation timeout of ${timeoutMs} ms exceeded`, async () => {
+      const started = Date.now();
+      await this.page.goto(url, { waitUntil: 'load', timeout: timeoutMs });
+      const left = timeoutMs - (Date.now() - started);
+      await waitForNetworkQuiet(
+        this.page,
+        this.settings.networkIdleMs,
+        Math.min(this.settings.networkIdleMaxWaitMs, left),
+      );
+    });
+  }
+
+  fill(selector: string, value: string): Promise<void> {
+    return this.onElement(selector, 'editable', (locator) => locator.fill(value));
+  }
+
+  click(selector: string): Promise<void> {
+    return this.onElement(selector, 'clickable', (locator) => locator.click());
+  }
+
+  hover(selector: string): Promise<void> {
+    return this.onElement(selector, 'visible', (locator) => locator.hover());
+  }
+
+  waitForSelector(selector: string, timeoutMs = this.settings.timeoutMs): Promise<void> {
+    return this.act(`Timed out after ${timeoutMs} ms waiting for selector "${selector}"`, async () => {
+      await assertValidSelector(this.page, selector);
+      await this.page.waitForSelector(selector, { timeout: timeoutMs });
+    });
+  }
+
+  press(key: string): Promise<void> {
+    // puppeteer rejects names it does not know ("Unknown key"), which becomes a page failure.
+    return this.act(`Timed out pressing "${key}"`, () => this.page.keyboard.press(key as KeyInput));
+  }
+
+  select(selector: string, value: string): Promise<void> {
+    return this.act(this.elementTimeout(selector, 'present'), async () => {
+      await assertValidSelector(this.page, selector);
+      await this.page.waitForSelector(selector, { timeout: this.settings.timeoutMs });
+      const selected = await this.page.select(selector, value);
+      if (!selected.includes(value)) {
+        throw new CaptureFailure('page', `No option with value "${value}" in "${selector}"`);
+      }
+    });
+  }
+
+  scrollTo(target: ScrollTarget): Promise<void> {
+    if (target === 'bottom') {
+      return this.act('Timed out scrolling to the bottom', async () => {
+        await this.page.evaluate(scrollToBottomScript);
+      });
+    }
+    return this.act(this.elementTimeout(target.selector, 'present'), async () => {
+      await assertValidSelector(this.page, target.selector);
+      const element = await this.page.waitForSelector(target.selector, {
+        timeout: this.settings.timeoutMs,
+      });
+      if (!element) throw new CaptureFailure('page', `No element matches "${target.selector}"`);
+      try {
+        await element.scrollIntoView();
+      } finally {
+        await element.dispose();
+      }
+    });
+  }
+
+  screenshot(opts: { fullPage: boolean }): Promise<CaptureResult> {
+    return this.act(`Page did not finish rendering within ${this.settings.timeoutMs} ms`, async () => {
+      const { maxFullPageHeight, networkIdleMs, networkIdleMaxWaitMs } = this.settings;
+      if (opts.fullPage && (await revealLazyContent(this.page, maxFullPageHeight, LAZY_SCROLL_BUDGET_MS))) {
+        await waitForNetworkQuiet(this.page, networkIdleMs, networkIdleMaxWaitMs);
+      }
+      return takeScreenshot(this.page, { fullPage: opts.fullPage, maxFullPageHeight });
+    });
+  }
+
+  url(): string {
+    return this.page.url();
+  }
+
+  private onElement(
+    selector: string,
+    state: string,
+    action: (locator: ElementLocator) => Promise<void>,
+  ): Promise<void> {
+    return this.act(this.elementTimeout(selector, state), async () => {
+      await assertValidSelector(this.page, selector);
+      await action(locate(this.page, selector, this.settings.timeoutMs));
+    });
+  }
+
+  private elementTimeout(selector: string, state: string): string {
+    return `Timed out after ${this.settings.timeoutMs} ms waiting for "${selector}" to be ${state}`;
+  }
+
+  /** Races the action against a renderer crash and a lost browser, and classifies whatever goes wrong. */
+  private async act<T>(timeoutMessage: string, action: () => Promise<T>): Promise<T> {
+    const work = action();
+    work.catch(() => undefined);
+    try {
+      return await Promise.race([work, this.crashed, this.lease.lost]);
+    } catch (error) {
+      throw toCaptureFailure(error, { timeoutMessage, browserLost: this.lease.isLost() });
+    }
+  }
+}

@@ -1,0 +1,541 @@
+/**
+ * Integration spec: real headless Chromium capturing pages from a local HTTP server.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PNG } from 'pngjs';
+
+import { CaptureFailure, type CaptureRequest, type CaptureResult } from './capture.port';
+import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
+
+jest.setTimeout(60_000);
+
+const RED = [255, 0, 0];
+const GREEN = [0, 128, 0];
+const BLUE = [0, 0, 255];
+const WHITE = [255, 255, 255];
+const BLACK = [0, 0, 0];
+
+function solidPage(colour: string, extra = ''): string {
+  return `<!doctype html><html><head><style>html,body{margin:0;background:${colour}}</style></head>
+<body>${extra}</body></html>`;
+}
+
+/** Counts /hang pages that got as far as running a script. */
+let pagesRendering = 0;
+
+const PAGES: Record<string, (res: ServerResponse) => void> = {
+  '/red': (res) => html(res, solidPage('rgb(255,0,0)')),
+  '/tall': (res) => html(res, solidPage('rgb(0,128,0)', '<div style="height:3000px"></div>')),
+  '/huge': (res) => html(res, solidPage('rgb(0,128,0)', '<div style="height:100000px"></div>')),
+  // Headers and half a document, then nothing: 'load' never fires. The script tells the test that a
+  // renderer is running the page.
+  '/hang': (res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.write('<!doctype html><html><body><p>loading for ever<script>fetch("/rendering")</script>');
+  },
+  '/rendering': (res) => {
+    pagesRendering++;
+    res.writeHead(204);
+    res.end();
+  },
+  '/busy-loop': (res) => html(res, '<!doctype html><script>for (;;) {}</script>'),
+  '/alert': (res) =>
+    html(res, solidPage('rgb(0,0,255)', '<script>alert("hello"); confirm("sure?");</script>')),
+  '/dark-aware': (res) =>
+    html(
+      res,
+      `<!doctype html><style>html,body{margin:0;background:rgb(255,255,255)}
+       @media (prefers-color-scheme: dark){html,body{background:rgb(0,0,0)}}</style>`,
+    ),
+  '/banner': (res) =>
+    html(
+      res,
+      solidPage(
+        'rgb(255,0,0)',
+        '<div class="banner" style="position:fixed;top:0;left:0;right:0;height:200px;background:rgb(0,0,255)"></div>',
+      ),
+    ),
+  '/late-element': (res) =>
+    html(
+      res,
+      solidPage(
+        'rgb(255,255,255)',
+        // Later than the network-quiet wait, so only waitForSelector can explain a green capture.
+        `<script>setTimeout(() => {
+           document.documentElement.style.background = 'rgb(0,128,0)';
+           document.body.insertAdjacentHTML('beforeend', '<p id="late">here</p>');
+         }, 1500);</script>`,
+      ),
+    ),
+  '/not-found': (res) => {
+    res.writeHead(404, { 'content-type': 'text/html' });
+    res.end(solidPage('rgb(0,0,255)', '<h1>Not found</h1>'));
+  },
+  '/form': (res) =>
+    html(
+      res,
+      `<!doctype html><html><head><style>html,body{margin:0;background:rgb(255,255,255)}
+       #result{height:50px}</style></head><body>
+       <input id="name"><select id="colour"><option value="red">Red</option><option value="blue">Blue</option></select>
+       <button id="go" onclick="apply()">Go</button>
+       <div id="hover-target" onmouseover="this.dataset.hovered = 'yes'">hover me</div>
+       <div style="height:3000px"></div><p id="far">far away</p>
+       <script>
+         function apply() {
+           if (document.querySelector('#name').value !== 'Ada') return;
+           const colour = document.querySelector('#colour').value;
+           document.body.style.background = colour === 'blue' ? 'rgb(0,0,255)' : 'rgb(255,0,0)';
+           document.body.insertAdjacentHTML('beforeend', '<p id="done">done</p>');
+         }
+         document.addEventListener('keydown', (e) => { if (e.key === 'Enter') document.title = 'entered'; });
+       </script></body></html>`,
+    ),
+};
+
+function html(res: ServerResponse, body: string): void {
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+  res.end(body);
+}
+
+function startServer(): Promise<Server> {
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const page = PAGES[req.url ?? ''];
+    if (page) page(res);
+    else {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+/** A port that nothing listens on: bind one, then free it. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function pixel(result: CaptureResult, x: number, y: number): number[] {
+  const png = PNG.sync.read(result.png);
+  const offset = (y * png.width + x) * 4;
+  return [png.data[offset], png.data[offset + 1], png.data[offset + 2]];
+}
+
+/**
+ * Live processes whose process group is one of ours (each browser leads its own group). Zombies are
+ * left out: they are already dead and only wait for init, their parent once the browser is gone, to reap them.
+ */
+function processesInGroups(groups: number[]): string[] {
+  const lines = execFileSync('ps', ['-eo', 'pid=,pgid=,stat=,args='], { encoding: 'utf8' }).split('\n');
+  return lines.filter((line) => {
+    const [, pgid, stat] = line.trim().split(/\s+/);
+    return groups.includes(Number(pgid)) && !stat.startsWith('Z');
+  });
+}
+
+function rendererPids(browserPid: number): number[] {
+  return processesInGroups([browserPid])
+    .filter((line) => line.includes('--type=renderer'))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
+}
+
+function userDataDirs(browserPid: number): string[] {
+  return processesInGroups([browserPid])
+    .flatMap((line) => /--user-data-dir=(\S+)/.exec(line)?.[1] ?? []);
+}
+
+async function expectFailure(
+  promise: Promise<unknown>,
+  kind: CaptureFailure['kind'],
+  message: string | RegExp,
+): Promise<CaptureFailure> {
+  const error: unknown = await promise.then(
+    () => new Error('expected the capture to fail'),
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(CaptureFailure);
+  const failure = error as CaptureFailure;
+  expect({ kind: failure.kind, message: failure.message }).toEqual({
+    kind,
+    message: typeof message === 'string' ? message : expect.stringMatching(message),
+  });
+  return failure;
+}
+
+describe('PuppeteerPageCapturer (real Chromium)', () => {
+  let server: Server;
+  let base: string;
+  let capturer: PuppeteerPageCapturer;
+
+  function request(path: string, overrides: Partial<CaptureRequest> = {}): CaptureRequest {
+    return {
+      url: `${base}${path}`,
+      viewportWidth: 1280,
+      viewportHeight: 800,
+      fullPage: false,
+      deviceScaleFactor: 1,
+      delayMs: 0,
+      waitForSelector: null,
+      hideSelectors: [],
+      darkMode: false,
+      ...overrides,
+    };
+  }
+
+  beforeAll(async () => {
+    server = await startServer();
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 4, timeoutMs: 3_000 });
+    await capturer.warmUp();
+  });
+
+  afterAll(async () => {
+    await capturer.close();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  describe('capture', () => {
+    it('captures exactly the viewport with the page colours', async () => {
+      const result = await capturer.capture(request('/red'));
+
+      expect([result.width, result.height]).toEqual([1280, 800]);
+      expect(Buffer.isBuffer(result.png)).toBe(true);
+      expect(pixel(result, 640, 400)).toEqual(RED);
+      expect(pixel(result, 1279, 799)).toEqual(RED);
+    });
+
+    it('captures the whole height of a tall page when fullPage is set', async () => {
+      const full = await capturer.capture(request('/tall', { fullPage: true }));
+      const viewport = await capturer.capture(request('/tall'));
+
+      expect([full.width, full.height]).toEqual([1280, 3000]);
+      expect(pixel(full, 10, 2999)).toEqual(GREEN);
+      expect([viewport.width, viewport.height]).toEqual([1280, 800]);
+    });
+
+    it('cuts an endless page at maxFullPageHeight', async () => {
+      const result = await capturer.capture(request('/huge', { fullPage: true }));
+
+      expect([result.width, result.height]).toEqual([1280, 16_384]);
+      expect(pixel(result, 10, 16_383)).toEqual(GREEN);
+    });
+
+    it('renders at deviceScaleFactor 2 with twice the pixels', async () => {
+      const viewport = await capturer.capture(request('/red', { deviceScaleFactor: 2 }));
+      const full = await capturer.capture(request('/tall', { deviceScaleFactor: 2, fullPage: true }));
+
+      expect([viewport.width, viewport.height]).toEqual([2560, 1600]);
+      expect(pixel(viewport, 2559, 1599)).toEqual(RED);
+      expect([full.width, full.height]).toEqual([2560, 6000]);
+    });
+
+    it('emulates prefers-color-scheme: dark only when asked', async () => {
+      const dark = await capturer.capture(request('/dark-aware', { darkMode: true }));
+      const light = await capturer.capture(request('/dark-aware'));
+
+      expect(pixel(dark, 100, 100)).toEqual(BLACK);
+      expect(pixel(light, 100, 100)).toEqual(WHITE);
+    });
+
+    it('dismisses alert() and confirm() dialogs and still captures', async () => {
+      const result = await capturer.capture(request('/alert'));
+
+      expect(pixel(result, 100, 100)).toEqual(BLUE);
+    });
+
+    it('hides elements matching hideSelectors', async () => {
+      const shown = await capturer.capture(request('/banner'));
+      const hidden = await capturer.capture(request('/banner', { hideSelectors: ['.banner', '#absent'] }));
+
+      expect(pixel(shown, 100, 100)).toEqual(BLUE);
+      expect(pixel(hidden, 100, 100)).toEqual(RED);
+    });
+
+    it('rejects an invalid hide selector as a page failure', async () => {
+      await expectFailure(
+        capturer.capture(request('/banner', { hideSelectors: ['div[['] })),
+        'page',
+        'Invalid CSS selector: div[[',
+      );
+    });
+
+    it('waits for waitForSelector before capturing', async () => {
+      const waited = await capturer.capture(request('/late-element', { waitForSelector: '#late' }));
+      const unwaited = await capturer.capture(request('/late-element'));
+
+      expect(pixel(waited, 100, 100)).toEqual(GREEN);
+      expect(pixel(unwaited, 100, 100)).toEqual(WHITE);
+    });
+
+    it('fails as the page when the selector never appears', async () => {
+      await expectFailure(
+        capturer.capture(request('/red', { waitForSelector: '#never' })),
+        'page',
+        'Timed out after 3000 ms waiting for selector "#never"',
+      );
+    });
+
+    it('rejects an invalid waitForSelector at once instead of waiting out the timeout', async () => {
+      const started = Date.now();
+      await expectFailure(
+        capturer.capture(request('/red', { waitForSelector: 'a[[' })),
+        'page',
+        'Invalid CSS selector: a[[',
+      );
+
+      expect(Date.now() - started).toBeLessThan(2_000);
+    });
+
+    it('waits delayMs before capturing', async () => {
+      const started = Date.now();
+      await capturer.capture(request('/red', { delayMs: 700 }));
+
+      expect(Date.now() - started).toBeGreaterThanOrEqual(700);
+    });
+
+    it('captures an HTTP error page instead of failing', async () => {
+      const result = await capturer.capture(request('/not-found'));
+
+      expect(pixel(result, 100, 400)).toEqual(BLUE);
+    });
+
+    it('fails as the page on a connection refused, keeping the net:: code', async () => {
+      const port = await closedPort();
+      await expectFailure(
+        capturer.capture(request('', { url: `http://127.0.0.1:${port}/` })),
+        'page',
+        'net::ERR_CONNECTION_REFUSED',
+      );
+    });
+
+    it('fails as the page when the host name does not resolve', async () => {
+      await expectFailure(
+        capturer.capture(request('', { url: 'http://no-such-host.invalid/' })),
+        'page',
+        'net::ERR_NAME_NOT_RESOLVED',
+      );
+    });
+
+    it('gives up on a page that never finishes loading within timeoutMs, then captures the next', async () => {
+      const started = Date.now();
+      await expectFailure(
+        capturer.capture(request('/hang')),
+        'page',
+        'Navigation timeout of 3000 ms exceeded',
+      );
+      const elapsed = Date.now() - started;
+
+      expect(elapsed).toBeGreaterThanOrEqual(2_900);
+      expect(elapsed).toBeLessThan(5_000);
+      expect(pixel(await capturer.capture(request('/red')), 1, 1)).toEqual(RED);
+    });
+
+    it('gives up on a page stuck in a script loop, then captures the next', async () => {
+      const started = Date.now();
+      await expectFailure(
+        capturer.capture(request('/busy-loop')),
+        'page',
+        'Navigation timeout of 3000 ms exceeded',
+      );
+
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(pixel(await capturer.capture(request('/red')), 1, 1)).toEqual(RED);
+    });
+
+    it('runs concurrent captures in isolated contexts', async () => {
+      const colours = await Promise.all(
+        ['/red', '/not-found', '/red', '/alert', '/red', '/not-found'].map(async (path) =>
+          pixel(await capturer.capture(request(path)), 5, 700),
+        ),
+      );
+
+      expect(colours).toEqual([RED, BLUE, RED, BLUE, RED, BLUE]);
+    });
+  });
+
+  describe('withPage', () => {
+    it('drives a page through scenario steps and screenshots it', async () => {
+      const outcome = await capturer.withPage(
+        { viewportWidth: 800, viewportHeight: 600 },
+        async (page) => {
+          await page.goto(`${base}/form`);
+          await page.fill('#name', 'Ada');
+          await page.select('#colour', 'blue');
+          await page.hover('#hover-target');
+          await page.click('#go');
+          await page.waitForSelector('#done');
+          await page.press('Enter');
+          await page.scrollTo({ selector: '#far' });
+          await page.scrollTo('bottom');
+          const viewport = await page.screenshot({ fullPage: false });
+          const full = await page.screenshot({ fullPage: true });
+          return { viewport, full, url: page.url() };
+        },
+      );
+
+      expect([outcome.viewport.width, outcome.viewport.height]).toEqual([800, 600]);
+      expect(pixel(outcome.viewport, 400, 300)).toEqual(BLUE);
+      expect(outcome.full.width).toBe(800);
+      expect(outcome.full.height).toBeGreaterThan(3_000);
+      expect(outcome.url).toBe(`${base}/form`);
+    });
+
+    it('reports a missing option and a missing element as page failures', async () => {
+      await capturer.withPage({ viewportWidth: 800, viewportHeight: 600 }, async (page) => {
+        await page.goto(`${base}/form`);
+        await expectFailure(page.select('#colour', 'green'), 'page', 'No option with value "green" in "#colour"');
+        await expectFailure(page.waitForSelector('#nowhere', 200), 'page', /waiting for selector "#nowhere"/);
+        await expectFailure(page.click('button >>> span'), 'page', 'Invalid CSS selector: button >>> span');
+      });
+    });
+
+    it('closes the context when the scenario throws', async () => {
+      const before = capturer.stats();
+      await expect(
+        capturer.withPage({ viewportWidth: 800, viewportHeight: 600 }, async () => {
+          throw new Error('scenario bug');
+        }),
+      ).rejects.toThrow('scenario bug');
+
+      expect(capturer.stats()).toEqual({ ...before, inFlight: 0, waiting: 0 });
+    });
+  });
+});
+
+describe('PuppeteerPageCapturer browser lifecycle (real Chromium)', () => {
+  let server: Server;
+  let base: string;
+
+  beforeAll(async () => {
+    server = await startServer();
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  function request(path: string): CaptureRequest {
+    return {
+      url: `${base}${path}`,
+      viewportWidth: 640,
+      viewportHeight: 480,
+      fullPage: false,
+      deviceScaleFactor: 1,
+      delayMs: 0,
+      waitForSelector: null,
+      hideSelectors: [],
+      darkMode: false,
+    };
+  }
+
+  async function waitUntil(condition: () => boolean): Promise<void> {
+    while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
+  it('reports a killed browser as infrastructure and relaunches for the next capture', async () => {
+    const capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 2, timeoutMs: 10_000 });
+    try {
+      await capturer.warmUp();
+      const [firstPid] = capturer.stats().pids;
+      const rendering = pagesRendering;
+      const hanging = expectFailure(
+        capturer.capture(request('/hang')),
+        'infrastructure',
+        /^Browser (disconnected|process exited)/,
+      );
+      await waitUntil(() => pagesRendering > rendering);
+
+      process.kill(firstPid, 'SIGKILL');
+      await hanging;
+
+      expect(pixel(await capturer.capture(request('/red')), 1, 1)).toEqual(RED);
+      const [secondPid] = capturer.stats().pids;
+      expect(secondPid).not.toBe(firstPid);
+      await waitUntil(() => processesInGroups([firstPid]).length === 0);
+    } finally {
+      await capturer.close();
+    }
+  });
+
+  it('reports a crashed renderer as a page failure and keeps the browser', async () => {
+    const capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 2, timeoutMs: 10_000 });
+    try {
+      await capturer.warmUp();
+      const [pid] = capturer.stats().pids;
+      const rendering = pagesRendering;
+      const hanging = expectFailure(
+        capturer.capture(request('/hang')),
+        'page',
+        'The page crashed the browser tab (renderer process)',
+      );
+      await waitUntil(() => pagesRendering > rendering);
+
+      for (const renderer of rendererPids(pid)) process.kill(renderer, 'SIGKILL');
+      await hanging;
+
+      expect(pixel(await capturer.capture(request('/red')), 1, 1)).toEqual(RED);
+      expect(capturer.stats().pids).toEqual([pid]);
+    } finally {
+      await capturer.close();
+    }
+  });
+
+  it('reports a browser that cannot be launched as infrastructure', async () => {
+    const capturer = new PuppeteerPageCapturer({ chromePath: '/nonexistent/chrome' });
+    try {
+      await expectFailure(
+        capturer.capture(request('/red')),
+        'infrastructure',
+        /^Could not launch Chromium: CHROME_PATH=\/nonexistent\/chrome is not an executable file/,
+      );
+    } finally {
+      await capturer.close();
+    }
+  });
+
+  it('replaces a browser after recycleAfter captures', async () => {
+    const capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 1, recycleAfter: 2 });
+    try {
+      await capturer.capture(request('/red'));
+      const [firstPid] = capturer.stats().pids;
+      await capturer.capture(request('/red'));
+      await waitUntil(() => processesInGroups([firstPid]).length === 0);
+      await capturer.capture(request('/red'));
+
+      expect(capturer.stats().pids).toHaveLength(1);
+      expect(capturer.stats().pids[0]).not.toBe(firstPid);
+    } finally {
+      await capturer.close();
+    }
+  });
+
+  it('close() leaves no Chromium process or profile directory behind, and refuses later captures', async () => {
+    const capturer = new PuppeteerPageCapturer({ browsers: 2, concurrency: 4 });
+    await capturer.warmUp();
+    // A capture still running at close time must not keep anything alive.
+    const hanging = expectFailure(capturer.capture(request('/hang')), 'infrastructure', /Browser/);
+    await capturer.capture(request('/red'));
+    const pids = capturer.stats().pids;
+    const profiles = pids.flatMap(userDataDirs);
+    expect(pids).toHaveLength(2);
+    expect(profiles.length).toBeGreaterThan(0);
+    expect(profiles.every((dir) => existsSync(dir))).toBe(true);
+
+    await capturer.close();
+
+    await hanging;
+    expect(processesInGroups(pids)).toEqual([]);
+    expect(profiles.filter((dir) => existsSync(dir))).toEqual([]);
+    expect(capturer.stats().pids).toEqual([]);
+    await expectFailure(capturer.capture(request('/red')), 'infrastructure', 'Browser pool is shut down');
+  });
+});

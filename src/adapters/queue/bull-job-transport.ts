@@ -1,0 +1,57 @@
+import { Logger } from '@nestjs/common';
+import Queue from 'bull';
+import { EnqueueOptions, JobHandler, JobTransport } from './job-transport.port';
+
+export interface BullTransportSettings {
+  redisUrl: string;
+  keyPrefix: string;
+  /** How long a worker's hold on a job lasts without renewal; a killed worker's job is redelivered after it. */
+  lockDurationMs: number;
+}
+
+/**
+ * Scaled-out mode: Bull on Redis. The Bull job id is our job id, so adding a job that is already
+ * waiting is a no-op; a worker that dies mid-job loses its lock and Bull's stalled-job check hands the
+ * job to another worker (the handler then finds the row still unfinished and completes it).
+ */
+export class BullJobTransport extends JobTransport {
+  private readonly logger = new Logger('BullJobTransport');
+  private readonly queue: Queue.Queue<{ jobId: string }>;
+
+  constructor(settings: BullTransportSettings) {
+    super();
+    this.queue = new Queue<{ jobId: string }>('capture-jobs', settings.redisUrl, {
+      prefix: `${settings.keyPrefix}:bull`,
+      settings: {
+        lockDuration: settings.lockDurationMs,
+        lockRenewTime: Math.floor(settings.lockDurationMs / 3),
+        stalledInterval: settings.lockDurationMs,
+        // Our own attempts counter (jobs table) gives up on a job that keeps killing workers.
+        maxStalledCount: 10,
+      },
+      defaultJobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 1 },
+    });
+    this.queue.on('error', (err) => this.logger.warn(`queue: ${err.message}`));
+  }
+
+  async enqueue(jobId: string, options: EnqueueOptions = {}): Promise<void> {
+    // A retry is added while the current delivery is still active, so it needs a Bull id of its own.
+    const bullId = options.retry ? `${jobId}:retry:${Date.now()}` : jobId;
+    await this.queue.add({ jobId }, { jobId: bullId, delay: options.delayMs });
+  }
+
+  consume(handler: JobHandler, concurrency: number): void {
+    void this.queue.process(concurrency, async (job) => {
+      await handler(job.data.jobId);
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.race([this.queue.close(), new Promise((resolve) => setTimeout(resolve, 15_000).unref())]);
+  }
+
+  /** For health checks: is Redis answering? */
+  async ping(): Promise<boolean> {
+    return (await this.queue.client.ping()) === 'PONG';
+  }
+}

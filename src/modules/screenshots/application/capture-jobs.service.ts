@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { JobTransport } from '../../../adapters/queue/job-transport.port';
+import { Clock } from '../../../shared/domain/clock';
+import { NotFoundError, UnavailableError } from '../../../shared/domain/domain-error';
+import { PageRequest } from '../../../shared/http/pagination';
+import { WebsitesService } from '../../websites/application/websites.service';
+import { CaptureOptions, JobProps, JobSource, JobStatus } from '../domain/job';
+import { JobRepository } from './ports';
+
+/** Asking for captures and reading their jobs (the API side of the capture pipeline). */
+@Injectable()
+export class CaptureJobsService {
+  private readonly logger = new Logger('CaptureJobs');
+
+  constructor(
+    private readonly jobs: JobRepository,
+    private readonly websites: WebsitesService,
+    private readonly transport: JobTransport,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Writes the job row, then hands it to the transport before answering: once the client has a job_id,
+   * the job is durably queued. If the transport is down the row is removed again (503, nothing half-applied).
+   */
+  async requestCapture(accountId: number, websiteId: number, options: CaptureOptions, idempotencyKey: string | null, source: JobSource = 'api'): Promise<JobProps> {
+    await this.websites.get(accountId, websiteId);
+    const { job, created } = await this.jobs.createOrGetIdempotent({
+      id: randomUUID(),
+      type: 'screenshot',
+      accountId,
+      websiteId,
+      source,
+      options,
+      idempotencyKey,
+      createdAt: this.clock.now(),
+    });
+    if (!created) return job;
+    try {
+      await this.transport.enqueue(job.id);
+    } catch (err) {
+      this.logger.error(`could not queue job ${job.id}: ${err instanceof Error ? err.message : String(err)}`);
+      await this.jobs.delete(job.id);
+      throw new UnavailableError('The job queue is unavailable; nothing was queued. Please retry.');
+    }
+    return job;
+  }
+
+  async get(accountId: number, id: string): Promise<JobProps> {
+    const job = await this.jobs.findOwned(accountId, id);
+    if (!job) throw new NotFoundError('Job');
+    return job;
+  }
+
+  list(accountId: number, page: PageRequest, filter: { status?: JobStatus; websiteId?: number }) {
+    return this.jobs.list(accountId, page, filter);
+  }
+}

@@ -1,0 +1,96 @@
+import type { Readable } from 'node:stream';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Clock } from '../../../shared/domain/clock';
+import { NotFoundError } from '../../../shared/domain/domain-error';
+import { PageRequest } from '../../../shared/http/pagination';
+import { Account } from '../../accounts/domain/account';
+import { PlanUpgradeRequiredError } from '../../accounts/domain/errors';
+import { WebsiteRepository } from '../../websites/application/ports';
+import { WebsitesService } from '../../websites/application/websites.service';
+import { downloadFileName, ScreenshotProps, zipEntryName } from '../domain/screenshot';
+import { JobRepository, ScreenshotFilter, ScreenshotRepository, ScreenshotStorage } from './ports';
+
+export interface ScreenshotDownload {
+  fileName: string;
+  etag: string;
+  size: number;
+  stream: Readable;
+}
+
+export interface ZipEntry {
+  name: string;
+  open: () => Readable;
+}
+
+@Injectable()
+export class ScreenshotsService implements OnModuleInit {
+  constructor(
+    private readonly screenshots: ScreenshotRepository,
+    private readonly jobs: JobRepository,
+    private readonly storage: ScreenshotStorage,
+    private readonly websites: WebsiteRepository,
+    private readonly websitesService: WebsitesService,
+    private readonly clock: Clock,
+  ) {}
+
+  onModuleInit(): void {
+    // Deleting a website takes its queued jobs and its PNG files with it (rows go by foreign-key cascade).
+    this.websitesService.onDelete(async (website) => {
+      await this.jobs.cancelQueuedForWebsite(website.id, 'Website was deleted', this.clock.now());
+      const shots = await this.screenshots.listForWebsite(website.id);
+      for (const shot of shots) {
+        await this.screenshots.delete(shot.id);
+        await this.storage.delete(shot.filePath);
+      }
+    });
+  }
+
+  async list(accountId: number, page: PageRequest, filter: ScreenshotFilter) {
+    return this.screenshots.list(accountId, page, filter);
+  }
+
+  async get(accountId: number, id: number): Promise<ScreenshotProps> {
+    const shot = await this.screenshots.findOwned(accountId, id);
+    if (!shot) throw new NotFoundError('Screenshot');
+    return shot;
+  }
+
+  async download(accountId: number, id: number): Promise<ScreenshotDownload> {
+    const shot = await this.get(accountId, id);
+    if (!(await this.storage.exists(shot.filePath))) throw new NotFoundError('Screenshot file');
+    const website = await this.websites.findById(shot.websiteId);
+    return {
+      fileName: downloadFileName(website?.name ?? 'screenshot', shot.id),
+      // Screenshots never change once stored, so id + size is a strong validator.
+      etag: `"ss-${shot.id}-${shot.fileSize}"`,
+      size: shot.fileSize,
+      stream: this.storage.open(shot.filePath),
+    };
+  }
+
+  /**
+   * Bulk download (Pro and Business): every id must be the caller's, else 404 naming the missing ones.
+   * Returns lazily opened entries so the ZIP is streamed file by file.
+   */
+  async zipEntries(account: Account, ids: number[]): Promise<ZipEntry[]> {
+    if (!account.allowsBulkDownload()) throw new PlanUpgradeRequiredError(account.plan, 'Bulk download');
+    const unique = [...new Set(ids)];
+    const found = await this.screenshots.findOwnedMany(account.id, unique);
+    const byId = new Map(found.map((s) => [s.id, s]));
+    const present = await Promise.all(found.map(async (s) => ((await this.storage.exists(s.filePath)) ? s.id : null)));
+    const missing = unique.filter((id) => !byId.has(id) || !present.includes(id));
+    if (missing.length) throw new NotFoundError(`Screenshots ${missing.join(', ')}`, { missing_ids: missing });
+    const names = new Map<number, string>();
+    for (const s of found) if (!names.has(s.websiteId)) names.set(s.websiteId, (await this.websites.findById(s.websiteId))?.name ?? 'website');
+    return unique.map((id) => {
+      const shot = byId.get(id) as ScreenshotProps;
+      return { name: zipEntryName(names.get(shot.websiteId) ?? 'website', id), open: () => this.storage.open(shot.filePath) };
+    });
+  }
+
+  async delete(accountId: number, id: number): Promise<void> {
+    const shot = await this.get(accountId, id);
+    await this.screenshots.delete(shot.id);
+    await this.storage.delete(shot.filePath);
+  }
+}

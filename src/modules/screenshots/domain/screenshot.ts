@@ -1,0 +1,39 @@
+export interface ScreenshotProps {
+  id: number;
+  accountId: number;
+  websiteId: number;
+  jobId: string | null;
+  /** Storage key relative to the storage root, e.g. `screenshots/1/2/3.png` (never a server path). */
+  filePath: string;
+  /** Bytes. */
+  fileSize: number;
+  width: number;
+  height: number;
+  status: 'success';
+  takenAt: Date;
+}
+
+/** The storage key of a screenshot's PNG (API.md: `screenshots/<account>/<website>/<id>.png`). */
+export function screenshotKey(accountId: number, websiteId: number, id: number): string {
+  return `screenshots/${accountId}/${websiteId}/${id}.png`;
+}
+
+/** A name safe in a Content-Disposition header and a ZIP entry on every OS. */
+export function safeFileStem(name: string): string {
+  const stem = name
+    .normalize('NFKD')
+    .replace(/[^\w.-]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '')
+    .slice(0, 80);
+  return stem || 'website';
+}
+
+export function downloadFileName(websiteName: string, id: number): string {
+  return `${safeFileStem(websiteName)}-${id}.png`;
+}
+
+export function zipEntryName(websiteName: string, id: number): string {
+  return `${id}-${safeFileStem(websiteName)}.png`;
+}
+
+export const BULK_DOWNLOAD_MAX_IDS = 100;

@@ -1,0 +1,83 @@
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { OptionalField } from '../../../shared/http/validation';
+import { PageQuery } from '../../../shared/http/pagination';
+import { WEBSITE_RULES } from '../../websites/domain/website';
+import { CaptureOptions, JOB_STATUSES, JobProps, JobStatus } from '../domain/job';
+import { BULK_DOWNLOAD_MAX_IDS, ScreenshotProps } from '../domain/screenshot';
+
+/** Optional body of Take Screenshot (API.md): overrides of the website's defaults for this capture. */
+export class TakeScreenshotDto {
+  @OptionalField() @IsBoolean() full_page?: boolean;
+  @OptionalField() @IsInt() @Min(WEBSITE_RULES.viewportWidth.min) @Max(WEBSITE_RULES.viewportWidth.max) viewport_width?: number;
+  @OptionalField() @IsInt() @Min(WEBSITE_RULES.viewportHeight.min) @Max(WEBSITE_RULES.viewportHeight.max) viewport_height?: number;
+  @OptionalField() @IsInt() @Min(0) @Max(10_000) delay_ms?: number;
+  @OptionalField() @IsString() @MinLength(1) @MaxLength(1000) wait_for_selector?: string;
+  @OptionalField() @IsNumber() @Min(1) @Max(3) device_scale_factor?: number;
+  @OptionalField() @IsIn(['png']) format?: 'png';
+  @OptionalField() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @MinLength(1, { each: true }) @MaxLength(1000, { each: true }) hide_selectors?: string[];
+  @OptionalField() @IsBoolean() dark_mode?: boolean;
+}
+
+export function toCaptureOptions(dto: TakeScreenshotDto | undefined): CaptureOptions {
+  if (!dto) return {};
+  const o: CaptureOptions = {};
+  if (dto.full_page !== undefined) o.fullPage = dto.full_page;
+  if (dto.viewport_width !== undefined) o.viewportWidth = dto.viewport_width;
+  if (dto.viewport_height !== undefined) o.viewportHeight = dto.viewport_height;
+  if (dto.delay_ms !== undefined) o.delayMs = dto.delay_ms;
+  if (dto.wait_for_selector !== undefined) o.waitForSelector = dto.wait_for_selector;
+  if (dto.device_scale_factor !== undefined) o.deviceScaleFactor = dto.device_scale_factor;
+  if (dto.hide_selectors !== undefined) o.hideSelectors = dto.hide_selectors;
+  if (dto.dark_mode !== undefined) o.darkMode = dto.dark_mode;
+  return o;
+}
+
+export class BulkDownloadDto {
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(BULK_DOWNLOAD_MAX_IDS)
+  @IsInt({ each: true })
+  @Min(1, { each: true })
+  screenshot_ids!: number[];
+}
+
+export class ScreenshotListQuery extends PageQuery {
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) website_id?: number;
+  @IsOptional() @IsIn(['success']) status?: string;
+}
+
+export class JobListQuery extends PageQuery {
+  @IsOptional() @IsIn(JOB_STATUSES) status?: JobStatus;
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) website_id?: number;
+}
+
+export function screenshotView(s: ScreenshotProps) {
+  return {
+    id: s.id,
+    website_id: s.websiteId,
+    job_id: s.jobId,
+    file_path: s.filePath,
+    file_size: s.fileSize,
+    width: s.width,
+    height: s.height,
+    status: s.status,
+    taken_at: s.takenAt.toISOString(),
+  };
+}
+
+export function jobView(j: JobProps) {
+  return {
+    id: j.id,
+    type: j.type,
+    status: j.status,
+    source: j.source,
+    website_id: j.websiteId,
+    screenshot_id: j.screenshotId,
+    error: j.error,
+    attempts: j.attempts,
+    created_at: j.createdAt.toISOString(),
+    started_at: j.startedAt?.toISOString() ?? null,
+    finished_at: j.finishedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,33 @@
+import { Controller, Get, Param, Query, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { AppConfig } from '../../../config/app-config';
+import { NotFoundError } from '../../../shared/domain/domain-error';
+import { CurrentAccount } from '../../../shared/http/decorators';
+import { envelope, pageRequest } from '../../../shared/http/pagination';
+import type { Account } from '../../accounts/domain/account';
+import { CaptureJobsService } from '../application/capture-jobs.service';
+import { JobListQuery, jobView } from './dto';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Not in the spec, needed by every user (API.md): where is my screenshot? */
+@Controller('jobs')
+export class JobsController {
+  constructor(
+    private readonly captureJobs: CaptureJobsService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Get()
+  async list(@CurrentAccount() account: Account, @Query() query: JobListQuery, @Req() request: FastifyRequest) {
+    const page = pageRequest(query);
+    const { items, total } = await this.captureJobs.list(account.id, page, { status: query.status, websiteId: query.website_id });
+    return envelope(request, this.config.publicUrl, items.map(jobView), total, page);
+  }
+
+  @Get(':id')
+  async get(@CurrentAccount() account: Account, @Param('id') id: string) {
+    if (!UUID.test(id)) throw new NotFoundError('Job');
+    return { success: true, data: jobView(await this.captureJobs.get(account.id, id.toLowerCase())) };
+  }
+}

@@ -1,0 +1,74 @@
+import { createReadStream, mkdirSync, renameSync } from 'node:fs';
+import { rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { dirname, join, normalize, sep } from 'node:path';
+import type { Readable } from 'node:stream';
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../../config/app-config';
+import { ScreenshotStorage, StagedFile } from '../application/ports';
+
+/** The storage area's name in keys; the adapter maps it to STORAGE_DIR. */
+const AREA = 'screenshots/';
+
+/**
+ * PNGs on local disk (or a shared volume) under STORAGE_DIR. Writes go to `.tmp/` inside the same
+ * directory tree and are renamed into place, so a reader never sees a half-written file.
+ */
+@Injectable()
+export class LocalDiskStorage extends ScreenshotStorage {
+  private readonly root: string;
+  private readonly tmpDir: string;
+
+  constructor(config: AppConfig) {
+    super();
+    this.root = config.storageDir;
+    this.tmpDir = join(this.root, '.tmp');
+    mkdirSync(this.tmpDir, { recursive: true });
+  }
+
+  private pathOf(key: string): string {
+    if (!key.startsWith(AREA)) throw new Error('storage key outside the screenshots area');
+    const relative = normalize(key.slice(AREA.length));
+    if (relative.startsWith('..') || relative.startsWith(sep) || relative.includes(`${sep}..${sep}`)) throw new Error('invalid storage key');
+    return join(this.root, relative);
+  }
+
+  async stage(data: Buffer): Promise<StagedFile> {
+    const tempPath = join(this.tmpDir, `${randomUUID()}.png`);
+    await writeFile(tempPath, data, { flag: 'wx' });
+    return { tempPath };
+  }
+
+  placeSync(staged: StagedFile, key: string): void {
+    const target = this.pathOf(key);
+    mkdirSync(dirname(target), { recursive: true });
+    renameSync(staged.tempPath, target);
+  }
+
+  async discard(staged: StagedFile): Promise<void> {
+    await rm(staged.tempPath, { force: true });
+  }
+
+  open(key: string): Readable {
+    return createReadStream(this.pathOf(key));
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      return (await stat(this.pathOf(key))).isFile();
+    } catch {
+      return false;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await unlink(this.pathOf(key)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+  }
+
+  /** For tests and diagnostics: where a key lives on this disk. */
+  absolutePath(key: string): string {
+    return this.pathOf(key);
+  }
+}

@@ -1,0 +1,33 @@
+import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+
+@Entity('jobs')
+export class JobRow {
+  @PrimaryColumn({ type: 'varchar' }) id!: string;
+  @Column({ type: 'varchar' }) type!: string;
+  @Column({ name: 'account_id', type: 'integer' }) accountId!: number;
+  @Column({ name: 'website_id', type: 'integer', nullable: true }) websiteId!: number | null;
+  @Column({ type: 'varchar' }) status!: string;
+  @Column({ type: 'varchar' }) source!: string;
+  @Column({ type: 'simple-json', nullable: true }) options!: Record<string, unknown> | null;
+  @Column({ name: 'idempotency_key', type: 'varchar', nullable: true }) idempotencyKey!: string | null;
+  @Column({ type: 'integer' }) attempts!: number;
+  @Column({ type: 'text', nullable: true }) error!: string | null;
+  @Column({ name: 'screenshot_id', type: 'integer', nullable: true }) screenshotId!: number | null;
+  @Column({ name: 'created_at', type: Date }) createdAt!: Date;
+  @Column({ name: 'started_at', type: Date, nullable: true }) startedAt!: Date | null;
+  @Column({ name: 'finished_at', type: Date, nullable: true }) finishedAt!: Date | null;
+}
+
+@Entity('screenshots')
+export class ScreenshotRow {
+  @PrimaryGeneratedColumn() id!: number;
+  @Column({ name: 'account_id', type: 'integer' }) accountId!: number;
+  @Column({ name: 'website_id', type: 'integer' }) websiteId!: number;
+  @Column({ name: 'job_id', type: 'varchar', nullable: true }) jobId!: string | null;
+  @Column({ name: 'file_path', type: 'varchar' }) filePath!: string;
+  @Column({ name: 'file_size', type: 'integer' }) fileSize!: number;
+  @Column({ type: 'integer' }) width!: number;
+  @Column({ type: 'integer' }) height!: number;
+  @Column({ type: 'varchar' }) status!: string;
+  @Column({ name: 'taken_at', type: Date }) takenAt!: Date;
+}

@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { WebsitesModule } from '../websites/websites.module';
+import { CaptureJobRunner } from './application/capture-job.runner';
+import { CaptureJobsService } from './application/capture-jobs.service';
+import { JobRepository, ScreenshotRepository, ScreenshotStorage } from './application/ports';
+import { ScreenshotsService } from './application/screenshots.service';
+import { JobsController } from './http/jobs.controller';
+import { ScreenshotsController, TakeScreenshotController } from './http/screenshots.controller';
+import { LocalDiskStorage } from './infrastructure/local-disk-storage';
+import { JobRow, ScreenshotRow } from './infrastructure/rows';
+import { TypeOrmJobRepository } from './infrastructure/typeorm-job.repository';
+import { TypeOrmScreenshotRepository } from './infrastructure/typeorm-screenshot.repository';
+
+/** Screenshots, capture jobs, storage, downloads and ZIPs. */
+@Module({
+  imports: [TypeOrmModule.forFeature([JobRow, ScreenshotRow]), WebsitesModule],
+  controllers: [TakeScreenshotController, ScreenshotsController, JobsController],
+  providers: [
+    { provide: JobRepository, useClass: TypeOrmJobRepository },
+    { provide: ScreenshotRepository, useClass: TypeOrmScreenshotRepository },
+    { provide: ScreenshotStorage, useClass: LocalDiskStorage },
+    CaptureJobsService,
+    CaptureJobRunner,
+    ScreenshotsService,
+  ],
+  exports: [CaptureJobsService, JobRepository, ScreenshotRepository, ScreenshotStorage],
+})
+export class ScreenshotsModule {}

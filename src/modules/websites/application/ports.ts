@@ -1,0 +1,19 @@
+import { PageRequest } from '../../../shared/http/pagination';
+import { WebsiteChanges, WebsiteDraft, WebsiteProps } from '../domain/website';
+
+export abstract class WebsiteRepository {
+  abstract create(draft: WebsiteDraft, now: Date): Promise<WebsiteProps>;
+  /** Scoped to the account: another account's website is simply not found. */
+  abstract findOwned(accountId: number, id: number): Promise<WebsiteProps | null>;
+  abstract findById(id: number): Promise<WebsiteProps | null>;
+  abstract list(accountId: number, page: PageRequest): Promise<{ items: WebsiteProps[]; total: number }>;
+  abstract update(id: number, changes: WebsiteChanges, now: Date): Promise<WebsiteProps>;
+  abstract delete(id: number): Promise<void>;
+  abstract markCaptured(id: number, at: Date): Promise<void>;
+}
+
+/**
+ * Other contexts clean up what hangs off a website (screenshot files, queued jobs) before it is deleted;
+ * they register here so the websites context does not depend on them.
+ */
+export type WebsiteDeletionListener = (website: WebsiteProps) => Promise<void>;

@@ -1,0 +1,57 @@
+import { Injectable } from '@nestjs/common';
+import { Clock } from '../../../shared/domain/clock';
+import { NotFoundError, ValidationFailedError } from '../../../shared/domain/domain-error';
+import { PageRequest } from '../../../shared/http/pagination';
+import { UrlPolicy } from '../../../shared/url-policy';
+import { draftWebsite, WebsiteChanges, WebsiteInput, WebsiteProps } from '../domain/website';
+import { WebsiteDeletionListener, WebsiteRepository } from './ports';
+
+@Injectable()
+export class WebsitesService {
+  private readonly deletionListeners: WebsiteDeletionListener[] = [];
+
+  constructor(
+    private readonly websites: WebsiteRepository,
+    private readonly urlPolicy: UrlPolicy,
+    private readonly clock: Clock,
+  ) {}
+
+  onDelete(listener: WebsiteDeletionListener): void {
+    this.deletionListeners.push(listener);
+  }
+
+  async create(accountId: number, input: WebsiteInput): Promise<WebsiteProps> {
+    const url = await this.checkUrl(input.url);
+    return this.websites.create(draftWebsite(accountId, { ...input, url }), this.clock.now());
+  }
+
+  async get(accountId: number, id: number): Promise<WebsiteProps> {
+    const website = await this.websites.findOwned(accountId, id);
+    if (!website) throw new NotFoundError('Website');
+    return website;
+  }
+
+  list(accountId: number, page: PageRequest): Promise<{ items: WebsiteProps[]; total: number }> {
+    return this.websites.list(accountId, page);
+  }
+
+  async update(accountId: number, id: number, changes: WebsiteChanges): Promise<WebsiteProps> {
+    await this.get(accountId, id);
+    const checked = { ...changes };
+    if (changes.url !== undefined) checked.url = await this.checkUrl(changes.url);
+    return this.websites.update(id, checked, this.clock.now());
+  }
+
+  async delete(accountId: number, id: number): Promise<void> {
+    const website = await this.get(accountId, id);
+    for (const listener of this.deletionListeners) await listener(website);
+    await this.websites.delete(id);
+  }
+
+  /** The URL policy at the door: refused URLs never get stored (the capture re-checks at fetch time). */
+  private async checkUrl(raw: string): Promise<string> {
+    const verdict = await this.urlPolicy.check(raw);
+    if (!verdict.allowed) throw ValidationFailedError.of('url', verdict.reason);
+    return verdict.url.toString();
+  }
+}

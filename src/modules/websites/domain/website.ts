@@ -1,0 +1,55 @@
+/** Website rules (API.md, Websites): bounds and defaults live here and nowhere else. */
+export const WEBSITE_RULES = {
+  nameMax: 255,
+  urlMax: 2048,
+  viewportWidth: { min: 320, max: 3840, default: 1280 },
+  viewportHeight: { min: 240, max: 2160, default: 800 },
+  fullPageDefault: false,
+} as const;
+
+export const WEBSITE_STATUSES = ['active', 'paused'] as const;
+export type WebsiteStatus = (typeof WEBSITE_STATUSES)[number];
+
+export interface WebsiteProps {
+  id: number;
+  accountId: number;
+  name: string;
+  url: string;
+  viewportWidth: number;
+  viewportHeight: number;
+  fullPage: boolean;
+  status: WebsiteStatus;
+  lastScreenshotAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type WebsiteDraft = Omit<WebsiteProps, 'id' | 'lastScreenshotAt' | 'createdAt' | 'updatedAt'>;
+
+export interface WebsiteInput {
+  name: string;
+  url: string;
+  viewportWidth?: number;
+  viewportHeight?: number;
+  fullPage?: boolean;
+  status?: WebsiteStatus;
+}
+
+export type WebsiteChanges = Partial<WebsiteInput>;
+
+export function draftWebsite(accountId: number, input: WebsiteInput): WebsiteDraft {
+  return {
+    accountId,
+    name: input.name,
+    url: input.url,
+    viewportWidth: input.viewportWidth ?? WEBSITE_RULES.viewportWidth.default,
+    viewportHeight: input.viewportHeight ?? WEBSITE_RULES.viewportHeight.default,
+    fullPage: input.fullPage ?? WEBSITE_RULES.fullPageDefault,
+    status: input.status ?? 'active',
+  };
+}
+
+/** Paused websites keep their data but are skipped by schedules. */
+export function isCapturedBySchedules(website: Pick<WebsiteProps, 'status'>): boolean {
+  return website.status === 'active';
+}

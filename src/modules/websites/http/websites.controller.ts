@@ -1,0 +1,59 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { AppConfig } from '../../../config/app-config';
+import { CurrentAccount } from '../../../shared/http/decorators';
+import { IdParam } from '../../../shared/http/id-param';
+import { envelope, PageQuery, pageRequest } from '../../../shared/http/pagination';
+import type { Account } from '../../accounts/domain/account';
+import { WebsitesService } from '../application/websites.service';
+import { WebsiteChanges } from '../domain/website';
+import { CreateWebsiteDto, UpdateWebsiteDto, websiteView } from './website.dto';
+
+function toChanges(dto: CreateWebsiteDto | UpdateWebsiteDto): WebsiteChanges {
+  const changes: WebsiteChanges = {};
+  if (dto.name !== undefined) changes.name = dto.name;
+  if (dto.url !== undefined) changes.url = dto.url;
+  if (dto.viewport_width !== undefined) changes.viewportWidth = dto.viewport_width;
+  if (dto.viewport_height !== undefined) changes.viewportHeight = dto.viewport_height;
+  if (dto.full_page !== undefined) changes.fullPage = dto.full_page;
+  if (dto.status !== undefined) changes.status = dto.status;
+  return changes;
+}
+
+@Controller('websites')
+export class WebsitesController {
+  constructor(
+    private readonly websites: WebsitesService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Get()
+  async list(@CurrentAccount() account: Account, @Query() query: PageQuery, @Req() request: FastifyRequest) {
+    const page = pageRequest(query);
+    const { items, total } = await this.websites.list(account.id, page);
+    return envelope(request, this.config.publicUrl, items.map((w) => websiteView(w)), total, page);
+  }
+
+  @Post()
+  @HttpCode(201)
+  async create(@CurrentAccount() account: Account, @Body() dto: CreateWebsiteDto) {
+    const website = await this.websites.create(account.id, { ...toChanges(dto), name: dto.name, url: dto.url });
+    return { success: true, data: websiteView(website, false) };
+  }
+
+  @Get(':id')
+  async get(@CurrentAccount() account: Account, @Param('id', IdParam) id: number) {
+    return { success: true, data: websiteView(await this.websites.get(account.id, id)) };
+  }
+
+  @Put(':id')
+  async update(@CurrentAccount() account: Account, @Param('id', IdParam) id: number, @Body() dto: UpdateWebsiteDto) {
+    return { success: true, data: websiteView(await this.websites.update(account.id, id, toChanges(dto ?? {}))) };
+  }
+
+  @Delete(':id')
+  async delete(@CurrentAccount() account: Account, @Param('id', IdParam) id: number) {
+    await this.websites.delete(account.id, id);
+    return { success: true, message: 'Website deleted' };
+  }
+}

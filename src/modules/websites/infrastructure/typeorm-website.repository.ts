@@ -1,0 +1,55 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { PageRequest } from '../../../shared/http/pagination';
+import { WebsiteChanges, WebsiteDraft, WebsiteProps, WebsiteStatus } from '../domain/website';
+import { WebsiteRepository } from '../application/ports';
+import { WebsiteRow } from './website.row';
+
+function toWebsite(row: WebsiteRow): WebsiteProps {
+  return { ...row, status: row.status as WebsiteStatus, fullPage: Boolean(row.fullPage) };
+}
+
+@Injectable()
+export class TypeOrmWebsiteRepository extends WebsiteRepository {
+  constructor(@InjectRepository(WebsiteRow) private readonly rows: Repository<WebsiteRow>) {
+    super();
+  }
+
+  async create(draft: WebsiteDraft, now: Date): Promise<WebsiteProps> {
+    return toWebsite(await this.rows.save(this.rows.create({ ...draft, lastScreenshotAt: null, createdAt: now, updatedAt: now })));
+  }
+
+  async findOwned(accountId: number, id: number): Promise<WebsiteProps | null> {
+    const row = await this.rows.findOneBy({ id, accountId });
+    return row ? toWebsite(row) : null;
+  }
+
+  async findById(id: number): Promise<WebsiteProps | null> {
+    const row = await this.rows.findOneBy({ id });
+    return row ? toWebsite(row) : null;
+  }
+
+  async list(accountId: number, page: PageRequest): Promise<{ items: WebsiteProps[]; total: number }> {
+    const [rows, total] = await this.rows.findAndCount({
+      where: { accountId },
+      order: { id: 'DESC' },
+      skip: (page.page - 1) * page.perPage,
+      take: page.perPage,
+    });
+    return { items: rows.map(toWebsite), total };
+  }
+
+  async update(id: number, changes: WebsiteChanges, now: Date): Promise<WebsiteProps> {
+    await this.rows.update({ id }, { ...changes, updatedAt: now });
+    return toWebsite(await this.rows.findOneByOrFail({ id }));
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.rows.delete({ id });
+  }
+
+  async markCaptured(id: number, at: Date): Promise<void> {
+    await this.rows.update({ id }, { lastScreenshotAt: at });
+  }
+}

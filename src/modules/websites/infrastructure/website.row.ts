@@ -1,0 +1,16 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+@Entity('websites')
+export class WebsiteRow {
+  @PrimaryGeneratedColumn() id!: number;
+  @Column({ name: 'account_id', type: 'integer' }) accountId!: number;
+  @Column({ type: 'varchar' }) name!: string;
+  @Column({ type: 'varchar' }) url!: string;
+  @Column({ name: 'viewport_width', type: 'integer' }) viewportWidth!: number;
+  @Column({ name: 'viewport_height', type: 'integer' }) viewportHeight!: number;
+  @Column({ name: 'full_page', type: Boolean }) fullPage!: boolean;
+  @Column({ type: 'varchar' }) status!: string;
+  @Column({ name: 'last_screenshot_at', type: Date, nullable: true }) lastScreenshotAt!: Date | null;
+  @Column({ name: 'created_at', type: Date }) createdAt!: Date;
+  @Column({ name: 'updated_at', type: Date }) updatedAt!: Date;
+}
