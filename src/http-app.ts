@@ -8,6 +8,9 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
   return new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, trustProxy: config.trustProxy, logger: false });
 }
 
+/** Nest's own body parsers are off: ours (registerBodyParsers) decide what an empty or malformed body means. */
+export const HTTP_APP_OPTIONS = { bodyParser: false } as const;
+
 /** Everything an HTTP app needs beyond its module graph; shared by main.ts and the e2e tests. */
 export function configureHttpApp(app: NestFastifyApplication): void {
   app.useLogger(app.get(Logger));

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { ConfigError, loadConfig } from './config/app-config';
-import { configureHttpApp, createFastifyAdapter } from './http-app';
+import { configureHttpApp, createFastifyAdapter, HTTP_APP_OPTIONS } from './http-app';
 
 async function main(): Promise<void> {
   let config;
@@ -16,11 +16,13 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), createFastifyAdapter(config), { bufferLogs: true });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), createFastifyAdapter(config), { ...HTTP_APP_OPTIONS, bufferLogs: true });
   configureHttpApp(app);
   await app.listen(config.port, config.host);
   const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  process.stdout.write(`screenshot service listening on http://${shown}:${config.port} (role ${config.role}, ${config.databaseUrl ? 'PostgreSQL' : 'SQLite'}${config.redisUrl ? ' + Redis' : ''})\n`);
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  process.stdout.write(`screenshot service listening on http://${shown}:${port} (role ${config.role}, ${config.databaseUrl ? 'PostgreSQL' : 'SQLite'}${config.redisUrl ? ' + Redis' : ''})\n`);
 }
 
 main().catch((err: unknown) => {

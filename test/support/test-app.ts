@@ -3,7 +3,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { AppModule } from '../../src/app.module';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
-import { configureHttpApp, createFastifyAdapter } from '../../src/http-app';
+import { configureHttpApp, createFastifyAdapter, HTTP_APP_OPTIONS } from '../../src/http-app';
 import { AccountsService } from '../../src/modules/accounts/application/accounts.service';
 import { Clock } from '../../src/shared/domain/clock';
 import { FakeClock } from './fake-clock';
@@ -35,6 +35,12 @@ export interface TestAppOptions {
 }
 
 let counter = 0;
+const running = new Map<string, NestFastifyApplication>();
+
+/** The app behind a base URL, when it runs in this test process. */
+export function appServing(url: string): NestFastifyApplication | undefined {
+  return running.get(url);
+}
 
 /** Boots the real AppModule on a real port with a fresh database and a controllable clock. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -56,12 +62,13 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     .overrideProvider(Clock)
     .useValue(clock)
     .compile();
-  const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), { logger: false });
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), { ...HTTP_APP_OPTIONS, logger: false });
   configureHttpApp(app);
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   const accounts = app.get(AccountsService);
+  running.set(url, app);
 
   return {
     app,
@@ -82,6 +89,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       return { id: account.id, email, token, auth: { Authorization: `Bearer ${token}` } };
     },
     async close() {
+      running.delete(url);
       await app.close();
       if (ownsDatabase) await database.drop();
     },

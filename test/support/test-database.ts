@@ -18,9 +18,16 @@ export function usingPostgres(): boolean {
   return Boolean(process.env.DATABASE_URL);
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+export const LOCAL_POSTGRES = 'postgres://postgres@127.0.0.1:5432/test';
+export const LOCAL_REDIS = 'redis://127.0.0.1:6379';
+
+/**
+ * The engine follows DATABASE_URL unless a test forces one: `postgres` for tests of the scaled-out mode
+ * itself, `sqlite` for tests of the embedded mode itself (both run in both CI passes).
+ */
+export async function createTestDatabase(options: { engine?: 'sqlite' | 'postgres' } = {}): Promise<TestDatabase> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sss-test-'));
-  const base = process.env.DATABASE_URL;
+  const base = options.engine === 'sqlite' ? undefined : process.env.DATABASE_URL || (options.engine === 'postgres' ? LOCAL_POSTGRES : undefined);
   if (!base) {
     return { databaseUrl: null, dataDir, drop: async () => rmSync(dataDir, { recursive: true, force: true }) };
   }

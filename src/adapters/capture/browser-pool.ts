@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,6 +79,36 @@ function waitForExit(proc: ChildProcess, ms: number): Promise<void> {
 }
 
 /**
+ * Browsers of every pool in this process that are not shut down yet. If the process exits without
+ * closing its pools (process.exit() in a script, an uncaught error), the exit hook still kills their
+ * process groups and removes their profile directories; only a SIGKILL of Node can leak them.
+ */
+const notShutDown = new Set<PooledBrowser>();
+let exitHookInstalled = false;
+
+function registerForExitCleanup(browser: PooledBrowser): void {
+  notShutDown.add(browser);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const remaining of notShutDown) remaining.killNow();
+  });
+}
+
+function killProcessGroup(proc: ChildProcess): void {
+  if (proc.pid === undefined) return;
+  try {
+    // The browser leads its own process group (puppeteer spawns it detached), so this also takes down
+    // zygotes and renderers, and Chromium itself when the binary is a wrapper script that does not exec
+    // (Debian's /usr/bin/chromium-headless-shell is one).
+    process.kill(-proc.pid, 'SIGKILL');
+  } catch {
+    // ESRCH: the group is already gone, the normal case after a graceful close.
+    if (isRunning(proc)) proc.kill('SIGKILL');
+  }
+}
+
+/**
  * One Chromium process and its bookkeeping. Created synchronously so the pool can count leases
  * on a browser that is still starting.
  */
@@ -107,6 +138,7 @@ class PooledBrowser {
     });
     // Nobody may be racing against `lost` when the browser dies; that must not be an unhandled rejection.
     this.lost.catch(() => undefined);
+    registerForExitCleanup(this);
     this.ready = this.launch(executablePath);
     this.ready.catch(() => undefined);
   }
@@ -175,27 +207,34 @@ class PooledBrowser {
       await within(this.browser.close(), GRACEFUL_CLOSE_MS, 'close timed out').catch(() => undefined);
     }
     this.died('Browser closed');
-    if (proc?.pid !== undefined) {
-      // The browser is the leader of its own process group (puppeteer spawns it detached), so this
-      // also takes down zygotes and renderers that a crashed browser process may have orphaned.
-      try {
-        process.kill(-proc.pid, 'SIGKILL');
-      } catch {
-        // ESRCH: the group is already gone, which is the normal case after a graceful close.
-        if (isRunning(proc)) proc.kill('SIGKILL');
-      }
+    if (proc) {
+      killProcessGroup(proc);
       await waitForExit(proc, PROCESS_EXIT_WAIT_MS);
     }
     if (this.userDataDir) {
       await rm(this.userDataDir, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+    }
+    notShutDown.delete(this);
+  }
+
+  /** Synchronous last resort for process exit, when no asynchronous work will run any more. */
+  killNow(): void {
+    if (this.process) killProcessGroup(this.process);
+    if (this.userDataDir) {
+      try {
+        rmSync(this.userDataDir, { recursive: true, force: true, maxRetries: 2 });
+      } catch {
+        // Nothing more can be done while exiting.
+      }
     }
   }
 }
 
 /**
  * A few long-lived browsers, each serving several isolated incognito contexts at once.
- * Several browsers rather than one because puppeteer serialises screenshots within a browser;
- * contexts rather than browsers per capture because a context costs milliseconds and a launch ~300 ms.
+ * Contexts rather than a browser per capture because a context costs milliseconds and a launch ~200–350 ms;
+ * several browsers rather than one so a single browser process does not become the bottleneck and a
+ * crash only takes down part of the capacity (see DESIGN.md: measure before changing the default).
  */
 export class BrowserPool {
   private readonly slots: (PooledBrowser | null)[];

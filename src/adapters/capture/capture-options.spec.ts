@@ -16,6 +16,7 @@ describe('resolveCaptureSettings', () => {
       recycleAfter: 200,
       networkIdleMs: 500,
       networkIdleMaxWaitMs: 3_000,
+      fastPngEncoding: false,
     });
   });
 

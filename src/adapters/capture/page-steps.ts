@@ -84,7 +84,7 @@ async function documentHeight(page: Page): Promise<number> {
  */
 export async function takeScreenshot(
   page: Page,
-  options: { fullPage: boolean; maxFullPageHeight: number },
+  options: { fullPage: boolean; maxFullPageHeight: number; fastPngEncoding: boolean },
 ): Promise<CaptureResult> {
   const viewport = page.viewport();
   if (!viewport) throw new Error('takeScreenshot needs a page with an explicit viewport');
@@ -100,9 +100,14 @@ export async function takeScreenshot(
       // Renders beyond the viewport without resizing it, so 100vh layouts and media queries keep
       // the viewport the client asked for.
       captureBeyondViewport: true,
+      optimizeForSpeed: options.fastPngEncoding,
     });
   } else {
-    data = await page.screenshot({ type: 'png', captureBeyondViewport: false });
+    data = await page.screenshot({
+      type: 'png',
+      captureBeyondViewport: false,
+      optimizeForSpeed: options.fastPngEncoding,
+    });
   }
   // puppeteer 24 returns a Uint8Array; the port promises a Buffer.
   const png = Buffer.from(data.buffer, data.byteOffset, data.byteLength);

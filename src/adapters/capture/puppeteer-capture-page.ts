@@ -115,11 +115,11 @@ export class PuppeteerCapturePage implements CapturePage {
 
   screenshot(opts: { fullPage: boolean }): Promise<CaptureResult> {
     return this.act(`Page did not finish rendering within ${this.settings.timeoutMs} ms`, async () => {
-      const { maxFullPageHeight, networkIdleMs, networkIdleMaxWaitMs } = this.settings;
+      const { maxFullPageHeight, networkIdleMs, networkIdleMaxWaitMs, fastPngEncoding } = this.settings;
       if (opts.fullPage && (await revealLazyContent(this.page, maxFullPageHeight, LAZY_SCROLL_BUDGET_MS))) {
         await waitForNetworkQuiet(this.page, networkIdleMs, networkIdleMaxWaitMs);
       }
-      return takeScreenshot(this.page, { fullPage: opts.fullPage, maxFullPageHeight });
+      return takeScreenshot(this.page, { fullPage: opts.fullPage, maxFullPageHeight, fastPngEncoding });
     });
   }
 

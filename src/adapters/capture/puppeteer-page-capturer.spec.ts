@@ -1,7 +1,9 @@
 /**
  * Integration spec: real headless Chromium capturing pages from a local HTTP server.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -143,6 +145,19 @@ function rendererPids(browserPid: number): number[] {
   return processesInGroups([browserPid])
     .filter((line) => line.includes('--type=renderer'))
     .map((line) => Number(line.trim().split(/\s+/)[0]));
+}
+
+/**
+ * The Chromium browser process itself. Debian's /usr/bin/chromium-headless-shell is a shell wrapper
+ * that does not exec, so the process puppeteer spawned (the group leader) may be /bin/sh.
+ */
+function browserMainPid(groupPid: number): number {
+  const main = processesInGroups([groupPid]).find((line) => {
+    const [, , , command] = line.trim().split(/\s+/);
+    return !line.includes('--type=') && !/\bsh$/.test(command);
+  });
+  if (!main) throw new Error(`no Chromium browser process in group ${groupPid}`);
+  return Number(main.trim().split(/\s+/)[0]);
 }
 
 function userDataDirs(browserPid: number): string[] {
@@ -291,6 +306,14 @@ describe('PuppeteerPageCapturer (real Chromium)', () => {
       );
 
       expect(Date.now() - started).toBeLessThan(2_000);
+    });
+
+    it('refuses a request Chromium cannot honour as a page failure, not an infrastructure one', async () => {
+      await expectFailure(
+        capturer.capture(request('/red', { viewportWidth: 0, deviceScaleFactor: 4 })),
+        'page',
+        'Invalid capture request: viewportWidth must be an integer from 1 to 16384; deviceScaleFactor must be from 1 to 3',
+      );
     });
 
     it('waits delayMs before capturing', async () => {
@@ -454,7 +477,7 @@ describe('PuppeteerPageCapturer browser lifecycle (real Chromium)', () => {
       );
       await waitUntil(() => pagesRendering > rendering);
 
-      process.kill(firstPid, 'SIGKILL');
+      process.kill(browserMainPid(firstPid), 'SIGKILL');
       await hanging;
 
       expect(pixel(await capturer.capture(request('/red')), 1, 1)).toEqual(RED);
@@ -516,6 +539,30 @@ describe('PuppeteerPageCapturer browser lifecycle (real Chromium)', () => {
     } finally {
       await capturer.close();
     }
+  });
+
+  it('cleans up after a process that exits without calling close()', async () => {
+    // A separate Node process that launches a browser, reports it and exits abruptly.
+    const script = `
+      const { PuppeteerPageCapturer } = require(${JSON.stringify(join(__dirname, 'puppeteer-page-capturer'))});
+      const capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 1 });
+      capturer.warmUp().then(() => {
+        const [pid] = capturer.stats().pids;
+        const out = require('node:child_process').execFileSync('ps', ['-o', 'args=', '-g', String(pid)], { encoding: 'utf8' });
+        console.log(JSON.stringify({ pid, profile: /--user-data-dir=(\\S+)/.exec(out)[1] }));
+        process.exit(0);
+      });`;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['-r', require.resolve('ts-node/register/transpile-only'), '-e', script],
+      { env: { ...process.env, TS_NODE_PROJECT: join(__dirname, '../../../tsconfig.json') } },
+    );
+    const { pid, profile } = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { pid: number; profile: string };
+
+    expect(pid).toBeGreaterThan(0);
+    expect(profile).toContain('screenshot-chromium-');
+    expect(processesInGroups([pid])).toEqual([]);
+    expect(existsSync(profile)).toBe(false);
   });
 
   it('close() leaves no Chromium process or profile directory behind, and refuses later captures', async () => {

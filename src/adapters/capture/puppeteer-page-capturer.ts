@@ -11,7 +11,7 @@ import {
 } from './capture.port';
 import { resolveCaptureSettings, type CaptureSettings } from './capture-options';
 import { toCaptureFailure } from './capture-errors';
-import { CaptureRun } from './capture-run';
+import { assertSaneRequest, CaptureRun } from './capture-run';
 import { preparePage } from './page-steps';
 import { PuppeteerCapturePage } from './puppeteer-capture-page';
 
@@ -29,7 +29,8 @@ export class PuppeteerPageCapturer extends PageCapturer implements OnModuleDestr
     this.pool = new BrowserPool(this.settings);
   }
 
-  capture(request: CaptureRequest): Promise<CaptureResult> {
+  async capture(request: CaptureRequest): Promise<CaptureResult> {
+    assertSaneRequest(request);
     return this.pool.withContext((lease) => new CaptureRun(lease, request, this.settings).execute());
   }
 

@@ -1,0 +1,92 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ServerResponse } from 'node:http';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { waitForJob } from '../support/jobs';
+import { PageServer, solidPage } from '../support/page-server';
+import { startServiceProcess } from '../support/service-process';
+import { startTestApp } from '../support/test-app';
+import { createTestDatabase, LOCAL_REDIS } from '../support/test-database';
+
+const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
+
+/** A page that hangs while `held` is true, and counts its hits, so a test can kill a worker mid-capture. */
+function holdablePage() {
+  const state = { held: true, hits: 0, waiting: [] as ServerResponse[], firstHit: null as null | (() => void) };
+  const firstHit = new Promise<void>((resolve) => (state.firstHit = resolve));
+  const route = (_req: unknown, res: ServerResponse) => {
+    state.hits += 1;
+    state.firstHit?.();
+    if (state.held) state.waiting.push(res);
+    else res.writeHead(200, { 'content-type': 'text/html' }).end(solidPage('rgb(0,128,255)'));
+  };
+  return { state, firstHit, route };
+}
+
+describe('job durability', () => {
+  it('scaled out: a worker killed mid-capture → the job still ends succeeded with exactly one screenshot row', async () => {
+    const db = await createTestDatabase({ engine: 'postgres' });
+    const prefix = `sss-test-${randomBytes(6).toString('hex')}`;
+    const page = holdablePage();
+    const pages = await new PageServer({ '/page': page.route }).start();
+    const env = { DATABASE_URL: db.databaseUrl!, REDIS_URL: LOCAL_REDIS, REDIS_KEY_PREFIX: prefix, JOB_LOCK_MS: '2000', ALLOW_PRIVATE_NETWORKS: 'true', DATA_DIR: db.dataDir };
+    const api = await startTestApp({ database: db, redisKeyPrefix: prefix, env: { REDIS_URL: LOCAL_REDIS, ROLE: 'api', JOB_LOCK_MS: '2000' } });
+    const worker1 = await startServiceProcess({ ...env, ROLE: 'worker' });
+    let worker2: Awaited<ReturnType<typeof startServiceProcess>> | null = null;
+    try {
+      const account = await api.createAccount();
+      const website = await request(api.url).post('/websites').set(account.auth).send({ name: 'Crash', url: `${pages.url}/page` }).expect(201);
+      const { body } = await request(api.url).post(`/websites/${website.body.data.id}/screenshot`).set(account.auth).expect(200);
+      await page.firstHit; // worker 1 is rendering the page right now
+      await worker1.crash();
+      page.state.held = false;
+      for (const res of page.state.waiting) res.destroy();
+      worker2 = await startServiceProcess({ ...env, ROLE: 'worker' });
+
+      const job = await waitForJob(api.url, account.auth, body.job_id, 60_000);
+      expect(job).toMatchObject({ status: 'succeeded', error: null, attempts: 2 });
+      const rows = await api.app.get(DataSource).query(`SELECT id FROM screenshots WHERE job_id = '${body.job_id}'`);
+      expect(rows).toHaveLength(1);
+      expect(job.screenshot_id).toBe(rows[0].id);
+    } finally {
+      await worker2?.stop();
+      await worker1.stop();
+      await api.close();
+      await pages.stop();
+    }
+  });
+
+  it('embedded: a crash with queued jobs loses none — after the restart every job completes exactly once', async () => {
+    const db = await createTestDatabase({ engine: 'sqlite' });
+    const page = holdablePage();
+    const pages = await new PageServer({ '/page': page.route }).start();
+    const env = { DATA_DIR: db.dataDir, DATABASE_URL: '', REDIS_URL: '', ALLOW_PRIVATE_NETWORKS: 'true', CAPTURE_CONCURRENCY: '1', CAPTURE_BROWSERS: '1' };
+    const { stdout } = await promisify(execFile)('node', [CLI, 'account', 'create', '--email', 'restart@example.com', '--name', 'R', '--plan', 'business'], {
+      env: { ...process.env, ...env },
+    });
+    const auth = { Authorization: `Bearer ${JSON.parse(stdout).token}` };
+    const first = await startServiceProcess(env);
+    let second: Awaited<ReturnType<typeof startTestApp>> | null = null;
+    try {
+      const website = await request(first.url).post('/websites').set(auth).send({ name: 'Restart', url: `${pages.url}/page` }).expect(201);
+      const jobIds: string[] = [];
+      for (let i = 0; i < 3; i++) jobIds.push((await request(first.url).post(`/websites/${website.body.data.id}/screenshot`).set(auth).expect(200)).body.job_id);
+      await page.firstHit; // one job is mid-capture, two are queued
+      await first.crash();
+      page.state.held = false;
+      for (const res of page.state.waiting) res.destroy();
+
+      second = await startTestApp({ database: db, env: { CAPTURE_CONCURRENCY: '1', CAPTURE_BROWSERS: '1', DATABASE_URL: '', REDIS_URL: '' } });
+      for (const id of jobIds) expect(await waitForJob(second.url, auth, id, 60_000)).toMatchObject({ status: 'succeeded' });
+      const rows: { job_id: string }[] = await second.app.get(DataSource).query('SELECT job_id FROM screenshots');
+      expect(rows.map((r) => r.job_id).sort()).toEqual([...jobIds].sort());
+    } finally {
+      await first.stop();
+      await second?.close();
+      await pages.stop();
+    }
+  });
+});
