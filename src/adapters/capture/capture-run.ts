@@ -135,13 +135,20 @@ export class CaptureRun {
     this.phase = 'rendering';
     await hideElements(page, request.hideSelectors);
     if (request.fullPage) {
-      const scrolled = await revealLazyContent(
-        page,
-        settings.maxFullPageHeight,
-        this.budget(LAZY_SCROLL_BUDGET_MS),
-      );
-      if (scrolled) {
-        await waitForNetworkQuiet(page, settings.networkIdleMs, this.budget(settings.networkIdleMaxWaitMs));
+      // Only pay for a second network-quiet wait when the scroll really started loading something
+      // (lazy images, infinite lists); most pages request nothing when scrolled.
+      let requested = 0;
+      const countRequest = (): void => {
+        requested += 1;
+      };
+      page.on('request', countRequest);
+      try {
+        const scrolled = await revealLazyContent(page, settings.maxFullPageHeight, this.budget(LAZY_SCROLL_BUDGET_MS));
+        if (scrolled && requested > 0) {
+          await waitForNetworkQuiet(page, settings.networkIdleMs, this.budget(settings.networkIdleMaxWaitMs));
+        }
+      } finally {
+        page.off('request', countRequest);
       }
     }
     if (request.delayMs > 0) await sleep(Math.min(request.delayMs, this.remaining()));

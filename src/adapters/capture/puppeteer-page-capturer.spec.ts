@@ -72,6 +72,24 @@ const PAGES: Record<string, (res: ServerResponse) => void> = {
          }, 1500);</script>`,
       ),
     ),
+  // A lazily loaded image 2,500 px down: only a capture that scrolls makes Chromium fetch it.
+  '/lazy': (res) =>
+    html(
+      res,
+      solidPage(
+        'rgb(255,255,255)',
+        '<div style="height:2500px"></div><img loading="lazy" src="/blue.png" width="400" height="300" style="display:block">',
+      ),
+    ),
+  '/blue.png': (res) => {
+    const png = new PNG({ width: 4, height: 4 });
+    for (let i = 0; i < png.data.length; i += 4) png.data.set([0, 0, 255, 255], i);
+    // Slow enough that a capture which does not wait for it would miss it.
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.end(PNG.sync.write(png));
+    }, 300);
+  },
   '/not-found': (res) => {
     res.writeHead(404, { 'content-type': 'text/html' });
     res.end(solidPage('rgb(0,0,255)', '<h1>Not found</h1>'));
@@ -233,6 +251,13 @@ describe('PuppeteerPageCapturer (real Chromium)', () => {
       expect([full.width, full.height]).toEqual([1280, 3000]);
       expect(pixel(full, 10, 2999)).toEqual(GREEN);
       expect([viewport.width, viewport.height]).toEqual([1280, 800]);
+    });
+
+    it('scrolls a full-page capture once so lazy-loaded images are in the picture', async () => {
+      const full = await capturer.capture(request('/lazy', { fullPage: true }));
+
+      expect([full.width, full.height]).toEqual([1280, 2800]);
+      expect(pixel(full, 100, 2650)).toEqual(BLUE);
     });
 
     it('cuts an endless page at maxFullPageHeight', async () => {

@@ -1,0 +1,32 @@
+import { ConfigError, loadConfig } from './app-config';
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ port: 3000, host: '0.0.0.0', role: 'all', databaseUrl: null, redisUrl: null, allowPrivateNetworks: false, logLevel: 'info', captureTimeoutMs: 30000, captureMaxHeight: 16384 });
+    expect(c.dataDir).toMatch(/\/data$/);
+    expect(c.storageDir).toBe(`${c.dataDir}/screenshots`);
+    expect(c.captureConcurrency).toBeGreaterThanOrEqual(2);
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, /PORT must be an integer/],
+    [{ PORT: '70000' }, /PORT must be an integer between 0 and 65535/],
+    [{ ROLE: 'boss' }, /ROLE must be one of all, api, worker/],
+    [{ ROLE: 'worker' }, /ROLE=worker needs DATABASE_URL and REDIS_URL/],
+    [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL must use postgres/],
+    [{ REDIS_URL: 'not a url' }, /REDIS_URL must be a URL/],
+    [{ ALLOW_PRIVATE_NETWORKS: 'maybe' }, /ALLOW_PRIVATE_NETWORKS must be true or false/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
+    [{ URL_ALLOWLIST: 'intranet' }, /URL_ALLOWLIST entries must be origins/],
+    [{ CAPTURE_TIMEOUT_MS: '10' }, /CAPTURE_TIMEOUT_MS must be an integer between 1000/],
+  ])('refuses %j with a clear message', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('reads the scaled-out settings', () => {
+    const c = loadConfig({ DATABASE_URL: 'postgres://u@db/x', REDIS_URL: 'redis://r:6379', ROLE: 'api', PUBLIC_URL: 'https://shots.example.com/', URL_ALLOWLIST: 'http://intranet.local:8080/path, https://wiki.corp' });
+    expect(c).toMatchObject({ role: 'api', publicUrl: 'https://shots.example.com', urlAllowlist: ['http://intranet.local:8080', 'https://wiki.corp'] });
+  });
+});
