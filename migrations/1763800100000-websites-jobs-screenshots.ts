@@ -42,6 +42,11 @@ export class WebsitesJobsScreenshots1763800100000 implements MigrationInterface 
           { name: 'attempts', type: 'integer', default: 0 },
           { name: 'error', type: 'text', isNullable: true },
           integer('screenshot_id', true),
+          // Scenario executions are jobs too (type 'scenario'): same transport, retries and durability.
+          integer('scenario_id', true),
+          integer('schedule_id', true),
+          // Per-step results of a scenario execution (JSON).
+          { name: 'result', type: 'text', isNullable: true },
           timestampColumn(queryRunner, 'created_at'),
           timestampColumn(queryRunner, 'started_at', true),
           timestampColumn(queryRunner, 'finished_at', true),
@@ -62,8 +67,11 @@ export class WebsitesJobsScreenshots1763800100000 implements MigrationInterface 
           idColumn(),
           integer('account_id'),
           integer('website_id'),
-          // Unique: a redelivered job can never produce a second screenshot.
+          // Unique: a redelivered capture job can never produce a second screenshot.
           varchar('job_id', 36, true),
+          // Scenario screenshots: several per execution, so they carry the execution instead of job_id.
+          integer('scenario_id', true),
+          varchar('execution_id', 36, true),
           varchar('file_path', 512),
           integer('file_size'),
           integer('width'),
@@ -75,6 +83,7 @@ export class WebsitesJobsScreenshots1763800100000 implements MigrationInterface 
           new TableIndex({ name: 'uq_screenshots_job', columnNames: ['job_id'], isUnique: true }),
           new TableIndex({ name: 'ix_screenshots_account', columnNames: ['account_id', 'id'] }),
           new TableIndex({ name: 'ix_screenshots_website', columnNames: ['website_id', 'id'] }),
+          new TableIndex({ name: 'ix_screenshots_execution', columnNames: ['execution_id'] }),
         ],
         foreignKeys: [
           new TableForeignKey({ columnNames: ['account_id'], referencedTableName: 'accounts', referencedColumnNames: ['id'], onDelete: 'CASCADE' }),

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { WebsitesModule } from '../websites/websites.module';
 import { CaptureJobRunner } from './application/capture-job.runner';
 import { CaptureJobsService } from './application/capture-jobs.service';
+import { JobDispatcher } from './application/job-dispatcher';
 import { JobRepository, ScreenshotRepository, ScreenshotStorage } from './application/ports';
 import { ScreenshotsService } from './application/screenshots.service';
 import { JobsController } from './http/jobs.controller';
@@ -21,9 +22,10 @@ import { TypeOrmScreenshotRepository } from './infrastructure/typeorm-screenshot
     { provide: ScreenshotRepository, useClass: TypeOrmScreenshotRepository },
     { provide: ScreenshotStorage, useClass: LocalDiskStorage },
     CaptureJobsService,
+    JobDispatcher,
     CaptureJobRunner,
     ScreenshotsService,
   ],
-  exports: [CaptureJobsService, JobRepository, ScreenshotRepository, ScreenshotStorage],
+  exports: [CaptureJobsService, JobDispatcher, JobRepository, ScreenshotRepository, ScreenshotStorage],
 })
 export class ScreenshotsModule {}

@@ -4,7 +4,7 @@ import { FieldError, ValidationFailedError } from '../domain/domain-error';
 
 function humanise(field: string, constraint: string, message: string): string {
   // class-validator says "property x should not exist" for unknown fields; say it the way the API does.
-  if (constraint === 'whitelistValidation') return `${field} is not an allowed field`;
+  if (constraint === 'whitelistValidation') return `${field} is not allowed`;
   return message;
 }
 

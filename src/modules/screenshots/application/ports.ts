@@ -1,16 +1,24 @@
 import type { Readable } from 'node:stream';
 import { PageRequest } from '../../../shared/http/pagination';
-import { JobProps, JobStatus } from '../domain/job';
+import { JobProps, JobStatus, JobType } from '../domain/job';
 import { ScreenshotProps } from '../domain/screenshot';
 
-export type NewJob = Omit<JobProps, 'status' | 'attempts' | 'error' | 'screenshotId' | 'startedAt' | 'finishedAt'>;
+export type NewJob = Omit<JobProps, 'status' | 'attempts' | 'error' | 'screenshotId' | 'startedAt' | 'finishedAt' | 'scenarioId' | 'scheduleId' | 'result'> &
+  Partial<Pick<JobProps, 'scenarioId' | 'scheduleId' | 'result'>>;
+
+export interface JobFilter {
+  type?: JobType;
+  status?: JobStatus;
+  websiteId?: number;
+  scenarioId?: number;
+}
 
 export abstract class JobRepository {
   /** Inserts a queued job; with an idempotency key already used by the account, returns that job instead. */
   abstract createOrGetIdempotent(job: NewJob): Promise<{ job: JobProps; created: boolean }>;
   abstract findById(id: string): Promise<JobProps | null>;
   abstract findOwned(accountId: number, id: string): Promise<JobProps | null>;
-  abstract list(accountId: number, page: PageRequest, filter: { status?: JobStatus; websiteId?: number }): Promise<{ items: JobProps[]; total: number }>;
+  abstract list(accountId: number, page: PageRequest, filter: JobFilter): Promise<{ items: JobProps[]; total: number }>;
   /**
    * Atomically takes an unfinished job for processing (status → running, attempts + 1). Null when the job
    * is finished or unknown, so a redelivered job is recognised and skipped.
@@ -18,7 +26,8 @@ export abstract class JobRepository {
   abstract claim(id: string, now: Date): Promise<JobProps | null>;
   abstract requeue(id: string): Promise<void>;
   abstract fail(id: string, error: string, now: Date): Promise<void>;
-  abstract succeed(id: string, screenshotId: number, now: Date): Promise<void>;
+  abstract succeed(id: string, screenshotId: number | null, now: Date): Promise<void>;
+  abstract saveResult(id: string, result: unknown): Promise<void>;
   abstract delete(id: string): Promise<void>;
   /** Queued jobs of a website that is being deleted end failed with `reason`. */
   abstract cancelQueuedForWebsite(websiteId: number, reason: string, now: Date): Promise<void>;
@@ -29,12 +38,16 @@ export abstract class JobRepository {
 export interface ScreenshotFilter {
   websiteId?: number;
   status?: string;
+  scenarioId?: number;
 }
 
 export interface CapturedScreenshot {
   accountId: number;
   websiteId: number;
-  jobId: string;
+  /** Set for capture jobs (one screenshot per job), null for scenario screenshots. */
+  jobId: string | null;
+  scenarioId?: number | null;
+  executionId?: string | null;
   fileSize: number;
   width: number;
   height: number;
@@ -45,11 +58,12 @@ export class DuplicateScreenshotError extends Error {}
 
 export abstract class ScreenshotRepository {
   /**
-   * Inserts the screenshot row, lets `placeFile(id)` move the PNG into place (returning its key), and
-   * marks the job succeeded — all in one transaction, so row and file exist together or not at all.
-   * Throws DuplicateScreenshotError when the job already has its screenshot.
+   * Inserts the screenshot row and lets `placeFile(id)` move the PNG into place (returning its key) in one
+   * transaction, so row and file exist together or not at all; for a capture job (`shot.jobId`) the same
+   * transaction marks the job succeeded. Throws DuplicateScreenshotError when the job already has its screenshot.
    */
   abstract insertWithFile(shot: CapturedScreenshot, placeFile: (id: number) => string, finishedAt: Date): Promise<ScreenshotProps>;
+  abstract listForExecution(executionId: string): Promise<ScreenshotProps[]>;
   abstract findOwned(accountId: number, id: number): Promise<ScreenshotProps | null>;
   abstract findOwnedMany(accountId: number, ids: number[]): Promise<ScreenshotProps[]>;
   abstract findByJob(jobId: string): Promise<ScreenshotProps | null>;

@@ -33,6 +33,10 @@ export interface JobProps {
   attempts: number;
   error: string | null;
   screenshotId: number | null;
+  scenarioId: number | null;
+  scheduleId: number | null;
+  /** Scenario executions: the per-step records. */
+  result: unknown;
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;

@@ -3,6 +3,8 @@ export interface ScreenshotProps {
   accountId: number;
   websiteId: number;
   jobId: string | null;
+  scenarioId: number | null;
+  executionId: string | null;
   /** Storage key relative to the storage root, e.g. `screenshots/1/2/3.png` (never a server path). */
   filePath: string;
   /** Bytes. */

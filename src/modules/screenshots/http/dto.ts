@@ -45,6 +45,7 @@ export class BulkDownloadDto {
 export class ScreenshotListQuery extends PageQuery {
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) website_id?: number;
   @IsOptional() @IsIn(['success']) status?: string;
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) scenario_id?: number;
 }
 
 export class JobListQuery extends PageQuery {
@@ -57,6 +58,8 @@ export function screenshotView(s: ScreenshotProps) {
     id: s.id,
     website_id: s.websiteId,
     job_id: s.jobId,
+    scenario_id: s.scenarioId,
+    execution_id: s.executionId,
     file_path: s.filePath,
     file_size: s.fileSize,
     width: s.width,

@@ -46,7 +46,7 @@ export class ScreenshotsController {
   @Get()
   async list(@CurrentAccount() account: Account, @Query() query: ScreenshotListQuery, @Req() request: FastifyRequest) {
     const page = pageRequest(query);
-    const { items, total } = await this.screenshots.list(account.id, page, { websiteId: query.website_id, status: query.status });
+    const { items, total } = await this.screenshots.list(account.id, page, { websiteId: query.website_id, status: query.status, scenarioId: query.scenario_id });
     return envelope(request, this.config.publicUrl, items.map(screenshotView), total, page);
   }
 

@@ -13,6 +13,9 @@ export class JobRow {
   @Column({ type: 'integer' }) attempts!: number;
   @Column({ type: 'text', nullable: true }) error!: string | null;
   @Column({ name: 'screenshot_id', type: 'integer', nullable: true }) screenshotId!: number | null;
+  @Column({ name: 'scenario_id', type: 'integer', nullable: true }) scenarioId!: number | null;
+  @Column({ name: 'schedule_id', type: 'integer', nullable: true }) scheduleId!: number | null;
+  @Column({ type: 'simple-json', nullable: true }) result!: unknown;
   @Column({ name: 'created_at', type: Date }) createdAt!: Date;
   @Column({ name: 'started_at', type: Date, nullable: true }) startedAt!: Date | null;
   @Column({ name: 'finished_at', type: Date, nullable: true }) finishedAt!: Date | null;
@@ -24,6 +27,8 @@ export class ScreenshotRow {
   @Column({ name: 'account_id', type: 'integer' }) accountId!: number;
   @Column({ name: 'website_id', type: 'integer' }) websiteId!: number;
   @Column({ name: 'job_id', type: 'varchar', nullable: true }) jobId!: string | null;
+  @Column({ name: 'scenario_id', type: 'integer', nullable: true }) scenarioId!: number | null;
+  @Column({ name: 'execution_id', type: 'varchar', nullable: true }) executionId!: string | null;
   @Column({ name: 'file_path', type: 'varchar' }) filePath!: string;
   @Column({ name: 'file_size', type: 'integer' }) fileSize!: number;
   @Column({ type: 'integer' }) width!: number;

@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { In, LessThan, Repository } from 'typeorm';
 import { PageRequest } from '../../../shared/http/pagination';
 import { CaptureOptions, JobProps, JobSource, JobStatus, JobType } from '../domain/job';
-import { JobRepository, NewJob } from '../application/ports';
+import { JobFilter, JobRepository, NewJob } from '../application/ports';
 import { JobRow } from './rows';
 import { isUniqueViolation } from './unique-violation';
 
@@ -20,6 +20,9 @@ function toJob(row: JobRow): JobProps {
     attempts: row.attempts,
     error: row.error,
     screenshotId: row.screenshotId,
+    scenarioId: row.scenarioId,
+    scheduleId: row.scheduleId,
+    result: row.result ?? null,
     createdAt: row.createdAt,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,
@@ -40,6 +43,9 @@ export class TypeOrmJobRepository extends JobRepository {
     try {
       const row = this.rows.create({
         ...job,
+        scenarioId: job.scenarioId ?? null,
+        scheduleId: job.scheduleId ?? null,
+        result: job.result ?? null,
         options: job.options as Record<string, unknown>,
         status: 'queued',
         attempts: 0,
@@ -70,9 +76,15 @@ export class TypeOrmJobRepository extends JobRepository {
     return row ? toJob(row) : null;
   }
 
-  async list(accountId: number, page: PageRequest, filter: { status?: JobStatus; websiteId?: number }) {
+  async list(accountId: number, page: PageRequest, filter: JobFilter) {
     const [rows, total] = await this.rows.findAndCount({
-      where: { accountId, ...(filter.status ? { status: filter.status } : {}), ...(filter.websiteId ? { websiteId: filter.websiteId } : {}) },
+      where: {
+        accountId,
+        ...(filter.type ? { type: filter.type } : {}),
+        ...(filter.status ? { status: filter.status } : {}),
+        ...(filter.websiteId ? { websiteId: filter.websiteId } : {}),
+        ...(filter.scenarioId ? { scenarioId: filter.scenarioId } : {}),
+      },
       order: { createdAt: 'DESC', id: 'DESC' },
       skip: (page.page - 1) * page.perPage,
       take: page.perPage,
@@ -100,8 +112,12 @@ export class TypeOrmJobRepository extends JobRepository {
     await this.rows.update({ id, status: In(['queued', 'running']) }, { status: 'failed', error, finishedAt: now });
   }
 
-  async succeed(id: string, screenshotId: number, now: Date): Promise<void> {
+  async succeed(id: string, screenshotId: number | null, now: Date): Promise<void> {
     await this.rows.update({ id }, { status: 'succeeded', screenshotId, error: null, finishedAt: now });
+  }
+
+  async saveResult(id: string, result: unknown): Promise<void> {
+    await this.rows.update({ id }, { result: result as never });
   }
 
   async delete(id: string): Promise<void> {

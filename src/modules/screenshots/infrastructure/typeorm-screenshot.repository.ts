@@ -45,11 +45,13 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
     const ts = (d: Date) => DateUtils.mixedDateToUtcDatetimeString(d);
     return db.transaction(() => {
       const { lastInsertRowid } = db
-        .prepare(`INSERT INTO screenshots (account_id, website_id, job_id, file_path, file_size, width, height, status, taken_at) VALUES (?, ?, ?, '', ?, ?, ?, 'success', ?)`)
-        .run(shot.accountId, shot.websiteId, shot.jobId, shot.fileSize, shot.width, shot.height, ts(shot.takenAt));
+        .prepare(
+          `INSERT INTO screenshots (account_id, website_id, job_id, scenario_id, execution_id, file_path, file_size, width, height, status, taken_at) VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, 'success', ?)`,
+        )
+        .run(shot.accountId, shot.websiteId, shot.jobId, shot.scenarioId ?? null, shot.executionId ?? null, shot.fileSize, shot.width, shot.height, ts(shot.takenAt));
       const id = Number(lastInsertRowid);
       db.prepare(`UPDATE screenshots SET file_path = ? WHERE id = ?`).run(placeFile(id), id);
-      db.prepare(`UPDATE jobs SET status = 'succeeded', screenshot_id = ?, error = NULL, finished_at = ? WHERE id = ?`).run(id, ts(finishedAt), shot.jobId);
+      if (shot.jobId) db.prepare(`UPDATE jobs SET status = 'succeeded', screenshot_id = ?, error = NULL, finished_at = ? WHERE id = ?`).run(id, ts(finishedAt), shot.jobId);
       return id;
     })();
   }
@@ -57,11 +59,11 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
   private insertPostgres(shot: CapturedScreenshot, placeFile: (id: number) => string, finishedAt: Date): Promise<number> {
     return this.dataSource.transaction(async (manager) => {
       const [{ id }] = await manager.query(
-        `INSERT INTO screenshots (account_id, website_id, job_id, file_path, file_size, width, height, status, taken_at) VALUES ($1, $2, $3, '', $4, $5, $6, 'success', $7) RETURNING id`,
-        [shot.accountId, shot.websiteId, shot.jobId, shot.fileSize, shot.width, shot.height, shot.takenAt],
+        `INSERT INTO screenshots (account_id, website_id, job_id, scenario_id, execution_id, file_path, file_size, width, height, status, taken_at) VALUES ($1, $2, $3, $4, $5, '', $6, $7, $8, 'success', $9) RETURNING id`,
+        [shot.accountId, shot.websiteId, shot.jobId, shot.scenarioId ?? null, shot.executionId ?? null, shot.fileSize, shot.width, shot.height, shot.takenAt],
       );
       await manager.query(`UPDATE screenshots SET file_path = $1 WHERE id = $2`, [placeFile(id), id]);
-      await manager.query(`UPDATE jobs SET status = 'succeeded', screenshot_id = $1, error = NULL, finished_at = $2 WHERE id = $3`, [id, finishedAt, shot.jobId]);
+      if (shot.jobId) await manager.query(`UPDATE jobs SET status = 'succeeded', screenshot_id = $1, error = NULL, finished_at = $2 WHERE id = $3`, [id, finishedAt, shot.jobId]);
       return Number(id);
     });
   }
@@ -83,12 +85,21 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
 
   async list(accountId: number, page: PageRequest, filter: ScreenshotFilter) {
     const [rows, total] = await this.rows.findAndCount({
-      where: { accountId, ...(filter.websiteId ? { websiteId: filter.websiteId } : {}), ...(filter.status ? { status: filter.status } : {}) },
+      where: {
+        accountId,
+        ...(filter.websiteId ? { websiteId: filter.websiteId } : {}),
+        ...(filter.status ? { status: filter.status } : {}),
+        ...(filter.scenarioId ? { scenarioId: filter.scenarioId } : {}),
+      },
       order: { id: 'DESC' },
       skip: (page.page - 1) * page.perPage,
       take: page.perPage,
     });
     return { items: rows.map(toScreenshot), total };
+  }
+
+  async listForExecution(executionId: string): Promise<ScreenshotProps[]> {
+    return (await this.rows.find({ where: { executionId }, order: { id: 'ASC' } })).map(toScreenshot);
   }
 
   async listForWebsite(websiteId: number): Promise<ScreenshotProps[]> {
