@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
 import { LoggerModule } from 'nestjs-pino';
 import { CaptureModule } from './adapters/capture/capture.module';
 import { QueueModule } from './adapters/queue/queue.module';
@@ -10,6 +11,8 @@ import { ApiAccessGuard, AuthGuard } from './modules/accounts/http/auth.guards';
 import { HealthModule } from './modules/health/health.module';
 import { RateLimitGuard } from './modules/rate-limiting/http/rate-limit.guard';
 import { RateLimitingModule } from './modules/rate-limiting/rate-limiting.module';
+import { ScenariosModule } from './modules/scenarios/scenarios.module';
+import { SchedulesModule } from './modules/schedules/schedules.module';
 import { ScreenshotsModule } from './modules/screenshots/screenshots.module';
 import { WebsitesModule } from './modules/websites/websites.module';
 import { RejectUnparsableBodyInterceptor } from './shared/http/body-parsing';
@@ -30,12 +33,15 @@ export class AppModule {
             autoLogging: { ignore: (req) => req.url === '/health' },
           },
         }),
+        ScheduleModule.forRoot(),
         QueueModule,
         CaptureModule,
         AccountsModule,
         RateLimitingModule,
         WebsitesModule,
         ScreenshotsModule,
+        ScenariosModule,
+        SchedulesModule,
         HealthModule,
       ],
       providers: [

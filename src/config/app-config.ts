@@ -29,6 +29,10 @@ export abstract class AppConfig {
   captureMaxHeight!: number;
   captureRecycleAfter!: number;
   scenarioTimeoutMs!: number;
+  /** How long an element step (click, fill, hover, select, scroll) waits for its element. */
+  scenarioStepTimeoutMs!: number;
+  /** How often each worker looks for due schedules. */
+  scheduleTickMs!: number;
   /** Bull lock: a job held by a worker that died is redelivered after about this long. */
   jobLockMs!: number;
   authFailureLimitPerMinute!: number;
@@ -127,6 +131,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     captureMaxHeight: int(env, 'CAPTURE_MAX_HEIGHT', 16384, 240, 100000),
     captureRecycleAfter: int(env, 'CAPTURE_RECYCLE_AFTER', 200, 1, 1000000),
     scenarioTimeoutMs: int(env, 'SCENARIO_TIMEOUT_MS', 120000, 1000, 3600000),
+    scenarioStepTimeoutMs: int(env, 'SCENARIO_STEP_TIMEOUT_MS', 10000, 100, 600000),
+    scheduleTickMs: int(env, 'SCHEDULE_TICK_MS', 5000, 100, 3600000),
     jobLockMs: int(env, 'JOB_LOCK_MS', 30000, 1000, 600000),
     authFailureLimitPerMinute: int(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 30, 1, 1000000),
     trustProxy: bool(env, 'TRUST_PROXY', false),

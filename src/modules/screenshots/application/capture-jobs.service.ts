@@ -24,7 +24,14 @@ export class CaptureJobsService {
    * Writes the job row, then hands it to the transport before answering: once the client has a job_id,
    * the job is durably queued. If the transport is down the row is removed again (503, nothing half-applied).
    */
-  async requestCapture(accountId: number, websiteId: number, options: CaptureOptions, idempotencyKey: string | null, source: JobSource = 'api'): Promise<JobProps> {
+  async requestCapture(
+    accountId: number,
+    websiteId: number,
+    options: CaptureOptions,
+    idempotencyKey: string | null,
+    source: JobSource = 'api',
+    scheduleId: number | null = null,
+  ): Promise<JobProps> {
     await this.websites.get(accountId, websiteId);
     const { job, created } = await this.jobs.createOrGetIdempotent({
       id: randomUUID(),
@@ -32,6 +39,7 @@ export class CaptureJobsService {
       accountId,
       websiteId,
       source,
+      scheduleId,
       options,
       idempotencyKey,
       createdAt: this.clock.now(),

@@ -75,6 +75,7 @@ export function jobView(j: JobProps) {
     type: j.type,
     status: j.status,
     source: j.source,
+    schedule_id: j.scheduleId,
     website_id: j.websiteId,
     screenshot_id: j.screenshotId,
     error: j.error,

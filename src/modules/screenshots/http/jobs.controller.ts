@@ -1,14 +1,12 @@
 import { Controller, Get, Param, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
-import { NotFoundError } from '../../../shared/domain/domain-error';
 import { CurrentAccount } from '../../../shared/http/decorators';
 import { envelope, pageRequest } from '../../../shared/http/pagination';
+import { UuidParam } from '../../../shared/http/uuid-param';
 import type { Account } from '../../accounts/domain/account';
 import { CaptureJobsService } from '../application/capture-jobs.service';
 import { JobListQuery, jobView } from './dto';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Not in the spec, needed by every user (API.md): where is my screenshot? */
 @Controller('jobs')
@@ -26,8 +24,7 @@ export class JobsController {
   }
 
   @Get(':id')
-  async get(@CurrentAccount() account: Account, @Param('id') id: string) {
-    if (!UUID.test(id)) throw new NotFoundError('Job');
-    return { success: true, data: jobView(await this.captureJobs.get(account.id, id.toLowerCase())) };
+  async get(@CurrentAccount() account: Account, @Param('id', UuidParam) id: string) {
+    return { success: true, data: jobView(await this.captureJobs.get(account.id, id)) };
   }
 }

@@ -1,22 +1,15 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
-import { ValidationFailedError } from '../../../shared/domain/domain-error';
 import { CurrentAccount } from '../../../shared/http/decorators';
 import { IdParam } from '../../../shared/http/id-param';
+import { idempotencyKey } from '../../../shared/http/idempotency-key';
 import { envelope, pageRequest } from '../../../shared/http/pagination';
 import type { Account } from '../../accounts/domain/account';
 import { CaptureJobsService } from '../application/capture-jobs.service';
 import { ScreenshotsService } from '../application/screenshots.service';
 import { zipStream } from '../infrastructure/zip-streamer';
 import { BulkDownloadDto, ScreenshotListQuery, screenshotView, TakeScreenshotDto, toCaptureOptions } from './dto';
-
-function idempotencyKey(raw: string | undefined): string | null {
-  if (raw === undefined) return null;
-  const key = raw.trim();
-  if (key.length < 1 || key.length > 255) throw ValidationFailedError.of('Idempotency-Key', 'Idempotency-Key must be 1..255 characters');
-  return key;
-}
 
 @Controller()
 export class TakeScreenshotController {

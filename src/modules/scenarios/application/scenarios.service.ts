@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { JobTransport } from '../../../adapters/queue/job-transport.port';
+import { Clock } from '../../../shared/domain/clock';
+import { NotFoundError, UnavailableError, ValidationFailedError } from '../../../shared/domain/domain-error';
+import { PageRequest } from '../../../shared/http/pagination';
+import { UrlPolicy } from '../../../shared/url-policy';
+import { JobProps } from '../../screenshots/domain/job';
+import { JobRepository, ScreenshotRepository } from '../../screenshots/application/ports';
+import { WebsiteRepository } from '../../websites/application/ports';
+import { initialStepRecords } from '../domain/execution';
+import { ScenarioChanges, ScenarioProps } from '../domain/scenario';
+import { parseSteps, Step, urlCheckerFromPolicy } from '../domain/steps';
+import { ScenarioRepository } from './ports';
+
+export interface ScenarioInput {
+  name?: string;
+  description?: string | null;
+  websiteId?: number;
+  steps?: unknown;
+}
+
+export interface Execution {
+  job: JobProps;
+  screenshotIds: number[];
+}
+
+/** Scenarios of an account, and their runs (executions are jobs of type 'scenario'). */
+@Injectable()
+export class ScenariosService {
+  private readonly logger = new Logger('Scenarios');
+
+  constructor(
+    private readonly scenarios: ScenarioRepository,
+    private readonly websites: WebsiteRepository,
+    private readonly jobs: JobRepository,
+    private readonly screenshots: ScreenshotRepository,
+    private readonly transport: JobTransport,
+    private readonly urlPolicy: UrlPolicy,
+    private readonly clock: Clock,
+  ) {}
+
+  private async checkWebsite(accountId: number, websiteId: number): Promise<void> {
+    if (!(await this.websites.findOwned(accountId, websiteId))) {
+      throw ValidationFailedError.of('website_id', 'website_id must be the id of one of your websites');
+    }
+  }
+
+  private parse(steps: unknown): Step[] {
+    return parseSteps(steps, urlCheckerFromPolicy(this.urlPolicy));
+  }
+
+  async create(accountId: number, input: Required<Pick<ScenarioInput, 'name' | 'websiteId'>> & ScenarioInput): Promise<ScenarioProps> {
+    const steps = this.parse(input.steps);
+    await this.checkWebsite(accountId, input.websiteId);
+    return this.scenarios.create(
+      { accountId, websiteId: input.websiteId, name: input.name, description: input.description ?? null, status: 'active', steps },
+      this.clock.now(),
+    );
+  }
+
+  async get(accountId: number, id: number): Promise<ScenarioProps> {
+    const scenario = await this.scenarios.findOwned(accountId, id);
+    if (!scenario) throw new NotFoundError('Scenario');
+    return scenario;
+  }
+
+  list(accountId: number, page: PageRequest, filter: { websiteId?: number }) {
+    return this.scenarios.list(accountId, page, filter);
+  }
+
+  /** Partial update; `steps`, when sent, replaces the whole list. */
+  async update(accountId: number, id: number, input: ScenarioInput): Promise<ScenarioProps> {
+    await this.get(accountId, id);
+    const changes: ScenarioChanges = {};
+    if (input.steps !== undefined) changes.steps = this.parse(input.steps);
+    if (input.websiteId !== undefined) {
+      await this.checkWebsite(accountId, input.websiteId);
+      changes.websiteId = input.websiteId;
+    }
+    if (input.name !== undefined) changes.name = input.name;
+    if (input.description !== undefined) changes.description = input.description;
+    return this.scenarios.update(id, changes, this.clock.now());
+  }
+
+  async delete(accountId: number, id: number): Promise<void> {
+    await this.get(accountId, id);
+    await this.scenarios.delete(id);
+  }
+
+  /**
+   * Queues a run durably (job row first, then the transport) and returns the execution id. The steps are
+   * snapshotted into the job, so editing the scenario later never changes a run already asked for.
+   */
+  async run(accountId: number, id: number, idempotencyKey: string | null): Promise<JobProps> {
+    const scenario = await this.get(accountId, id);
+    const { job, created } = await this.jobs.createOrGetIdempotent({
+      id: randomUUID(),
+      type: 'scenario',
+      accountId,
+      websiteId: scenario.websiteId,
+      scenarioId: scenario.id,
+      source: 'api',
+      options: { steps: scenario.steps } as never,
+      idempotencyKey,
+      result: initialStepRecords(scenario.steps),
+      createdAt: this.clock.now(),
+    });
+    if (!created) return job;
+    try {
+      await this.transport.enqueue(job.id);
+    } catch (err) {
+      this.logger.error(`could not queue execution ${job.id}: ${err instanceof Error ? err.message : String(err)}`);
+      await this.jobs.delete(job.id);
+      throw new UnavailableError('The job queue is unavailable; nothing was queued. Please retry.');
+    }
+    return job;
+  }
+
+  async execution(accountId: number, id: string): Promise<Execution> {
+    const job = await this.jobs.findOwned(accountId, id);
+    if (!job || job.type !== 'scenario') throw new NotFoundError('Execution');
+    return { job, screenshotIds: (await this.screenshots.listForExecution(job.id)).map((s) => s.id) };
+  }
+
+  async executions(accountId: number, scenarioId: number, page: PageRequest): Promise<{ items: Execution[]; total: number }> {
+    await this.get(accountId, scenarioId);
+    const { items, total } = await this.jobs.list(accountId, page, { type: 'scenario', scenarioId });
+    const withShots = await Promise.all(items.map(async (job) => ({ job, screenshotIds: (await this.screenshots.listForExecution(job.id)).map((s) => s.id) })));
+    return { items: withShots, total };
+  }
+}

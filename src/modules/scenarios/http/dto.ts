@@ -1,0 +1,59 @@
+import { Type } from 'class-transformer';
+import { Allow, IsInt, IsNotEmpty, IsOptional, IsString, MaxLength, Min, ValidateIf } from 'class-validator';
+import { PageQuery } from '../../../shared/http/pagination';
+import { OptionalField } from '../../../shared/http/validation';
+import { Execution } from '../application/scenarios.service';
+import { StepRecord } from '../domain/execution';
+import { SCENARIO_RULES, ScenarioProps } from '../domain/scenario';
+
+export class CreateScenarioDto {
+  @IsString() @IsNotEmpty() @MaxLength(SCENARIO_RULES.nameMax) name!: string;
+  @OptionalField() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(SCENARIO_RULES.descriptionMax) description?: string | null;
+  @IsInt() @Min(1) website_id!: number;
+  /** Validated by the domain's step parser, which names every bad field (`steps[3].selector is required`). */
+  @Allow() steps!: unknown;
+}
+
+export class UpdateScenarioDto {
+  @OptionalField() @IsString() @IsNotEmpty() @MaxLength(SCENARIO_RULES.nameMax) name?: string;
+  @OptionalField() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(SCENARIO_RULES.descriptionMax) description?: string | null;
+  @OptionalField() @IsInt() @Min(1) website_id?: number;
+  @Allow() steps?: unknown;
+  // Read-only fields a client echoes back from GET are accepted and ignored.
+  @OptionalField() @IsInt() id?: number;
+  @OptionalField() status?: unknown;
+  @OptionalField() created_at?: unknown;
+  @OptionalField() updated_at?: unknown;
+}
+
+export class ScenarioListQuery extends PageQuery {
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) website_id?: number;
+}
+
+export function scenarioView(s: ScenarioProps) {
+  return {
+    id: s.id,
+    name: s.name,
+    description: s.description,
+    website_id: s.websiteId,
+    status: s.status,
+    steps: s.steps,
+    created_at: s.createdAt.toISOString(),
+    updated_at: s.updatedAt.toISOString(),
+  };
+}
+
+export function executionView({ job, screenshotIds }: Execution) {
+  return {
+    id: job.id,
+    scenario_id: job.scenarioId,
+    status: job.status,
+    steps: (job.result as StepRecord[] | null) ?? [],
+    screenshot_ids: screenshotIds,
+    error: job.error,
+    attempts: job.attempts,
+    created_at: job.createdAt.toISOString(),
+    started_at: job.startedAt?.toISOString() ?? null,
+    finished_at: job.finishedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { PageRequest } from '../../../shared/http/pagination';
+import { ScenarioChanges, ScenarioDraft, ScenarioProps } from '../domain/scenario';
+import { ScenarioRepository } from '../application/ports';
+import { ScenarioRow } from './scenario.row';
+
+const toScenario = (row: ScenarioRow): ScenarioProps => ({ ...row, status: 'active' });
+
+@Injectable()
+export class TypeOrmScenarioRepository extends ScenarioRepository {
+  constructor(@InjectRepository(ScenarioRow) private readonly rows: Repository<ScenarioRow>) {
+    super();
+  }
+
+  async create(draft: ScenarioDraft, now: Date): Promise<ScenarioProps> {
+    return toScenario(await this.rows.save(this.rows.create({ ...draft, createdAt: now, updatedAt: now })));
+  }
+
+  async findOwned(accountId: number, id: number): Promise<ScenarioProps | null> {
+    const row = await this.rows.findOneBy({ id, accountId });
+    return row ? toScenario(row) : null;
+  }
+
+  async findById(id: number): Promise<ScenarioProps | null> {
+    const row = await this.rows.findOneBy({ id });
+    return row ? toScenario(row) : null;
+  }
+
+  async list(accountId: number, page: PageRequest, filter: { websiteId?: number }) {
+    const [rows, total] = await this.rows.findAndCount({
+      where: { accountId, ...(filter.websiteId ? { websiteId: filter.websiteId } : {}) },
+      order: { id: 'DESC' },
+      skip: (page.page - 1) * page.perPage,
+      take: page.perPage,
+    });
+    return { items: rows.map(toScenario), total };
+  }
+
+  async update(id: number, changes: ScenarioChanges, now: Date): Promise<ScenarioProps> {
+    await this.rows.update({ id }, { ...changes, steps: changes.steps as never, updatedAt: now });
+    return toScenario(await this.rows.findOneByOrFail({ id }));
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.rows.delete({ id });
+  }
+}

@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountsModule } from '../accounts/accounts.module';
+import { ScreenshotsModule } from '../screenshots/screenshots.module';
+import { WebsitesModule } from '../websites/websites.module';
+import { ScheduleRepository } from './application/ports';
+import { ScheduleTicker } from './application/schedule-ticker';
+import { SchedulesService } from './application/schedules.service';
+import { SchedulesController } from './http/schedules.controller';
+import { ScheduleRow } from './infrastructure/schedule.row';
+import { TypeOrmScheduleRepository } from './infrastructure/typeorm-schedule.repository';
+
+/** Schedules and the ticker that fires them. */
+@Module({
+  imports: [TypeOrmModule.forFeature([ScheduleRow]), AccountsModule, WebsitesModule, ScreenshotsModule],
+  controllers: [SchedulesController],
+  providers: [{ provide: ScheduleRepository, useClass: TypeOrmScheduleRepository }, SchedulesService, ScheduleTicker],
+})
+export class SchedulesModule {}
