@@ -63,3 +63,16 @@ export function envelope<T>(request: FastifyRequest, publicUrl: string | null, i
     },
   };
 }
+
+/** A list endpoint in one call: page from the query, load that page, map each item to its view, wrap it. */
+export async function paginate<T, V>(
+  request: FastifyRequest,
+  publicUrl: string | null,
+  query: PageQuery,
+  load: (page: PageRequest) => Promise<{ items: T[]; total: number }>,
+  view: (item: T) => V,
+): Promise<Envelope<V>> {
+  const page = pageRequest(query);
+  const { items, total } = await load(page);
+  return envelope(request, publicUrl, items.map(view), total, page);
+}

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger } from '@nestjs/common';
-import { JobTransport } from '../../../adapters/queue/job-transport.port';
+import { Injectable } from '@nestjs/common';
 import { Clock } from '../../../shared/domain/clock';
-import { NotFoundError, UnavailableError, ValidationFailedError } from '../../../shared/domain/domain-error';
+import { NotFoundError, ValidationFailedError } from '../../../shared/domain/domain-error';
 import { PageRequest } from '../../../shared/http/pagination';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { JobProps } from '../../screenshots/domain/job';
+import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
 import { JobRepository, ScreenshotRepository } from '../../screenshots/application/ports';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { initialStepRecords } from '../domain/execution';
@@ -28,14 +28,12 @@ export interface Execution {
 /** Scenarios of an account, and their runs (executions are jobs of type 'scenario'). */
 @Injectable()
 export class ScenariosService {
-  private readonly logger = new Logger('Scenarios');
-
   constructor(
     private readonly scenarios: ScenarioRepository,
     private readonly websites: WebsiteRepository,
     private readonly jobs: JobRepository,
     private readonly screenshots: ScreenshotRepository,
-    private readonly transport: JobTransport,
+    private readonly captureJobs: CaptureJobsService,
     private readonly urlPolicy: UrlPolicy,
     private readonly clock: Clock,
   ) {}
@@ -94,7 +92,7 @@ export class ScenariosService {
    */
   async run(accountId: number, id: number, idempotencyKey: string | null): Promise<JobProps> {
     const scenario = await this.get(accountId, id);
-    const { job, created } = await this.jobs.createOrGetIdempotent({
+    return this.captureJobs.submit({
       id: randomUUID(),
       type: 'scenario',
       accountId,
@@ -106,15 +104,6 @@ export class ScenariosService {
       result: initialStepRecords(scenario.steps),
       createdAt: this.clock.now(),
     });
-    if (!created) return job;
-    try {
-      await this.transport.enqueue(job.id);
-    } catch (err) {
-      this.logger.error(`could not queue execution ${job.id}: ${err instanceof Error ? err.message : String(err)}`);
-      await this.jobs.delete(job.id);
-      throw new UnavailableError('The job queue is unavailable; nothing was queued. Please retry.');
-    }
-    return job;
   }
 
   async execution(accountId: number, id: string): Promise<Execution> {

@@ -4,7 +4,7 @@ import { AppConfig } from '../../../config/app-config';
 import { CurrentAccount } from '../../../shared/http/decorators';
 import { IdParam } from '../../../shared/http/id-param';
 import { idempotencyKey } from '../../../shared/http/idempotency-key';
-import { envelope, PageQuery, pageRequest } from '../../../shared/http/pagination';
+import { PageQuery, paginate } from '../../../shared/http/pagination';
 import { UuidParam } from '../../../shared/http/uuid-param';
 import type { Account } from '../../accounts/domain/account';
 import { ScenariosService } from '../application/scenarios.service';
@@ -19,9 +19,7 @@ export class ScenariosController {
 
   @Get()
   async list(@CurrentAccount() account: Account, @Query() query: ScenarioListQuery, @Req() request: FastifyRequest) {
-    const page = pageRequest(query);
-    const { items, total } = await this.scenarios.list(account.id, page, { websiteId: query.website_id });
-    return envelope(request, this.config.publicUrl, items.map(scenarioView), total, page);
+    return paginate(request, this.config.publicUrl, query, (page) => this.scenarios.list(account.id, page, { websiteId: query.website_id }), scenarioView);
   }
 
   @Post()
@@ -58,9 +56,7 @@ export class ScenariosController {
 
   @Get(':id/executions')
   async executions(@CurrentAccount() account: Account, @Param('id', IdParam) id: number, @Query() query: PageQuery, @Req() request: FastifyRequest) {
-    const page = pageRequest(query);
-    const { items, total } = await this.scenarios.executions(account.id, id, page);
-    return envelope(request, this.config.publicUrl, items.map(executionView), total, page);
+    return paginate(request, this.config.publicUrl, query, (page) => this.scenarios.executions(account.id, id, page), executionView);
   }
 }
 

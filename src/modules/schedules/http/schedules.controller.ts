@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
 import { CurrentAccount } from '../../../shared/http/decorators';
 import { IdParam } from '../../../shared/http/id-param';
-import { envelope, PageQuery, pageRequest } from '../../../shared/http/pagination';
+import { PageQuery, paginate } from '../../../shared/http/pagination';
 import type { Account } from '../../accounts/domain/account';
 import { SchedulesService } from '../application/schedules.service';
 import { ScheduleChanges } from '../domain/schedule';
@@ -30,9 +30,7 @@ export class SchedulesController {
 
   @Get()
   async list(@CurrentAccount() account: Account, @Query() query: PageQuery, @Req() request: FastifyRequest) {
-    const page = pageRequest(query);
-    const { items, total } = await this.schedules.list(account.id, page);
-    return envelope(request, this.config.publicUrl, items.map(scheduleView), total, page);
+    return paginate(request, this.config.publicUrl, query, (page) => this.schedules.list(account.id, page), scheduleView);
   }
 
   @Post()

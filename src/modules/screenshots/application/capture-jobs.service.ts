@@ -6,7 +6,7 @@ import { NotFoundError, UnavailableError } from '../../../shared/domain/domain-e
 import { PageRequest } from '../../../shared/http/pagination';
 import { WebsitesService } from '../../websites/application/websites.service';
 import { CaptureOptions, JobProps, JobSource, JobStatus } from '../domain/job';
-import { JobRepository } from './ports';
+import { JobRepository, NewJob } from './ports';
 
 /** Asking for captures and reading their jobs (the API side of the capture pipeline). */
 @Injectable()
@@ -20,10 +20,6 @@ export class CaptureJobsService {
     private readonly clock: Clock,
   ) {}
 
-  /**
-   * Writes the job row, then hands it to the transport before answering: once the client has a job_id,
-   * the job is durably queued. If the transport is down the row is removed again (503, nothing half-applied).
-   */
   async requestCapture(
     accountId: number,
     websiteId: number,
@@ -33,17 +29,16 @@ export class CaptureJobsService {
     scheduleId: number | null = null,
   ): Promise<JobProps> {
     await this.websites.get(accountId, websiteId);
-    const { job, created } = await this.jobs.createOrGetIdempotent({
-      id: randomUUID(),
-      type: 'screenshot',
-      accountId,
-      websiteId,
-      source,
-      scheduleId,
-      options,
-      idempotencyKey,
-      createdAt: this.clock.now(),
-    });
+    return this.submit({ id: randomUUID(), type: 'screenshot', accountId, websiteId, source, scheduleId, options, idempotencyKey, createdAt: this.clock.now() });
+  }
+
+  /**
+   * Writes the job row, then hands it to the transport before answering: once the client has a job id,
+   * the job is durably queued. A reused idempotency key returns the job it made before. If the transport
+   * is down the row is removed again (503, nothing half-applied). Used for captures and scenario runs.
+   */
+  async submit(newJob: NewJob): Promise<JobProps> {
+    const { job, created } = await this.jobs.createOrGetIdempotent(newJob);
     if (!created) return job;
     try {
       await this.transport.enqueue(job.id);

@@ -2,7 +2,7 @@ import { Controller, Get, Param, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
 import { CurrentAccount } from '../../../shared/http/decorators';
-import { envelope, pageRequest } from '../../../shared/http/pagination';
+import { paginate } from '../../../shared/http/pagination';
 import { UuidParam } from '../../../shared/http/uuid-param';
 import type { Account } from '../../accounts/domain/account';
 import { CaptureJobsService } from '../application/capture-jobs.service';
@@ -18,9 +18,8 @@ export class JobsController {
 
   @Get()
   async list(@CurrentAccount() account: Account, @Query() query: JobListQuery, @Req() request: FastifyRequest) {
-    const page = pageRequest(query);
-    const { items, total } = await this.captureJobs.list(account.id, page, { status: query.status, websiteId: query.website_id });
-    return envelope(request, this.config.publicUrl, items.map(jobView), total, page);
+    const filter = { status: query.status, websiteId: query.website_id };
+    return paginate(request, this.config.publicUrl, query, (page) => this.captureJobs.list(account.id, page, filter), jobView);
   }
 
   @Get(':id')

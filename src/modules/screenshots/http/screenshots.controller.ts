@@ -4,7 +4,7 @@ import { AppConfig } from '../../../config/app-config';
 import { CurrentAccount } from '../../../shared/http/decorators';
 import { IdParam } from '../../../shared/http/id-param';
 import { idempotencyKey } from '../../../shared/http/idempotency-key';
-import { envelope, pageRequest } from '../../../shared/http/pagination';
+import { paginate } from '../../../shared/http/pagination';
 import type { Account } from '../../accounts/domain/account';
 import { CaptureJobsService } from '../application/capture-jobs.service';
 import { ScreenshotsService } from '../application/screenshots.service';
@@ -38,9 +38,8 @@ export class ScreenshotsController {
 
   @Get()
   async list(@CurrentAccount() account: Account, @Query() query: ScreenshotListQuery, @Req() request: FastifyRequest) {
-    const page = pageRequest(query);
-    const { items, total } = await this.screenshots.list(account.id, page, { websiteId: query.website_id, status: query.status, scenarioId: query.scenario_id });
-    return envelope(request, this.config.publicUrl, items.map(screenshotView), total, page);
+    const filter = { websiteId: query.website_id, status: query.status, scenarioId: query.scenario_id };
+    return paginate(request, this.config.publicUrl, query, (page) => this.screenshots.list(account.id, page, filter), screenshotView);
   }
 
   /** Pro and Business only; a streamed ZIP of up to 100 of the caller's screenshots. */

@@ -1,74 +1,35 @@
+import { applyDecorators } from '@nestjs/common';
 import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
 import { OptionalField } from '../../../shared/http/validation';
 import { WEBSITE_RULES, WEBSITE_STATUSES, WebsiteProps, WebsiteStatus } from '../domain/website';
 
 const R = WEBSITE_RULES;
 
+// One definition per field rule, shared by create (required fields) and update (all optional).
+const Name = () => applyDecorators(IsString(), IsNotEmpty(), MaxLength(R.nameMax));
+const Url = () => applyDecorators(IsString(), IsNotEmpty(), MaxLength(R.urlMax));
+const ViewportWidth = () => applyDecorators(OptionalField(), IsInt(), Min(R.viewportWidth.min), Max(R.viewportWidth.max));
+const ViewportHeight = () => applyDecorators(OptionalField(), IsInt(), Min(R.viewportHeight.min), Max(R.viewportHeight.max));
+const FullPage = () => applyDecorators(OptionalField(), IsBoolean());
+const Status = () => applyDecorators(OptionalField(), IsIn(WEBSITE_STATUSES));
+
 export class CreateWebsiteDto {
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(R.nameMax)
-  name!: string;
-
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(R.urlMax)
-  url!: string;
-
-  @OptionalField()
-  @IsInt()
-  @Min(R.viewportWidth.min)
-  @Max(R.viewportWidth.max)
-  viewport_width?: number;
-
-  @OptionalField()
-  @IsInt()
-  @Min(R.viewportHeight.min)
-  @Max(R.viewportHeight.max)
-  viewport_height?: number;
-
-  @OptionalField()
-  @IsBoolean()
-  full_page?: boolean;
-
-  @OptionalField()
-  @IsIn(WEBSITE_STATUSES)
-  status?: WebsiteStatus;
+  @Name() name!: string;
+  @Url() url!: string;
+  @ViewportWidth() viewport_width?: number;
+  @ViewportHeight() viewport_height?: number;
+  @FullPage() full_page?: boolean;
+  @Status() status?: WebsiteStatus;
 }
 
 /** PUT is partial. Read-only fields a client echoes back from GET are accepted and ignored. */
 export class UpdateWebsiteDto {
-  @OptionalField()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(R.nameMax)
-  name?: string;
-
-  @OptionalField()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(R.urlMax)
-  url?: string;
-
-  @OptionalField()
-  @IsInt()
-  @Min(R.viewportWidth.min)
-  @Max(R.viewportWidth.max)
-  viewport_width?: number;
-
-  @OptionalField()
-  @IsInt()
-  @Min(R.viewportHeight.min)
-  @Max(R.viewportHeight.max)
-  viewport_height?: number;
-
-  @OptionalField()
-  @IsBoolean()
-  full_page?: boolean;
-
-  @OptionalField()
-  @IsIn(WEBSITE_STATUSES)
-  status?: WebsiteStatus;
+  @OptionalField() @Name() name?: string;
+  @OptionalField() @Url() url?: string;
+  @ViewportWidth() viewport_width?: number;
+  @ViewportHeight() viewport_height?: number;
+  @FullPage() full_page?: boolean;
+  @Status() status?: WebsiteStatus;
 
   @OptionalField() @IsInt() id?: number;
   @OptionalField() last_screenshot_at?: unknown;

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
 import { CurrentAccount } from '../../../shared/http/decorators';
 import { IdParam } from '../../../shared/http/id-param';
-import { envelope, PageQuery, pageRequest } from '../../../shared/http/pagination';
+import { PageQuery, paginate } from '../../../shared/http/pagination';
 import type { Account } from '../../accounts/domain/account';
 import { WebsitesService } from '../application/websites.service';
 import { WebsiteChanges } from '../domain/website';
@@ -29,9 +29,7 @@ export class WebsitesController {
 
   @Get()
   async list(@CurrentAccount() account: Account, @Query() query: PageQuery, @Req() request: FastifyRequest) {
-    const page = pageRequest(query);
-    const { items, total } = await this.websites.list(account.id, page);
-    return envelope(request, this.config.publicUrl, items.map((w) => websiteView(w)), total, page);
+    return paginate(request, this.config.publicUrl, query, (page) => this.websites.list(account.id, page), (w) => websiteView(w));
   }
 
   @Post()
