@@ -14,5 +14,8 @@ export abstract class ScheduleRepository {
    * exactly one caller per occurrence, however many instances tick at once.
    */
   abstract claim(id: number, due: Date, next: Date, now: Date): Promise<boolean>;
-  abstract recordJob(id: number, jobId: string): Promise<void>;
+  /** Gives a claimed occurrence back (its capture could not be queued), so the next tick tries again. */
+  abstract release(id: number, due: Date, next: Date): Promise<void>;
+  /** Records the capture an occurrence queued: last_run_at and last_job_id. */
+  abstract recordRun(id: number, jobId: string, at: Date): Promise<void>;
 }

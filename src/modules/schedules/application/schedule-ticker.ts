@@ -16,7 +16,8 @@ const BATCH = 200;
  * Fires due schedules, exactly once per occurrence across every instance that ticks: each occurrence is
  * claimed with one conditional UPDATE (next_run_at: due → next) and only the winner queues the capture.
  * After downtime a schedule fires once for everything it missed, then continues on its rhythm. A schedule
- * whose website is paused, or whose account has lost API access, lets its occurrences pass unfired.
+ * whose website is paused, or whose account has lost API access, lets its occurrences pass unfired (and
+ * keeps its last_run_at). An occurrence whose capture cannot be queued (queue down) is given back and retried.
  */
 @Injectable()
 export class ScheduleTicker implements OnApplicationBootstrap, OnModuleDestroy {
@@ -66,10 +67,12 @@ export class ScheduleTicker implements OnApplicationBootstrap, OnModuleDestroy {
     try {
       // The key makes the job itself idempotent per occurrence, whatever happens around it.
       const job = await this.captureJobs.requestCapture(schedule.accountId, schedule.websiteId, {}, `schedule:${schedule.id}:${due.toISOString()}`, 'schedule', schedule.id);
-      await this.schedules.recordJob(schedule.id, job.id);
+      await this.schedules.recordRun(schedule.id, job.id, now);
       return true;
     } catch (err) {
-      this.logger.error(`schedule ${schedule.id}: could not queue its capture: ${err instanceof Error ? err.message : String(err)}`);
+      // Give the occurrence back: the next tick retries it, and the idempotency key keeps it to one job.
+      this.logger.error(`schedule ${schedule.id}: could not queue its capture, will retry: ${err instanceof Error ? err.message : String(err)}`);
+      await this.schedules.release(schedule.id, due, next).catch(() => undefined);
       return false;
     }
   }

@@ -46,13 +46,17 @@ export class TypeOrmScheduleRepository extends ScheduleRepository {
     const result = await this.rows
       .createQueryBuilder()
       .update()
-      .set({ nextRunAt: next, lastRunAt: now, updatedAt: now })
+      .set({ nextRunAt: next, updatedAt: now })
       .where('id = :id AND next_run_at = :due AND enabled = :enabled', { id, due, enabled: true })
       .execute();
     return result.affected === 1;
   }
 
-  async recordJob(id: number, jobId: string): Promise<void> {
-    await this.rows.update({ id }, { lastJobId: jobId });
+  async release(id: number, due: Date, next: Date): Promise<void> {
+    await this.rows.createQueryBuilder().update().set({ nextRunAt: due }).where('id = :id AND next_run_at = :next', { id, next }).execute();
+  }
+
+  async recordRun(id: number, jobId: string, at: Date): Promise<void> {
+    await this.rows.update({ id }, { lastJobId: jobId, lastRunAt: at });
   }
 }
