@@ -3,10 +3,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { launch, type Browser, type BrowserContext } from 'puppeteer';
+import { launch, type Browser, type BrowserContext, type Target } from 'puppeteer';
 
+import type { HostResolver } from '../../shared/url-policy';
 import { CaptureFailure } from './capture.port';
 import { findChrome, type CaptureSettings } from './capture-options';
+import { EgressProxy } from './egress-proxy';
+import type { EgressExplainer } from './navigation-egress';
 import { Semaphore } from './semaphore';
 
 export const CHROME_ARGS: readonly string[] = [
@@ -18,6 +21,9 @@ export const CHROME_ARGS: readonly string[] = [
   '--disable-sync',
   '--no-first-run',
   '--disable-quic',
+  // WebRTC's ICE/STUN traffic is UDP and would bypass the egress proxy entirely (measured: a page can
+  // send STUN packets to 127.0.0.1 without this); only proxied candidates remain.
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
 ];
 
 /** How long a graceful browser.close() may take before the process group is killed. */
@@ -33,6 +39,14 @@ export interface ContextLease {
   lost: Promise<never>;
   /** Synchronous twin of `lost`, for classifying an error that arrived before `lost` settled. */
   isLost(): boolean;
+  /** Why the egress proxy recently refused a destination, to explain a failed navigation. */
+  egress: EgressExplainer;
+}
+
+/** Collaborators a test may replace. */
+export interface BrowserPoolDeps {
+  /** Host name resolution for the egress proxy (tests inject a stub resolver; default: the system's). */
+  resolveHost?: HostResolver;
 }
 
 export interface PoolStats {
@@ -131,6 +145,7 @@ class PooledBrowser {
 
   constructor(
     executablePath: () => string,
+    extraArgs: () => Promise<string[]>,
     private readonly onDead: (browser: PooledBrowser) => void,
   ) {
     this.lost = new Promise<never>((_, reject) => {
@@ -139,7 +154,7 @@ class PooledBrowser {
     // Nobody may be racing against `lost` when the browser dies; that must not be an unhandled rejection.
     this.lost.catch(() => undefined);
     registerForExitCleanup(this);
-    this.ready = this.launch(executablePath);
+    this.ready = this.launch(executablePath, extraArgs);
     this.ready.catch(() => undefined);
   }
 
@@ -147,13 +162,14 @@ class PooledBrowser {
     return this.process?.pid;
   }
 
-  private async launch(executablePath: () => string): Promise<Browser> {
+  private async launch(executablePath: () => string, extraArgs: () => Promise<string[]>): Promise<Browser> {
     try {
+      const args = [...CHROME_ARGS, ...(await extraArgs())];
       this.userDataDir = await mkdtemp(join(tmpdir(), 'screenshot-chromium-'));
       const browser = await launch({
         executablePath: executablePath(),
         headless: 'shell',
-        args: [...CHROME_ARGS],
+        args,
         // A fresh profile per browser: no cookies, cache or storage shared across recycles.
         userDataDir: this.userDataDir,
         // A pipe instead of a websocket: Chromium exits by itself if this Node process dies abruptly.
@@ -231,6 +247,21 @@ class PooledBrowser {
 }
 
 /**
+ * Closes every tab a page opens by itself (window.open, target=_blank): only the tabs a capture opens are
+ * wanted. Their requests would be checked by the egress proxy like any other; closing them saves the
+ * renderer work and stops popups that open more popups.
+ */
+function closePopups(context: BrowserContext): void {
+  context.on('targetcreated', (target: Target) => {
+    if (target.type() !== 'page' || !target.opener()) return;
+    target
+      .page()
+      .then((popup) => popup?.close())
+      .catch(() => undefined);
+  });
+}
+
+/**
  * A few long-lived browsers, each serving several isolated incognito contexts at once.
  * Contexts rather than a browser per capture because a context costs milliseconds and a launch ~200–350 ms;
  * several browsers rather than one so a single browser process does not become the bottleneck and a
@@ -243,10 +274,21 @@ export class BrowserPool {
   private readonly permits: Semaphore;
   private closing: Promise<void> | null = null;
   private chromePath: string | null = null;
+  /** Every browser of the pool sends all its traffic through this one proxy; see egress-proxy.ts. */
+  private readonly egress: EgressProxy;
+  private egressStarted: Promise<EgressProxy> | null = null;
 
-  constructor(private readonly settings: CaptureSettings) {
+  constructor(
+    private readonly settings: CaptureSettings,
+    deps: BrowserPoolDeps = {},
+  ) {
     this.slots = Array.from({ length: settings.browsers }, () => null);
     this.permits = new Semaphore(settings.concurrency);
+    this.egress = new EgressProxy({
+      allowPrivateNetworks: settings.allowPrivateNetworks,
+      allowlist: settings.urlAllowlist,
+      resolve: deps.resolveHost,
+    });
   }
 
   /** Launches every browser now instead of on first use, so the first jobs do not pay for it. */
@@ -277,15 +319,21 @@ export class BrowserPool {
       try {
         const chromium = await browser.ready;
         const context = await Promise.race([
-          within(chromium.createBrowserContext(), CONTEXT_CREATE_MS, 'Creating a browser context timed out'),
+          within(
+            // Downloads are refused for the whole context: nothing a page serves is ever written to disk.
+            chromium.createBrowserContext({ downloadBehavior: { policy: 'deny' } }),
+            CONTEXT_CREATE_MS,
+            'Creating a browser context timed out',
+          ),
           browser.lost,
         ]).catch((error: unknown) => {
           throw error instanceof CaptureFailure
             ? error
             : new CaptureFailure('infrastructure', `Could not open a browser context: ${errorMessage(error)}`);
         });
+        closePopups(context);
         try {
-          return await fn({ context, lost: browser.lost, isLost: () => browser.dead });
+          return await fn({ context, lost: browser.lost, isLost: () => browser.dead, egress: this.egress });
         } finally {
           await this.closeContext(browser, context);
         }
@@ -314,6 +362,7 @@ export class BrowserPool {
       this.permits.close(new CaptureFailure('infrastructure', 'Browser pool is shut down'));
       this.slots.fill(null);
       await Promise.all([...this.live].map((browser) => this.shutDown(browser)));
+      await this.egress.close();
     })();
     return this.closing;
   }
@@ -351,6 +400,7 @@ export class BrowserPool {
   private start(): PooledBrowser {
     const browser = new PooledBrowser(
       () => (this.chromePath ??= findChrome(this.settings.chromePath)),
+      () => this.egressArgs(),
       (dead) => {
         const index = this.slots.indexOf(dead);
         if (index >= 0) this.slots[index] = null;
@@ -360,6 +410,17 @@ export class BrowserPool {
     );
     this.live.add(browser);
     return browser;
+  }
+
+  /** Starts the proxy before the first browser launches; a browser never runs without it. */
+  private async egressArgs(): Promise<string[]> {
+    this.egressStarted ??= this.egress.start();
+    try {
+      return (await this.egressStarted).chromiumArgs();
+    } catch (error) {
+      this.egressStarted = null;
+      throw new CaptureFailure('infrastructure', `Could not start the egress proxy: ${errorMessage(error)}`);
+    }
   }
 
   private async shutDown(browser: PooledBrowser): Promise<void> {

@@ -17,6 +17,8 @@ describe('resolveCaptureSettings', () => {
       networkIdleMs: 500,
       networkIdleMaxWaitMs: 3_000,
       fastPngEncoding: false,
+      allowPrivateNetworks: false,
+      urlAllowlist: [],
     });
   });
 
@@ -31,6 +33,18 @@ describe('resolveCaptureSettings', () => {
     expect(() => resolveCaptureSettings({ concurrency: 0 })).toThrow('concurrency must be a positive integer');
     expect(() => resolveCaptureSettings({ timeoutMs: 1.5 })).toThrow('timeoutMs');
     expect(() => resolveCaptureSettings({ networkIdleMs: -1 })).toThrow('networkIdleMs');
+  });
+
+  it('refuses private networks by default and checks the allowlist at boot', () => {
+    expect(resolveCaptureSettings({ urlAllowlist: ['http://intranet.local:8080'] })).toMatchObject({
+      allowPrivateNetworks: false,
+      urlAllowlist: ['http://intranet.local:8080'],
+    });
+    expect(() => resolveCaptureSettings({ urlAllowlist: ['intranet.local'] })).toThrow('urlAllowlist');
+    expect(() => resolveCaptureSettings({ urlAllowlist: ['ftp://files.local'] })).toThrow('urlAllowlist');
+    expect(() =>
+      resolveCaptureSettings({ allowPrivateNetworks: 'yes' as unknown as boolean }),
+    ).toThrow('allowPrivateNetworks must be a boolean');
   });
 });
 

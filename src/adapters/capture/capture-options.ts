@@ -24,6 +24,13 @@ export interface CaptureSettings {
    * (5–6.7 → 7.2–7.8/s, one browser, 2 cores) for PNGs ~30% larger. Off by default to keep files small.
    */
   fastPngEncoding: boolean;
+  /**
+   * ALLOW_PRIVATE_NETWORKS: the egress proxy stops refusing loopback, private, link-local and other
+   * non-public addresses (intranet deployments, tests). Default false.
+   */
+  allowPrivateNetworks: boolean;
+  /** URL_ALLOWLIST: exact origins ("http://intranet.local:8080") whose address check is skipped. Default []. */
+  urlAllowlist: string[];
 }
 
 export function defaultCaptureSettings(): CaptureSettings {
@@ -37,6 +44,8 @@ export function defaultCaptureSettings(): CaptureSettings {
     networkIdleMs: 500,
     networkIdleMaxWaitMs: 3_000,
     fastPngEncoding: false,
+    allowPrivateNetworks: false,
+    urlAllowlist: [],
   };
 }
 
@@ -65,10 +74,27 @@ export function resolveCaptureSettings(overrides: Partial<CaptureSettings> = {})
       throw new Error(`Capture setting ${key} must be a non-negative integer, got ${String(value)}`);
     }
   }
-  if (typeof settings.fastPngEncoding !== 'boolean') {
-    throw new Error(`Capture setting fastPngEncoding must be a boolean, got ${String(settings.fastPngEncoding)}`);
+  for (const key of ['fastPngEncoding', 'allowPrivateNetworks'] as const) {
+    if (typeof settings[key] !== 'boolean') {
+      throw new Error(`Capture setting ${key} must be a boolean, got ${String(settings[key])}`);
+    }
   }
-  return settings;
+  if (!Array.isArray(settings.urlAllowlist) || !settings.urlAllowlist.every(isOrigin)) {
+    throw new Error(
+      `Capture setting urlAllowlist must list http(s) origins, got ${JSON.stringify(settings.urlAllowlist)}`,
+    );
+  }
+  return { ...settings, urlAllowlist: [...settings.urlAllowlist] };
+}
+
+function isOrigin(entry: unknown): boolean {
+  if (typeof entry !== 'string') return false;
+  try {
+    const url = new URL(entry);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '';
+  } catch {
+    return false;
+  }
 }
 
 export interface ChromeSearchPlaces {

@@ -5,6 +5,7 @@ import { CaptureFailure, type CaptureRequest, type CaptureResult } from './captu
 import type { CaptureSettings } from './capture-options';
 import { isNavigationRace, PAGE_CRASHED_MESSAGE, toCaptureFailure } from './capture-errors';
 import { readyStateCompleteScript } from './in-page-scripts';
+import { NavigationEgress } from './navigation-egress';
 import {
   assertValidSelector,
   hideElements,
@@ -106,13 +107,21 @@ export class CaptureRun {
       darkMode: this.request.darkMode,
     });
 
+    const egress = new NavigationEgress(page, this.lease.egress);
+
     this.phase = 'navigation';
-    // An HTTP error status is not a failure: like commercial services we capture the error page.
-    await page.goto(this.request.url, { waitUntil: 'load', timeout: this.remaining() });
+    // An HTTP error status is not a failure: like commercial services we capture the error page. A
+    // refusal by the egress proxy (the URL or a redirect leads somewhere the policy forbids) is one.
+    const response = await page
+      .goto(this.request.url, { waitUntil: 'load', timeout: this.remaining() })
+      .catch((error: unknown) => {
+        throw egress.explainNavigationError(error, this.request.url) ?? error;
+      });
+    egress.checkResponse(response);
 
     for (let document = 1; ; document++) {
       try {
-        return await this.captureLoadedDocument(page);
+        return await this.captureLoadedDocument(page, egress);
       } catch (error) {
         if (document >= MAX_DOCUMENTS || !isNavigationRace(error)) throw error;
         this.phase = 'navigation';
@@ -121,7 +130,7 @@ export class CaptureRun {
     }
   }
 
-  private async captureLoadedDocument(page: Page): Promise<CaptureResult> {
+  private async captureLoadedDocument(page: Page, egress: NavigationEgress): Promise<CaptureResult> {
     const { request, settings } = this;
     this.phase = 'settling';
     await waitForNetworkQuiet(page, settings.networkIdleMs, this.budget(settings.networkIdleMaxWaitMs));
@@ -152,11 +161,16 @@ export class CaptureRun {
       }
     }
     if (request.delayMs > 0) await sleep(Math.min(request.delayMs, this.remaining()));
-    return takeScreenshot(page, {
+    // The page may have navigated itself (script, meta refresh) to a refused destination after load.
+    egress.assertDocumentAllowed();
+    const result = await takeScreenshot(page, {
       fullPage: request.fullPage,
       maxFullPageHeight: settings.maxFullPageHeight,
       fastPngEncoding: settings.fastPngEncoding,
     });
+    // ...or while the screenshot was being taken: then the picture may show the refusal, not the page.
+    egress.assertDocumentAllowed();
+    return result;
   }
 
   /** Never 0: puppeteer reads a timeout of 0 as "wait forever". */

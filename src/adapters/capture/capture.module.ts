@@ -17,6 +17,9 @@ import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
           timeoutMs: config.captureTimeoutMs,
           maxFullPageHeight: config.captureMaxHeight,
           recycleAfter: config.captureRecycleAfter,
+          // The same switches as the URL policy at the API, enforced again for every request Chromium makes.
+          allowPrivateNetworks: config.allowPrivateNetworks,
+          urlAllowlist: config.urlAllowlist,
         }),
       inject: [AppConfig],
     },

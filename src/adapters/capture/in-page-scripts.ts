@@ -85,3 +85,15 @@ export function revealLazyContentScript(maxHeight: number, budgetMs: number): st
 export const scrollToBottomScript = `(() => {
   window.scrollTo({ left: window.scrollX, top: ${DOCUMENT_HEIGHT}, behavior: 'instant' });
 })()`;
+
+/**
+ * Runs before any page script in every frame: removes the service-worker API. A worker would keep
+ * intercepting and issuing requests after the page is gone and is not needed to render anything; its
+ * traffic would still pass the egress proxy, but nothing that cannot be watched should run at all.
+ * Deleting from the prototype (rather than shadowing on the instance) leaves no getter to recover,
+ * and a frame's fresh about:blank child gets the same treatment.
+ */
+export const disableServiceWorkersScript = `(() => {
+  try { delete Navigator.prototype.serviceWorker; } catch (error) {}
+  try { if (typeof ServiceWorkerContainer === 'function') delete ServiceWorkerContainer.prototype.register; } catch (error) {}
+})()`;

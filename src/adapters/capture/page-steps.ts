@@ -5,6 +5,7 @@ import { TimeoutError, type Page } from 'puppeteer';
 
 import { CaptureFailure, type CaptureResult } from './capture.port';
 import {
+  disableServiceWorkersScript,
   documentHeightScript,
   hideSelectorsScript,
   invalidSelectorsScript,
@@ -19,20 +20,27 @@ export interface PageSetup {
   darkMode: boolean;
 }
 
-/** Must run before the first navigation: dialogs and media emulation have to be in place for the load. */
+/**
+ * Must run before the first navigation: dialogs, media emulation and the service-worker removal have to
+ * be in place for the load. The independent CDP calls go out together, so the set-up costs one round-trip.
+ */
 export async function preparePage(page: Page, setup: PageSetup): Promise<void> {
-  // An unanswered alert()/confirm()/beforeunload blocks the page, and its load event, forever.
+  // An unanswered alert()/confirm()/prompt() blocks the page, and its load event, forever. A
+  // beforeunload prompt is accepted instead: dismissing it would cancel the navigation the capture or
+  // scenario asked for, and leave goto() waiting out its timeout.
   page.on('dialog', (dialog) => {
-    dialog.dismiss().catch(() => undefined);
+    const answer = dialog.type() === 'beforeunload' ? dialog.accept() : dialog.dismiss();
+    answer.catch(() => undefined);
   });
-  await page.setViewport({
-    width: setup.viewportWidth,
-    height: setup.viewportHeight,
-    deviceScaleFactor: setup.deviceScaleFactor,
-  });
-  if (setup.darkMode) {
-    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
-  }
+  await Promise.all([
+    page.evaluateOnNewDocument(disableServiceWorkersScript),
+    page.setViewport({
+      width: setup.viewportWidth,
+      height: setup.viewportHeight,
+      deviceScaleFactor: setup.deviceScaleFactor,
+    }),
+    setup.darkMode ? page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]) : undefined,
+  ]);
 }
 
 /**

@@ -10,6 +10,7 @@ import {
 import type { CaptureSettings } from './capture-options';
 import { PAGE_CRASHED_MESSAGE, toCaptureFailure } from './capture-errors';
 import { scrollToBottomScript } from './in-page-scripts';
+import { NavigationEgress } from './navigation-egress';
 import {
   assertValidSelector,
   revealLazyContent,
@@ -33,6 +34,7 @@ type ElementLocator = ReturnType<typeof locate>;
  */
 export class PuppeteerCapturePage implements CapturePage {
   private readonly crashed: Promise<never>;
+  private readonly egress: NavigationEgress;
 
   constructor(
     private readonly page: Page,
@@ -43,12 +45,16 @@ export class PuppeteerCapturePage implements CapturePage {
       page.once('error', () => reject(new CaptureFailure('page', PAGE_CRASHED_MESSAGE)));
     });
     this.crashed.catch(() => undefined);
+    this.egress = new NavigationEgress(page, lease.egress);
   }
 
   goto(url: string, timeoutMs = this.settings.timeoutMs): Promise<void> {
     return this.act(`Navigation timeout of ${timeoutMs} ms exceeded`, async () => {
       const started = Date.now();
-      await this.page.goto(url, { waitUntil: 'load', timeout: timeoutMs });
+      const response = await this.page.goto(url, { waitUntil: 'load', timeout: timeoutMs }).catch((error: unknown) => {
+        throw this.egress.explainNavigationError(error, url) ?? error;
+      });
+      this.egress.checkResponse(response);
       const left = timeoutMs - (Date.now() - started);
       await waitForNetworkQuiet(
         this.page,
@@ -119,7 +125,11 @@ export class PuppeteerCapturePage implements CapturePage {
       if (opts.fullPage && (await revealLazyContent(this.page, maxFullPageHeight, LAZY_SCROLL_BUDGET_MS))) {
         await waitForNetworkQuiet(this.page, networkIdleMs, networkIdleMaxWaitMs);
       }
-      return takeScreenshot(this.page, { fullPage: opts.fullPage, maxFullPageHeight, fastPngEncoding });
+      // A step (a click on a link, a form post) may have led to a destination the policy refused.
+      this.egress.assertDocumentAllowed();
+      const result = await takeScreenshot(this.page, { fullPage: opts.fullPage, maxFullPageHeight, fastPngEncoding });
+      this.egress.assertDocumentAllowed();
+      return result;
     });
   }
 

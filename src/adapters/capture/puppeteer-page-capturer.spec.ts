@@ -224,7 +224,8 @@ describe('PuppeteerPageCapturer (real Chromium)', () => {
   beforeAll(async () => {
     server = await startServer();
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 4, timeoutMs: 3_000 });
+    // The fixture server is on loopback, which the URL policy refuses by default.
+    capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 4, timeoutMs: 3_000, allowPrivateNetworks: true });
     await capturer.warmUp();
   });
 
@@ -490,7 +491,7 @@ describe('PuppeteerPageCapturer browser lifecycle (real Chromium)', () => {
   }
 
   it('reports a killed browser as infrastructure and relaunches for the next capture', async () => {
-    const capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 2, timeoutMs: 10_000 });
+    const capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 2, timeoutMs: 10_000, allowPrivateNetworks: true });
     try {
       await capturer.warmUp();
       const [firstPid] = capturer.stats().pids;
@@ -515,7 +516,7 @@ describe('PuppeteerPageCapturer browser lifecycle (real Chromium)', () => {
   });
 
   it('reports a crashed renderer as a page failure and keeps the browser', async () => {
-    const capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 2, timeoutMs: 10_000 });
+    const capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 2, timeoutMs: 10_000, allowPrivateNetworks: true });
     try {
       await capturer.warmUp();
       const [pid] = capturer.stats().pids;
@@ -538,7 +539,7 @@ describe('PuppeteerPageCapturer browser lifecycle (real Chromium)', () => {
   });
 
   it('reports a browser that cannot be launched as infrastructure', async () => {
-    const capturer = new PuppeteerPageCapturer({ chromePath: '/nonexistent/chrome' });
+    const capturer = new PuppeteerPageCapturer({ chromePath: '/nonexistent/chrome', allowPrivateNetworks: true });
     try {
       await expectFailure(
         capturer.capture(request('/red')),
@@ -551,7 +552,7 @@ describe('PuppeteerPageCapturer browser lifecycle (real Chromium)', () => {
   });
 
   it('replaces a browser after recycleAfter captures', async () => {
-    const capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 1, recycleAfter: 2 });
+    const capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 1, recycleAfter: 2, allowPrivateNetworks: true });
     try {
       await capturer.capture(request('/red'));
       const [firstPid] = capturer.stats().pids;
@@ -570,7 +571,7 @@ describe('PuppeteerPageCapturer browser lifecycle (real Chromium)', () => {
     // A separate Node process that launches a browser, reports it and exits abruptly.
     const script = `
       const { PuppeteerPageCapturer } = require(${JSON.stringify(join(__dirname, 'puppeteer-page-capturer'))});
-      const capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 1 });
+      const capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 1, allowPrivateNetworks: true });
       capturer.warmUp().then(() => {
         const [pid] = capturer.stats().pids;
         const out = require('node:child_process').execFileSync('ps', ['-o', 'args=', '-g', String(pid)], { encoding: 'utf8' });
@@ -591,7 +592,7 @@ describe('PuppeteerPageCapturer browser lifecycle (real Chromium)', () => {
   });
 
   it('close() leaves no Chromium process or profile directory behind, and refuses later captures', async () => {
-    const capturer = new PuppeteerPageCapturer({ browsers: 2, concurrency: 4 });
+    const capturer = new PuppeteerPageCapturer({ browsers: 2, concurrency: 4, allowPrivateNetworks: true });
     await capturer.warmUp();
     // A capture still running at close time must not keep anything alive.
     const hanging = expectFailure(capturer.capture(request('/hang')), 'infrastructure', /Browser/);

@@ -1,7 +1,7 @@
 import type { OnModuleDestroy } from '@nestjs/common';
 import type { Page } from 'puppeteer';
 
-import { BrowserPool, type ContextLease, type PoolStats } from './browser-pool';
+import { BrowserPool, type BrowserPoolDeps, type ContextLease, type PoolStats } from './browser-pool';
 import {
   PageCapturer,
   type CapturePage,
@@ -23,10 +23,11 @@ export class PuppeteerPageCapturer extends PageCapturer implements OnModuleDestr
   readonly settings: CaptureSettings;
   private readonly pool: BrowserPool;
 
-  constructor(settings: Partial<CaptureSettings> = {}) {
+  /** `deps` lets tests replace collaborators such as the egress proxy's host resolver. */
+  constructor(settings: Partial<CaptureSettings> = {}, deps: BrowserPoolDeps = {}) {
     super();
     this.settings = resolveCaptureSettings(settings);
-    this.pool = new BrowserPool(this.settings);
+    this.pool = new BrowserPool(this.settings, deps);
   }
 
   async capture(request: CaptureRequest): Promise<CaptureResult> {

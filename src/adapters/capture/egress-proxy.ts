@@ -1,0 +1,632 @@
+/**
+ * The browser's only way out: a small forward proxy on 127.0.0.1 that applies the URL policy's address
+ * rules to every connection Chromium opens (navigations, redirects, subresources, iframes, popups,
+ * fetch/XHR, WebSockets, workers), and then connects to exactly the address it checked.
+ *
+ * Why a proxy rather than request interception: interception sees URLs, not the addresses Chromium
+ * finally connects to, so a DNS-rebinding name (public for our check, 127.0.0.1 a moment later for
+ * Chromium's own lookup) would slip through; it also misses WebSocket handshakes and costs a CDP
+ * round-trip per request. Behind a fixed proxy Chromium never resolves a host name itself: it hands
+ * the name to us, we resolve it once, check every answer, and dial one of those answers.
+ *
+ * Chromium reaches it with `--proxy-server=http://127.0.0.1:<port>` and `--proxy-bypass-list=<-loopback>`
+ * (without the latter, loopback destinations would bypass the proxy and never be checked).
+ * Plain `http:` requests arrive in absolute form ("GET http://host:port/path"); `https:`, `wss:` and
+ * also plain `ws:` arrive as CONNECT tunnels (Chromium tunnels every WebSocket through a proxy).
+ */
+import { lookup } from 'node:dns/promises';
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { connect, isIP, type AddressInfo, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+
+import { UrlPolicy, UrlPolicyReasons, type HostResolver } from '../../shared/url-policy';
+
+/** Set on the proxy's refusal of a plain-HTTP request; the value is the policy's reason. */
+export const URL_POLICY_BLOCK_HEADER = 'x-url-policy-block';
+/** Set on the proxy's 502 when the destination could not be reached; the value is a `net::ERR_*` code. */
+export const EGRESS_ERROR_HEADER = 'x-egress-error';
+
+/** Reason for refusing a service-worker script fetch (see `isServiceWorkerScript`). */
+export const SERVICE_WORKERS_DISABLED = 'service workers are disabled';
+
+export interface EgressProxyOptions {
+  /** Turns the address check off (intranet deployments, tests). Nothing else is relaxed. */
+  allowPrivateNetworks: boolean;
+  /** Exact origins ("http://intranet.local:8080") that skip the address check; same format as UrlPolicy's. */
+  allowlist: readonly string[];
+  /** All addresses of a host name. Default: `dns.promises.lookup(name, { all: true, verbatim: true })`. */
+  resolve?: HostResolver;
+  /** How long resolution may take before the destination counts as unresolvable. Default 5000 ms. */
+  resolveTimeoutMs?: number;
+  /**
+   * Successful resolutions are reused this long (default 5000 ms): a page with a hundred subresources on
+   * one host should not cost a hundred getaddrinfo calls. Safe against rebinding, because a cached answer
+   * is re-checked and then dialled as is; it only pins a name to its checked addresses a little longer.
+   */
+  resolveCacheMs?: number;
+  /** Per-address connect timeout when a name has several addresses to try. Default 10000 ms. */
+  connectTimeoutMs?: number;
+  /** How many refused/failed destinations are remembered for `explain()`, and for how long. */
+  memory?: { maxEntries: number; ttlMs: number };
+}
+
+/** What happened to the latest connection attempt to one host:port. */
+export type EgressOutcome =
+  | { kind: 'blocked'; reason: string }
+  /** `error` is Chromium's name for what went wrong (`net::ERR_CONNECTION_REFUSED`, ...). */
+  | { kind: 'failed'; error: string };
+
+type Decision = { allowed: true; addresses: string[] } | { allowed: false; outcome: EgressOutcome };
+
+interface Destination {
+  /** As the WHATWG URL parser normalises it: lower case, IPv4 in dotted quad, IPv6 in brackets. */
+  hostname: string;
+  port: number;
+}
+
+const DEFAULT_RESOLVE_TIMEOUT_MS = 5_000;
+const DEFAULT_RESOLVE_CACHE_MS = 5_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+const DEFAULT_MEMORY = { maxEntries: 500, ttlMs: 60_000 };
+const RESOLVE_CACHE_MAX = 1_000;
+
+/** RFC 9110 section 7.6.1, plus the proxy-specific ones; never forwarded in either direction. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+const defaultResolver: HostResolver = async (hostname) =>
+  (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
+
+/** Node's socket error codes, spelled the way Chromium reports them, so failures read as they did without the proxy. */
+function netErrorFor(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'net::ERR_CONNECTION_REFUSED';
+    case 'ETIMEDOUT':
+      return 'net::ERR_CONNECTION_TIMED_OUT';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'EADDRNOTAVAIL':
+      return 'net::ERR_ADDRESS_UNREACHABLE';
+    case 'ECONNRESET':
+      // Node's "socket hang up": the server closed the connection without answering.
+      return (error as Error).message === 'socket hang up' ? 'net::ERR_EMPTY_RESPONSE' : 'net::ERR_CONNECTION_RESET';
+    case 'EPIPE':
+      return 'net::ERR_CONNECTION_RESET';
+    default:
+      return 'net::ERR_CONNECTION_FAILED';
+  }
+}
+
+function normaliseAllowlistEntry(entry: string): string {
+  // Kept identical to UrlPolicy's own normalisation, which it does not export.
+  let url: URL;
+  try {
+    url = new URL(entry);
+  } catch {
+    throw new Error(`EgressProxy: allowlist entry "${entry}" is not a valid URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`EgressProxy: allowlist entry "${entry}" must be an http(s) origin`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new Error(`EgressProxy: allowlist entry "${entry}" must not contain credentials`);
+  }
+  return url.origin;
+}
+
+/**
+ * A CONNECT request-target is "host:port" (authority form), IPv6 in brackets. Anything else (paths,
+ * userinfo, percent-escapes, spaces) is refused rather than guessed at; the WHATWG parser then
+ * normalises the host exactly as it does for the policy's own checks.
+ */
+function parseAuthority(target: string): Destination | null {
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/.exec(target);
+  if (!match) return null;
+  const port = Number(match[2]);
+  if (port < 1 || port > 65_535) return null;
+  try {
+    const url = new URL(`http://${match[1]}/`);
+    return url.hostname === '' ? null : { hostname: url.hostname, port };
+  } catch {
+    return null;
+  }
+}
+
+function defaultPort(protocol: string): number {
+  return protocol === 'https:' || protocol === 'wss:' ? 443 : 80;
+}
+
+function keyOf(destination: Destination): string {
+  return `${destination.hostname}:${destination.port}`;
+}
+
+/** The address to hand to net.connect: URL hostnames keep IPv6 in brackets, sockets want it bare. */
+function literalAddress(hostname: string): string | null {
+  if (hostname.startsWith('[') && hostname.endsWith(']')) return hostname.slice(1, -1);
+  return isIP(hostname) === 4 ? hostname : null;
+}
+
+/** The request-side hop-by-hop headers dropped, and the ones the Connection header names. */
+function forwardableHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const named = new Set(
+    String(headers.connection ?? '')
+      .split(',')
+      .map((token) => token.trim().toLowerCase())
+      .filter((token) => token !== ''),
+  );
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || named.has(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+/** Requests with a body cannot be replayed to a second address once the first attempt consumed it. */
+function hasBody(req: IncomingMessage): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+/**
+ * Chromium marks the fetch of a service worker's script with `Service-Worker: script`. Capture contexts
+ * remove the registration API in the page (see in-page-scripts), and this refuses the script fetch too,
+ * so a page that finds a way around the first still gets no worker over plain HTTP.
+ */
+function isServiceWorkerScript(req: IncomingMessage): boolean {
+  return String(req.headers['service-worker'] ?? '').toLowerCase() === 'script';
+}
+
+/** Remembers the latest refusal or failure per host:port, for a while, so a failed navigation can be explained. */
+class OutcomeMemory {
+  private readonly entries = new Map<string, { outcome: EgressOutcome; expires: number }>();
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly ttlMs: number,
+  ) {}
+
+  set(key: string, outcome: EgressOutcome | null): void {
+    this.entries.delete(key);
+    if (outcome === null) return;
+    this.entries.set(key, { outcome, expires: Date.now() + this.ttlMs });
+    // Map keeps insertion order and set() re-inserts, so the first key is the oldest.
+    while (this.entries.size > this.maxEntries) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.entries.delete(oldest);
+    }
+  }
+
+  get(key: string): EgressOutcome | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expires <= Date.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry.outcome;
+  }
+}
+
+/**
+ * The forward proxy. One per process is enough: it is asynchronous I/O only, and every browser of the
+ * pool points at it. `start()` listens on an ephemeral loopback port; `close()` destroys every socket.
+ */
+export class EgressProxy {
+  private readonly server: Server;
+  /** Pools upstream connections for plain HTTP. Keyed by the dialled IP, never by a name. */
+  private readonly agent = new Agent({ keepAlive: true, maxFreeSockets: 64, scheduling: 'lifo' });
+  private readonly sockets = new Set<Duplex>();
+  private readonly memory: OutcomeMemory;
+  private readonly allowedOrigins: ReadonlySet<string>;
+  /** The policy with nothing relaxed: only consulted when the address check applies. */
+  private readonly strictPolicy: UrlPolicy;
+  private readonly resolveCache = new Map<string, { addresses: Promise<string[]>; expires: number }>();
+  private readonly rawResolve: HostResolver;
+  private readonly resolveTimeoutMs: number;
+  private readonly resolveCacheMs: number;
+  private readonly connectTimeoutMs: number;
+  private listening: AddressInfo | null = null;
+  private starting: Promise<this> | null = null;
+  private closing: Promise<void> | null = null;
+
+  constructor(private readonly options: EgressProxyOptions) {
+    this.allowedOrigins = new Set(options.allowlist.map(normaliseAllowlistEntry));
+    this.rawResolve = options.resolve ?? defaultResolver;
+    this.resolveTimeoutMs = options.resolveTimeoutMs ?? DEFAULT_RESOLVE_TIMEOUT_MS;
+    this.resolveCacheMs = options.resolveCacheMs ?? DEFAULT_RESOLVE_CACHE_MS;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    const memory = options.memory ?? DEFAULT_MEMORY;
+    this.memory = new OutcomeMemory(memory.maxEntries, memory.ttlMs);
+    this.strictPolicy = new UrlPolicy({
+      allowPrivateNetworks: false,
+      allowlist: [],
+      resolve: (hostname) => this.resolveCached(hostname),
+      resolveTimeoutMs: this.resolveTimeoutMs,
+    });
+
+    this.server = createServer({ keepAliveTimeout: 30_000 });
+    this.server.on('connection', (socket: Socket) => this.track(socket));
+    this.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      void this.handleRequest(req, res);
+    });
+    this.server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      void this.handleConnect(req, socket, head);
+    });
+    // Chromium never asks for an upgrade in absolute form (WebSockets go through CONNECT); refuse it.
+    this.server.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {
+      socket.on('error', () => undefined);
+      this.endTunnel(socket, '501 Not Implemented');
+    });
+    this.server.on('clientError', (_error: Error, socket: Duplex) => {
+      // Malformed requests and resets from a dying browser: answer if still possible, never crash.
+      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      socket.destroy();
+    });
+  }
+
+  /** Listens on 127.0.0.1 at an ephemeral port. */
+  start(): Promise<this> {
+    if (this.closing) return Promise.reject(new Error('EgressProxy is closed'));
+    this.starting ??= new Promise<this>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(0, '127.0.0.1', () => {
+        this.server.off('error', reject);
+        this.listening = this.server.address() as AddressInfo;
+        resolve(this);
+      });
+    });
+    return this.starting;
+  }
+
+  get port(): number {
+    if (!this.listening) throw new Error('EgressProxy is not started');
+    return this.listening.port;
+  }
+
+  /** The Chromium switches that send every request of a browser through this proxy, loopback included. */
+  chromiumArgs(): string[] {
+    return [`--proxy-server=http://127.0.0.1:${this.port}`, '--proxy-bypass-list=<-loopback>'];
+  }
+
+  /**
+   * The latest refusal or failure for the host:port of `url`, if recent. Used to explain a navigation
+   * that Chromium reports only as `net::ERR_TUNNEL_CONNECTION_FAILED` (a refused CONNECT).
+   */
+  explain(url: string): EgressOutcome | undefined {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return undefined;
+    }
+    if (parsed.hostname === '') return undefined;
+    const port = parsed.port === '' ? defaultPort(parsed.protocol) : Number(parsed.port);
+    return this.memory.get(keyOf({ hostname: parsed.hostname, port }));
+  }
+
+  /** Stops listening and destroys every client and upstream socket; in-flight requests fail. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      // A start() still in progress would otherwise leave a listening server behind.
+      await this.starting?.catch(() => undefined);
+      this.agent.destroy();
+      if (!this.listening) return;
+      const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+      for (const socket of this.sockets) socket.destroy();
+      this.sockets.clear();
+      await closed;
+    })();
+    return this.closing;
+  }
+
+  // --- decisions -------------------------------------------------------------------------------
+
+  /**
+   * Decides whether `destination` may be reached and, if so, which addresses to dial.
+   *
+   * `origins` are the origins the connection may carry. For plain HTTP that is exactly one. A CONNECT
+   * names only host:port: Chromium uses it for https and wss but also for plain ws, and cannot be asked
+   * which, so both `http://host:port` and `https://host:port` are candidates, and an allowlist entry
+   * for either admits the tunnel. That is no wider than the allowlist meant: the address check is about
+   * which network endpoint a socket reaches, and both origins name the same endpoint; the scheme only
+   * says whether TLS runs inside it.
+   */
+  private async decide(destination: Destination, origins: string[]): Promise<Decision> {
+    const skipAddressCheck =
+      this.options.allowPrivateNetworks || origins.some((origin) => this.allowedOrigins.has(origin));
+    const literal = literalAddress(destination.hostname);
+
+    if (skipAddressCheck) {
+      if (literal !== null) return { allowed: true, addresses: [literal] };
+      try {
+        const addresses = await this.resolveWithTimeout(destination.hostname);
+        if (addresses.length > 0) return { allowed: true, addresses };
+      } catch {
+        // Reported below.
+      }
+      return { allowed: false, outcome: { kind: 'failed', error: 'net::ERR_NAME_NOT_RESOLVED' } };
+    }
+
+    // The policy's own check, so a capture is refused with the same reasons as the API entry points
+    // (literal classification, localhost names, every resolved address public). It resolves the name
+    // once, and the addresses it approved are the only ones dialled.
+    const verdict = await this.strictPolicy.check(`http://${destination.hostname}:${destination.port}/`);
+    if (verdict.allowed) return { allowed: true, addresses: verdict.addresses };
+    if (verdict.reason === UrlPolicyReasons.unresolvable) {
+      // Not a policy matter: the page points at a name that does not exist.
+      return { allowed: false, outcome: { kind: 'failed', error: 'net::ERR_NAME_NOT_RESOLVED' } };
+    }
+    return { allowed: false, outcome: { kind: 'blocked', reason: verdict.reason } };
+  }
+
+  private resolveCached(hostname: string): Promise<string[]> {
+    const now = Date.now();
+    const cached = this.resolveCache.get(hostname);
+    if (cached && cached.expires > now) return cached.addresses;
+    const addresses = this.resolveWithTimeout(hostname);
+    if (this.resolveCacheMs > 0) {
+      this.resolveCache.set(hostname, { addresses, expires: now + this.resolveCacheMs });
+      // Failures are not worth keeping: the next request asks again.
+      addresses.catch(() => this.resolveCache.delete(hostname));
+      if (this.resolveCache.size > RESOLVE_CACHE_MAX) {
+        for (const [name, entry] of this.resolveCache) {
+          if (entry.expires <= now || this.resolveCache.size > RESOLVE_CACHE_MAX) this.resolveCache.delete(name);
+        }
+      }
+    }
+    return addresses;
+  }
+
+  private resolveWithTimeout(hostname: string): Promise<string[]> {
+    return new Promise<string[]>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`resolving ${hostname} timed out`)), this.resolveTimeoutMs);
+      timer.unref();
+      let pending: Promise<string[]>;
+      try {
+        pending = Promise.resolve(this.rawResolve(hostname));
+      } catch (error) {
+        clearTimeout(timer);
+        reject(error as Error);
+        return;
+      }
+      pending.then(
+        (addresses) => {
+          clearTimeout(timer);
+          if (!Array.isArray(addresses)) reject(new Error(`resolver returned no list for ${hostname}`));
+          // Only IP addresses may ever be dialled; a resolver answering names would reopen the question.
+          else resolve(addresses.filter((address) => typeof address === 'string' && isIP(address.split('%')[0]) !== 0));
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error as Error);
+        },
+      );
+    });
+  }
+
+  // --- plain HTTP ------------------------------------------------------------------------------
+
+  private async handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    res.on('error', () => undefined);
+    req.on('error', () => undefined);
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '');
+    } catch {
+      // Origin-form ("GET /x"): someone is talking to the proxy as if it were a web server.
+      return this.reply(res, 400, 'absolute-form http:// request-target required');
+    }
+    if (url.protocol !== 'http:' || url.hostname === '' || url.username !== '' || url.password !== '') {
+      return this.reply(res, 400, 'absolute-form http:// request-target required');
+    }
+    const destination: Destination = { hostname: url.hostname, port: url.port === '' ? 80 : Number(url.port) };
+    const key = keyOf(destination);
+
+    if (isServiceWorkerScript(req)) {
+      this.memory.set(key, { kind: 'blocked', reason: SERVICE_WORKERS_DISABLED });
+      return this.refuse(res, SERVICE_WORKERS_DISABLED);
+    }
+
+    let decision: Decision;
+    try {
+      decision = await this.decide(destination, [url.origin]);
+    } catch {
+      decision = { allowed: false, outcome: { kind: 'failed', error: 'net::ERR_NAME_NOT_RESOLVED' } };
+    }
+    if (res.destroyed) return;
+    if (!decision.allowed) {
+      this.memory.set(key, decision.outcome);
+      if (decision.outcome.kind === 'blocked') return this.refuse(res, decision.outcome.reason);
+      return this.fail(res, decision.outcome.error);
+    }
+    this.memory.set(key, null);
+    this.forward(req, res, url, decision.addresses, 0);
+  }
+
+  private forward(req: IncomingMessage, res: ServerResponse, url: URL, addresses: string[], index: number): void {
+    const port = url.port === '' ? 80 : Number(url.port);
+    const headers = forwardableHeaders(req.headers);
+    // RFC 9112 section 3.2.2: with an absolute-form target the Host header is replaced by the target's.
+    headers.host = url.host;
+    const upstream: ClientRequest = httpRequest({
+      host: addresses[index],
+      port,
+      method: req.method,
+      path: `${url.pathname}${url.search}`,
+      headers,
+      agent: this.agent,
+      setHost: false,
+    });
+    let connected = false;
+    upstream.on('socket', (socket: Socket) => {
+      this.track(socket);
+      if (!socket.connecting) {
+        connected = true; // a pooled keep-alive connection
+        return;
+      }
+      // Only the connect is bounded here; once connected, Chromium decides how long it waits.
+      const timer = setTimeout(
+        () => upstream.destroy(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' })),
+        this.connectTimeoutMs,
+      );
+      socket.once('connect', () => {
+        connected = true;
+        clearTimeout(timer);
+      });
+      socket.once('close', () => clearTimeout(timer));
+    });
+    upstream.on('response', (response: IncomingMessage) => {
+      const out = forwardableHeaders(response.headers);
+      // Only the proxy may speak for the policy: a site sending these would fail its own capture oddly.
+      delete out[URL_POLICY_BLOCK_HEADER];
+      delete out[EGRESS_ERROR_HEADER];
+      res.writeHead(response.statusCode ?? 502, response.statusMessage, out);
+      response.on('error', () => res.destroy());
+      response.pipe(res);
+    });
+    upstream.on('error', (error: Error) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (!connected && index + 1 < addresses.length && !hasBody(req) && !res.destroyed) {
+        this.forward(req, res, url, addresses, index + 1);
+        return;
+      }
+      const netError = netErrorFor(error);
+      this.memory.set(keyOf({ hostname: url.hostname, port }), { kind: 'failed', error: netError });
+      this.fail(res, netError);
+    });
+    // Chromium gave up (navigation cancelled, context closed): stop the upstream request too.
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
+    if (index === 0) req.pipe(upstream);
+    else upstream.end();
+  }
+
+  private refuse(res: ServerResponse, reason: string): void {
+    this.reply(res, 403, `blocked by URL policy: ${reason}`, { [URL_POLICY_BLOCK_HEADER]: reason });
+  }
+
+  private fail(res: ServerResponse, netError: string): void {
+    this.reply(res, 502, netError, { [EGRESS_ERROR_HEADER]: netError });
+  }
+
+  private reply(res: ServerResponse, status: number, body: string, headers: OutgoingHttpHeaders = {}): void {
+    if (res.headersSent || res.destroyed) return;
+    const text = `${body}\n`;
+    res.writeHead(status, {
+      'content-type': 'text/plain; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+      'cache-control': 'no-store',
+      ...headers,
+    });
+    res.end(text);
+  }
+
+  // --- CONNECT tunnels -------------------------------------------------------------------------
+
+  private async handleConnect(req: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
+    this.track(client);
+    client.on('error', () => undefined);
+    const destination = parseAuthority(req.url ?? '');
+    if (!destination) {
+      this.endTunnel(client, '400 Bad Request');
+      return;
+    }
+    const key = keyOf(destination);
+    const origins = ['http', 'https'].map((scheme) => new URL(`${scheme}://${key}`).origin);
+    let decision: Decision;
+    try {
+      decision = await this.decide(destination, origins);
+    } catch {
+      decision = { allowed: false, outcome: { kind: 'failed', error: 'net::ERR_NAME_NOT_RESOLVED' } };
+    }
+    if (client.destroyed) return;
+    if (!decision.allowed) {
+      this.memory.set(key, decision.outcome);
+      const header =
+        decision.outcome.kind === 'blocked'
+          ? `${URL_POLICY_BLOCK_HEADER}: ${decision.outcome.reason}`
+          : `${EGRESS_ERROR_HEADER}: ${decision.outcome.error}`;
+      this.endTunnel(client, decision.outcome.kind === 'blocked' ? '403 Forbidden' : '502 Bad Gateway', header);
+      return;
+    }
+    this.memory.set(key, null);
+    this.tunnel(client, head, destination, decision.addresses, 0);
+  }
+
+  private tunnel(client: Duplex, head: Buffer, destination: Destination, addresses: string[], index: number): void {
+    const upstream = connect({ host: addresses[index], port: destination.port });
+    this.track(upstream);
+    let connected = false;
+    upstream.setTimeout(this.connectTimeoutMs, () => {
+      if (!connected) upstream.destroy(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' }));
+    });
+    const abandon = (): void => {
+      upstream.destroy();
+    };
+    client.once('close', abandon);
+    upstream.once('connect', () => {
+      connected = true;
+      upstream.setTimeout(0);
+      upstream.setNoDelay(true);
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+      upstream.once('close', () => client.destroy());
+    });
+    upstream.on('error', (error: Error) => {
+      if (connected) {
+        client.destroy();
+        return;
+      }
+      client.off('close', abandon);
+      if (client.destroyed) return;
+      if (index + 1 < addresses.length) {
+        this.tunnel(client, head, destination, addresses, index + 1);
+        return;
+      }
+      const netError = netErrorFor(error);
+      this.memory.set(keyOf(destination), { kind: 'failed', error: netError });
+      this.endTunnel(client, '502 Bad Gateway', `${EGRESS_ERROR_HEADER}: ${netError}`);
+    });
+  }
+
+  /** Answers a CONNECT that will not be tunnelled, then closes the socket. */
+  private endTunnel(client: Duplex, status: string, header?: string): void {
+    const lines = [`HTTP/1.1 ${status}`, ...(header ? [header] : []), 'Connection: close', 'Content-Length: 0'];
+    // The server's sockets allow half-open connections, so end() alone could leave this one lingering.
+    client.end(`${lines.join('\r\n')}\r\n\r\n`, () => client.destroy());
+  }
+
+  private track(socket: Duplex): void {
+    if (this.sockets.has(socket)) return;
+    this.sockets.add(socket);
+    socket.once('close', () => this.sockets.delete(socket));
+  }
+}
