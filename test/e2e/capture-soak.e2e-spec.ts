@@ -16,7 +16,7 @@ describe('capture soak: 200 captures', () => {
       '/img.svg': (_req, res) => res.writeHead(200, { 'content-type': 'image/svg+xml' }).end('<svg xmlns="http://www.w3.org/2000/svg" width="200" height="200"><rect width="200" height="200" fill="teal"/></svg>'),
       '/red': solidPage('rgb(255,0,0)'),
     }).start();
-    capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 4, recycleAfter: 80, allowPrivateNetworks: true } as never);
+    capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 4, recycleAfter: 80, allowPrivateNetworks: true });
   });
   afterAll(async () => {
     await capturer.close();

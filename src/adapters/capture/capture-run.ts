@@ -137,7 +137,7 @@ export class CaptureRun {
 
     if (request.waitForSelector) {
       this.phase = 'selector';
-      await assertValidSelector(page, request.waitForSelector);
+      assertValidSelector(request.waitForSelector);
       await page.waitForSelector(request.waitForSelector, { timeout: this.remaining() });
     }
 

@@ -52,15 +52,16 @@ export type ScrollTarget = 'bottom' | { selector: string };
 export interface CapturePage {
   goto(url: string, timeoutMs?: number): Promise<void>;
   /** Replaces the value of an input, textarea or contenteditable element. */
-  fill(selector: string, value: string): Promise<void>;
-  click(selector: string): Promise<void>;
+  fill(selector: string, value: string, timeoutMs?: number): Promise<void>;
+  /** Clicks once the element is visible and enabled; if the click starts a navigation, waits for it to load. */
+  click(selector: string, timeoutMs?: number): Promise<void>;
   waitForSelector(selector: string, timeoutMs?: number): Promise<void>;
-  hover(selector: string): Promise<void>;
+  hover(selector: string, timeoutMs?: number): Promise<void>;
   /** A key name as in KeyboardEvent.key, e.g. "Enter", "Tab", "a". */
   press(key: string): Promise<void>;
   /** Selects the option with the given value in a <select>. */
-  select(selector: string, value: string): Promise<void>;
-  scrollTo(target: ScrollTarget): Promise<void>;
+  select(selector: string, value: string, timeoutMs?: number): Promise<void>;
+  scrollTo(target: ScrollTarget, timeoutMs?: number): Promise<void>;
   screenshot(opts: { fullPage: boolean }): Promise<CaptureResult>;
   url(): string;
 }

@@ -360,6 +360,36 @@ describe('EgressProxy', () => {
       tunnelled.socket.destroy();
     });
 
+    it('replays a bodiless request once on a fresh connection when a pooled one was closed under it', async () => {
+      // Answers the first request of each connection and keeps it open, then drops the connection
+      // when a second request arrives on it: the stale keep-alive race, made deterministic.
+      const sockets: Socket[] = [];
+      const server = (await import('node:net')).createServer((socket) => {
+        sockets.push(socket);
+        let served = 0;
+        socket.on('error', () => undefined);
+        socket.on('data', () => {
+          if (served++ === 0) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok');
+          else socket.destroy();
+        });
+      });
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      const { port } = server.address() as AddressInfo;
+      try {
+        const proxy = await startProxy({ allowPrivateNetworks: true });
+
+        const first = await viaProxy(proxy, `http://127.0.0.1:${port}/1`);
+        const second = await viaProxy(proxy, `http://127.0.0.1:${port}/2`);
+
+        expect([first.status, first.body, second.status, second.body]).toEqual([200, 'ok', 200, 'ok']);
+        expect(sockets).toHaveLength(2);
+      } finally {
+        for (const socket of sockets) socket.destroy();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    });
+
     it('counts a resolver that hangs as unresolvable after the timeout', async () => {
       const proxy = await startProxy({
         allowPrivateNetworks: true,

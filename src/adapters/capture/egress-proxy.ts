@@ -281,8 +281,8 @@ export class EgressProxy {
     });
     this.server.on('clientError', (_error: Error, socket: Duplex) => {
       // Malformed requests and resets from a dying browser: answer if still possible, never crash.
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-      socket.destroy();
+      if (socket.writable) this.endTunnel(socket, '400 Bad Request');
+      else socket.destroy();
     });
   }
 
@@ -465,7 +465,20 @@ export class EgressProxy {
     this.forward(req, res, url, decision.addresses, 0);
   }
 
-  private forward(req: IncomingMessage, res: ServerResponse, url: URL, addresses: string[], index: number): void {
+  /**
+   * Sends the request to addresses[index]. Before anything reached the server it may be sent again: to
+   * the next checked address when this one cannot be reached, or once more on a fresh connection when a
+   * pooled keep-alive connection turned out to be closed already (the race Node's docs describe for
+   * `reusedSocket`). Only bodiless requests are replayed; a body has already been consumed.
+   */
+  private forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    addresses: string[],
+    index: number,
+    replayed = false,
+  ): void {
     const port = url.port === '' ? 80 : Number(url.port);
     const headers = forwardableHeaders(req.headers);
     // RFC 9112 section 3.2.2: with an absolute-form target the Host header is replaced by the target's.
@@ -506,13 +519,18 @@ export class EgressProxy {
       response.on('error', () => res.destroy());
       response.pipe(res);
     });
-    upstream.on('error', (error: Error) => {
+    upstream.on('error', (error: NodeJS.ErrnoException) => {
       if (res.headersSent) {
         res.destroy();
         return;
       }
-      if (!connected && index + 1 < addresses.length && !hasBody(req) && !res.destroyed) {
-        this.forward(req, res, url, addresses, index + 1);
+      const replayable = !hasBody(req) && !res.destroyed;
+      if (replayable && !replayed && upstream.reusedSocket && error.code === 'ECONNRESET') {
+        this.forward(req, res, url, addresses, index, true);
+        return;
+      }
+      if (replayable && !connected && index + 1 < addresses.length) {
+        this.forward(req, res, url, addresses, index + 1, replayed);
         return;
       }
       const netError = netErrorFor(error);
@@ -523,8 +541,8 @@ export class EgressProxy {
     res.on('close', () => {
       if (!res.writableFinished) upstream.destroy();
     });
-    if (index === 0) req.pipe(upstream);
-    else upstream.end();
+    if (req.readableEnded) upstream.end();
+    else req.pipe(upstream);
   }
 
   private refuse(res: ServerResponse, reason: string): void {
@@ -617,7 +635,7 @@ export class EgressProxy {
     });
   }
 
-  /** Answers a CONNECT that will not be tunnelled, then closes the socket. */
+  /** Answers on a raw socket (a CONNECT not tunnelled, a bad request), then closes it. */
   private endTunnel(client: Duplex, status: string, header?: string): void {
     const lines = [`HTTP/1.1 ${status}`, ...(header ? [header] : []), 'Connection: close', 'Content-Length: 0'];
     // The server's sockets allow half-open connections, so end() alone could leave this one lingering.

@@ -11,6 +11,7 @@ import {
   invalidSelectorsScript,
   revealLazyContentScript,
 } from './in-page-scripts';
+import { isValidCssSelector } from '../../shared/css-selector/css-selector';
 import { pngSize } from './png-size';
 
 export interface PageSetup {
@@ -62,10 +63,13 @@ function invalidSelectorFailure(invalid: unknown): CaptureFailure | null {
     : null;
 }
 
-/** Only standard CSS is accepted, not puppeteer's extensions (::-p-text, >>>), so scenarios stay portable. */
-export async function assertValidSelector(page: Page, selector: string): Promise<void> {
-  const failure = invalidSelectorFailure(await page.evaluate(invalidSelectorsScript([selector])));
-  if (failure) throw failure;
+/**
+ * Only standard CSS is accepted, not puppeteer's extensions (::-p-text, >>>), so scenarios stay portable.
+ * Checked here in Node, not in the page: asking the page would fail whenever a navigation (a form post a
+ * click just started) replaces the document mid-check.
+ */
+export function assertValidSelector(selector: string): void {
+  if (!isValidCssSelector(selector)) throw new CaptureFailure('page', `Invalid CSS selector: ${selector}`);
 }
 
 export async function hideElements(page: Page, selectors: readonly string[]): Promise<void> {

@@ -19,6 +19,8 @@ import {
 } from './page-steps';
 
 const LAZY_SCROLL_BUDGET_MS = 2_000;
+/** How long after a click a navigation may take to start and still count as caused by it. */
+const NAVIGATION_START_WINDOW_MS = 150;
 
 function locate(page: Page, selector: string, timeoutMs: number) {
   return page.locator(selector).setTimeout(timeoutMs);
@@ -64,21 +66,60 @@ export class PuppeteerCapturePage implements CapturePage {
     });
   }
 
-  fill(selector: string, value: string): Promise<void> {
-    return this.onElement(selector, 'editable', (locator) => locator.fill(value));
+  fill(selector: string, value: string, timeoutMs = this.settings.timeoutMs): Promise<void> {
+    return this.onElement(selector, 'editable', timeoutMs, (locator) => locator.fill(value));
   }
 
-  click(selector: string): Promise<void> {
-    return this.onElement(selector, 'clickable', (locator) => locator.click());
+  /**
+   * Clicks like a person: once the element is visible and enabled. A click that starts a navigation (a
+   * link, a form post) is followed until the new document has loaded, so the next step sees it.
+   */
+  click(selector: string, timeoutMs = this.settings.timeoutMs): Promise<void> {
+    return this.onElement(selector, 'clickable', timeoutMs, async (locator) => {
+      const mainFrame = this.page.mainFrame();
+      // Watched from before the click: a fast navigation may be over before the click call returns.
+      let navigating = false;
+      let loaded = false;
+      let onLoaded: () => void = () => undefined;
+      const loadedOnce = new Promise<void>((resolve) => (onLoaded = resolve));
+      const onRequest = (request: { isNavigationRequest(): boolean; frame(): unknown }): void => {
+        if (request.isNavigationRequest() && request.frame() === mainFrame) {
+          navigating = true;
+          loaded = false;
+        }
+      };
+      const onLoad = (): void => {
+        if (!navigating) return;
+        loaded = true;
+        onLoaded();
+      };
+      this.page.on('request', onRequest);
+      this.page.on('load', onLoad);
+      try {
+        await locator.click();
+        // A navigation starts within a task or two of the click; give it a short window to show itself.
+        await new Promise((resolve) => setTimeout(resolve, NAVIGATION_START_WINDOW_MS));
+        if (navigating && !loaded) {
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([
+            loadedOnce,
+            new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new CaptureFailure('page', `Navigation after clicking "${selector}" did not finish within ${timeoutMs} ms`)), timeoutMs))),
+          ]).finally(() => clearTimeout(timer));
+        }
+      } finally {
+        this.page.off('request', onRequest);
+        this.page.off('load', onLoad);
+      }
+    });
   }
 
-  hover(selector: string): Promise<void> {
-    return this.onElement(selector, 'visible', (locator) => locator.hover());
+  hover(selector: string, timeoutMs = this.settings.timeoutMs): Promise<void> {
+    return this.onElement(selector, 'visible', timeoutMs, (locator) => locator.hover());
   }
 
   waitForSelector(selector: string, timeoutMs = this.settings.timeoutMs): Promise<void> {
     return this.act(`Timed out after ${timeoutMs} ms waiting for selector "${selector}"`, async () => {
-      await assertValidSelector(this.page, selector);
+      assertValidSelector(selector);
       await this.page.waitForSelector(selector, { timeout: timeoutMs });
     });
   }
@@ -88,10 +129,10 @@ export class PuppeteerCapturePage implements CapturePage {
     return this.act(`Timed out pressing "${key}"`, () => this.page.keyboard.press(key as KeyInput));
   }
 
-  select(selector: string, value: string): Promise<void> {
-    return this.act(this.elementTimeout(selector, 'present'), async () => {
-      await assertValidSelector(this.page, selector);
-      await this.page.waitForSelector(selector, { timeout: this.settings.timeoutMs });
+  select(selector: string, value: string, timeoutMs = this.settings.timeoutMs): Promise<void> {
+    return this.act(this.elementTimeout(selector, 'present', timeoutMs), async () => {
+      assertValidSelector(selector);
+      await this.page.waitForSelector(selector, { timeout: timeoutMs });
       const selected = await this.page.select(selector, value);
       if (!selected.includes(value)) {
         throw new CaptureFailure('page', `No option with value "${value}" in "${selector}"`);
@@ -99,17 +140,15 @@ export class PuppeteerCapturePage implements CapturePage {
     });
   }
 
-  scrollTo(target: ScrollTarget): Promise<void> {
+  scrollTo(target: ScrollTarget, timeoutMs = this.settings.timeoutMs): Promise<void> {
     if (target === 'bottom') {
       return this.act('Timed out scrolling to the bottom', async () => {
         await this.page.evaluate(scrollToBottomScript);
       });
     }
-    return this.act(this.elementTimeout(target.selector, 'present'), async () => {
-      await assertValidSelector(this.page, target.selector);
-      const element = await this.page.waitForSelector(target.selector, {
-        timeout: this.settings.timeoutMs,
-      });
+    return this.act(this.elementTimeout(target.selector, 'present', timeoutMs), async () => {
+      assertValidSelector(target.selector);
+      const element = await this.page.waitForSelector(target.selector, { timeout: timeoutMs });
       if (!element) throw new CaptureFailure('page', `No element matches "${target.selector}"`);
       try {
         await element.scrollIntoView();
@@ -140,16 +179,17 @@ export class PuppeteerCapturePage implements CapturePage {
   private onElement(
     selector: string,
     state: string,
+    timeoutMs: number,
     action: (locator: ElementLocator) => Promise<void>,
   ): Promise<void> {
-    return this.act(this.elementTimeout(selector, state), async () => {
-      await assertValidSelector(this.page, selector);
-      await action(locate(this.page, selector, this.settings.timeoutMs));
+    return this.act(this.elementTimeout(selector, state, timeoutMs), async () => {
+      assertValidSelector(selector);
+      await action(locate(this.page, selector, timeoutMs));
     });
   }
 
-  private elementTimeout(selector: string, state: string): string {
-    return `Timed out after ${this.settings.timeoutMs} ms waiting for "${selector}" to be ${state}`;
+  private elementTimeout(selector: string, state: string, timeoutMs: number): string {
+    return `Timed out after ${timeoutMs} ms waiting for "${selector}" to be ${state}`;
   }
 
   /** Races the action against a renderer crash and a lost browser, and classifies whatever goes wrong. */

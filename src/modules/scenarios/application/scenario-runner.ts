@@ -156,31 +156,34 @@ export class ScenarioRunner implements OnModuleInit {
       case 'wait_for':
         return waitForTimeoutOf(step) + 1000;
       default:
-        return this.config.scenarioStepTimeoutMs;
+        // Element steps time out inside the page first (with a message naming the selector); this is the backstop.
+        return this.config.scenarioStepTimeoutMs + 1000;
     }
   }
 
   private async perform(page: CapturePage, ctx: RunContext, step: Step): Promise<void> {
+    // Element waits end with the step's own budget, so nothing keeps trying in the page after it failed.
+    const elementTimeout = Math.min(this.config.scenarioStepTimeoutMs, this.remaining(ctx));
     switch (step.type) {
       case 'navigate':
         await this.checkUrl(step.url);
         return page.goto(step.url, Math.min(this.config.captureTimeoutMs, this.remaining(ctx)));
       case 'fill':
-        return page.fill(step.selector, step.value);
+        return page.fill(step.selector, step.value, elementTimeout);
       case 'click':
-        return page.click(step.selector);
+        return page.click(step.selector, elementTimeout);
       case 'wait':
         return new Promise((resolve) => setTimeout(resolve, step.duration));
       case 'wait_for':
         return page.waitForSelector(step.selector, waitForTimeoutOf(step));
       case 'hover':
-        return page.hover(step.selector);
+        return page.hover(step.selector, elementTimeout);
       case 'press':
         return page.press(step.key);
       case 'select':
-        return page.select(step.selector, step.value);
+        return page.select(step.selector, step.value, elementTimeout);
       case 'scroll':
-        return page.scrollTo(scrollTargetOf(step));
+        return page.scrollTo(scrollTargetOf(step), elementTimeout);
       case 'screenshot': {
         const result = await page.screenshot({ fullPage: step.full_page ?? ctx.website.fullPage });
         await this.store(ctx, result);

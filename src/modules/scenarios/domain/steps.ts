@@ -1,6 +1,6 @@
 import { FieldError, ValidationFailedError } from '../../../shared/domain/domain-error';
 import { UrlPolicy } from '../../../shared/url-policy';
-import { isValidCssSelector } from './css-selector';
+import { isValidCssSelector } from '../../../shared/css-selector/css-selector';
 
 /**
  * Scenario steps (spec: Scenario; API.md: Scenarios). A step is a plain JSON object discriminated by `type`.
