@@ -293,6 +293,8 @@ describe('Screenshots API with real Chromium captures', () => {
         ['full_page "yes"', { full_page: 'yes' }, 'full_page'],
         ['format "jpeg"', { format: 'jpeg' }, 'format'],
         ['an unknown field', { quality: 80 }, 'quality'],
+        ['wait_for_selector "div["', { wait_for_selector: 'div[' }, 'wait_for_selector'],
+        ['hide_selectors with "..x"', { hide_selectors: ['.ok', '..x'] }, 'hide_selectors'],
       ])('%s → 422 validation_failed on that field, and no job is queued', async (_, body, field) => {
         const res = await api().post(`/websites/${siteId}/screenshot`).set(account.auth).send(body);
         expect(res.status).toBe(422);

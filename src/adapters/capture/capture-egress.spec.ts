@@ -17,9 +17,12 @@ import type { AddressInfo, Socket } from 'node:net';
 import { PNG } from 'pngjs';
 
 import type { HostResolver } from '../../shared/url-policy';
-import { BrowserPool } from './browser-pool';
+import { launch } from 'puppeteer';
+
+import { BrowserPool, CHROME_ARGS } from './browser-pool';
 import { CaptureFailure, type CaptureRequest, type CaptureResult } from './capture.port';
-import { resolveCaptureSettings } from './capture-options';
+import { findChrome, resolveCaptureSettings } from './capture-options';
+import { EgressProxy } from './egress-proxy';
 import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
 
 jest.setTimeout(60_000);
@@ -456,6 +459,31 @@ describe('URL policy inside Chromium (egress proxy)', () => {
       expect(pixel(result, 10, 10)).toEqual(GREEN);
       expect(udpPackets).toBe(0);
     });
+  });
+
+  it('fails closed: with the proxy gone, Chromium falls back to no direct connection', async () => {
+    const proxy = await new EgressProxy({ allowPrivateNetworks: true, allowlist: [] }).start();
+    const browser = await launch({
+      executablePath: findChrome(),
+      headless: 'shell',
+      pipe: true,
+      args: [...CHROME_ARGS, ...proxy.chromiumArgs()],
+    });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${pages.origin}/green`);
+      await proxy.close();
+
+      const outcome = await page.goto(`http://127.0.0.1:${internal.port}/direct`).then(
+        () => 'loaded',
+        (error: Error) => error.message,
+      );
+
+      expect(outcome).toMatch(/^net::ERR_PROXY_CONNECTION_FAILED/);
+      expect(internal.connections).toBe(0);
+    } finally {
+      await browser.close();
+    }
   });
 
   describe('policy off (allowPrivateNetworks: true): the same pages reach the internal server', () => {

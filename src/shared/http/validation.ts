@@ -1,5 +1,6 @@
 import { ValidationError, ValidationPipe } from '@nestjs/common';
-import { ValidateIf } from 'class-validator';
+import { registerDecorator, ValidateIf, ValidationOptions } from 'class-validator';
+import { isValidCssSelector } from '../css-selector/css-selector';
 import { FieldError, ValidationFailedError } from '../domain/domain-error';
 
 function humanise(field: string, constraint: string, message: string): string {
@@ -40,4 +41,16 @@ export function createValidationPipe(): ValidationPipe {
  */
 export function OptionalField(): PropertyDecorator {
   return ValidateIf((_object: object, value: unknown) => value !== undefined);
+}
+
+/** A standard CSS selector (the same checker the scenario steps use), so a typo is a 422, not a failed job. */
+export function IsCssSelector(options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isCssSelector',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: { message: ({ property }) => `${property} must contain valid CSS selectors`, ...options },
+      validator: { validate: (value: unknown) => typeof value === 'string' && isValidCssSelector(value) },
+    });
 }

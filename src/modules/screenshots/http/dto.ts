@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { OptionalField } from '../../../shared/http/validation';
+import { IsCssSelector, OptionalField } from '../../../shared/http/validation';
 import { PageQuery } from '../../../shared/http/pagination';
 import { WEBSITE_RULES } from '../../websites/domain/website';
 import { CaptureOptions, JOB_STATUSES, JobProps, JobStatus } from '../domain/job';
@@ -12,10 +12,10 @@ export class TakeScreenshotDto {
   @OptionalField() @IsInt() @Min(WEBSITE_RULES.viewportWidth.min) @Max(WEBSITE_RULES.viewportWidth.max) viewport_width?: number;
   @OptionalField() @IsInt() @Min(WEBSITE_RULES.viewportHeight.min) @Max(WEBSITE_RULES.viewportHeight.max) viewport_height?: number;
   @OptionalField() @IsInt() @Min(0) @Max(10_000) delay_ms?: number;
-  @OptionalField() @IsString() @MinLength(1) @MaxLength(1000) wait_for_selector?: string;
+  @OptionalField() @IsString() @MinLength(1) @MaxLength(1000) @IsCssSelector() wait_for_selector?: string;
   @OptionalField() @IsNumber() @Min(1) @Max(3) device_scale_factor?: number;
   @OptionalField() @IsIn(['png']) format?: 'png';
-  @OptionalField() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @MinLength(1, { each: true }) @MaxLength(1000, { each: true }) hide_selectors?: string[];
+  @OptionalField() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @MinLength(1, { each: true }) @MaxLength(1000, { each: true }) @IsCssSelector({ each: true }) hide_selectors?: string[];
   @OptionalField() @IsBoolean() dark_mode?: boolean;
 }
 
