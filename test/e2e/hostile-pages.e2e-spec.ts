@@ -3,6 +3,7 @@ import { readdirSync } from 'node:fs';
 import { ServerResponse } from 'node:http';
 import request from 'supertest';
 import { waitForJob } from '../support/jobs';
+import { liveDescendants } from '../support/process-tree';
 import { PageServer, solidPage } from '../support/page-server';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -27,12 +28,9 @@ const HOSTILE: Record<string, (req: unknown, res: ServerResponse) => void> = {
   '/normal': html(solidPage('rgb(255,0,0)')),
 };
 
+/** Chromium processes this test process started (other processes on the machine do not count). */
 function chromiumProcessCount(): number {
-  try {
-    return Number(execFileSync('pgrep', ['-c', '-f', 'chromium'], { encoding: 'utf8' }).trim());
-  } catch {
-    return 0; // pgrep exits 1 when nothing matches
-  }
+  return liveDescendants().length;
 }
 
 describe('hostile pages (capture hardening)', () => {

@@ -8,6 +8,7 @@ import { JobRepository } from '../../src/modules/screenshots/application/ports';
 import { classifyAddress } from '../../src/shared/url-policy';
 import { PageServer, solidPage } from '../support/page-server';
 import { startTestApp, TestAccount, TestApp } from '../support/test-app';
+import { binary, pixel } from '../support/assertions';
 
 /**
  * Scenarios and their executions against real Chromium (spec: Resources/Scenario, Endpoints/Scenarios;
@@ -91,17 +92,7 @@ const SIGNED_OUT_PAGE =
   '<!doctype html><html><head><style>html,body{margin:0;background:rgb(255,255,255)}</style></head><body><h1 id="signed-out">Please sign in</h1></body></html>';
 
 /** Collects a binary response body into a Buffer (supertest's default parsers would not). */
-function binary(res: unknown, callback: (err: Error | null, body: Buffer) => void): void {
-  const stream = res as NodeJS.ReadableStream;
-  const chunks: Buffer[] = [];
-  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-  stream.on('end', () => callback(null, Buffer.concat(chunks)));
-}
 
-function pixel(png: PNG, x: number, y: number): [number, number, number, number] {
-  const i = (png.width * y + x) * 4;
-  return [png.data[i], png.data[i + 1], png.data[i + 2], png.data[i + 3]];
-}
 
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {

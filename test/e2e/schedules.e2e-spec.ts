@@ -7,6 +7,7 @@ import { waitForJob } from '../support/jobs';
 import { PageServer, solidPage } from '../support/page-server';
 import { startTestApp, TestAccount, TestApp } from '../support/test-app';
 import { createTestDatabase, LOCAL_REDIS, TestDatabase } from '../support/test-database';
+import { detailFields } from '../support/assertions';
 
 /**
  * Schedules (spec: Resources/Schedule, Endpoints/Schedules; API.md: Schedules).
@@ -41,16 +42,6 @@ const SCHEDULE_FIELDS = [
 const NOT_FOUND = { success: false, error: expect.any(String), code: 'not_found' };
 
 /** The set of fields named in a 422's details (each detail must be a {field, message} pair of non-empty strings). */
-function detailFields(body: { details?: Array<{ field: string; message: string }> }): string[] {
-  expect(Array.isArray(body.details)).toBe(true);
-  for (const d of body.details!) {
-    expect(Object.keys(d).sort()).toEqual(['field', 'message']);
-    expect(typeof d.field).toBe('string');
-    expect(typeof d.message).toBe('string');
-    expect(d.message.length).toBeGreaterThan(0);
-  }
-  return [...new Set(body.details!.map((d) => d.field))].sort();
-}
 
 function expectValidationFailed(res: request.Response, fields: string[]): void {
   expect(res.status).toBe(422);

@@ -7,6 +7,7 @@ import { PNG } from 'pngjs';
 import request from 'supertest';
 import { PageServer, solidPage } from '../support/page-server';
 import { startTestApp, TestAccount, TestApp } from '../support/test-app';
+import { binary, closedPort, pixel } from '../support/assertions';
 
 /**
  * Take Screenshot, jobs, screenshots, downloads and bulk ZIPs against real Chromium rendering pages served on
@@ -44,26 +45,9 @@ interface Job {
 }
 
 /** Collects a binary response body into a Buffer (supertest's default parsers would not). */
-function binary(res: unknown, callback: (err: Error | null, body: Buffer) => void): void {
-  const stream = res as NodeJS.ReadableStream;
-  const chunks: Buffer[] = [];
-  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-  stream.on('end', () => callback(null, Buffer.concat(chunks)));
-}
 
-function pixel(png: PNG, x: number, y: number): [number, number, number, number] {
-  const i = (png.width * y + x) * 4;
-  return [png.data[i], png.data[i + 1], png.data[i + 2], png.data[i + 3]];
-}
 
 /** A port nothing listens on: bound once by the OS, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const CORNER_BOX_PAGE =
   '<!doctype html><html><head><style>html,body{margin:0;background:#fff}</style></head>' +

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { startTestApp, TestAccount, TestApp } from '../support/test-app';
+import { detailFields } from '../support/assertions';
 
 /**
  * Websites resource (spec: Resources/Website, Endpoints/Websites, Pagination envelope; API.md: Websites, Lists,
@@ -24,16 +25,6 @@ function validationBody(fields: string[]) {
 }
 
 /** The set of fields named in a 422's details (each detail must be a {field, message} pair of non-empty strings). */
-function detailFields(body: { details?: Array<{ field: string; message: string }> }): string[] {
-  expect(Array.isArray(body.details)).toBe(true);
-  for (const d of body.details!) {
-    expect(Object.keys(d).sort()).toEqual(['field', 'message']);
-    expect(typeof d.field).toBe('string');
-    expect(typeof d.message).toBe('string');
-    expect(d.message.length).toBeGreaterThan(0);
-  }
-  return [...new Set(body.details!.map((d) => d.field))].sort();
-}
 
 describe('Websites (spec: Endpoints/Websites; API.md: Websites, Lists)', () => {
   let t: TestApp;

@@ -595,9 +595,14 @@ describe('URL policy inside Chromium (egress proxy)', () => {
             });
           });
           await page.goto(`${pages.origin}/popup-self`);
-          const stillOpen = new Promise<string>((resolve) => setTimeout(() => resolve('still open after 5 s'), 5_000));
+          let timer: NodeJS.Timeout | undefined;
+          const stillOpen = new Promise<string>((resolve) => {
+            timer = setTimeout(() => resolve('still open after 5 s'), 5_000);
+          });
 
-          expect(await Promise.race([popupClosed, stillOpen])).toBe(`${pages.origin}/green`);
+          expect(await Promise.race([popupClosed, stillOpen]).finally(() => clearTimeout(timer))).toBe(
+            `${pages.origin}/green`,
+          );
           expect((await context.pages()).length).toBe(1);
         });
       } finally {

@@ -29,7 +29,7 @@ import {
 import { connect, isIP, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 
-import { UrlPolicy, UrlPolicyReasons, type HostResolver } from '../../shared/url-policy';
+import { normaliseAllowlistEntry, UrlPolicy, UrlPolicyReasons, type HostResolver } from '../../shared/url-policy';
 
 /** Set on the proxy's refusal of a plain-HTTP request; the value is the policy's reason. */
 export const URL_POLICY_BLOCK_HEADER = 'x-url-policy-block';
@@ -118,22 +118,6 @@ function netErrorFor(error: unknown): string {
   }
 }
 
-function normaliseAllowlistEntry(entry: string): string {
-  // Kept identical to UrlPolicy's own normalisation, which it does not export.
-  let url: URL;
-  try {
-    url = new URL(entry);
-  } catch {
-    throw new Error(`EgressProxy: allowlist entry "${entry}" is not a valid URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`EgressProxy: allowlist entry "${entry}" must be an http(s) origin`);
-  }
-  if (url.username !== '' || url.password !== '') {
-    throw new Error(`EgressProxy: allowlist entry "${entry}" must not contain credentials`);
-  }
-  return url.origin;
-}
 
 /**
  * A CONNECT request-target is "host:port" (authority form), IPv6 in brackets. Anything else (paths,
@@ -268,11 +252,12 @@ export class EgressProxy {
 
     this.server = createServer({ keepAliveTimeout: 30_000 });
     this.server.on('connection', (socket: Socket) => this.track(socket));
+    // A bug in a handler must cost one request, never the process (an unhandled rejection would).
     this.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      void this.handleRequest(req, res);
+      this.handleRequest(req, res).catch(() => res.destroy());
     });
     this.server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      void this.handleConnect(req, socket, head);
+      this.handleConnect(req, socket, head).catch(() => socket.destroy());
     });
     // Chromium never asks for an upgrade in absolute form (WebSockets go through CONNECT); refuse it.
     this.server.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {

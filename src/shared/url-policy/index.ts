@@ -6,5 +6,6 @@ export {
   UrlPolicyReasons,
   MAX_URL_LENGTH,
   DEFAULT_RESOLVE_TIMEOUT_MS,
+  normaliseAllowlistEntry,
 } from './url-policy';
 export type { HostResolver, UrlPolicyOptions, UrlVerdict } from './url-policy';

@@ -248,7 +248,8 @@ function indefiniteArticle(word: string): string {
   return 'aeio'.includes(lower.charAt(0)) || lower.startsWith('un') ? 'an' : 'a';
 }
 
-function normaliseAllowlistEntry(entry: string): string {
+/** An allowlist entry as an exact origin; refuses anything that is not an http(s) origin without credentials. */
+export function normaliseAllowlistEntry(entry: string): string {
   let url: URL;
   try {
     url = new URL(entry);
