@@ -118,7 +118,6 @@ function netErrorFor(error: unknown): string {
   }
 }
 
-
 /**
  * A CONNECT request-target is "host:port" (authority form), IPv6 in brackets. Anything else (paths,
  * userinfo, percent-escapes, spaces) is refused rather than guessed at; the WHATWG parser then
