@@ -1,3 +1,4 @@
+import { captureRequest } from '../../src/adapters/capture/capture-request';
 import { PuppeteerPageCapturer } from '../../src/adapters/capture/puppeteer-page-capturer';
 import { PageServer, solidPage } from '../support/page-server';
 import { liveDescendants } from '../support/process-tree';
@@ -23,15 +24,13 @@ describe('capture soak: 200 captures', () => {
     await pages.stop();
   });
 
-  const request = { viewportWidth: 1280, viewportHeight: 800, fullPage: false, deviceScaleFactor: 1, delayMs: 0, hideSelectors: [], darkMode: false };
-
   async function captureMany(n: number): Promise<void> {
     let next = 0;
     await Promise.all(
       Array.from({ length: 4 }, async () => {
         while (next < n) {
           next += 1;
-          const result = await capturer.capture({ ...request, url: `${pages.url}/page` });
+          const result = await capturer.capture(captureRequest(`${pages.url}/page`));
           expect(result.width).toBe(1280);
         }
       }),
@@ -53,7 +52,7 @@ describe('capture soak: 200 captures', () => {
     expect(after200.count).toBeLessThanOrEqual(after20.count);
     expect(after200.rss).toBeLessThanOrEqual(after20.rss * 1.2);
     // And the pool still works.
-    expect((await capturer.capture({ ...request, url: `${pages.url}/red` })).height).toBe(800);
+    expect((await capturer.capture(captureRequest(`${pages.url}/red`))).height).toBe(800);
   }, 240_000);
 
   it('close() leaves no Chromium process behind', async () => {

@@ -23,6 +23,7 @@ import { BrowserPool, CHROME_ARGS } from './browser-pool';
 import { CaptureFailure, type CaptureRequest, type CaptureResult } from './capture.port';
 import { findChrome, resolveCaptureSettings } from './capture-options';
 import { EgressProxy } from './egress-proxy';
+import { captureRequest } from './capture-request';
 import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
 
 jest.setTimeout(60_000);
@@ -280,19 +281,9 @@ describe('URL policy inside Chromium (egress proxy)', () => {
   };
 
   function request(url: string, overrides: Partial<CaptureRequest> = {}): CaptureRequest {
-    return {
-      url,
-      viewportWidth: 800,
-      viewportHeight: 600,
-      fullPage: false,
-      deviceScaleFactor: 1,
-      delayMs: 0,
-      waitForSelector: null,
-      hideSelectors: [],
-      darkMode: false,
-      ...overrides,
-    };
+    return captureRequest(url, { viewportWidth: 800, viewportHeight: 600, ...overrides });
   }
+
 
   beforeAll(async () => {
     internal = await new InternalServer().start();

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { PNG } from 'pngjs';
 
 import { CaptureFailure, type CaptureRequest, type CaptureResult } from './capture.port';
+import { captureRequest } from './capture-request';
 import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
 
 jest.setTimeout(60_000);
@@ -207,19 +208,9 @@ describe('PuppeteerPageCapturer (real Chromium)', () => {
   let capturer: PuppeteerPageCapturer;
 
   function request(path: string, overrides: Partial<CaptureRequest> = {}): CaptureRequest {
-    return {
-      url: `${base}${path}`,
-      viewportWidth: 1280,
-      viewportHeight: 800,
-      fullPage: false,
-      deviceScaleFactor: 1,
-      delayMs: 0,
-      waitForSelector: null,
-      hideSelectors: [],
-      darkMode: false,
-      ...overrides,
-    };
+    return captureRequest(`${base}${path}`, overrides);
   }
+
 
   beforeAll(async () => {
     server = await startServer();
@@ -473,18 +464,9 @@ describe('PuppeteerPageCapturer browser lifecycle (real Chromium)', () => {
   });
 
   function request(path: string): CaptureRequest {
-    return {
-      url: `${base}${path}`,
-      viewportWidth: 640,
-      viewportHeight: 480,
-      fullPage: false,
-      deviceScaleFactor: 1,
-      delayMs: 0,
-      waitForSelector: null,
-      hideSelectors: [],
-      darkMode: false,
-    };
+    return captureRequest(`${base}${path}`, { viewportWidth: 640, viewportHeight: 480 });
   }
+
 
   async function waitUntil(condition: () => boolean): Promise<void> {
     while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
