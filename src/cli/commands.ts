@@ -3,7 +3,8 @@ import { ApiToken } from '../modules/accounts/domain/api-token';
 import { FlagReader, UsageError } from './arguments';
 
 export const USAGE = `usage:
-  cli account create --email E --name N --plan free|starter|pro|business [--status active|expired|inactive] [--expires-at ISO]
+  cli account create --email E --name N --plan free|starter|pro|business [--status active|expired|inactive] [--expires-at ISO] [--password-stdin]
+  cli account set-password --email E --password-stdin
   cli account update --email E [--plan P] [--status S] [--expires-at ISO|none] [--limit-per-minute N|none] [--limit-per-hour N|none]
   cli token create --email E [--name N]
   cli token revoke --id ID
@@ -27,8 +28,25 @@ function limitFlag(flags: FlagReader, name: string): number | null | undefined {
   return flags.integer(name);
 }
 
+/** Flags that take no value. */
+export const BOOLEAN_FLAGS = ['password-stdin'] as const;
+
+/**
+ * A password comes only from standard input (never an argument: those show in `ps` and shell history);
+ * one trailing newline, as `echo` or a here-string adds, is not part of it.
+ */
+async function passwordFrom(flags: FlagReader, readStdin: () => Promise<string>, required: boolean): Promise<string | undefined> {
+  if (!flags.has('password-stdin')) {
+    if (required) throw new UsageError('--password-stdin is required (pipe the password on standard input)');
+    return undefined;
+  }
+  const password = (await readStdin()).replace(/\r?\n$/, '');
+  if (password === '') throw new UsageError('no password on standard input');
+  return password;
+}
+
 /** Runs one operator command and returns the JSON value to print. */
-export async function runCommand(command: string[], flags: FlagReader, accounts: AccountsService): Promise<unknown> {
+export async function runCommand(command: string[], flags: FlagReader, accounts: AccountsService, readStdin: () => Promise<string>): Promise<unknown> {
   const name = command.join(' ');
   switch (name) {
     case 'account create': {
@@ -40,8 +58,16 @@ export async function runCommand(command: string[], flags: FlagReader, accounts:
         expiresAt: flags.date('expires-at') ?? null,
       };
       flags.done();
-      const { account, token } = await accounts.createAccount(input);
+      const password = await passwordFrom(flags, readStdin, false);
+      const { account, token } = await accounts.createAccount({ ...input, password });
       return { account_id: account.id, token };
+    }
+    case 'account set-password': {
+      const email = flags.required('email');
+      flags.done();
+      const password = await passwordFrom(flags, readStdin, true);
+      const account = await accounts.setPassword(email, password as string);
+      return { account_id: account.id, email: account.email, password_set: true };
     }
     case 'account update': {
       const email = flags.required('email');

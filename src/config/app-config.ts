@@ -36,6 +36,10 @@ export abstract class AppConfig {
   /** Bull lock: a job held by a worker that died is redelivered after about this long. */
   jobLockMs!: number;
   authFailureLimitPerMinute!: number;
+  /** Dashboard requests per client address per minute (its own limit; the API's per-account quota does not apply). */
+  dashboardLimitPerMinute!: number;
+  /** Sign-in form posts per client address per minute, on top of the per-email lock-out. */
+  signInLimitPerMinute!: number;
   trustProxy!: boolean;
   apiVersion!: string;
 }
@@ -135,6 +139,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     scheduleTickMs: int(env, 'SCHEDULE_TICK_MS', 5000, 100, 3600000),
     jobLockMs: int(env, 'JOB_LOCK_MS', 30000, 1000, 600000),
     authFailureLimitPerMinute: int(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 30, 1, 1000000),
+    dashboardLimitPerMinute: int(env, 'DASHBOARD_LIMIT_PER_MINUTE', 600, 1, 1000000),
+    signInLimitPerMinute: int(env, 'SIGN_IN_LIMIT_PER_MINUTE', 20, 1, 1000000),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     apiVersion: packageVersion(),
   };

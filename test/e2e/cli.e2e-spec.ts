@@ -1,8 +1,9 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { SignInService } from '../../src/modules/accounts/application/sign-in.service';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const run = promisify(execFile);
@@ -28,6 +29,54 @@ describe('operator CLI (dist/cli.js)', () => {
       return { code: e.code, stdout: e.stdout, stderr: e.stderr };
     }
   };
+
+  /** The CLI with `input` on its standard input (how --password-stdin is meant to be used). */
+  const cliWithInput = (input: string, ...args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn('node', [CLI, ...args], { env });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+      child.stdin.end(input);
+    });
+
+  it('account create --password-stdin sets a dashboard password that signs in, without changing the output', async () => {
+    const res = await cliWithInput('a long passphrase\n', 'account', 'create', '--email', 'pw@example.com', '--name', 'Pw', '--plan', 'pro', '--password-stdin');
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual({ account_id: expect.any(Number), token: expect.stringMatching(/^sst_/) });
+    const signIn = t.app.get(SignInService);
+    await expect(signIn.signIn('pw@example.com', 'a long passphrase')).resolves.toMatchObject({ account: { email: 'pw@example.com' } });
+    const [row] = await t.app.get(DataSource).query(`SELECT password_hash FROM accounts WHERE email = 'pw@example.com'`);
+    expect(row.password_hash).toMatch(/^scrypt\$/);
+    expect(row.password_hash).not.toContain('passphrase');
+  });
+
+  it('account set-password replaces the password (the old one stops working) and ends open sessions', async () => {
+    const signIn = t.app.get(SignInService);
+    const before = await signIn.signIn('pw@example.com', 'a long passphrase');
+    const res = await cliWithInput('another passphrase', 'account', 'set-password', '--email', 'pw@example.com', '--password-stdin');
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual({ account_id: expect.any(Number), email: 'pw@example.com', password_set: true });
+    await expect(signIn.authenticate(before.secret)).resolves.toBeNull();
+    await expect(signIn.signIn('pw@example.com', 'a long passphrase')).rejects.toThrow(/incorrect/);
+    await expect(signIn.signIn('pw@example.com', 'another passphrase')).resolves.toBeDefined();
+  });
+
+  it.each([
+    ['too short', 'short', ['account', 'set-password', '--email', 'pw@example.com', '--password-stdin'], /at least 10 characters/],
+    ['empty input', '', ['account', 'set-password', '--email', 'pw@example.com', '--password-stdin'], /no password on standard input/],
+    ['no --password-stdin', 'whatever long', ['account', 'set-password', '--email', 'pw@example.com'], /--password-stdin is required/],
+    ['unknown account', 'long enough pw', ['account', 'set-password', '--email', 'nobody@example.com', '--password-stdin'], /not found/i],
+    ['a password as an argument', '', ['account', 'set-password', '--email', 'pw@example.com', '--password', 'secret123456'], /unknown option --password/],
+  ])('set-password with %s → one line on stderr, exit 2', async (_, input, args, message) => {
+    const res = await cliWithInput(input, ...args);
+    expect(res.code).toBe(2);
+    expect(res.stdout).toBe('');
+    expect(res.stderr.trim().split('\n')).toHaveLength(1);
+    expect(res.stderr).toMatch(message);
+  });
 
   it('account create prints one JSON line with the id and a working token', async () => {
     const res = await cli('account', 'create', '--email', 'ops@example.com', '--name', 'Ops', '--plan', 'starter');

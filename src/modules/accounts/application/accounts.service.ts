@@ -4,7 +4,8 @@ import { ConflictError, NotFoundError, ValidationFailedError } from '../../../sh
 import { Account } from '../domain/account';
 import { ApiToken, issueToken } from '../domain/api-token';
 import { isPlanName, isSubscriptionStatus, PlanName, SubscriptionStatus } from '../domain/plan';
-import { AccountChanges, AccountRepository, ApiTokenRepository } from './ports';
+import { passwordProblem } from '../domain/password';
+import { AccountChanges, AccountRepository, ApiTokenRepository, CredentialRepository, PasswordHasher, SessionRepository } from './ports';
 
 export interface CreateAccountInput {
   email: string;
@@ -12,6 +13,8 @@ export interface CreateAccountInput {
   plan: string;
   status?: string;
   expiresAt?: Date | null;
+  /** Dashboard sign-in password; without one the account can use the API but not sign in. */
+  password?: string;
 }
 
 export interface UpdateAccountInput {
@@ -46,6 +49,9 @@ export class AccountsService {
   constructor(
     private readonly accounts: AccountRepository,
     private readonly tokens: ApiTokenRepository,
+    private readonly credentials: CredentialRepository,
+    private readonly hasher: PasswordHasher,
+    private readonly sessions: SessionRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -56,10 +62,11 @@ export class AccountsService {
     if (name.length < 1 || name.length > 255) throw ValidationFailedError.of('name', 'name must be 1..255 characters');
     const plan = checkPlan(input.plan);
     const status = checkStatus(input.status ?? 'active');
+    const passwordHash = input.password === undefined ? null : await this.hashPassword(input.password);
     if (await this.accounts.findByEmail(email)) throw new ConflictError(`An account with email ${email} already exists`);
     const issued = issueToken();
     const { account, tokenId } = await this.accounts.createWithToken(
-      { email, name, plan, subscriptionStatus: status, expiresAt: input.expiresAt ?? null },
+      { email, name, plan, subscriptionStatus: status, expiresAt: input.expiresAt ?? null, passwordHash },
       { name: 'default', displayPrefix: issued.displayPrefix, hash: issued.hash },
       this.clock.now(),
     );
@@ -80,6 +87,20 @@ export class AccountsService {
       if (perHour !== undefined) changes.limitOverrides.perHour = perHour;
     }
     return this.accounts.update(account.id, changes, this.clock.now());
+  }
+
+  /** Sets (or replaces) the dashboard password; every open dashboard session of the account ends. */
+  async setPassword(email: string, password: string): Promise<Account> {
+    const account = await this.requireByEmail(email);
+    await this.credentials.setPasswordHash(account.id, await this.hashPassword(password), this.clock.now());
+    await this.sessions.deleteForAccount(account.id);
+    return account;
+  }
+
+  private async hashPassword(password: string): Promise<string> {
+    const problem = passwordProblem(password);
+    if (problem) throw ValidationFailedError.of('password', problem);
+    return this.hasher.hash(password);
   }
 
   async createToken(email: string, name = 'default'): Promise<{ token: ApiToken; secret: string }> {
@@ -106,6 +127,10 @@ export class AccountsService {
   async listTokens(email: string): Promise<ApiToken[]> {
     const account = await this.requireByEmail(email);
     return this.tokens.listByAccount(account.id);
+  }
+
+  listTokensOf(accountId: number): Promise<ApiToken[]> {
+    return this.tokens.listByAccount(accountId);
   }
 
   async requireByEmail(email: string): Promise<Account> {

@@ -1,6 +1,8 @@
 import { Account, LimitOverrides } from '../domain/account';
 import { ApiToken } from '../domain/api-token';
 import { PlanName, SubscriptionStatus } from '../domain/plan';
+import { SessionProps } from '../domain/session';
+import { SignInThrottleState } from '../domain/sign-in-throttle';
 
 export interface NewAccount {
   name: string;
@@ -8,6 +10,7 @@ export interface NewAccount {
   plan: PlanName;
   subscriptionStatus: SubscriptionStatus;
   expiresAt: Date | null;
+  passwordHash: string | null;
 }
 
 export interface AccountChanges {
@@ -40,4 +43,45 @@ export abstract class ApiTokenRepository {
   abstract revoke(id: number, now: Date): Promise<void>;
   /** Records use, at most once per `resolutionMs` per token, so auth does not write on every request. */
   abstract touch(id: number, now: Date, resolutionMs: number): Promise<void>;
+}
+
+/** Slow, salted password hashing (the KDF lives in infrastructure; the format is the adapter's business). */
+export abstract class PasswordHasher {
+  abstract hash(password: string): Promise<string>;
+  abstract verify(password: string, stored: string): Promise<boolean>;
+}
+
+export interface AccountCredentials {
+  account: Account;
+  passwordHash: string | null;
+}
+
+export abstract class CredentialRepository {
+  abstract findByEmail(email: string): Promise<AccountCredentials | null>;
+  abstract setPasswordHash(accountId: number, hash: string, now: Date): Promise<void>;
+}
+
+export interface NewSession {
+  hash: string;
+  accountId: number;
+  csrfToken: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export abstract class SessionRepository {
+  abstract create(session: NewSession): Promise<void>;
+  /** The unexpired session with this hash and its account, read fresh each time (sign-out is immediate). */
+  abstract findActive(hash: string, now: Date): Promise<{ session: SessionProps; account: Account } | null>;
+  abstract delete(hash: string): Promise<void>;
+  abstract deleteForAccount(accountId: number): Promise<void>;
+  abstract deleteExpired(now: Date): Promise<void>;
+}
+
+export abstract class SignInThrottleRepository {
+  abstract find(key: string): Promise<SignInThrottleState | null>;
+  /** Atomically adds one failure and returns the new count (concurrent guesses are all counted). */
+  abstract addFailure(key: string, now: Date): Promise<number>;
+  abstract lockUntil(key: string, until: Date): Promise<void>;
+  abstract clear(key: string): Promise<void>;
 }

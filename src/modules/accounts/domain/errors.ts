@@ -16,3 +16,17 @@ export class PlanUpgradeRequiredError extends DomainError {
     });
   }
 }
+
+/** Dashboard sign-in with a wrong email or password: one message for both, so it never tells which. */
+export class InvalidCredentialsError extends DomainError {
+  constructor() {
+    super('unauthorized', 'The email or password is incorrect.');
+  }
+}
+
+export class SignInLockedError extends DomainError {
+  constructor(readonly retryAfterSeconds: number) {
+    const minutes = Math.ceil(retryAfterSeconds / 60);
+    super('rate_limited', `Too many failed sign-in attempts. Try again in ${minutes === 1 ? '1 minute' : `${minutes} minutes`}.`);
+  }
+}

@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 
 @Entity('accounts')
 export class AccountRow {
@@ -10,6 +10,8 @@ export class AccountRow {
   @Column({ name: 'expires_at', type: Date, nullable: true }) expiresAt!: Date | null;
   @Column({ name: 'rate_limit_per_minute', type: 'integer', nullable: true }) rateLimitPerMinute!: number | null;
   @Column({ name: 'rate_limit_per_hour', type: 'integer', nullable: true }) rateLimitPerHour!: number | null;
+  /** Dashboard sign-in (scrypt, see ScryptPasswordHasher); null until the operator sets one. Never mapped into Account. */
+  @Column({ name: 'password_hash', type: 'varchar', nullable: true }) passwordHash!: string | null;
   @Column({ name: 'created_at', type: Date }) createdAt!: Date;
   @Column({ name: 'updated_at', type: Date }) updatedAt!: Date;
 }
@@ -24,4 +26,22 @@ export class ApiTokenRow {
   @Column({ name: 'created_at', type: Date }) createdAt!: Date;
   @Column({ name: 'last_used_at', type: Date, nullable: true }) lastUsedAt!: Date | null;
   @Column({ name: 'revoked_at', type: Date, nullable: true }) revokedAt!: Date | null;
+}
+
+@Entity('dashboard_sessions')
+export class DashboardSessionRow {
+  /** SHA-256 hex of the cookie's secret. */
+  @PrimaryColumn({ name: 'session_hash', type: 'varchar' }) sessionHash!: string;
+  @Column({ name: 'account_id', type: 'integer' }) accountId!: number;
+  @Column({ name: 'csrf_token', type: 'varchar' }) csrfToken!: string;
+  @Column({ name: 'created_at', type: Date }) createdAt!: Date;
+  @Column({ name: 'expires_at', type: Date }) expiresAt!: Date;
+}
+
+@Entity('sign_in_throttle')
+export class SignInThrottleRow {
+  @PrimaryColumn({ name: 'throttle_key', type: 'varchar' }) throttleKey!: string;
+  @Column({ type: 'integer' }) failures!: number;
+  @Column({ name: 'locked_until', type: Date, nullable: true }) lockedUntil!: Date | null;
+  @Column({ name: 'updated_at', type: Date }) updatedAt!: Date;
 }

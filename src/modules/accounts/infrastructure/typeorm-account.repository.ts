@@ -49,6 +49,7 @@ export class TypeOrmAccountRepository extends AccountRepository {
           expiresAt: account.expiresAt,
           rateLimitPerMinute: null,
           rateLimitPerHour: null,
+          passwordHash: account.passwordHash,
           createdAt: now,
           updatedAt: now,
         }),

@@ -15,4 +15,6 @@ export abstract class CounterStore {
    */
   abstract countRequest(minute: CountedKey, hour: CountedKey, minuteLimit: number): Promise<{ minute: number; hour: number }>;
   abstract increment(counter: CountedKey): Promise<number>;
+  /** Current values without counting (0 for a key not seen in its window). */
+  abstract read(keys: string[]): Promise<number[]>;
 }

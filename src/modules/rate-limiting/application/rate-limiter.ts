@@ -13,22 +13,42 @@ export class RateLimiter {
     private readonly config: AppConfig,
   ) {}
 
-  async consume(accountId: number, limits: Limits): Promise<QuotaDecision> {
-    const now = this.clock.now();
+  /** The account's counter keys of the windows containing `now` (one definition for counting and reading). */
+  private accountKeys(accountId: number, now: Date) {
     const minute = windowAt('minute', now);
     const hour = windowAt('hour', now);
-    const counts = await this.store.countRequest(
-      { key: `rl:acct:${accountId}:m:${minute.start.getTime()}`, ttlMs: minute.end.getTime() - now.getTime() },
-      { key: `rl:acct:${accountId}:h:${hour.start.getTime()}`, ttlMs: hour.end.getTime() - now.getTime() },
-      limits.perMinute,
-    );
+    return {
+      minute: { key: `rl:acct:${accountId}:m:${minute.start.getTime()}`, ttlMs: minute.end.getTime() - now.getTime(), window: minute },
+      hour: { key: `rl:acct:${accountId}:h:${hour.start.getTime()}`, ttlMs: hour.end.getTime() - now.getTime(), window: hour },
+    };
+  }
+
+  async consume(accountId: number, limits: Limits): Promise<QuotaDecision> {
+    const now = this.clock.now();
+    const keys = this.accountKeys(accountId, now);
+    const counts = await this.store.countRequest(keys.minute, keys.hour, limits.perMinute);
     return decide(limits, counts, now);
   }
 
-  private failureKey(ip: string): { key: string; window: ReturnType<typeof windowAt>; ttlMs: number } {
+  /** This minute's and hour's API usage of an account, read without counting (the dashboard's overview). */
+  async usage(accountId: number, limits: Limits): Promise<Record<'minute' | 'hour', { used: number; limit: number; resetsAt: Date }>> {
+    const keys = this.accountKeys(accountId, this.clock.now());
+    const [minute, hour] = await this.store.read([keys.minute.key, keys.hour.key]);
+    return {
+      minute: { used: minute, limit: limits.perMinute, resetsAt: keys.minute.window.end },
+      hour: { used: hour, limit: limits.perHour, resetsAt: keys.hour.window.end },
+    };
+  }
+
+  /**
+   * Counts one request of `ip` under `scope` (e.g. the dashboard's own per-address limit) and throws the
+   * spec's 429 error past `limit` per minute.
+   */
+  async hitPerAddress(scope: string, ip: string, limit: number, subject: string): Promise<void> {
     const now = this.clock.now();
     const window = windowAt('minute', now);
-    return { key: `rl:authfail:${ip}:${window.start.getTime()}`, window, ttlMs: window.end.getTime() - now.getTime() };
+    const count = await this.store.increment({ key: `rl:${scope}:${ip}:${window.start.getTime()}`, ttlMs: window.end.getTime() - now.getTime() });
+    if (count > limit) throw new RateLimitExceededError(window, limit, count, subject);
   }
 
   /**
@@ -36,11 +56,7 @@ export class RateLimiter {
    * 401. Only failures are counted, so a customer behind a shared address is never locked out by others.
    */
   async recordAuthFailure(ip: string): Promise<void> {
-    const now = this.clock.now();
-    const window = windowAt('minute', now);
-    const failures = await this.store.increment({ key: `rl:authfail:${ip}:${window.start.getTime()}`, ttlMs: window.end.getTime() - now.getTime() });
-    const limit = this.config.authFailureLimitPerMinute;
-    if (failures > limit) throw new RateLimitExceededError(window, limit, failures, 'failed authentication attempts');
+    await this.hitPerAddress('authfail', ip, this.config.authFailureLimitPerMinute, 'failed authentication attempts');
   }
 
   now(): Date {

@@ -22,6 +22,10 @@ export class MemoryCounterStore extends CounterStore {
     return this.bump(counter);
   }
 
+  async read(keys: string[]): Promise<number[]> {
+    return keys.map((key) => this.current(key));
+  }
+
   private current(key: string): number {
     const entry = this.counters.get(key);
     return entry && entry.expiresAt > this.clock.now().getTime() ? entry.count : 0;

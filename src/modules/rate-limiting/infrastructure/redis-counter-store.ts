@@ -48,6 +48,11 @@ export class RedisCounterStore extends CounterStore {
     return { minute: Number(m), hour: Number(h) };
   }
 
+  async read(keys: string[]): Promise<number[]> {
+    if (keys.length === 0) return [];
+    return (await this.redis.mget(...keys.map((k) => this.connection.key(k)))).map((v) => Number(v ?? 0));
+  }
+
   async increment(counter: CountedKey): Promise<number> {
     return Number(await this.redis.eval(INCREMENT, 1, this.connection.key(counter.key), String(counter.ttlMs + 5000)));
   }
