@@ -8,6 +8,7 @@ import { AppConfig } from './config/app-config';
 import { CoreModule } from './core.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { ApiAccessGuard, AuthGuard } from './modules/accounts/http/auth.guards';
+import { DashboardModule } from './modules/dashboard/dashboard.module';
 import { HealthModule } from './modules/health/health.module';
 import { RateLimitGuard } from './modules/rate-limiting/http/rate-limit.guard';
 import { RateLimitingModule } from './modules/rate-limiting/rate-limiting.module';
@@ -43,6 +44,7 @@ export class AppModule {
         ScenariosModule,
         SchedulesModule,
         HealthModule,
+        DashboardModule,
       ],
       providers: [
         // Order matters: authenticate, then check the plan, then count the request.

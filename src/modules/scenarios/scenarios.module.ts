@@ -14,5 +14,6 @@ import { TypeOrmScenarioRepository } from './infrastructure/typeorm-scenario.rep
   imports: [TypeOrmModule.forFeature([ScenarioRow]), WebsitesModule, ScreenshotsModule],
   controllers: [ScenariosController, ExecutionsController],
   providers: [{ provide: ScenarioRepository, useClass: TypeOrmScenarioRepository }, ScenariosService, ScenarioRunner],
+  exports: [ScenariosService],
 })
 export class ScenariosModule {}

@@ -15,5 +15,6 @@ import { TypeOrmScheduleRepository } from './infrastructure/typeorm-schedule.rep
   imports: [TypeOrmModule.forFeature([ScheduleRow]), AccountsModule, WebsitesModule, ScreenshotsModule],
   controllers: [SchedulesController],
   providers: [{ provide: ScheduleRepository, useClass: TypeOrmScheduleRepository }, SchedulesService, ScheduleTicker],
+  exports: [SchedulesService],
 })
 export class SchedulesModule {}

@@ -26,6 +26,6 @@ import { TypeOrmScreenshotRepository } from './infrastructure/typeorm-screenshot
     CaptureJobRunner,
     ScreenshotsService,
   ],
-  exports: [CaptureJobsService, JobDispatcher, JobRepository, ScreenshotRepository, ScreenshotStorage],
+  exports: [CaptureJobsService, JobDispatcher, JobRepository, ScreenshotRepository, ScreenshotStorage, ScreenshotsService],
 })
 export class ScreenshotsModule {}

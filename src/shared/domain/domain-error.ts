@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'unauthorized'
   | 'plan_no_api_access'
   | 'plan_upgrade_required'
+  | 'forbidden'
   | 'not_found'
   | 'conflict'
   | 'payload_too_large'

@@ -1,4 +1,5 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { Observable } from 'rxjs';
 import { BadRequestError } from '../domain/domain-error';
@@ -9,6 +10,19 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export class UnparsableBody {
   constructor(readonly reason: string) {}
 }
+
+/**
+ * An HTML form post (application/x-www-form-urlencoded). Only routes marked @AcceptsForms() (the dashboard)
+ * take it; for every API route it is just another body that is not JSON.
+ */
+export class FormBody extends UnparsableBody {
+  constructor(readonly fields: URLSearchParams) {
+    super('Content-Type must be application/json');
+  }
+}
+
+const ACCEPTS_FORMS = 'acceptsForms';
+export const AcceptsForms = (): ClassDecorator & MethodDecorator => SetMetadata(ACCEPTS_FORMS, true);
 
 /**
  * Our own parsers instead of Fastify's: an empty JSON body (curl -X POST -H 'Content-Type: application/json')
@@ -27,6 +41,9 @@ export function registerBodyParsers(fastify: FastifyInstance): void {
       done(null, new UnparsableBody('Request body is not valid JSON'));
     }
   });
+  fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, (_req, body, done) => {
+    done(null, new FormBody(new URLSearchParams(String(body))));
+  });
   fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_req, body, done) => {
     done(null, (body as Buffer).length === 0 ? undefined : new UnparsableBody('Content-Type must be application/json'));
   });
@@ -34,9 +51,12 @@ export function registerBodyParsers(fastify: FastifyInstance): void {
 
 @Injectable()
 export class RejectUnparsableBodyInterceptor implements NestInterceptor {
+  constructor(private readonly reflector: Reflector) {}
+
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const body = context.switchToHttp().getRequest<{ body?: unknown }>().body;
-    if (body instanceof UnparsableBody) throw new BadRequestError(body.reason);
+    const formsWelcome = body instanceof FormBody && this.reflector.getAllAndOverride<boolean>(ACCEPTS_FORMS, [context.getHandler(), context.getClass()]);
+    if (body instanceof UnparsableBody && !formsWelcome) throw new BadRequestError(body.reason);
     return next.handle();
   }
 }

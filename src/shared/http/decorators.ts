@@ -2,7 +2,7 @@ import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/com
 
 export const IS_PUBLIC = 'isPublic';
 
-/** Opts a route out of the deny-by-default auth guard (Health Check only). */
+/** Opts a route out of the bearer-token guards (Health Check; the dashboard, which has its own sign-in). */
 export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(IS_PUBLIC, true);
 
 /** The account the auth guard resolved from the bearer token. */

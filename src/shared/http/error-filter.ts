@@ -7,6 +7,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   unauthorized: 401,
   plan_no_api_access: 403,
   plan_upgrade_required: 403,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,

@@ -1,0 +1,26 @@
+import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
+import { RateLimitingModule } from '../rate-limiting/rate-limiting.module';
+import { ScenariosModule } from '../scenarios/scenarios.module';
+import { SchedulesModule } from '../schedules/schedules.module';
+import { ScreenshotsModule } from '../screenshots/screenshots.module';
+import { WebsitesModule } from '../websites/websites.module';
+import { ApiKeysController } from './http/api-keys.controller';
+import { AssetsController, DashboardNotFoundController } from './http/assets.controller';
+import { AutomationController } from './http/automation.controller';
+import { OverviewController } from './http/overview.controller';
+import { ScreenshotsPageController } from './http/screenshots-page.controller';
+import { SignInController } from './http/sign-in.controller';
+import { WebsiteNames } from './http/website-names';
+import { WebsitesPageController } from './http/websites-page.controller';
+
+/**
+ * The account dashboard: server-rendered pages over the same application services the API uses, signed
+ * in with email and password instead of a bearer token. It owns no rules of its own beyond presentation.
+ */
+@Module({
+  imports: [AccountsModule, RateLimitingModule, WebsitesModule, ScreenshotsModule, ScenariosModule, SchedulesModule],
+  controllers: [SignInController, AssetsController, OverviewController, ApiKeysController, WebsitesPageController, ScreenshotsPageController, AutomationController, DashboardNotFoundController],
+  providers: [WebsiteNames],
+})
+export class DashboardModule {}

@@ -1,0 +1,62 @@
+import { Get, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { Clock } from '../../../shared/domain/clock';
+import { NotFoundError, ValidationFailedError } from '../../../shared/domain/domain-error';
+import { IdParam } from '../../../shared/http/id-param';
+import { AccountsService } from '../../accounts/application/accounts.service';
+import { PlanNoApiAccessError } from '../../accounts/domain/errors';
+import { DashboardController } from './dashboard-pages.decorator';
+import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
+import { HtmlPage, seeOther } from './responses';
+import { apiKeysPage, revokeConfirmPage } from './views/pages/api-keys.page';
+
+/** Settings → API Keys (spec, Authentication 2 and 3): generate (shown once) and revoke. */
+@DashboardController('dashboard/settings/api-keys')
+export class ApiKeysController {
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly clock: Clock,
+  ) {}
+
+  @Get()
+  @HtmlPage()
+  async list(@Viewer() viewer: DashboardViewer, @Query('notice') notice?: string) {
+    return this.page(viewer, { notice });
+  }
+
+  @Post()
+  @HtmlPage()
+  async generate(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    // Spec: a token is generated only for an active paid subscription.
+    if (!viewer.account.hasApiAccess(this.clock.now())) throw new PlanNoApiAccessError(viewer.account.plan);
+    const name = (formFields(request).get('name') ?? '').trim() || 'dashboard';
+    try {
+      const { token, secret } = await this.accounts.issueTokenFor(viewer.account, name);
+      reply.status(201);
+      return this.page(viewer, { newSecret: { name: token.props.name, secret } });
+    } catch (err) {
+      if (!(err instanceof ValidationFailedError)) throw err;
+      reply.status(422);
+      return this.page(viewer, { nameError: 'The name must be at most 255 characters.' });
+    }
+  }
+
+  @Get(':id/revoke')
+  @HtmlPage()
+  async confirmRevoke(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number) {
+    const token = (await this.accounts.listTokensOf(viewer.account.id)).find((t) => t.id === id && !t.isRevoked);
+    if (!token) throw new NotFoundError('Token');
+    return revokeConfirmPage(viewer, token).toString();
+  }
+
+  @Post(':id/revoke')
+  async revoke(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.accounts.revokeToken(id, viewer.account.id);
+    return seeOther(reply, '/dashboard/settings/api-keys?notice=token-revoked');
+  }
+
+  private async page(viewer: DashboardViewer, extra: { notice?: string; newSecret?: { name: string; secret: string }; nameError?: string }): Promise<string> {
+    const tokens = await this.accounts.listTokensOf(viewer.account.id);
+    return apiKeysPage(viewer, { tokens, hasAccess: viewer.account.hasApiAccess(this.clock.now()), ...extra }).toString();
+  }
+}

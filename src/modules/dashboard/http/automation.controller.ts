@@ -1,0 +1,70 @@
+import { Get, Param, Post, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { Clock } from '../../../shared/domain/clock';
+import { IdParam } from '../../../shared/http/id-param';
+import { PlanNoApiAccessError } from '../../accounts/domain/errors';
+import { ScenariosService } from '../../scenarios/application/scenarios.service';
+import { SchedulesService } from '../../schedules/application/schedules.service';
+import { DashboardController } from './dashboard-pages.decorator';
+import { DashboardViewer, Viewer } from './dashboard-request';
+import { DASHBOARD_PAGE_SIZE, HtmlPage, lastPage, pageParam, seeOther } from './responses';
+import { WebsiteNames } from './website-names';
+import { scenariosPage, schedulesPage } from './views/pages/automation.page';
+
+/** Scenarios (run) and schedules (enable / disable). */
+@DashboardController()
+export class AutomationController {
+  constructor(
+    private readonly scenarios: ScenariosService,
+    private readonly schedules: SchedulesService,
+    private readonly names: WebsiteNames,
+    private readonly clock: Clock,
+  ) {}
+
+  @Get('scenarios')
+  @HtmlPage()
+  async listScenarios(@Viewer() viewer: DashboardViewer, @Query('page') rawPage?: string, @Query('notice') notice?: string) {
+    const accountId = viewer.account.id;
+    const page = pageParam(rawPage);
+    const { items, total } = await this.scenarios.list(accountId, { page, perPage: DASHBOARD_PAGE_SIZE }, {});
+    const names = await this.names.of(accountId, items.map((s) => s.websiteId));
+    const rows = await Promise.all(
+      items.map(async (scenario) => ({
+        scenario,
+        websiteName: names.get(scenario.websiteId) ?? '—',
+        lastRun: (await this.scenarios.executions(accountId, scenario.id, { page: 1, perPage: 1 })).items[0]?.job ?? null,
+      })),
+    );
+    return scenariosPage(viewer, { rows, page: { page, lastPage: lastPage(total, DASHBOARD_PAGE_SIZE), total }, hasAccess: viewer.account.hasApiAccess(this.clock.now()), notice }).toString();
+  }
+
+  @Post('scenarios/:id/run')
+  async run(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Res({ passthrough: true }) reply: FastifyReply) {
+    if (!viewer.account.hasApiAccess(this.clock.now())) throw new PlanNoApiAccessError(viewer.account.plan);
+    await this.scenarios.run(viewer.account.id, id, null);
+    return seeOther(reply, '/dashboard/scenarios?notice=scenario-started');
+  }
+
+  @Get('schedules')
+  @HtmlPage()
+  async listSchedules(@Viewer() viewer: DashboardViewer, @Query('page') rawPage?: string, @Query('notice') notice?: string) {
+    const accountId = viewer.account.id;
+    const page = pageParam(rawPage);
+    const { items, total } = await this.schedules.list(accountId, { page, perPage: DASHBOARD_PAGE_SIZE });
+    const names = await this.names.of(accountId, items.map((s) => s.websiteId));
+    const rows = items.map((schedule) => ({ schedule, websiteName: names.get(schedule.websiteId) ?? '—' }));
+    return schedulesPage(viewer, { rows, page: { page, lastPage: lastPage(total, DASHBOARD_PAGE_SIZE), total }, notice }).toString();
+  }
+
+  @Post('schedules/:id/enable')
+  async enable(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.schedules.update(viewer.account.id, id, { enabled: true });
+    return seeOther(reply, '/dashboard/schedules?notice=schedule-enabled');
+  }
+
+  @Post('schedules/:id/disable')
+  async disable(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.schedules.update(viewer.account.id, id, { enabled: false });
+    return seeOther(reply, '/dashboard/schedules?notice=schedule-disabled');
+  }
+}

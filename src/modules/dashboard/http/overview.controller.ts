@@ -1,0 +1,32 @@
+import { Get } from '@nestjs/common';
+import { Clock } from '../../../shared/domain/clock';
+import { RateLimiter } from '../../rate-limiting/application/rate-limiter';
+import { JobRepository } from '../../screenshots/application/ports';
+import { DashboardController } from './dashboard-pages.decorator';
+import { DashboardViewer, Viewer } from './dashboard-request';
+import { HtmlPage } from './responses';
+import { WebsiteNames } from './website-names';
+import { overviewPage } from './views/pages/overview.page';
+
+@DashboardController()
+export class OverviewController {
+  constructor(
+    private readonly limiter: RateLimiter,
+    private readonly jobs: JobRepository,
+    private readonly names: WebsiteNames,
+    private readonly clock: Clock,
+  ) {}
+
+  @Get()
+  @HtmlPage()
+  async overview(@Viewer() viewer: DashboardViewer) {
+    const account = viewer.account;
+    const { items } = await this.jobs.list(account.id, { page: 1, perPage: 10 }, {});
+    return overviewPage(viewer, {
+      hasAccess: account.hasApiAccess(this.clock.now()),
+      usage: await this.limiter.usage(account.id, account.rateLimits()),
+      recentJobs: items,
+      websiteNames: await this.names.of(account.id, items.flatMap((j) => (j.websiteId ? [j.websiteId] : []))),
+    }).toString();
+  }
+}

@@ -1,0 +1,55 @@
+import { Html, html } from './html';
+
+/**
+ * Messages shown after a redirect (`?notice=<key>`). Only these fixed texts can appear, so a crafted link
+ * cannot put words on our page.
+ */
+const NOTICES: Record<string, { kind: 'ok' | 'info' | 'warn'; text: string }> = {
+  'screenshot-queued': { kind: 'ok', text: 'Screenshot job queued. This page refreshes until it has finished.' },
+  'screenshot-deleted': { kind: 'ok', text: 'Screenshot deleted.' },
+  'token-revoked': { kind: 'ok', text: 'Token revoked. Every request using it is now refused.' },
+  'scenario-started': { kind: 'ok', text: 'Scenario run queued.' },
+  'schedule-enabled': { kind: 'ok', text: 'Schedule enabled.' },
+  'schedule-disabled': { kind: 'ok', text: 'Schedule disabled.' },
+  'nothing-selected': { kind: 'warn', text: 'Select at least one screenshot first.' },
+  'signed-out': { kind: 'info', text: 'You have signed out.' },
+};
+
+export function noticeBox(key: string | undefined): Html {
+  const notice = key ? NOTICES[key] : undefined;
+  return notice ? html`<div class="notice ${notice.kind}" role="status">${notice.text}</div>` : html``;
+}
+
+export interface PageInfo {
+  page: number;
+  lastPage: number;
+  total: number;
+}
+
+/** Previous / next links that keep the page's other query parameters. */
+export function pager(basePath: string, info: PageInfo, params: Record<string, string | number | undefined> = {}): Html {
+  if (info.lastPage <= 1) return html``;
+  const link = (page: number) => {
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') query.set(k, String(v));
+    query.set('page', String(page));
+    return `${basePath}?${query.toString()}`;
+  };
+  return html`<nav class="pager" aria-label="Pages">
+  ${info.page > 1 ? html`<a class="button secondary" href="${link(info.page - 1)}" rel="prev">← Newer</a>` : ''}
+  <span class="muted">Page ${info.page} of ${info.lastPage} (${info.total} in all)</span>
+  ${info.page < info.lastPage ? html`<a class="button secondary" href="${link(info.page + 1)}" rel="next">Older →</a>` : ''}
+</nav>`;
+}
+
+/** Why an account without an active paid plan cannot use an action, in one sentence. */
+export function accessNotice(hasAccess: boolean, plan: string, status: string): Html {
+  if (hasAccess) return html``;
+  const why =
+    plan === 'free'
+      ? 'The Free plan has no API access.'
+      : status === 'active'
+        ? 'Your subscription has expired.'
+        : `Your subscription is ${status}.`;
+  return html`<div class="notice warn" role="note"><strong>${why}</strong> Screenshots, scenario runs and new API tokens need an active Starter, Pro or Business subscription. Your existing screenshots stay available here.</div>`;
+}

@@ -1,0 +1,27 @@
+import { Injectable } from '@nestjs/common';
+import { WebsiteRepository } from '../../websites/application/ports';
+
+/** Names of an account's websites by id, for pages that list things belonging to several websites. */
+@Injectable()
+export class WebsiteNames {
+  constructor(private readonly websites: WebsiteRepository) {}
+
+  async of(accountId: number, ids: Iterable<number>): Promise<Map<number, string>> {
+    const names = new Map<number, string>();
+    for (const id of new Set(ids)) {
+      const website = await this.websites.findOwned(accountId, id);
+      if (website) names.set(id, website.name);
+    }
+    return names;
+  }
+
+  /** Every website of the account (id and name), newest first, for the gallery's filter. */
+  async all(accountId: number): Promise<Array<{ id: number; name: string }>> {
+    const out: Array<{ id: number; name: string }> = [];
+    for (let page = 1; ; page++) {
+      const { items, total } = await this.websites.list(accountId, { page, perPage: 100 });
+      out.push(...items.map((w) => ({ id: w.id, name: w.name })));
+      if (out.length >= total || items.length === 0) return out;
+    }
+  }
+}
