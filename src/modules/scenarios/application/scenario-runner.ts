@@ -4,8 +4,8 @@ import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { JobDispatcher } from '../../screenshots/application/job-dispatcher';
-import { JobRepository, ScreenshotRepository, ScreenshotStorage } from '../../screenshots/application/ports';
-import { storeScreenshot } from '../../screenshots/application/store-screenshot';
+import { JobRepository, ScreenshotRepository } from '../../screenshots/application/ports';
+import { ScreenshotStore } from '../../screenshots/application/screenshot-store';
 import { JobProps } from '../../screenshots/domain/job';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
@@ -49,7 +49,7 @@ export class ScenarioRunner implements OnModuleInit {
   constructor(
     private readonly jobs: JobRepository,
     private readonly screenshots: ScreenshotRepository,
-    private readonly storage: ScreenshotStorage,
+    private readonly screenshotStore: ScreenshotStore,
     private readonly websites: WebsiteRepository,
     private readonly capturer: PageCapturer,
     private readonly dispatcher: JobDispatcher,
@@ -70,10 +70,7 @@ export class ScenarioRunner implements OnModuleInit {
       return;
     }
     // A retried attempt starts over: what an interrupted attempt stored goes first.
-    for (const shot of await this.screenshots.listForExecution(job.id)) {
-      await this.screenshots.delete(shot.id);
-      await this.storage.delete(shot.filePath);
-    }
+    for (const shot of await this.screenshots.listForExecution(job.id)) await this.screenshotStore.remove(shot);
     const ctx: RunContext = { job, website, steps, deadline: Date.now() + this.config.scenarioTimeoutMs };
     const records = initialStepRecords(steps);
     let failure: string | null = null;
@@ -193,9 +190,7 @@ export class ScenarioRunner implements OnModuleInit {
   }
 
   private store(ctx: RunContext, result: CaptureResult) {
-    return storeScreenshot(
-      this.storage,
-      this.screenshots,
+    return this.screenshotStore.store(
       { accountId: ctx.job.accountId, websiteId: ctx.website.id, jobId: null, scenarioId: ctx.job.scenarioId, executionId: ctx.job.id },
       result,
       this.clock.now(),

@@ -5,9 +5,9 @@ import { UrlPolicy } from '../../../shared/url-policy';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
 import { JobProps } from '../domain/job';
-import { DuplicateScreenshotError, JobRepository, ScreenshotRepository, ScreenshotStorage } from './ports';
+import { DuplicateScreenshotError, JobRepository, ScreenshotRepository } from './ports';
 import { JobDispatcher } from './job-dispatcher';
-import { storeScreenshot } from './store-screenshot';
+import { ScreenshotStore } from './screenshot-store';
 
 export function captureRequestFor(website: WebsiteProps, job: JobProps): CaptureRequest {
   const o = job.options;
@@ -37,7 +37,7 @@ export class CaptureJobRunner implements OnModuleInit {
     private readonly jobs: JobRepository,
     private readonly screenshots: ScreenshotRepository,
     private readonly websites: WebsiteRepository,
-    private readonly storage: ScreenshotStorage,
+    private readonly screenshotStore: ScreenshotStore,
     private readonly capturer: PageCapturer,
     private readonly dispatcher: JobDispatcher,
     private readonly urlPolicy: UrlPolicy,
@@ -74,7 +74,7 @@ export class CaptureJobRunner implements OnModuleInit {
 
   private async store(job: JobProps, website: WebsiteProps, result: CaptureResult): Promise<void> {
     try {
-      await storeScreenshot(this.storage, this.screenshots, { accountId: job.accountId, websiteId: website.id, jobId: job.id }, result, this.clock.now());
+      await this.screenshotStore.store({ accountId: job.accountId, websiteId: website.id, jobId: job.id }, result, this.clock.now());
       await this.websites.markCaptured(website.id, this.clock.now());
     } catch (err) {
       if (err instanceof DuplicateScreenshotError) {

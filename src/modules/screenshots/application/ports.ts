@@ -85,6 +85,13 @@ export abstract class ScreenshotStorage {
   abstract placeSync(staged: StagedFile, key: string): void;
   abstract discard(staged: StagedFile): Promise<void>;
   abstract open(key: string): Readable;
+  /** The whole file, or null when there is none under this key (for small files: thumbnails). */
+  abstract read(key: string): Promise<Buffer | null>;
   abstract exists(key: string): Promise<boolean>;
   abstract delete(key: string): Promise<void>;
+}
+
+/** Makes a screenshot's thumbnail (domain/thumbnail.ts: THUMBNAIL) from its PNG. */
+export abstract class ThumbnailRenderer {
+  abstract render(png: Buffer): Promise<Buffer>;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { Clock } from '../../../shared/domain/clock';
@@ -8,13 +9,23 @@ import { PlanUpgradeRequiredError } from '../../accounts/domain/errors';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsitesService } from '../../websites/application/websites.service';
 import { downloadFileName, ScreenshotProps, zipEntryName } from '../domain/screenshot';
+import { THUMBNAIL } from '../domain/thumbnail';
 import { JobRepository, ScreenshotFilter, ScreenshotRepository, ScreenshotStorage } from './ports';
+import { ScreenshotStore } from './screenshot-store';
 
 export interface ScreenshotDownload {
   fileName: string;
   etag: string;
   size: number;
   stream: Readable;
+}
+
+/** A screenshot's thumbnail (domain/thumbnail.ts), small enough to hand over whole. */
+export interface ScreenshotThumbnail {
+  data: Buffer;
+  contentType: string;
+  etag: string;
+  size: number;
 }
 
 export interface ZipEntry {
@@ -28,20 +39,18 @@ export class ScreenshotsService implements OnModuleInit {
     private readonly screenshots: ScreenshotRepository,
     private readonly jobs: JobRepository,
     private readonly storage: ScreenshotStorage,
+    private readonly store: ScreenshotStore,
     private readonly websites: WebsiteRepository,
     private readonly websitesService: WebsitesService,
     private readonly clock: Clock,
   ) {}
 
   onModuleInit(): void {
-    // Deleting a website takes its queued jobs and its PNG files with it (rows go by foreign-key cascade).
+    // Deleting a website takes its queued jobs and its screenshot files with it (rows go by foreign-key cascade).
     this.websitesService.onDelete(async (website) => {
       await this.jobs.cancelQueuedForWebsite(website.id, 'Website was deleted', this.clock.now());
       const shots = await this.screenshots.listForWebsite(website.id);
-      for (const shot of shots) {
-        await this.screenshots.delete(shot.id);
-        await this.storage.delete(shot.filePath);
-      }
+      for (const shot of shots) await this.store.remove(shot);
     });
   }
 
@@ -69,6 +78,19 @@ export class ScreenshotsService implements OnModuleInit {
   }
 
   /**
+   * The screenshot's thumbnail, made from its PNG on the first request when it has none yet. Another
+   * account's id is not found, exactly like get().
+   */
+  async thumbnail(accountId: number, id: number): Promise<ScreenshotThumbnail> {
+    const shot = await this.get(accountId, id);
+    const data = await this.store.thumbnail(shot);
+    if (!data) throw new NotFoundError('Screenshot file');
+    // A content hash: a strong validator even if the thumbnail is ever made again with other bytes.
+    const digest = createHash('sha256').update(data).digest('base64url').slice(0, 22);
+    return { data, contentType: THUMBNAIL.contentType, etag: `"th-${shot.id}-${digest}"`, size: data.length };
+  }
+
+  /**
    * Bulk download (Pro and Business): every id must be the caller's, else 404 naming the missing ones.
    * Returns lazily opened entries so the ZIP is streamed file by file.
    */
@@ -89,8 +111,6 @@ export class ScreenshotsService implements OnModuleInit {
   }
 
   async delete(accountId: number, id: number): Promise<void> {
-    const shot = await this.get(accountId, id);
-    await this.screenshots.delete(shot.id);
-    await this.storage.delete(shot.filePath);
+    await this.store.remove(await this.get(accountId, id));
   }
 }

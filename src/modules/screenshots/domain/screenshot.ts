@@ -20,6 +20,14 @@ export function screenshotKey(accountId: number, websiteId: number, id: number):
   return `screenshots/${accountId}/${websiteId}/${id}.png`;
 }
 
+/**
+ * The storage key of a screenshot's thumbnail, derived from its PNG's key so it sits beside it
+ * (`screenshots/<account>/<website>/<id>.thumb.webp`) and needs no column of its own.
+ */
+export function thumbnailKey(screenshotKey: string): string {
+  return `${screenshotKey.replace(/\.png$/, '')}.thumb.webp`;
+}
+
 /** A name safe in a Content-Disposition header and a ZIP entry on every OS. */
 export function safeFileStem(name: string): string {
   const stem = name

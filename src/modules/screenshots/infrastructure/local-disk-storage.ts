@@ -1,5 +1,5 @@
 import { createReadStream, mkdirSync, renameSync } from 'node:fs';
-import { rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { dirname, join, normalize, sep } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -11,8 +11,8 @@ import { ScreenshotStorage, StagedFile } from '../application/ports';
 const AREA = 'screenshots/';
 
 /**
- * PNGs on local disk (or a shared volume) under STORAGE_DIR. Writes go to `.tmp/` inside the same
- * directory tree and are renamed into place, so a reader never sees a half-written file.
+ * Screenshot files (PNGs and their thumbnails) on local disk (or a shared volume) under STORAGE_DIR. Writes go
+ * to `.tmp/` inside the same directory tree and are renamed into place, so a reader never sees a half-written file.
  */
 @Injectable()
 export class LocalDiskStorage extends ScreenshotStorage {
@@ -34,7 +34,7 @@ export class LocalDiskStorage extends ScreenshotStorage {
   }
 
   async stage(data: Buffer): Promise<StagedFile> {
-    const tempPath = join(this.tmpDir, `${randomUUID()}.png`);
+    const tempPath = join(this.tmpDir, `${randomUUID()}.part`);
     await writeFile(tempPath, data, { flag: 'wx' });
     return { tempPath };
   }
@@ -51,6 +51,15 @@ export class LocalDiskStorage extends ScreenshotStorage {
 
   open(key: string): Readable {
     return createReadStream(this.pathOf(key));
+  }
+
+  async read(key: string): Promise<Buffer | null> {
+    try {
+      return await readFile(this.pathOf(key));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
   }
 
   async exists(key: string): Promise<boolean> {

@@ -1,0 +1,196 @@
+import { Logger } from '@nestjs/common';
+import { Readable } from 'node:stream';
+import { ScreenshotProps } from '../domain/screenshot';
+import { CapturedScreenshot, ScreenshotRepository, ScreenshotStorage, StagedFile, ThumbnailRenderer } from './ports';
+import { ScreenshotStore } from './screenshot-store';
+
+/** Storage in memory; `failPlace` makes placing a key fail like a full or read-only disk would. */
+class MemoryStorage extends ScreenshotStorage {
+  readonly files = new Map<string, Buffer>();
+  readonly staged = new Map<string, Buffer>();
+  failPlace: (key: string) => boolean = () => false;
+  private n = 0;
+
+  async stage(data: Buffer): Promise<StagedFile> {
+    const tempPath = `tmp-${++this.n}`;
+    this.staged.set(tempPath, data);
+    return { tempPath };
+  }
+  placeSync(staged: StagedFile, key: string): void {
+    if (this.failPlace(key)) throw new Error(`cannot place ${key}`);
+    const data = this.staged.get(staged.tempPath);
+    if (!data) throw new Error('nothing staged');
+    this.staged.delete(staged.tempPath);
+    this.files.set(key, data);
+  }
+  async discard(staged: StagedFile): Promise<void> {
+    this.staged.delete(staged.tempPath);
+  }
+  open(key: string): Readable {
+    return Readable.from([this.files.get(key) ?? Buffer.alloc(0)]);
+  }
+  async read(key: string): Promise<Buffer | null> {
+    return this.files.get(key) ?? null;
+  }
+  async exists(key: string): Promise<boolean> {
+    return this.files.has(key);
+  }
+  async delete(key: string): Promise<void> {
+    this.files.delete(key);
+  }
+}
+
+/** The part of the repository the store uses; `failCommit` fails the transaction after the files were placed. */
+class MemoryScreenshots {
+  readonly rows = new Map<number, ScreenshotProps>();
+  failCommit = false;
+  private nextId = 1;
+
+  async insertWithFile(shot: CapturedScreenshot, placeFile: (id: number) => string): Promise<ScreenshotProps> {
+    const id = this.nextId++;
+    const filePath = placeFile(id);
+    if (this.failCommit) throw new Error('commit failed');
+    const row: ScreenshotProps = { ...shot, id, filePath, scenarioId: shot.scenarioId ?? null, executionId: shot.executionId ?? null, status: 'success' };
+    this.rows.set(id, row);
+    return row;
+  }
+  async findOwned(accountId: number, id: number): Promise<ScreenshotProps | null> {
+    const row = this.rows.get(id);
+    return row && row.accountId === accountId ? row : null;
+  }
+  async delete(id: number): Promise<void> {
+    this.rows.delete(id);
+  }
+}
+
+class FakeRenderer extends ThumbnailRenderer {
+  calls = 0;
+  fail = false;
+  /** Resolves the render when set: lets a test act while a thumbnail is being made. */
+  gate: Promise<void> | null = null;
+  async render(png: Buffer): Promise<Buffer> {
+    this.calls += 1;
+    if (this.gate) await this.gate;
+    if (this.fail) throw new Error('libvips says no');
+    return Buffer.concat([Buffer.from('thumb of '), png]);
+  }
+}
+
+const PNG = Buffer.from('png bytes');
+const OWNER = { accountId: 7, websiteId: 3, jobId: 'job-1' };
+const now = new Date('2030-01-01T00:00:00Z');
+
+describe('ScreenshotStore', () => {
+  let storage: MemoryStorage;
+  let screenshots: MemoryScreenshots;
+  let renderer: FakeRenderer;
+  let store: ScreenshotStore;
+  let warnings: string[];
+
+  beforeEach(() => {
+    storage = new MemoryStorage();
+    screenshots = new MemoryScreenshots();
+    renderer = new FakeRenderer();
+    store = new ScreenshotStore(storage, screenshots as unknown as ScreenshotRepository, renderer);
+    warnings = [];
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(String(message)));
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  const capture = () => store.store(OWNER, { png: PNG, width: 1280, height: 800 }, now);
+
+  it('stores the row, the PNG and its thumbnail beside it; nothing stays staged', async () => {
+    const shot = await capture();
+    expect(shot.filePath).toBe(`screenshots/7/3/${shot.id}.png`);
+    expect([...storage.files.keys()].sort()).toEqual([`screenshots/7/3/${shot.id}.png`, `screenshots/7/3/${shot.id}.thumb.webp`]);
+    expect(storage.files.get(`screenshots/7/3/${shot.id}.thumb.webp`)).toEqual(Buffer.from('thumb of png bytes'));
+    expect(storage.staged.size).toBe(0);
+    expect(renderer.calls).toBe(1);
+  });
+
+  it('a thumbnail that cannot be rendered does not fail the capture: row and PNG stored, no thumbnail, a warning', async () => {
+    renderer.fail = true;
+    const shot = await capture();
+    expect(screenshots.rows.has(shot.id)).toBe(true);
+    expect([...storage.files.keys()]).toEqual([shot.filePath]);
+    expect(storage.staged.size).toBe(0);
+    expect(warnings.join('\n')).toMatch(/thumbnail failed.*libvips says no/);
+  });
+
+  it('a thumbnail that cannot be placed does not fail the capture, and its staged file is discarded', async () => {
+    storage.failPlace = (key) => key.endsWith('.thumb.webp');
+    const shot = await capture();
+    expect(screenshots.rows.has(shot.id)).toBe(true);
+    expect([...storage.files.keys()]).toEqual([shot.filePath]);
+    expect(storage.staged.size).toBe(0);
+    expect(warnings.join('\n')).toMatch(/placing the thumbnail failed/);
+  });
+
+  it('a transaction that fails after the files were placed leaves neither file (and no row)', async () => {
+    screenshots.failCommit = true;
+    await expect(capture()).rejects.toThrow('commit failed');
+    expect(storage.files.size).toBe(0);
+    expect(storage.staged.size).toBe(0);
+    expect(screenshots.rows.size).toBe(0);
+  });
+
+  it('a PNG that cannot be placed fails the store and leaves nothing staged', async () => {
+    storage.failPlace = (key) => key.endsWith('.png');
+    await expect(capture()).rejects.toThrow(/cannot place/);
+    expect(storage.files.size).toBe(0);
+    expect(storage.staged.size).toBe(0);
+  });
+
+  it('thumbnail(): made from the PNG when missing, stored, then read from storage without rendering again', async () => {
+    renderer.fail = true;
+    const shot = await capture();
+    renderer.fail = false;
+    renderer.calls = 0;
+    const first = await store.thumbnail(shot);
+    expect(first).toEqual(Buffer.from('thumb of png bytes'));
+    expect(storage.files.get(`screenshots/7/3/${shot.id}.thumb.webp`)).toEqual(first);
+    expect(await store.thumbnail(shot)).toEqual(first);
+    expect(renderer.calls).toBe(1);
+    expect(storage.staged.size).toBe(0);
+  });
+
+  it('thumbnail(): simultaneous first requests render once', async () => {
+    renderer.fail = true;
+    const shot = await capture();
+    renderer.fail = false;
+    renderer.calls = 0;
+    const results = await Promise.all([store.thumbnail(shot), store.thumbnail(shot), store.thumbnail(shot)]);
+    expect(results.map(String)).toEqual(Array(3).fill('thumb of png bytes'));
+    expect(renderer.calls).toBe(1);
+  });
+
+  it('thumbnail(): null when the PNG itself is missing; nothing is written', async () => {
+    const shot = await capture();
+    storage.files.clear();
+    expect(await store.thumbnail(shot)).toBeNull();
+    expect(storage.files.size).toBe(0);
+  });
+
+  it('thumbnail(): a screenshot deleted while its thumbnail was being made leaves no thumbnail file behind', async () => {
+    renderer.fail = true;
+    const shot = await capture();
+    renderer.fail = false;
+    let open!: () => void;
+    renderer.gate = new Promise((resolve) => (open = resolve));
+    const making = store.thumbnail(shot);
+    await new Promise((r) => setImmediate(r));
+    await store.remove(shot);
+    open();
+    await making;
+    expect(storage.files.size).toBe(0);
+    expect(storage.staged.size).toBe(0);
+  });
+
+  it('remove(): the row, the PNG and the thumbnail go', async () => {
+    const shot = await capture();
+    const other = await capture();
+    await store.remove(shot);
+    expect(screenshots.rows.has(shot.id)).toBe(false);
+    expect([...storage.files.keys()].sort()).toEqual([other.filePath, other.filePath.replace(/\.png$/, '.thumb.webp')]);
+  });
+});
