@@ -1,5 +1,6 @@
 import { Get, Headers, Param, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import { IMMUTABLE_PRIVATE, notModified } from '../../../shared/http/conditional';
 import { IdParam } from '../../../shared/http/id-param';
 import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
 import { BULK_DOWNLOAD_MAX_IDS } from '../../screenshots/domain/screenshot';
@@ -10,13 +11,6 @@ import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboa
 import { DASHBOARD_PAGE_SIZE, HtmlPage, idQuery, lastPage, pageParam, seeOther } from './responses';
 import { WebsiteNames } from './website-names';
 import { galleryPage, screenshotPage } from './views/pages/screenshots.page';
-
-/** Stored images never change, so the browser may keep them (privately: they are the account's). */
-const IMMUTABLE = 'private, max-age=31536000, immutable';
-
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
-  return Boolean(ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim() === etag));
-}
 
 /** The gallery: thumbnails newest first, full size, download, ZIP of a selection (Pro/Business), delete. */
 @DashboardController('dashboard/screenshots')
@@ -78,6 +72,19 @@ export class ScreenshotsPageController {
     return this.sendPng(viewer, id, ifNoneMatch, reply, 'attachment');
   }
 
+  /** The same thumbnail as GET /screenshots/{id}/thumbnail (WebP, made once, kept by the browser). */
+  @Get(':id/thumbnail')
+  async thumbnail(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Headers('if-none-match') ifNoneMatch: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
+    const thumbnail = await this.screenshots.thumbnail(viewer.account.id, id);
+    reply.header('ETag', thumbnail.etag);
+    reply.header('Cache-Control', IMMUTABLE_PRIVATE);
+    if (notModified(ifNoneMatch, thumbnail.etag)) {
+      reply.status(304);
+      return undefined;
+    }
+    return new StreamableFile(thumbnail.data, { type: thumbnail.contentType, length: thumbnail.size });
+  }
+
   @Post(':id/delete')
   async delete(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Res({ passthrough: true }) reply: FastifyReply) {
     await this.screenshots.delete(viewer.account.id, id);
@@ -87,8 +94,8 @@ export class ScreenshotsPageController {
   private async sendPng(viewer: DashboardViewer, id: number, ifNoneMatch: string | undefined, reply: FastifyReply, disposition: 'inline' | 'attachment') {
     const file = await this.screenshots.download(viewer.account.id, id);
     reply.header('ETag', file.etag);
-    reply.header('Cache-Control', IMMUTABLE);
-    if (matches(ifNoneMatch, file.etag)) {
+    reply.header('Cache-Control', IMMUTABLE_PRIVATE);
+    if (notModified(ifNoneMatch, file.etag)) {
       file.stream.destroy();
       reply.status(304);
       return undefined;

@@ -15,6 +15,7 @@ nav.main { display:flex; gap:4px; flex-wrap:wrap; flex:1; }
 nav.main a { color:#c8d2ea; text-decoration:none; padding:6px 10px; border-radius:6px; }
 nav.main a[aria-current="page"], nav.main a:hover { background:#26324f; color:#fff; }
 header.top .who { display:flex; align-items:center; gap:10px; color:#c8d2ea; font-size:14px; }
+header.top .who span { max-width:200px; overflow:hidden; text-overflow:ellipsis; white-space:nowrap; }
 main { max-width:1200px; margin:0 auto; padding:24px 20px 48px; }
 h1 { font-size:24px; margin:0 0 16px; }
 h2 { font-size:18px; margin:28px 0 12px; }

@@ -50,7 +50,7 @@ export function layout(viewer: DashboardViewer, section: Section, title: string,
     <a href="/docs">API docs</a>
   </nav>
   <div class="who">
-    <span>${viewer.account.email}</span>
+    <span title="${viewer.account.email}">${viewer.account.email}</span>
     <form class="inline" method="post" action="/dashboard/logout">${csrfField(viewer)}<button class="secondary" type="submit">Sign out</button></form>
   </div>
 </div></header>
