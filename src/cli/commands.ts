@@ -35,8 +35,8 @@ export const BOOLEAN_FLAGS = ['password-stdin'] as const;
  * A password comes only from standard input (never an argument: those show in `ps` and shell history);
  * one trailing newline, as `echo` or a here-string adds, is not part of it.
  */
-async function passwordFrom(flags: FlagReader, readStdin: () => Promise<string>, required: boolean): Promise<string | undefined> {
-  if (!flags.has('password-stdin')) {
+async function passwordFrom(wanted: boolean, readStdin: () => Promise<string>, required: boolean): Promise<string | undefined> {
+  if (!wanted) {
     if (required) throw new UsageError('--password-stdin is required (pipe the password on standard input)');
     return undefined;
   }
@@ -57,15 +57,17 @@ export async function runCommand(command: string[], flags: FlagReader, accounts:
         status: flags.optional('status'),
         expiresAt: flags.date('expires-at') ?? null,
       };
+      const wantsPassword = flags.has('password-stdin');
       flags.done();
-      const password = await passwordFrom(flags, readStdin, false);
+      const password = await passwordFrom(wantsPassword, readStdin, false);
       const { account, token } = await accounts.createAccount({ ...input, password });
       return { account_id: account.id, token };
     }
     case 'account set-password': {
       const email = flags.required('email');
+      const wantsPassword = flags.has('password-stdin');
       flags.done();
-      const password = await passwordFrom(flags, readStdin, true);
+      const password = await passwordFrom(wantsPassword, readStdin, true);
       const account = await accounts.setPassword(email, password as string);
       return { account_id: account.id, email: account.email, password_set: true };
     }
