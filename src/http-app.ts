@@ -1,6 +1,7 @@
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
+import { setUpApiDocs } from './openapi/api-document';
 import { BODY_LIMIT_BYTES, registerBodyParsers } from './shared/http/body-parsing';
 import { createValidationPipe } from './shared/http/validation';
 
@@ -19,5 +20,6 @@ export function configureHttpApp(app: NestFastifyApplication): void {
   // Errors Fastify raises before a route runs (a body over 1 MiB) reach the global ErrorFilter through
   // Nest's own Fastify error handler, so they get the same body as every other error.
   app.useGlobalPipes(createValidationPipe());
+  setUpApiDocs(app, app.get(AppConfig).apiVersion);
   app.enableShutdownHooks();
 }
