@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
+import { IMMUTABLE_PRIVATE, notModified } from '../../../shared/http/conditional';
 import { CurrentAccount } from '../../../shared/http/decorators';
 import { IdParam } from '../../../shared/http/id-param';
 import { idempotencyKey } from '../../../shared/http/idempotency-key';
@@ -66,8 +67,8 @@ export class ScreenshotsController {
   ) {
     const file = await this.screenshots.download(account.id, id);
     reply.header('ETag', file.etag);
-    reply.header('Cache-Control', 'private, max-age=31536000, immutable');
-    if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim() === file.etag)) {
+    reply.header('Cache-Control', IMMUTABLE_PRIVATE);
+    if (notModified(ifNoneMatch, file.etag)) {
       file.stream.destroy();
       reply.status(304);
       return undefined;

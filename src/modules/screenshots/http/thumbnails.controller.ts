@@ -1,18 +1,10 @@
 import { Controller, Get, Headers, Param, Res, StreamableFile } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import { IMMUTABLE_PRIVATE, notModified } from '../../../shared/http/conditional';
 import { CurrentAccount } from '../../../shared/http/decorators';
 import { IdParam } from '../../../shared/http/id-param';
 import type { Account } from '../../accounts/domain/account';
 import { ScreenshotsService } from '../application/screenshots.service';
-
-/** If-None-Match uses the weak comparison (RFC 9110 §13.1.2): `W/"x"` matches `"x"`; `*` matches any. */
-function notModified(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  return ifNoneMatch.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === '*' || t.replace(/^W\//, '') === etag;
-  });
-}
 
 @Controller('screenshots')
 export class ThumbnailsController {
@@ -28,8 +20,7 @@ export class ThumbnailsController {
   ) {
     const thumbnail = await this.screenshots.thumbnail(account.id, id);
     reply.header('ETag', thumbnail.etag);
-    // A screenshot never changes once stored, and neither does its thumbnail.
-    reply.header('Cache-Control', 'private, max-age=31536000, immutable');
+    reply.header('Cache-Control', IMMUTABLE_PRIVATE);
     if (notModified(ifNoneMatch, thumbnail.etag)) {
       reply.status(304);
       return undefined;
