@@ -1,3 +1,5 @@
+import type { FastifyReply } from 'fastify';
+
 /**
  * Conditional GET for stored images. Screenshots and their thumbnails never change once stored, so a
  * browser may keep them for a year (privately: they are one account's) and revalidate by ETag.
@@ -11,4 +13,19 @@ export function notModified(ifNoneMatch: string | undefined, etag: string): bool
     const t = tag.trim();
     return t === '*' || t.replace(/^W\//, '') === etag;
   });
+}
+
+/**
+ * Answers a stored image: strong ETag, immutable private caching, and 304 (nothing sent, `release` called
+ * to free what was opened) when the browser already holds these bytes. `send` builds the body otherwise.
+ */
+export function replyWithStoredImage<T>(reply: FastifyReply, ifNoneMatch: string | undefined, etag: string, send: () => T, release: () => void = () => undefined): T | undefined {
+  reply.header('ETag', etag);
+  reply.header('Cache-Control', IMMUTABLE_PRIVATE);
+  if (notModified(ifNoneMatch, etag)) {
+    release();
+    reply.status(304);
+    return undefined;
+  }
+  return send();
 }

@@ -1,6 +1,6 @@
 import { Get, Headers, Param, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { IMMUTABLE_PRIVATE, notModified } from '../../../shared/http/conditional';
+import { replyWithStoredImage } from '../../../shared/http/conditional';
 import { IdParam } from '../../../shared/http/id-param';
 import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
 import { BULK_DOWNLOAD_MAX_IDS } from '../../screenshots/domain/screenshot';
@@ -76,13 +76,7 @@ export class ScreenshotsPageController {
   @Get(':id/thumbnail')
   async thumbnail(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Headers('if-none-match') ifNoneMatch: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
     const thumbnail = await this.screenshots.thumbnail(viewer.account.id, id);
-    reply.header('ETag', thumbnail.etag);
-    reply.header('Cache-Control', IMMUTABLE_PRIVATE);
-    if (notModified(ifNoneMatch, thumbnail.etag)) {
-      reply.status(304);
-      return undefined;
-    }
-    return new StreamableFile(thumbnail.data, { type: thumbnail.contentType, length: thumbnail.size });
+    return replyWithStoredImage(reply, ifNoneMatch, thumbnail.etag, () => new StreamableFile(thumbnail.data, { type: thumbnail.contentType, length: thumbnail.size }));
   }
 
   @Post(':id/delete')
@@ -93,14 +87,10 @@ export class ScreenshotsPageController {
 
   private async sendPng(viewer: DashboardViewer, id: number, ifNoneMatch: string | undefined, reply: FastifyReply, disposition: 'inline' | 'attachment') {
     const file = await this.screenshots.download(viewer.account.id, id);
-    reply.header('ETag', file.etag);
-    reply.header('Cache-Control', IMMUTABLE_PRIVATE);
-    if (notModified(ifNoneMatch, file.etag)) {
-      file.stream.destroy();
-      reply.status(304);
-      return undefined;
-    }
-    reply.header('Content-Disposition', `${disposition}; filename="${file.fileName}"`);
-    return new StreamableFile(file.stream, { type: 'image/png', length: file.size });
+    const body = () => {
+      reply.header('Content-Disposition', `${disposition}; filename="${file.fileName}"`);
+      return new StreamableFile(file.stream, { type: 'image/png', length: file.size });
+    };
+    return replyWithStoredImage(reply, ifNoneMatch, file.etag, body, () => file.stream.destroy());
   }
 }

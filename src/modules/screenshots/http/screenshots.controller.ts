@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
-import { IMMUTABLE_PRIVATE, notModified } from '../../../shared/http/conditional';
+import { replyWithStoredImage } from '../../../shared/http/conditional';
 import { CurrentAccount } from '../../../shared/http/decorators';
 import { IdParam } from '../../../shared/http/id-param';
 import { idempotencyKey } from '../../../shared/http/idempotency-key';
@@ -66,15 +66,11 @@ export class ScreenshotsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const file = await this.screenshots.download(account.id, id);
-    reply.header('ETag', file.etag);
-    reply.header('Cache-Control', IMMUTABLE_PRIVATE);
-    if (notModified(ifNoneMatch, file.etag)) {
-      file.stream.destroy();
-      reply.status(304);
-      return undefined;
-    }
-    reply.header('Content-Disposition', `attachment; filename="${file.fileName}"`);
-    return new StreamableFile(file.stream, { type: 'image/png', length: file.size });
+    const body = () => {
+      reply.header('Content-Disposition', `attachment; filename="${file.fileName}"`);
+      return new StreamableFile(file.stream, { type: 'image/png', length: file.size });
+    };
+    return replyWithStoredImage(reply, ifNoneMatch, file.etag, body, () => file.stream.destroy());
   }
 
   @Delete(':id')

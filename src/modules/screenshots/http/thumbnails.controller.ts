@@ -1,6 +1,6 @@
 import { Controller, Get, Headers, Param, Res, StreamableFile } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { IMMUTABLE_PRIVATE, notModified } from '../../../shared/http/conditional';
+import { replyWithStoredImage } from '../../../shared/http/conditional';
 import { CurrentAccount } from '../../../shared/http/decorators';
 import { IdParam } from '../../../shared/http/id-param';
 import type { Account } from '../../accounts/domain/account';
@@ -19,12 +19,6 @@ export class ThumbnailsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const thumbnail = await this.screenshots.thumbnail(account.id, id);
-    reply.header('ETag', thumbnail.etag);
-    reply.header('Cache-Control', IMMUTABLE_PRIVATE);
-    if (notModified(ifNoneMatch, thumbnail.etag)) {
-      reply.status(304);
-      return undefined;
-    }
-    return new StreamableFile(thumbnail.data, { type: thumbnail.contentType, length: thumbnail.size });
+    return replyWithStoredImage(reply, ifNoneMatch, thumbnail.etag, () => new StreamableFile(thumbnail.data, { type: thumbnail.contentType, length: thumbnail.size }));
   }
 }
