@@ -1,4 +1,4 @@
-import { Get, Headers, Param, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
+import { Get, Headers, HttpCode, Param, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { replyWithStoredImage } from '../../../shared/http/conditional';
 import { IdParam } from '../../../shared/http/id-param';
@@ -41,6 +41,7 @@ export class ScreenshotsPageController {
 
   /** "Download selected as ZIP": the API's bulk download, same plan rule and limits. */
   @Post('download')
+  @HttpCode(200)
   async zip(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const ids = formFields(request)
       .getAll('ids')
