@@ -9,13 +9,13 @@ export const DASHBOARD_CSS = `
 body { margin:0; font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",sans-serif; color:var(--fg); background:var(--bg); }
 a { color:var(--accent); }
 header.top { background:#111a2e; color:#fff; }
-header.top .inner { max-width:1200px; margin:0 auto; padding:0 20px; display:flex; align-items:center; gap:24px; min-height:56px; flex-wrap:wrap; }
+header.top .inner { max-width:1200px; margin:0 auto; padding:0 20px; display:flex; align-items:center; gap:16px; min-height:56px; flex-wrap:wrap; }
 header.top .brand { font-weight:700; color:#fff; text-decoration:none; }
 nav.main { display:flex; gap:4px; flex-wrap:wrap; flex:1; }
-nav.main a { color:#c8d2ea; text-decoration:none; padding:6px 10px; border-radius:6px; }
-nav.main a[aria-current="page"], nav.main a:hover { background:#26324f; color:#fff; }
+nav.main a, header.top .who a { color:#c8d2ea; text-decoration:none; padding:6px 9px; border-radius:6px; }
+nav.main a[aria-current="page"], nav.main a:hover, header.top .who a:hover { background:#26324f; color:#fff; }
 header.top .who { display:flex; align-items:center; gap:10px; color:#c8d2ea; font-size:14px; }
-header.top .who span { max-width:200px; overflow:hidden; text-overflow:ellipsis; white-space:nowrap; }
+header.top .who span { max-width:180px; overflow:hidden; text-overflow:ellipsis; white-space:nowrap; }
 main { max-width:1200px; margin:0 auto; padding:24px 20px 48px; }
 h1 { font-size:24px; margin:0 0 16px; }
 h2 { font-size:18px; margin:28px 0 12px; }
@@ -36,6 +36,7 @@ button.danger, .button.danger { background:var(--danger); border-color:var(--dan
 button:disabled { opacity:.5; cursor:not-allowed; }
 button:focus-visible, a:focus-visible, input:focus-visible, select:focus-visible { outline:3px solid #8fb0ff; outline-offset:2px; }
 form.inline { display:inline; margin:0; }
+form.inline + a { margin-left:10px; }
 label { display:block; font-weight:600; margin:12px 0 4px; }
 input[type=text], input[type=email], input[type=password], select { font:inherit; padding:8px 10px; border:1px solid #b8c0d0; border-radius:7px; width:100%; max-width:420px; background:#fff; }
 .notice { padding:12px 16px; border-radius:8px; margin-bottom:16px; border:1px solid; }

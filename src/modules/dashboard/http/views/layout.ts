@@ -47,9 +47,9 @@ export function layout(viewer: DashboardViewer, section: Section, title: string,
   <a class="brand" href="/dashboard">Screenshot service</a>
   <nav class="main" aria-label="Main">
     ${NAV.map(([key, label, href]) => html`<a href="${href}"${key === section ? html` aria-current="page"` : ''}>${label}</a>`)}
-    <a href="/docs">API docs</a>
   </nav>
   <div class="who">
+    <a href="/docs">API docs</a>
     <span title="${viewer.account.email}">${viewer.account.email}</span>
     <form class="inline" method="post" action="/dashboard/logout">${csrfField(viewer)}<button class="secondary" type="submit">Sign out</button></form>
   </div>
