@@ -1,8 +1,8 @@
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
-import { setUpApiDocs } from './openapi/api-document';
 import { BODY_LIMIT_BYTES, registerBodyParsers } from './shared/http/body-parsing';
+import { setupOpenApi } from './shared/http/openapi';
 import { createValidationPipe } from './shared/http/validation';
 
 export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
@@ -20,6 +20,6 @@ export function configureHttpApp(app: NestFastifyApplication): void {
   // Errors Fastify raises before a route runs (a body over 1 MiB) reach the global ErrorFilter through
   // Nest's own Fastify error handler, so they get the same body as every other error.
   app.useGlobalPipes(createValidationPipe());
-  setUpApiDocs(app, app.get(AppConfig).apiVersion);
+  setupOpenApi(app);
   app.enableShutdownHooks();
 }

@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import type { FastifyRequest } from 'fastify';
@@ -7,12 +8,14 @@ export const MAX_PER_PAGE = 100;
 
 /** `page` and `per_page` query parameters shared by every list endpoint. */
 export class PageQuery {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, default: 1, description: 'Page number' })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(1)
   page?: number;
 
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE, description: 'Items per page' })
   @IsOptional()
   @Type(() => Number)
   @IsInt()

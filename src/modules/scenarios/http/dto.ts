@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { Allow, IsInt, IsNotEmpty, IsOptional, IsString, MaxLength, Min, ValidateIf } from 'class-validator';
 import { PageQuery } from '../../../shared/http/pagination';
@@ -5,19 +6,29 @@ import { OptionalField } from '../../../shared/http/validation';
 import { Execution } from '../application/scenarios.service';
 import { StepRecord } from '../domain/execution';
 import { SCENARIO_RULES, ScenarioProps } from '../domain/scenario';
+import { ExecutionView, SCENARIO_FIELDS as F, ScenarioView, STEPS_FIELD } from './openapi';
 
 export class CreateScenarioDto {
+  @ApiProperty(F.name)
   @IsString() @IsNotEmpty() @MaxLength(SCENARIO_RULES.nameMax) name!: string;
+  @ApiPropertyOptional(F.description)
   @OptionalField() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(SCENARIO_RULES.descriptionMax) description?: string | null;
+  @ApiProperty(F.website_id)
   @IsInt() @Min(1) website_id!: number;
   /** Validated by the domain's step parser, which names every bad field (`steps[3].selector is required`). */
+  @ApiProperty(STEPS_FIELD)
   @Allow() steps!: unknown;
 }
 
+@ApiSchema({ description: 'Any subset of the fields; `steps` replaces the whole list. Read-only fields echoed back from GET (id, status, created_at, updated_at) are accepted and ignored.' })
 export class UpdateScenarioDto {
+  @ApiPropertyOptional(F.name)
   @OptionalField() @IsString() @IsNotEmpty() @MaxLength(SCENARIO_RULES.nameMax) name?: string;
+  @ApiPropertyOptional(F.description)
   @OptionalField() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(SCENARIO_RULES.descriptionMax) description?: string | null;
+  @ApiPropertyOptional(F.website_id)
   @OptionalField() @IsInt() @Min(1) website_id?: number;
+  @ApiPropertyOptional(STEPS_FIELD)
   @Allow() steps?: unknown;
   // Read-only fields a client echoes back from GET are accepted and ignored.
   @OptionalField() @IsInt() id?: number;
@@ -27,10 +38,11 @@ export class UpdateScenarioDto {
 }
 
 export class ScenarioListQuery extends PageQuery {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Only this website’s scenarios' })
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) website_id?: number;
 }
 
-export function scenarioView(s: ScenarioProps) {
+export function scenarioView(s: ScenarioProps): ScenarioView {
   return {
     id: s.id,
     name: s.name,
@@ -43,7 +55,7 @@ export function scenarioView(s: ScenarioProps) {
   };
 }
 
-export function executionView({ job, screenshotIds }: Execution) {
+export function executionView({ job, screenshotIds }: Execution): ExecutionView {
   return {
     id: job.id,
     scenario_id: job.scenarioId,

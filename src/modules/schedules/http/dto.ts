@@ -1,30 +1,36 @@
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsString, Min, ValidateIf } from 'class-validator';
 import { OptionalField } from '../../../shared/http/validation';
 import { ScheduleProps } from '../domain/schedule';
 import { Frequency } from '../domain/schedule-rules';
+import { SCHEDULE_FIELDS as F, ScheduleView } from './openapi';
 
 /**
  * Types only: the schedule's own rules (frequency, HH:MM, IANA zone, day_of_week) live in the domain, which
  * reports every bad field in one 422.
  */
 export class CreateScheduleDto {
-  @IsString() name!: string;
-  @IsInt() @Min(1) website_id!: number;
-  @IsString() frequency!: Frequency;
-  @IsString() time!: string;
-  @IsString() timezone!: string;
-  @OptionalField() @ValidateIf((_, v) => v !== null) @IsInt() day_of_week?: number | null;
-  @OptionalField() @IsBoolean() enabled?: boolean;
+  @ApiProperty(F.name) @IsString() name!: string;
+  @ApiProperty(F.website_id) @IsInt() @Min(1) website_id!: number;
+  @ApiProperty(F.frequency) @IsString() frequency!: Frequency;
+  @ApiProperty(F.time) @IsString() time!: string;
+  @ApiProperty(F.timezone) @IsString() timezone!: string;
+  @ApiPropertyOptional(F.day_of_week) @OptionalField() @ValidateIf((_, v) => v !== null) @IsInt() day_of_week?: number | null;
+  @ApiPropertyOptional({ ...F.enabled, default: true }) @OptionalField() @IsBoolean() enabled?: boolean;
 }
 
+@ApiSchema({
+  description:
+    'Any subset of the fields; next_run_at is recomputed. Read-only fields echoed back from GET (id, next_run_at, last_run_at, last_job_id, created_at, updated_at) are accepted and ignored.',
+})
 export class UpdateScheduleDto {
-  @OptionalField() @IsString() name?: string;
-  @OptionalField() @IsInt() @Min(1) website_id?: number;
-  @OptionalField() @IsString() frequency?: Frequency;
-  @OptionalField() @IsString() time?: string;
-  @OptionalField() @IsString() timezone?: string;
-  @OptionalField() @ValidateIf((_, v) => v !== null) @IsInt() day_of_week?: number | null;
-  @OptionalField() @IsBoolean() enabled?: boolean;
+  @ApiPropertyOptional(F.name) @OptionalField() @IsString() name?: string;
+  @ApiPropertyOptional(F.website_id) @OptionalField() @IsInt() @Min(1) website_id?: number;
+  @ApiPropertyOptional(F.frequency) @OptionalField() @IsString() frequency?: Frequency;
+  @ApiPropertyOptional(F.time) @OptionalField() @IsString() time?: string;
+  @ApiPropertyOptional(F.timezone) @OptionalField() @IsString() timezone?: string;
+  @ApiPropertyOptional(F.day_of_week) @OptionalField() @ValidateIf((_, v) => v !== null) @IsInt() day_of_week?: number | null;
+  @ApiPropertyOptional(F.enabled) @OptionalField() @IsBoolean() enabled?: boolean;
   // Read-only fields a client echoes back from GET are accepted and ignored.
   @OptionalField() @IsInt() id?: number;
   @OptionalField() next_run_at?: unknown;
@@ -34,7 +40,7 @@ export class UpdateScheduleDto {
   @OptionalField() updated_at?: unknown;
 }
 
-export function scheduleView(s: ScheduleProps) {
+export function scheduleView(s: ScheduleProps): ScheduleView {
   return {
     id: s.id,
     name: s.name,

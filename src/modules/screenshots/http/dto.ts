@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { IsCssSelector, OptionalField } from '../../../shared/http/validation';
@@ -5,17 +6,30 @@ import { PageQuery } from '../../../shared/http/pagination';
 import { WEBSITE_RULES } from '../../websites/domain/website';
 import { CaptureOptions, JOB_STATUSES, JobProps, JobStatus } from '../domain/job';
 import { BULK_DOWNLOAD_MAX_IDS, ScreenshotProps } from '../domain/screenshot';
+import { JobView, ScreenshotView } from './openapi';
+
+const SELECTOR = { type: 'string', minLength: 1, maxLength: 1000, description: 'A standard CSS selector', example: '#cookie-banner' } as const;
 
 /** Optional body of Take Screenshot (API.md): overrides of the website's defaults for this capture. */
+@ApiSchema({ description: 'All optional: overrides of the website’s settings for this capture.' })
 export class TakeScreenshotDto {
+  @ApiPropertyOptional({ type: 'boolean', description: 'Default: the website’s full_page' })
   @OptionalField() @IsBoolean() full_page?: boolean;
+  @ApiPropertyOptional({ type: 'integer', minimum: WEBSITE_RULES.viewportWidth.min, maximum: WEBSITE_RULES.viewportWidth.max, description: 'Default: the website’s' })
   @OptionalField() @IsInt() @Min(WEBSITE_RULES.viewportWidth.min) @Max(WEBSITE_RULES.viewportWidth.max) viewport_width?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: WEBSITE_RULES.viewportHeight.min, maximum: WEBSITE_RULES.viewportHeight.max, description: 'Default: the website’s' })
   @OptionalField() @IsInt() @Min(WEBSITE_RULES.viewportHeight.min) @Max(WEBSITE_RULES.viewportHeight.max) viewport_height?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 10_000, default: 0, description: 'Milliseconds to wait after the page settled' })
   @OptionalField() @IsInt() @Min(0) @Max(10_000) delay_ms?: number;
+  @ApiPropertyOptional({ ...SELECTOR, description: 'Wait until this CSS selector matches before capturing' })
   @OptionalField() @IsString() @MinLength(1) @MaxLength(1000) @IsCssSelector() wait_for_selector?: string;
+  @ApiPropertyOptional({ type: 'number', minimum: 1, maximum: 3, default: 1 })
   @OptionalField() @IsNumber() @Min(1) @Max(3) device_scale_factor?: number;
+  @ApiPropertyOptional({ enum: ['png'], default: 'png' })
   @OptionalField() @IsIn(['png']) format?: 'png';
+  @ApiPropertyOptional({ type: 'array', items: SELECTOR, maxItems: 50, description: 'Elements hidden before capturing' })
   @OptionalField() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @MinLength(1, { each: true }) @MaxLength(1000, { each: true }) @IsCssSelector({ each: true }) hide_selectors?: string[];
+  @ApiPropertyOptional({ type: 'boolean', default: false, description: 'Emulate prefers-color-scheme: dark' })
   @OptionalField() @IsBoolean() dark_mode?: boolean;
 }
 
@@ -34,6 +48,7 @@ export function toCaptureOptions(dto: TakeScreenshotDto | undefined): CaptureOpt
 }
 
 export class BulkDownloadDto {
+  @ApiProperty({ type: 'integer', isArray: true, minItems: 1, maxItems: BULK_DOWNLOAD_MAX_IDS, example: [1, 2, 3], description: 'Ids of the caller’s screenshots' })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(BULK_DOWNLOAD_MAX_IDS)
@@ -43,17 +58,22 @@ export class BulkDownloadDto {
 }
 
 export class ScreenshotListQuery extends PageQuery {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Only this website’s screenshots' })
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) website_id?: number;
+  @ApiPropertyOptional({ enum: ['success'] })
   @IsOptional() @IsIn(['success']) status?: string;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Only screenshots taken by this scenario’s runs' })
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) scenario_id?: number;
 }
 
 export class JobListQuery extends PageQuery {
+  @ApiPropertyOptional({ enum: JOB_STATUSES })
   @IsOptional() @IsIn(JOB_STATUSES) status?: JobStatus;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1 })
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) website_id?: number;
 }
 
-export function screenshotView(s: ScreenshotProps) {
+export function screenshotView(s: ScreenshotProps): ScreenshotView {
   return {
     id: s.id,
     website_id: s.websiteId,
@@ -69,7 +89,7 @@ export function screenshotView(s: ScreenshotProps) {
   };
 }
 
-export function jobView(j: JobProps) {
+export function jobView(j: JobProps): JobView {
   return {
     id: j.id,
     type: j.type,

@@ -1,14 +1,18 @@
 import { Controller, Get, Param, Query, Req } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
 import { CurrentAccount } from '../../../shared/http/decorators';
+import { ApiBearerController, ApiDataResponse, ApiErrorResponses, ApiPageResponse, ApiUuidParam } from '../../../shared/http/openapi';
 import { paginate } from '../../../shared/http/pagination';
 import { UuidParam } from '../../../shared/http/uuid-param';
 import type { Account } from '../../accounts/domain/account';
 import { CaptureJobsService } from '../application/capture-jobs.service';
 import { JobListQuery, jobView } from './dto';
+import { JobView } from './openapi';
 
 /** Not in the spec, needed by every user (API.md): where is my screenshot? */
+@ApiBearerController('Jobs')
 @Controller('jobs')
 export class JobsController {
   constructor(
@@ -16,12 +20,19 @@ export class JobsController {
     private readonly config: AppConfig,
   ) {}
 
+  @ApiOperation({ summary: 'List jobs', description: 'Capture jobs and scenario runs of the account.' })
+  @ApiPageResponse(JobView, 'The account’s jobs')
+  @ApiErrorResponses('validation_failed')
   @Get()
   async list(@CurrentAccount() account: Account, @Query() query: JobListQuery, @Req() request: FastifyRequest) {
     const filter = { status: query.status, websiteId: query.website_id };
     return paginate(request, this.config.publicUrl, query, (page) => this.captureJobs.list(account.id, page, filter), jobView);
   }
 
+  @ApiOperation({ summary: 'Get a job', description: 'Where a capture is: queued → running → succeeded (screenshot_id set) | failed (error set).' })
+  @ApiUuidParam('Job')
+  @ApiDataResponse(JobView, { description: 'The job' })
+  @ApiErrorResponses('not_found')
   @Get(':id')
   async get(@CurrentAccount() account: Account, @Param('id', UuidParam) id: string) {
     return { success: true, data: jobView(await this.captureJobs.get(account.id, id)) };

@@ -1,22 +1,47 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
+import { ApiBody, ApiOperation } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
 import { replyWithStoredImage } from '../../../shared/http/conditional';
 import { CurrentAccount } from '../../../shared/http/decorators';
 import { IdParam } from '../../../shared/http/id-param';
 import { idempotencyKey } from '../../../shared/http/idempotency-key';
+import {
+  ApiBearerController,
+  ApiDataResponse,
+  ApiErrorResponses,
+  ApiFileResponse,
+  ApiIdempotencyKey,
+  ApiIdParam,
+  ApiPageResponse,
+  ApiSuccessResponse,
+  MessageResponse,
+} from '../../../shared/http/openapi';
 import { paginate } from '../../../shared/http/pagination';
 import type { Account } from '../../accounts/domain/account';
 import { CaptureJobsService } from '../application/capture-jobs.service';
 import { ScreenshotsService } from '../application/screenshots.service';
 import { zipStream } from '../infrastructure/zip-streamer';
 import { BulkDownloadDto, ScreenshotListQuery, screenshotView, TakeScreenshotDto, toCaptureOptions } from './dto';
+import { JobQueuedResponse, ScreenshotView } from './openapi';
 
+const ATTACHMENT = { 'Content-Disposition': { description: 'attachment; filename="…"', schema: { type: 'string' } } };
+
+@ApiBearerController('Websites')
 @Controller()
 export class TakeScreenshotController {
   constructor(private readonly captureJobs: CaptureJobsService) {}
 
   /** Spec: 200 `{success, message, job_id}`; the job is durably queued before the answer. */
+  @ApiOperation({
+    summary: 'Take Screenshot',
+    description: 'Queues a capture of the website; the job is stored and handed to the queue before the answer. Follow it with GET /jobs/{id}.',
+  })
+  @ApiIdParam('Website')
+  @ApiIdempotencyKey()
+  @ApiBody({ type: TakeScreenshotDto, required: false })
+  @ApiSuccessResponse(JobQueuedResponse, { description: 'Queued' })
+  @ApiErrorResponses('bad_request', 'not_found', 'payload_too_large', 'validation_failed')
   @Post('websites/:id/screenshot')
   @HttpCode(200)
   async take(
@@ -30,6 +55,7 @@ export class TakeScreenshotController {
   }
 }
 
+@ApiBearerController('Screenshots')
 @Controller('screenshots')
 export class ScreenshotsController {
   constructor(
@@ -37,6 +63,9 @@ export class ScreenshotsController {
     private readonly config: AppConfig,
   ) {}
 
+  @ApiOperation({ summary: 'List Screenshots' })
+  @ApiPageResponse(ScreenshotView, 'The account’s screenshots')
+  @ApiErrorResponses('validation_failed')
   @Get()
   async list(@CurrentAccount() account: Account, @Query() query: ScreenshotListQuery, @Req() request: FastifyRequest) {
     const filter = { websiteId: query.website_id, status: query.status, scenarioId: query.scenario_id };
@@ -44,6 +73,9 @@ export class ScreenshotsController {
   }
 
   /** Pro and Business only; a streamed ZIP of up to 100 of the caller's screenshots. */
+  @ApiOperation({ summary: 'Bulk Download', description: 'Pro and Business plans. All ids must be the caller’s; entries are named `<id>-<website-name>.png`.' })
+  @ApiFileResponse('application/zip', 'A streamed ZIP of the PNGs', { headers: ATTACHMENT })
+  @ApiErrorResponses('bad_request', 'plan_no_api_access', 'plan_upgrade_required', 'not_found', 'payload_too_large', 'validation_failed')
   @Post('download-bulk')
   @HttpCode(200)
   async bulk(@CurrentAccount() account: Account, @Body() dto: BulkDownloadDto, @Res({ passthrough: true }) reply: FastifyReply) {
@@ -53,11 +85,19 @@ export class ScreenshotsController {
     return new StreamableFile(zipStream(entries), { type: 'application/zip' });
   }
 
+  @ApiOperation({ summary: 'Get Screenshot' })
+  @ApiIdParam('Screenshot')
+  @ApiDataResponse(ScreenshotView, { description: 'The screenshot' })
+  @ApiErrorResponses('not_found')
   @Get(':id')
   async get(@CurrentAccount() account: Account, @Param('id', IdParam) id: number) {
     return { success: true, data: screenshotView(await this.screenshots.get(account.id, id)) };
   }
 
+  @ApiOperation({ summary: 'Download Screenshot' })
+  @ApiIdParam('Screenshot')
+  @ApiFileResponse('image/png', 'The PNG, as an attachment named `<website-name>-<id>.png`', { conditional: true, headers: ATTACHMENT })
+  @ApiErrorResponses('not_found')
   @Get(':id/download')
   async download(
     @CurrentAccount() account: Account,
@@ -73,6 +113,10 @@ export class ScreenshotsController {
     return replyWithStoredImage(reply, ifNoneMatch, file.etag, body, () => file.stream.destroy());
   }
 
+  @ApiOperation({ summary: 'Delete Screenshot', description: 'Deletes the row, the PNG and its thumbnail.' })
+  @ApiIdParam('Screenshot')
+  @ApiSuccessResponse(MessageResponse, { description: 'Deleted' })
+  @ApiErrorResponses('not_found')
   @Delete(':id')
   async delete(@CurrentAccount() account: Account, @Param('id', IdParam) id: number) {
     await this.screenshots.delete(account.id, id);

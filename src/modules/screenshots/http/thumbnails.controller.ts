@@ -1,16 +1,23 @@
 import { Controller, Get, Headers, Param, Res, StreamableFile } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { replyWithStoredImage } from '../../../shared/http/conditional';
 import { CurrentAccount } from '../../../shared/http/decorators';
 import { IdParam } from '../../../shared/http/id-param';
+import { ApiBearerController, ApiErrorResponses, ApiFileResponse, ApiIdParam } from '../../../shared/http/openapi';
 import type { Account } from '../../accounts/domain/account';
 import { ScreenshotsService } from '../application/screenshots.service';
 
+@ApiBearerController('Screenshots')
 @Controller('screenshots')
 export class ThumbnailsController {
   constructor(private readonly screenshots: ScreenshotsService) {}
 
   /** The screenshot's thumbnail (WebP, at most 400×300, the top of tall captures); made on first request if missing. */
+  @ApiOperation({ summary: 'Screenshot thumbnail', description: 'WebP, at most 400×300: scaled to 400 px wide (never enlarged), tall captures cut from the top.' })
+  @ApiIdParam('Screenshot')
+  @ApiFileResponse('image/webp', 'The thumbnail', { conditional: true })
+  @ApiErrorResponses('not_found')
   @Get(':id/thumbnail')
   async thumbnail(
     @CurrentAccount() account: Account,

@@ -1,7 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
 import { OptionalField } from '../../../shared/http/validation';
 import { WEBSITE_RULES, WEBSITE_STATUSES, WebsiteProps, WebsiteStatus } from '../domain/website';
+import { WEBSITE_FIELDS as F, WebsiteView } from './openapi';
 
 const R = WEBSITE_RULES;
 
@@ -13,23 +15,25 @@ const ViewportHeight = () => applyDecorators(OptionalField(), IsInt(), Min(R.vie
 const FullPage = () => applyDecorators(OptionalField(), IsBoolean());
 const Status = () => applyDecorators(OptionalField(), IsIn(WEBSITE_STATUSES));
 
+@ApiSchema({ description: 'Unknown fields are refused (422).' })
 export class CreateWebsiteDto {
-  @Name() name!: string;
-  @Url() url!: string;
-  @ViewportWidth() viewport_width?: number;
-  @ViewportHeight() viewport_height?: number;
-  @FullPage() full_page?: boolean;
-  @Status() status?: WebsiteStatus;
+  @ApiProperty(F.name) @Name() name!: string;
+  @ApiProperty(F.url) @Url() url!: string;
+  @ApiPropertyOptional({ ...F.viewport_width, default: R.viewportWidth.default }) @ViewportWidth() viewport_width?: number;
+  @ApiPropertyOptional({ ...F.viewport_height, default: R.viewportHeight.default }) @ViewportHeight() viewport_height?: number;
+  @ApiPropertyOptional({ ...F.full_page, default: R.fullPageDefault }) @FullPage() full_page?: boolean;
+  @ApiPropertyOptional({ ...F.status, default: 'active' }) @Status() status?: WebsiteStatus;
 }
 
 /** PUT is partial. Read-only fields a client echoes back from GET are accepted and ignored. */
+@ApiSchema({ description: 'Any subset of the fields. Read-only fields echoed back from GET (id, last_screenshot_at, created_at, updated_at) are accepted and ignored.' })
 export class UpdateWebsiteDto {
-  @OptionalField() @Name() name?: string;
-  @OptionalField() @Url() url?: string;
-  @ViewportWidth() viewport_width?: number;
-  @ViewportHeight() viewport_height?: number;
-  @FullPage() full_page?: boolean;
-  @Status() status?: WebsiteStatus;
+  @ApiPropertyOptional(F.name) @OptionalField() @Name() name?: string;
+  @ApiPropertyOptional(F.url) @OptionalField() @Url() url?: string;
+  @ApiPropertyOptional(F.viewport_width) @ViewportWidth() viewport_width?: number;
+  @ApiPropertyOptional(F.viewport_height) @ViewportHeight() viewport_height?: number;
+  @ApiPropertyOptional(F.full_page) @FullPage() full_page?: boolean;
+  @ApiPropertyOptional(F.status) @Status() status?: WebsiteStatus;
 
   @OptionalField() @IsInt() id?: number;
   @OptionalField() last_screenshot_at?: unknown;
@@ -37,7 +41,7 @@ export class UpdateWebsiteDto {
   @OptionalField() updated_at?: unknown;
 }
 
-export function websiteView(w: WebsiteProps, withLastScreenshot = true) {
+export function websiteView(w: WebsiteProps, withLastScreenshot = true): WebsiteView {
   return {
     id: w.id,
     name: w.name,

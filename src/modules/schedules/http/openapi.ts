@@ -1,0 +1,38 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { TIMESTAMP } from '../../../shared/http/openapi';
+import { MAX_SCHEDULE_NAME_LENGTH } from '../domain/schedule';
+import { Frequency, FREQUENCIES, MAX_TIME_ZONE_LENGTH, TIME_PATTERN } from '../domain/schedule-rules';
+
+/** The schedule fields as OpenAPI describes them, shared by the request DTOs and the response schema. */
+export const SCHEDULE_FIELDS = {
+  name: { type: 'string', minLength: 1, maxLength: MAX_SCHEDULE_NAME_LENGTH, example: 'Every morning' },
+  website_id: { type: 'integer', minimum: 1, description: 'One of the caller’s websites' },
+  frequency: { enum: FREQUENCIES, description: 'For `hourly`, only the minutes of `time` count' },
+  time: { type: 'string', pattern: TIME_PATTERN, example: '07:30', description: 'HH:MM, 24-hour, in `timezone`' },
+  timezone: { type: 'string', maxLength: MAX_TIME_ZONE_LENGTH, example: 'Europe/Berlin', description: 'An IANA time zone name as the tz database spells it (`UTC` allowed)' },
+  day_of_week: {
+    type: 'integer',
+    minimum: 0,
+    maximum: 6,
+    nullable: true,
+    description: 'Weekly schedules: 0 = Sunday … 6 = Saturday; default the weekday of creation in `timezone`',
+  },
+  enabled: { type: 'boolean' },
+} as const;
+
+@ApiSchema({ name: 'Schedule' })
+export class ScheduleView {
+  @ApiProperty({ type: 'integer', example: 1 }) id!: number;
+  @ApiProperty(SCHEDULE_FIELDS.name) name!: string;
+  @ApiProperty(SCHEDULE_FIELDS.website_id) website_id!: number;
+  @ApiProperty(SCHEDULE_FIELDS.frequency) frequency!: Frequency;
+  @ApiProperty(SCHEDULE_FIELDS.time) time!: string;
+  @ApiProperty(SCHEDULE_FIELDS.timezone) timezone!: string;
+  @ApiProperty(SCHEDULE_FIELDS.day_of_week) day_of_week!: number | null;
+  @ApiProperty(SCHEDULE_FIELDS.enabled) enabled!: boolean;
+  @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'Next occurrence (UTC), strictly after now; null while disabled' }) next_run_at!: string | null;
+  @ApiProperty({ ...TIMESTAMP, nullable: true }) last_run_at!: string | null;
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, description: 'The capture job of the last occurrence' }) last_job_id!: string | null;
+  @ApiProperty(TIMESTAMP) created_at!: string;
+  @ApiProperty(TIMESTAMP) updated_at!: string;
+}

@@ -1,0 +1,43 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { TIMESTAMP } from '../../../shared/http/openapi';
+import { JOB_STATUSES, JobSource, JobStatus, JobType } from '../domain/job';
+
+const JOB_TYPES: readonly JobType[] = ['screenshot', 'scenario'];
+const JOB_SOURCES: readonly JobSource[] = ['api', 'schedule'];
+
+@ApiSchema({ name: 'Screenshot' })
+export class ScreenshotView {
+  @ApiProperty({ type: 'integer', example: 3 }) id!: number;
+  @ApiProperty({ type: 'integer', example: 1, description: 'Owning website' }) website_id!: number;
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, description: 'The capture job that made it' }) job_id!: string | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Set when a scenario run made it' }) scenario_id!: number | null;
+  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, description: 'Set when a scenario run made it' }) execution_id!: string | null;
+  @ApiProperty({ example: 'screenshots/1/1/3.png', description: 'Storage key relative to the storage root (never a server path)' }) file_path!: string;
+  @ApiProperty({ type: 'integer', description: 'Bytes', example: 48213 }) file_size!: number;
+  @ApiProperty({ type: 'integer', description: 'Pixels of the stored PNG', example: 1280 }) width!: number;
+  @ApiProperty({ type: 'integer', description: 'Pixels of the stored PNG', example: 800 }) height!: number;
+  @ApiProperty({ enum: ['success'], description: 'Rows exist only for captures that produced an image; failures live on the job' }) status!: 'success';
+  @ApiProperty(TIMESTAMP) taken_at!: string;
+}
+
+@ApiSchema({ name: 'Job', description: 'A capture job or a scenario run: queued → running → succeeded | failed' })
+export class JobView {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ enum: JOB_TYPES }) type!: JobType;
+  @ApiProperty({ enum: JOB_STATUSES }) status!: JobStatus;
+  @ApiProperty({ enum: JOB_SOURCES, description: '`schedule` when a schedule queued it' }) source!: JobSource;
+  @ApiProperty({ type: 'integer', nullable: true }) schedule_id!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'null once the website was deleted' }) website_id!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The screenshot it produced, once succeeded' }) screenshot_id!: number | null;
+  @ApiProperty({ type: 'string', nullable: true, description: 'Why it failed', example: 'net::ERR_NAME_NOT_RESOLVED' }) error!: string | null;
+  @ApiProperty({ type: 'integer', description: 'Runs so far; infrastructure failures are retried, 3 attempts in all' }) attempts!: number;
+  @ApiProperty(TIMESTAMP) created_at!: string;
+  @ApiProperty({ ...TIMESTAMP, nullable: true }) started_at!: string | null;
+  @ApiProperty({ ...TIMESTAMP, nullable: true }) finished_at!: string | null;
+}
+
+export class JobQueuedResponse {
+  @ApiProperty({ type: 'boolean', enum: [true] }) success!: true;
+  @ApiProperty({ example: 'Screenshot job queued' }) message!: string;
+  @ApiProperty({ format: 'uuid', description: 'Follow it with GET /jobs/{id}' }) job_id!: string;
+}

@@ -1,0 +1,36 @@
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { TIMESTAMP } from '../../../shared/http/openapi';
+import { WEBSITE_RULES, WEBSITE_STATUSES, WebsiteStatus } from '../domain/website';
+
+const R = WEBSITE_RULES;
+
+/** The website fields as OpenAPI describes them, shared by the request DTOs and the response schema. */
+export const WEBSITE_FIELDS = {
+  name: { type: 'string', minLength: 1, maxLength: R.nameMax, example: 'Example' },
+  url: {
+    type: 'string',
+    format: 'uri',
+    maxLength: R.urlMax,
+    example: 'https://example.com',
+    description: 'Absolute http/https URL without credentials; its host must resolve to public addresses only (URL policy)',
+  },
+  viewport_width: { type: 'integer', minimum: R.viewportWidth.min, maximum: R.viewportWidth.max },
+  viewport_height: { type: 'integer', minimum: R.viewportHeight.min, maximum: R.viewportHeight.max },
+  full_page: { type: 'boolean', description: 'Capture the whole page, not just the viewport' },
+  status: { enum: WEBSITE_STATUSES, description: 'Paused websites are skipped by schedules' },
+} as const;
+
+@ApiSchema({ name: 'Website' })
+export class WebsiteView {
+  @ApiProperty({ type: 'integer', example: 1 }) id!: number;
+  @ApiProperty(WEBSITE_FIELDS.name) name!: string;
+  @ApiProperty(WEBSITE_FIELDS.url) url!: string;
+  @ApiProperty(WEBSITE_FIELDS.viewport_width) viewport_width!: number;
+  @ApiProperty(WEBSITE_FIELDS.viewport_height) viewport_height!: number;
+  @ApiProperty(WEBSITE_FIELDS.full_page) full_page!: boolean;
+  @ApiProperty(WEBSITE_FIELDS.status) status!: WebsiteStatus;
+  @ApiPropertyOptional({ ...TIMESTAMP, nullable: true, description: 'Time of the latest screenshot; in list and get responses (null before the first)' })
+  last_screenshot_at?: string | null;
+  @ApiProperty(TIMESTAMP) created_at!: string;
+  @ApiProperty(TIMESTAMP) updated_at!: string;
+}

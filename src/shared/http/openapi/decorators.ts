@@ -1,0 +1,195 @@
+import { applyDecorators, Type } from '@nestjs/common';
+import { ApiBearerAuth, ApiExtraModels, ApiHeader, ApiParam, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import type { HeaderObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type { ErrorCode } from '../../domain/domain-error';
+import { STATUS_BY_CODE } from '../error-filter';
+import {
+  BadRequestErrorBody,
+  headerRefs,
+  NotFoundErrorBody,
+  PageLinks,
+  PageMeta,
+  PayloadTooLargeErrorBody,
+  PlanNoApiAccessErrorBody,
+  PlanUpgradeRequiredErrorBody,
+  RATE_LIMIT_HEADERS,
+  RateLimitErrorBody,
+  RETRY_AFTER_HEADER,
+  UnauthorizedErrorBody,
+  UnavailableErrorBody,
+  ValidationErrorBody,
+} from './schemas';
+
+/**
+ * The OpenAPI decorators the controllers compose: one bearer-controller decorator, error responses by code,
+ * success responses that always carry the X-RateLimit-* headers, and the shared parameters.
+ */
+
+/** Name of the bearer security scheme in components.securitySchemes. */
+export const BEARER_AUTH = 'bearer';
+
+const RATE_LIMITED = Object.keys(RATE_LIMIT_HEADERS);
+
+type DocumentedErrorCode = Exclude<ErrorCode, 'forbidden' | 'conflict' | 'internal_error'>;
+
+interface ErrorDoc {
+  body: Type<unknown>;
+  description: string;
+  /** Response headers; errors raised after the rate-limit guard carry the X-RateLimit-* set. */
+  headers: readonly string[];
+}
+
+const ERRORS: Record<DocumentedErrorCode, ErrorDoc> = {
+  bad_request: { body: BadRequestErrorBody, description: '`bad_request`: the body is not valid JSON or not `application/json`', headers: RATE_LIMITED },
+  unauthorized: {
+    body: UnauthorizedErrorBody,
+    description: '`unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token',
+    headers: [],
+  },
+  plan_no_api_access: { body: PlanNoApiAccessErrorBody, description: '`plan_no_api_access`: Free plan, or an expired or inactive subscription', headers: [] },
+  plan_upgrade_required: { body: PlanUpgradeRequiredErrorBody, description: '`plan_upgrade_required`: the plan does not include this feature', headers: RATE_LIMITED },
+  not_found: { body: NotFoundErrorBody, description: '`not_found`: unknown id, or an id of another account', headers: RATE_LIMITED },
+  payload_too_large: { body: PayloadTooLargeErrorBody, description: '`payload_too_large`: the body is over 1 MiB', headers: [] },
+  validation_failed: { body: ValidationErrorBody, description: '`validation_failed`: invalid or unknown fields, each named in `details`', headers: RATE_LIMITED },
+  rate_limited: {
+    body: RateLimitErrorBody,
+    description:
+      '`rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); also, without X-RateLimit-* headers, ' +
+      'too many failed authentications from one address',
+    headers: [...RATE_LIMITED, ...Object.keys(RETRY_AFTER_HEADER)],
+  },
+  unavailable: { body: UnavailableErrorBody, description: '`unavailable`: the database or the queue is unreachable; nothing was applied', headers: [] },
+};
+
+/**
+ * Error responses by code. Codes sharing a status are documented as one response whose body is one of
+ * their schemas (403: `plan_no_api_access` | `plan_upgrade_required`). On a method, a status replaces the
+ * controller's response for that status, so list every code the status can have there.
+ */
+export function ApiErrorResponses(...codes: DocumentedErrorCode[]): ClassDecorator & MethodDecorator {
+  const byStatus = new Map<number, ErrorDoc[]>();
+  for (const code of codes) byStatus.set(STATUS_BY_CODE[code], [...(byStatus.get(STATUS_BY_CODE[code]) ?? []), ERRORS[code]]);
+  const decorators = [...byStatus].map(([status, docs]) => {
+    const description = docs.map((d) => d.description).join('; or ');
+    const names = [...new Set(docs.flatMap((d) => d.headers))];
+    const headers = names.length ? { headers: headerRefs(names) } : {};
+    if (docs.length === 1) return ApiResponse({ status, description, ...headers, type: docs[0].body });
+    return applyDecorators(
+      ApiExtraModels(...docs.map((d) => d.body)),
+      ApiResponse({ status, description, ...headers, schema: { oneOf: docs.map((d) => ({ $ref: getSchemaPath(d.body) })) } }),
+    );
+  });
+  return applyDecorators(...decorators) as ClassDecorator & MethodDecorator;
+}
+
+/**
+ * A controller of the token-protected API: its tag, the bearer scheme, and the errors every one of its
+ * operations can answer (authentication, plan, rate limit, outage).
+ */
+export function ApiBearerController(tag: string): ClassDecorator {
+  return applyDecorators(ApiTags(tag), ApiBearerAuth(BEARER_AUTH), ApiErrorResponses('unauthorized', 'plan_no_api_access', 'rate_limited', 'unavailable'));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Success responses: every one carries the X-RateLimit-* headers.
+// ---------------------------------------------------------------------------------------------------------
+
+interface SuccessOptions {
+  status?: 200 | 201;
+  description: string;
+}
+
+/** A JSON success body described by its own class. */
+export function ApiSuccessResponse(body: Type<unknown>, { status = 200, description }: SuccessOptions): MethodDecorator {
+  return ApiResponse({ status, description, type: body, headers: headerRefs(RATE_LIMITED) });
+}
+
+/** `{success: true, data: <model>}`. */
+export function ApiDataResponse(model: Type<unknown>, { status = 200, description }: SuccessOptions): MethodDecorator {
+  return applyDecorators(
+    ApiExtraModels(model),
+    ApiResponse({
+      status,
+      description,
+      headers: headerRefs(RATE_LIMITED),
+      schema: {
+        type: 'object',
+        required: ['success', 'data'],
+        properties: { success: { type: 'boolean', enum: [true] }, data: { $ref: getSchemaPath(model) } },
+      },
+    }),
+  );
+}
+
+/** The pagination envelope `{data: [<model>], meta, links}` (query parameters come from the query DTO). */
+export function ApiPageResponse(model: Type<unknown>, description: string): MethodDecorator {
+  return applyDecorators(
+    ApiExtraModels(model, PageMeta, PageLinks),
+    ApiResponse({
+      status: 200,
+      description: `${description}; newest first, in the pagination envelope`,
+      headers: headerRefs(RATE_LIMITED),
+      schema: {
+        type: 'object',
+        required: ['data', 'meta', 'links'],
+        properties: {
+          data: { type: 'array', items: { $ref: getSchemaPath(model) } },
+          meta: { $ref: getSchemaPath(PageMeta) },
+          links: { $ref: getSchemaPath(PageLinks) },
+        },
+      },
+    }),
+  );
+}
+
+const CACHE_HEADERS: Record<string, HeaderObject> = {
+  ETag: { description: 'Strong validator of the file; send it back in `If-None-Match`', schema: { type: 'string' } },
+  'Cache-Control': { description: 'Stored files never change: `private, max-age=31536000, immutable`', schema: { type: 'string' } },
+};
+
+/**
+ * A binary file. `conditional`: the file has an ETag and `If-None-Match` with a matching tag answers 304
+ * without a body.
+ */
+export function ApiFileResponse(
+  mediaType: string,
+  description: string,
+  { conditional = false, headers = {} }: { conditional?: boolean; headers?: Record<string, HeaderObject> } = {},
+): MethodDecorator {
+  const ok = ApiResponse({
+    status: 200,
+    description,
+    headers: { ...headerRefs(RATE_LIMITED), ...(conditional ? CACHE_HEADERS : {}), ...headers },
+    content: { [mediaType]: { schema: { type: 'string', format: 'binary' } } },
+  });
+  if (!conditional) return ok;
+  return applyDecorators(
+    ok,
+    ApiHeader({ name: 'If-None-Match', required: false, description: 'ETag(s) of a copy the client holds', schema: { type: 'string' } }),
+    ApiResponse({ status: 304, description: 'Not modified: the copy the client holds is current', headers: { ...headerRefs(RATE_LIMITED), ...CACHE_HEADERS } }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Parameters
+// ---------------------------------------------------------------------------------------------------------
+
+/** Integer path id (IdParam): anything else cannot name a resource and is a 404. */
+export function ApiIdParam(resource: string): MethodDecorator {
+  return ApiParam({ name: 'id', description: `${resource} id`, schema: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } });
+}
+
+/** UUID path id (UuidParam) of a job or an execution. */
+export function ApiUuidParam(resource: string): MethodDecorator {
+  return ApiParam({ name: 'id', description: `${resource} id`, schema: { type: 'string', format: 'uuid' } });
+}
+
+/** The optional `Idempotency-Key` header (idempotencyKey()): a retry with the same key returns the same job. */
+export function ApiIdempotencyKey(): MethodDecorator {
+  return ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description: 'A retry with the same key returns the job of the first request instead of queuing another (1..255 characters)',
+    schema: { type: 'string', minLength: 1, maxLength: 255 },
+  });
+}
