@@ -91,6 +91,7 @@ describe('Authentication and plan access (spec: Authentication, Errors)', () => 
       const res = await request(limited.url).get('/test').set('Authorization', 'Bearer nope').expect(429);
       expect(res.body).toMatchObject({ success: false, error: 'Rate limit exceeded', code: 'rate_limited', limit: 3, current: 4 });
       expect(res.body.reset_at).toBe('2026-11-22T10:01:00.000Z');
+      expect(res.headers['retry-after']).toBe('50');
       // A valid token from the same address still gets in: the limit guards guessing, not customers.
       const account = await limited.createAccount();
       await request(limited.url).get('/test').set(account.auth).expect(200);

@@ -1,10 +1,11 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Clock } from '../../../shared/domain/clock';
 import { UnauthorizedError } from '../../../shared/domain/domain-error';
 import { IS_PUBLIC } from '../../../shared/http/decorators';
 import { RateLimiter } from '../../rate-limiting/application/rate-limiter';
+import { RateLimitExceededError } from '../../rate-limiting/domain/quota';
 import { Authenticator } from '../application/authenticator';
 import { Account } from '../domain/account';
 import { PlanNoApiAccessError } from '../domain/errors';
@@ -32,7 +33,13 @@ export class AuthGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const account = await this.authenticator.authenticate(request.headers.authorization);
     if (!account) {
-      await this.limiter.recordAuthFailure(request.ip);
+      try {
+        await this.limiter.recordAuthFailure(request.ip);
+      } catch (err) {
+        // API.md: every 429 says when to come back.
+        if (err instanceof RateLimitExceededError) context.switchToHttp().getResponse<FastifyReply>().header('Retry-After', String(err.retryAfterSeconds(this.limiter.now())));
+        throw err;
+      }
       throw new UnauthorizedError();
     }
     request.account = account;

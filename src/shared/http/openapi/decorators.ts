@@ -54,8 +54,8 @@ const ERRORS: Record<DocumentedErrorCode, ErrorDoc> = {
   rate_limited: {
     body: RateLimitErrorBody,
     description:
-      '`rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); also, without X-RateLimit-* headers, ' +
-      'too many failed authentications from one address',
+      '`rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); also, with Retry-After but without ' +
+      'X-RateLimit-* headers, too many failed authentications from one address',
     headers: [...RATE_LIMITED, ...Object.keys(RETRY_AFTER_HEADER)],
   },
   unavailable: { body: UnavailableErrorBody, description: '`unavailable`: the database or the queue is unreachable; nothing was applied', headers: [] },
