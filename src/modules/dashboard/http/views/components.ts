@@ -53,3 +53,13 @@ export function accessNotice(hasAccess: boolean, plan: string, status: string): 
         : `Your subscription is ${status}.`;
   return html`<div class="notice warn" role="note"><strong>${why}</strong> Screenshots, scenario runs and new API tokens need an active Starter, Pro or Business subscription. Your existing screenshots stay available here.</div>`;
 }
+
+/** A column heading only screen readers announce (action buttons, thumbnails). */
+export function hiddenHeading(text: string): Html {
+  return html`<span class="sr-only">${text}</span>`;
+}
+
+/** A data table with column headings; `rows` are the <tr> elements. */
+export function dataTable(columns: Array<string | Html>, rows: Html[]): Html {
+  return html`<table><thead><tr>${columns.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`;
+}

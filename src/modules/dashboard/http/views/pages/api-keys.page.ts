@@ -1,6 +1,6 @@
 import type { ApiToken } from '../../../../accounts/domain/api-token';
 import type { DashboardViewer } from '../../dashboard-request';
-import { accessNotice, noticeBox } from '../components';
+import { accessNotice, dataTable, hiddenHeading, noticeBox } from '../components';
 import { badge, Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
 
@@ -56,7 +56,7 @@ ${generateForm(viewer, view)}
 <h2>Your tokens</h2>
 ${
   view.tokens.length
-    ? html`<table><thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>`
+    ? dataTable(['Name', 'Prefix', 'Created', 'Last used', 'Status', hiddenHeading('Actions')], rows)
     : html`<p class="muted">No tokens yet.</p>`
 }`,
   );

@@ -3,7 +3,7 @@ import type { JobProps } from '../../../../screenshots/domain/job';
 import type { ScenarioProps } from '../../../../scenarios/domain/scenario';
 import type { ScheduleProps } from '../../../../schedules/domain/schedule';
 import type { DashboardViewer } from '../../dashboard-request';
-import { accessNotice, noticeBox, PageInfo, pager } from '../components';
+import { accessNotice, dataTable, hiddenHeading, noticeBox, PageInfo, pager } from '../components';
 import { badge, Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
 
@@ -32,7 +32,7 @@ export function scenariosPage(viewer: DashboardViewer, view: { rows: ScenarioRow
     html`${noticeBox(view.notice)}${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
 ${
   view.rows.length
-    ? html`<table><thead><tr><th scope="col">Scenario</th><th scope="col">Website</th><th scope="col">Steps</th><th scope="col">Last execution</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>${pager('/dashboard/scenarios', view.page)}`
+    ? html`${dataTable(['Scenario', 'Website', 'Steps', 'Last execution', hiddenHeading('Actions')], rows)}${pager('/dashboard/scenarios', view.page)}`
     : html`<p class="muted">No scenarios yet. Define one with <code>POST /scenarios</code> (see the <a href="/docs">API docs</a>).</p>`
 }`,
     { refreshSeconds: busy ? 3 : undefined },
@@ -74,7 +74,7 @@ export function schedulesPage(viewer: DashboardViewer, view: { rows: Array<{ sch
     html`${noticeBox(view.notice)}
 ${
   view.rows.length
-    ? html`<table><thead><tr><th scope="col">Schedule</th><th scope="col">Website</th><th scope="col">When</th><th scope="col">Next run</th><th scope="col">Last run</th><th scope="col">Status</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>${pager('/dashboard/schedules', view.page)}`
+    ? html`${dataTable(['Schedule', 'Website', 'When', 'Next run', 'Last run', 'Status', hiddenHeading('Actions')], rows)}${pager('/dashboard/schedules', view.page)}`
     : html`<p class="muted">No schedules yet. Create one with <code>POST /schedules</code> (see the <a href="/docs">API docs</a>).</p>`
 }`,
   );

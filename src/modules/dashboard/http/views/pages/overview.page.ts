@@ -1,6 +1,6 @@
 import type { JobProps } from '../../../../screenshots/domain/job';
 import type { DashboardViewer } from '../../dashboard-request';
-import { accessNotice } from '../components';
+import { accessNotice, dataTable, hiddenHeading } from '../components';
 import { badge, Html, html, utcTime } from '../html';
 import { layout } from '../layout';
 
@@ -55,7 +55,7 @@ export function overviewPage(viewer: DashboardViewer, view: OverviewView): Html 
 <h2>Recent jobs</h2>
 ${
   view.recentJobs.length
-    ? html`<table><thead><tr><th scope="col">Job</th><th scope="col">Kind</th><th scope="col">Website</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Screenshot</span></th></tr></thead><tbody>${jobRows}</tbody></table>`
+    ? dataTable(['Job', 'Kind', 'Website', 'Status', 'Created', hiddenHeading('Screenshot')], jobRows)
     : html`<p class="muted">No jobs yet. Take a screenshot from the <a href="/dashboard/websites">Websites</a> page or with the API.</p>`
 }`,
   );

@@ -2,7 +2,7 @@ import type { JobProps } from '../../../../screenshots/domain/job';
 import type { ScreenshotProps } from '../../../../screenshots/domain/screenshot';
 import type { WebsiteProps } from '../../../../websites/domain/website';
 import type { DashboardViewer } from '../../dashboard-request';
-import { accessNotice, noticeBox, PageInfo, pager } from '../components';
+import { accessNotice, dataTable, hiddenHeading, noticeBox, PageInfo, pager } from '../components';
 import { badge, Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
 
@@ -49,7 +49,7 @@ export function websitesPage(viewer: DashboardViewer, view: WebsitesView): Html 
 ${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
 ${
   view.rows.length
-    ? html`<table><thead><tr><th scope="col">Latest</th><th scope="col">Website</th><th scope="col">Status</th><th scope="col">Last screenshot</th><th scope="col">Last job</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>
+    ? html`${dataTable(['Latest', 'Website', 'Status', 'Last screenshot', 'Last job', hiddenHeading('Actions')], rows)}
 ${pager('/dashboard/websites', view.page)}`
     : html`<p class="muted">No websites yet. Register one with <code>POST /websites</code> (see the <a href="/docs">API docs</a>).</p>`
 }`,
