@@ -4,6 +4,7 @@ import sharp from 'sharp';
 import request from 'supertest';
 import { ThumbnailRenderer } from '../../src/modules/screenshots/application/ports';
 import { binary } from '../support/assertions';
+import { BLUE, decodeImage as decode, GREEN, RED, Rgb } from '../support/images';
 import { waitForJob } from '../support/jobs';
 import { PageServer, solidPage } from '../support/page-server';
 import { startTestApp, TestAccount, TestApp } from '../support/test-app';
@@ -21,10 +22,6 @@ import { startTestApp, TestAccount, TestApp } from '../support/test-app';
 const NOT_FOUND = { success: false, error: expect.any(String), code: 'not_found' };
 const IMMUTABLE = 'private, max-age=31536000, immutable';
 
-type Rgb = [number, number, number];
-const RED: Rgb = [255, 0, 0];
-const GREEN: Rgb = [0, 200, 0];
-const BLUE: Rgb = [0, 0, 255];
 
 /** Left half red, right half blue: a thumbnail that is the page scaled shows both in place. */
 const HALVES_PAGE =
@@ -47,26 +44,6 @@ interface Shot {
   height: number;
 }
 
-interface Thumb {
-  format?: string;
-  width: number;
-  height: number;
-  at(x: number, y: number): Rgb;
-}
-
-async function decode(webp: Buffer): Promise<Thumb> {
-  const meta = await sharp(webp).metadata();
-  const { data, info } = await sharp(webp).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  return {
-    format: meta.format,
-    width: info.width,
-    height: info.height,
-    at: (x, y) => {
-      const i = (y * info.width + x) * info.channels;
-      return [data[i], data[i + 1], data[i + 2]];
-    },
-  };
-}
 
 /** Lossy WebP moves flat colours a little. */
 function expectColour(actual: Rgb, expected: Rgb, where: string): void {

@@ -1,8 +1,8 @@
 import sharp from 'sharp';
 import { THUMBNAIL, thumbnailSize } from '../domain/thumbnail';
+import { BLUE, decodeImage as decode, GREEN, RED, Rgb } from '../../../../test/support/images';
 import { SharpThumbnailRenderer } from './sharp-thumbnail-renderer';
 
-type Rgb = [number, number, number];
 
 /** A PNG of `width`×`height` in `base`, with its top `band.rows` rows (optionally only their left half) in `band.colour`. */
 async function png(width: number, height: number, base: Rgb, band?: { rows: number; colour: Rgb; leftHalfOnly?: boolean }): Promise<Buffer> {
@@ -18,28 +18,12 @@ async function png(width: number, height: number, base: Rgb, band?: { rows: numb
   return image.png().toBuffer();
 }
 
-async function decode(webp: Buffer): Promise<{ format?: string; width: number; height: number; at: (x: number, y: number) => Rgb }> {
-  const meta = await sharp(webp).metadata();
-  const { data, info } = await sharp(webp).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  return {
-    format: meta.format,
-    width: info.width,
-    height: info.height,
-    at: (x, y) => {
-      const i = (y * info.width + x) * info.channels;
-      return [data[i], data[i + 1], data[i + 2]];
-    },
-  };
-}
 
 /** Lossy WebP shifts flat colours a little. */
 function expectColour(actual: Rgb, expected: Rgb): void {
   for (let c = 0; c < 3; c++) expect(Math.abs(actual[c] - expected[c])).toBeLessThanOrEqual(16);
 }
 
-const RED: Rgb = [255, 0, 0];
-const GREEN: Rgb = [0, 200, 0];
-const BLUE: Rgb = [0, 0, 255];
 
 describe('thumbnail sizing rule', () => {
   it('is at most 400 wide and 300 tall, WebP at quality 80', () => {
