@@ -1,9 +1,9 @@
 import { createReadStream, mkdirSync, renameSync } from 'node:fs';
-import { readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { dirname, join, normalize, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
 import { ScreenshotStorage, StagedFile } from '../application/ports';
 
@@ -11,11 +11,19 @@ import { ScreenshotStorage, StagedFile } from '../application/ports';
 const AREA = 'screenshots/';
 
 /**
+ * A staged file is placed or discarded within seconds of being written; one older than this belongs to a process
+ * that died between the two (crash, kill -9, OOM). The margin is wide because instances of a scaled-out
+ * deployment share STORAGE_DIR and must never sweep each other's live staging files.
+ */
+export const STALE_STAGING_MS = 60 * 60 * 1000;
+
+/**
  * Screenshot files (PNGs and their thumbnails) on local disk (or a shared volume) under STORAGE_DIR. Writes go
  * to `.tmp/` inside the same directory tree and are renamed into place, so a reader never sees a half-written file.
  */
 @Injectable()
-export class LocalDiskStorage extends ScreenshotStorage {
+export class LocalDiskStorage extends ScreenshotStorage implements OnApplicationBootstrap {
+  private readonly logger = new Logger(LocalDiskStorage.name);
   private readonly root: string;
   private readonly tmpDir: string;
 
@@ -24,6 +32,26 @@ export class LocalDiskStorage extends ScreenshotStorage {
     this.root = config.storageDir;
     this.tmpDir = join(this.root, '.tmp');
     mkdirSync(this.tmpDir, { recursive: true });
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    // File times are the real clock's, so this compares with the real clock, not the app's injectable one.
+    const removed = await this.sweepStaging(Date.now());
+    if (removed > 0) this.logger.warn(`removed ${removed} staged file(s) left by an interrupted process`);
+  }
+
+  /** Deletes staged files older than STALE_STAGING_MS (relative to `nowMs`); returns how many it removed. */
+  async sweepStaging(nowMs: number): Promise<number> {
+    let removed = 0;
+    for (const name of await readdir(this.tmpDir).catch(() => [] as string[])) {
+      if (!name.endsWith('.part')) continue;
+      const path = join(this.tmpDir, name);
+      const info = await stat(path).catch(() => null);
+      if (!info?.isFile() || nowMs - info.mtimeMs < STALE_STAGING_MS) continue;
+      await rm(path, { force: true });
+      removed += 1;
+    }
+    return removed;
   }
 
   private pathOf(key: string): string {
