@@ -351,6 +351,47 @@ describe('Screenshots API with real Chromium captures', () => {
       expect((await settle(stranger, foreign.body.job_id)).status).toBe('succeeded');
     });
 
+    it('Idempotency-Key reused for a different request (other website, other options, a scenario run) is 409 conflict, never an unrelated job', async () => {
+      const account = await t.createAccount({ plan: 'pro' });
+      const one = await createWebsite(account, { name: 'one', url: `${pages.url}/red` });
+      const two = await createWebsite(account, { name: 'two', url: `${pages.url}/blue` });
+      const first = await api().post(`/websites/${one.id}/screenshot`).set(account.auth).set('Idempotency-Key', 'k-1').send({ full_page: true, hide_selectors: ['#a', '#b'] });
+      expect(first.status).toBe(200);
+
+      const CONFLICT = { success: false, error: expect.stringContaining('Idempotency-Key'), code: 'conflict' };
+      const otherSite = await api().post(`/websites/${two.id}/screenshot`).set(account.auth).set('Idempotency-Key', 'k-1').send({ full_page: true, hide_selectors: ['#a', '#b'] });
+      expect(otherSite.status).toBe(409);
+      expect(otherSite.body).toEqual(CONFLICT);
+      expect(otherSite.headers['x-ratelimit-limit']).toBe('20');
+      const otherOptions = await api().post(`/websites/${one.id}/screenshot`).set(account.auth).set('Idempotency-Key', 'k-1').send({ full_page: false });
+      expect(otherOptions.status).toBe(409);
+      expect(otherOptions.body).toEqual(CONFLICT);
+
+      freshMinute();
+      const scenario = await api()
+        .post('/scenarios')
+        .set(account.auth)
+        .send({ name: 'run', website_id: one.id, steps: [{ type: 'wait', duration: 0 }] })
+        .expect(201);
+      const run = await api().post(`/scenarios/${scenario.body.data.id}/run`).set(account.auth).set('Idempotency-Key', 'k-1');
+      expect(run.status).toBe(409);
+      expect(run.body).toEqual(CONFLICT);
+
+      // The very same request again (options in another key order) is a retry: the first job, no new one.
+      const retry = await api().post(`/websites/${one.id}/screenshot`).set(account.auth).set('Idempotency-Key', 'k-1').send({ hide_selectors: ['#a', '#b'], full_page: true });
+      expect(retry.status).toBe(200);
+      expect(retry.body.job_id).toBe(first.body.job_id);
+      // A run with its own key is an execution, and retrying it answers with the same execution.
+      const runOnce = await api().post(`/scenarios/${scenario.body.data.id}/run`).set(account.auth).set('Idempotency-Key', 'run-1').expect(200);
+      const runAgain = await api().post(`/scenarios/${scenario.body.data.id}/run`).set(account.auth).set('Idempotency-Key', 'run-1').expect(200);
+      expect(runAgain.body.execution_id).toBe(runOnce.body.execution_id);
+      freshMinute();
+      await api().get(`/executions/${runOnce.body.execution_id}`).set(account.auth).expect(200);
+      const jobs = await api().get(`/jobs?website_id=${two.id}`).set(account.auth).expect(200);
+      expect(jobs.body.meta.total).toBe(0);
+      expect((await settle(account, first.body.job_id)).status).toBe('succeeded');
+    });
+
     it('GET /jobs/{id} for an unknown UUID or a non-UUID is 404 not_found', async () => {
       const account = await t.createAccount({ plan: 'pro' });
       for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-job', '123']) {

@@ -245,6 +245,83 @@ describe('Websites (spec: Endpoints/Websites; API.md: Websites, Lists)', () => {
     });
   });
 
+  describe('Hostile values: deep nesting, NUL characters, integers no id column can hold', () => {
+    it('a 200 KB body of nested arrays → 400 bad_request (not a stack overflow 500), with the X-RateLimit-* headers', async () => {
+      const account = await t.createAccount({ plan: 'pro' });
+      const deep = `{"name":"a","url":"https://example.com/","x":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+      const res = await api().post('/websites').set(account.auth).set('Content-Type', 'application/json').send(deep);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ success: false, error: expect.stringContaining('nests deeper'), code: 'bad_request' });
+      expect(res.headers['x-ratelimit-limit']).toBe('20');
+      // Ordinary nesting (a scenario's steps) is far below the cap.
+      const fine = await api().post('/websites').set(account.auth).set('Content-Type', 'application/json').send(`{"name":"a","url":"https://example.com/","x":${'['.repeat(20)}${']'.repeat(20)}}`);
+      expect(fine.status).toBe(422);
+      expect(detailFields(fine.body)).toEqual(['x']);
+      const list = await api().get('/websites').set(account.auth).expect(200);
+      expect(list.body.meta.total).toBe(0);
+    });
+
+    it('NUL characters in text fields → 422 naming every such field (PostgreSQL would refuse them with a 500), nothing stored', async () => {
+      const account = await t.createAccount({ plan: 'pro' });
+      const res = await api().post('/websites').set(account.auth).send({ name: 'a\u0000b', url: 'https://example.com/\u0000' });
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual(validationBody(['name', 'url']));
+      expect(detailFields(res.body)).toEqual(['name', 'url']);
+      const site = await createWebsite(account, { name: 'ok', url: 'https://example.com/' });
+      const put = await api().put(`/websites/${site.id}`).set(account.auth).send({ name: '\u0000' });
+      expect(put.status).toBe(422);
+      expect(detailFields(put.body)).toEqual(['name']);
+      const steps = await api()
+        .post('/scenarios')
+        .set(account.auth)
+        .send({ name: 's', website_id: site.id, steps: [{ type: 'fill', selector: '#q', value: 'x\u0000' }] });
+      expect(steps.status).toBe(422);
+      expect(detailFields(steps.body)).toEqual(['steps[0].value']);
+      const list = await api().get('/websites').set(account.auth).expect(200);
+      expect(list.body.data.map((w: { name: string }) => w.name)).toEqual(['ok']);
+    });
+
+    it('page, per_page and id filters accept plain decimal integers only, up to 2147483647: anything else is 422, never 500', async () => {
+      const account = await t.createAccount({ plan: 'pro' });
+      const cases: Array<[string, string]> = [
+        ['/websites?page=99999999999999999999', 'page'],
+        ['/websites?page=2147483648', 'page'],
+        ['/websites?page=0x10', 'page'],
+        ['/websites?per_page=1e1', 'per_page'],
+        ['/websites?page=%207', 'page'],
+        ['/websites?page=1&page=2', 'page'],
+        ['/screenshots?website_id=2147483648', 'website_id'],
+        ['/screenshots?scenario_id=99999999999', 'scenario_id'],
+        ['/scenarios?website_id=2147483648', 'website_id'],
+        ['/jobs?website_id=2147483648', 'website_id'],
+      ];
+      for (const [path, field] of cases) {
+        const res = await api().get(path).set(account.auth);
+        expect({ path, status: res.status }).toEqual({ path, status: 422 });
+        expect(detailFields(res.body)).toEqual([field]);
+      }
+      const last = await api().get('/websites?page=2147483647&per_page=100').set(account.auth).expect(200);
+      expect(last.body.data).toEqual([]);
+      expect(last.body.meta.current_page).toBe(2147483647);
+    });
+
+    it('ids in bodies beyond 2147483647 → 422 naming the field (bulk download, scenarios, schedules)', async () => {
+      const account = await t.createAccount({ plan: 'pro' });
+      const bulk = await api().post('/screenshots/download-bulk').set(account.auth).send({ screenshot_ids: [1, 2147483648] });
+      expect(bulk.status).toBe(422);
+      expect(detailFields(bulk.body)).toEqual(['screenshot_ids']);
+      const scenario = await api().post('/scenarios').set(account.auth).send({ name: 's', website_id: 2147483648, steps: [{ type: 'wait', duration: 0 }] });
+      expect(scenario.status).toBe(422);
+      expect(detailFields(scenario.body)).toContain('website_id');
+      const schedule = await api()
+        .post('/schedules')
+        .set(account.auth)
+        .send({ name: 's', website_id: 99999999999, frequency: 'daily', time: '07:00', timezone: 'UTC' });
+      expect(schedule.status).toBe(422);
+      expect(detailFields(schedule.body)).toContain('website_id');
+    });
+  });
+
   describe('Get Website', () => {
     it('200 {data: Website} with last_screenshot_at null before any capture', async () => {
       const account = await t.createAccount({ plan: 'pro' });

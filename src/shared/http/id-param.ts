@@ -1,5 +1,6 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
 import { NotFoundError } from '../domain/domain-error';
+import { MAX_ID } from './validation';
 
 /**
  * Path ids: anything that is not a positive integer in range cannot name a resource, so it is a 404
@@ -10,7 +11,7 @@ export class IdParam implements PipeTransform<string, number> {
   transform(value: string): number {
     if (!/^[1-9]\d{0,9}$/.test(value)) throw new NotFoundError();
     const id = Number(value);
-    if (id > 2_147_483_647) throw new NotFoundError();
+    if (id > MAX_ID) throw new NotFoundError();
     return id;
   }
 }

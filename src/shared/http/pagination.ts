@@ -1,26 +1,20 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import type { FastifyRequest } from 'fastify';
+import { MAX_ID, QueryInt } from './validation';
 
 export const DEFAULT_PER_PAGE = 15;
 export const MAX_PER_PAGE = 100;
+/** Far beyond any real list; keeps (page - 1) × per_page an offset both databases accept. */
+export const MAX_PAGE = MAX_ID;
 
 /** `page` and `per_page` query parameters shared by every list endpoint. */
 export class PageQuery {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, default: 1, description: 'Page number' })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1, description: 'Page number' })
+  @QueryInt(1, MAX_PAGE)
   page?: number;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE, description: 'Items per page' })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PER_PAGE)
+  @QueryInt(1, MAX_PER_PAGE)
   per_page?: number;
 }
 

@@ -1,5 +1,6 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
-import { registerDecorator, ValidateIf, ValidationOptions } from 'class-validator';
+import { applyDecorators, ValidationError, ValidationPipe } from '@nestjs/common';
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min, registerDecorator, ValidateIf, ValidationOptions } from 'class-validator';
 import { isValidCssSelector } from '../css-selector/css-selector';
 import { FieldError, ValidationFailedError } from '../domain/domain-error';
 
@@ -53,4 +54,30 @@ export function IsCssSelector(options?: ValidationOptions): PropertyDecorator {
       options: { message: ({ property }) => `${property} must contain valid CSS selectors`, ...options },
       validator: { validate: (value: unknown) => typeof value === 'string' && isValidCssSelector(value) },
     });
+}
+
+/** The largest id a row can have: id columns are 32-bit integers on SQLite and PostgreSQL alike. */
+export const MAX_ID = 2_147_483_647;
+
+/**
+ * A positive integer the id columns can hold (`each` for arrays of ids): an id out of that range is a 422
+ * naming the field, never a database error (PostgreSQL refuses 2147483648 for an integer column).
+ */
+export function IsId(options: { each?: boolean } = {}): PropertyDecorator {
+  return applyDecorators(IsInt(options), Min(1, options), Max(MAX_ID, options));
+}
+
+/**
+ * An optional integer query parameter. Only plain decimal digits convert (`Number()` would take `0x10`, `1e1`
+ * or ` 7`); anything else, a repeated parameter (an array) included, stays as sent and fails IsInt with 422.
+ * The upper bound keeps page offsets and ids inside what the databases accept.
+ */
+export function QueryInt(min: number, max: number): PropertyDecorator {
+  return applyDecorators(
+    IsOptional(),
+    Transform(({ value }) => (typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value)),
+    IsInt(),
+    Min(min),
+    Max(max),
+  );
 }

@@ -1,5 +1,6 @@
 import { applyDecorators, Header } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import { MAX_ID } from '../../../shared/http/validation';
 
 /** A handler that answers an HTML page (the returned string). */
 export const HtmlPage = (): MethodDecorator => applyDecorators(Header('Content-Type', 'text/html; charset=utf-8'));
@@ -16,9 +17,10 @@ export function pageParam(raw: string | undefined): number {
   return Number.isInteger(n) && n >= 1 && n <= 1_000_000 ? n : 1;
 }
 
-/** A positive integer query value, or undefined. */
+/** A positive integer query value an id column can hold, or undefined. */
 export function idQuery(raw: string | undefined): number | undefined {
-  return raw && /^[1-9]\d{0,9}$/.test(raw) ? Number(raw) : undefined;
+  // Beyond MAX_ID no row can match, and PostgreSQL would refuse the value for an integer column.
+  return raw && /^[1-9]\d{0,9}$/.test(raw) && Number(raw) <= MAX_ID ? Number(raw) : undefined;
 }
 
 export const DASHBOARD_PAGE_SIZE = 24;

@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { Allow, IsInt, IsNotEmpty, IsOptional, IsString, MaxLength, Min, ValidateIf } from 'class-validator';
+import { Allow, IsInt, IsNotEmpty, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { PageQuery } from '../../../shared/http/pagination';
-import { OptionalField } from '../../../shared/http/validation';
+import { IsId, MAX_ID, OptionalField, QueryInt } from '../../../shared/http/validation';
 import { Execution } from '../application/scenarios.service';
 import { StepRecord } from '../domain/execution';
 import { SCENARIO_RULES, ScenarioProps } from '../domain/scenario';
@@ -14,7 +13,7 @@ export class CreateScenarioDto {
   @ApiPropertyOptional(F.description)
   @OptionalField() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(SCENARIO_RULES.descriptionMax) description?: string | null;
   @ApiProperty(F.website_id)
-  @IsInt() @Min(1) website_id!: number;
+  @IsId() website_id!: number;
   /** Validated by the domain's step parser, which names every bad field (`steps[3].selector is required`). */
   @ApiProperty(STEPS_FIELD)
   @Allow() steps!: unknown;
@@ -27,7 +26,7 @@ export class UpdateScenarioDto {
   @ApiPropertyOptional(F.description)
   @OptionalField() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(SCENARIO_RULES.descriptionMax) description?: string | null;
   @ApiPropertyOptional(F.website_id)
-  @OptionalField() @IsInt() @Min(1) website_id?: number;
+  @OptionalField() @IsId() website_id?: number;
   @ApiPropertyOptional(STEPS_FIELD)
   @Allow() steps?: unknown;
   // Read-only fields a client echoes back from GET are accepted and ignored.
@@ -38,8 +37,8 @@ export class UpdateScenarioDto {
 }
 
 export class ScenarioListQuery extends PageQuery {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Only this website’s scenarios' })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) website_id?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_ID, description: 'Only this website’s scenarios' })
+  @QueryInt(1, MAX_ID) website_id?: number;
 }
 
 export function scenarioView(s: ScenarioProps): ScenarioView {

@@ -88,7 +88,7 @@ export class ScenariosController {
   @ApiIdParam('Scenario')
   @ApiIdempotencyKey()
   @ApiSuccessResponse(ExecutionQueuedResponse, { description: 'Queued' })
-  @ApiErrorResponses('not_found', 'validation_failed')
+  @ApiErrorResponses('not_found', 'conflict', 'validation_failed')
   @Post(':id/run')
   @HttpCode(200)
   async run(@CurrentAccount() account: Account, @Param('id', IdParam) id: number, @Headers('idempotency-key') key: string | undefined) {

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { IsBoolean, IsInt, IsString, Min, ValidateIf } from 'class-validator';
-import { OptionalField } from '../../../shared/http/validation';
+import { IsBoolean, IsInt, IsString, ValidateIf } from 'class-validator';
+import { IsId, OptionalField } from '../../../shared/http/validation';
 import { ScheduleProps } from '../domain/schedule';
 import { Frequency } from '../domain/schedule-rules';
 import { SCHEDULE_FIELDS as F, ScheduleView } from './openapi';
@@ -11,7 +11,7 @@ import { SCHEDULE_FIELDS as F, ScheduleView } from './openapi';
  */
 export class CreateScheduleDto {
   @ApiProperty(F.name) @IsString() name!: string;
-  @ApiProperty(F.website_id) @IsInt() @Min(1) website_id!: number;
+  @ApiProperty(F.website_id) @IsId() website_id!: number;
   @ApiProperty(F.frequency) @IsString() frequency!: Frequency;
   @ApiProperty(F.time) @IsString() time!: string;
   @ApiProperty(F.timezone) @IsString() timezone!: string;
@@ -25,7 +25,7 @@ export class CreateScheduleDto {
 })
 export class UpdateScheduleDto {
   @ApiPropertyOptional(F.name) @OptionalField() @IsString() name?: string;
-  @ApiPropertyOptional(F.website_id) @OptionalField() @IsInt() @Min(1) website_id?: number;
+  @ApiPropertyOptional(F.website_id) @OptionalField() @IsId() website_id?: number;
   @ApiPropertyOptional(F.frequency) @OptionalField() @IsString() frequency?: Frequency;
   @ApiPropertyOptional(F.time) @OptionalField() @IsString() time?: string;
   @ApiPropertyOptional(F.timezone) @OptionalField() @IsString() timezone?: string;

@@ -74,8 +74,10 @@ export class CaptureJobRunner implements OnModuleInit {
 
   private async store(job: JobProps, website: WebsiteProps, result: CaptureResult): Promise<void> {
     try {
-      await this.screenshotStore.store({ accountId: job.accountId, websiteId: website.id, jobId: job.id }, result, this.clock.now());
-      await this.websites.markCaptured(website.id, this.clock.now());
+      // One instant for both: the website's last_screenshot_at is exactly its newest screenshot's taken_at.
+      const takenAt = this.clock.now();
+      await this.screenshotStore.store({ accountId: job.accountId, websiteId: website.id, jobId: job.id }, result, takenAt);
+      await this.websites.markCaptured(website.id, takenAt);
     } catch (err) {
       if (err instanceof DuplicateScreenshotError) {
         const existing = await this.screenshots.findByJob(job.id);

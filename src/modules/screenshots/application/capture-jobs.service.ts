@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { JobTransport } from '../../../adapters/queue/job-transport.port';
 import { Clock } from '../../../shared/domain/clock';
-import { NotFoundError, UnavailableError } from '../../../shared/domain/domain-error';
+import { ConflictError, NotFoundError, UnavailableError } from '../../../shared/domain/domain-error';
 import { PageRequest } from '../../../shared/http/pagination';
 import { WebsitesService } from '../../websites/application/websites.service';
-import { CaptureOptions, JobProps, JobSource, JobStatus } from '../domain/job';
+import { CaptureOptions, JobProps, JobSource, JobStatus, isSameJobRequest } from '../domain/job';
 import { JobRepository, NewJob } from './ports';
 
 /** Asking for captures and reading their jobs (the API side of the capture pipeline). */
@@ -34,12 +34,18 @@ export class CaptureJobsService {
 
   /**
    * Writes the job row, then hands it to the transport before answering: once the client has a job id,
-   * the job is durably queued. A reused idempotency key returns the job it made before. If the transport
-   * is down the row is removed again (503, nothing half-applied). Used for captures and scenario runs.
+   * the job is durably queued. A reused idempotency key returns the job it made before — if the request is
+   * the same one; a key reused for something else is 409. If the transport is down the row is removed again
+   * (503, nothing half-applied). Used for captures and scenario runs.
    */
   async submit(newJob: NewJob): Promise<JobProps> {
     const { job, created } = await this.jobs.createOrGetIdempotent(newJob);
-    if (!created) return job;
+    if (!created) {
+      if (!isSameJobRequest(job, newJob)) {
+        throw new ConflictError('This Idempotency-Key was already used for a different request; use a new key for a new request.');
+      }
+      return job;
+    }
     try {
       await this.transport.enqueue(job.id);
     } catch (err) {

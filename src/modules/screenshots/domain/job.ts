@@ -45,3 +45,28 @@ export interface JobProps {
 export function isFinished(status: JobStatus): boolean {
   return status === 'succeeded' || status === 'failed';
 }
+
+/** What an Idempotency-Key stands for: the kind of job, its target and (for captures) the options asked for. */
+export type JobRequest = Pick<JobProps, 'type' | 'websiteId' | 'options'> & { scenarioId?: number | null };
+
+/** JSON with object keys sorted, so options read back from a JSON column compare equal to the request's. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    return `{${entries.sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/**
+ * Whether a request that reuses an Idempotency-Key is a retry of the one that made `existing`. A key reused for
+ * another website, another scenario, another kind of job or other capture options is a client bug, answered
+ * with 409 rather than with an unrelated job. A scenario run's options are the steps snapshotted when it was
+ * asked for; a retry after the scenario was edited is still the same request.
+ */
+export function isSameJobRequest(existing: JobRequest, requested: JobRequest): boolean {
+  if (existing.type !== requested.type || (existing.scenarioId ?? null) !== (requested.scenarioId ?? null)) return false;
+  if (existing.websiteId !== requested.websiteId) return false;
+  return existing.type === 'scenario' || canonical(existing.options) === canonical(requested.options);
+}

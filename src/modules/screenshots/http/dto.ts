@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { IsCssSelector, OptionalField } from '../../../shared/http/validation';
+import { IsCssSelector, IsId, MAX_ID, OptionalField, QueryInt } from '../../../shared/http/validation';
 import { PageQuery } from '../../../shared/http/pagination';
 import { WEBSITE_RULES } from '../../websites/domain/website';
 import { CaptureOptions, JOB_STATUSES, JobProps, JobStatus } from '../domain/job';
@@ -52,25 +51,24 @@ export class BulkDownloadDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(BULK_DOWNLOAD_MAX_IDS)
-  @IsInt({ each: true })
-  @Min(1, { each: true })
+  @IsId({ each: true })
   screenshot_ids!: number[];
 }
 
 export class ScreenshotListQuery extends PageQuery {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Only this website’s screenshots' })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) website_id?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_ID, description: 'Only this website’s screenshots' })
+  @QueryInt(1, MAX_ID) website_id?: number;
   @ApiPropertyOptional({ enum: ['success'] })
   @IsOptional() @IsIn(['success']) status?: string;
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Only screenshots taken by this scenario’s runs' })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) scenario_id?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_ID, description: 'Only screenshots taken by this scenario’s runs' })
+  @QueryInt(1, MAX_ID) scenario_id?: number;
 }
 
 export class JobListQuery extends PageQuery {
   @ApiPropertyOptional({ enum: JOB_STATUSES })
   @IsOptional() @IsIn(JOB_STATUSES) status?: JobStatus;
-  @ApiPropertyOptional({ type: 'integer', minimum: 1 })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) website_id?: number;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_ID })
+  @QueryInt(1, MAX_ID) website_id?: number;
 }
 
 export function screenshotView(s: ScreenshotProps): ScreenshotView {

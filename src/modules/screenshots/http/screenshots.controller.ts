@@ -41,7 +41,7 @@ export class TakeScreenshotController {
   @ApiIdempotencyKey()
   @ApiBody({ type: TakeScreenshotDto, required: false })
   @ApiSuccessResponse(JobQueuedResponse, { description: 'Queued' })
-  @ApiErrorResponses('bad_request', 'not_found', 'payload_too_large', 'validation_failed')
+  @ApiErrorResponses('bad_request', 'not_found', 'conflict', 'payload_too_large', 'validation_failed')
   @Post('websites/:id/screenshot')
   @HttpCode(200)
   async take(

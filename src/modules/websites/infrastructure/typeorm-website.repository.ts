@@ -50,6 +50,13 @@ export class TypeOrmWebsiteRepository extends WebsiteRepository {
   }
 
   async markCaptured(id: number, at: Date): Promise<void> {
-    await this.rows.update({ id }, { lastScreenshotAt: at });
+    // Only forward: of two captures finishing out of order, the older must not overwrite the newer.
+    await this.rows
+      .createQueryBuilder()
+      .update()
+      .set({ lastScreenshotAt: at })
+      .where('id = :id', { id })
+      .andWhere('(last_screenshot_at IS NULL OR last_screenshot_at < :at)', { at })
+      .execute();
   }
 }

@@ -3,8 +3,10 @@ import { ApiBearerAuth, ApiExtraModels, ApiHeader, ApiParam, ApiResponse, ApiTag
 import type { HeaderObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import type { ErrorCode } from '../../domain/domain-error';
 import { STATUS_BY_CODE } from '../error-filter';
+import { MAX_ID } from '../validation';
 import {
   BadRequestErrorBody,
+  ConflictErrorBody,
   headerRefs,
   NotFoundErrorBody,
   PageLinks,
@@ -30,7 +32,7 @@ export const BEARER_AUTH = 'bearer';
 
 const RATE_LIMITED = Object.keys(RATE_LIMIT_HEADERS);
 
-type DocumentedErrorCode = Exclude<ErrorCode, 'forbidden' | 'conflict' | 'internal_error'>;
+type DocumentedErrorCode = Exclude<ErrorCode, 'forbidden' | 'internal_error'>;
 
 interface ErrorDoc {
   body: Type<unknown>;
@@ -49,6 +51,11 @@ const ERRORS: Record<DocumentedErrorCode, ErrorDoc> = {
   plan_no_api_access: { body: PlanNoApiAccessErrorBody, description: '`plan_no_api_access`: Free plan, or an expired or inactive subscription', headers: [] },
   plan_upgrade_required: { body: PlanUpgradeRequiredErrorBody, description: '`plan_upgrade_required`: the plan does not include this feature', headers: RATE_LIMITED },
   not_found: { body: NotFoundErrorBody, description: '`not_found`: unknown id, or an id of another account', headers: RATE_LIMITED },
+  conflict: {
+    body: ConflictErrorBody,
+    description: '`conflict`: the `Idempotency-Key` was already used for a different request (another target or other options)',
+    headers: RATE_LIMITED,
+  },
   payload_too_large: { body: PayloadTooLargeErrorBody, description: '`payload_too_large`: the body is over 1 MiB', headers: [] },
   validation_failed: { body: ValidationErrorBody, description: '`validation_failed`: invalid or unknown fields, each named in `details`', headers: RATE_LIMITED },
   rate_limited: {
@@ -176,7 +183,7 @@ export function ApiFileResponse(
 
 /** Integer path id (IdParam): anything else cannot name a resource and is a 404. */
 export function ApiIdParam(resource: string): MethodDecorator {
-  return ApiParam({ name: 'id', description: `${resource} id`, schema: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } });
+  return ApiParam({ name: 'id', description: `${resource} id`, schema: { type: 'integer', minimum: 1, maximum: MAX_ID } });
 }
 
 /** UUID path id (UuidParam) of a job or an execution. */
@@ -189,7 +196,9 @@ export function ApiIdempotencyKey(): MethodDecorator {
   return ApiHeader({
     name: 'Idempotency-Key',
     required: false,
-    description: 'A retry with the same key returns the job of the first request instead of queuing another (1..255 characters)',
+    description:
+      'A retry with the same key returns the job of the first request instead of queuing another (1..255 characters); ' +
+      'the same key for a different request is 409 `conflict`',
     schema: { type: 'string', minLength: 1, maxLength: 255 },
   });
 }

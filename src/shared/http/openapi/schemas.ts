@@ -61,6 +61,12 @@ export class PayloadTooLargeErrorBody extends ErrorBody {
   @ApiProperty({ enum: ['payload_too_large'] }) override code!: 'payload_too_large';
 }
 
+@ApiSchema({ description: 'The request conflicts with an earlier one (an Idempotency-Key reused for a different request)' })
+export class ConflictErrorBody extends ErrorBody {
+  @ApiProperty({ example: 'This Idempotency-Key was already used for a different request; use a new key for a new request.' }) override error!: string;
+  @ApiProperty({ enum: ['conflict'] }) override code!: 'conflict';
+}
+
 export class FieldErrorItem implements FieldError {
   @ApiProperty({ description: 'The field, as a path into the body or query', example: 'steps[3].selector' }) field!: string;
   @ApiProperty({ example: 'steps[3].selector is required' }) message!: string;
