@@ -27,6 +27,11 @@ describe('Authentication and plan access (spec: Authentication, Errors)', () => 
     const res = await req.expect(401);
     expect(res.body).toEqual(UNAUTHORIZED);
     expect(res.headers['content-type']).toMatch(/application\/json/);
+    // Spec, Limits 3: every API response carries the headers; with no account known they are the
+    // per-address limit on failed authentications, the limit that applies to this caller.
+    expect(res.headers['x-ratelimit-limit']).toBe(String(t.config.authFailureLimitPerMinute));
+    expect(Number(res.headers['x-ratelimit-remaining'])).toBeLessThan(t.config.authFailureLimitPerMinute);
+    expect(res.headers['x-ratelimit-reset']).toMatch(/^\d{10}$/);
   });
 
   it('a revoked token fails on its very next request', async () => {
@@ -48,14 +53,19 @@ describe('Authentication and plan access (spec: Authentication, Errors)', () => 
   });
 
   it.each([
-    ['free plan', { plan: 'free' }, 'free'],
-    ['expired subscription', { plan: 'pro', status: 'expired' }, 'pro'],
-    ['inactive subscription', { plan: 'business', status: 'inactive' }, 'business'],
-    ['subscription past its expires_at', { plan: 'starter', expiresAt: new Date(Date.now() - 60_000) }, 'starter'],
-  ])('403 with the spec body and current_plan for a %s', async (_, opts, plan) => {
+    ['free plan', { plan: 'free' }, 'free', '0'],
+    ['expired subscription', { plan: 'pro', status: 'expired' }, 'pro', '20'],
+    ['inactive subscription', { plan: 'business', status: 'inactive' }, 'business', '60'],
+    ['subscription past its expires_at', { plan: 'starter', expiresAt: new Date(Date.now() - 60_000) }, 'starter', '5'],
+  ])('403 with the spec body and current_plan for a %s, with the plan’s X-RateLimit-* headers (not counted)', async (_, opts, plan, limit) => {
     const account = await t.createAccount(opts);
-    const res = await request(t.url).get('/test').set(account.auth).expect(403);
-    expect(res.body).toEqual({ success: false, error: 'API access is not available on your plan', code: 'plan_no_api_access', current_plan: plan });
+    for (let i = 0; i < 2; i++) {
+      const res = await request(t.url).get('/test').set(account.auth).expect(403);
+      expect(res.body).toEqual({ success: false, error: 'API access is not available on your plan', code: 'plan_no_api_access', current_plan: plan });
+      expect(res.headers['x-ratelimit-limit']).toBe(limit);
+      expect(res.headers['x-ratelimit-remaining']).toBe(limit);
+      expect(res.headers['x-ratelimit-reset']).toMatch(/^\d{10}$/);
+    }
   });
 
   it('access returns the moment the subscription is active again', async () => {
@@ -87,11 +97,17 @@ describe('Authentication and plan access (spec: Authentication, Errors)', () => 
     const limited = await startTestApp({ env: { AUTH_FAILURE_LIMIT_PER_MINUTE: '3' } });
     try {
       limited.clock.set('2026-11-22T10:00:10Z');
-      for (let i = 0; i < 3; i++) await request(limited.url).get('/test').set('Authorization', 'Bearer nope').expect(401);
+      const reset = String(Date.parse('2026-11-22T10:01:00Z') / 1000);
+      for (let i = 0; i < 3; i++) {
+        const failed = await request(limited.url).get('/test').set('Authorization', 'Bearer nope').expect(401);
+        expect([failed.headers['x-ratelimit-limit'], failed.headers['x-ratelimit-remaining'], failed.headers['x-ratelimit-reset']]).toEqual(['3', String(2 - i), reset]);
+      }
       const res = await request(limited.url).get('/test').set('Authorization', 'Bearer nope').expect(429);
       expect(res.body).toMatchObject({ success: false, error: 'Rate limit exceeded', code: 'rate_limited', limit: 3, current: 4 });
       expect(res.body.reset_at).toBe('2026-11-22T10:01:00.000Z');
       expect(res.headers['retry-after']).toBe('50');
+      // Spec, Errors: the 429 body "plus the three rate limit headers".
+      expect([res.headers['x-ratelimit-limit'], res.headers['x-ratelimit-remaining'], res.headers['x-ratelimit-reset']]).toEqual(['3', '0', reset]);
       // A valid token from the same address still gets in: the limit guards guessing, not customers.
       const account = await limited.createAccount();
       await request(limited.url).get('/test').set(account.auth).expect(200);

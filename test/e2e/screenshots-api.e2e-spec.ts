@@ -569,6 +569,12 @@ describe('Screenshots API with real Chromium captures', () => {
       });
       expect(res.headers['content-type']).toMatch(/application\/json/);
       expect(res.headers['x-ratelimit-limit']).toBe('5');
+      // The plan is the first answer: a Starter account's invalid body is still 403, not 422 (fixing it would not help).
+      for (const body of [{}, { screenshot_ids: [] }, { screenshot_ids: 'all' }]) {
+        const invalid = await api().post('/screenshots/download-bulk').set(starter.auth).send(body);
+        expect(invalid.status).toBe(403);
+        expect(invalid.body.code).toBe('plan_upgrade_required');
+      }
     });
 
     it('bulk download with a foreign and an unknown id → 404 naming exactly the missing ids (missing_ids), no ZIP', async () => {

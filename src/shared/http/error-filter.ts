@@ -47,6 +47,17 @@ function isInfrastructureOutage(err: unknown): boolean {
 }
 
 /**
+ * What of an error may be logged: its message, code and stack — never the whole object. TypeORM's
+ * QueryFailedError carries the query and its parameters (a scenario's fill values, session and CSRF
+ * token hashes…) as properties, which a serializer would copy into the log.
+ */
+export function loggable(err: unknown): { message: string; code?: string; stack?: string } {
+  if (!(err instanceof Error)) return { message: String(err) };
+  const code = (err as { code?: unknown }).code;
+  return { message: err.message, ...(typeof code === 'string' ? { code } : {}), stack: err.stack };
+}
+
+/**
  * Turns anything thrown into the spec's error body `{success: false, error, code, ...}`. Unknown errors
  * become a generic 500: no stack trace, SQL or server path ever reaches a client.
  */
@@ -68,10 +79,10 @@ export function toErrorResponse(err: unknown, logger?: Logger): ErrorResponse {
     return { status: 400, body: { success: false, error: 'Malformed request', code: 'bad_request' } };
   }
   if (isInfrastructureOutage(err)) {
-    logger?.error({ err }, 'dependency unavailable');
+    logger?.error({ err: loggable(err) }, 'dependency unavailable');
     return { status: 503, body: { success: false, error: 'Service temporarily unavailable', code: 'unavailable' } };
   }
-  logger?.error(err instanceof Error ? { err: { message: err.message, stack: err.stack } } : { err }, 'unhandled error');
+  logger?.error({ err: loggable(err) }, 'unhandled error');
   return { status: 500, body: { success: false, error: 'Internal server error', code: 'internal_error' } };
 }
 

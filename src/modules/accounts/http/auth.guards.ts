@@ -6,6 +6,7 @@ import { UnauthorizedError } from '../../../shared/domain/domain-error';
 import { IS_PUBLIC } from '../../../shared/http/decorators';
 import { RateLimiter } from '../../rate-limiting/application/rate-limiter';
 import { RateLimitExceededError } from '../../rate-limiting/domain/quota';
+import { setRateLimitHeaders } from '../../rate-limiting/http/rate-limit-headers';
 import { Authenticator } from '../application/authenticator';
 import { Account } from '../domain/account';
 import { PlanNoApiAccessError } from '../domain/errors';
@@ -19,6 +20,8 @@ function isPublic(reflector: Reflector, context: ExecutionContext): boolean {
 /**
  * Deny by default: every route needs `Authorization: Bearer <token>` unless marked @Public().
  * Failed attempts are counted per client address; past the limit the address gets 429 instead of 401.
+ * Both carry the X-RateLimit-* headers of that per-address window: no account is known, and it is the
+ * limit that applies to the caller.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -33,11 +36,15 @@ export class AuthGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const account = await this.authenticator.authenticate(request.headers.authorization);
     if (!account) {
+      const reply = context.switchToHttp().getResponse<FastifyReply>();
       try {
-        await this.limiter.recordAuthFailure(request.ip);
+        setRateLimitHeaders(reply, await this.limiter.recordAuthFailure(request.ip));
       } catch (err) {
-        // API.md: every 429 says when to come back.
-        if (err instanceof RateLimitExceededError) context.switchToHttp().getResponse<FastifyReply>().header('Retry-After', String(err.retryAfterSeconds(this.limiter.now())));
+        if (err instanceof RateLimitExceededError) {
+          setRateLimitHeaders(reply, err.headerValues());
+          // API.md: every 429 says when to come back.
+          reply.header('Retry-After', String(err.retryAfterSeconds(this.limiter.now())));
+        }
         throw err;
       }
       throw new UnauthorizedError();
@@ -47,19 +54,27 @@ export class AuthGuard implements CanActivate {
   }
 }
 
-/** Spec, Authentication 4: Free plan, expired or inactive subscription → 403 with `current_plan`. */
+/**
+ * Spec, Authentication 4: Free plan, expired or inactive subscription → 403 with `current_plan`. The 403 is
+ * not counted (the account has no quota to spend), but like every API response it carries the headers:
+ * the plan's minute window as it stands (limit 0 on Free).
+ */
 @Injectable()
 export class ApiAccessGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly clock: Clock,
+    private readonly limiter: RateLimiter,
   ) {}
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     if (isPublic(this.reflector, context)) return true;
     const account = context.switchToHttp().getRequest<AuthenticatedRequest>().account;
     if (!account) throw new UnauthorizedError();
-    if (!account.hasApiAccess(this.clock.now())) throw new PlanNoApiAccessError(account.plan);
+    if (!account.hasApiAccess(this.clock.now())) {
+      setRateLimitHeaders(context.switchToHttp().getResponse<FastifyReply>(), await this.limiter.peek(account.id, account.rateLimits()));
+      throw new PlanNoApiAccessError(account.plan);
+    }
     return true;
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
-import { decide, Limits, QuotaDecision, RateLimitExceededError, windowAt } from '../domain/quota';
+import { decide, Limits, QuotaDecision, RateLimitExceededError, RateLimitHeaderValues, unixSeconds, windowAt } from '../domain/quota';
 import { CounterStore } from './counter-store';
 
 /** Per-account request quota (spec, Limits) and the per-IP limit on failed authentication. */
@@ -41,22 +41,32 @@ export class RateLimiter {
   }
 
   /**
-   * Counts one request of `ip` under `scope` (e.g. the dashboard's own per-address limit) and throws the
-   * spec's 429 error past `limit` per minute.
+   * The account's minute window as the X-RateLimit-* headers show it, without counting a request: for
+   * answers that are not counted (403 for a plan without API access), which still say where the account stands.
    */
-  async hitPerAddress(scope: string, ip: string, limit: number, subject: string): Promise<void> {
+  async peek(accountId: number, limits: Limits): Promise<RateLimitHeaderValues> {
+    const { minute } = await this.usage(accountId, limits);
+    return { limit: minute.limit, remaining: Math.max(0, minute.limit - minute.used), reset: unixSeconds(minute.resetsAt) };
+  }
+
+  /**
+   * Counts one request of `ip` under `scope` (e.g. the dashboard's own per-address limit) and throws the
+   * spec's 429 error past `limit` per minute; otherwise returns where the address stands.
+   */
+  async hitPerAddress(scope: string, ip: string, limit: number, subject: string): Promise<RateLimitHeaderValues> {
     const now = this.clock.now();
     const window = windowAt('minute', now);
     const count = await this.store.increment({ key: `rl:${scope}:${ip}:${window.start.getTime()}`, ttlMs: window.end.getTime() - now.getTime() });
     if (count > limit) throw new RateLimitExceededError(window, limit, count, subject);
+    return { limit, remaining: limit - count, reset: unixSeconds(window.end) };
   }
 
   /**
    * Counts a failed authentication from `ip`; past the per-minute limit the address gets 429 instead of
    * 401. Only failures are counted, so a customer behind a shared address is never locked out by others.
    */
-  async recordAuthFailure(ip: string): Promise<void> {
-    await this.hitPerAddress('authfail', ip, this.config.authFailureLimitPerMinute, 'failed authentication attempts');
+  recordAuthFailure(ip: string): Promise<RateLimitHeaderValues> {
+    return this.hitPerAddress('authfail', ip, this.config.authFailureLimitPerMinute, 'failed authentication attempts');
   }
 
   now(): Date {

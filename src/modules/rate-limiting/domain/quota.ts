@@ -30,6 +30,16 @@ export interface Counts {
   hour: number;
 }
 
+/** The values of the three X-RateLimit-* headers. */
+export interface RateLimitHeaderValues {
+  limit: number;
+  remaining: number;
+  /** Unix seconds. */
+  reset: number;
+}
+
+export const unixSeconds = (d: Date): number => Math.floor(d.getTime() / 1000);
+
 export interface QuotaDecision {
   allowed: boolean;
   /** The three X-RateLimit-* values (per-minute window). */
@@ -48,7 +58,6 @@ export interface QuotaDecision {
 export function decide(limits: Limits, counts: Counts, now: Date): QuotaDecision {
   const minute = windowAt('minute', now);
   const hour = windowAt('hour', now);
-  const seconds = (d: Date): number => Math.floor(d.getTime() / 1000);
   let exceeded: QuotaDecision['exceeded'] = null;
   if (counts.minute > limits.perMinute) exceeded = { window: minute, limit: limits.perMinute, current: counts.minute };
   else if (counts.hour > limits.perHour) exceeded = { window: hour, limit: limits.perHour, current: counts.hour };
@@ -56,13 +65,18 @@ export function decide(limits: Limits, counts: Counts, now: Date): QuotaDecision
     allowed: exceeded === null,
     limit: limits.perMinute,
     remaining: exceeded ? 0 : Math.max(0, limits.perMinute - counts.minute),
-    reset: seconds(exceeded ? exceeded.window.end : minute.end),
+    reset: unixSeconds(exceeded ? exceeded.window.end : minute.end),
     exceeded,
   };
 }
 
 export class RateLimitExceededError extends DomainError {
-  constructor(readonly window: Window, limit: number, current: number, subject = 'requests') {
+  constructor(
+    readonly window: Window,
+    readonly limit: number,
+    current: number,
+    subject = 'requests',
+  ) {
     // Body exactly as the spec: error, message naming the limit, limit, current, reset_at.
     super('rate_limited', 'Rate limit exceeded', {
       message: `Rate limit of ${limit} ${subject} per ${window.kind} exceeded`,
@@ -70,6 +84,11 @@ export class RateLimitExceededError extends DomainError {
       current,
       reset_at: window.end.toISOString(),
     });
+  }
+
+  /** The X-RateLimit-* values of this 429: nothing left until the window that was hit resets. */
+  headerValues(): RateLimitHeaderValues {
+    return { limit: this.limit, remaining: 0, reset: unixSeconds(this.window.end) };
   }
 
   retryAfterSeconds(now: Date): number {

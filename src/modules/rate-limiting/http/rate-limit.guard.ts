@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IS_PUBLIC } from '../../../shared/http/decorators';
 import { RateLimiter } from '../application/rate-limiter';
 import { Limits, QuotaDecision, RateLimitExceededError } from '../domain/quota';
+import { setRateLimitHeaders } from './rate-limit-headers';
 
 /** What this guard needs of the authenticated caller (set by the auth guard, which runs first). */
 interface RateLimitedSubject {
@@ -33,9 +34,7 @@ export class RateLimitGuard implements CanActivate {
     if (!request.account) return true;
     const decision = await this.limiter.consume(request.account.id, request.account.rateLimits());
     request.rateLimit = decision;
-    reply.header('X-RateLimit-Limit', String(decision.limit));
-    reply.header('X-RateLimit-Remaining', String(decision.remaining));
-    reply.header('X-RateLimit-Reset', String(decision.reset));
+    setRateLimitHeaders(reply, decision);
     if (decision.exceeded) {
       const error = new RateLimitExceededError(decision.exceeded.window, decision.exceeded.limit, decision.exceeded.current);
       reply.header('Retry-After', String(error.retryAfterSeconds(this.limiter.now())));

@@ -33,6 +33,11 @@ export interface ZipEntry {
   open: () => Readable;
 }
 
+/** Spec, Limits 6: Bulk Download is available only on Pro and Business plans (403 `plan_upgrade_required`). */
+export function assertBulkDownloadAllowed(account: Account): void {
+  if (!account.allowsBulkDownload()) throw new PlanUpgradeRequiredError(account.plan, 'Bulk download');
+}
+
 @Injectable()
 export class ScreenshotsService implements OnModuleInit {
   constructor(
@@ -95,7 +100,7 @@ export class ScreenshotsService implements OnModuleInit {
    * Returns lazily opened entries so the ZIP is streamed file by file.
    */
   async zipEntries(account: Account, ids: number[]): Promise<ZipEntry[]> {
-    if (!account.allowsBulkDownload()) throw new PlanUpgradeRequiredError(account.plan, 'Bulk download');
+    assertBulkDownloadAllowed(account);
     const unique = [...new Set(ids)];
     const found = await this.screenshots.findOwnedMany(account.id, unique);
     const byId = new Map(found.map((s) => [s.id, s]));

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, Req, Res, StreamableFile, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiOperation } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
@@ -22,6 +22,7 @@ import type { Account } from '../../accounts/domain/account';
 import { CaptureJobsService } from '../application/capture-jobs.service';
 import { ScreenshotsService } from '../application/screenshots.service';
 import { zipStream } from '../infrastructure/zip-streamer';
+import { BulkDownloadPlanGuard } from './bulk-download-plan.guard';
 import { BulkDownloadDto, ScreenshotListQuery, screenshotView, TakeScreenshotDto, toCaptureOptions } from './dto';
 import { JobQueuedResponse, ScreenshotView } from './openapi';
 
@@ -77,6 +78,7 @@ export class ScreenshotsController {
   @ApiFileResponse('application/zip', 'A streamed ZIP of the PNGs', { headers: ATTACHMENT })
   @ApiErrorResponses('bad_request', 'plan_no_api_access', 'plan_upgrade_required', 'not_found', 'payload_too_large', 'validation_failed')
   @Post('download-bulk')
+  @UseGuards(BulkDownloadPlanGuard)
   @HttpCode(200)
   async bulk(@CurrentAccount() account: Account, @Body() dto: BulkDownloadDto, @Res({ passthrough: true }) reply: FastifyReply) {
     const entries = await this.screenshots.zipEntries(account, dto.screenshot_ids);

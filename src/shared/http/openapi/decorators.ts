@@ -45,10 +45,16 @@ const ERRORS: Record<DocumentedErrorCode, ErrorDoc> = {
   bad_request: { body: BadRequestErrorBody, description: '`bad_request`: the body is not valid JSON or not `application/json`', headers: RATE_LIMITED },
   unauthorized: {
     body: UnauthorizedErrorBody,
-    description: '`unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token',
-    headers: [],
+    description:
+      '`unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token. The X-RateLimit-* headers are those of ' +
+      'the per-address limit on failed authentications (no account is known)',
+    headers: RATE_LIMITED,
   },
-  plan_no_api_access: { body: PlanNoApiAccessErrorBody, description: '`plan_no_api_access`: Free plan, or an expired or inactive subscription', headers: [] },
+  plan_no_api_access: {
+    body: PlanNoApiAccessErrorBody,
+    description: '`plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free)',
+    headers: RATE_LIMITED,
+  },
   plan_upgrade_required: { body: PlanUpgradeRequiredErrorBody, description: '`plan_upgrade_required`: the plan does not include this feature', headers: RATE_LIMITED },
   not_found: { body: NotFoundErrorBody, description: '`not_found`: unknown id, or an id of another account', headers: RATE_LIMITED },
   conflict: {
@@ -61,8 +67,8 @@ const ERRORS: Record<DocumentedErrorCode, ErrorDoc> = {
   rate_limited: {
     body: RateLimitErrorBody,
     description:
-      '`rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); also, with Retry-After but without ' +
-      'X-RateLimit-* headers, too many failed authentications from one address',
+      '`rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications ' +
+      'from one address (then the headers are those of that per-address limit)',
     headers: [...RATE_LIMITED, ...Object.keys(RETRY_AFTER_HEADER)],
   },
   unavailable: { body: UnavailableErrorBody, description: '`unavailable`: the database or the queue is unreachable; nothing was applied', headers: [] },
