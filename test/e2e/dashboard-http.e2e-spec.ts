@@ -359,6 +359,24 @@ describe('Dashboard over HTTP', () => {
       expect((await new DashboardClient(t.url).signIn(victim.email, 'one more mistake')).status).toBe(401);
     });
 
+    it('parallel guesses right after a lock lifts get one password check between them, not one each', async () => {
+      const victim = await withPassword();
+      const c = new DashboardClient(t.url);
+      for (let i = 1; i <= 5; i++) await c.signIn(victim.email, `wrong password ${i}`);
+      t.clock.advance(61_000); // the 1-minute lock has lifted
+      const forms = await Promise.all(Array.from({ length: 8 }, async () => {
+        const client = new DashboardClient(t.url);
+        const form = await client.get('/dashboard/login');
+        return { client, csrf: csrfFieldOf(form.text) };
+      }));
+      const answers = await Promise.all(forms.map(({ client, csrf }, i) => client.post('/dashboard/login', { _csrf: csrf, email: victim.email, password: `parallel guess ${i}` })));
+      expect(answers.map((r) => r.status)).toEqual(Array(8).fill(429));
+      // Only the first attempt was counted (and earned the 2-minute lock); the rest were refused unchecked.
+      const [row] = await t.app.get(DataSource).query(`SELECT failures FROM sign_in_throttle WHERE throttle_key = 'email:${victim.email.toLowerCase()}'`);
+      expect(Number(row.failures)).toBe(6);
+      expect((await c.signIn(victim.email, PASSWORD)).headers['retry-after']).toBe('120');
+    });
+
     it('an unknown email locks out exactly like a known one (the answers never tell which exists)', async () => {
       const c = new DashboardClient(t.url);
       const statuses: number[] = [];

@@ -80,8 +80,12 @@ export abstract class SessionRepository {
 
 export abstract class SignInThrottleRepository {
   abstract find(key: string): Promise<SignInThrottleState | null>;
-  /** Atomically adds one failure and returns the new count (concurrent guesses are all counted). */
-  abstract addFailure(key: string, now: Date): Promise<number>;
-  abstract lockUntil(key: string, until: Date): Promise<void>;
+  /**
+   * Takes one attempt, atomically: unless `key` is locked at `now`, counts the attempt as a failure in
+   * advance and, if that count reaches a lock (`lockMsFor`), sets the lock in the same statement — so
+   * parallel guesses cannot all slip through before the first one's failure is recorded. False when locked.
+   * A correct password then clears the key.
+   */
+  abstract beginAttempt(key: string, now: Date, lockMsFor: (failures: number) => number): Promise<boolean>;
   abstract clear(key: string): Promise<void>;
 }

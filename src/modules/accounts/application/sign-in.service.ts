@@ -4,7 +4,7 @@ import { Account } from '../domain/account';
 import { InvalidCredentialsError, SignInLockedError } from '../domain/errors';
 import { PASSWORD_MAX_LENGTH } from '../domain/password';
 import { hashSessionSecret, isWellFormedSessionSecret, issueSession, SESSION_LIFETIME_MS, SessionProps } from '../domain/session';
-import { isLocked, lockDurationMs, secondsUntilUnlocked, throttleKey } from '../domain/sign-in-throttle';
+import { lockDurationMs, secondsUntilUnlocked, throttleKey } from '../domain/sign-in-throttle';
 import { CredentialRepository, PasswordHasher, SessionRepository, SignInThrottleRepository } from './ports';
 
 export interface SignedIn {
@@ -30,28 +30,30 @@ export class SignInService {
 
   async signIn(email: string, password: string): Promise<SignedIn> {
     const key = throttleKey(email);
-    const state = await this.throttle.find(key);
-    if (state && isLocked(state, this.clock.now())) throw new SignInLockedError(secondsUntilUnlocked(state, this.clock.now()));
+    // The attempt is counted (and a lock it earns is set) before the slow password check, in one atomic
+    // step: twenty parallel guesses right after a lock lifts get one check, not twenty.
+    if (!(await this.throttle.beginAttempt(key, this.clock.now(), lockDurationMs))) throw await this.lockedError(key);
 
     const found = await this.credentials.findByEmail(email.trim().toLowerCase());
     const ok = await this.passwordMatches(password, found?.passwordHash ?? null);
-    const now = this.clock.now();
     if (!found || !ok) {
-      const failures = await this.throttle.addFailure(key, now);
-      const lockMs = lockDurationMs(failures);
-      if (lockMs > 0) {
-        await this.throttle.lockUntil(key, new Date(now.getTime() + lockMs));
-        throw new SignInLockedError(Math.ceil(lockMs / 1000));
-      }
+      const state = await this.throttle.find(key);
+      if (state?.lockedUntil && state.lockedUntil.getTime() > this.clock.now().getTime()) throw await this.lockedError(key);
       throw new InvalidCredentialsError();
     }
-    if (state) await this.throttle.clear(key);
+    await this.throttle.clear(key);
+    const now = this.clock.now();
 
     const issued = issueSession();
     const session: SessionProps = { accountId: found.account.id, csrfToken: issued.csrfToken, createdAt: now, expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS) };
     await this.sessions.deleteExpired(now);
     await this.sessions.create({ hash: issued.hash, ...session });
     return { secret: issued.secret, session, account: found.account };
+  }
+
+  private async lockedError(key: string): Promise<SignInLockedError> {
+    const state = await this.throttle.find(key);
+    return new SignInLockedError(state ? secondsUntilUnlocked(state, this.clock.now()) : 1);
   }
 
   /** The session behind a cookie value and its account, or null (unknown, expired or signed out). */

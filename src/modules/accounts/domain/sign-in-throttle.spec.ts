@@ -1,4 +1,4 @@
-import { isLocked, lockDurationMs, secondsUntilUnlocked, SIGN_IN_FREE_FAILURES, throttleKey } from './sign-in-throttle';
+import { isLocked, lockDurationMs, lockSteps, secondsUntilUnlocked, SIGN_IN_FREE_FAILURES, throttleKey } from './sign-in-throttle';
 
 describe('sign-in throttle', () => {
   it('lets the first four failures pass and locks on the fifth', () => {
@@ -17,6 +17,24 @@ describe('sign-in throttle', () => {
     expect(isLocked({ failures: 5, lockedUntil: new Date('2026-11-22T10:00:30Z') }, now)).toBe(true);
     expect(isLocked({ failures: 5, lockedUntil: now }, now)).toBe(false);
     expect(secondsUntilUnlocked({ failures: 5, lockedUntil: new Date('2026-11-22T10:00:30.200Z') }, now)).toBe(31);
+  });
+
+  it('lockSteps: the growing locks as count → duration steps, then the cap (for a store that decides a lock in one statement)', () => {
+    expect(lockSteps()).toEqual({
+      steps: [
+        { failures: 5, ms: 60_000 },
+        { failures: 6, ms: 120_000 },
+        { failures: 7, ms: 240_000 },
+        { failures: 8, ms: 480_000 },
+      ],
+      cap: 900_000,
+    });
+    // Whatever the rule, the steps and the cap reproduce it for every count.
+    const { steps, cap } = lockSteps();
+    for (let n = 1; n < 40; n++) {
+      const expected = n < steps[0].failures ? 0 : (steps.find((s) => s.failures === n)?.ms ?? cap);
+      expect(lockDurationMs(n)).toBe(expected);
+    }
   });
 
   it('keys by the normalised email', () => {

@@ -19,6 +19,19 @@ export function lockDurationMs(failures: number): number {
   return Math.min(MAX_LOCK_MS, FIRST_LOCK_MS * 2 ** (failures - SIGN_IN_FREE_FAILURES));
 }
 
+/**
+ * The lock durations as (failure count → ms) steps up to the cap, for a store that must decide a lock in
+ * one statement: `steps` lists each count from the first lock until the duration stops growing, `cap`
+ * applies beyond the last step.
+ */
+export function lockSteps(lockMsFor: (failures: number) => number = lockDurationMs): { steps: Array<{ failures: number; ms: number }>; cap: number } {
+  const steps: Array<{ failures: number; ms: number }> = [];
+  let n = 1;
+  while (lockMsFor(n) === 0) n += 1;
+  for (; lockMsFor(n + 1) !== lockMsFor(n); n += 1) steps.push({ failures: n, ms: lockMsFor(n) });
+  return { steps, cap: lockMsFor(n) };
+}
+
 export function isLocked(state: SignInThrottleState | null, now: Date): boolean {
   return Boolean(state?.lockedUntil && state.lockedUntil.getTime() > now.getTime());
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
-import { SignInThrottleState } from '../domain/sign-in-throttle';
+import { lockSteps, SignInThrottleState } from '../domain/sign-in-throttle';
 import { SignInThrottleRepository } from '../application/ports';
 import { SignInThrottleRow } from './orm-entities';
 
@@ -16,21 +16,31 @@ export class TypeOrmSignInThrottleRepository extends SignInThrottleRepository {
     return row ? { failures: row.failures, lockedUntil: row.lockedUntil } : null;
   }
 
-  async addFailure(key: string, now: Date): Promise<number> {
-    // An in-database increment, so parallel guesses from several instances are all counted.
-    const bump = () => this.rows.createQueryBuilder().update().set({ failures: () => 'failures + 1', updatedAt: now }).where('throttle_key = :key', { key }).execute();
-    if (!(await bump()).affected) {
-      try {
-        await this.rows.insert({ throttleKey: key, failures: 1, lockedUntil: null, updatedAt: now });
-      } catch {
-        await bump(); // another request inserted the row first
-      }
-    }
-    return (await this.rows.findOneByOrFail({ throttleKey: key })).failures;
-  }
-
-  async lockUntil(key: string, until: Date): Promise<void> {
-    await this.rows.update({ throttleKey: key }, { lockedUntil: until });
+  async beginAttempt(key: string, now: Date, lockMsFor: (failures: number) => number): Promise<boolean> {
+    // The row first (a no-op when it exists), then one conditional UPDATE that counts the attempt and sets
+    // the lock it earns: atomic on both databases, across instances, without a read-modify-write.
+    await this.rows.createQueryBuilder().insert().values({ throttleKey: key, failures: 0, lockedUntil: null, updatedAt: now }).orIgnore().execute();
+    const { steps, cap } = lockSteps(lockMsFor);
+    const until = (ms: number) => new Date(now.getTime() + ms);
+    const params: Record<string, unknown> = { key, now, firstLock: steps[0]?.failures ?? Number.MAX_SAFE_INTEGER, capUntil: until(cap) };
+    const arms = steps.map((step, i) => {
+      params[`n${i}`] = step.failures;
+      params[`until${i}`] = until(step.ms);
+      return `WHEN failures + 1 = :n${i} THEN :until${i}`;
+    });
+    const result = await this.rows
+      .createQueryBuilder()
+      .update()
+      .set({
+        failures: () => 'failures + 1',
+        lockedUntil: () => `CASE WHEN failures + 1 < :firstLock THEN locked_until ${arms.join(' ')} ELSE :capUntil END`,
+        updatedAt: now,
+      })
+      .where('throttle_key = :key')
+      .andWhere('(locked_until IS NULL OR locked_until <= :now)')
+      .setParameters(params)
+      .execute();
+    return (result.affected ?? 0) > 0;
   }
 
   async clear(key: string): Promise<void> {
