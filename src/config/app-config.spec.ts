@@ -20,6 +20,9 @@ describe('loadConfig', () => {
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
     [{ URL_ALLOWLIST: 'intranet' }, /URL_ALLOWLIST entries must be origins/],
     [{ CAPTURE_TIMEOUT_MS: '10' }, /CAPTURE_TIMEOUT_MS must be an integer between 1000/],
+    [{ TRUST_PROXY: 'nginx' }, /TRUST_PROXY must be true, false, a number of proxy hops/],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, /TRUST_PROXY must be/],
+    [{ TRUST_PROXY: '11' }, /TRUST_PROXY must be an integer between 0 and 10/],
   ])('refuses %j with a clear message', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
@@ -28,5 +31,18 @@ describe('loadConfig', () => {
   it('reads the scaled-out settings', () => {
     const c = loadConfig({ DATABASE_URL: 'postgres://u@db/x', REDIS_URL: 'redis://r:6379', ROLE: 'api', PUBLIC_URL: 'https://shots.example.com/', URL_ALLOWLIST: 'http://intranet.local:8080/path, https://wiki.corp' });
     expect(c).toMatchObject({ role: 'api', publicUrl: 'https://shots.example.com', urlAllowlist: ['http://intranet.local:8080', 'https://wiki.corp'] });
+  });
+
+  it.each([
+    [undefined, false],
+    ['false', false],
+    ['0', false],
+    // "true" is one hop, never "believe every hop": the leftmost X-Forwarded-For entry is the client's own word.
+    ['true', 1],
+    ['1', 1],
+    ['2', 2],
+    ['10.0.0.1, 10.1.0.0/16, ::1, fd00::/8', ['10.0.0.1', '10.1.0.0/16', '::1', 'fd00::/8']],
+  ])('TRUST_PROXY=%s → %j', (raw, expected) => {
+    expect(loadConfig(raw === undefined ? {} : { TRUST_PROXY: raw }).trustProxy).toEqual(expected);
   });
 });

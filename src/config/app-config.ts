@@ -1,4 +1,5 @@
 import { cpus } from 'node:os';
+import { isIP } from 'node:net';
 import { resolve, join } from 'node:path';
 
 export type Role = 'all' | 'api' | 'worker';
@@ -40,7 +41,11 @@ export abstract class AppConfig {
   dashboardLimitPerMinute!: number;
   /** Sign-in form posts per client address per minute, on top of the per-email lock-out. */
   signInLimitPerMinute!: number;
-  trustProxy!: boolean;
+  /**
+   * Which X-Forwarded-* hops to believe: false (none), a number of proxy hops in front of the app (the
+   * client address is that many entries from the right of X-Forwarded-For), or the proxies' addresses/CIDRs.
+   */
+  trustProxy!: false | number | string[];
   apiVersion!: string;
 }
 
@@ -64,6 +69,31 @@ function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
   throw new ConfigError(`${name} must be true or false (got "${raw}")`);
+}
+
+/**
+ * TRUST_PROXY: `false` (default), `true` = one proxy hop, a hop count, or a comma list of the proxies'
+ * addresses/CIDRs. `true` never means "believe every hop": the leftmost X-Forwarded-For entry is whatever
+ * the client sent, and believing it would let anyone pick a fresh address for every guess of a password
+ * or token and walk around the per-address limits.
+ */
+function trustProxy(env: NodeJS.ProcessEnv): false | number | string[] {
+  const raw = env.TRUST_PROXY?.trim() ?? '';
+  if (raw === '') return false;
+  if (/^\d+$/.test(raw)) return int(env, 'TRUST_PROXY', 0, 0, 10) || false;
+  const v = raw.toLowerCase();
+  if (['true', 'yes', 'on'].includes(v)) return 1;
+  if (['false', 'no', 'off'].includes(v)) return false;
+  const entries = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const [address, bits, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const maxBits = family === 6 ? 128 : 32;
+    if (!family || rest.length > 0 || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
+      throw new ConfigError(`TRUST_PROXY must be true, false, a number of proxy hops (0..10), or a comma list of proxy addresses/CIDRs (got "${raw}")`);
+    }
+  }
+  return entries;
 }
 
 function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | null {
@@ -141,7 +171,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     authFailureLimitPerMinute: int(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 30, 1, 1000000),
     dashboardLimitPerMinute: int(env, 'DASHBOARD_LIMIT_PER_MINUTE', 600, 1, 1000000),
     signInLimitPerMinute: int(env, 'SIGN_IN_LIMIT_PER_MINUTE', 20, 1, 1000000),
-    trustProxy: bool(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env),
     apiVersion: packageVersion(),
   };
 }

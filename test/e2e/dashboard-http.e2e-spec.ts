@@ -406,6 +406,22 @@ describe('Dashboard over HTTP', () => {
 
       expectRedirect(await auxClient().signIn(auxUser.email, PASSWORD), '/dashboard');
     });
+
+    it('TRUST_PROXY=true believes one hop: a forged leftmost X-Forwarded-For entry does not give a guesser a fresh address', async () => {
+      aux.clock.set(new Date());
+      const real = `198.51.100.${++addressCounter}`;
+      // What a reverse proxy forwards: the client's own header, then the address the proxy saw.
+      const via = (forged: string) => ({ headers: { 'X-Forwarded-For': `${forged}, ${real}` } });
+      const c = new DashboardClient(aux.url);
+      let token = csrfFieldOf((await c.get('/dashboard/login', via('203.0.113.250'))).text);
+      const statuses: number[] = [];
+      for (let i = 1; i <= 4; i++) {
+        const res = await c.post('/dashboard/login', { _csrf: token, email: `nobody-${i}@example.com`, password: `guess ${i}` }, via(`203.0.113.${i}`));
+        statuses.push(res.status);
+        if (res.status === 401) token = csrfFieldOf(res.text);
+      }
+      expect(statuses).toEqual([401, 401, 401, 429]);
+    });
   });
 
   describe('CSRF', () => {
