@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AccountsService } from '../../src/modules/accounts/application/accounts.service';
+import { ScheduleRepository } from '../../src/modules/schedules/application/ports';
 import { ScheduleTicker } from '../../src/modules/schedules/application/schedule-ticker';
+import { SchedulesService } from '../../src/modules/schedules/application/schedules.service';
+import { WebsiteRepository } from '../../src/modules/websites/application/ports';
 import { waitForJob } from '../support/jobs';
 import { PageServer, solidPage } from '../support/page-server';
 import { startTestApp, TestAccount, TestApp } from '../support/test-app';
@@ -275,6 +278,96 @@ describe('Schedules (spec: Endpoints/Schedules; API.md: Schedules)', () => {
       const ownerList = await request(t.url).get('/schedules').set(owner.auth).expect(200);
       expect(ownerList.body.meta.total).toBe(0);
     });
+    it('an update that leaves the timing alone keeps a due next_run_at (echoed GET body, rename, dashboard enable): the missed occurrence still fires once', async () => {
+      const account = await t.createAccount({ plan: 'pro' });
+      t.clock.set('2026-12-05T08:00:00Z');
+      const website = await createWebsite(t, account, pageUrl);
+      const schedule = await createSchedule(t, account, { name: 'Kept', website_id: website.id, frequency: 'daily', time: '10:00', timezone: 'Europe/Berlin' });
+      expect(schedule.next_run_at).toBe('2026-12-05T09:00:00.000Z');
+
+      // 09:00Z passed while no ticker ran (down): the occurrence is due and not fired yet.
+      t.clock.set('2026-12-05T09:30:00Z');
+      const put = (body: Record<string, unknown>) => request(t.url).put(`/schedules/${schedule.id}`).set(account.auth).send(body);
+      const echoed = await put(await getSchedule(t, account, schedule.id));
+      expect(echoed.status).toBe(200);
+      expect(echoed.body.data).toEqual({ ...schedule, updated_at: '2026-12-05T09:30:00.000Z' });
+      const renamed = await put({ name: 'Kept, renamed' });
+      expect(renamed.status).toBe(200);
+      expect(renamed.body.data).toMatchObject({ name: 'Kept, renamed', next_run_at: '2026-12-05T09:00:00.000Z' });
+      // The dashboard's "enable" button on a schedule that is already enabled.
+      const enabled = await t.app.get(SchedulesService).update(account.id, schedule.id, { enabled: true });
+      expect(enabled.nextRunAt?.toISOString()).toBe('2026-12-05T09:00:00.000Z');
+
+      expect(await ticker(t).tick()).toBe(1);
+      const jobs = await scheduleJobs(t, schedule.id);
+      expect(jobs).toHaveLength(1);
+      expect(await getSchedule(t, account, schedule.id)).toMatchObject({ last_job_id: jobs[0].id, last_run_at: '2026-12-05T09:30:00.000Z', next_run_at: '2026-12-06T09:00:00.000Z' });
+      expect((await waitForJob(t.url, account.auth, jobs[0].id)).status).toBe('succeeded');
+    });
+
+    it('an update racing a delete is 404 and never brings the schedule back; one racing its website’s deletion is 404, not 500', async () => {
+      const account = await t.createAccount({ plan: 'pro' });
+      t.clock.set('2026-12-06T08:00:00Z');
+      const website = await createWebsite(t, account, pageUrl);
+      const doomedSite = await createWebsite(t, account, pageUrl);
+      const first = await createSchedule(t, account, { name: 'Deleted meanwhile', website_id: website.id, frequency: 'daily', time: '10:00', timezone: 'Europe/Berlin' });
+      const second = await createSchedule(t, account, { name: 'Website deleted meanwhile', website_id: doomedSite.id, frequency: 'daily', time: '10:00', timezone: 'Europe/Berlin' });
+      const db = t.app.get(DataSource);
+      const repository = t.app.get(ScheduleRepository);
+      const findOwned = repository.findOwned.bind(repository);
+      /** The next update reads the schedule, then `meanwhile` happens before it writes. */
+      const raceNextUpdateWith = (meanwhile: () => Promise<unknown>) =>
+        jest.spyOn(repository, 'findOwned').mockImplementationOnce(async (accountId, id) => {
+          const found = await findOwned(accountId, id);
+          await meanwhile();
+          return found;
+        });
+
+      try {
+        raceNextUpdateWith(() => db.query(`DELETE FROM schedules WHERE id = ${Number(first.id)}`));
+        const put = await request(t.url).put(`/schedules/${first.id}`).set(account.auth).send({ name: 'Renamed' });
+        expect({ status: put.status, body: put.body }).toEqual({ status: 404, body: expect.objectContaining(NOT_FOUND) });
+        expect(await db.query(`SELECT id FROM schedules WHERE id = ${Number(first.id)}`)).toEqual([]);
+
+        // Deleting a website deletes its schedules (cascade); the update must not re-insert a row pointing at it.
+        raceNextUpdateWith(() => db.query(`DELETE FROM websites WHERE id = ${Number(doomedSite.id)}`));
+        const put2 = await request(t.url).put(`/schedules/${second.id}`).set(account.auth).send({ enabled: false });
+        expect({ status: put2.status, body: put2.body }).toEqual({ status: 404, body: expect.objectContaining(NOT_FOUND) });
+        expect(await db.query(`SELECT id FROM schedules WHERE id = ${Number(second.id)}`)).toEqual([]);
+      } finally {
+        jest.restoreAllMocks();
+      }
+      expect(await tickAt(t, '2026-12-06T09:00:05Z')).toBe(0);
+      expect(await scheduleJobs(t, first.id)).toHaveLength(0);
+    });
+
+    it('an update racing a tick keeps what the tick wrote: last_run_at, last_job_id and next_run_at', async () => {
+      const account = await t.createAccount({ plan: 'pro' });
+      t.clock.set('2026-12-07T08:00:00Z');
+      const website = await createWebsite(t, account, pageUrl);
+      const schedule = await createSchedule(t, account, { name: 'Raced', website_id: website.id, frequency: 'daily', time: '10:00', timezone: 'Europe/Berlin' });
+      const repository = t.app.get(ScheduleRepository);
+      const findOwned = repository.findOwned.bind(repository);
+      t.clock.set('2026-12-07T09:00:10Z');
+      let queued = -1;
+      jest.spyOn(repository, 'findOwned').mockImplementationOnce(async (accountId, id) => {
+        const found = await findOwned(accountId, id); // read while the occurrence is due …
+        queued = await ticker(t).tick(); // … then it fires before the update writes
+        return found;
+      });
+      try {
+        const put = await request(t.url).put(`/schedules/${schedule.id}`).set(account.auth).send({ name: 'Renamed during a tick' });
+        expect(put.status).toBe(200);
+        expect(queued).toBe(1);
+        const jobs = await scheduleJobs(t, schedule.id);
+        expect(jobs).toHaveLength(1);
+        const expected = { name: 'Renamed during a tick', last_job_id: jobs[0].id, last_run_at: '2026-12-07T09:00:10.000Z', next_run_at: '2026-12-08T09:00:00.000Z' };
+        expect(put.body.data).toMatchObject(expected);
+        expect(await getSchedule(t, account, schedule.id)).toMatchObject(expected);
+      } finally {
+        jest.restoreAllMocks();
+      }
+    });
   });
 
   describe('validation (422 validation_failed with details [{field, message}])', () => {
@@ -445,6 +538,61 @@ describe('Schedules (spec: Endpoints/Schedules; API.md: Schedules)', () => {
       expect(jobs).toHaveLength(1);
       expect((await waitForJob(t.url, account.auth, jobs[0].id)).status).toBe('succeeded');
       expect(await getSchedule(t, account, schedule.id)).toMatchObject({ last_job_id: jobs[0].id, next_run_at: '2026-12-23T09:00:00.000Z' });
+    });
+    it('a failure while checking a due schedule (its website lookup throws) does not lose the occurrence: the next tick fires it once', async () => {
+      const account = await t.createAccount({ plan: 'pro' });
+      t.clock.set('2026-12-08T08:00:00Z');
+      const website = await createWebsite(t, account, pageUrl);
+      const schedule = await createSchedule(t, account, { name: 'Hiccup', website_id: website.id, frequency: 'daily', time: '10:00', timezone: 'Europe/Berlin' });
+      const websites = t.app.get(WebsiteRepository);
+      const findById = websites.findById.bind(websites);
+      let failed = false;
+      jest.spyOn(websites, 'findById').mockImplementation(async (id) => {
+        if (id !== website.id || failed) return findById(id);
+        failed = true;
+        throw new Error('connection reset (simulated)');
+      });
+      try {
+        expect(await tickAt(t, '2026-12-08T09:00:05Z')).toBe(0);
+        expect(failed).toBe(true);
+      } finally {
+        jest.restoreAllMocks();
+      }
+      expect(await getSchedule(t, account, schedule.id)).toMatchObject({ next_run_at: '2026-12-08T09:00:00.000Z', last_job_id: null }); // still due
+      expect(await scheduleJobs(t, schedule.id)).toHaveLength(0);
+
+      expect(await tickAt(t, '2026-12-08T09:00:10Z')).toBe(1);
+      expect(await ticker(t).tick()).toBe(0);
+      const jobs = await scheduleJobs(t, schedule.id);
+      expect(jobs).toHaveLength(1);
+      expect(await getSchedule(t, account, schedule.id)).toMatchObject({ last_job_id: jobs[0].id, next_run_at: '2026-12-09T09:00:00.000Z' });
+      expect((await waitForJob(t.url, account.auth, jobs[0].id)).status).toBe('succeeded');
+    });
+
+    it('a schedule whose time zone the runtime no longer resolves fires its due occurrence, is disabled, and does not block later schedules', async () => {
+      const account = await t.createAccount({ plan: 'pro' });
+      t.clock.set('2026-12-09T08:00:00Z');
+      const website = await createWebsite(t, account, pageUrl);
+      const broken = await createSchedule(t, account, { name: 'Lost zone', website_id: website.id, frequency: 'daily', time: '08:30', timezone: 'UTC' });
+      const healthy = await createSchedule(t, account, { name: 'Healthy', website_id: website.id, frequency: 'daily', time: '10:00', timezone: 'Europe/Berlin' });
+      expect([broken.next_run_at, healthy.next_run_at]).toEqual(['2026-12-09T08:30:00.000Z', '2026-12-09T09:00:00.000Z']);
+      // As if the runtime's tz database had dropped the zone: it is due first, so it heads every batch.
+      await t.app.get(DataSource).query(`UPDATE schedules SET timezone = 'Mars/Olympus' WHERE id = ${Number(broken.id)}`);
+
+      expect(await tickAt(t, '2026-12-09T09:00:05Z')).toBe(2);
+      const brokenJobs = await scheduleJobs(t, broken.id);
+      expect(brokenJobs).toHaveLength(1);
+      expect(await getSchedule(t, account, broken.id)).toMatchObject({ enabled: false, next_run_at: null, last_job_id: brokenJobs[0].id });
+      expect(await getSchedule(t, account, healthy.id)).toMatchObject({ enabled: true, next_run_at: '2026-12-10T09:00:00.000Z' });
+
+      expect(await tickAt(t, '2026-12-10T09:00:05Z')).toBe(1); // the healthy one only; the disabled one does not spin
+      expect(await scheduleJobs(t, broken.id)).toHaveLength(1);
+      expect(await scheduleJobs(t, healthy.id)).toHaveLength(2);
+
+      // The owner repairs it: a valid zone and enabled again.
+      const repaired = await request(t.url).put(`/schedules/${broken.id}`).set(account.auth).send({ timezone: 'UTC', enabled: true });
+      expect(repaired.status).toBe(200);
+      expect(repaired.body.data).toMatchObject({ enabled: true, timezone: 'UTC', next_run_at: '2026-12-11T08:30:00.000Z' });
     });
   });
 

@@ -36,4 +36,13 @@ describe('toErrorResponse', () => {
     expect(log).toContain('value too long');
     expect(log).not.toContain(SECRET);
   });
+
+  it.each([
+    ['PostgreSQL', Object.assign(new Error('insert or update on table "scenarios" violates foreign key constraint "fk_x"'), { code: '23503' })],
+    ['SQLite', Object.assign(new Error('FOREIGN KEY constraint failed'), { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' })],
+  ])('a foreign-key violation (%s: a write racing the delete of its parent) is a 404, not a 500', (_, driverError) => {
+    const { status, body } = logged(new QueryFailedError('INSERT …', [SECRET], driverError));
+    expect(status).toBe(404);
+    expect(body).toEqual({ success: false, error: expect.any(String), code: 'not_found' });
+  });
 });

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { DomainError, ErrorCode } from '../domain/domain-error';
+import { isForeignKeyViolation } from '../persistence/constraint-violations';
 
 export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   bad_request: 400,
@@ -77,6 +78,10 @@ export function toErrorResponse(err: unknown, logger?: Logger): ErrorResponse {
   }
   if (typeof fastifyError?.code === 'string' && fastifyError.code.startsWith('FST_') && (fastifyError.statusCode ?? 500) < 500) {
     return { status: 400, body: { success: false, error: 'Malformed request', code: 'bad_request' } };
+  }
+  if (isForeignKeyViolation(err)) {
+    // Only a race with a delete gets here (every reference is checked first): answer as that delete would.
+    return { status: 404, body: { success: false, error: 'A resource this request refers to no longer exists', code: 'not_found' } };
   }
   if (isInfrastructureOutage(err)) {
     logger?.error({ err: loggable(err) }, 'dependency unavailable');

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { NotFoundError } from '../../../shared/domain/domain-error';
 import { PageRequest } from '../../../shared/http/pagination';
 import { ScenarioChanges, ScenarioDraft, ScenarioProps } from '../domain/scenario';
 import { ScenarioRepository } from '../application/ports';
@@ -40,7 +41,10 @@ export class TypeOrmScenarioRepository extends ScenarioRepository {
 
   async update(id: number, changes: ScenarioChanges, now: Date): Promise<ScenarioProps> {
     await this.rows.update({ id }, { ...changes, steps: changes.steps as never, updatedAt: now });
-    return toScenario(await this.rows.findOneByOrFail({ id }));
+    // Deleted between the caller's ownership check and here: the answer a moment later would be 404 too.
+    const row = await this.rows.findOneBy({ id });
+    if (!row) throw new NotFoundError('Scenario');
+    return toScenario(row);
   }
 
   async delete(id: number): Promise<void> {

@@ -1,21 +1,38 @@
 import { PageRequest } from '../../../shared/http/pagination';
 import { NewSchedule, ScheduleProps } from '../domain/schedule';
 
+/** The columns an update writes: only those that changed, plus updated_at. */
+export type ScheduleColumnChanges = Partial<
+  Pick<ScheduleProps, 'name' | 'websiteId' | 'frequency' | 'time' | 'timezone' | 'dayOfWeek' | 'enabled' | 'nextRunAt'>
+> &
+  Pick<ScheduleProps, 'updatedAt'>;
+
+/** How a claimed occurrence leaves the schedule. */
+export interface ClaimOutcome {
+  /** The next occurrence; null disables the schedule (its next occurrence cannot be computed). */
+  next: Date | null;
+  /** The capture job queued for the occurrence, recorded as last_job_id with last_run_at = now; null: none. */
+  jobId: string | null;
+  now: Date;
+}
+
 export abstract class ScheduleRepository {
   abstract create(schedule: NewSchedule): Promise<ScheduleProps>;
   abstract findOwned(accountId: number, id: number): Promise<ScheduleProps | null>;
   abstract list(accountId: number, page: PageRequest): Promise<{ items: ScheduleProps[]; total: number }>;
-  abstract save(schedule: ScheduleProps): Promise<ScheduleProps>;
+  /**
+   * Writes only `changes` to the account's schedule, in one conditional UPDATE, so columns the ticker writes
+   * concurrently (next_run_at, last_run_at, last_job_id) are not overwritten with what was read before, and a
+   * schedule deleted meanwhile is not written back. Null when no such schedule exists (any more).
+   */
+  abstract update(accountId: number, id: number, changes: ScheduleColumnChanges): Promise<ScheduleProps | null>;
   abstract delete(id: number): Promise<void>;
   /** Enabled schedules whose next run is at or before `now`, oldest first. */
   abstract findDue(now: Date, limit: number): Promise<ScheduleProps[]>;
   /**
-   * Claims one occurrence: moves next_run_at from `due` to `next` in a single conditional UPDATE. True for
-   * exactly one caller per occurrence, however many instances tick at once.
+   * Claims one occurrence: moves next_run_at from `due` to `outcome.next` (and records its job) in a single
+   * conditional UPDATE on next_run_at = due of an enabled schedule. True for exactly one caller per occurrence,
+   * however many instances tick at once; false too when the schedule was edited, disabled or deleted meanwhile.
    */
-  abstract claim(id: number, due: Date, next: Date, now: Date): Promise<boolean>;
-  /** Gives a claimed occurrence back (its capture could not be queued), so the next tick tries again. */
-  abstract release(id: number, due: Date, next: Date): Promise<void>;
-  /** Records the capture an occurrence queued: last_run_at and last_job_id. */
-  abstract recordRun(id: number, jobId: string, at: Date): Promise<void>;
+  abstract claim(id: number, due: Date, outcome: ClaimOutcome): Promise<boolean>;
 }

@@ -2,8 +2,10 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
+import { ConflictError } from '../../../shared/domain/domain-error';
 import { AccountRepository } from '../../accounts/application/ports';
 import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
+import { JobProps } from '../../screenshots/domain/job';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { isCapturedBySchedules } from '../../websites/domain/website';
 import { advanceAfterFiring, ScheduleProps } from '../domain/schedule';
@@ -12,12 +14,25 @@ import { ScheduleRepository } from './ports';
 const TICKER = 'schedule-ticker';
 const BATCH = 200;
 
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
 /**
- * Fires due schedules, exactly once per occurrence across every instance that ticks: each occurrence is
- * claimed with one conditional UPDATE (next_run_at: due → next) and only the winner queues the capture.
+ * Fires due schedules, exactly once per occurrence across every instance that ticks and across restarts.
+ * For each due occurrence the capture job is requested first, under the idempotency key
+ * `schedule:<id>:<due ISO>`, and only then is the occurrence claimed with one conditional UPDATE
+ * (next_run_at: due → next, recording the job). So an occurrence is never given up before its job exists:
+ * if anything fails or the process dies in between, the schedule is still due and the next tick (here or on
+ * another instance) asks again with the same key and gets the same single job. Instances racing for one
+ * occurrence likewise share its one job; the claim only decides who records it and advances the schedule.
+ * (A job row that was written but never reached the queue is re-enqueued by the capture jobs' sweep.)
+ *
+ * If the schedule is edited between the job request and the claim (new timing, disabled, deleted), the claim
+ * matches no row: the job stands, one capture for an occurrence that was due before the edit, but it is not
+ * recorded as last_job_id, and the edit's own next_run_at is kept.
+ *
  * After downtime a schedule fires once for everything it missed, then continues on its rhythm. A schedule
  * whose website is paused, or whose account has lost API access, lets its occurrences pass unfired (and
- * keeps its last_run_at). An occurrence whose capture cannot be queued (queue down) is given back and retried.
+ * keeps its last_run_at). Each schedule is fired on its own: one that fails never holds up the others.
  */
 @Injectable()
 export class ScheduleTicker implements OnApplicationBootstrap, OnModuleDestroy {
@@ -54,26 +69,59 @@ export class ScheduleTicker implements OnApplicationBootstrap, OnModuleDestroy {
     const now = this.clock.now();
     let queued = 0;
     for (const schedule of await this.schedules.findDue(now, BATCH)) {
-      if (await this.fire(schedule, now)) queued += 1;
+      try {
+        if (await this.fire(schedule, now)) queued += 1;
+      } catch (err) {
+        // Transient (database or queue down): nothing was claimed, so the occurrence stays due and the next
+        // tick retries it with the same job key. Errors that would repeat for ever are handled inside fire().
+        this.logger.error(`schedule ${schedule.id}: could not fire, will retry: ${errorText(err)}`);
+      }
     }
     return queued;
   }
 
+  /** Fires one due occurrence; true when this call claimed it and a capture job was queued for it. */
   private async fire(schedule: ScheduleProps, now: Date): Promise<boolean> {
     const due = schedule.nextRunAt as Date;
-    const next = advanceAfterFiring(schedule, now).nextRunAt as Date;
-    if (!(await this.schedules.claim(schedule.id, due, next, now))) return false; // another instance fired it
-    if (!(await this.mayFire(schedule, now))) return false;
+    const next = this.nextOccurrence(schedule, now);
+    const job = (await this.mayFire(schedule, now)) ? await this.requestJob(schedule, due) : null;
+    const claimed = await this.schedules.claim(schedule.id, due, { next, jobId: job?.id ?? null, now });
+    if (claimed && next === null) {
+      this.logger.warn(`schedule ${schedule.id}: disabled, its next run cannot be computed (timezone ${JSON.stringify(schedule.timezone)}); fix it and enable it again`);
+    }
+    return claimed && job !== null;
+  }
+
+  /**
+   * The occurrence after this one, or null when it cannot be computed. That is deterministic for the stored
+   * rule (typically a time zone the runtime's tz database no longer knows), so retrying would fail on every
+   * tick, and because due schedules are taken oldest first it would also sit at the head of every batch.
+   * The schedule is then disabled after this occurrence (which still fires), with a logged reason: the user
+   * sees enabled: false and next_run_at: null instead of a schedule that silently never runs, and an update
+   * with a valid timezone and enabled: true resumes it.
+   */
+  private nextOccurrence(schedule: ScheduleProps, now: Date): Date | null {
     try {
-      // The key makes the job itself idempotent per occurrence, whatever happens around it.
-      const job = await this.captureJobs.requestCapture(schedule.accountId, schedule.websiteId, {}, `schedule:${schedule.id}:${due.toISOString()}`, 'schedule', schedule.id);
-      await this.schedules.recordRun(schedule.id, job.id, now);
-      return true;
+      return advanceAfterFiring(schedule, now).nextRunAt;
     } catch (err) {
-      // Give the occurrence back: the next tick retries it, and the idempotency key keeps it to one job.
-      this.logger.error(`schedule ${schedule.id}: could not queue its capture, will retry: ${err instanceof Error ? err.message : String(err)}`);
-      await this.schedules.release(schedule.id, due, next).catch(() => undefined);
-      return false;
+      this.logger.error(`schedule ${schedule.id}: cannot compute its next run: ${errorText(err)}`);
+      return null;
+    }
+  }
+
+  /**
+   * The occurrence's capture job: created now, or the one an earlier attempt or another instance made with
+   * the same key. Null when the key already names a job for another request (the schedule's website changed
+   * after a job was made for this occurrence, before it was claimed): the occurrence has its job, so it
+   * counts as fired rather than failing on every tick.
+   */
+  private async requestJob(schedule: ScheduleProps, due: Date): Promise<JobProps | null> {
+    try {
+      return await this.captureJobs.requestCapture(schedule.accountId, schedule.websiteId, {}, `schedule:${schedule.id}:${due.toISOString()}`, 'schedule', schedule.id);
+    } catch (err) {
+      if (!(err instanceof ConflictError)) throw err;
+      this.logger.warn(`schedule ${schedule.id}: the occurrence of ${due.toISOString()} already has a job for another request; not queuing another`);
+      return null;
     }
   }
 

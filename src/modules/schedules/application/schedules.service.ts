@@ -4,7 +4,23 @@ import { NotFoundError, ValidationFailedError } from '../../../shared/domain/dom
 import { PageRequest } from '../../../shared/http/pagination';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { createSchedule, CreateScheduleInput, ScheduleChanges, ScheduleProps, updateSchedule } from '../domain/schedule';
-import { ScheduleRepository } from './ports';
+import { ScheduleColumnChanges, ScheduleRepository } from './ports';
+
+const sameInstant = (a: Date | null, b: Date | null): boolean => (a === null || b === null ? a === b : a.getTime() === b.getTime());
+
+/** The columns `after` changes relative to `before`, plus updated_at: all an update writes. */
+function changedColumns(before: ScheduleProps, after: ScheduleProps): ScheduleColumnChanges {
+  const changes: ScheduleColumnChanges = { updatedAt: after.updatedAt };
+  if (after.name !== before.name) changes.name = after.name;
+  if (after.websiteId !== before.websiteId) changes.websiteId = after.websiteId;
+  if (after.frequency !== before.frequency) changes.frequency = after.frequency;
+  if (after.time !== before.time) changes.time = after.time;
+  if (after.timezone !== before.timezone) changes.timezone = after.timezone;
+  if (after.dayOfWeek !== before.dayOfWeek) changes.dayOfWeek = after.dayOfWeek;
+  if (after.enabled !== before.enabled) changes.enabled = after.enabled;
+  if (!sameInstant(after.nextRunAt, before.nextRunAt)) changes.nextRunAt = after.nextRunAt;
+  return changes;
+}
 
 @Injectable()
 export class SchedulesService {
@@ -36,12 +52,18 @@ export class SchedulesService {
     return this.schedules.list(accountId, page);
   }
 
-  /** Partial update; `enabled` toggles as sent and next_run_at is recomputed from now. */
+  /**
+   * Partial update (also the dashboard's enable / disable); `enabled` toggles as sent, next_run_at follows
+   * updateSchedule's rule. Only the changed columns are written, and only while the schedule still exists: one
+   * deleted meanwhile is 404, never written back.
+   */
   async update(accountId: number, id: number, changes: ScheduleChanges): Promise<ScheduleProps> {
     const schedule = await this.get(accountId, id);
     const updated = updateSchedule(schedule, changes, this.clock.now());
     if (changes.websiteId !== undefined) await this.checkWebsite(accountId, changes.websiteId);
-    return this.schedules.save(updated);
+    const saved = await this.schedules.update(accountId, id, changedColumns(schedule, updated));
+    if (!saved) throw new NotFoundError('Schedule');
+    return saved;
   }
 
   async delete(accountId: number, id: number): Promise<void> {

@@ -108,17 +108,40 @@ describe('Schedule', () => {
     const s: NewSchedule = createSchedule(input(), created);
     const later = new Date('2026-04-10T12:00:00.000Z');
 
-    it('recomputes next_run_at on every update', () => {
+    it('a rename keeps a due next_run_at: the occurrence not fired yet still fires once (API.md, missed occurrences)', () => {
+      // s is due since 2026-03-29T07:00Z and has not fired (the service was down): `later` is days after it.
       const u = updateSchedule(s, { name: 'Renamed' }, later);
       expect(u.name).toBe('Renamed');
-      expect(iso(u.nextRunAt)).toBe('2026-04-11T07:00:00.000Z');
+      expect(iso(u.nextRunAt)).toBe('2026-03-29T07:00:00.000Z');
+      expect(isDue(u, later)).toBe(true);
       expect(u.updatedAt).toBe(later);
       expect(u.createdAt).toBe(created);
     });
 
-    it('disable clears next_run_at, enable sets it again', () => {
+    it('changes that leave the rule alone keep next_run_at: website, an echo of every field, enabling an enabled schedule', () => {
+      expect(iso(updateSchedule(s, { websiteId: 9 }, later).nextRunAt)).toBe('2026-03-29T07:00:00.000Z');
+      const echo = { name: s.name, websiteId: s.websiteId, frequency: s.frequency, time: s.time, timezone: s.timezone, dayOfWeek: s.dayOfWeek, enabled: s.enabled };
+      expect(updateSchedule(s, echo, later)).toEqual({ ...s, updatedAt: later });
+      expect(iso(updateSchedule(s, { enabled: true }, later).nextRunAt)).toBe('2026-03-29T07:00:00.000Z');
+      const weekly = createSchedule(input({ frequency: 'weekly', dayOfWeek: 3 }), created);
+      expect(updateSchedule(weekly, { frequency: 'weekly', dayOfWeek: 3, time: '09:00', timezone: 'Europe/Berlin' }, later).nextRunAt).toBe(weekly.nextRunAt);
+    });
+
+    it('a change of frequency, time, timezone or day_of_week recomputes next_run_at from now', () => {
+      // later is Friday 14:00 CEST.
+      expect(iso(updateSchedule(s, { time: '13:00' }, later).nextRunAt)).toBe('2026-04-11T11:00:00.000Z'); // today's 13:00 has passed
+      expect(iso(updateSchedule(s, { time: '15:00' }, later).nextRunAt)).toBe('2026-04-10T13:00:00.000Z');
+      expect(iso(updateSchedule(s, { timezone: 'UTC' }, later).nextRunAt)).toBe('2026-04-11T09:00:00.000Z');
+      expect(iso(updateSchedule(s, { frequency: 'hourly' }, later).nextRunAt)).toBe('2026-04-10T13:00:00.000Z');
+      const weekly = createSchedule(input({ frequency: 'weekly', dayOfWeek: 3 }), created);
+      expect(iso(updateSchedule(weekly, { dayOfWeek: 5 }, later).nextRunAt)).toBe('2026-04-17T07:00:00.000Z'); // next Friday 09:00 CEST
+    });
+
+    it('disable clears next_run_at, enable sets it again from now', () => {
       const off = updateSchedule(s, { enabled: false }, later);
       expect(off.nextRunAt).toBeNull();
+      expect(updateSchedule(off, { enabled: false }, later).nextRunAt).toBeNull();
+      expect(updateSchedule(off, { name: 'Still off', time: '10:00' }, later).nextRunAt).toBeNull();
       const on = updateSchedule(off, { enabled: true }, later);
       expect(iso(on.nextRunAt)).toBe('2026-04-11T07:00:00.000Z');
     });

@@ -3,11 +3,14 @@
  * clock, a database or a queue: callers pass `now` and persist what comes back.
  *
  * Firing protocol these functions support (the atomic claim itself is the repository's job):
- *   1. due = isDue(s, now)
- *   2. next = advanceAfterFiring(s, now)
- *      UPDATE … SET next_run_at = next.nextRunAt, last_run_at = next.lastRunAt, updated_at = next.updatedAt
- *      WHERE id = s.id AND next_run_at = s.nextRunAt      -- 0 rows: another instance fired it; stop.
- *   3. queue the capture job, then store recordFiredJob(next, jobId).lastJobId.
+ *   1. due = s.nextRunAt (isDue(s, now)); next = advanceAfterFiring(s, now).nextRunAt
+ *   2. queue the capture job under the idempotency key `schedule:<id>:<due ISO>`, so every retry and every
+ *      instance that races for this occurrence gets the same single job
+ *   3. UPDATE … SET next_run_at = next, last_run_at = now, last_job_id = job.id, updated_at = now
+ *      WHERE id = s.id AND next_run_at = due AND enabled      -- 0 rows: another instance (or an edit) got there
+ *      first; the job is still the one job of this occurrence.
+ * The job exists before the occurrence is given up, so a crash anywhere in between leaves the schedule due and
+ * the next tick finishes the same occurrence with the same job instead of losing it.
  * advanceAfterFiring moves next_run_at strictly past `now` (not past the old next_run_at), so after downtime
  * the missed occurrences fire once, together, and the schedule then continues on its own rhythm.
  */
@@ -144,10 +147,20 @@ export function createSchedule(input: CreateScheduleInput, now: Date): NewSchedu
   };
 }
 
+/** True when the rule that decides when `a` runs differs from `b`'s (what an update must recompute for). */
+function timingDiffers(a: Omit<ScheduleTiming, 'enabled'>, b: Omit<ScheduleTiming, 'enabled'>): boolean {
+  return a.frequency !== b.frequency || a.time !== b.time || a.timezone !== b.timezone || a.dayOfWeek !== b.dayOfWeek;
+}
+
 /**
- * The schedule with `changes` applied; next_run_at is recomputed from `now` on every update (API.md). A schedule
- * that becomes weekly without a day_of_week gets the weekday of its creation in its (new) time zone.
- * Throws ValidationFailedError.
+ * The schedule with `changes` applied. A schedule that becomes weekly without a day_of_week gets the weekday of
+ * its creation in its (new) time zone. Throws ValidationFailedError.
+ *
+ * next_run_at is recomputed from `now` only when the rule changes (frequency, time, timezone, day_of_week) or a
+ * disabled schedule is enabled, and cleared when it is disabled. Any other update (a rename, a new website, a
+ * client echoing its GET body, enabling what is already enabled) keeps it: recomputing from now would drop an
+ * occurrence that is due but not fired yet (after downtime it must still fire once, API.md), and would move the
+ * value a concurrent tick compares its claim against.
  */
 export function updateSchedule<T extends NewSchedule>(schedule: T, changes: ScheduleChanges, now: Date): T {
   const merged = {
@@ -164,5 +177,8 @@ export function updateSchedule<T extends NewSchedule>(schedule: T, changes: Sche
   if (merged.frequency === 'weekly' && merged.dayOfWeek === null) {
     merged.dayOfWeek = defaultDayOfWeek(merged.timezone, schedule.createdAt);
   }
-  return { ...schedule, ...merged, nextRunAt: computeNextRun(merged, now), updatedAt: now };
+  // nextRunAt === null while enabled breaks the entity's invariant; recomputing repairs it rather than keeping it.
+  const recompute = timingDiffers(merged, schedule) || !schedule.enabled || schedule.nextRunAt === null;
+  const nextRunAt = recompute ? computeNextRun(merged, now) : merged.enabled ? schedule.nextRunAt : null;
+  return { ...schedule, ...merged, nextRunAt, updatedAt: now };
 }

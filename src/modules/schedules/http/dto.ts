@@ -21,7 +21,7 @@ export class CreateScheduleDto {
 
 @ApiSchema({
   description:
-    'Any subset of the fields; next_run_at is recomputed. Read-only fields echoed back from GET (id, next_run_at, last_run_at, last_job_id, created_at, updated_at) are accepted and ignored.',
+    'Any subset of the fields. next_run_at is recomputed from now when frequency, time, timezone or day_of_week change or a disabled schedule is enabled; any other update keeps it, so a due occurrence that has not fired yet still fires. Read-only fields echoed back from GET (id, next_run_at, last_run_at, last_job_id, created_at, updated_at) are accepted and ignored.',
 })
 export class UpdateScheduleDto {
   @ApiPropertyOptional(F.name) @OptionalField() @IsString() name?: string;

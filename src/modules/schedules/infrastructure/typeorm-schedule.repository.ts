@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { LessThanOrEqual, Repository } from 'typeorm';
+import { LessThanOrEqual, QueryDeepPartialEntity, Repository } from 'typeorm';
 import { PageRequest } from '../../../shared/http/pagination';
 import { NewSchedule, ScheduleProps } from '../domain/schedule';
 import { Frequency } from '../domain/schedule-rules';
-import { ScheduleRepository } from '../application/ports';
+import { ClaimOutcome, ScheduleColumnChanges, ScheduleRepository } from '../application/ports';
 import { ScheduleRow } from './schedule.row';
 
 const toSchedule = (row: ScheduleRow): ScheduleProps => ({ ...row, frequency: row.frequency as Frequency, enabled: Boolean(row.enabled) });
@@ -29,8 +29,12 @@ export class TypeOrmScheduleRepository extends ScheduleRepository {
     return { items: rows.map(toSchedule), total };
   }
 
-  async save(schedule: ScheduleProps): Promise<ScheduleProps> {
-    return toSchedule(await this.rows.save(this.rows.create(schedule)));
+  async update(accountId: number, id: number, changes: ScheduleColumnChanges): Promise<ScheduleProps | null> {
+    // Not save(): it writes every column from the entity read earlier (undoing a concurrent tick's last_run_at /
+    // next_run_at) and inserts the row again if it was deleted meanwhile.
+    const result = await this.rows.update({ id, accountId }, changes);
+    if (!result.affected) return null;
+    return this.findOwned(accountId, id);
   }
 
   async delete(id: number): Promise<void> {
@@ -42,21 +46,20 @@ export class TypeOrmScheduleRepository extends ScheduleRepository {
     return rows.map(toSchedule);
   }
 
-  async claim(id: number, due: Date, next: Date, now: Date): Promise<boolean> {
+  async claim(id: number, due: Date, outcome: ClaimOutcome): Promise<boolean> {
+    const set: QueryDeepPartialEntity<ScheduleRow> = { nextRunAt: outcome.next, updatedAt: outcome.now };
+    if (outcome.next === null) set.enabled = false;
+    // Recorded in the same UPDATE as the claim: whoever wins the occurrence records its job, nobody else does.
+    if (outcome.jobId !== null) {
+      set.lastJobId = outcome.jobId;
+      set.lastRunAt = outcome.now;
+    }
     const result = await this.rows
       .createQueryBuilder()
       .update()
-      .set({ nextRunAt: next, updatedAt: now })
+      .set(set)
       .where('id = :id AND next_run_at = :due AND enabled = :enabled', { id, due, enabled: true })
       .execute();
     return result.affected === 1;
-  }
-
-  async release(id: number, due: Date, next: Date): Promise<void> {
-    await this.rows.createQueryBuilder().update().set({ nextRunAt: due }).where('id = :id AND next_run_at = :next', { id, next }).execute();
-  }
-
-  async recordRun(id: number, jobId: string, at: Date): Promise<void> {
-    await this.rows.update({ id }, { lastJobId: jobId, lastRunAt: at });
   }
 }

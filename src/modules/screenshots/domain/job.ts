@@ -47,7 +47,7 @@ export function isFinished(status: JobStatus): boolean {
 }
 
 /** What an Idempotency-Key stands for: the kind of job, its target and (for captures) the options asked for. */
-export type JobRequest = Pick<JobProps, 'type' | 'websiteId' | 'options'> & { scenarioId?: number | null };
+export type JobRequest = Pick<JobProps, 'type' | 'websiteId' | 'options' | 'source'> & { scenarioId?: number | null; scheduleId?: number | null };
 
 /** JSON with object keys sorted, so options read back from a JSON column compare equal to the request's. */
 function canonical(value: unknown): string {
@@ -67,6 +67,8 @@ function canonical(value: unknown): string {
  */
 export function isSameJobRequest(existing: JobRequest, requested: JobRequest): boolean {
   if (existing.type !== requested.type || (existing.scenarioId ?? null) !== (requested.scenarioId ?? null)) return false;
+  // A client's key never stands for a schedule's occurrence (keys share one namespace per account).
+  if (existing.source !== requested.source || (existing.scheduleId ?? null) !== (requested.scheduleId ?? null)) return false;
   if (existing.websiteId !== requested.websiteId) return false;
   return existing.type === 'scenario' || canonical(existing.options) === canonical(requested.options);
 }

@@ -13,7 +13,7 @@ export abstract class WebsiteRepository {
 }
 
 /**
- * Other contexts clean up what hangs off a website (screenshot files, queued jobs) before it is deleted;
+ * Other contexts clean up what hangs off a website (queued jobs before, screenshot files after it is deleted);
  * they register here so the websites context does not depend on them.
  */
 export type WebsiteDeletionListener = (website: WebsiteProps) => Promise<void>;

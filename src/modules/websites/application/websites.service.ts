@@ -9,6 +9,7 @@ import { WebsiteDeletionListener, WebsiteRepository } from './ports';
 @Injectable()
 export class WebsitesService {
   private readonly deletionListeners: WebsiteDeletionListener[] = [];
+  private readonly deletedListeners: WebsiteDeletionListener[] = [];
 
   constructor(
     private readonly websites: WebsiteRepository,
@@ -16,8 +17,14 @@ export class WebsitesService {
     private readonly clock: Clock,
   ) {}
 
+  /** Runs before the website's row is deleted (while its rows still reference it). */
   onDelete(listener: WebsiteDeletionListener): void {
     this.deletionListeners.push(listener);
+  }
+
+  /** Runs once the row is gone: nothing can be stored for the website any more (its foreign key is gone). */
+  onDeleted(listener: WebsiteDeletionListener): void {
+    this.deletedListeners.push(listener);
   }
 
   async create(accountId: number, input: WebsiteInput): Promise<WebsiteProps> {
@@ -46,6 +53,7 @@ export class WebsitesService {
     const website = await this.get(accountId, id);
     for (const listener of this.deletionListeners) await listener(website);
     await this.websites.delete(id);
+    for (const listener of this.deletedListeners) await listener(website);
   }
 
   /** The URL policy at the door: refused URLs never get stored (the capture re-checks at fetch time). */

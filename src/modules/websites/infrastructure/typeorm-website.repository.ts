@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
+import { NotFoundError } from '../../../shared/domain/domain-error';
 import { PageRequest } from '../../../shared/http/pagination';
 import { WebsiteChanges, WebsiteDraft, WebsiteProps, WebsiteStatus } from '../domain/website';
 import { WebsiteRepository } from '../application/ports';
@@ -42,7 +43,10 @@ export class TypeOrmWebsiteRepository extends WebsiteRepository {
 
   async update(id: number, changes: WebsiteChanges, now: Date): Promise<WebsiteProps> {
     await this.rows.update({ id }, { ...changes, updatedAt: now });
-    return toWebsite(await this.rows.findOneByOrFail({ id }));
+    // Deleted between the caller's ownership check and here: the answer a moment later would be 404 too.
+    const row = await this.rows.findOneBy({ id });
+    if (!row) throw new NotFoundError('Website');
+    return toWebsite(row);
   }
 
   async delete(id: number): Promise<void> {
