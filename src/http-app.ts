@@ -4,6 +4,7 @@ import { AppConfig } from './config/app-config';
 import { BODY_LIMIT_BYTES, registerBodyParsers } from './shared/http/body-parsing';
 import { setupOpenApi } from './shared/http/openapi';
 import { createValidationPipe } from './shared/http/validation';
+import { UrlPolicy } from './shared/url-policy';
 
 export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
   return new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, trustProxy: config.trustProxy, logger: false });
@@ -19,7 +20,7 @@ export function configureHttpApp(app: NestFastifyApplication): void {
   registerBodyParsers(fastify);
   // Errors Fastify raises before a route runs (a body over 1 MiB) reach the global ErrorFilter through
   // Nest's own Fastify error handler, so they get the same body as every other error.
-  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalPipes(createValidationPipe({ urlPolicy: app.get(UrlPolicy) }));
   setupOpenApi(app);
   app.enableShutdownHooks();
 }

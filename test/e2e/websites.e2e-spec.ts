@@ -322,6 +322,31 @@ describe('Websites (spec: Endpoints/Websites; API.md: Websites, Lists)', () => {
     });
   });
 
+  describe('One 422 names every bad field (API.md), whether the DTO or the domain checks it', () => {
+    it.each([
+      ['post', '/websites', { name: '', url: 'ftp://x' }, ['name', 'url']],
+      ['post', '/websites', { name: 'ok', url: 'http://user:pw@example.com/', viewport_width: 5 }, ['url', 'viewport_width']],
+      ['post', '/scenarios', { name: 5, website_id: 1, steps: [] }, ['name', 'steps']],
+      ['post', '/scenarios', { name: 'x', website_id: 'one', steps: [{ type: 'click' }, { type: 'teleport' }] }, ['steps[0].selector', 'steps[1].type', 'website_id']],
+      ['post', '/schedules', { name: 5, website_id: 1, frequency: 'daily', time: '25:00', timezone: 'Mars/Olympus' }, ['name', 'time', 'timezone']],
+    ])('%s %s %j → 422 naming %j', async (method, path, body, fields) => {
+      const account = await t.createAccount({ plan: 'pro' });
+      const res = await (api() as unknown as Record<string, (p: string) => request.Test>)[method as string](path as string).set(account.auth).send(body as object);
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual(validationBody(fields as string[]));
+      expect(detailFields(res.body)).toEqual(fields);
+    });
+
+    it('PUT /websites/{id} with a bad name and a bad url names both, and changes nothing', async () => {
+      const account = await t.createAccount({ plan: 'pro' });
+      const site = await createWebsite(account, { name: 'keep', url: 'https://example.com/' });
+      const res = await api().put(`/websites/${site.id}`).set(account.auth).send({ name: '', url: 'javascript:alert(1)' });
+      expect(res.status).toBe(422);
+      expect(detailFields(res.body)).toEqual(['name', 'url']);
+      expect((await api().get(`/websites/${site.id}`).set(account.auth).expect(200)).body.data.name).toBe('keep');
+    });
+  });
+
   describe('Get Website', () => {
     it('200 {data: Website} with last_screenshot_at null before any capture', async () => {
       const account = await t.createAccount({ plan: 'pro' });

@@ -1,8 +1,9 @@
-import { applyDecorators, ValidationError, ValidationPipe } from '@nestjs/common';
+import { applyDecorators, ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min, registerDecorator, ValidateIf, ValidationOptions } from 'class-validator';
 import { isValidCssSelector } from '../css-selector/css-selector';
 import { FieldError, ValidationFailedError } from '../domain/domain-error';
+import type { UrlPolicy } from '../url-policy';
 
 function humanise(field: string, constraint: string, message: string): string {
   // class-validator says "property x should not exist" for unknown fields; say it the way the API does.
@@ -24,16 +25,60 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
   return out;
 }
 
-export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    transform: true,
-    // No implicit conversion: "1280" is not an integer in a JSON body. Query DTOs convert explicitly.
-    transformOptions: { enableImplicitConversion: false },
-    validationError: { target: false, value: false },
-    exceptionFactory: (errors) => new ValidationFailedError(flattenValidationErrors(errors)),
-  });
+/** What a DTO's domain checks (AlsoChecks) may use. */
+export interface FieldCheckContext {
+  urlPolicy: Pick<UrlPolicy, 'checkSyntax'>;
+}
+
+type FieldCheck = (body: Record<string, unknown>, context: FieldCheckContext) => FieldError[];
+
+const ALSO_CHECKS = Symbol('alsoChecks');
+
+/**
+ * Field rules that live in the domain rather than in the DTO (a URL's policy, a scenario's steps, a schedule's
+ * time and zone). They run in the service once the DTO is valid; when the DTO is not, the pipe runs them too,
+ * so one 422 names every bad field (API.md) instead of revealing them one fix at a time.
+ */
+export function AlsoChecks(check: FieldCheck): ClassDecorator {
+  return (target) => Reflect.defineMetadata(ALSO_CHECKS, check, target);
+}
+
+/** `steps[3].selector` → `steps`: a field the DTO already reported is not reported twice. */
+const topField = (field: string): string => field.split(/[.[]/)[0];
+
+class ReportingValidationPipe extends ValidationPipe {
+  constructor(private readonly context: FieldCheckContext) {
+    super({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      transform: true,
+      // No implicit conversion: "1280" is not an integer in a JSON body. Query DTOs convert explicitly.
+      transformOptions: { enableImplicitConversion: false },
+      validationError: { target: false, value: false },
+      exceptionFactory: (errors) => new ValidationFailedError(flattenValidationErrors(errors)),
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    try {
+      return await super.transform(value, metadata);
+    } catch (err) {
+      const check: FieldCheck | undefined = metadata.metatype ? Reflect.getMetadata(ALSO_CHECKS, metadata.metatype) : undefined;
+      if (!(err instanceof ValidationFailedError) || !check || !value || typeof value !== 'object' || Array.isArray(value)) throw err;
+      const reported = new Set(err.details.map((d) => topField(d.field)));
+      let more: FieldError[];
+      try {
+        more = check(value as Record<string, unknown>, this.context).filter((d) => !reported.has(topField(d.field)));
+      } catch {
+        throw err; // a check that cannot cope with this body adds nothing; the DTO's errors stand
+      }
+      throw more.length > 0 ? new ValidationFailedError([...err.details, ...more]) : err;
+    }
+  }
+}
+
+export function createValidationPipe(context: FieldCheckContext): ValidationPipe {
+  return new ReportingValidationPipe(context);
 }
 
 /**

@@ -1,12 +1,27 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Allow, IsInt, IsNotEmpty, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { PageQuery } from '../../../shared/http/pagination';
-import { IsId, MAX_ID, OptionalField, QueryInt } from '../../../shared/http/validation';
+import { ValidationFailedError } from '../../../shared/domain/domain-error';
+import { AlsoChecks, FieldCheckContext, IsId, MAX_ID, OptionalField, QueryInt } from '../../../shared/http/validation';
 import { Execution } from '../application/scenarios.service';
 import { StepRecord } from '../domain/execution';
 import { SCENARIO_RULES, ScenarioProps } from '../domain/scenario';
+import { parseSteps, urlCheckerFromPolicy } from '../domain/steps';
 import { ExecutionView, SCENARIO_FIELDS as F, ScenarioView, STEPS_FIELD } from './openapi';
 
+/** The steps' own rules (domain parser), reported with the DTO's errors: see AlsoChecks. */
+function stepErrors(body: Record<string, unknown>, { urlPolicy }: FieldCheckContext) {
+  if (!('steps' in body)) return [];
+  try {
+    parseSteps(body.steps, urlCheckerFromPolicy(urlPolicy));
+    return [];
+  } catch (err) {
+    if (err instanceof ValidationFailedError) return err.details;
+    throw err;
+  }
+}
+
+@AlsoChecks(stepErrors)
 export class CreateScenarioDto {
   @ApiProperty(F.name)
   @IsString() @IsNotEmpty() @MaxLength(SCENARIO_RULES.nameMax) name!: string;
@@ -20,6 +35,7 @@ export class CreateScenarioDto {
 }
 
 @ApiSchema({ description: 'Any subset of the fields; `steps` replaces the whole list. Read-only fields echoed back from GET (id, status, created_at, updated_at) are accepted and ignored.' })
+@AlsoChecks(stepErrors)
 export class UpdateScenarioDto {
   @ApiPropertyOptional(F.name)
   @OptionalField() @IsString() @IsNotEmpty() @MaxLength(SCENARIO_RULES.nameMax) name?: string;

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
-import { OptionalField } from '../../../shared/http/validation';
+import { AlsoChecks, FieldCheckContext, OptionalField } from '../../../shared/http/validation';
 import { WEBSITE_RULES, WEBSITE_STATUSES, WebsiteProps, WebsiteStatus } from '../domain/website';
 import { WEBSITE_FIELDS as F, WebsiteView } from './openapi';
 
@@ -15,7 +15,15 @@ const ViewportHeight = () => applyDecorators(OptionalField(), IsInt(), Min(R.vie
 const FullPage = () => applyDecorators(OptionalField(), IsBoolean());
 const Status = () => applyDecorators(OptionalField(), IsIn(WEBSITE_STATUSES));
 
+/** The URL policy's rules that need no DNS (scheme, credentials, length, literal addresses): see AlsoChecks. */
+function urlErrors(body: Record<string, unknown>, { urlPolicy }: FieldCheckContext) {
+  if (typeof body.url !== 'string') return [];
+  const verdict = urlPolicy.checkSyntax(body.url);
+  return verdict.allowed ? [] : [{ field: 'url', message: verdict.reason }];
+}
+
 @ApiSchema({ description: 'Unknown fields are refused (422).' })
+@AlsoChecks(urlErrors)
 export class CreateWebsiteDto {
   @ApiProperty(F.name) @Name() name!: string;
   @ApiProperty(F.url) @Url() url!: string;
@@ -27,6 +35,7 @@ export class CreateWebsiteDto {
 
 /** PUT is partial. Read-only fields a client echoes back from GET are accepted and ignored. */
 @ApiSchema({ description: 'Any subset of the fields. Read-only fields echoed back from GET (id, last_screenshot_at, created_at, updated_at) are accepted and ignored.' })
+@AlsoChecks(urlErrors)
 export class UpdateWebsiteDto {
   @ApiPropertyOptional(F.name) @OptionalField() @Name() name?: string;
   @ApiPropertyOptional(F.url) @OptionalField() @Url() url?: string;
