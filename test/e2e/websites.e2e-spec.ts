@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import request from 'supertest';
 import { startTestApp, TestAccount, TestApp } from '../support/test-app';
 import { detailFields } from '../support/assertions';
@@ -240,6 +241,34 @@ describe('Websites (spec: Endpoints/Websites; API.md: Websites, Lists)', () => {
       const over = await api().post('/websites').set(account.auth).set('Content-Type', 'application/json').send(sized(1024 * 1024 + 1));
       expect(over.status).toBe(413);
       expect(over.body).toEqual({ success: false, error: expect.any(String), code: 'payload_too_large' });
+      // Authenticated and counted like any other answer: the X-RateLimit-* headers ride on the 413 too.
+      expect(over.headers['x-ratelimit-limit']).toBe('20');
+      expect(over.headers['x-ratelimit-remaining']).toBe('18');
+      const list = await api().get('/websites').set(account.auth).expect(200);
+      expect(list.body.meta.total).toBe(0);
+    });
+
+    it('an oversized body without a valid token is 401 (authentication is answered first); a chunked one is cut off at 1 MiB → 413', async () => {
+      const big = JSON.stringify({ name: 'n'.repeat(2 * 1024 * 1024), url: 'https://example.com/' });
+      const anonymous = await api().post('/websites').set('Content-Type', 'application/json').send(big);
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.body).toEqual({ success: false, error: 'Unauthorized', code: 'unauthorized' });
+
+      const account = await t.createAccount({ plan: 'pro' });
+      // No Content-Length: the body arrives in chunks and is refused the moment it passes the limit.
+      const chunked = await new Promise<{ status: number; body: string; limit?: string }>((resolve, reject) => {
+        const req = httpRequest(`${t.url}/websites`, { method: 'POST', headers: { ...account.auth, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' } }, (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, limit: res.headers['x-ratelimit-limit'] as string }));
+        });
+        req.on('error', reject);
+        for (let i = 0; i < 6; i++) req.write(big.slice(i * 400_000, (i + 1) * 400_000));
+        req.end(big.slice(6 * 400_000));
+      });
+      expect(chunked.status).toBe(413);
+      expect(JSON.parse(chunked.body)).toEqual({ success: false, error: expect.any(String), code: 'payload_too_large' });
+      expect(chunked.limit).toBe('20');
       const list = await api().get('/websites').set(account.auth).expect(200);
       expect(list.body.meta.total).toBe(0);
     });

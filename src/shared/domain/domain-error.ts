@@ -62,6 +62,12 @@ export class BadRequestError extends DomainError {
   }
 }
 
+export class PayloadTooLargeError extends DomainError {
+  constructor() {
+    super('payload_too_large', 'Request body is larger than 1 MiB');
+  }
+}
+
 export class ConflictError extends DomainError {
   constructor(message: string) {
     super('conflict', message);

@@ -1,8 +1,8 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Observable } from 'rxjs';
-import { BadRequestError, FieldError, ValidationFailedError } from '../domain/domain-error';
+import { BadRequestError, FieldError, PayloadTooLargeError, ValidationFailedError } from '../domain/domain-error';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -15,6 +15,46 @@ export const MAX_JSON_DEPTH = 32;
 /** A body Fastify read but could not use; rejected after auth so the caller still gets rate-limit headers. */
 export class UnparsableBody {
   constructor(readonly reason: string) {}
+}
+
+/**
+ * A body over BODY_LIMIT_BYTES, of which at most that much was read (the rest is never buffered). It is
+ * refused with 413 after the guards, like every other unusable body: a caller without a valid token hears
+ * 401, and one with a token gets the 413 with its X-RateLimit-* headers, counted.
+ */
+export class TooLargeBody extends UnparsableBody {
+  constructor() {
+    super('Request body is larger than 1 MiB');
+  }
+}
+
+/**
+ * Reads a request body up to BODY_LIMIT_BYTES. A declared Content-Length over the limit is refused without
+ * reading; a chunked body is cut off the moment it passes the limit (Node discards the rest once answered).
+ */
+function readLimited(request: FastifyRequest, payload: NodeJS.ReadableStream): Promise<Buffer | TooLargeBody> {
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > BODY_LIMIT_BYTES) return Promise.resolve(new TooLargeBody());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (outcome: () => void) => {
+      payload.removeListener('data', onData);
+      payload.removeListener('end', onEnd);
+      payload.removeListener('error', onError);
+      outcome();
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > BODY_LIMIT_BYTES) return finish(() => resolve(new TooLargeBody()));
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish(() => resolve(Buffer.concat(chunks)));
+    const onError = (err: Error) => finish(() => reject(err));
+    payload.on('data', onData);
+    payload.on('end', onEnd);
+    payload.on('error', onError);
+  });
 }
 
 /**
@@ -72,32 +112,38 @@ export const AcceptsForms = (): ClassDecorator & MethodDecorator => SetMetadata(
 
 /**
  * Our own parsers instead of Fastify's: an empty JSON body (curl -X POST -H 'Content-Type: application/json')
- * is simply "no body", and malformed JSON or a foreign content type becomes a 400 raised *after* the
- * auth and rate-limit guards, so such requests are counted and answered with the usual headers.
- * Bodies over 1 MiB are still cut off by Fastify while streaming (413) without being buffered.
+ * is simply "no body", and malformed JSON, a foreign content type or a body over 1 MiB becomes a 400/413
+ * raised *after* the auth and rate-limit guards, so such requests are counted and answered with the usual
+ * headers. Bodies are read up to the limit and never buffered beyond it (readLimited).
  */
 export function registerBodyParsers(fastify: FastifyInstance): void {
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser(/^application\/([\w.+-]+\+)?json/i, { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, (_req, body, done) => {
-    const text = String(body);
-    if (text.trim() === '') return done(null, undefined);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return done(null, new UnparsableBody('Request body is not valid JSON'));
-    }
-    done(null, screenJson(parsed));
-  });
-  fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, (_req, body, done) => {
-    const fields = new URLSearchParams(String(body));
-    // Same reason as for JSON: no form field takes a NUL, and PostgreSQL would refuse it with a 500.
-    if ([...fields].some(([k, v]) => k.includes('\u0000') || v.includes('\u0000'))) return done(null, new UnparsableBody('Form fields must not contain NUL characters'));
-    done(null, new FormBody(fields));
-  });
-  fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_req, body, done) => {
-    done(null, (body as Buffer).length === 0 ? undefined : new UnparsableBody('Content-Type must be application/json'));
-  });
+  /** A parser of the body's text (or bytes): the limit applied first, the parse only to what fits. */
+  const limited = (parse: (body: Buffer) => unknown) => (request: FastifyRequest, payload: NodeJS.ReadableStream, done: (err: Error | null, body?: unknown) => void) => {
+    readLimited(request, payload).then((body) => done(null, body instanceof TooLargeBody ? body : parse(body)), (err: Error) => done(err));
+  };
+  fastify.addContentTypeParser(/^application\/([\w.+-]+\+)?json/i, limited(parseJson));
+  fastify.addContentTypeParser('application/x-www-form-urlencoded', limited(parseForm));
+  fastify.addContentTypeParser('*', limited((body) => (body.length === 0 ? undefined : new UnparsableBody('Content-Type must be application/json'))));
+}
+
+function parseJson(bytes: Buffer): unknown {
+  const text = bytes.toString('utf8');
+  if (text.trim() === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return new UnparsableBody('Request body is not valid JSON');
+  }
+  return screenJson(parsed);
+}
+
+function parseForm(bytes: Buffer): UnparsableBody {
+  const fields = new URLSearchParams(bytes.toString('utf8'));
+  // Same reason as for JSON: no form field takes a NUL, and PostgreSQL would refuse it with a 500.
+  if ([...fields].some(([k, v]) => k.includes('\u0000') || v.includes('\u0000'))) return new UnparsableBody('Form fields must not contain NUL characters');
+  return new FormBody(fields);
 }
 
 @Injectable()
@@ -107,6 +153,7 @@ export class RejectUnparsableBodyInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const body = context.switchToHttp().getRequest<{ body?: unknown }>().body;
     const formsWelcome = body instanceof FormBody && this.reflector.getAllAndOverride<boolean>(ACCEPTS_FORMS, [context.getHandler(), context.getClass()]);
+    if (body instanceof TooLargeBody) throw new PayloadTooLargeError();
     if (body instanceof UnparsableBody && !formsWelcome) throw new BadRequestError(body.reason);
     if (body instanceof RejectedFields) throw new ValidationFailedError(body.details);
     return next.handle();

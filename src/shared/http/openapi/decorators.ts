@@ -62,7 +62,11 @@ const ERRORS: Record<DocumentedErrorCode, ErrorDoc> = {
     description: '`conflict`: the `Idempotency-Key` was already used for a different request (another target or other options)',
     headers: RATE_LIMITED,
   },
-  payload_too_large: { body: PayloadTooLargeErrorBody, description: '`payload_too_large`: the body is over 1 MiB', headers: [] },
+  payload_too_large: {
+    body: PayloadTooLargeErrorBody,
+    description: '`payload_too_large`: the body is over 1 MiB (answered after authentication, counted; read no further than the limit)',
+    headers: RATE_LIMITED,
+  },
   validation_failed: { body: ValidationErrorBody, description: '`validation_failed`: invalid or unknown fields, each named in `details`', headers: RATE_LIMITED },
   rate_limited: {
     body: RateLimitErrorBody,
