@@ -1,11 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { ServerResponse } from 'node:http';
+import { join } from 'node:path';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { JobRepository } from '../../src/modules/screenshots/application/ports';
 import { waitForJob } from '../support/jobs';
 import { liveDescendants } from '../support/process-tree';
 import { PageServer, solidPage } from '../support/page-server';
 import { startTestApp, TestApp } from '../support/test-app';
+import { createTestDatabase } from '../support/test-database';
 
 const TIMEOUT_MS = 5000;
 
@@ -118,4 +122,141 @@ describe('hostile pages (capture hardening)', () => {
     while (chromiumProcessCount() > before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(chromiumProcessCount()).toBeLessThanOrEqual(before);
   });
+});
+
+/**
+ * Shutting down (SIGTERM, app.close()) with captures in progress: the job transport stops taking jobs and
+ * waits for the running ones (up to 15 s), the browser pool gives what is still running SHUTDOWN_GRACE_MS
+ * more and only then closes. A capture cut off by the close is left unfinished for the next start — our own
+ * shutdown never fails a job. Pages here are held open by the test (hits counted), with a capture timeout
+ * long enough that only the shutdown can end them.
+ */
+describe('graceful shutdown with captures in progress', () => {
+  /** A page that hangs while held, and answers every request (also the waiting ones) once released. */
+  function heldPage(color: string) {
+    const state = { hits: 0, held: true, waiting: [] as ServerResponse[] };
+    const body = solidPage(color);
+    const answer = (res: ServerResponse) => {
+      if (!res.destroyed) res.writeHead(200, { 'content-type': 'text/html' }).end(body);
+    };
+    return {
+      state,
+      route: (_req: unknown, res: ServerResponse) => {
+        state.hits += 1;
+        if (state.held) state.waiting.push(res);
+        else answer(res);
+      },
+      release() {
+        state.held = false;
+        for (const res of state.waiting.splice(0)) answer(res);
+      },
+    };
+  }
+
+  async function until(condition: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!(await condition())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** The job's row straight from the database, for after the app (and its connection) has closed. */
+  async function jobRow(database: TestApp['database'], id: string): Promise<{ status: string; attempts: number; error: string | null }> {
+    const connection = new DataSource(
+      database.databaseUrl ? { type: 'postgres', url: database.databaseUrl } : { type: 'better-sqlite3', database: join(database.dataDir, 'app.db') },
+    );
+    await connection.initialize();
+    try {
+      const row = await connection.createQueryBuilder().select(['j.status AS status', 'j.attempts AS attempts', 'j.error AS error']).from('jobs', 'j').where('j.id = :id', { id }).getRawOne();
+      return { status: row.status, attempts: Number(row.attempts), error: row.error };
+    } finally {
+      await connection.destroy();
+    }
+  }
+
+  async function requestCapture(app: TestApp, auth: Record<string, string>, url: string): Promise<string> {
+    const website = await request(app.url).post('/websites').set(auth).send({ name: url, url }).expect(201);
+    const { body } = await request(app.url).post(`/websites/${website.body.data.id}/screenshot`).set(auth).expect(200);
+    return body.job_id;
+  }
+
+  it('a capture running when the service shuts down finishes before the browsers close: the job succeeds', async () => {
+    const page = heldPage('rgb(0,128,255)');
+    const pages = await new PageServer({ '/held': page.route }).start();
+    const app = await startTestApp({ env: { CAPTURE_TIMEOUT_MS: '60000', CAPTURE_BROWSERS: '1' } });
+    let closed = false;
+    try {
+      const account = await app.createAccount({ plan: 'business' });
+      const jobId = await requestCapture(app, account.auth, `${pages.url}/held`);
+      await until(() => page.state.hits > 0, 'the capture to reach the page');
+
+      const closing = app.app.close();
+      // Well into the shutdown (the transport is draining), the page answers.
+      await new Promise((r) => setTimeout(r, 1_000));
+      page.release();
+      await closing;
+      closed = true;
+
+      expect(await jobRow(app.database, jobId)).toEqual({ status: 'succeeded', attempts: 1, error: null });
+    } finally {
+      if (!closed) await app.app.close();
+      await app.database.drop();
+      await pages.stop();
+    }
+  }, 90_000);
+
+  it('a capture cut off by the shutdown is not failed, even on its last attempt; at the next start it runs again', async () => {
+    // Embedded mode on purpose: a cut-off capture stays where it was when the process stops, and Bull would
+    // hold it (with its Redis connection) until this test process exits, which a real worker does at once.
+    const database = await createTestDatabase({ engine: 'sqlite' });
+    const embedded = { DATABASE_URL: '', REDIS_URL: '', CAPTURE_TIMEOUT_MS: '60000', CAPTURE_BROWSERS: '1', CAPTURE_CONCURRENCY: '2' };
+    const first = heldPage('rgb(0,128,255)');
+    const last = heldPage('rgb(255,128,0)');
+    const blocker = heldPage('rgb(0,0,0)');
+    const pages = await new PageServer({ '/first': first.route, '/last': last.route, '/blocker': blocker.route }).start();
+    let app: TestApp | null = await startTestApp({ database, env: embedded });
+    let restarted: TestApp | null = null;
+    try {
+      const account = await app.createAccount({ plan: 'business' });
+      // A job on its first attempt, running.
+      const firstJob = await requestCapture(app, account.auth, `${pages.url}/first`);
+      await until(() => first.state.hits > 0, 'the first capture to reach its page');
+      // Both capture slots busy, so the next job waits in the transport, unclaimed...
+      await requestCapture(app, account.auth, `${pages.url}/blocker`);
+      await until(() => blocker.state.hits > 0, 'the blocking capture to reach its page');
+      const lastJob = await requestCapture(app, account.auth, `${pages.url}/last`);
+      const jobs = app.app.get(JobRepository);
+      expect((await jobs.findById(lastJob))?.status).toBe('queued');
+      // ...where it becomes a job whose two earlier attempts hit browser crashes: its next attempt is its last.
+      await app.app.get(DataSource).query('UPDATE jobs SET attempts = 2 WHERE id = ?', [lastJob]);
+      blocker.release();
+      await until(() => last.state.hits > 0, 'the last-attempt capture to reach its page');
+      expect(await jobs.findById(lastJob)).toMatchObject({ status: 'running', attempts: 3 });
+
+      // Neither page ever answers while the service runs: both captures are cut off by the shutdown.
+      await app.close();
+      app = null;
+
+      for (const [id, attempts] of [[firstJob, 1], [lastJob, 3]] as const) {
+        const row = await jobRow(database, id);
+        expect({ id, status: row.status, error: row.error }).toEqual({ id, status: expect.stringMatching(/^(queued|running)$/), error: null });
+        expect(row.attempts).toBe(attempts);
+      }
+
+      // The next start finds the first job unfinished and completes it, with exactly one screenshot.
+      first.release();
+      last.release();
+      restarted = await startTestApp({ database, env: embedded });
+      const done = await waitForJob(restarted.url, account.auth, firstJob, 60_000);
+      expect(done).toMatchObject({ status: 'succeeded', error: null, screenshot_id: expect.any(Number) });
+      const rows: { id: number }[] = await restarted.app.get(DataSource).query('SELECT id FROM screenshots WHERE job_id = ?', [firstJob]);
+      expect(rows.map((r) => r.id)).toEqual([done.screenshot_id]);
+    } finally {
+      await app?.app.close();
+      await restarted?.app.close();
+      await database.drop();
+      await pages.stop();
+    }
+  }, 150_000);
 });

@@ -1,14 +1,16 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ServerResponse } from 'node:http';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { SWEEP_INTERVAL_MS } from '../../src/modules/screenshots/application/job-dispatcher';
+import { JobRow } from '../../src/modules/screenshots/infrastructure/rows';
 import { waitForJob } from '../support/jobs';
 import { PageServer, solidPage } from '../support/page-server';
 import { startServiceProcess } from '../support/service-process';
-import { startTestApp } from '../support/test-app';
+import { startTestApp, TestAccount, TestApp } from '../support/test-app';
 import { createTestDatabase, LOCAL_REDIS } from '../support/test-database';
 
 const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
@@ -88,5 +90,75 @@ describe('job durability', () => {
       await second?.close();
       await pages.stop();
     }
+  });
+});
+
+/**
+ * Jobs no transport carries any more, in a long-running deployment (no restart to recover them): the
+ * periodic sweep hands them over again. Runs in both passes: in-process transport on SQLite, Bull on
+ * PostgreSQL + Redis.
+ */
+describe('job durability: the periodic sweep', () => {
+  let t: TestApp;
+  let pages: PageServer;
+  let account: TestAccount;
+  let websiteId: number;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    pages = await new PageServer({ '/page': solidPage('rgb(0,160,80)') }).start();
+    account = await t.createAccount({ plan: 'pro' });
+    websiteId = (await request(t.url).post('/websites').set(account.auth).send({ name: 'Sweep', url: `${pages.url}/page` }).expect(201)).body.data.id;
+  });
+  afterAll(async () => {
+    await t?.close();
+    await pages?.stop();
+  });
+
+  /** A job row as a process left it: written, and maybe claimed, but carried by no transport. */
+  async function orphanedJob(state: { status: 'queued' } | { status: 'running'; attempts: number; startedAt: Date }, createdAt: Date): Promise<string> {
+    const id = randomUUID();
+    await t.app.get(DataSource).getRepository(JobRow).insert({
+      id,
+      type: 'screenshot',
+      accountId: account.id,
+      websiteId,
+      source: 'api',
+      options: {},
+      idempotencyKey: null,
+      attempts: 0,
+      error: null,
+      screenshotId: null,
+      scenarioId: null,
+      scheduleId: null,
+      createdAt,
+      startedAt: null,
+      finishedAt: null,
+      ...state,
+    });
+    return id;
+  }
+
+  async function screenshotRows(jobId: string): Promise<{ id: number }[]> {
+    return t.app.get(DataSource).getRepository(JobRow).manager.query(`SELECT id FROM screenshots WHERE job_id = '${jobId}'`);
+  }
+
+  it('a job written but never enqueued (the API died in between) is picked up and captured', async () => {
+    const id = await orphanedJob({ status: 'queued' }, new Date(t.clock.now().getTime() - 60_000));
+    const job = await waitForJob(t.url, account.auth, id, SWEEP_INTERVAL_MS + 30_000);
+    expect(job).toMatchObject({ status: 'succeeded', error: null, attempts: 1 });
+    const rows = await screenshotRows(id);
+    expect(rows).toHaveLength(1);
+    expect(job.screenshot_id).toBe(rows[0].id);
+  });
+
+  it('a job left running by a worker that vanished unnoticed is re-run once its lease ran out: one screenshot row', async () => {
+    const tenMinutesAgo = new Date(t.clock.now().getTime() - 600_000);
+    const id = await orphanedJob({ status: 'running', attempts: 1, startedAt: tenMinutesAgo }, tenMinutesAgo);
+    const job = await waitForJob(t.url, account.auth, id, SWEEP_INTERVAL_MS + 30_000);
+    expect(job).toMatchObject({ status: 'succeeded', error: null, attempts: 2 });
+    const rows = await screenshotRows(id);
+    expect(rows).toHaveLength(1);
+    expect(job.screenshot_id).toBe(rows[0].id);
   });
 });

@@ -731,6 +731,87 @@ describe('Scenarios and executions with real Chromium', () => {
     });
   });
 
+  describe('errors of ours are never shown raw', () => {
+    it('a website deleted while its scenario runs: the execution fails "Website was deleted", not with the database\'s foreign-key error', async () => {
+      const account = await t.createAccount({ plan: 'pro' });
+      const site = await createWebsite(t, account, { name: 'deleted-mid-run', url: `${pages.url}/plain?deleted-mid-run`, viewport_width: 640, viewport_height: 480 });
+      const scenario = await createScenario(t, account, { name: 'Outlives its website', website_id: site.id, steps: [{ type: 'wait', duration: 2_000 }] });
+
+      const executionId = await run(t, account, scenario.id);
+      const jobs = t.app.get(JobRepository);
+      const deadline = Date.now() + 30_000;
+      while (!pages.requests.includes('/plain?deleted-mid-run')) {
+        if (Date.now() > deadline) throw new Error('the run never opened its website');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      // The run is in its 2 s wait: its final screenshot comes after the website is gone.
+      expect((await request(t.url).delete(`/websites/${site.id}`).set(account.auth)).status).toBe(200);
+
+      for (;;) {
+        const job = await jobs.findById(executionId);
+        if (job && (job.status === 'succeeded' || job.status === 'failed')) break;
+        if (Date.now() > deadline) throw new Error(`execution ${executionId} did not finish`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const asJob = await request(t.url).get(`/jobs/${executionId}`).set(account.auth).expect(200);
+      expect(asJob.body.data).toMatchObject({ type: 'scenario', status: 'failed', error: 'Final screenshot failed: Website was deleted' });
+      expect(JSON.stringify(asJob.body)).not.toMatch(/foreign key|constraint|SQLITE/i);
+    });
+  });
+
+  describe('the time limit of an execution (SCENARIO_TIMEOUT_MS=8000)', () => {
+    const CAP_MS = 8_000;
+    /** The final screenshot's share of a cap this small (a quarter; 10 s of the default 120 s). */
+    const RESERVE_MS = 2_000;
+    let c: TestApp;
+    let capPages: PageServer;
+    const opened: number[] = [];
+
+    beforeAll(async () => {
+      capPages = await new PageServer({
+        '/capped': (_req, res) => {
+          opened.push(Date.now());
+          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(solidPage('rgb(0,0,200)'));
+        },
+      }).start();
+      c = await startTestApp({ env: { SCENARIO_TIMEOUT_MS: String(CAP_MS), CAPTURE_TIMEOUT_MS: '10000', SCENARIO_STEP_TIMEOUT_MS: '2000' } });
+      pinnedApps.push(c);
+      freshMinute();
+    });
+    afterAll(async () => {
+      await c?.close();
+      await capPages?.stop();
+    });
+
+    it('a step the limit cuts short fails with the limit as its reason, early enough that the debugging screenshot is stored within the limit', async () => {
+      const account = await c.createAccount({ plan: 'pro' });
+      const site = await createWebsite(c, account, { name: 'capped', url: `${capPages.url}/capped`, viewport_width: 640, viewport_height: 480 });
+      const scenario = await createScenario(c, account, {
+        name: 'Waits longer than allowed',
+        website_id: site.id,
+        steps: [{ type: 'wait_for', selector: '#never', timeout: 30_000 }, { type: 'screenshot' }],
+      });
+
+      const executionId = await run(c, account, scenario.id);
+      const { execution } = await settle(c, account, executionId);
+      const finishedAfterOpening = Date.now() - opened[opened.length - 1];
+
+      const reason = `Scenario exceeded its time limit of ${CAP_MS} ms`;
+      expect(execution).toMatchObject({ status: 'failed', error: `Step 0 (wait_for) failed: ${reason}` });
+      expect(execution.steps).toEqual([
+        { index: 0, type: 'wait_for', status: 'failed', duration_ms: expect.any(Number), error: reason },
+        { index: 1, type: 'screenshot', status: 'skipped', duration_ms: null, error: null },
+      ]);
+      // The step stopped short of the cap by the final screenshot's reserve (opening the page took a little too)...
+      expect(execution.steps[0].duration_ms).toBeLessThan(CAP_MS - RESERVE_MS + 500);
+      // ...so the screenshot of the page as it was is stored, and the whole run ended inside the cap.
+      expect(execution.screenshot_ids).toHaveLength(1);
+      const png = await download(c, account, execution.screenshot_ids[0]);
+      expect(pixel(png, 10, 10)).toEqual([0, 0, 200, 255]);
+      expect(finishedAfterOpening).toBeLessThan(CAP_MS);
+    });
+  });
+
   describe('URL policy at run time (ALLOW_PRIVATE_NETWORKS=false, only the page server allowlisted)', () => {
     let p: TestApp;
     let internal: InternalServer;

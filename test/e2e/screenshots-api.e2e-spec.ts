@@ -1,7 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
-import { isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import AdmZip from 'adm-zip';
 import { PNG } from 'pngjs';
 import request from 'supertest';
@@ -724,6 +724,11 @@ describe('Screenshots API with real Chromium captures', () => {
       const s3 = await capture(account, other.id);
       const paths = [diskPath(s1), diskPath(s2)];
       for (const p of paths) expect(existsSync(p)).toBe(true);
+      // A capture that stored its files just before the delete, after any listing of the website's rows:
+      // its files must go too (the whole folder goes once the website row is gone).
+      const folder = dirname(paths[0]);
+      writeFileSync(join(folder, '999999.png'), 'late capture');
+      writeFileSync(join(folder, '999999.thumb.webp'), 'late thumbnail');
 
       const del = await api().delete(`/websites/${site.id}`).set(account.auth);
       expect(del.status).toBe(200);
@@ -735,6 +740,7 @@ describe('Screenshots API with real Chromium captures', () => {
         expect(res.body).toEqual(NOT_FOUND);
       }
       for (const p of paths) expect(existsSync(p)).toBe(false);
+      expect(existsSync(folder)).toBe(false);
       const list = await api().get('/screenshots').set(account.auth).expect(200);
       expect(list.body.data.map((s: Shot) => s.id)).toEqual([s3.id]);
       expect(list.body.meta.total).toBe(1);

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { launch, type Browser, type BrowserContext, type Target } from 'puppeteer';
+import { launch, type Browser, type BrowserContext, type LaunchOptions, type Target } from 'puppeteer';
 
 import type { HostResolver } from '../../shared/url-policy';
 import { CaptureFailure } from './capture.port';
@@ -47,6 +47,16 @@ export interface ContextLease {
 export interface BrowserPoolDeps {
   /** Host name resolution for the egress proxy (tests inject a stub resolver; default: the system's). */
   resolveHost?: HostResolver;
+  /** Starts a browser (tests inject a scripted fake, e.g. one whose contexts arrive late; default: puppeteer's launch). */
+  launch?: (options: LaunchOptions) => Promise<Browser>;
+}
+
+export interface LeaseOptions {
+  /**
+   * Epoch milliseconds by which the context must be open: the caller's own time limit (a scenario's time
+   * left). The pool's fixed bound for creating a context applies as well, whichever ends first.
+   */
+  openBy?: number;
 }
 
 export interface PoolStats {
@@ -71,6 +81,16 @@ async function within<T>(work: Promise<T>, ms: number, message: string): Promise
   } finally {
     limit.cancel();
   }
+}
+
+/**
+ * What a lease cut off by a graceful shutdown returns: a promise that never settles. Failing it would make
+ * the job runner record our own shutdown as the job's infrastructure failure (an attempt burnt, or the job
+ * failed for good on its last attempt); this way the job stays unfinished, exactly as if the worker had
+ * stopped, and is delivered again (Bull's stalled-job check, or the jobs table at the next start).
+ */
+function abandoned<T>(): Promise<T> {
+  return new Promise<T>(() => undefined);
 }
 
 function errorMessage(error: unknown): string {
@@ -147,6 +167,7 @@ class PooledBrowser {
     executablePath: () => string,
     extraArgs: () => Promise<string[]>,
     private readonly onDead: (browser: PooledBrowser) => void,
+    private readonly launcher: (options: LaunchOptions) => Promise<Browser> = launch,
   ) {
     this.lost = new Promise<never>((_, reject) => {
       this.markLost = reject;
@@ -166,7 +187,7 @@ class PooledBrowser {
     try {
       const args = [...CHROME_ARGS, ...(await extraArgs())];
       this.userDataDir = await mkdtemp(join(tmpdir(), 'screenshot-chromium-'));
-      const browser = await launch({
+      const browser = await this.launcher({
         executablePath: executablePath(),
         headless: 'shell',
         args,
@@ -198,6 +219,14 @@ class PooledBrowser {
         ? error
         : new CaptureFailure('infrastructure', `Could not launch Chromium: ${errorMessage(error)}`);
     }
+  }
+
+  /**
+   * Declares the browser gone before it is closed, so every capture on it fails through `lost` as
+   * infrastructure at once, instead of with whatever page-looking errors the closing browser produces first.
+   */
+  abandon(reason: string): void {
+    this.died(reason);
   }
 
   private died(reason: string): void {
@@ -277,10 +306,17 @@ export class BrowserPool {
   /** Every browser of the pool sends all its traffic through this one proxy; see egress-proxy.ts. */
   private readonly egress: EgressProxy;
   private egressStarted: Promise<EgressProxy> | null = null;
+  /** Leases holding a permit right now (from the permit to the context's close). */
+  private leases = 0;
+  private readonly idleWaiters: (() => void)[] = [];
+  /** A graceful shutdown has begun: no new lease starts. */
+  private draining = false;
+  /** The graceful shutdown's grace is over and the browsers are being closed under the leases still running. */
+  private cutOff = false;
 
   constructor(
     private readonly settings: CaptureSettings,
-    deps: BrowserPoolDeps = {},
+    private readonly deps: BrowserPoolDeps = {},
   ) {
     this.slots = Array.from({ length: settings.browsers }, () => null);
     this.permits = new Semaphore(settings.concurrency);
@@ -309,41 +345,39 @@ export class BrowserPool {
   /**
    * Runs fn with a fresh incognito context, waiting FIFO for a concurrency permit first.
    * The context is closed before the permit is released, whatever fn does.
+   * During a graceful shutdown (shutDownGracefully) no new lease starts and a lease cut off by the
+   * shutdown never settles: see abandoned().
    */
-  async withContext<T>(fn: (lease: ContextLease) => Promise<T>): Promise<T> {
+  async withContext<T>(fn: (lease: ContextLease) => Promise<T>, options: LeaseOptions = {}): Promise<T> {
+    if (this.draining) return abandoned<T>();
     this.assertOpen();
-    const release = await this.permits.acquire();
+    let release: () => void;
     try {
-      this.assertOpen();
-      const browser = this.pick();
-      try {
-        const chromium = await browser.ready;
-        const context = await Promise.race([
-          within(
-            // Downloads are refused for the whole context: nothing a page serves is ever written to disk.
-            chromium.createBrowserContext({ downloadBehavior: { policy: 'deny' } }),
-            CONTEXT_CREATE_MS,
-            'Creating a browser context timed out',
-          ),
-          browser.lost,
-        ]).catch((error: unknown) => {
-          throw error instanceof CaptureFailure
-            ? error
-            : new CaptureFailure('infrastructure', `Could not open a browser context: ${errorMessage(error)}`);
-        });
-        closePopups(context);
-        try {
-          return await fn({ context, lost: browser.lost, isLost: () => browser.dead, egress: this.egress });
-        } finally {
-          await this.closeContext(browser, context);
-        }
-      } finally {
-        browser.inFlight--;
-        if (browser.retired && browser.inFlight === 0) void this.shutDown(browser);
-      }
+      release = await this.permits.acquire();
+    } catch (error) {
+      // close() fails the waiters; a job that was only waiting for a permit has not failed either.
+      if (this.draining) return abandoned<T>();
+      throw error;
+    }
+    if (this.draining) {
+      // Granted by a lease that finished during the drain: starting new work now would only be cut off.
+      release();
+      return abandoned<T>();
+    }
+    this.leases++;
+    let result: T;
+    try {
+      result = await this.lease(fn, options);
+    } catch (error) {
+      if (this.cutOff) return abandoned<T>();
+      throw error;
     } finally {
       release();
+      this.leases--;
+      if (this.leases === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     }
+    // A result obtained before the cut-off is good, whenever its lease ended.
+    return result;
   }
 
   stats(): PoolStats {
@@ -356,15 +390,85 @@ export class BrowserPool {
     };
   }
 
+  /**
+   * For the application's shutdown, once no new jobs are delivered: starts no new lease, lets the leases in
+   * flight finish for up to graceMs, then closes every browser. A lease cut off by the close never settles
+   * (see abandoned()), so our own shutdown is never reported as the job's failure.
+   */
+  async shutDownGracefully(graceMs: number): Promise<void> {
+    this.draining = true;
+    if (this.leases > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => this.idleWaiters.push(resolve)),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
+      ]);
+      clearTimeout(timer);
+    }
+    this.cutOff = true;
+    await this.close();
+  }
+
   /** Closes every browser and waits until their processes are gone; later captures fail as infrastructure. */
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.permits.close(new CaptureFailure('infrastructure', 'Browser pool is shut down'));
       this.slots.fill(null);
+      // Captures still running fail through `lost` first, before the closing browser fails them in other ways.
+      for (const browser of this.live) browser.abandon('Browser pool is shut down');
       await Promise.all([...this.live].map((browser) => this.shutDown(browser)));
       await this.egress.close();
     })();
     return this.closing;
+  }
+
+  private async lease<T>(fn: (lease: ContextLease) => Promise<T>, options: LeaseOptions): Promise<T> {
+    this.assertOpen();
+    const browser = this.pick();
+    try {
+      const chromium = await browser.ready;
+      const context = await this.openContext(browser, chromium, options.openBy);
+      closePopups(context);
+      try {
+        return await fn({ context, lost: browser.lost, isLost: () => browser.dead, egress: this.egress });
+      } finally {
+        await this.closeContext(browser, context);
+      }
+    } finally {
+      browser.inFlight--;
+      if (browser.retired && browser.inFlight === 0) void this.shutDown(browser);
+    }
+  }
+
+  /**
+   * A new incognito context, within CONTEXT_CREATE_MS and by `openBy`. A context that arrives after the
+   * caller gave up is closed on arrival: nobody else would, and it would live (with its renderer) as long
+   * as the browser does.
+   */
+  private async openContext(browser: PooledBrowser, chromium: Browser, openBy: number | undefined): Promise<BrowserContext> {
+    const callerLimit = openBy === undefined ? Number.POSITIVE_INFINITY : openBy - Date.now();
+    const byCaller = callerLimit < CONTEXT_CREATE_MS;
+    // Downloads are refused for the whole context: nothing a page serves is ever written to disk.
+    const creating = chromium.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
+    try {
+      return await Promise.race([
+        within(creating, byCaller ? Math.max(1, callerLimit) : CONTEXT_CREATE_MS, 'Creating a browser context timed out'),
+        browser.lost,
+      ]);
+    } catch (error) {
+      creating.then(
+        (late) => {
+          if (!browser.dead) within(late.close(), CONTEXT_CLOSE_MS, 'Closing a browser context timed out').catch(() => undefined);
+        },
+        () => undefined,
+      );
+      // Milliseconds of work that took CONTEXT_CREATE_MS: the browser is wedged, so no new lease goes to it.
+      // (Running out of the caller's own time says nothing about the browser.)
+      if (!byCaller) this.retire(browser);
+      throw error instanceof CaptureFailure
+        ? error
+        : new CaptureFailure('infrastructure', `Could not open a browser context: ${errorMessage(error)}`);
+    }
   }
 
   private assertOpen(): void {
@@ -407,6 +511,7 @@ export class BrowserPool {
         // Captures still running on it fail through `lost`; nothing is left worth waiting for.
         void this.shutDown(dead);
       },
+      this.deps.launch,
     );
     this.live.add(browser);
     return browser;
@@ -428,15 +533,20 @@ export class BrowserPool {
     this.live.delete(browser);
   }
 
+  /** No new leases for this browser; it shuts down once its last lease ends (see lease()). */
+  private retire(browser: PooledBrowser): void {
+    browser.retired = true;
+    const index = this.slots.indexOf(browser);
+    if (index >= 0) this.slots[index] = null;
+  }
+
   private async closeContext(browser: PooledBrowser, context: BrowserContext): Promise<void> {
     if (browser.dead) return;
     try {
       await within(context.close(), CONTEXT_CLOSE_MS, 'Closing a browser context timed out');
     } catch {
       // A context that cannot be closed would leak its renderer; replace the whole browser instead.
-      browser.retired = true;
-      const index = this.slots.indexOf(browser);
-      if (index >= 0) this.slots[index] = null;
+      this.retire(browser);
     }
   }
 }

@@ -71,6 +71,11 @@ export interface PageOptions {
   viewportHeight: number;
   deviceScaleFactor?: number;
   darkMode?: boolean;
+  /**
+   * How long getting the page ready (a browser context, the tab) may take: the caller's time left, so a
+   * wedged browser cannot hold a scenario past its cap. A fixed bound of milliseconds-scale work applies too.
+   */
+  openTimeoutMs?: number;
 }
 
 /** Abstract class rather than interface so it doubles as the Nest DI token. */

@@ -1,8 +1,9 @@
-import type { OnModuleDestroy } from '@nestjs/common';
+import type { BeforeApplicationShutdown } from '@nestjs/common';
 import type { Page } from 'puppeteer';
 
 import { BrowserPool, type BrowserPoolDeps, type ContextLease, type PoolStats } from './browser-pool';
 import {
+  CaptureFailure,
   PageCapturer,
   type CapturePage,
   type CaptureRequest,
@@ -16,10 +17,27 @@ import { preparePage } from './page-steps';
 import { PuppeteerCapturePage } from './puppeteer-capture-page';
 
 /**
+ * How long the application's shutdown waits for captures still running once the job transport has stopped
+ * (which itself waits up to 15 s for its handlers): together they stay inside the 30 s a container
+ * orchestrator usually grants between SIGTERM and SIGKILL, browser close included.
+ */
+export const SHUTDOWN_GRACE_MS = 5_000;
+/** Opening a tab takes milliseconds; a browser that needs longer is wedged. */
+const OPEN_TAB_MS = 10_000;
+
+function timeLimit(ms: number, failure: () => Error): { expired: Promise<never>; cancel: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(failure()), ms);
+  });
+  return { expired, cancel: () => clearTimeout(timer) };
+}
+
+/**
  * The PageCapturer backed by a pool of headless Chromium browsers. Every capture and every scenario page
  * gets its own incognito context, so no cookies, storage or cache leak between clients.
  */
-export class PuppeteerPageCapturer extends PageCapturer implements OnModuleDestroy {
+export class PuppeteerPageCapturer extends PageCapturer implements BeforeApplicationShutdown {
   readonly settings: CaptureSettings;
   private readonly pool: BrowserPool;
 
@@ -36,10 +54,14 @@ export class PuppeteerPageCapturer extends PageCapturer implements OnModuleDestr
   }
 
   withPage<T>(opts: PageOptions, fn: (page: CapturePage) => Promise<T>): Promise<T> {
-    return this.pool.withContext(async (lease) => {
-      const page = await this.openPage(lease, opts);
-      return fn(new PuppeteerCapturePage(page, lease, this.settings));
-    });
+    const openBy = opts.openTimeoutMs === undefined ? undefined : Date.now() + opts.openTimeoutMs;
+    return this.pool.withContext(
+      async (lease) => {
+        const page = await this.openPage(lease, opts, openBy);
+        return fn(new PuppeteerCapturePage(page, lease, this.settings));
+      },
+      { openBy },
+    );
   }
 
   /** Launches the browsers ahead of the first job. */
@@ -56,9 +78,16 @@ export class PuppeteerPageCapturer extends PageCapturer implements OnModuleDestr
     return this.pool.close();
   }
 
-  private async openPage(lease: ContextLease, opts: PageOptions): Promise<Page> {
-    try {
-      const page = await Promise.race([lease.context.newPage(), lease.lost]);
+  /**
+   * A new tab, set up, within OPEN_TAB_MS and by `openBy` (the caller's time left). Giving up is an
+   * infrastructure failure: no page has been asked for yet, so it cannot be the page's fault. A tab that
+   * opens later belongs to the lease's context, which is closed when the lease ends.
+   */
+  private async openPage(lease: ContextLease, opts: PageOptions, openBy: number | undefined): Promise<Page> {
+    const ms = Math.max(1, Math.min(OPEN_TAB_MS, openBy === undefined ? OPEN_TAB_MS : openBy - Date.now()));
+    const limit = timeLimit(ms, () => new CaptureFailure('infrastructure', 'Timed out opening a browser tab'));
+    const opening = (async () => {
+      const page = await lease.context.newPage();
       await preparePage(page, {
         viewportWidth: opts.viewportWidth,
         viewportHeight: opts.viewportHeight,
@@ -66,15 +95,27 @@ export class PuppeteerPageCapturer extends PageCapturer implements OnModuleDestr
         darkMode: opts.darkMode ?? false,
       });
       return page;
+    })();
+    opening.catch(() => undefined);
+    try {
+      return await Promise.race([opening, lease.lost, limit.expired]);
     } catch (error) {
       throw toCaptureFailure(error, {
         timeoutMessage: 'Timed out opening a browser tab',
         browserLost: lease.isLost(),
       });
+    } finally {
+      limit.cancel();
     }
   }
 
-  async onModuleDestroy(): Promise<void> {
-    await this.pool.close();
+  /**
+   * Runs after every module's onModuleDestroy, so after QueueModule has stopped the job transport: no new
+   * job arrives, and the captures still running get SHUTDOWN_GRACE_MS to finish before the browsers close.
+   * One cut off by the close never settles, so its job stays unfinished for redelivery instead of being
+   * failed by our own shutdown (see BrowserPool.shutDownGracefully).
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.pool.shutDownGracefully(SHUTDOWN_GRACE_MS);
   }
 }

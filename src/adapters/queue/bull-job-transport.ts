@@ -10,9 +10,10 @@ export interface BullTransportSettings {
 }
 
 /**
- * Scaled-out mode: Bull on Redis. The Bull job id is our job id, so adding a job that is already
- * waiting is a no-op; a worker that dies mid-job loses its lock and Bull's stalled-job check hands the
- * job to another worker (the handler then finds the row still unfinished and completes it).
+ * Scaled-out mode: Bull on Redis. The Bull job id is our job id (plus the delivery's key, if any), so adding
+ * a job that Bull still holds — waiting, delayed or active — is a no-op; a worker that dies mid-job loses its
+ * lock and Bull's stalled-job check hands the job to another worker, flagged as a redelivery so the dead
+ * worker's attempt is taken over at once (the handler then finds the row still unfinished and completes it).
  */
 export class BullJobTransport extends JobTransport {
   private readonly logger = new Logger('BullJobTransport');
@@ -35,19 +36,27 @@ export class BullJobTransport extends JobTransport {
   }
 
   async enqueue(jobId: string, options: EnqueueOptions = {}): Promise<void> {
-    // A retry is added while the current delivery is still active, so it needs a Bull id of its own.
-    const bullId = options.retry ? `${jobId}:retry:${Date.now()}` : jobId;
+    const bullId = options.key ? `${jobId}:${options.key}` : jobId;
     await this.queue.add({ jobId }, { jobId: bullId, delay: options.delayMs });
   }
 
   consume(handler: JobHandler, concurrency: number): void {
     void this.queue.process(concurrency, async (job) => {
-      await handler(job.data.jobId);
+      await handler(job.data.jobId, { redelivered: await this.wasStalled(job) });
     });
   }
 
   async close(): Promise<void> {
     await Promise.race([this.queue.close(), new Promise((resolve) => setTimeout(resolve, 15_000).unref())]);
+  }
+
+  /**
+   * Whether a worker already held this delivery and lost its lock. Bull counts that in the job's hash
+   * (`stalledCounter`, raised by its stalled-job check) but does not expose it on Job objects.
+   */
+  private async wasStalled(job: Queue.Job<{ jobId: string }>): Promise<boolean> {
+    const count = await this.queue.client.hget(this.queue.toKey(String(job.id)), 'stalledCounter');
+    return Number(count ?? 0) > 0;
   }
 
   /** For health checks: is Redis answering? */

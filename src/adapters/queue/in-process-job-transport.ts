@@ -1,13 +1,23 @@
 import { Logger } from '@nestjs/common';
 import { EnqueueOptions, JobHandler, JobTransport } from './job-transport.port';
 
+interface PendingDelivery {
+  jobId: string;
+  /** The job id, or `<job id>:<key>`: what de-duplicates it. */
+  deliveryId: string;
+}
+
 /**
  * Embedded mode: jobs run in this process. Nothing is lost on a restart because the jobs table is the
- * queue of record: unfinished rows are handed back to the transport at start (see CaptureJobRunner).
+ * queue of record: unfinished rows are handed back to the transport at start and by the periodic sweep
+ * (see JobDispatcher). A delivery already pending (waiting or delayed) is not added twice, so the sweep can
+ * enqueue every job it finds without piling up duplicates; one started already can be enqueued again.
  */
 export class InProcessJobTransport extends JobTransport {
   private readonly logger = new Logger('InProcessJobTransport');
-  private readonly waiting: string[] = [];
+  private readonly waiting: PendingDelivery[] = [];
+  /** Delivery ids waiting or delayed; a Set so de-duplicating stays cheap with a large backlog. */
+  private readonly pending = new Set<string>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private handler: JobHandler | null = null;
   private concurrency = 1;
@@ -16,17 +26,20 @@ export class InProcessJobTransport extends JobTransport {
   private drained: (() => void) | null = null;
 
   async enqueue(jobId: string, options: EnqueueOptions = {}): Promise<void> {
-    if (this.closed) return;
+    const deliveryId = options.key ? `${jobId}:${options.key}` : jobId;
+    if (this.closed || this.pending.has(deliveryId)) return;
+    this.pending.add(deliveryId);
+    const delivery = { jobId, deliveryId };
     if (options.delayMs) {
       const timer = setTimeout(() => {
         this.timers.delete(timer);
-        this.push(jobId);
+        this.push(delivery);
       }, options.delayMs);
       timer.unref();
       this.timers.add(timer);
       return;
     }
-    this.push(jobId);
+    this.push(delivery);
   }
 
   consume(handler: JobHandler, concurrency: number): void {
@@ -40,21 +53,24 @@ export class InProcessJobTransport extends JobTransport {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     this.waiting.length = 0;
+    this.pending.clear();
     if (this.running === 0) return;
     await Promise.race([new Promise<void>((resolve) => (this.drained = resolve)), new Promise((resolve) => setTimeout(resolve, 15_000).unref())]);
   }
 
-  private push(jobId: string): void {
-    if (this.closed || this.waiting.includes(jobId)) return;
-    this.waiting.push(jobId);
+  private push(delivery: PendingDelivery): void {
+    if (this.closed) return;
+    this.waiting.push(delivery);
     this.pump();
   }
 
   private pump(): void {
     while (this.handler && !this.closed && this.running < this.concurrency && this.waiting.length > 0) {
-      const jobId = this.waiting.shift() as string;
+      const { jobId, deliveryId } = this.waiting.shift() as PendingDelivery;
+      this.pending.delete(deliveryId);
       this.running += 1;
-      this.handler(jobId)
+      // This process never loses a delivery without dying with it, so none is ever a redelivery.
+      this.handler(jobId, { redelivered: false })
         .catch((err: unknown) => this.logger.error(`job ${jobId} handler failed: ${err instanceof Error ? err.message : String(err)}`))
         .finally(() => {
           this.running -= 1;

@@ -2,13 +2,25 @@
  * Carries job ids from the API to the workers. The jobs table stays the durable record; a transport only
  * delivers, possibly more than once, and handlers are idempotent (they claim the job row first).
  */
-export type JobHandler = (jobId: string) => Promise<void>;
+export interface Delivery {
+  /**
+   * True when the transport had already handed this delivery to a worker that stopped holding it (Bull: its
+   * lock expired, so the worker died or hung): the attempt that worker ran may be taken over at once.
+   */
+  redelivered: boolean;
+}
+
+export type JobHandler = (jobId: string, delivery: Delivery) => Promise<void>;
 
 export interface EnqueueOptions {
   /** Deliver no earlier than this (retry backoff). */
   delayMs?: number;
-  /** A retry of a job whose previous delivery is still being acknowledged. */
-  retry?: boolean;
+  /**
+   * Tells this delivery apart from the job's others (`retry:2`, `expired:1`). Enqueueing a job again while a
+   * delivery with the same id and key is still pending is a no-op; without a key the job id alone counts. A
+   * retry needs a key of its own because it is enqueued while the current delivery is still being acknowledged.
+   */
+  key?: string;
 }
 
 export abstract class JobTransport {

@@ -1,4 +1,4 @@
-import { Global, Module, BeforeApplicationShutdown } from '@nestjs/common';
+import { Global, Module, OnModuleDestroy } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { AppConfig } from '../../config/app-config';
 import { BullJobTransport } from './bull-job-transport';
@@ -20,10 +20,16 @@ import { JobTransport } from './job-transport.port';
   ],
   exports: [JobTransport],
 })
-export class QueueModule implements BeforeApplicationShutdown {
+export class QueueModule implements OnModuleDestroy {
   constructor(private readonly moduleRef: ModuleRef) {}
 
-  async beforeApplicationShutdown(): Promise<void> {
+  /**
+   * The first step of shutting down (Nest runs every onModuleDestroy before any beforeApplicationShutdown):
+   * stop taking jobs and wait, bounded, for the running ones. The browser pool closes only after this
+   * (PuppeteerPageCapturer.beforeApplicationShutdown) and the database after that (TypeORM closes in
+   * onApplicationShutdown), so a job still being delivered never meets a closed pool and fails for it.
+   */
+  async onModuleDestroy(): Promise<void> {
     await this.moduleRef.get(JobTransport).close();
   }
 }

@@ -1,4 +1,4 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { CaptureFailure, CapturePage, CaptureResult, PageCapturer } from '../../../adapters/capture/capture.port';
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
@@ -6,19 +6,41 @@ import { UrlPolicy } from '../../../shared/url-policy';
 import { JobDispatcher } from '../../screenshots/application/job-dispatcher';
 import { JobRepository, ScreenshotRepository } from '../../screenshots/application/ports';
 import { ScreenshotStore } from '../../screenshots/application/screenshot-store';
+import { ScreenshotProps } from '../../screenshots/domain/screenshot';
 import { JobProps } from '../../screenshots/domain/job';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
+import { ExecutionBudget } from '../domain/execution-budget';
 import { initialStepRecords, redactFillValues, StepRecord } from '../domain/execution';
 import { scrollTargetOf, Step, waitForTimeoutOf } from '../domain/steps';
+import { SupersededAttemptError } from '../../screenshots/application/ports';
+
+/** What an execution shows for a failure of ours (database, storage, a bug); the detail goes to the log. */
+export const INTERNAL_ERROR_MESSAGE = 'Internal error';
+export const STORING_FAILED_MESSAGE = 'Storing the screenshot failed';
+export const WEBSITE_DELETED_MESSAGE = 'Website was deleted';
 
 /** A page problem during a run: ends the execution `failed`, never retried. */
 function pageFailure(message: string): CaptureFailure {
   return new CaptureFailure('page', message);
 }
 
+/**
+ * Errors that end this attempt and are the dispatcher's to handle: a browser crash (retried), or a later
+ * attempt having taken the job over (this one's result dropped).
+ */
 function isInfrastructure(err: unknown): boolean {
-  return err instanceof CaptureFailure && err.kind === 'infrastructure';
+  return (err instanceof CaptureFailure && err.kind === 'infrastructure') || err instanceof SupersededAttemptError;
+}
+
+/** A failure of ours with a fixed public text; `detail` is for the log only. */
+class InternalFailure extends Error {
+  constructor(
+    readonly publicMessage: string,
+    readonly detail: unknown,
+  ) {
+    super(publicMessage);
+  }
 }
 
 async function bounded<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
@@ -35,17 +57,21 @@ interface RunContext {
   job: JobProps;
   website: WebsiteProps;
   steps: Step[];
-  deadline: number;
+  budget: ExecutionBudget;
 }
 
 /**
  * Runs a scenario execution: opens the website at its viewport in a fresh context, performs the steps in
- * order (each bounded, the whole run bounded by SCENARIO_TIMEOUT_MS), stores one screenshot per
- * `screenshot` step and always a final one — also after a failed step, to show what went wrong.
- * Fill values never reach errors or logs.
+ * order, stores one screenshot per `screenshot` step and always a final one — also after a failed step, to
+ * show what went wrong. Every phase is bounded by the time left of SCENARIO_TIMEOUT_MS (ExecutionBudget),
+ * which keeps a reserve for the final screenshot. Errors from the page are shown as they are (fill values
+ * redacted); errors of ours (database, storage) show a fixed text and are logged. Fill values never reach
+ * errors or logs.
  */
 @Injectable()
 export class ScenarioRunner implements OnModuleInit {
+  private readonly logger = new Logger('ScenarioRunner');
+
   constructor(
     private readonly jobs: JobRepository,
     private readonly screenshots: ScreenshotRepository,
@@ -63,20 +89,23 @@ export class ScenarioRunner implements OnModuleInit {
   }
 
   async run(job: JobProps): Promise<void> {
+    // Started first: the cap covers the whole attempt, bookkeeping included.
+    const budget = ExecutionBudget.start(this.config.scenarioTimeoutMs, Date.now());
     const steps = ((job.options as { steps?: Step[] }).steps ?? []) as Step[];
     const website = job.websiteId === null ? null : await this.websites.findById(job.websiteId);
     if (!website) {
-      await this.jobs.fail(job.id, 'Website was deleted', this.clock.now());
+      await this.jobs.fail(job.id, WEBSITE_DELETED_MESSAGE, this.clock.now());
       return;
     }
     // A retried attempt starts over: what an interrupted attempt stored goes first.
     for (const shot of await this.screenshots.listForExecution(job.id)) await this.screenshotStore.remove(shot);
-    const ctx: RunContext = { job, website, steps, deadline: Date.now() + this.config.scenarioTimeoutMs };
+    const ctx: RunContext = { job, website, steps, budget };
     const records = initialStepRecords(steps);
     let failure: string | null = null;
     let finalShotId: number | null = null;
 
-    await this.capturer.withPage({ viewportWidth: website.viewportWidth, viewportHeight: website.viewportHeight }, async (page) => {
+    const pageOptions = { viewportWidth: website.viewportWidth, viewportHeight: website.viewportHeight, openTimeoutMs: this.forSteps(ctx) };
+    await this.capturer.withPage(pageOptions, async (page) => {
       failure = await this.open(page, ctx);
       for (let i = 0; i < steps.length && failure === null; i++) {
         failure = await this.performStep(page, ctx, records[i], steps[i]);
@@ -84,11 +113,12 @@ export class ScenarioRunner implements OnModuleInit {
       }
       for (const record of records) if (record.status === 'pending') record.status = 'skipped';
       try {
-        const result = await bounded(page.screenshot({ fullPage: website.fullPage }), this.config.captureTimeoutMs, 'The final screenshot timed out');
-        finalShotId = (await this.store(ctx, result)).id;
+        const limit = Math.min(this.config.captureTimeoutMs, budget.forFinalScreenshot(Date.now()));
+        const result = await bounded(page.screenshot({ fullPage: website.fullPage }), limit, 'The final screenshot timed out');
+        finalShotId = (await this.storeScreenshot(ctx, result)).id;
       } catch (err) {
         if (isInfrastructure(err)) throw err;
-        failure ??= `Final screenshot failed: ${this.message(ctx, err)}`;
+        failure ??= `Final screenshot failed: ${this.publicMessage(ctx, err)}`;
       }
     });
 
@@ -97,12 +127,43 @@ export class ScenarioRunner implements OnModuleInit {
     else await this.jobs.succeed(job.id, finalShotId, this.clock.now());
   }
 
-  private remaining(ctx: RunContext): number {
-    return Math.max(1, ctx.deadline - Date.now());
+  /** Time left for opening the page and the steps (the final screenshot's reserve excluded). */
+  private forSteps(ctx: RunContext): number {
+    return ctx.budget.forSteps(Date.now());
   }
 
-  private message(ctx: RunContext, err: unknown): string {
-    return redactFillValues(err instanceof Error ? err.message : String(err), ctx.steps);
+  /**
+   * The text an execution shows for an error. A CaptureFailure comes from the page or the browser (a
+   * selector that never appeared, a navigation error, a timeout) and is shown as it is, fill values redacted.
+   * Anything else is ours — a database constraint, a storage path, a bug — and must not reach the client:
+   * it gets a fixed text, and the detail goes to the log.
+   */
+  private publicMessage(ctx: RunContext, err: unknown): string {
+    if (err instanceof CaptureFailure) return redactFillValues(err.message, ctx.steps);
+    const publicText = err instanceof InternalFailure ? err.publicMessage : INTERNAL_ERROR_MESSAGE;
+    const cause = err instanceof InternalFailure ? err.detail : err;
+    const detail = cause instanceof Error ? (cause.stack ?? cause.message) : String(cause);
+    this.logger.error(`execution ${ctx.job.id}: ${publicText}: ${redactFillValues(detail, ctx.steps)}`);
+    return publicText;
+  }
+
+  /** Stores a screenshot of the run; a failure is ours, told apart only when the website went away meanwhile. */
+  private async storeScreenshot(ctx: RunContext, result: CaptureResult): Promise<ScreenshotProps> {
+    try {
+      return await this.screenshotStore.store(
+        { accountId: ctx.job.accountId, websiteId: ctx.website.id, jobId: null, scenarioId: ctx.job.scenarioId, executionId: ctx.job.id },
+        result,
+        this.clock.now(),
+      );
+    } catch (err) {
+      if (err instanceof SupersededAttemptError) throw err;
+      // A website deleted during the run makes the insert fail on its foreign key; say what happened instead.
+      const gone = await this.websites.findById(ctx.website.id).then(
+        (website) => website === null,
+        () => false,
+      );
+      throw new InternalFailure(gone ? WEBSITE_DELETED_MESSAGE : STORING_FAILED_MESSAGE, err);
+    }
   }
 
   private async checkUrl(url: string): Promise<void> {
@@ -114,13 +175,21 @@ export class ScenarioRunner implements OnModuleInit {
   private async open(page: CapturePage, ctx: RunContext): Promise<string | null> {
     try {
       await this.checkUrl(ctx.website.url);
-      const timeout = Math.min(this.config.captureTimeoutMs, this.remaining(ctx));
-      await bounded(page.goto(ctx.website.url, timeout), timeout + 1000, `Navigation timeout of ${timeout} ms exceeded`);
+      const left = this.forSteps(ctx);
+      const timeout = Math.min(this.config.captureTimeoutMs, left);
+      // A second's slack lets the page's own timeout speak first, but never past the time left.
+      const limit = Math.min(timeout + 1000, left);
+      const reason = limit < timeout + 1000 ? this.capExceeded() : `Navigation timeout of ${timeout} ms exceeded`;
+      await bounded(page.goto(ctx.website.url, timeout), limit, reason);
       return null;
     } catch (err) {
       if (isInfrastructure(err)) throw err;
-      return `Opening the website failed: ${this.message(ctx, err)}`;
+      return `Opening the website failed: ${this.publicMessage(ctx, err)}`;
     }
+  }
+
+  private capExceeded(): string {
+    return `Scenario exceeded its time limit of ${this.config.scenarioTimeoutMs} ms`;
   }
 
   /** Runs one step, recording status and duration; returns a failure text or null. */
@@ -128,15 +197,15 @@ export class ScenarioRunner implements OnModuleInit {
     record.status = 'running';
     const started = Date.now();
     try {
-      const limit = Math.min(this.stepTimeout(step), this.remaining(ctx));
-      const reason = limit < this.stepTimeout(step) ? `Scenario exceeded its time limit of ${this.config.scenarioTimeoutMs} ms` : `Step timed out after ${limit} ms`;
+      const limit = Math.min(this.stepTimeout(step), this.forSteps(ctx));
+      const reason = limit < this.stepTimeout(step) ? this.capExceeded() : `Step timed out after ${limit} ms`;
       await bounded(this.perform(page, ctx, step), limit, reason);
       record.status = 'succeeded';
       return null;
     } catch (err) {
       if (isInfrastructure(err)) throw err;
       record.status = 'failed';
-      record.error = this.message(ctx, err);
+      record.error = this.publicMessage(ctx, err);
       return `Step ${record.index} (${step.type}) failed: ${record.error}`;
     } finally {
       record.duration_ms = Date.now() - started;
@@ -160,19 +229,20 @@ export class ScenarioRunner implements OnModuleInit {
 
   private async perform(page: CapturePage, ctx: RunContext, step: Step): Promise<void> {
     // Element waits end with the step's own budget, so nothing keeps trying in the page after it failed.
-    const elementTimeout = Math.min(this.config.scenarioStepTimeoutMs, this.remaining(ctx));
+    const elementTimeout = Math.min(this.config.scenarioStepTimeoutMs, this.forSteps(ctx));
     switch (step.type) {
       case 'navigate':
         await this.checkUrl(step.url);
-        return page.goto(step.url, Math.min(this.config.captureTimeoutMs, this.remaining(ctx)));
+        return page.goto(step.url, Math.min(this.config.captureTimeoutMs, this.forSteps(ctx)));
       case 'fill':
         return page.fill(step.selector, step.value, elementTimeout);
       case 'click':
         return page.click(step.selector, elementTimeout);
       case 'wait':
-        return new Promise((resolve) => setTimeout(resolve, step.duration));
+        // Unref'd: a wait the time limit cut short must not keep the process alive for the rest of it.
+        return new Promise((resolve) => setTimeout(resolve, step.duration).unref());
       case 'wait_for':
-        return page.waitForSelector(step.selector, waitForTimeoutOf(step));
+        return page.waitForSelector(step.selector, Math.min(waitForTimeoutOf(step), this.forSteps(ctx)));
       case 'hover':
         return page.hover(step.selector, elementTimeout);
       case 'press':
@@ -183,17 +253,9 @@ export class ScenarioRunner implements OnModuleInit {
         return page.scrollTo(scrollTargetOf(step), elementTimeout);
       case 'screenshot': {
         const result = await page.screenshot({ fullPage: step.full_page ?? ctx.website.fullPage });
-        await this.store(ctx, result);
+        await this.storeScreenshot(ctx, result);
         return;
       }
     }
-  }
-
-  private store(ctx: RunContext, result: CaptureResult) {
-    return this.screenshotStore.store(
-      { accountId: ctx.job.accountId, websiteId: ctx.website.id, jobId: null, scenarioId: ctx.job.scenarioId, executionId: ctx.job.id },
-      result,
-      this.clock.now(),
-    );
   }
 }

@@ -5,7 +5,8 @@ import { UrlPolicy } from '../../../shared/url-policy';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
 import { JobProps } from '../domain/job';
-import { DuplicateScreenshotError, JobRepository, ScreenshotRepository } from './ports';
+import { errorDetail, InfrastructureFailure } from './job-failure';
+import { DuplicateScreenshotError, JobRepository, ScreenshotRepository, SupersededAttemptError } from './ports';
 import { JobDispatcher } from './job-dispatcher';
 import { ScreenshotStore } from './screenshot-store';
 
@@ -26,8 +27,9 @@ export function captureRequestFor(website: WebsiteProps, job: JobProps): Capture
 
 /**
  * Handles capture jobs: renders the website, stores the PNG and the row together. Page errors fail the
- * job with a readable message; infrastructure errors are thrown to the dispatcher, which retries them.
- * Safe to run twice for one job: the unique job_id on screenshots makes a redelivery harmless.
+ * job with a readable message; infrastructure errors (browser, storage, database) are thrown to the
+ * dispatcher, which retries them. Safe to run twice for one job: the row is stored only while this attempt
+ * holds the job, and the unique job_id on screenshots makes a redelivery harmless.
  */
 @Injectable()
 export class CaptureJobRunner implements OnModuleInit {
@@ -73,12 +75,13 @@ export class CaptureJobRunner implements OnModuleInit {
   }
 
   private async store(job: JobProps, website: WebsiteProps, result: CaptureResult): Promise<void> {
+    // One instant for both: the website's last_screenshot_at is exactly its newest screenshot's taken_at.
+    const takenAt = this.clock.now();
     try {
-      // One instant for both: the website's last_screenshot_at is exactly its newest screenshot's taken_at.
-      const takenAt = this.clock.now();
       await this.screenshotStore.store({ accountId: job.accountId, websiteId: website.id, jobId: job.id }, result, takenAt);
-      await this.websites.markCaptured(website.id, takenAt);
     } catch (err) {
+      // A later attempt holds the job now: this one's screenshot is dropped (the dispatcher logs it).
+      if (err instanceof SupersededAttemptError) throw err;
       if (err instanceof DuplicateScreenshotError) {
         const existing = await this.screenshots.findByJob(job.id);
         if (existing) await this.jobs.succeed(job.id, existing.id, this.clock.now());
@@ -88,8 +91,15 @@ export class CaptureJobRunner implements OnModuleInit {
         await this.jobs.fail(job.id, 'Website was deleted', this.clock.now());
         return;
       }
-      this.logger.error(`job ${job.id}: storing the screenshot failed: ${err instanceof Error ? err.message : String(err)}`);
-      await this.jobs.fail(job.id, 'Storing the screenshot failed', this.clock.now());
+      // Disk full, a database timeout, SQLite busy: our fault, not the page's, and maybe passing — so retried
+      // like a browser crash, and described to the client without the detail.
+      throw new InfrastructureFailure('the screenshot could not be stored', err);
+    }
+    try {
+      await this.websites.markCaptured(website.id, takenAt);
+    } catch (err) {
+      // The screenshot and the succeeded job are committed; a retry could not run again, so this is only logged.
+      this.logger.warn(`job ${job.id}: recording the capture time on website ${website.id} failed: ${errorDetail(err)}`);
     }
   }
 }

@@ -1,25 +1,39 @@
-import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { CaptureFailure } from '../../../adapters/capture/capture.port';
-import { JobTransport } from '../../../adapters/queue/job-transport.port';
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Delivery, JobTransport } from '../../../adapters/queue/job-transport.port';
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
 import { JobProps, JobType, MAX_JOB_ATTEMPTS } from '../domain/job';
-import { JobRepository } from './ports';
+import { JobAttemptScope } from './job-attempt-scope';
+import { errorDetail, isPageFailure, publicInfrastructureReason } from './job-failure';
+import { leaseExpiredBefore, staleCutoffs } from './job-lease';
+import { JobCursor, JobRepository, RunningCutoffs, StaleCutoffs, SupersededAttemptError } from './ports';
 
 export type JobTypeHandler = (job: JobProps) => Promise<void>;
 
 const RETRY_BACKOFF_MS = [2_000, 5_000];
 
 /**
+ * How often a worker looks for jobs no transport carries any more (see sweep()). A constant rather than a
+ * setting: it only bounds how late a lost job is noticed, and QUEUED_GRACE_MS / the lease dominate that.
+ */
+export const SWEEP_INTERVAL_MS = 10_000;
+
+/** Jobs handed over per query, so a backlog of any size is paged through instead of loaded (or cut) whole. */
+const SWEEP_PAGE_SIZE = 500;
+
+/**
  * The worker's single entry point for every job the transport delivers (captures and scenario runs):
- * claims the row (so a redelivery of a finished job is skipped), gives up on a job that keeps killing
- * workers, routes by type, and retries infrastructure failures (browser crash) up to MAX_JOB_ATTEMPTS.
- * Page failures are the handlers' business: they record them on the job themselves.
+ * claims the row for one attempt (so a redelivery of a finished or live job is skipped), gives up on a job
+ * that keeps killing workers, routes by type, and retries infrastructure failures (browser crash, storage or
+ * database errors) up to MAX_JOB_ATTEMPTS. Page failures are the handlers' business: they record them on the
+ * job themselves. Also the safety net that hands lost jobs to the transport again, at start and periodically.
  */
 @Injectable()
-export class JobDispatcher implements OnApplicationBootstrap {
+export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('JobDispatcher');
   private readonly handlers = new Map<JobType, JobTypeHandler>();
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private sweeping: Promise<number> | null = null;
 
   constructor(
     private readonly jobs: JobRepository,
@@ -34,16 +48,46 @@ export class JobDispatcher implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.role === 'api') return;
-    this.transport.consume((jobId) => this.dispatch(jobId), this.config.captureConcurrency);
-    // Jobs left queued or running by a previous process are handed to the transport again.
-    const unfinished = await this.jobs.findUnfinished(new Date(Date.now() + 1000), 10_000);
-    for (const job of unfinished) await this.transport.enqueue(job.id);
-    if (unfinished.length) this.logger.log(`re-queued ${unfinished.length} unfinished job(s)`);
+    await this.recoverAtStart();
+    this.sweepTimer = setInterval(() => void this.sweepInBackground(), SWEEP_INTERVAL_MS);
+    this.sweepTimer.unref();
   }
 
-  async dispatch(jobId: string): Promise<void> {
-    const job = await this.jobs.claim(jobId, this.clock.now());
-    if (!job) return; // finished or unknown: a redelivery
+  async onModuleDestroy(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = null;
+    // The transport and the database close after this: let a sweep under way finish first.
+    await this.sweeping?.catch(() => undefined);
+  }
+
+  /**
+   * Hands the transport every job that no transport is known to carry: queued for longer than
+   * QUEUED_GRACE_MS (the API died between writing the row and enqueueing it, or a retry could not be
+   * enqueued), or running on an attempt whose lease ran out (its worker died unnoticed, or a failure could
+   * not be recorded). Transports de-duplicate, and claim() skips jobs a live attempt holds, so sweeping on
+   * every worker is harmless. Returns how many jobs were handed over.
+   */
+  sweep(): Promise<number> {
+    // One at a time: sweeps must not pile up behind a slow database.
+    this.sweeping ??= this.handOver(staleCutoffs(this.clock.now(), this.config)).finally(() => (this.sweeping = null));
+    return this.sweeping;
+  }
+
+  async dispatch(jobId: string, delivery: Delivery = { redelivered: false }): Promise<void> {
+    const now = this.clock.now();
+    const job = await this.jobs.claim(jobId, now, this.takeoverCutoffs(now, delivery));
+    if (!job) return; // finished, unknown, or held by a live attempt: a redelivery
+    await JobAttemptScope.run({ jobId: job.id, attempt: job.attempts }, () => this.runAttempt(job));
+  }
+
+  private takeoverCutoffs(now: Date, delivery: Delivery): RunningCutoffs {
+    // The transport saw the worker holding this delivery stop (its lock expired): whatever attempt that worker
+    // ran is dead, so it is taken over now rather than when its lease runs out.
+    if (delivery.redelivered) return { screenshot: now, scenario: now };
+    return leaseExpiredBefore(now, this.config);
+  }
+
+  private async runAttempt(job: JobProps): Promise<void> {
     if (job.attempts > MAX_JOB_ATTEMPTS) {
       await this.jobs.fail(job.id, `Abandoned after ${MAX_JOB_ATTEMPTS} attempts (the worker stopped each time)`, this.clock.now());
       return;
@@ -61,18 +105,71 @@ export class JobDispatcher implements OnApplicationBootstrap {
   }
 
   private async retryOrFail(job: JobProps, err: unknown): Promise<void> {
-    const message = err instanceof Error ? err.message : String(err);
-    if (err instanceof CaptureFailure && err.kind === 'page') {
-      await this.jobs.fail(job.id, message, this.clock.now());
+    if (err instanceof SupersededAttemptError) {
+      this.logger.warn(`job ${job.id} attempt ${job.attempts} was taken over by a later attempt; its result was dropped`);
       return;
     }
+    if (isPageFailure(err)) {
+      await this.jobs.fail(job.id, err.message, this.clock.now());
+      return;
+    }
+    const detail = errorDetail(err);
     if (job.attempts < MAX_JOB_ATTEMPTS) {
-      this.logger.warn(`job ${job.id} attempt ${job.attempts} hit an infrastructure error, retrying: ${message}`);
-      await this.jobs.requeue(job.id);
-      await this.transport.enqueue(job.id, { delayMs: RETRY_BACKOFF_MS[job.attempts - 1] ?? 5_000, retry: true });
+      this.logger.warn(`job ${job.id} attempt ${job.attempts} hit an infrastructure error, retrying: ${detail}`);
+      // Requeued only while this attempt still holds the job; should the enqueue fail, the sweep finds it queued.
+      if (await this.jobs.requeue(job.id)) {
+        await this.transport.enqueue(job.id, { delayMs: RETRY_BACKOFF_MS[job.attempts - 1] ?? 5_000, key: `retry:${job.attempts}` });
+      }
       return;
     }
-    this.logger.error(`job ${job.id} failed for good: ${message}`);
-    await this.jobs.fail(job.id, `Failed after ${MAX_JOB_ATTEMPTS} attempts: ${message}`, this.clock.now());
+    this.logger.error(`job ${job.id} failed for good after ${MAX_JOB_ATTEMPTS} attempts: ${detail}`);
+    await this.jobs.fail(job.id, `Failed after ${MAX_JOB_ATTEMPTS} attempts: ${publicInfrastructureReason(err)}`, this.clock.now());
+  }
+
+  private async recoverAtStart(): Promise<void> {
+    try {
+      // Embedded mode is one process on its own SQLite file (DESIGN.md), so a job still running at start was
+      // running in this process before it died: it is taken back at once instead of after its lease.
+      // Done before consuming, so it can never touch an attempt this process has just claimed.
+      if (this.config.databaseUrl === null) {
+        const orphans = await this.jobs.requeueAllRunning();
+        if (orphans) this.logger.log(`took back ${orphans} job(s) the previous process left running`);
+      }
+    } catch (err) {
+      this.logger.error(`taking back jobs left running failed; they are re-run when their lease runs out: ${errorDetail(err)}`);
+    }
+    this.transport.consume((jobId, delivery) => this.dispatch(jobId, delivery), this.config.captureConcurrency);
+    try {
+      // Every queued job, however young: the previous process may have died right after writing one.
+      const now = this.clock.now();
+      const handed = await this.handOver({ queuedBefore: new Date(now.getTime() + 1000), runningStartedBefore: leaseExpiredBefore(now, this.config) });
+      if (handed) this.logger.log(`re-queued ${handed} unfinished job(s)`);
+    } catch (err) {
+      this.logger.error(`re-queueing unfinished jobs at start failed; the periodic sweep retries: ${errorDetail(err)}`);
+    }
+  }
+
+  private async sweepInBackground(): Promise<void> {
+    try {
+      const handed = await this.sweep();
+      if (handed) this.logger.warn(`re-queued ${handed} job(s) that no transport carried any more`);
+    } catch (err) {
+      this.logger.error(`sweeping for lost jobs failed: ${errorDetail(err)}`);
+    }
+  }
+
+  private async handOver(cutoffs: StaleCutoffs): Promise<number> {
+    let after: JobCursor | null = null;
+    let handed = 0;
+    for (;;) {
+      const page = await this.jobs.findStale(cutoffs, after, SWEEP_PAGE_SIZE);
+      // A lapsed attempt gets a delivery of its own: with Bull, the job's earlier delivery may still be held by
+      // a hung worker, and adding a job under an id Bull still holds is a no-op.
+      await Promise.all(page.map((job) => this.transport.enqueue(job.id, job.status === 'running' ? { key: `expired:${job.attempts}` } : {})));
+      handed += page.length;
+      if (page.length < SWEEP_PAGE_SIZE) return handed;
+      const last = page[page.length - 1];
+      after = { createdAt: last.createdAt, id: last.id };
+    }
   }
 }

@@ -20,19 +20,50 @@ export abstract class JobRepository {
   abstract findOwned(accountId: number, id: string): Promise<JobProps | null>;
   abstract list(accountId: number, page: PageRequest, filter: JobFilter): Promise<{ items: JobProps[]; total: number }>;
   /**
-   * Atomically takes an unfinished job for processing (status → running, attempts + 1). Null when the job
-   * is finished or unknown, so a redelivered job is recognised and skipped.
+   * Atomically takes a job for one attempt (status → running, attempts + 1, started_at → now): a queued job, or
+   * a running one whose attempt is presumed dead because it started at or before `runningStartedBefore[type]`
+   * (its lease ran out, see job-lease.ts). Null otherwise — finished, unknown, or held by a live attempt — so
+   * a redelivery never runs a job twice at once. The returned `attempts` is the attempt's fencing token: the
+   * writes below only land for the attempt that holds the job (see JobAttemptScope).
    */
-  abstract claim(id: string, now: Date): Promise<JobProps | null>;
-  abstract requeue(id: string): Promise<void>;
-  abstract fail(id: string, error: string, now: Date): Promise<void>;
-  abstract succeed(id: string, screenshotId: number | null, now: Date): Promise<void>;
-  abstract saveResult(id: string, result: unknown): Promise<void>;
+  abstract claim(id: string, now: Date, runningStartedBefore: RunningCutoffs): Promise<JobProps | null>;
+  /**
+   * The writes an attempt makes. Inside JobAttemptScope.run for this job they only apply while that attempt
+   * still holds the job (status running, same attempts); elsewhere succeed/requeue/saveResult need a running
+   * job and fail an unfinished one, so a finished job is never changed again. True when the write applied.
+   */
+  abstract requeue(id: string): Promise<boolean>;
+  abstract fail(id: string, error: string, now: Date): Promise<boolean>;
+  abstract succeed(id: string, screenshotId: number | null, now: Date): Promise<boolean>;
+  abstract saveResult(id: string, result: unknown): Promise<boolean>;
   abstract delete(id: string): Promise<void>;
   /** Queued jobs of a website that is being deleted end failed with `reason`. */
   abstract cancelQueuedForWebsite(websiteId: number, reason: string, now: Date): Promise<void>;
-  /** Unfinished jobs (queued, or running on a worker that died) to hand to the transport again after a restart. */
-  abstract findUnfinished(createdBefore: Date, limit: number): Promise<JobProps[]>;
+  /**
+   * Jobs no transport is known to carry: queued since before `queuedBefore` (created, or last started, then),
+   * or running on an attempt presumed dead (started at or before `runningStartedBefore[type]`). Oldest first,
+   * `limit` at a time after the cursor `after`, so a caller pages through any number of them.
+   */
+  abstract findStale(cutoffs: StaleCutoffs, after: JobCursor | null, limit: number): Promise<JobProps[]>;
+  /**
+   * Puts every running job back to queued; only for a process that knows no other worker shares its
+   * database (embedded mode at start), so every running row is an orphan of its previous life. Returns the count.
+   */
+  abstract requeueAllRunning(): Promise<number>;
+}
+
+/** Per job type: a running attempt that started at or before this instant is presumed dead. */
+export type RunningCutoffs = Record<JobType, Date>;
+
+export interface StaleCutoffs {
+  queuedBefore: Date;
+  runningStartedBefore: RunningCutoffs;
+}
+
+/** Keyset position in the jobs ordered by (created_at, id). */
+export interface JobCursor {
+  createdAt: Date;
+  id: string;
 }
 
 export interface ScreenshotFilter {
@@ -56,11 +87,24 @@ export interface CapturedScreenshot {
 
 export class DuplicateScreenshotError extends Error {}
 
+/**
+ * A write by an attempt that no longer holds its job: another worker claimed it after this attempt's lease
+ * ran out (or the job finished meanwhile). Whatever the attempt produced is dropped; the job is not touched.
+ */
+export class SupersededAttemptError extends Error {
+  constructor(jobId: string) {
+    super(`job ${jobId}: this attempt no longer holds the job; its result is dropped`);
+    this.name = 'SupersededAttemptError';
+  }
+}
+
 export abstract class ScreenshotRepository {
   /**
    * Inserts the screenshot row and lets `placeFile(id)` move the PNG into place (returning its key) in one
    * transaction, so row and file exist together or not at all; for a capture job (`shot.jobId`) the same
-   * transaction marks the job succeeded. Throws DuplicateScreenshotError when the job already has its screenshot.
+   * transaction marks the job succeeded. Throws DuplicateScreenshotError when the job already has its screenshot,
+   * and SupersededAttemptError when the attempt storing it (JobAttemptScope) no longer holds the job or execution.
+   * Throws only when nothing was committed: the caller may then remove the placed files.
    */
   abstract insertWithFile(shot: CapturedScreenshot, placeFile: (id: number) => string, finishedAt: Date): Promise<ScreenshotProps>;
   abstract listForExecution(executionId: string): Promise<ScreenshotProps[]>;
@@ -68,7 +112,6 @@ export abstract class ScreenshotRepository {
   abstract findOwnedMany(accountId: number, ids: number[]): Promise<ScreenshotProps[]>;
   abstract findByJob(jobId: string): Promise<ScreenshotProps | null>;
   abstract list(accountId: number, page: PageRequest, filter: ScreenshotFilter): Promise<{ items: ScreenshotProps[]; total: number }>;
-  abstract listForWebsite(websiteId: number): Promise<ScreenshotProps[]>;
   abstract delete(id: number): Promise<void>;
 }
 
@@ -89,6 +132,8 @@ export abstract class ScreenshotStorage {
   abstract read(key: string): Promise<Buffer | null>;
   abstract exists(key: string): Promise<boolean>;
   abstract delete(key: string): Promise<void>;
+  /** Removes every file under a folder key (`websiteArea()`), and the folder. */
+  abstract deleteArea(area: string): Promise<void>;
 }
 
 /** Makes a screenshot's thumbnail (domain/thumbnail.ts: THUMBNAIL) from its PNG. */

@@ -38,6 +38,9 @@ class MemoryStorage extends ScreenshotStorage {
   async delete(key: string): Promise<void> {
     this.files.delete(key);
   }
+  async deleteArea(area: string): Promise<void> {
+    for (const key of [...this.files.keys()]) if (key.startsWith(area)) this.files.delete(key);
+  }
 }
 
 /** The part of the repository the store uses; `failCommit` fails the transaction after the files were placed. */
@@ -192,5 +195,18 @@ describe('ScreenshotStore', () => {
     await store.remove(shot);
     expect(screenshots.rows.has(shot.id)).toBe(false);
     expect([...storage.files.keys()].sort()).toEqual([other.filePath, other.filePath.replace(/\.png$/, '.thumb.webp')]);
+  });
+
+  it('once the row is committed, a failure tidying up afterwards neither fails the store nor removes its files', async () => {
+    storage.failPlace = (key) => key.endsWith('.thumb.webp'); // leaves the staged thumbnail to discard after the commit
+    const discard = storage.discard.bind(storage);
+    jest.spyOn(storage, 'discard').mockImplementation(async (staged) => {
+      if (storage.staged.has(staged.tempPath)) throw new Error('EIO: i/o error, unlink');
+      return discard(staged);
+    });
+    const shot = await capture();
+    expect(screenshots.rows.has(shot.id)).toBe(true);
+    expect([...storage.files.keys()]).toEqual([shot.filePath]);
+    expect(warnings.join('\n')).toMatch(/discarding a staged thumbnail failed.*EIO/);
   });
 });

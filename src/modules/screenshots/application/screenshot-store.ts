@@ -27,10 +27,11 @@ export class ScreenshotStore {
 
   /**
    * Stores one rendered PNG and its thumbnail: both staged under temporary names, then renamed to their keys
-   * inside the transaction that inserts the row (and, for a capture job, marks it succeeded). On any failure
-   * every file is removed wherever it got to, so a row never lacks its PNG and no file is orphaned.
-   * A thumbnail that cannot be made or placed is logged and left out — it never fails the capture; it is
-   * made on its first request instead.
+   * inside the transaction that inserts the row (and, for a capture job, marks it succeeded). If that
+   * transaction fails every file is removed wherever it got to, so a row never lacks its PNG and no file is
+   * orphaned. Once it has committed nothing removes the files any more: what follows only tidies up and
+   * never fails the store. A thumbnail that cannot be made or placed is logged and left out — it never fails
+   * the capture; it is made on its first request instead.
    */
   async store(owner: ScreenshotOwner, result: CaptureResult, now: Date): Promise<ScreenshotProps> {
     const rendering = this.renderForStore(result.png);
@@ -38,8 +39,9 @@ export class ScreenshotStore {
     const stagedThumbnail = await this.stageThumbnail(await rendering);
     const placed: string[] = [];
     let thumbnailPlaced = false;
+    let shot: ScreenshotProps;
     try {
-      return await this.screenshots.insertWithFile(
+      shot = await this.screenshots.insertWithFile(
         { ...owner, fileSize: result.png.length, width: result.width, height: result.height, takenAt: now },
         (id) => {
           const key = screenshotKey(owner.accountId, owner.websiteId, id);
@@ -59,12 +61,17 @@ export class ScreenshotStore {
         now,
       );
     } catch (err) {
+      // Nothing was committed (insertWithFile's contract): no file may outlive the failed insert.
       for (const key of placed) await this.storage.delete(key);
       if (placed.length === 0) await this.storage.discard(staged);
-      throw err;
-    } finally {
       if (stagedThumbnail && !thumbnailPlaced) await this.storage.discard(stagedThumbnail);
+      throw err;
     }
+    // Committed: the row and its files exist. A leftover staged thumbnail is only tidied up.
+    if (stagedThumbnail && !thumbnailPlaced) {
+      await this.storage.discard(stagedThumbnail).catch((err: unknown) => this.logger.warn(`screenshot ${shot.id}: discarding a staged thumbnail failed: ${reason(err)}`));
+    }
+    return shot;
   }
 
   /**

@@ -8,7 +8,7 @@ import { Account } from '../../accounts/domain/account';
 import { PlanUpgradeRequiredError } from '../../accounts/domain/errors';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsitesService } from '../../websites/application/websites.service';
-import { downloadFileName, ScreenshotProps, zipEntryName } from '../domain/screenshot';
+import { downloadFileName, ScreenshotProps, websiteArea, zipEntryName } from '../domain/screenshot';
 import { THUMBNAIL } from '../domain/thumbnail';
 import { JobRepository, ScreenshotFilter, ScreenshotRepository, ScreenshotStorage } from './ports';
 import { ScreenshotStore } from './screenshot-store';
@@ -54,9 +54,10 @@ export class ScreenshotsService implements OnModuleInit {
     // Deleting a website takes its queued jobs and its screenshot files with it (rows go by foreign-key cascade).
     this.websitesService.onDelete(async (website) => {
       await this.jobs.cancelQueuedForWebsite(website.id, 'Website was deleted', this.clock.now());
-      const shots = await this.screenshots.listForWebsite(website.id);
-      for (const shot of shots) await this.store.remove(shot);
     });
+    // The files go once the row is gone, as one folder: a capture that stored its screenshot a moment before
+    // the delete left files no listing taken earlier would know of, and none can be stored after it.
+    this.websitesService.onDeleted((website) => this.storage.deleteArea(websiteArea(website.accountId, website.id)));
   }
 
   async list(accountId: number, page: PageRequest, filter: ScreenshotFilter) {

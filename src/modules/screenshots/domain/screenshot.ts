@@ -15,9 +15,14 @@ export interface ScreenshotProps {
   takenAt: Date;
 }
 
+/** The folder of all of a website's files (PNGs and thumbnails): `screenshots/<account>/<website>/`. */
+export function websiteArea(accountId: number, websiteId: number): string {
+  return `screenshots/${accountId}/${websiteId}/`;
+}
+
 /** The storage key of a screenshot's PNG (API.md: `screenshots/<account>/<website>/<id>.png`). */
 export function screenshotKey(accountId: number, websiteId: number, id: number): string {
-  return `screenshots/${accountId}/${websiteId}/${id}.png`;
+  return `${websiteArea(accountId, websiteId)}${id}.png`;
 }
 
 /**

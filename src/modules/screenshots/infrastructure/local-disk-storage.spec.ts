@@ -31,6 +31,18 @@ describe('LocalDiskStorage', () => {
     await expect(storage.read('screenshots/../../etc/passwd')).rejects.toThrow('invalid storage key');
   });
 
+  it('deleteArea removes a website folder with everything in it, and nothing else; never the whole area', async () => {
+    for (const key of ['screenshots/1/2/3.png', 'screenshots/1/2/3.thumb.webp', 'screenshots/1/20/4.png']) storage.placeSync(await storage.stage(Buffer.from(key)), key);
+    await storage.deleteArea('screenshots/1/2/');
+    expect(existsSync(join(dir, '1', '2'))).toBe(false);
+    expect(await storage.exists('screenshots/1/20/4.png')).toBe(true);
+    await storage.deleteArea('screenshots/9/9/'); // nothing there: no error
+    await expect(storage.deleteArea('screenshots/')).rejects.toThrow('not a website area');
+    await expect(storage.deleteArea('screenshots/1/20/4.png')).rejects.toThrow('not a website area');
+    await expect(storage.deleteArea('screenshots/../')).rejects.toThrow();
+    expect(await storage.exists('screenshots/1/20/4.png')).toBe(true);
+  });
+
   describe('sweeping staged files left by an interrupted process', () => {
     it('removes staged files older than the limit and keeps younger ones and placed files', async () => {
       const stale = await storage.stage(Buffer.from('left by a crash'));

@@ -104,6 +104,11 @@ export class LocalDiskStorage extends ScreenshotStorage implements OnApplication
     });
   }
 
+  async deleteArea(area: string): Promise<void> {
+    if (!area.endsWith('/') || area === AREA) throw new Error('not a website area');
+    await rm(this.pathOf(area), { recursive: true, force: true });
+  }
+
   /** For tests and diagnostics: where a key lives on this disk. */
   absolutePath(key: string): string {
     return this.pathOf(key);

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, LessThan, Repository } from 'typeorm';
+import { Brackets, FindOptionsWhere, In, Repository, WhereExpressionBuilder } from 'typeorm';
 import { PageRequest } from '../../../shared/http/pagination';
-import { CaptureOptions, JobProps, JobSource, JobStatus, JobType } from '../domain/job';
-import { JobFilter, JobRepository, NewJob } from '../application/ports';
+import { CaptureOptions, isFinished, JobProps, JobSource, JobStatus, JobType } from '../domain/job';
+import { JobAttemptScope } from '../application/job-attempt-scope';
+import { JobCursor, JobFilter, JobRepository, NewJob, RunningCutoffs, StaleCutoffs } from '../application/ports';
 import { JobRow } from './rows';
 import { isUniqueViolation } from './unique-violation';
 
@@ -28,6 +29,23 @@ function toJob(row: JobRow): JobProps {
     finishedAt: row.finishedAt,
   };
 }
+
+/**
+ * `(status = 'running' AND type = … AND started_at <= cutoff) OR …` for each job type: running attempts whose
+ * lease ran out. A running row without started_at cannot come from claim(); it counts as lapsed too.
+ */
+function orLapsedRunning(qb: WhereExpressionBuilder, cutoffs: RunningCutoffs, columns: { status: string; type: string; startedAt: string }): void {
+  const { status, type, startedAt } = columns;
+  Object.entries(cutoffs).forEach(([jobType, cutoff], i) => {
+    qb.orWhere(`(${status} = 'running' AND ${type} = :lapsedType${i} AND (${startedAt} IS NULL OR ${startedAt} <= :lapsedBefore${i}))`, {
+      [`lapsedType${i}`]: jobType,
+      [`lapsedBefore${i}`]: cutoff,
+    });
+  });
+}
+
+const COLUMNS = { status: 'status', type: 'type', startedAt: 'started_at' };
+const ALIASED = { status: 'job.status', type: 'job.type', startedAt: 'job.startedAt' };
 
 @Injectable()
 export class TypeOrmJobRepository extends JobRepository {
@@ -92,32 +110,57 @@ export class TypeOrmJobRepository extends JobRepository {
     return { items: rows.map(toJob), total };
   }
 
-  async claim(id: string, now: Date): Promise<JobProps | null> {
+  async claim(id: string, now: Date, runningStartedBefore: RunningCutoffs): Promise<JobProps | null> {
+    const current = await this.rows.findOneBy({ id });
+    if (!current || isFinished(current.status as JobStatus)) return null;
+    // Compare-and-set on attempts: of several workers claiming at once exactly one wins, and the attempts
+    // number it sets is its own fencing token (no second read that another claim could overtake).
+    const attempts = current.attempts + 1;
     const result = await this.rows
       .createQueryBuilder()
       .update()
-      .set({ status: 'running', attempts: () => 'attempts + 1', startedAt: now, error: null })
-      .where('id = :id', { id })
-      .andWhere('status IN (:...open)', { open: ['queued', 'running'] })
+      .set({ status: 'running', attempts, startedAt: now, error: null })
+      .where('id = :id AND attempts = :seen', { id, seen: current.attempts })
+      .andWhere(
+        new Brackets((qb) => {
+          qb.where(`status = 'queued'`);
+          orLapsedRunning(qb, runningStartedBefore, COLUMNS);
+        }),
+      )
       .execute();
     if (!result.affected) return null;
-    return this.findById(id);
+    return toJob({ ...current, status: 'running', attempts, startedAt: now, error: null } as JobRow);
   }
 
-  async requeue(id: string): Promise<void> {
-    await this.rows.update({ id, status: 'running' }, { status: 'queued' });
+  /**
+   * Which row a write of job `id` may touch: inside the scope of one of its attempts, only the row that
+   * attempt still holds; elsewhere, only a row in one of `statuses`.
+   */
+  private fenced(id: string, statuses: JobStatus[]): FindOptionsWhere<JobRow> {
+    const attempt = JobAttemptScope.attemptOf(id);
+    if (attempt !== null) return { id, status: 'running', attempts: attempt };
+    return { id, status: statuses.length === 1 ? statuses[0] : In(statuses) };
   }
 
-  async fail(id: string, error: string, now: Date): Promise<void> {
-    await this.rows.update({ id, status: In(['queued', 'running']) }, { status: 'failed', error, finishedAt: now });
+  async requeue(id: string): Promise<boolean> {
+    const result = await this.rows.update(this.fenced(id, ['running']), { status: 'queued' });
+    return Boolean(result.affected);
   }
 
-  async succeed(id: string, screenshotId: number | null, now: Date): Promise<void> {
-    await this.rows.update({ id }, { status: 'succeeded', screenshotId, error: null, finishedAt: now });
+  async fail(id: string, error: string, now: Date): Promise<boolean> {
+    const result = await this.rows.update(this.fenced(id, ['queued', 'running']), { status: 'failed', error, finishedAt: now });
+    return Boolean(result.affected);
   }
 
-  async saveResult(id: string, result: unknown): Promise<void> {
-    await this.rows.update({ id }, { result: result as never });
+  async succeed(id: string, screenshotId: number | null, now: Date): Promise<boolean> {
+    // Never from failed (or succeeded) back to succeeded: a late run cannot rewrite a finished job.
+    const result = await this.rows.update(this.fenced(id, ['running']), { status: 'succeeded', screenshotId, error: null, finishedAt: now });
+    return Boolean(result.affected);
+  }
+
+  async saveResult(id: string, result: unknown): Promise<boolean> {
+    const updated = await this.rows.update(this.fenced(id, ['running']), { result: result as never });
+    return Boolean(updated.affected);
   }
 
   async delete(id: string): Promise<void> {
@@ -128,12 +171,27 @@ export class TypeOrmJobRepository extends JobRepository {
     await this.rows.update({ websiteId, status: 'queued' }, { status: 'failed', error: reason, finishedAt: now });
   }
 
-  async findUnfinished(createdBefore: Date, limit: number): Promise<JobProps[]> {
-    const rows = await this.rows.find({
-      where: { status: In(['queued', 'running']), createdAt: LessThan(createdBefore) },
-      order: { createdAt: 'ASC' },
-      take: limit,
-    });
+  async findStale(cutoffs: StaleCutoffs, after: JobCursor | null, limit: number): Promise<JobProps[]> {
+    const qb = this.rows
+      .createQueryBuilder('job')
+      .where(
+        new Brackets((stale) => {
+          // Queued since before the cutoff: created then, and (a requeued retry) last started then too.
+          stale.where(`(job.status = 'queued' AND job.createdAt < :queuedBefore AND (job.startedAt IS NULL OR job.startedAt < :queuedBefore))`, {
+            queuedBefore: cutoffs.queuedBefore,
+          });
+          orLapsedRunning(stale, cutoffs.runningStartedBefore, ALIASED);
+        }),
+      );
+    if (after) {
+      qb.andWhere('(job.createdAt > :afterAt OR (job.createdAt = :afterAt AND job.id > :afterId))', { afterAt: after.createdAt, afterId: after.id });
+    }
+    const rows = await qb.orderBy('job.createdAt', 'ASC').addOrderBy('job.id', 'ASC').take(limit).getMany();
     return rows.map(toJob);
+  }
+
+  async requeueAllRunning(): Promise<number> {
+    const result = await this.rows.update({ status: 'running' }, { status: 'queued' });
+    return result.affected ?? 0;
   }
 }

@@ -4,7 +4,8 @@ import { DataSource, In, Repository } from 'typeorm';
 import { DateUtils } from 'typeorm/util/DateUtils';
 import { PageRequest } from '../../../shared/http/pagination';
 import { ScreenshotProps } from '../domain/screenshot';
-import { CapturedScreenshot, DuplicateScreenshotError, ScreenshotFilter, ScreenshotRepository } from '../application/ports';
+import { JobAttemptScope } from '../application/job-attempt-scope';
+import { CapturedScreenshot, DuplicateScreenshotError, ScreenshotFilter, ScreenshotRepository, SupersededAttemptError } from '../application/ports';
 import { ScreenshotRow } from './rows';
 import { isUniqueViolation } from './unique-violation';
 
@@ -12,8 +13,53 @@ function toScreenshot(row: ScreenshotRow): ScreenshotProps {
   return { ...row, status: 'success' };
 }
 
+/** The row as inserted: what insertWithFile returns without reading it back after the commit. */
+function inserted(shot: CapturedScreenshot, id: number, filePath: string): ScreenshotProps {
+  return {
+    id,
+    accountId: shot.accountId,
+    websiteId: shot.websiteId,
+    jobId: shot.jobId,
+    scenarioId: shot.scenarioId ?? null,
+    executionId: shot.executionId ?? null,
+    filePath,
+    fileSize: shot.fileSize,
+    width: shot.width,
+    height: shot.height,
+    status: 'success',
+    takenAt: shot.takenAt,
+  };
+}
+
+/**
+ * The job-row statement that ends the insert transaction, and fences it: it must change exactly one row or
+ * the transaction rolls back (SupersededAttemptError). For a capture job it marks the job succeeded, but only
+ * while the attempt storing it (JobAttemptScope) still holds the job — or, outside any attempt, while the job
+ * is unfinished. For a scenario screenshot it checks that the execution's attempt still holds it; the no-op
+ * UPDATE also locks the row on PostgreSQL, so a concurrent claim waits for this commit, and the new attempt's
+ * clean-up then sees (and removes) what this one stored.
+ */
+function jobStatement(shot: CapturedScreenshot, id: number, finishedAt: unknown): { sql: string; params: unknown[]; jobId: string } | null {
+  if (shot.jobId) {
+    const attempt = JobAttemptScope.attemptOf(shot.jobId);
+    const set = `UPDATE jobs SET status = 'succeeded', screenshot_id = ?, error = NULL, finished_at = ? WHERE id = ?`;
+    return attempt === null
+      ? { sql: `${set} AND status IN ('queued', 'running')`, params: [id, finishedAt, shot.jobId], jobId: shot.jobId }
+      : { sql: `${set} AND status = 'running' AND attempts = ?`, params: [id, finishedAt, shot.jobId, attempt], jobId: shot.jobId };
+  }
+  const attempt = JobAttemptScope.attemptOf(shot.executionId);
+  if (!shot.executionId || attempt === null) return null;
+  return { sql: `UPDATE jobs SET attempts = attempts WHERE id = ? AND status = 'running' AND attempts = ?`, params: [shot.executionId, attempt], jobId: shot.executionId };
+}
+
+/** `?` placeholders → PostgreSQL's `$1, $2, …`. */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
 interface SqliteHandle {
-  prepare(sql: string): { run(...params: unknown[]): { lastInsertRowid: number | bigint } };
+  prepare(sql: string): { run(...params: unknown[]): { lastInsertRowid: number | bigint; changes: number } };
   transaction<T>(fn: () => T): () => T;
 }
 
@@ -28,8 +74,11 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
 
   async insertWithFile(shot: CapturedScreenshot, placeFile: (id: number) => string, finishedAt: Date): Promise<ScreenshotProps> {
     try {
-      const id = this.dataSource.options.type === 'postgres' ? await this.insertPostgres(shot, placeFile, finishedAt) : this.insertSqlite(shot, placeFile, finishedAt);
-      return toScreenshot(await this.rows.findOneByOrFail({ id }));
+      const { id, filePath } =
+        this.dataSource.options.type === 'postgres' ? await this.insertPostgres(shot, placeFile, finishedAt) : this.insertSqlite(shot, placeFile, finishedAt);
+      // Built from what was inserted, not read back: once committed, nothing may fail this call (the caller
+      // would remove the files of a row that exists).
+      return inserted(shot, id, filePath);
     } catch (err) {
       if (isUniqueViolation(err)) throw new DuplicateScreenshotError(`job ${shot.jobId} already has a screenshot`);
       throw err;
@@ -40,7 +89,7 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
    * SQLite: TypeORM shares one connection between all concurrent callers, so an async transaction would
    * swallow unrelated statements. better-sqlite3's synchronous transaction cannot interleave with anything.
    */
-  private insertSqlite(shot: CapturedScreenshot, placeFile: (id: number) => string, finishedAt: Date): number {
+  private insertSqlite(shot: CapturedScreenshot, placeFile: (id: number) => string, finishedAt: Date): { id: number; filePath: string } {
     const db = (this.dataSource.driver as unknown as { databaseConnection: SqliteHandle }).databaseConnection;
     const ts = (d: Date) => DateUtils.mixedDateToUtcDatetimeString(d);
     return db.transaction(() => {
@@ -50,21 +99,30 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
         )
         .run(shot.accountId, shot.websiteId, shot.jobId, shot.scenarioId ?? null, shot.executionId ?? null, shot.fileSize, shot.width, shot.height, ts(shot.takenAt));
       const id = Number(lastInsertRowid);
-      db.prepare(`UPDATE screenshots SET file_path = ? WHERE id = ?`).run(placeFile(id), id);
-      if (shot.jobId) db.prepare(`UPDATE jobs SET status = 'succeeded', screenshot_id = ?, error = NULL, finished_at = ? WHERE id = ?`).run(id, ts(finishedAt), shot.jobId);
-      return id;
+      const job = jobStatement(shot, id, ts(finishedAt));
+      if (job && db.prepare(job.sql).run(...job.params).changes !== 1) throw new SupersededAttemptError(job.jobId);
+      const filePath = placeFile(id);
+      db.prepare(`UPDATE screenshots SET file_path = ? WHERE id = ?`).run(filePath, id);
+      return { id, filePath };
     })();
   }
 
-  private insertPostgres(shot: CapturedScreenshot, placeFile: (id: number) => string, finishedAt: Date): Promise<number> {
+  private insertPostgres(shot: CapturedScreenshot, placeFile: (id: number) => string, finishedAt: Date): Promise<{ id: number; filePath: string }> {
     return this.dataSource.transaction(async (manager) => {
-      const [{ id }] = await manager.query(
+      const [{ id: rawId }] = await manager.query(
         `INSERT INTO screenshots (account_id, website_id, job_id, scenario_id, execution_id, file_path, file_size, width, height, status, taken_at) VALUES ($1, $2, $3, $4, $5, '', $6, $7, $8, 'success', $9) RETURNING id`,
         [shot.accountId, shot.websiteId, shot.jobId, shot.scenarioId ?? null, shot.executionId ?? null, shot.fileSize, shot.width, shot.height, shot.takenAt],
       );
-      await manager.query(`UPDATE screenshots SET file_path = $1 WHERE id = $2`, [placeFile(id), id]);
-      if (shot.jobId) await manager.query(`UPDATE jobs SET status = 'succeeded', screenshot_id = $1, error = NULL, finished_at = $2 WHERE id = $3`, [id, finishedAt, shot.jobId]);
-      return Number(id);
+      const id = Number(rawId);
+      const job = jobStatement(shot, id, finishedAt);
+      if (job) {
+        // manager.query answers an UPDATE with [rows, affected count].
+        const [, changed] = await manager.query(numbered(job.sql), job.params);
+        if (changed !== 1) throw new SupersededAttemptError(job.jobId);
+      }
+      const filePath = placeFile(id);
+      await manager.query(`UPDATE screenshots SET file_path = $1 WHERE id = $2`, [filePath, id]);
+      return { id, filePath };
     });
   }
 
@@ -100,10 +158,6 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
 
   async listForExecution(executionId: string): Promise<ScreenshotProps[]> {
     return (await this.rows.find({ where: { executionId }, order: { id: 'ASC' } })).map(toScreenshot);
-  }
-
-  async listForWebsite(websiteId: number): Promise<ScreenshotProps[]> {
-    return (await this.rows.findBy({ websiteId })).map(toScreenshot);
   }
 
   async delete(id: number): Promise<void> {

@@ -1,0 +1,268 @@
+/**
+ * The pool's own logic against a scripted fake browser (deps.launch), for what real Chromium cannot be made
+ * to do on cue: a context that arrives late, a tab that never opens. Real-Chromium behaviour is covered by
+ * puppeteer-page-capturer.spec.ts.
+ */
+import type { Browser, BrowserContext, Page } from 'puppeteer';
+
+import { BrowserPool, type ContextLease } from './browser-pool';
+import { CaptureFailure } from './capture.port';
+import { resolveCaptureSettings, type CaptureSettings } from './capture-options';
+import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve: (value: T) => void;
+  reject: (error: unknown) => void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+class FakeContext {
+  closed = 0;
+  constructor(private readonly newPageAnswer: () => Promise<Page>) {}
+  on(): this {
+    return this;
+  }
+  newPage(): Promise<Page> {
+    return this.newPageAnswer();
+  }
+  async close(): Promise<void> {
+    this.closed += 1;
+  }
+}
+
+/** A browser whose contexts arrive when the test says (`contexts` is the queue of answers still to give). */
+class FakeBrowser {
+  connected = true;
+  closed = 0;
+  readonly requested: Deferred<FakeContext>[] = [];
+  constructor(private readonly newPage: () => Promise<Page>) {}
+  once(): this {
+    return this;
+  }
+  process(): null {
+    return null;
+  }
+  async close(): Promise<void> {
+    this.closed += 1;
+    this.connected = false;
+  }
+  createBrowserContext(): Promise<FakeContext> {
+    const answer = deferred<FakeContext>();
+    this.requested.push(answer);
+    return answer.promise;
+  }
+  /** Answers every pending context request with a fresh context. */
+  giveContexts(): FakeContext[] {
+    return this.requested.splice(0).map((answer) => {
+      const context = new FakeContext(this.newPage);
+      answer.resolve(context);
+      return context;
+    });
+  }
+}
+
+function fakeLauncher(newPage: () => Promise<Page> = async () => ({}) as Page) {
+  const browsers: FakeBrowser[] = [];
+  const launch = async (): Promise<Browser> => {
+    const browser = new FakeBrowser(newPage);
+    browsers.push(browser);
+    return browser as unknown as Browser;
+  };
+  return { browsers, launch };
+}
+
+function settings(overrides: Partial<CaptureSettings> = {}): CaptureSettings {
+  // Any executable will do: the fake launcher never runs it.
+  return resolveCaptureSettings({ browsers: 1, concurrency: 2, chromePath: process.execPath, allowPrivateNetworks: true, ...overrides });
+}
+
+/** Settles within ms, or reports that it did not. */
+async function outcomeWithin<T>(promise: Promise<T>, ms: number): Promise<{ settled: false } | { settled: true; value?: T; error?: unknown }> {
+  let timer: NodeJS.Timeout | undefined;
+  const pending = new Promise<{ settled: false }>((resolve) => (timer = setTimeout(() => resolve({ settled: false }), ms)));
+  try {
+    return await Promise.race([
+      promise.then(
+        (value) => ({ settled: true as const, value }),
+        (error: unknown) => ({ settled: true as const, error }),
+      ),
+      pending,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Waits for the next macrotask turns, so chained promise work (a late context's close) has run. */
+const flush = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+describe('BrowserPool with a scripted browser', () => {
+  let pool: BrowserPool | null = null;
+  afterEach(async () => {
+    jest.useRealTimers();
+    await pool?.close();
+    pool = null;
+  });
+
+  describe('a browser context that arrives after its creation timed out', () => {
+    it('after the pool\'s own 10 s bound: the late context is closed on arrival and the wedged browser is retired', async () => {
+      const fake = fakeLauncher();
+      pool = new BrowserPool(settings(), { launch: fake.launch });
+      // A lease already running on the browser keeps it alive after it is retired.
+      const finishFirst = deferred<string>();
+      const first = pool.withContext(() => finishFirst.promise);
+      await waitFor(() => fake.browsers[0]?.requested.length === 1);
+      const [firstContext] = fake.browsers[0].giveContexts();
+
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+      const leased = jest.fn(async () => 'never');
+      const attempt = pool.withContext(leased);
+      attempt.catch(() => undefined);
+      await waitFor(() => fake.browsers[0].requested.length === 1);
+      await jest.advanceTimersByTimeAsync(10_000);
+      await expect(attempt).rejects.toEqual(new CaptureFailure('infrastructure', 'Could not open a browser context: Creating a browser context timed out'));
+      jest.useRealTimers();
+
+      const [late] = fake.browsers[0].giveContexts();
+      await flush();
+      expect(late.closed).toBe(1);
+      expect(leased).not.toHaveBeenCalled();
+
+      // No new lease goes to the wedged browser: the next one launches another.
+      const next = pool.withContext(async () => 'ok');
+      await waitFor(() => fake.browsers.length === 2 && fake.browsers[1].requested.length === 1);
+      fake.browsers[1].giveContexts();
+      await expect(next).resolves.toBe('ok');
+      // The wedged browser is shut down once its last lease has ended.
+      expect(pool.stats().browsers).toBe(2);
+      finishFirst.resolve('done');
+      await expect(first).resolves.toBe('done');
+      expect(firstContext.closed).toBe(1);
+      await waitFor(() => pool!.stats().browsers === 1);
+    });
+
+    it("after the caller's own deadline (openBy): the late context is closed on arrival and the browser stays in service", async () => {
+      const fake = fakeLauncher();
+      pool = new BrowserPool(settings(), { launch: fake.launch });
+      const started = Date.now();
+      const attempt = pool.withContext(async () => 'never', { openBy: Date.now() + 200 });
+      await expect(attempt).rejects.toEqual(new CaptureFailure('infrastructure', 'Could not open a browser context: Creating a browser context timed out'));
+      expect(Date.now() - started).toBeLessThan(2_000);
+
+      const [late] = fake.browsers[0].giveContexts();
+      await flush();
+      expect(late.closed).toBe(1);
+
+      // Running out of the caller's time says nothing about the browser: the next lease uses it again.
+      const next = pool.withContext(async () => 'ok');
+      await waitFor(() => fake.browsers[0].requested.length === 1);
+      fake.browsers[0].giveContexts();
+      await expect(next).resolves.toBe('ok');
+      expect(fake.browsers).toHaveLength(1);
+    });
+  });
+
+  describe('shutDownGracefully (the application shutting down)', () => {
+    it('lets a lease in flight finish, starts no new one, then closes the browsers', async () => {
+      const fake = fakeLauncher();
+      pool = new BrowserPool(settings(), { launch: fake.launch });
+      const release = deferred<string>();
+      const running = pool.withContext(() => release.promise);
+      await waitFor(() => fake.browsers[0]?.requested.length === 1);
+      const [context] = fake.browsers[0].giveContexts();
+
+      const shuttingDown = pool.shutDownGracefully(5_000);
+      const lateComer = jest.fn(async () => 'started during the drain');
+      const arrivedDuringDrain = pool.withContext(lateComer);
+      release.resolve('captured');
+
+      await expect(running).resolves.toBe('captured');
+      await shuttingDown;
+      expect(context.closed).toBe(1);
+      expect(pool.stats().browsers).toBe(0);
+      expect(await outcomeWithin(arrivedDuringDrain, 200)).toEqual({ settled: false });
+      expect(lateComer).not.toHaveBeenCalled();
+    });
+
+    it('a lease still running when the grace is over never settles: the job is not failed by our own shutdown', async () => {
+      const fake = fakeLauncher();
+      pool = new BrowserPool(settings({ concurrency: 1 }), { launch: fake.launch });
+      let lease: ContextLease | null = null;
+      const cutOff = pool.withContext(async (l) => {
+        lease = l;
+        return l.lost; // like a capture: fails as infrastructure when the browser goes
+      });
+      await waitFor(() => fake.browsers[0]?.requested.length === 1);
+      fake.browsers[0].giveContexts();
+      await waitFor(() => lease !== null);
+      // Waits for the only permit: delivered, but not started.
+      const waiting = jest.fn(async () => 'never runs');
+      const queued = pool.withContext(waiting);
+
+      const started = Date.now();
+      await pool.shutDownGracefully(300);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+
+      expect(lease!.isLost()).toBe(true);
+      expect(await outcomeWithin(cutOff, 300)).toEqual({ settled: false });
+      expect(await outcomeWithin(queued, 50)).toEqual({ settled: false });
+      expect(waiting).not.toHaveBeenCalled();
+      expect(pool.stats().browsers).toBe(0);
+    });
+
+    it('close() on its own fails captures in flight as infrastructure ("Browser pool is shut down") before closing the browser', async () => {
+      const fake = fakeLauncher();
+      pool = new BrowserPool(settings(), { launch: fake.launch });
+      const running = pool.withContext((l) => l.lost);
+      running.catch(() => undefined);
+      await waitFor(() => fake.browsers[0]?.requested.length === 1);
+      fake.browsers[0].giveContexts();
+      await flush();
+
+      await pool.close();
+      await expect(running).rejects.toEqual(new CaptureFailure('infrastructure', 'Browser pool is shut down'));
+      await expect(pool.withContext(async () => 'x')).rejects.toEqual(new CaptureFailure('infrastructure', 'Browser pool is shut down'));
+    });
+  });
+});
+
+describe('PuppeteerPageCapturer.withPage with a browser that cannot open a tab', () => {
+  it('gives up at openTimeoutMs (a scenario\'s time left) as an infrastructure failure, without running the scenario', async () => {
+    const fake = fakeLauncher(() => new Promise<Page>(() => undefined));
+    const capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 1, chromePath: process.execPath, allowPrivateNetworks: true }, { launch: fake.launch });
+    try {
+      const scenario = jest.fn(async () => 'ran');
+      const started = Date.now();
+      const opening = capturer.withPage({ viewportWidth: 800, viewportHeight: 600, openTimeoutMs: 300 }, scenario);
+      await waitFor(() => fake.browsers[0]?.requested.length === 1);
+      const [context] = fake.browsers[0].giveContexts();
+
+      await expect(opening).rejects.toEqual(new CaptureFailure('infrastructure', 'Timed out opening a browser tab'));
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(scenario).not.toHaveBeenCalled();
+      // The lease ended as usual: its context (and any tab that opens late in it) is closed.
+      expect(context.closed).toBe(1);
+      expect(capturer.stats()).toMatchObject({ inFlight: 0, waiting: 0 });
+    } finally {
+      await capturer.close();
+    }
+  });
+});
+
+async function waitFor(condition: () => boolean, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}

@@ -1,0 +1,80 @@
+import { InProcessJobTransport } from './in-process-job-transport';
+import { Delivery } from './job-transport.port';
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+describe('InProcessJobTransport', () => {
+  let transport: InProcessJobTransport;
+  let delivered: { jobId: string; delivery: Delivery }[];
+  let gate: ReturnType<typeof deferred>;
+
+  beforeEach(() => {
+    transport = new InProcessJobTransport();
+    delivered = [];
+    gate = deferred();
+  });
+  afterEach(async () => {
+    gate.resolve();
+    await transport.close();
+  });
+
+  /** One job at a time, each held until the gate opens, so what waits behind it can be observed. */
+  function consumeHeld(): void {
+    transport.consume(async (jobId, delivery) => {
+      delivered.push({ jobId, delivery });
+      await gate.promise;
+    }, 1);
+  }
+
+  const settle = () => new Promise((r) => setImmediate(r));
+
+  it('a job enqueued again while it still waits is carried once (the sweep re-enqueues whatever it finds)', async () => {
+    consumeHeld();
+    await transport.enqueue('busy');
+    for (let i = 0; i < 3; i++) await transport.enqueue('waiting');
+    gate.resolve();
+    await settle();
+    expect(delivered.map((d) => d.jobId)).toEqual(['busy', 'waiting']);
+  });
+
+  it('a delivery with a key of its own is not merged with the plain one', async () => {
+    consumeHeld();
+    await transport.enqueue('busy');
+    await transport.enqueue('j');
+    await transport.enqueue('j', { key: 'expired:1' });
+    await transport.enqueue('j', { key: 'expired:1' });
+    gate.resolve();
+    await settle();
+    expect(delivered.map((d) => d.jobId)).toEqual(['busy', 'j', 'j']);
+  });
+
+  it('a job already handed to the handler can be enqueued again, and nothing it delivers is a redelivery', async () => {
+    consumeHeld();
+    await transport.enqueue('j');
+    await settle();
+    await transport.enqueue('j');
+    gate.resolve();
+    await settle();
+    expect(delivered).toEqual([
+      { jobId: 'j', delivery: { redelivered: false } },
+      { jobId: 'j', delivery: { redelivered: false } },
+    ]);
+  });
+
+  it('a delayed delivery pending for its key is not added twice', async () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] });
+    try {
+      transport.consume(async (jobId) => void delivered.push({ jobId, delivery: { redelivered: false } }), 1);
+      await transport.enqueue('j', { delayMs: 2_000, key: 'retry:1' });
+      await transport.enqueue('j', { delayMs: 2_000, key: 'retry:1' });
+      await jest.advanceTimersByTimeAsync(2_000);
+      expect(delivered.map((d) => d.jobId)).toEqual(['j']);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+});

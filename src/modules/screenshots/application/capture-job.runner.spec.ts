@@ -1,0 +1,97 @@
+import { Logger } from '@nestjs/common';
+import { CaptureFailure, CaptureResult, PageCapturer } from '../../../adapters/capture/capture.port';
+import { FakeClock } from '../../../../test/support/fake-clock';
+import { UrlPolicy } from '../../../shared/url-policy';
+import { WebsiteRepository } from '../../websites/application/ports';
+import { WebsiteProps } from '../../websites/domain/website';
+import { JobProps } from '../domain/job';
+import { ScreenshotProps } from '../domain/screenshot';
+import { CaptureJobRunner } from './capture-job.runner';
+import { JobDispatcher } from './job-dispatcher';
+import { InfrastructureFailure, publicInfrastructureReason } from './job-failure';
+import { DuplicateScreenshotError, JobRepository, ScreenshotRepository, SupersededAttemptError } from './ports';
+import { ScreenshotStore } from './screenshot-store';
+
+const WEBSITE = { id: 3, accountId: 7, url: 'https://example.com/', viewportWidth: 1280, viewportHeight: 800, fullPage: false } as WebsiteProps;
+const JOB = { id: 'job-1', type: 'screenshot', accountId: 7, websiteId: 3, status: 'running', attempts: 1, options: {} } as unknown as JobProps;
+const PNG: CaptureResult = { png: Buffer.from('png'), width: 1280, height: 800 };
+const SHOT = { id: 42, jobId: 'job-1' } as ScreenshotProps;
+
+describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
+  let jobs: { fail: jest.Mock; succeed: jest.Mock };
+  let websites: { findById: jest.Mock; markCaptured: jest.Mock };
+  let store: { store: jest.Mock };
+  let screenshots: { findByJob: jest.Mock };
+  let runner: CaptureJobRunner;
+  let warnings: string[];
+
+  beforeEach(() => {
+    jobs = { fail: jest.fn(async () => true), succeed: jest.fn(async () => true) };
+    websites = { findById: jest.fn(async () => WEBSITE), markCaptured: jest.fn(async () => undefined) };
+    store = { store: jest.fn(async () => SHOT) };
+    screenshots = { findByJob: jest.fn(async () => SHOT) };
+    const capturer = { capture: jest.fn(async () => PNG) };
+    const urlPolicy = { check: jest.fn(async () => ({ allowed: true })) };
+    runner = new CaptureJobRunner(
+      jobs as unknown as JobRepository,
+      screenshots as unknown as ScreenshotRepository,
+      websites as unknown as WebsiteRepository,
+      store as unknown as ScreenshotStore,
+      capturer as unknown as PageCapturer,
+      {} as JobDispatcher,
+      urlPolicy as unknown as UrlPolicy,
+      new FakeClock(),
+    );
+    warnings = [];
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(String(message)));
+    jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  it.each([
+    ['a full disk', new Error('ENOSPC: no space left on device, rename \'/srv/data/screenshots/.staging/x\'')],
+    ['a PostgreSQL timeout', new Error('Connection terminated due to connection timeout')],
+    ['a busy SQLite file', Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' })],
+  ])('%s is an infrastructure failure, thrown for the dispatcher to retry — not a failed job', async (_what, cause) => {
+    store.store.mockRejectedValue(cause);
+    const thrown = await runner.run(JOB).catch((err: unknown) => err);
+    expect(thrown).toBeInstanceOf(InfrastructureFailure);
+    expect((thrown as InfrastructureFailure).cause).toBe(cause);
+    expect(publicInfrastructureReason(thrown)).toBe('the screenshot could not be stored');
+    expect(jobs.fail).not.toHaveBeenCalled();
+  });
+
+  it('a website deleted meanwhile (the insert hits its foreign key) still fails the job as such', async () => {
+    store.store.mockRejectedValue(new Error('FOREIGN KEY constraint failed'));
+    websites.findById.mockResolvedValueOnce(WEBSITE).mockResolvedValueOnce(null);
+    await runner.run(JOB);
+    expect(jobs.fail).toHaveBeenCalledWith('job-1', 'Website was deleted', expect.any(Date));
+  });
+
+  it('a job that already has its screenshot ends succeeded with it', async () => {
+    store.store.mockRejectedValue(new DuplicateScreenshotError('job job-1 already has a screenshot'));
+    await runner.run(JOB);
+    expect(jobs.succeed).toHaveBeenCalledWith('job-1', 42, expect.any(Date));
+  });
+
+  it('an attempt that lost its job lets the dispatcher drop its result', async () => {
+    store.store.mockRejectedValue(new SupersededAttemptError('job-1'));
+    await expect(runner.run(JOB)).rejects.toBeInstanceOf(SupersededAttemptError);
+    expect(jobs.fail).not.toHaveBeenCalled();
+    expect(jobs.succeed).not.toHaveBeenCalled();
+  });
+
+  it('once the screenshot is committed, failing to record the capture time is only logged', async () => {
+    websites.markCaptured.mockRejectedValue(new Error('Connection terminated unexpectedly'));
+    await expect(runner.run(JOB)).resolves.toBeUndefined();
+    expect(jobs.fail).not.toHaveBeenCalled();
+    expect(warnings.join('\n')).toMatch(/recording the capture time.*Connection terminated/);
+  });
+
+  it('page failures still fail the job with their message', async () => {
+    const capturer = { capture: jest.fn(async () => Promise.reject(new CaptureFailure('page', 'net::ERR_NAME_NOT_RESOLVED'))) };
+    Object.assign(runner, { capturer });
+    await runner.run(JOB);
+    expect(jobs.fail).toHaveBeenCalledWith('job-1', 'net::ERR_NAME_NOT_RESOLVED', expect.any(Date));
+  });
+});
