@@ -6,7 +6,7 @@ import { CaptureOptions, isFinished, JobProps, JobSource, JobStatus, JobType } f
 import { JobAttemptScope } from '../application/job-attempt-scope';
 import { JobCursor, JobFilter, JobRepository, NewJob, RunningCutoffs, StaleCutoffs } from '../application/ports';
 import { JobRow } from './rows';
-import { isUniqueViolation } from './unique-violation';
+import { isUniqueViolation } from '../../../shared/persistence/constraint-violations';
 
 function toJob(row: JobRow): JobProps {
   return {

@@ -7,7 +7,7 @@ import { ScreenshotProps } from '../domain/screenshot';
 import { JobAttemptScope } from '../application/job-attempt-scope';
 import { CapturedScreenshot, DuplicateScreenshotError, ScreenshotFilter, ScreenshotRepository, SupersededAttemptError } from '../application/ports';
 import { ScreenshotRow } from './rows';
-import { isUniqueViolation } from './unique-violation';
+import { isUniqueViolation } from '../../../shared/persistence/constraint-violations';
 
 function toScreenshot(row: ScreenshotRow): ScreenshotProps {
   return { ...row, status: 'success' };
