@@ -88,6 +88,8 @@ describe('Rate limits (spec: Limits; API.md: Rate limits)', () => {
     });
     expect(res.headers['retry-after']).toBe('30');
     expect(res.headers['x-ratelimit-remaining']).toBe('0');
+    // On a 429 the reset is when requests are accepted again: the end of the hour that was used up.
+    expect(res.headers['x-ratelimit-reset']).toBe(String(Date.parse('2026-11-22T14:00:00Z') / 1000));
     t.clock.set('2026-11-22T14:00:00Z');
     await request(t.url).get('/test').set(account.auth).expect(200);
   });

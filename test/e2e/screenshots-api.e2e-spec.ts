@@ -540,6 +540,7 @@ describe('Screenshots API with real Chromium captures', () => {
         .parse(binary);
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/^application\/zip/);
+      expect(res.headers['content-disposition']).toMatch(/^attachment; filename="screenshots-\d+\.zip"$/);
       expect(res.headers['x-ratelimit-limit']).toBe('20');
       const zip = new AdmZip(res.body as Buffer);
       const entries = zip.getEntries().filter((e) => !e.isDirectory);
