@@ -59,7 +59,8 @@ describe('The spec’s authentication, plan and limit rules on every endpoint', 
   it('every endpoint: no token, a malformed header or a revoked-looking token → 401 with the spec body and the X-RateLimit-* headers', async () => {
     const reset = String(minute / 1000 + 60);
     for (const op of operations) {
-      for (const headers of [{}, { Authorization: 'Token abc' }, { Authorization: `Bearer sst_${'x'.repeat(43)}` }]) {
+      const variants: Array<Record<string, string>> = [{}, { Authorization: 'Token abc' }, { Authorization: `Bearer sst_${'x'.repeat(43)}` }];
+      for (const headers of variants) {
         const res = await call(op, headers);
         expect({ op, headers, status: res.status, body: res.body }).toEqual({ op, headers, status: 401, body: UNAUTHORIZED });
         expect(headersOf(res)).toEqual(['1000', expect.stringMatching(/^\d+$/), reset]);

@@ -26,6 +26,12 @@ function pageFailure(message: string): CaptureFailure {
 }
 
 /**
+ * The page's own timeout and ours are both set from the time left, computed a few milliseconds apart; a
+ * failure within this much of the cut-off is the cut-off's.
+ */
+const CAP_TIMERS_SLACK_MS = 100;
+
+/**
  * Errors that end this attempt and are the dispatcher's to handle: a browser crash (retried), or a later
  * attempt having taken the job over (this one's result dropped).
  */
@@ -173,19 +179,31 @@ export class ScenarioRunner implements OnModuleInit {
 
   /** Opens the website's URL; returns a failure text or null. */
   private async open(page: CapturePage, ctx: RunContext): Promise<string | null> {
+    let cutOffAt: number | null = null;
     try {
       await this.checkUrl(ctx.website.url);
       const left = this.forSteps(ctx);
       const timeout = Math.min(this.config.captureTimeoutMs, left);
       // A second's slack lets the page's own timeout speak first, but never past the time left.
       const limit = Math.min(timeout + 1000, left);
-      const reason = limit < timeout + 1000 ? this.capExceeded() : `Navigation timeout of ${timeout} ms exceeded`;
+      if (limit < timeout + 1000) cutOffAt = Date.now() + limit;
+      const reason = cutOffAt !== null ? this.capExceeded() : `Navigation timeout of ${timeout} ms exceeded`;
       await bounded(page.goto(ctx.website.url, timeout), limit, reason);
       return null;
     } catch (err) {
       if (isInfrastructure(err)) throw err;
-      return `Opening the website failed: ${this.publicMessage(ctx, err)}`;
+      return `Opening the website failed: ${this.failureText(ctx, err, cutOffAt)}`;
     }
+  }
+
+  /**
+   * The public text of a failure. When the time limit cut the operation short (`cutOffAt` set) and it failed
+   * at that moment, the limit is the cause — whichever timer happened to fire first, the page's own
+   * (clamped to the same time left) or ours.
+   */
+  private failureText(ctx: RunContext, err: unknown, cutOffAt: number | null): string {
+    if (cutOffAt !== null && Date.now() >= cutOffAt - CAP_TIMERS_SLACK_MS) return this.capExceeded();
+    return this.publicMessage(ctx, err);
   }
 
   private capExceeded(): string {
@@ -196,16 +214,18 @@ export class ScenarioRunner implements OnModuleInit {
   private async performStep(page: CapturePage, ctx: RunContext, record: StepRecord, step: Step): Promise<string | null> {
     record.status = 'running';
     const started = Date.now();
+    let cutOffAt: number | null = null;
     try {
       const limit = Math.min(this.stepTimeout(step), this.forSteps(ctx));
-      const reason = limit < this.stepTimeout(step) ? this.capExceeded() : `Step timed out after ${limit} ms`;
+      if (limit < this.stepTimeout(step)) cutOffAt = started + limit;
+      const reason = cutOffAt !== null ? this.capExceeded() : `Step timed out after ${limit} ms`;
       await bounded(this.perform(page, ctx, step), limit, reason);
       record.status = 'succeeded';
       return null;
     } catch (err) {
       if (isInfrastructure(err)) throw err;
       record.status = 'failed';
-      record.error = this.publicMessage(ctx, err);
+      record.error = this.failureText(ctx, err, cutOffAt);
       return `Step ${record.index} (${step.type}) failed: ${record.error}`;
     } finally {
       record.duration_ms = Date.now() - started;
