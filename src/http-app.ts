@@ -18,8 +18,8 @@ export function configureHttpApp(app: NestFastifyApplication): void {
   app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
   registerBodyParsers(fastify);
-  // Errors Fastify raises before a route runs (a body over 1 MiB) reach the global ErrorFilter through
-  // Nest's own Fastify error handler, so they get the same body as every other error.
+  // Errors Fastify raises before a route runs (a request it cannot read) reach the global ErrorFilter
+  // through Nest's own Fastify error handler, so they get the same body as every other error.
   app.useGlobalPipes(createValidationPipe({ urlPolicy: app.get(UrlPolicy) }));
   setupOpenApi(app);
   app.enableShutdownHooks();

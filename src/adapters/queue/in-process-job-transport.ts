@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { EnqueueOptions, JobHandler, JobTransport } from './job-transport.port';
+import { errorMessage } from '../../shared/domain/error-message';
 
 interface PendingDelivery {
   jobId: string;
@@ -71,7 +72,7 @@ export class InProcessJobTransport extends JobTransport {
       this.running += 1;
       // This process never loses a delivery without dying with it, so none is ever a redelivery.
       this.handler(jobId, { redelivered: false })
-        .catch((err: unknown) => this.logger.error(`job ${jobId} handler failed: ${err instanceof Error ? err.message : String(err)}`))
+        .catch((err: unknown) => this.logger.error(`job ${jobId} handler failed: ${errorMessage(err)}`))
         .finally(() => {
           this.running -= 1;
           if (this.running === 0) this.drained?.();

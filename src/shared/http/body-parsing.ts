@@ -153,7 +153,11 @@ export class RejectUnparsableBodyInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const body = context.switchToHttp().getRequest<{ body?: unknown }>().body;
     const formsWelcome = body instanceof FormBody && this.reflector.getAllAndOverride<boolean>(ACCEPTS_FORMS, [context.getHandler(), context.getClass()]);
-    if (body instanceof TooLargeBody) throw new PayloadTooLargeError();
+    if (body instanceof TooLargeBody) {
+      // The rest of the upload was never read: close the connection rather than let Node drain it to keep it alive.
+      context.switchToHttp().getResponse<{ header(name: string, value: string): unknown }>().header('Connection', 'close');
+      throw new PayloadTooLargeError();
+    }
     if (body instanceof UnparsableBody && !formsWelcome) throw new BadRequestError(body.reason);
     if (body instanceof RejectedFields) throw new ValidationFailedError(body.details);
     return next.handle();

@@ -1,6 +1,6 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
 import { NotFoundError } from '../domain/domain-error';
-import { MAX_ID } from './validation';
+import { parseId } from './validation';
 
 /**
  * Path ids: anything that is not a positive integer in range cannot name a resource, so it is a 404
@@ -9,9 +9,8 @@ import { MAX_ID } from './validation';
 @Injectable()
 export class IdParam implements PipeTransform<string, number> {
   transform(value: string): number {
-    if (!/^[1-9]\d{0,9}$/.test(value)) throw new NotFoundError();
-    const id = Number(value);
-    if (id > MAX_ID) throw new NotFoundError();
+    const id = parseId(value);
+    if (id === null) throw new NotFoundError();
     return id;
   }
 }

@@ -104,6 +104,13 @@ export function IsCssSelector(options?: ValidationOptions): PropertyDecorator {
 /** The largest id a row can have: id columns are 32-bit integers on SQLite and PostgreSQL alike. */
 export const MAX_ID = 2_147_483_647;
 
+/** A decimal id an id column can hold (`"42"` → 42), else null: anything else cannot name a row. */
+export function parseId(raw: string | undefined): number | null {
+  if (raw === undefined || !/^[1-9]\d{0,9}$/.test(raw)) return null;
+  const id = Number(raw);
+  return id <= MAX_ID ? id : null;
+}
+
 /**
  * A positive integer the id columns can hold (`each` for arrays of ids): an id out of that range is a 422
  * naming the field, never a database error (PostgreSQL refuses 2147483648 for an integer column).

@@ -82,10 +82,10 @@ export abstract class SignInThrottleRepository {
   abstract find(key: string): Promise<SignInThrottleState | null>;
   /**
    * Takes one attempt, atomically: unless `key` is locked at `now`, counts the attempt as a failure in
-   * advance and, if that count reaches a lock (`lockMsFor`), sets the lock in the same statement — so
+   * advance and, if that count earns a lock (sign-in-throttle.ts), sets the lock in the same statement — so
    * parallel guesses cannot all slip through before the first one's failure is recorded. False when locked.
    * A correct password then clears the key.
    */
-  abstract beginAttempt(key: string, now: Date, lockMsFor: (failures: number) => number): Promise<boolean>;
+  abstract beginAttempt(key: string, now: Date): Promise<boolean>;
   abstract clear(key: string): Promise<void>;
 }

@@ -4,7 +4,7 @@ import { Account } from '../domain/account';
 import { InvalidCredentialsError, SignInLockedError } from '../domain/errors';
 import { PASSWORD_MAX_LENGTH } from '../domain/password';
 import { hashSessionSecret, isWellFormedSessionSecret, issueSession, SESSION_LIFETIME_MS, SessionProps } from '../domain/session';
-import { lockDurationMs, secondsUntilUnlocked, throttleKey } from '../domain/sign-in-throttle';
+import { isLocked, secondsUntilUnlocked, SignInThrottleState, throttleKey } from '../domain/sign-in-throttle';
 import { CredentialRepository, PasswordHasher, SessionRepository, SignInThrottleRepository } from './ports';
 
 export interface SignedIn {
@@ -32,13 +32,14 @@ export class SignInService {
     const key = throttleKey(email);
     // The attempt is counted (and a lock it earns is set) before the slow password check, in one atomic
     // step: twenty parallel guesses right after a lock lifts get one check, not twenty.
-    if (!(await this.throttle.beginAttempt(key, this.clock.now(), lockDurationMs))) throw await this.lockedError(key);
+    if (!(await this.throttle.beginAttempt(key, this.clock.now()))) throw this.lockedError(await this.throttle.find(key));
 
     const found = await this.credentials.findByEmail(email.trim().toLowerCase());
     const ok = await this.passwordMatches(password, found?.passwordHash ?? null);
     if (!found || !ok) {
+      // The lock this attempt earned (if any) was set when it began.
       const state = await this.throttle.find(key);
-      if (state?.lockedUntil && state.lockedUntil.getTime() > this.clock.now().getTime()) throw await this.lockedError(key);
+      if (isLocked(state, this.clock.now())) throw this.lockedError(state);
       throw new InvalidCredentialsError();
     }
     await this.throttle.clear(key);
@@ -51,8 +52,7 @@ export class SignInService {
     return { secret: issued.secret, session, account: found.account };
   }
 
-  private async lockedError(key: string): Promise<SignInLockedError> {
-    const state = await this.throttle.find(key);
+  private lockedError(state: SignInThrottleState | null): SignInLockedError {
     return new SignInLockedError(state ? secondsUntilUnlocked(state, this.clock.now()) : 1);
   }
 

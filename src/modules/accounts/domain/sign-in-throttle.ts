@@ -24,12 +24,12 @@ export function lockDurationMs(failures: number): number {
  * one statement: `steps` lists each count from the first lock until the duration stops growing, `cap`
  * applies beyond the last step.
  */
-export function lockSteps(lockMsFor: (failures: number) => number = lockDurationMs): { steps: Array<{ failures: number; ms: number }>; cap: number } {
+export function lockSteps(): { steps: Array<{ failures: number; ms: number }>; cap: number } {
   const steps: Array<{ failures: number; ms: number }> = [];
   let n = 1;
-  while (lockMsFor(n) === 0) n += 1;
-  for (; lockMsFor(n + 1) !== lockMsFor(n); n += 1) steps.push({ failures: n, ms: lockMsFor(n) });
-  return { steps, cap: lockMsFor(n) };
+  while (lockDurationMs(n) === 0) n += 1;
+  for (; lockDurationMs(n + 1) !== lockDurationMs(n); n += 1) steps.push({ failures: n, ms: lockDurationMs(n) });
+  return { steps, cap: lockDurationMs(n) };
 }
 
 export function isLocked(state: SignInThrottleState | null, now: Date): boolean {

@@ -5,6 +5,9 @@ import { lockSteps, SignInThrottleState } from '../domain/sign-in-throttle';
 import { SignInThrottleRepository } from '../application/ports';
 import { SignInThrottleRow } from './orm-entities';
 
+/** The lock rule as count → duration steps, for one SQL CASE (computed once: the rule is fixed). */
+const LOCK_STEPS = lockSteps();
+
 @Injectable()
 export class TypeOrmSignInThrottleRepository extends SignInThrottleRepository {
   constructor(@InjectRepository(SignInThrottleRow) private readonly rows: Repository<SignInThrottleRow>) {
@@ -16,11 +19,11 @@ export class TypeOrmSignInThrottleRepository extends SignInThrottleRepository {
     return row ? { failures: row.failures, lockedUntil: row.lockedUntil } : null;
   }
 
-  async beginAttempt(key: string, now: Date, lockMsFor: (failures: number) => number): Promise<boolean> {
+  async beginAttempt(key: string, now: Date): Promise<boolean> {
     // The row first (a no-op when it exists), then one conditional UPDATE that counts the attempt and sets
     // the lock it earns: atomic on both databases, across instances, without a read-modify-write.
     await this.rows.createQueryBuilder().insert().values({ throttleKey: key, failures: 0, lockedUntil: null, updatedAt: now }).orIgnore().execute();
-    const { steps, cap } = lockSteps(lockMsFor);
+    const { steps, cap } = LOCK_STEPS;
     const until = (ms: number) => new Date(now.getTime() + ms);
     const params: Record<string, unknown> = { key, now, firstLock: steps[0]?.failures ?? Number.MAX_SAFE_INTEGER, capUntil: until(cap) };
     const arms = steps.map((step, i) => {

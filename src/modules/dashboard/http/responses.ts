@@ -1,6 +1,6 @@
 import { applyDecorators, Header } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { MAX_ID } from '../../../shared/http/validation';
+import { parseId } from '../../../shared/http/validation';
 
 /** A handler that answers an HTML page (the returned string). */
 export const HtmlPage = (): MethodDecorator => applyDecorators(Header('Content-Type', 'text/html; charset=utf-8'));
@@ -19,8 +19,7 @@ export function pageParam(raw: string | undefined): number {
 
 /** A positive integer query value an id column can hold, or undefined. */
 export function idQuery(raw: string | undefined): number | undefined {
-  // Beyond MAX_ID no row can match, and PostgreSQL would refuse the value for an integer column.
-  return raw && /^[1-9]\d{0,9}$/.test(raw) && Number(raw) <= MAX_ID ? Number(raw) : undefined;
+  return parseId(raw) ?? undefined;
 }
 
 export const DASHBOARD_PAGE_SIZE = 24;

@@ -2,7 +2,7 @@ import { Get, Headers, HttpCode, Param, Post, Query, Req, Res, StreamableFile } 
 import type { FastifyReply } from 'fastify';
 import { replyWithStoredImage } from '../../../shared/http/conditional';
 import { IdParam } from '../../../shared/http/id-param';
-import { MAX_ID } from '../../../shared/http/validation';
+import { parseId } from '../../../shared/http/validation';
 import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
 import { BULK_DOWNLOAD_MAX_IDS } from '../../screenshots/domain/screenshot';
 import { zipStream } from '../../screenshots/infrastructure/zip-streamer';
@@ -46,9 +46,8 @@ export class ScreenshotsPageController {
   async zip(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const ids = formFields(request)
       .getAll('ids')
-      .filter((v) => /^[1-9]\d{0,9}$/.test(v))
-      .map(Number)
-      .filter((id) => id <= MAX_ID);
+      .map(parseId)
+      .filter((id): id is number => id !== null);
     if (ids.length === 0) return seeOther(reply, '/dashboard/screenshots?notice=nothing-selected');
     if (ids.length > BULK_DOWNLOAD_MAX_IDS) throw ValidationFailedError.of('ids', `select at most ${BULK_DOWNLOAD_MAX_IDS} screenshots`);
     const entries = await this.screenshots.zipEntries(viewer.account, ids);

@@ -10,11 +10,10 @@ import { WebsiteRepository } from '../../websites/application/ports';
 import { isCapturedBySchedules } from '../../websites/domain/website';
 import { advanceAfterFiring, ScheduleProps } from '../domain/schedule';
 import { ScheduleRepository } from './ports';
+import { errorMessage } from '../../../shared/domain/error-message';
 
 const TICKER = 'schedule-ticker';
 const BATCH = 200;
-
-const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /**
  * Fires due schedules, exactly once per occurrence across every instance that ticks and across restarts.
@@ -74,7 +73,7 @@ export class ScheduleTicker implements OnApplicationBootstrap, OnModuleDestroy {
       } catch (err) {
         // Transient (database or queue down): nothing was claimed, so the occurrence stays due and the next
         // tick retries it with the same job key. Errors that would repeat for ever are handled inside fire().
-        this.logger.error(`schedule ${schedule.id}: could not fire, will retry: ${errorText(err)}`);
+        this.logger.error(`schedule ${schedule.id}: could not fire, will retry: ${errorMessage(err)}`);
       }
     }
     return queued;
@@ -104,7 +103,7 @@ export class ScheduleTicker implements OnApplicationBootstrap, OnModuleDestroy {
     try {
       return advanceAfterFiring(schedule, now).nextRunAt;
     } catch (err) {
-      this.logger.error(`schedule ${schedule.id}: cannot compute its next run: ${errorText(err)}`);
+      this.logger.error(`schedule ${schedule.id}: cannot compute its next run: ${errorMessage(err)}`);
       return null;
     }
   }

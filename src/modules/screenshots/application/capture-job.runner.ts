@@ -5,7 +5,8 @@ import { UrlPolicy } from '../../../shared/url-policy';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
 import { JobProps } from '../domain/job';
-import { errorDetail, InfrastructureFailure } from './job-failure';
+import { errorMessage } from '../../../shared/domain/error-message';
+import { InfrastructureFailure } from './job-failure';
 import { DuplicateScreenshotError, JobRepository, ScreenshotRepository, SupersededAttemptError } from './ports';
 import { JobDispatcher } from './job-dispatcher';
 import { ScreenshotStore } from './screenshot-store';
@@ -99,7 +100,7 @@ export class CaptureJobRunner implements OnModuleInit {
       await this.websites.markCaptured(website.id, takenAt);
     } catch (err) {
       // The screenshot and the succeeded job are committed; a retry could not run again, so this is only logged.
-      this.logger.warn(`job ${job.id}: recording the capture time on website ${website.id} failed: ${errorDetail(err)}`);
+      this.logger.warn(`job ${job.id}: recording the capture time on website ${website.id} failed: ${errorMessage(err)}`);
     }
   }
 }

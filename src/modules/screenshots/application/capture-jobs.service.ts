@@ -7,6 +7,7 @@ import { PageRequest } from '../../../shared/http/pagination';
 import { WebsitesService } from '../../websites/application/websites.service';
 import { CaptureOptions, JobProps, JobSource, JobStatus, isSameJobRequest } from '../domain/job';
 import { JobRepository, NewJob } from './ports';
+import { errorMessage } from '../../../shared/domain/error-message';
 
 /** Asking for captures and reading their jobs (the API side of the capture pipeline). */
 @Injectable()
@@ -49,7 +50,7 @@ export class CaptureJobsService {
     try {
       await this.transport.enqueue(job.id);
     } catch (err) {
-      this.logger.error(`could not queue job ${job.id}: ${err instanceof Error ? err.message : String(err)}`);
+      this.logger.error(`could not queue job ${job.id}: ${errorMessage(err)}`);
       await this.jobs.delete(job.id);
       throw new UnavailableError('The job queue is unavailable; nothing was queued. Please retry.');
     }

@@ -4,7 +4,8 @@ import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
 import { JobProps, JobType, MAX_JOB_ATTEMPTS } from '../domain/job';
 import { JobAttemptScope } from './job-attempt-scope';
-import { errorDetail, isPageFailure, publicInfrastructureReason } from './job-failure';
+import { errorMessage } from '../../../shared/domain/error-message';
+import { isPageFailure, publicInfrastructureReason } from './job-failure';
 import { leaseExpiredBefore, staleCutoffs } from './job-lease';
 import { JobCursor, JobRepository, RunningCutoffs, StaleCutoffs, SupersededAttemptError } from './ports';
 
@@ -113,7 +114,7 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
       await this.jobs.fail(job.id, err.message, this.clock.now());
       return;
     }
-    const detail = errorDetail(err);
+    const detail = errorMessage(err);
     if (job.attempts < MAX_JOB_ATTEMPTS) {
       this.logger.warn(`job ${job.id} attempt ${job.attempts} hit an infrastructure error, retrying: ${detail}`);
       // Requeued only while this attempt still holds the job; should the enqueue fail, the sweep finds it queued.
@@ -136,7 +137,7 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
         if (orphans) this.logger.log(`took back ${orphans} job(s) the previous process left running`);
       }
     } catch (err) {
-      this.logger.error(`taking back jobs left running failed; they are re-run when their lease runs out: ${errorDetail(err)}`);
+      this.logger.error(`taking back jobs left running failed; they are re-run when their lease runs out: ${errorMessage(err)}`);
     }
     this.transport.consume((jobId, delivery) => this.dispatch(jobId, delivery), this.config.captureConcurrency);
     try {
@@ -145,7 +146,7 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
       const handed = await this.handOver({ queuedBefore: new Date(now.getTime() + 1000), runningStartedBefore: leaseExpiredBefore(now, this.config) });
       if (handed) this.logger.log(`re-queued ${handed} unfinished job(s)`);
     } catch (err) {
-      this.logger.error(`re-queueing unfinished jobs at start failed; the periodic sweep retries: ${errorDetail(err)}`);
+      this.logger.error(`re-queueing unfinished jobs at start failed; the periodic sweep retries: ${errorMessage(err)}`);
     }
   }
 
@@ -154,7 +155,7 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
       const handed = await this.sweep();
       if (handed) this.logger.warn(`re-queued ${handed} job(s) that no transport carried any more`);
     } catch (err) {
-      this.logger.error(`sweeping for lost jobs failed: ${errorDetail(err)}`);
+      this.logger.error(`sweeping for lost jobs failed: ${errorMessage(err)}`);
     }
   }
 

@@ -1,8 +1,6 @@
 import { CaptureFailure } from '../../../adapters/capture/capture.port';
+import { errorMessage } from '../../../shared/domain/error-message';
 
-export function errorDetail(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /** The page's own fault (DNS failure, refused connection, timeout): its message is fit to show the client. */
 export function isPageFailure(err: unknown): err is CaptureFailure {
@@ -18,7 +16,7 @@ export class InfrastructureFailure extends Error {
     readonly publicReason: string,
     cause: unknown,
   ) {
-    super(`${publicReason}: ${errorDetail(cause)}`, { cause });
+    super(`${publicReason}: ${errorMessage(cause)}`, { cause });
     this.name = 'InfrastructureFailure';
   }
 }

@@ -2,12 +2,10 @@ import { Injectable, Logger } from '@nestjs/common';
 import { CaptureResult } from '../../../adapters/capture/capture.port';
 import { ScreenshotProps, screenshotKey, thumbnailKey } from '../domain/screenshot';
 import { CapturedScreenshot, ScreenshotRepository, ScreenshotStorage, StagedFile, ThumbnailRenderer } from './ports';
+import { errorMessage } from '../../../shared/domain/error-message';
 
 export type ScreenshotOwner = Pick<CapturedScreenshot, 'accountId' | 'websiteId' | 'jobId' | 'scenarioId' | 'executionId'>;
 
-function reason(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /**
  * A screenshot's files and row kept together: the PNG and its thumbnail are stored with the row, made on
@@ -53,7 +51,7 @@ export class ScreenshotStore {
               placed.push(thumbnailKey(key));
               thumbnailPlaced = true;
             } catch (err) {
-              this.logger.warn(`screenshot ${id}: placing the thumbnail failed, it will be made on first request: ${reason(err)}`);
+              this.logger.warn(`screenshot ${id}: placing the thumbnail failed, it will be made on first request: ${errorMessage(err)}`);
             }
           }
           return key;
@@ -69,7 +67,7 @@ export class ScreenshotStore {
     }
     // Committed: the row and its files exist. A leftover staged thumbnail is only tidied up.
     if (stagedThumbnail && !thumbnailPlaced) {
-      await this.storage.discard(stagedThumbnail).catch((err: unknown) => this.logger.warn(`screenshot ${shot.id}: discarding a staged thumbnail failed: ${reason(err)}`));
+      await this.storage.discard(stagedThumbnail).catch((err: unknown) => this.logger.warn(`screenshot ${shot.id}: discarding a staged thumbnail failed: ${errorMessage(err)}`));
     }
     return shot;
   }
@@ -100,7 +98,7 @@ export class ScreenshotStore {
     try {
       return await this.thumbnails.render(png);
     } catch (err) {
-      this.logger.warn(`rendering a thumbnail failed, it will be made on first request: ${reason(err)}`);
+      this.logger.warn(`rendering a thumbnail failed, it will be made on first request: ${errorMessage(err)}`);
       return null;
     }
   }
@@ -110,7 +108,7 @@ export class ScreenshotStore {
     try {
       return await this.storage.stage(bytes);
     } catch (err) {
-      this.logger.warn(`staging a thumbnail failed, it will be made on first request: ${reason(err)}`);
+      this.logger.warn(`staging a thumbnail failed, it will be made on first request: ${errorMessage(err)}`);
       return null;
     }
   }
