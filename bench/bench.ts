@@ -3,8 +3,8 @@
  * loop (the floor), on the same local pages and the same concurrency, in one run.
  *
  *   (a) floor:   one browser, one incognito context per capture, goto(load + network idle) → screenshot
- *   (b) service: the real AppModule (embedded mode) over HTTP: POST /websites/{id}/screenshot → poll
- *                GET /jobs/{id} until succeeded (PNG stored, row written)
+ *   (b) service: the real AppModule (embedded mode) over HTTP: POST /websites/{id}/screenshot → long-poll
+ *                GET /jobs/{id}?wait=30 until succeeded (PNG stored, row written)
  *
  * Env: BENCH_CAPTURES (default 80), BENCH_CONCURRENCY (default 2 × cores).
  */
@@ -181,12 +181,12 @@ async function service(baseUrl: string): Promise<PhaseResult> {
       if (res.status !== 200) throw new Error(`POST screenshot answered ${res.status}: ${JSON.stringify(answer)}`);
       const { job_id } = answer;
       for (;;) {
-        const poll = await fetch(`${api}/jobs/${job_id}`, { headers: { authorization: headers.authorization } });
+        // Long-poll: one request that answers when the job ends (no 20 ms polling loop costing the API CPU).
+        const poll = await fetch(`${api}/jobs/${job_id}?wait=30`, { headers: { authorization: headers.authorization } });
         const job = (await poll.json()) as { data: { status: string; error: string } };
         if (poll.status !== 200) throw new Error(`GET job answered ${poll.status}: ${JSON.stringify(job)}`);
         if (job.data.status === 'succeeded') return;
         if (job.data.status === 'failed') throw new Error(job.data.error);
-        await new Promise((r) => setTimeout(r, 20));
       }
     });
   } finally {

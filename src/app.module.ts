@@ -18,6 +18,7 @@ import { ScreenshotsModule } from './modules/screenshots/screenshots.module';
 import { WebsitesModule } from './modules/websites/websites.module';
 import { RejectUnparsableBodyInterceptor } from './shared/http/body-parsing';
 import { ErrorFilter } from './shared/http/error-filter';
+import { UnknownRouteController } from './shared/http/unknown-route.controller';
 
 @Module({})
 export class AppModule {
@@ -46,11 +47,17 @@ export class AppModule {
         HealthModule,
         DashboardModule,
       ],
+      // Last in no particular order: the router prefers every other route to this catch-all.
+      controllers: [UnknownRouteController],
       providers: [
-        // Order matters: authenticate, then check the plan, then count the request.
-        { provide: APP_GUARD, useClass: AuthGuard },
-        { provide: APP_GUARD, useClass: ApiAccessGuard },
-        { provide: APP_GUARD, useClass: RateLimitGuard },
+        // Order matters: authenticate, then check the plan, then count the request. The guards are also
+        // providers of their own so requests the router refused can be put through them (http-app.ts).
+        AuthGuard,
+        ApiAccessGuard,
+        RateLimitGuard,
+        { provide: APP_GUARD, useExisting: AuthGuard },
+        { provide: APP_GUARD, useExisting: ApiAccessGuard },
+        { provide: APP_GUARD, useExisting: RateLimitGuard },
         { provide: APP_INTERCEPTOR, useClass: RejectUnparsableBodyInterceptor },
         { provide: APP_FILTER, useClass: ErrorFilter },
       ],

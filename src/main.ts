@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { ConfigError, loadConfig } from './config/app-config';
+import { checkStorageDir, StorageDirUnusableError } from './modules/screenshots/infrastructure/local-disk-storage';
 import { configureHttpApp, createFastifyAdapter, HTTP_APP_OPTIONS } from './http-app';
 
 async function main(): Promise<void> {
@@ -15,6 +16,13 @@ async function main(): Promise<void> {
       process.exit(2);
     }
     throw err;
+  }
+  try {
+    checkStorageDir(config.storageDir);
+  } catch (err) {
+    if (!(err instanceof StorageDirUnusableError)) throw err;
+    process.stderr.write(`configuration error: ${err.message}\n`);
+    process.exit(2);
   }
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), createFastifyAdapter(config), { ...HTTP_APP_OPTIONS, bufferLogs: true });
   configureHttpApp(app);

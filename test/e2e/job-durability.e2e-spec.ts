@@ -61,6 +61,47 @@ describe('job durability', () => {
     }
   });
 
+  it('scaled out: a worker killed mid-capture → its job is running again on the other worker within JOB_LOCK_MS + 10 s', async () => {
+    const LOCK_MS = 5000;
+    const db = await createTestDatabase({ engine: 'postgres' });
+    const prefix = `sss-test-${randomBytes(6).toString('hex')}`;
+    const page = holdablePage();
+    let secondHitAt = 0;
+    const pages = await new PageServer({
+      '/page': (req: unknown, res: ServerResponse) => {
+        if (page.state.hits === 1) secondHitAt = Date.now();
+        page.route(req, res);
+      },
+    }).start();
+    const env = { DATABASE_URL: db.databaseUrl!, REDIS_URL: LOCAL_REDIS, REDIS_KEY_PREFIX: prefix, JOB_LOCK_MS: String(LOCK_MS), ALLOW_PRIVATE_NETWORKS: 'true', DATA_DIR: db.dataDir };
+    const api = await startTestApp({ database: db, redisKeyPrefix: prefix, env: { REDIS_URL: LOCAL_REDIS, ROLE: 'api', JOB_LOCK_MS: String(LOCK_MS) } });
+    const worker1 = await startServiceProcess({ ...env, ROLE: 'worker' });
+    let worker2: Awaited<ReturnType<typeof startServiceProcess>> | null = null;
+    try {
+      const account = await api.createAccount();
+      const website = await request(api.url).post('/websites').set(account.auth).send({ name: 'Handover', url: `${pages.url}/page` }).expect(201);
+      const { body } = await request(api.url).post(`/websites/${website.body.data.id}/screenshot`).set(account.auth).expect(200);
+      await page.firstHit; // worker 1 is rendering the page right now
+      worker2 = await startServiceProcess({ ...env, ROLE: 'worker' }); // ready and idle before the kill
+      page.state.held = false;
+      const killedAt = Date.now();
+      await worker1.crash();
+      for (const res of page.state.waiting) res.destroy();
+
+      const job = await waitForJob(api.url, account.auth, body.job_id, LOCK_MS + 30_000);
+      expect(job).toMatchObject({ status: 'succeeded', attempts: 2 });
+      expect(secondHitAt).toBeGreaterThan(killedAt);
+      expect(secondHitAt - killedAt).toBeLessThanOrEqual(LOCK_MS + 10_000);
+      const rows = await api.app.get(DataSource).query(`SELECT id FROM screenshots WHERE job_id = '${body.job_id}'`);
+      expect(rows).toHaveLength(1);
+    } finally {
+      await worker2?.stop();
+      await worker1.stop();
+      await api.close();
+      await pages.stop();
+    }
+  });
+
   it('embedded: a crash with queued jobs loses none — after the restart every job completes exactly once', async () => {
     const db = await createTestDatabase({ engine: 'sqlite' });
     const page = holdablePage();

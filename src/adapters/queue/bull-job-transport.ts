@@ -2,6 +2,19 @@ import { Logger } from '@nestjs/common';
 import Queue from 'bull';
 import { EnqueueOptions, JobHandler, JobTransport } from './job-transport.port';
 
+/** How long adding a job may take before the request that asked for it gets 503. */
+const ENQUEUE_TIMEOUT_MS = 2000;
+
+/**
+ * How often each worker looks for deliveries whose worker stopped renewing its lock. Bull moves such a job back
+ * to the queue at the second check after its lock expired, so a dead worker's job runs again within
+ * lockDuration + 2 × this: at most 6 s over JOB_LOCK_MS (the check was the lock's length, which made a
+ * handover take two to three locks: 72–77 s with the default 30 s). One small Lua script per check.
+ */
+export function stalledCheckIntervalMs(lockDurationMs: number): number {
+  return Math.max(500, Math.min(3000, Math.floor(lockDurationMs / 5)));
+}
+
 export interface BullTransportSettings {
   redisUrl: string;
   keyPrefix: string;
@@ -26,7 +39,7 @@ export class BullJobTransport extends JobTransport {
       settings: {
         lockDuration: settings.lockDurationMs,
         lockRenewTime: Math.floor(settings.lockDurationMs / 3),
-        stalledInterval: settings.lockDurationMs,
+        stalledInterval: stalledCheckIntervalMs(settings.lockDurationMs),
         // Our own attempts counter (jobs table) gives up on a job that keeps killing workers.
         maxStalledCount: 10,
       },
@@ -37,7 +50,18 @@ export class BullJobTransport extends JobTransport {
 
   async enqueue(jobId: string, options: EnqueueOptions = {}): Promise<void> {
     const bullId = options.key ? `${jobId}:${options.key}` : jobId;
-    await this.queue.add({ jobId }, { jobId: bullId, delay: options.delayMs });
+    // Bull's client queues commands while Redis is away and would hold the request for the whole outage.
+    // Bounded instead: the caller answers 503 and removes the row; should the add still go through once
+    // Redis is back, the handler finds no row and drops the delivery.
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`Command timed out: the queue did not take job ${jobId} within ${ENQUEUE_TIMEOUT_MS} ms`)), ENQUEUE_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([this.queue.add({ jobId }, { jobId: bullId, delay: options.delayMs }), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   consume(handler: JobHandler, concurrency: number): void {

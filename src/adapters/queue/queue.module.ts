@@ -1,9 +1,11 @@
-import { Global, Module, OnModuleDestroy } from '@nestjs/common';
+import { Global, Module, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { AppConfig } from '../../config/app-config';
 import { BullJobTransport } from './bull-job-transport';
 import { InProcessJobTransport } from './in-process-job-transport';
 import { JobTransport } from './job-transport.port';
+import { InProcessJobEvents, RedisJobEvents } from './job-events';
+import { JobEvents } from './job-events.port';
 
 @Global()
 @Module({
@@ -17,10 +19,16 @@ import { JobTransport } from './job-transport.port';
           : new InProcessJobTransport(),
       inject: [AppConfig],
     },
+    {
+      provide: JobEvents,
+      // Redis pub/sub when REDIS_URL is set (a job ended by a worker wakes a long-poll on any API instance).
+      useFactory: (config: AppConfig): JobEvents => (config.redisUrl ? new RedisJobEvents(config.redisUrl, config.redisKeyPrefix) : new InProcessJobEvents()),
+      inject: [AppConfig],
+    },
   ],
-  exports: [JobTransport],
+  exports: [JobTransport, JobEvents],
 })
-export class QueueModule implements OnModuleDestroy {
+export class QueueModule implements OnModuleDestroy, OnApplicationShutdown {
   constructor(private readonly moduleRef: ModuleRef) {}
 
   /**
@@ -31,5 +39,9 @@ export class QueueModule implements OnModuleDestroy {
    */
   async onModuleDestroy(): Promise<void> {
     await this.moduleRef.get(JobTransport).close();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.moduleRef.get(JobEvents).close();
   }
 }

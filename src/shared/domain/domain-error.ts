@@ -11,6 +11,9 @@ export type ErrorCode =
   | 'not_found'
   | 'conflict'
   | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'uri_too_long'
+  | 'headers_too_large'
   | 'validation_failed'
   | 'rate_limited'
   | 'internal_error'
@@ -65,6 +68,13 @@ export class BadRequestError extends DomainError {
 export class PayloadTooLargeError extends DomainError {
   constructor() {
     super('payload_too_large', 'Request body is larger than 1 MiB');
+  }
+}
+
+/** A body sent with a Content-Encoding this API does not decode (it takes identity, gzip, deflate and br). */
+export class UnsupportedMediaTypeError extends DomainError {
+  constructor(message: string) {
+    super('unsupported_media_type', message);
   }
 }
 

@@ -1,8 +1,13 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { Reflector } from '@nestjs/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Observable } from 'rxjs';
-import { BadRequestError, FieldError, PayloadTooLargeError, ValidationFailedError } from '../domain/domain-error';
+import { Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { BadRequestError, FieldError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationFailedError } from '../domain/domain-error';
+import { cappedValidationError, MAX_DETAILS, notAllowed } from './capped-validation';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -28,34 +33,72 @@ export class TooLargeBody extends UnparsableBody {
   }
 }
 
+/** A body whose Content-Encoding this API does not decode: 415 after the guards. */
+export class UndecodableBody extends UnparsableBody {}
+
+/** The client went away before its body arrived: nothing to answer, and nothing to log as a fault. */
+export class AbandonedBody extends UnparsableBody {
+  constructor() {
+    super('The request body was cut off');
+  }
+}
+
+const DECODERS: Record<string, () => Transform> = {
+  gzip: () => createGunzip(),
+  'x-gzip': () => createGunzip(),
+  deflate: () => createInflate(),
+  br: () => createBrotliDecompress(),
+};
+
 /**
- * Reads a request body up to BODY_LIMIT_BYTES. A declared Content-Length over the limit is refused without
- * reading; a chunked body is cut off the moment it passes the limit (Node discards the rest once answered).
+ * Reads a request body up to BODY_LIMIT_BYTES, decoding a gzip, deflate or br Content-Encoding with the same
+ * limit on the decoded size (a small bomb is cut off at 1 MiB of output). A declared Content-Length over the
+ * limit is refused without reading; a chunked body is cut off the moment it passes the limit (Node discards
+ * the rest once answered). A client that hangs up mid-body yields an AbandonedBody, not an error.
  */
-function readLimited(request: FastifyRequest, payload: NodeJS.ReadableStream): Promise<Buffer | TooLargeBody> {
+function readLimited(request: FastifyRequest, payload: NodeJS.ReadableStream): Promise<Buffer | UnparsableBody> {
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > BODY_LIMIT_BYTES) return Promise.resolve(new TooLargeBody());
-  return new Promise((resolve, reject) => {
+  const encoding = (request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  const makeDecoder = DECODERS[encoding];
+  if (!makeDecoder && encoding !== 'identity' && encoding !== '') {
+    payload.resume(); // not ours to read; let Node drain it
+    return Promise.resolve(new UndecodableBody(`Content-Encoding ${JSON.stringify(encoding).slice(0, 40)} is not supported (use identity, gzip, deflate or br)`));
+  }
+  const decoder = makeDecoder?.();
+  const source: NodeJS.ReadableStream = decoder ? payload.pipe(decoder) : payload;
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const finish = (outcome: () => void) => {
-      payload.removeListener('data', onData);
-      payload.removeListener('end', onEnd);
-      payload.removeListener('error', onError);
-      outcome();
+    const finish = (outcome: Buffer | UnparsableBody) => {
+      source.removeListener('data', onData);
+      source.removeListener('end', onEnd);
+      source.removeListener('error', onDecodeError);
+      payload.removeListener('error', onPayloadError);
+      if (decoder && outcome instanceof UnparsableBody) {
+        payload.unpipe(decoder);
+        decoder.destroy();
+      }
+      resolve(outcome);
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > BODY_LIMIT_BYTES) return finish(() => resolve(new TooLargeBody()));
+      if (size > BODY_LIMIT_BYTES) return finish(new TooLargeBody());
       chunks.push(chunk);
     };
-    const onEnd = () => finish(() => resolve(Buffer.concat(chunks)));
-    const onError = (err: Error) => finish(() => reject(err));
-    payload.on('data', onData);
-    payload.on('end', onEnd);
-    payload.on('error', onError);
+    const onEnd = () => finish(Buffer.concat(chunks));
+    const onPayloadError = () => finish(new AbandonedBody());
+    const onDecodeError = () => finish(new UnparsableBody(`Request body is not valid ${encoding} data`));
+    source.on('data', onData);
+    source.on('end', onEnd);
+    if (decoder) source.on('error', onDecodeError);
+    payload.on('error', onPayloadError);
   });
 }
+
+/** RFC 9110 media type (`type/subtype` plus parameters); anything else is no Content-Type at all. */
+const MEDIA_TYPE = /^[\w!#$%&'*+.^`|~-]+\/[\w!#$%&'*+.^`|~-]+\s*(;.*)?$/;
+const UNREADABLE_CONTENT_TYPE = 'application/x-unreadable-content-type';
 
 /**
  * An HTML form post (application/x-www-form-urlencoded). Only routes marked @AcceptsForms() (the dashboard)
@@ -81,13 +124,75 @@ function childPath(parent: string, key: string | number): string {
   return parent === '' ? key : `${parent}.${key}`;
 }
 
+/** No request of this API has more than a few dozen fields; a body with more top-level keys is not parsed. */
+export const MAX_PARSED_FIELDS = 1000;
+
 /**
- * Checks a parsed JSON value without recursion (so the check itself cannot overflow): too deep → 400,
- * NUL characters → 422 naming each field. Returns the value itself when it is fine.
+ * A JSON object body with more than MAX_PARSED_FIELDS top-level keys, kept as its key names instead of being
+ * parsed: JSON.parse of 60,000 distinct keys alone takes ~70 ms and much memory, and every one of them is an
+ * unknown field anyway. The validation pipe names them (422); `text` is kept for the odd body whose many keys
+ * are all one known name repeated (JSON allows duplicates), which is then parsed after all.
  */
-export function screenJson(value: unknown): unknown {
+export class ManyFieldsBody {
+  constructor(
+    readonly names: string[],
+    readonly text: string,
+  ) {}
+
+  parse(): unknown {
+    return screenJson(JSON.parse(this.text), this.text);
+  }
+}
+
+interface JsonShape {
+  tooDeep: boolean;
+  /** The top-level object's key names, when there are more than MAX_PARSED_FIELDS of them. */
+  manyKeys: string[] | null;
+}
+
+/**
+ * Reads JSON text's shape in one pass over its characters, without parsing values: whether it nests deeper
+ * than `limit` (no `[[[[…` is ever parsed, nor walked), and how many keys its top-level object has — in valid
+ * JSON a string at depth 1 that follows `{` or `,` is a key.
+ */
+export function jsonShape(text: string, limit: number): JsonShape {
+  let depth = 0;
+  let inString = false;
+  let stringStart = 0;
+  let keyExpected = false;
+  const keySpans: number[] = [];
+  const topLevelObject = text.trimStart().startsWith('{');
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next character
+      else if (c === 0x22) {
+        inString = false;
+        if (keyExpected) keySpans.push(stringStart, i);
+        keyExpected = false;
+      }
+    } else if (c === 0x22) {
+      inString = true;
+      stringStart = i;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return { tooDeep: true, manyKeys: null };
+      keyExpected = depth === 1 && c === 0x7b;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x2c) keyExpected = depth === 1 && topLevelObject;
+  }
+  if (keySpans.length / 2 <= MAX_PARSED_FIELDS) return { tooDeep: false, manyKeys: null };
+  const names: string[] = [];
+  for (let k = 0; k < keySpans.length; k += 2) {
+    const token = text.slice(keySpans[k], keySpans[k + 1] + 1);
+    names.push(token.includes('\\') ? String(JSON.parse(token)) : token.slice(1, -1));
+  }
+  return { tooDeep: false, manyKeys: names };
+}
+
+/** Every field (and field name) holding a NUL character, named by its path; a walk without recursion. */
+function fieldsWithNul(value: unknown): FieldError[] {
   const nul: FieldError[] = [];
-  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: '', depth: 0 }];
+  const stack: Array<{ value: unknown; path: string }> = [{ value, path: '' }];
   while (stack.length > 0) {
     const item = stack.pop()!;
     if (typeof item.value === 'string') {
@@ -95,15 +200,24 @@ export function screenJson(value: unknown): unknown {
       continue;
     }
     if (item.value === null || typeof item.value !== 'object') continue;
-    if (item.depth >= MAX_JSON_DEPTH) return new UnparsableBody(`Request body nests deeper than ${MAX_JSON_DEPTH} levels`);
     const entries: Array<[string | number, unknown]> = Array.isArray(item.value) ? item.value.map((v, i) => [i, v]) : Object.entries(item.value);
     // Pushed last-first so fields come out in document order.
     for (const [key, child] of entries.reverse()) {
       const path = childPath(item.path, key);
       if (typeof key === 'string' && key.includes('\u0000')) nul.push({ field: path, message: 'Field names must not contain NUL characters' });
-      stack.push({ value: child, path, depth: item.depth + 1 });
+      stack.push({ value: child, path });
     }
   }
+  return nul;
+}
+
+/**
+ * Checks a parsed JSON body for NUL characters (422 naming each field). `text` is the JSON it was parsed from:
+ * JSON can only spell a NUL as the escape `\u0000`, so a text without one skips the walk that names fields.
+ */
+export function screenJson(value: unknown, text: string): unknown {
+  if (!text.includes('\\u0000')) return value;
+  const nul = fieldsWithNul(value);
   return nul.length > 0 ? new RejectedFields(nul) : value;
 }
 
@@ -118,9 +232,16 @@ export const AcceptsForms = (): ClassDecorator & MethodDecorator => SetMetadata(
  */
 export function registerBodyParsers(fastify: FastifyInstance): void {
   fastify.removeAllContentTypeParsers();
+  // Fastify answers a Content-Type it cannot parse (`application/json, text/plain`) with its own 415 before
+  // any guard; renamed here, such a body reaches the parser below and is refused like any foreign type.
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    const type = request.headers['content-type'];
+    if (type !== undefined && !MEDIA_TYPE.test(type.trim())) request.headers['content-type'] = UNREADABLE_CONTENT_TYPE;
+    done();
+  });
   /** A parser of the body's text (or bytes): the limit applied first, the parse only to what fits. */
   const limited = (parse: (body: Buffer) => unknown) => (request: FastifyRequest, payload: NodeJS.ReadableStream, done: (err: Error | null, body?: unknown) => void) => {
-    readLimited(request, payload).then((body) => done(null, body instanceof TooLargeBody ? body : parse(body)), (err: Error) => done(err));
+    void readLimited(request, payload).then((body) => done(null, body instanceof UnparsableBody ? body : parse(body)));
   };
   fastify.addContentTypeParser(/^application\/([\w.+-]+\+)?json/i, limited(parseJson));
   fastify.addContentTypeParser('application/x-www-form-urlencoded', limited(parseForm));
@@ -130,13 +251,14 @@ export function registerBodyParsers(fastify: FastifyInstance): void {
 function parseJson(bytes: Buffer): unknown {
   const text = bytes.toString('utf8');
   if (text.trim() === '') return undefined;
-  let parsed: unknown;
+  const shape = jsonShape(text, MAX_JSON_DEPTH);
+  if (shape.tooDeep) return new UnparsableBody(`Request body nests deeper than ${MAX_JSON_DEPTH} levels`);
   try {
-    parsed = JSON.parse(text);
+    if (shape.manyKeys) return new ManyFieldsBody(shape.manyKeys, text);
+    return screenJson(JSON.parse(text), text);
   } catch {
     return new UnparsableBody('Request body is not valid JSON');
   }
-  return screenJson(parsed);
 }
 
 function parseForm(bytes: Buffer): UnparsableBody {
@@ -146,20 +268,49 @@ function parseForm(bytes: Buffer): UnparsableBody {
   return new FormBody(fields);
 }
 
+const routesTakingBodies = new WeakMap<object, boolean>();
+
+/** Whether the route's handler declares a @Body() parameter (read once per handler from Nest's route metadata). */
+function takesBody(context: ExecutionContext): boolean {
+  const handler = context.getHandler();
+  let takes = routesTakingBodies.get(handler);
+  if (takes === undefined) {
+    const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, context.getClass(), handler.name) ?? {}) as Record<string, unknown>;
+    takes = Object.keys(args).some((key) => key.split(':')[0] === String(RouteParamtypes.BODY));
+    routesTakingBodies.set(handler, takes);
+  }
+  return takes;
+}
+
+/**
+ * A route without a body (run a scenario, delete) refuses one that says something, as a body with unknown
+ * fields is refused anywhere: `{"a": 1}` must not start a run as if it meant nothing. `{}` is no body.
+ */
+function refuseBodyNotTaken(body: unknown): void {
+  if (body instanceof ManyFieldsBody) throw cappedValidationError(body.names.slice(0, MAX_DETAILS).map(notAllowed), body.names.length);
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw ValidationFailedError.of('body', 'This request takes no body');
+  const keys = Object.keys(body);
+  if (keys.length > 0) throw cappedValidationError(keys.slice(0, MAX_DETAILS).map(notAllowed), keys.length);
+}
+
 @Injectable()
 export class RejectUnparsableBodyInterceptor implements NestInterceptor {
   constructor(private readonly reflector: Reflector) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const body = context.switchToHttp().getRequest<{ body?: unknown }>().body;
-    const formsWelcome = body instanceof FormBody && this.reflector.getAllAndOverride<boolean>(ACCEPTS_FORMS, [context.getHandler(), context.getClass()]);
+    // Routes that take forms (the dashboard) read their body themselves, whatever it is: none of the API's rules here.
+    const acceptsForms = this.reflector.getAllAndOverride<boolean>(ACCEPTS_FORMS, [context.getHandler(), context.getClass()]) === true;
+    const formsWelcome = body instanceof FormBody && acceptsForms;
     if (body instanceof TooLargeBody) {
       // The rest of the upload was never read: close the connection rather than let Node drain it to keep it alive.
       context.switchToHttp().getResponse<{ header(name: string, value: string): unknown }>().header('Connection', 'close');
       throw new PayloadTooLargeError();
     }
+    if (body instanceof UndecodableBody) throw new UnsupportedMediaTypeError(body.reason);
     if (body instanceof UnparsableBody && !formsWelcome) throw new BadRequestError(body.reason);
-    if (body instanceof RejectedFields) throw new ValidationFailedError(body.details);
+    if (body instanceof RejectedFields) throw cappedValidationError(body.details);
+    if (body !== undefined && !acceptsForms && !(body instanceof UnparsableBody) && !takesBody(context)) refuseBodyNotTaken(body);
     return next.handle();
   }
 }

@@ -12,6 +12,9 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  uri_too_long: 414,
+  unsupported_media_type: 415,
+  headers_too_large: 431,
   validation_failed: 422,
   rate_limited: 429,
   internal_error: 500,
@@ -26,7 +29,9 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   405: 'not_found',
   409: 'conflict',
   413: 'payload_too_large',
-  415: 'bad_request',
+  414: 'uri_too_long',
+  415: 'unsupported_media_type',
+  431: 'headers_too_large',
   422: 'validation_failed',
   429: 'rate_limited',
   503: 'unavailable',
@@ -37,13 +42,22 @@ export interface ErrorResponse {
   body: Record<string, unknown>;
 }
 
+/**
+ * What ioredis says when Redis is gone: a command that found no connection (there is no offline queue, so it
+ * fails at once), one cut off by a lost connection, or one that outlived the command timeout.
+ */
+const REDIS_OUTAGE = /Stream isn't writeable|enableOfflineQueue|Command timed out|Reached the max retries per request limit/;
+
 /** Connection-level failures of the database or Redis: the request was not applied, the client may retry. */
-function isInfrastructureOutage(err: unknown): boolean {
-  const e = err as { code?: string; driverError?: { code?: string }; message?: string } | null;
+export function isInfrastructureOutage(err: unknown): boolean {
+  const e = err as { name?: string; code?: string; driverError?: { code?: string }; message?: string } | null;
   const code = e?.code ?? e?.driverError?.code;
+  const message = e?.message ?? '';
   return (
     ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P03', '53300', 'SQLITE_BUSY'].includes(String(code)) ||
-    /Connection terminated|Connection is closed|connect ECONNREFUSED/.test(e?.message ?? '')
+    e?.name === 'MaxRetriesPerRequestError' ||
+    REDIS_OUTAGE.test(message) ||
+    /Connection terminated|Connection is closed|connect ECONNREFUSED/.test(message)
   );
 }
 
@@ -84,7 +98,9 @@ export function toErrorResponse(err: unknown, logger?: Logger): ErrorResponse {
     return { status: 404, body: { success: false, error: 'A resource this request refers to no longer exists', code: 'not_found' } };
   }
   if (isInfrastructureOutage(err)) {
-    logger?.error({ err: loggable(err) }, 'dependency unavailable');
+    // No stack: during an outage every request lands here, and the stack says nothing new.
+    const { message, code } = loggable(err);
+    logger?.error({ err: { message, code } }, 'dependency unavailable');
     return { status: 503, body: { success: false, error: 'Service temporarily unavailable', code: 'unavailable' } };
   }
   logger?.error({ err: loggable(err) }, 'unhandled error');

@@ -1,7 +1,9 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
 import { NotFoundError } from '../domain/domain-error';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A UUID in its canonical 8-4-4-4-12 hex form, either case (OpenAPI documents the same pattern). */
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const UUID = new RegExp(UUID_PATTERN);
 
 /** Job and execution ids are UUIDs; anything else cannot name one, so it is a 404. */
 @Injectable()

@@ -1,9 +1,11 @@
 import { applyDecorators, ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min, registerDecorator, ValidateIf, ValidationOptions } from 'class-validator';
+import { getMetadataStorage, IsInt, IsOptional, Max, Min, registerDecorator, ValidateIf, ValidationOptions } from 'class-validator';
 import { isValidCssSelector } from '../css-selector/css-selector';
 import { FieldError, ValidationFailedError } from '../domain/domain-error';
 import type { UrlPolicy } from '../url-policy';
+import { ManyFieldsBody } from './body-parsing';
+import { cappedValidationError, MAX_DETAILS, notAllowed } from './capped-validation';
 
 function humanise(field: string, constraint: string, message: string): string {
   // class-validator says "property x should not exist" for unknown fields; say it the way the API does.
@@ -43,6 +45,45 @@ export function AlsoChecks(check: FieldCheck): ClassDecorator {
   return (target) => Reflect.defineMetadata(ALSO_CHECKS, check, target);
 }
 
+const BODY_REQUIRED = Symbol('bodyRequired');
+
+/**
+ * The request must send this body (a PUT's fields to change): a missing body or `null` is a 422 naming
+ * `body`, not an update that silently changes nothing.
+ */
+export function BodyRequired(): ClassDecorator {
+  return (target) => Reflect.defineMetadata(BODY_REQUIRED, true, target);
+}
+
+const knownFields = new WeakMap<object, Set<string>>();
+
+/** The fields a DTO declares (every validated or @Allow()ed property), read once per class. */
+function fieldsOf(metatype: object): Set<string> {
+  let fields = knownFields.get(metatype);
+  if (!fields) {
+    fields = new Set(getMetadataStorage().getTargetValidationMetadatas(metatype as () => void, '', true, false).map((m) => m.propertyName));
+    knownFields.set(metatype, fields);
+  }
+  return fields;
+}
+
+/**
+ * Unknown fields, found by one pass over the body's own keys before anything copies it. class-transformer
+ * would otherwise copy every key (60,000 of them take seconds and yield a 3 MB error body), and keys such as
+ * `constructor` or `__proto__` would never reach the whitelist check at all (they were silently dropped).
+ */
+function unknownFields(body: Record<string, unknown>, metatype: object): string[] {
+  const fields = fieldsOf(metatype);
+  return Object.keys(body).filter((key) => !fields.has(key));
+}
+
+/** The body without its unknown fields: picked by the DTO's (few) fields, not by walking the body's (many). */
+function knownPart(body: Record<string, unknown>, metatype: object): Record<string, unknown> {
+  const known: Record<string, unknown> = {};
+  for (const field of fieldsOf(metatype)) if (Object.prototype.hasOwnProperty.call(body, field)) known[field] = body[field];
+  return known;
+}
+
 /** `steps[3].selector` → `steps`: a field the DTO already reported is not reported twice. */
 const topField = (field: string): string => field.split(/[.[]/)[0];
 
@@ -60,6 +101,34 @@ class ReportingValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    // Path parameters stay the strings they were sent as: their own pipes (IdParam, UuidParam) parse them
+    // strictly. Converted here first, `Number("0x10")`, `Number("+1")` or `Number("1e3")` named another row.
+    if (metadata.type === 'param') return value;
+    const metatype = metadata.metatype;
+    if (value instanceof ManyFieldsBody && metatype) {
+      const fields = fieldsOf(metatype);
+      const unknown = value.names.filter((name) => !fields.has(name));
+      // Thousands of fields, none of them unknown: one known name repeated. Parsed after all, and checked as usual.
+      if (unknown.length === 0) return this.transform(value.parse(), metadata);
+      throw cappedValidationError(unknown.slice(0, MAX_DETAILS).map(notAllowed), unknown.length);
+    }
+    if ((metadata.type === 'body' || metadata.type === 'query') && metatype && fieldsOf(metatype).size > 0) {
+      if (metadata.type === 'body' && (value === null || (value === undefined && Reflect.getMetadata(BODY_REQUIRED, metatype)))) {
+        throw ValidationFailedError.of('body', 'body must be a JSON object with the fields to change');
+      }
+      if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) {
+        throw ValidationFailedError.of(metadata.type, `${metadata.type} must be a JSON object`);
+      }
+      const unknown = value === undefined ? [] : unknownFields(value as Record<string, unknown>, metatype);
+      if (unknown.length > 0) {
+        // The known fields are still checked (one 422 names every bad field), on a copy without the unknown ones.
+        const others = await this.transform(knownPart(value as Record<string, unknown>, metatype), metadata).then(
+          () => [],
+          (err: unknown) => (err instanceof ValidationFailedError ? err.details : []),
+        );
+        throw cappedValidationError([...others, ...unknown.slice(0, MAX_DETAILS).map(notAllowed)], others.length + unknown.length);
+      }
+    }
     try {
       return await super.transform(value, metadata);
     } catch (err) {

@@ -46,4 +46,10 @@ export class ApiToken {
   get isRevoked(): boolean {
     return this.props.revokedAt !== null;
   }
+
+  /** `last_used_at` is kept to `resolutionMs`: whether a use at `now` has to be written down. */
+  lastUseNeedsRecording(now: Date, resolutionMs: number): boolean {
+    const last = this.props.lastUsedAt;
+    return last === null || now.getTime() - last.getTime() >= resolutionMs;
+  }
 }

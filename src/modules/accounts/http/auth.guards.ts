@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Clock } from '../../../shared/domain/clock';
 import { UnauthorizedError } from '../../../shared/domain/domain-error';
-import { IS_PUBLIC } from '../../../shared/http/decorators';
+import { AUTH_IF_PRESENTED, IS_PUBLIC } from '../../../shared/http/decorators';
 import { RateLimiter } from '../../rate-limiting/application/rate-limiter';
 import { RateLimitExceededError } from '../../rate-limiting/domain/quota';
 import { setRateLimitHeaders } from '../../rate-limiting/http/rate-limit-headers';
@@ -12,6 +12,21 @@ import { Account } from '../domain/account';
 import { PlanNoApiAccessError } from '../domain/errors';
 
 export type AuthenticatedRequest = FastifyRequest & { account?: Account };
+
+/**
+ * The request's one `Authorization` header. Node keeps only the first of several, so two headers would
+ * authenticate as whichever came first — whatever a proxy in front added or meant. Several are no credential.
+ */
+export function authorizationHeader(request: FastifyRequest): string | undefined {
+  const raw = request.raw.rawHeaders;
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization') count += 1;
+  return count === 1 ? request.headers.authorization : count === 0 ? undefined : '';
+}
+
+function authIfPresented(reflector: Reflector, context: ExecutionContext): boolean {
+  return reflector.getAllAndOverride<boolean>(AUTH_IF_PRESENTED, [context.getHandler(), context.getClass()]) === true;
+}
 
 function isPublic(reflector: Reflector, context: ExecutionContext): boolean {
   return reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]) === true;
@@ -34,7 +49,9 @@ export class AuthGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (isPublic(this.reflector, context)) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const account = await this.authenticator.authenticate(request.headers.authorization);
+    const header = authorizationHeader(request);
+    if (header === undefined && authIfPresented(this.reflector, context)) return true;
+    const account = await this.authenticator.authenticate(header);
     if (!account) {
       const reply = context.switchToHttp().getResponse<FastifyReply>();
       try {
@@ -70,6 +87,7 @@ export class ApiAccessGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (isPublic(this.reflector, context)) return true;
     const account = context.switchToHttp().getRequest<AuthenticatedRequest>().account;
+    if (!account && authIfPresented(this.reflector, context)) return true;
     if (!account) throw new UnauthorizedError();
     if (!account.hasApiAccess(this.clock.now())) {
       setRateLimitHeaders(context.switchToHttp().getResponse<FastifyReply>(), await this.limiter.peek(account.id, account.rateLimits()));

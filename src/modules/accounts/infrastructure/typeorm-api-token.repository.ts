@@ -21,10 +21,7 @@ function toToken(row: ApiTokenRow): ApiToken {
 
 @Injectable()
 export class TypeOrmApiTokenRepository extends ApiTokenRepository {
-  constructor(
-    @InjectRepository(ApiTokenRow) private readonly rows: Repository<ApiTokenRow>,
-    @InjectRepository(AccountRow) private readonly accounts: Repository<AccountRow>,
-  ) {
+  constructor(@InjectRepository(ApiTokenRow) private readonly rows: Repository<ApiTokenRow>) {
     super();
   }
 
@@ -35,11 +32,18 @@ export class TypeOrmApiTokenRepository extends ApiTokenRepository {
     return toToken(row);
   }
 
+  /**
+   * The one query on every authenticated request: token and account in a single round trip (it was two
+   * SELECTs). Never cached: a revoked token must fail on its very next use.
+   */
   async findActiveByHash(hash: string): Promise<{ token: ApiToken; account: Account } | null> {
-    const token = await this.rows.findOneBy({ tokenHash: hash, revokedAt: IsNull() });
-    if (!token) return null;
-    const account = await this.accounts.findOneBy({ id: token.accountId });
-    return account ? { token: toToken(token), account: toAccount(account) } : null;
+    const found = (await this.rows
+      .createQueryBuilder('token')
+      .innerJoinAndMapOne('token.account', AccountRow, 'account', 'account.id = token.accountId')
+      .where('token.tokenHash = :hash', { hash })
+      .andWhere('token.revokedAt IS NULL')
+      .getOne()) as (ApiTokenRow & { account?: AccountRow }) | null;
+    return found?.account ? { token: toToken(found), account: toAccount(found.account) } : null;
   }
 
   async findById(id: number): Promise<ApiToken | null> {

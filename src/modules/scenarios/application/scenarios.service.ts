@@ -4,7 +4,9 @@ import { Clock } from '../../../shared/domain/clock';
 import { NotFoundError, ValidationFailedError } from '../../../shared/domain/domain-error';
 import { PageRequest } from '../../../shared/http/pagination';
 import { UrlPolicy } from '../../../shared/url-policy';
+import { JobEvents } from '../../../adapters/queue/job-events.port';
 import { JobProps } from '../../screenshots/domain/job';
+import { readWhenFinished } from '../../screenshots/application/job-wait';
 import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
 import { JobRepository, ScreenshotRepository } from '../../screenshots/application/ports';
 import { WebsiteRepository } from '../../websites/application/ports';
@@ -36,6 +38,7 @@ export class ScenariosService {
     private readonly captureJobs: CaptureJobsService,
     private readonly urlPolicy: UrlPolicy,
     private readonly clock: Clock,
+    private readonly events: JobEvents,
   ) {}
 
   private async checkWebsite(accountId: number, websiteId: number): Promise<void> {
@@ -110,6 +113,11 @@ export class ScenariosService {
     const job = await this.jobs.findOwned(accountId, id);
     if (!job || job.type !== 'scenario') throw new NotFoundError('Execution');
     return { job, screenshotIds: (await this.screenshots.listForExecution(job.id)).map((s) => s.id) };
+  }
+
+  /** The execution once its run has ended, or after `waitSeconds` as it is then (long-poll; 0 = at once). */
+  executionWhenFinished(accountId: number, id: string, waitSeconds: number, clientGone: AbortSignal): Promise<Execution> {
+    return readWhenFinished(this.events, id, waitSeconds, clientGone, () => this.execution(accountId, id));
   }
 
   async executions(accountId: number, scenarioId: number, page: PageRequest): Promise<{ items: Execution[]; total: number }> {

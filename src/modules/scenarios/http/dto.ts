@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Allow, IsInt, IsNotEmpty, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { PageQuery } from '../../../shared/http/pagination';
 import { ValidationFailedError } from '../../../shared/domain/domain-error';
-import { AlsoChecks, FieldCheckContext, IsId, MAX_ID, OptionalField, QueryInt } from '../../../shared/http/validation';
+import { AlsoChecks, BodyRequired, FieldCheckContext, IsId, MAX_ID, OptionalField, QueryInt } from '../../../shared/http/validation';
 import { Execution } from '../application/scenarios.service';
 import { StepRecord } from '../domain/execution';
 import { SCENARIO_RULES, ScenarioProps } from '../domain/scenario';
@@ -36,6 +36,7 @@ export class CreateScenarioDto {
 
 @ApiSchema({ description: 'Any subset of the fields; `steps` replaces the whole list. Read-only fields echoed back from GET (id, status, created_at, updated_at) are accepted and ignored.' })
 @AlsoChecks(stepErrors)
+@BodyRequired()
 export class UpdateScenarioDto {
   @ApiPropertyOptional(F.name)
   @OptionalField() @IsString() @IsNotEmpty() @MaxLength(SCENARIO_RULES.nameMax) name?: string;

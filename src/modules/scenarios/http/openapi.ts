@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema, getSchemaPath } from '@nestjs/swagger';
 import { TIMESTAMP } from '../../../shared/http/openapi';
+import { MAX_ID } from '../../../shared/http/validation';
 import { JOB_STATUSES, JobStatus } from '../../screenshots/domain/job';
 import { STEP_RUN_STATUSES, StepRecord, StepRunStatus } from '../domain/execution';
 import { SCENARIO_RULES } from '../domain/scenario';
@@ -9,14 +10,21 @@ import * as S from '../domain/steps';
 // Steps: one schema per type, `oneOf` them with a discriminator on `type` (spec: Scenario; API.md: Scenarios).
 // ---------------------------------------------------------------------------------------------------------
 
-const SELECTOR = { type: 'string', minLength: 1, maxLength: S.MAX_SELECTOR_LENGTH, description: 'A standard CSS selector', example: '#login button[type=submit]' } as const;
+const SELECTOR = {
+  type: 'string',
+  format: 'css-selector',
+  minLength: 1,
+  maxLength: S.MAX_SELECTOR_LENGTH,
+  description: 'A standard CSS selector (one that does not parse is 422); surrounding whitespace is trimmed',
+  example: '#login button[type=submit]',
+} as const;
 const VALUE = { type: 'string', maxLength: S.MAX_VALUE_LENGTH } as const;
 const stepType = (type: S.StepType) => ({ enum: [type] });
 
 @ApiSchema({ name: 'NavigateStep', description: 'Go to a URL (it must pass the URL policy)' })
 export class NavigateStepSchema implements S.NavigateStep {
   @ApiProperty(stepType('navigate')) type!: 'navigate';
-  @ApiProperty({ type: 'string', format: 'uri', example: 'https://example.com/login' }) url!: string;
+  @ApiProperty({ type: 'string', format: 'uri', pattern: '^[hH][tT][tT][pP][sS]?://', maxLength: 2048, description: 'Absolute http/https URL (at most 2048 characters, no credentials); its host must resolve to public addresses only (URL policy), checked again at every navigation', example: 'https://example.com/login' }) url!: string;
 }
 
 @ApiSchema({ name: 'FillStep', description: 'Replace the value of an input, textarea or contenteditable (never logged)' })
@@ -63,6 +71,7 @@ export class PressStepSchema implements S.PressStep {
   @ApiProperty(stepType('press')) type!: 'press';
   @ApiProperty({
     type: 'string',
+    minLength: 1,
     example: 'Enter',
     description: `One printable ASCII character, or one of ${S.PRESS_NAMED_KEYS.join(', ')} (case-insensitive)`,
   })
@@ -79,7 +88,14 @@ export class SelectStepSchema implements S.SelectStep {
 @ApiSchema({ name: 'ScrollStep', description: 'Scroll to the bottom of the page, or an element into view' })
 export class ScrollStepSchema implements S.ScrollStep {
   @ApiProperty(stepType('scroll')) type!: 'scroll';
-  @ApiProperty({ type: 'string', example: S.SCROLL_TO_BOTTOM, description: `"${S.SCROLL_TO_BOTTOM}" or a CSS selector` }) to!: string;
+  @ApiProperty({
+    type: 'string',
+    minLength: 1,
+    maxLength: S.MAX_SELECTOR_LENGTH,
+    example: S.SCROLL_TO_BOTTOM,
+    description: `"${S.SCROLL_TO_BOTTOM}" (any case) or a standard CSS selector (one that does not parse is 422); surrounding whitespace is trimmed`,
+  })
+  to!: string;
 }
 
 @ApiSchema({ name: 'ScreenshotStep', description: 'Take an extra screenshot (a final one is always taken)' })
@@ -129,7 +145,7 @@ export const STEPS_FIELD = {
 export const SCENARIO_FIELDS = {
   name: { type: 'string', minLength: 1, maxLength: SCENARIO_RULES.nameMax, example: 'Log in' },
   description: { type: 'string', maxLength: SCENARIO_RULES.descriptionMax, nullable: true },
-  website_id: { type: 'integer', minimum: 1, description: 'One of the caller’s websites: the run starts at its URL and viewport' },
+  website_id: { type: 'integer', minimum: 1, maximum: MAX_ID, description: 'One of the caller’s websites: the run starts at its URL and viewport' },
 } as const;
 
 @ApiSchema({ name: 'Scenario' })

@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
 import { CurrentAccount } from '../../../shared/http/decorators';
 import { IdParam } from '../../../shared/http/id-param';
@@ -18,6 +18,8 @@ import {
 } from '../../../shared/http/openapi';
 import { PageQuery, paginate } from '../../../shared/http/pagination';
 import { UuidParam } from '../../../shared/http/uuid-param';
+import { clientGone } from '../../../shared/http/client-gone';
+import { WaitQuery } from '../../screenshots/http/dto';
 import type { Account } from '../../accounts/domain/account';
 import { ScenariosService } from '../application/scenarios.service';
 import { CreateScenarioDto, executionView, ScenarioListQuery, scenarioView, UpdateScenarioDto } from './dto';
@@ -111,12 +113,17 @@ export class ScenariosController {
 export class ExecutionsController {
   constructor(private readonly scenarios: ScenariosService) {}
 
-  @ApiOperation({ summary: 'Get an execution', description: 'Per-step status, duration and error, and the screenshots the run stored.' })
+  @ApiOperation({
+    summary: 'Get an execution',
+    description:
+      'Per-step status, duration and error, and the screenshots the run stored. With `?wait=N` (0..30) the answer comes as soon as ' +
+      'the run ends, or after N seconds with its current state.',
+  })
   @ApiUuidParam('Execution')
   @ApiDataResponse(ExecutionView, { description: 'The execution' })
-  @ApiErrorResponses('not_found')
+  @ApiErrorResponses('not_found', 'validation_failed')
   @Get(':id')
-  async get(@CurrentAccount() account: Account, @Param('id', UuidParam) id: string) {
-    return { success: true, data: executionView(await this.scenarios.execution(account.id, id)) };
+  async get(@CurrentAccount() account: Account, @Param('id', UuidParam) id: string, @Query() query: WaitQuery, @Res({ passthrough: true }) reply: FastifyReply) {
+    return { success: true, data: executionView(await this.scenarios.executionWhenFinished(account.id, id, query.wait ?? 0, clientGone(reply))) };
   }
 }

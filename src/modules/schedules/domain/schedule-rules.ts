@@ -44,7 +44,7 @@ export function isValidDayOfWeek(value: unknown): value is DayOfWeek {
 }
 
 /** tzdb name syntax: '/'-separated segments, each starting with an upper-case letter (no offsets, no blanks). */
-const TZ_NAME_PATTERN = /^[A-Z][A-Za-z0-9_+-]*(\/[A-Z][A-Za-z0-9_+-]*)*$/;
+export const TZ_NAME_PATTERN = /^[A-Z][A-Za-z0-9_+-]*(\/[A-Z][A-Za-z0-9_+-]*)*$/;
 
 let knownZoneNamesLower: Map<string, string> | null = null;
 function knownZoneNames(): Map<string, string> {

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsString, ValidateIf } from 'class-validator';
-import { AlsoChecks, IsId, OptionalField } from '../../../shared/http/validation';
+import { AlsoChecks, BodyRequired, IsId, OptionalField } from '../../../shared/http/validation';
 import { ScheduleProps, scheduleFieldErrors } from '../domain/schedule';
 import { Frequency } from '../domain/schedule-rules';
 import { SCHEDULE_FIELDS as F, ScheduleView } from './openapi';
@@ -24,6 +24,7 @@ export class CreateScheduleDto {
   description:
     'Any subset of the fields. next_run_at is recomputed from now when frequency, time, timezone or day_of_week change or a disabled schedule is enabled; any other update keeps it, so a due occurrence that has not fired yet still fires. Read-only fields echoed back from GET (id, next_run_at, last_run_at, last_job_id, created_at, updated_at) are accepted and ignored.',
 })
+@BodyRequired()
 export class UpdateScheduleDto {
   @ApiPropertyOptional(F.name) @OptionalField() @IsString() name?: string;
   @ApiPropertyOptional(F.website_id) @OptionalField() @IsId() website_id?: number;

@@ -1,15 +1,25 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { TIMESTAMP } from '../../../shared/http/openapi';
+import { MAX_ID } from '../../../shared/http/validation';
 import { MAX_SCHEDULE_NAME_LENGTH } from '../domain/schedule';
-import { Frequency, FREQUENCIES, MAX_TIME_ZONE_LENGTH, TIME_PATTERN } from '../domain/schedule-rules';
+import { Frequency, FREQUENCIES, MAX_TIME_ZONE_LENGTH, TIME_PATTERN, TZ_NAME_PATTERN } from '../domain/schedule-rules';
 
 /** The schedule fields as OpenAPI describes them, shared by the request DTOs and the response schema. */
 export const SCHEDULE_FIELDS = {
   name: { type: 'string', minLength: 1, maxLength: MAX_SCHEDULE_NAME_LENGTH, example: 'Every morning' },
-  website_id: { type: 'integer', minimum: 1, description: 'One of the caller’s websites' },
+  website_id: { type: 'integer', minimum: 1, maximum: MAX_ID, description: 'One of the caller’s websites' },
   frequency: { enum: FREQUENCIES, description: 'For `hourly`, only the minutes of `time` count' },
-  time: { type: 'string', pattern: TIME_PATTERN, example: '07:30', description: 'HH:MM, 24-hour, in `timezone`' },
-  timezone: { type: 'string', maxLength: MAX_TIME_ZONE_LENGTH, example: 'Europe/Berlin', description: 'An IANA time zone name as the tz database spells it (`UTC` allowed)' },
+  time: { type: 'string', pattern: TIME_PATTERN.source, example: '07:30', description: 'HH:MM, 24-hour (00:00..23:59, two digits each), in `timezone`' },
+  timezone: {
+    type: 'string',
+    minLength: 1,
+    maxLength: MAX_TIME_ZONE_LENGTH,
+    pattern: TZ_NAME_PATTERN.source,
+    example: 'Europe/Berlin',
+    description:
+      'An IANA time zone name, checked against the tz database and spelled as it spells it (`Europe/Berlin`, `America/New_York`, `UTC`); ' +
+      'offsets (`+02:00`, `UTC+2`), unknown names and other capitalisations (`utc`) are 422',
+  },
   day_of_week: {
     type: 'integer',
     minimum: 0,

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
+import { JobEvents } from '../../../adapters/queue/job-events.port';
 import { JobTransport } from '../../../adapters/queue/job-transport.port';
+import { readWhenFinished } from './job-wait';
 import { Clock } from '../../../shared/domain/clock';
 import { ConflictError, NotFoundError, UnavailableError } from '../../../shared/domain/domain-error';
 import { PageRequest } from '../../../shared/http/pagination';
@@ -19,6 +21,7 @@ export class CaptureJobsService {
     private readonly websites: WebsitesService,
     private readonly transport: JobTransport,
     private readonly clock: Clock,
+    private readonly events: JobEvents,
   ) {}
 
   async requestCapture(
@@ -61,6 +64,11 @@ export class CaptureJobsService {
     const job = await this.jobs.findOwned(accountId, id);
     if (!job) throw new NotFoundError('Job');
     return job;
+  }
+
+  /** The job once it has ended, or after `waitSeconds` as it is then (long-poll; 0 = at once). */
+  getWhenFinished(accountId: number, id: string, waitSeconds: number, clientGone: AbortSignal): Promise<JobProps> {
+    return readWhenFinished(this.events, id, waitSeconds, clientGone, () => this.get(accountId, id));
   }
 
   list(accountId: number, page: PageRequest, filter: { status?: JobStatus; websiteId?: number }) {

@@ -5,7 +5,7 @@ import { AppConfig } from '../../../config/app-config';
 import { FakeClock } from '../../../../test/support/fake-clock';
 import { JobProps, JobStatus, JobType } from '../domain/job';
 import { JobAttemptScope } from './job-attempt-scope';
-import { JobDispatcher, SWEEP_INTERVAL_MS } from './job-dispatcher';
+import { JobDispatcher, RECORD_RETRY_BUDGET_MS, SWEEP_INTERVAL_MS } from './job-dispatcher';
 import { InfrastructureFailure } from './job-failure';
 import { JobCursor, JobRepository, NewJob, RunningCutoffs, StaleCutoffs } from './ports';
 
@@ -275,6 +275,42 @@ describe('JobDispatcher', () => {
       clock.advance(31_000);
       await d.sweep();
       expect(transport.ids()).toEqual(['j']);
+    });
+  });
+
+  describe('recording an outcome through a database outage', () => {
+    it('a failure that cannot be recorded is retried until the database answers, then the job is requeued at once', async () => {
+      const d = dispatcher();
+      d.register('screenshot', async () => {
+        throw new CaptureFailure('infrastructure', 'Browser disconnected during capture');
+      });
+      jobs.add('j', { createdAt: ago(1_000) });
+      const requeue = jobs.requeue.bind(jobs);
+      let outage = 3;
+      jest.spyOn(jobs, 'requeue').mockImplementation(async (id) => {
+        if (outage-- > 0) throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+        return requeue(id);
+      });
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] });
+      const dispatched = d.dispatch('j');
+      await jest.advanceTimersByTimeAsync(1_000 + 2_000 + 4_000);
+      await dispatched;
+      expect(jobs.get('j')).toMatchObject({ status: 'queued', attempts: 1 });
+      expect(transport.ids()).toEqual(['j']);
+    });
+
+    it('gives up after RECORD_RETRY_BUDGET_MS, leaving the job to the sweep', async () => {
+      const d = dispatcher();
+      d.register('screenshot', async () => {
+        throw new CaptureFailure('page', 'net::ERR_NAME_NOT_RESOLVED');
+      });
+      jobs.add('j', { createdAt: ago(1_000) });
+      jest.spyOn(jobs, 'fail').mockRejectedValue(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] });
+      const dispatched = d.dispatch('j').catch((err: Error) => err);
+      await jest.advanceTimersByTimeAsync(RECORD_RETRY_BUDGET_MS + 5_000);
+      expect(await dispatched).toBeInstanceOf(Error);
+      expect(jobs.get('j')).toMatchObject({ status: 'running' });
     });
   });
 

@@ -13,6 +13,9 @@ export type JobTypeHandler = (job: JobProps) => Promise<void>;
 
 const RETRY_BACKOFF_MS = [2_000, 5_000];
 
+/** How long a worker keeps trying to record an attempt's outcome while the database is away (then the sweep). */
+export const RECORD_RETRY_BUDGET_MS = 60_000;
+
 /**
  * How often a worker looks for jobs no transport carries any more (see sweep()). A constant rather than a
  * setting: it only bounds how late a lost job is noticed, and QUEUED_GRACE_MS / the lease dominate that.
@@ -35,6 +38,8 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly handlers = new Map<JobType, JobTypeHandler>();
   private sweepTimer: NodeJS.Timeout | null = null;
   private sweeping: Promise<number> | null = null;
+  /** Shutting down: no more waiting for the database to record outcomes (the sweep or next start will). */
+  private stopping = false;
 
   constructor(
     private readonly jobs: JobRepository,
@@ -55,6 +60,7 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.stopping = true;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.sweepTimer = null;
     // The transport and the database close after this: let a sweep under way finish first.
@@ -105,26 +111,44 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
+  /**
+   * Records an attempt's outcome, trying again while the database is away (1, 2, 4, … at most 5 s apart, for
+   * up to RECORD_RETRY_BUDGET_MS). Given up at once, the job would sit as `running` until its lease ran out
+   * (~90 s) although the database was back seconds later; this way it is retried or failed as soon as it is.
+   */
+  private async untilRecorded<T>(job: JobProps, record: () => Promise<T>): Promise<T> {
+    const giveUpAt = Date.now() + RECORD_RETRY_BUDGET_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await record();
+      } catch (err) {
+        if (Date.now() >= giveUpAt || this.stopping) throw err;
+        if (attempt === 0) this.logger.warn(`job ${job.id}: could not record the attempt's outcome, retrying until the database answers: ${errorMessage(err)}`);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(1000 * 2 ** attempt, 5000)));
+      }
+    }
+  }
+
   private async retryOrFail(job: JobProps, err: unknown): Promise<void> {
     if (err instanceof SupersededAttemptError) {
       this.logger.warn(`job ${job.id} attempt ${job.attempts} was taken over by a later attempt; its result was dropped`);
       return;
     }
     if (isPageFailure(err)) {
-      await this.jobs.fail(job.id, err.message, this.clock.now());
+      await this.untilRecorded(job, () => this.jobs.fail(job.id, err.message, this.clock.now()));
       return;
     }
     const detail = errorMessage(err);
     if (job.attempts < MAX_JOB_ATTEMPTS) {
       this.logger.warn(`job ${job.id} attempt ${job.attempts} hit an infrastructure error, retrying: ${detail}`);
       // Requeued only while this attempt still holds the job; should the enqueue fail, the sweep finds it queued.
-      if (await this.jobs.requeue(job.id)) {
+      if (await this.untilRecorded(job, () => this.jobs.requeue(job.id))) {
         await this.transport.enqueue(job.id, { delayMs: RETRY_BACKOFF_MS[job.attempts - 1] ?? 5_000, key: `retry:${job.attempts}` });
       }
       return;
     }
     this.logger.error(`job ${job.id} failed for good after ${MAX_JOB_ATTEMPTS} attempts: ${detail}`);
-    await this.jobs.fail(job.id, `Failed after ${MAX_JOB_ATTEMPTS} attempts: ${publicInfrastructureReason(err)}`, this.clock.now());
+    await this.untilRecorded(job, () => this.jobs.fail(job.id, `Failed after ${MAX_JOB_ATTEMPTS} attempts: ${publicInfrastructureReason(err)}`, this.clock.now()));
   }
 
   private async recoverAtStart(): Promise<void> {

@@ -1,3 +1,4 @@
+import { MAX_WAIT_SECONDS } from '../application/job-wait';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { IsCssSelector, IsId, MAX_ID, OptionalField, QueryInt } from '../../../shared/http/validation';
@@ -7,7 +8,7 @@ import { CaptureOptions, JOB_STATUSES, JobProps, JobStatus } from '../domain/job
 import { BULK_DOWNLOAD_MAX_IDS, ScreenshotProps } from '../domain/screenshot';
 import { JobView, ScreenshotView } from './openapi';
 
-const SELECTOR = { type: 'string', minLength: 1, maxLength: 1000, description: 'A standard CSS selector', example: '#cookie-banner' } as const;
+const SELECTOR = { type: 'string', format: 'css-selector', minLength: 1, maxLength: 1000, description: 'A standard CSS selector (one that does not parse is 422)', example: '#cookie-banner' } as const;
 
 /** Optional body of Take Screenshot (API.md): overrides of the website's defaults for this capture. */
 @ApiSchema({ description: 'All optional: overrides of the website’s settings for this capture.' })
@@ -20,7 +21,7 @@ export class TakeScreenshotDto {
   @OptionalField() @IsInt() @Min(WEBSITE_RULES.viewportHeight.min) @Max(WEBSITE_RULES.viewportHeight.max) viewport_height?: number;
   @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 10_000, default: 0, description: 'Milliseconds to wait after the page settled' })
   @OptionalField() @IsInt() @Min(0) @Max(10_000) delay_ms?: number;
-  @ApiPropertyOptional({ ...SELECTOR, description: 'Wait until this CSS selector matches before capturing' })
+  @ApiPropertyOptional({ ...SELECTOR, description: 'Wait until this CSS selector matches before capturing (one that does not parse is 422)' })
   @OptionalField() @IsString() @MinLength(1) @MaxLength(1000) @IsCssSelector() wait_for_selector?: string;
   @ApiPropertyOptional({ type: 'number', minimum: 1, maximum: 3, default: 1 })
   @OptionalField() @IsNumber() @Min(1) @Max(3) device_scale_factor?: number;
@@ -47,7 +48,14 @@ export function toCaptureOptions(dto: TakeScreenshotDto | undefined): CaptureOpt
 }
 
 export class BulkDownloadDto {
-  @ApiProperty({ type: 'integer', isArray: true, minItems: 1, maxItems: BULK_DOWNLOAD_MAX_IDS, example: [1, 2, 3], description: 'Ids of the caller’s screenshots' })
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'integer', minimum: 1, maximum: MAX_ID },
+    minItems: 1,
+    maxItems: BULK_DOWNLOAD_MAX_IDS,
+    example: [1, 2, 3],
+    description: 'Ids of the caller’s screenshots (any not the caller’s: 404 naming them in `missing_ids`)',
+  })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(BULK_DOWNLOAD_MAX_IDS)
@@ -62,6 +70,17 @@ export class ScreenshotListQuery extends PageQuery {
   @IsOptional() @IsIn(['success']) status?: string;
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_ID, description: 'Only screenshots taken by this scenario’s runs' })
   @QueryInt(1, MAX_ID) scenario_id?: number;
+}
+
+export class WaitQuery {
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_WAIT_SECONDS,
+    description: 'Long-poll: answer as soon as the job has ended, or after this many seconds with its current state (default 0: at once).',
+  })
+  @QueryInt(0, MAX_WAIT_SECONDS)
+  wait?: number;
 }
 
 export class JobListQuery extends PageQuery {

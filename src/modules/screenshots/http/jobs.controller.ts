@@ -1,14 +1,15 @@
-import { Controller, Get, Param, Query, Req } from '@nestjs/common';
+import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
 import { CurrentAccount } from '../../../shared/http/decorators';
 import { ApiBearerController, ApiDataResponse, ApiErrorResponses, ApiPageResponse, ApiUuidParam } from '../../../shared/http/openapi';
 import { paginate } from '../../../shared/http/pagination';
 import { UuidParam } from '../../../shared/http/uuid-param';
+import { clientGone } from '../../../shared/http/client-gone';
 import type { Account } from '../../accounts/domain/account';
 import { CaptureJobsService } from '../application/capture-jobs.service';
-import { JobListQuery, jobView } from './dto';
+import { JobListQuery, jobView, WaitQuery } from './dto';
 import { JobView } from './openapi';
 
 /** Not in the spec, needed by every user (API.md): where is my screenshot? */
@@ -29,12 +30,17 @@ export class JobsController {
     return paginate(request, this.config.publicUrl, query, (page) => this.captureJobs.list(account.id, page, filter), jobView);
   }
 
-  @ApiOperation({ summary: 'Get a job', description: 'Where a capture is: queued → running → succeeded (screenshot_id set) | failed (error set).' })
+  @ApiOperation({
+    summary: 'Get a job',
+    description:
+      'Where a capture is: queued → running → succeeded (screenshot_id set) | failed (error set). With `?wait=N` (0..30) the answer ' +
+      'comes as soon as the job ends, or after N seconds with its current state: one request, counted once.',
+  })
   @ApiUuidParam('Job')
   @ApiDataResponse(JobView, { description: 'The job' })
-  @ApiErrorResponses('not_found')
+  @ApiErrorResponses('not_found', 'validation_failed')
   @Get(':id')
-  async get(@CurrentAccount() account: Account, @Param('id', UuidParam) id: string) {
-    return { success: true, data: jobView(await this.captureJobs.get(account.id, id)) };
+  async get(@CurrentAccount() account: Account, @Param('id', UuidParam) id: string, @Query() query: WaitQuery, @Res({ passthrough: true }) reply: FastifyReply) {
+    return { success: true, data: jobView(await this.captureJobs.getWhenFinished(account.id, id, query.wait ?? 0, clientGone(reply))) };
   }
 }

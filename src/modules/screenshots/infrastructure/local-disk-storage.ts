@@ -1,4 +1,4 @@
-import { createReadStream, mkdirSync, renameSync } from 'node:fs';
+import { createReadStream, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { dirname, join, normalize, sep } from 'node:path';
@@ -16,6 +16,29 @@ const AREA = 'screenshots/';
  * deployment share STORAGE_DIR and must never sweep each other's live staging files.
  */
 export const STALE_STAGING_MS = 60 * 60 * 1000;
+
+/** STORAGE_DIR cannot be used; the message names the setting, the directory and what to do, in one line. */
+export class StorageDirUnusableError extends Error {}
+
+/**
+ * Makes sure STORAGE_DIR (and its `.tmp/`) exists and this process can write there, before anything is
+ * captured: a worker that cannot store would otherwise take jobs and fail each of them after three attempts.
+ * Run at start, outside Nest, so the operator reads one line instead of a stack trace.
+ */
+export function checkStorageDir(storageDir: string): void {
+  const tmpDir = join(storageDir, '.tmp');
+  const probe = join(tmpDir, `write-check-${process.pid}-${randomUUID()}.part`);
+  try {
+    mkdirSync(tmpDir, { recursive: true });
+    writeFileSync(probe, 'ok', { flag: 'wx' });
+    rmSync(probe, { force: true });
+  } catch (err) {
+    const { code, message } = err as NodeJS.ErrnoException;
+    throw new StorageDirUnusableError(
+      `STORAGE_DIR ${storageDir} is not writable by this process (${code ?? message}): create it and give this user write access, or set STORAGE_DIR to a directory it can write`,
+    );
+  }
+}
 
 /**
  * Screenshot files (PNGs and their thumbnails) on local disk (or a shared volume) under STORAGE_DIR. Writes go
@@ -63,7 +86,13 @@ export class LocalDiskStorage extends ScreenshotStorage implements OnApplication
 
   async stage(data: Buffer): Promise<StagedFile> {
     const tempPath = join(this.tmpDir, `${randomUUID()}.part`);
-    await writeFile(tempPath, data, { flag: 'wx' });
+    try {
+      await writeFile(tempPath, data, { flag: 'wx' });
+    } catch (err) {
+      // A full disk leaves an empty or partial part behind; it would keep its space until the next start.
+      await rm(tempPath, { force: true }).catch(() => undefined);
+      throw err;
+    }
     return { tempPath };
   }
 

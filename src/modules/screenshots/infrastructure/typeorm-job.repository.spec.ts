@@ -1,3 +1,4 @@
+import { InProcessJobEvents } from '../../../adapters/queue/job-events';
 import { randomUUID } from 'node:crypto';
 import { DataSource, DataSourceOptions, Repository } from 'typeorm';
 import { createTestDatabase, TestDatabase } from '../../../../test/support/test-database';
@@ -38,7 +39,7 @@ describe('TypeOrmJobRepository (real database)', () => {
       .execute();
     [{ id: accountId }] = await dataSource.query(`SELECT id FROM accounts WHERE email = 'jobs@example.com'`);
     rows = dataSource.getRepository(JobRow);
-    jobs = new TypeOrmJobRepository(rows);
+    jobs = new TypeOrmJobRepository(rows, new InProcessJobEvents());
   });
   afterAll(async () => {
     await dataSource?.destroy();

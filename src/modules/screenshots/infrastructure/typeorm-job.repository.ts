@@ -5,6 +5,7 @@ import { PageRequest } from '../../../shared/http/pagination';
 import { CaptureOptions, isFinished, JobProps, JobSource, JobStatus, JobType } from '../domain/job';
 import { JobAttemptScope } from '../application/job-attempt-scope';
 import { JobCursor, JobFilter, JobRepository, NewJob, RunningCutoffs, StaleCutoffs } from '../application/ports';
+import { JobEvents } from '../../../adapters/queue/job-events.port';
 import { JobRow } from './rows';
 import { isUniqueViolation } from '../../../shared/persistence/constraint-violations';
 
@@ -49,7 +50,10 @@ const ALIASED = { status: 'job.status', type: 'job.type', startedAt: 'job.starte
 
 @Injectable()
 export class TypeOrmJobRepository extends JobRepository {
-  constructor(@InjectRepository(JobRow) private readonly rows: Repository<JobRow>) {
+  constructor(
+    @InjectRepository(JobRow) private readonly rows: Repository<JobRow>,
+    private readonly events: JobEvents,
+  ) {
     super();
   }
 
@@ -149,12 +153,14 @@ export class TypeOrmJobRepository extends JobRepository {
 
   async fail(id: string, error: string, now: Date): Promise<boolean> {
     const result = await this.rows.update(this.fenced(id, ['queued', 'running']), { status: 'failed', error, finishedAt: now });
+    if (result.affected) this.events.ended(id);
     return Boolean(result.affected);
   }
 
   async succeed(id: string, screenshotId: number | null, now: Date): Promise<boolean> {
     // Never from failed (or succeeded) back to succeeded: a late run cannot rewrite a finished job.
     const result = await this.rows.update(this.fenced(id, ['running']), { status: 'succeeded', screenshotId, error: null, finishedAt: now });
+    if (result.affected) this.events.ended(id);
     return Boolean(result.affected);
   }
 

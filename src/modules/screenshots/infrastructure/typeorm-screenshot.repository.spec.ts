@@ -1,3 +1,4 @@
+import { InProcessJobEvents } from '../../../adapters/queue/job-events';
 import { randomUUID } from 'node:crypto';
 import { DataSource, DataSourceOptions, Repository } from 'typeorm';
 import { createTestDatabase, TestDatabase } from '../../../../test/support/test-database';
@@ -45,8 +46,8 @@ describe('TypeOrmScreenshotRepository.insertWithFile (real database)', () => {
     });
     [{ id: websiteId }] = await dataSource.query(`SELECT id FROM websites`);
     shotRows = dataSource.getRepository(ScreenshotRow);
-    jobs = new TypeOrmJobRepository(dataSource.getRepository(JobRow));
-    screenshots = new TypeOrmScreenshotRepository(shotRows, dataSource);
+    jobs = new TypeOrmJobRepository(dataSource.getRepository(JobRow), new InProcessJobEvents());
+    screenshots = new TypeOrmScreenshotRepository(shotRows, dataSource, new InProcessJobEvents());
   });
   afterAll(async () => {
     await dataSource?.destroy();

@@ -1,3 +1,4 @@
+import { JobEvents } from '../../../adapters/queue/job-events.port';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
@@ -68,6 +69,7 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
   constructor(
     @InjectRepository(ScreenshotRow) private readonly rows: Repository<ScreenshotRow>,
     private readonly dataSource: DataSource,
+    private readonly events: JobEvents,
   ) {
     super();
   }
@@ -78,6 +80,7 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
         this.dataSource.options.type === 'postgres' ? await this.insertPostgres(shot, placeFile, finishedAt) : this.insertSqlite(shot, placeFile, finishedAt);
       // Built from what was inserted, not read back: once committed, nothing may fail this call (the caller
       // would remove the files of a row that exists).
+      if (shot.jobId) this.events.ended(shot.jobId); // the capture job was marked succeeded in the same commit
       return inserted(shot, id, filePath);
     } catch (err) {
       if (isUniqueViolation(err)) throw new DuplicateScreenshotError(`job ${shot.jobId} already has a screenshot`);

@@ -10,9 +10,13 @@ export const WEBSITE_FIELDS = {
   url: {
     type: 'string',
     format: 'uri',
+    pattern: '^[hH][tT][tT][pP][sS]?://',
     maxLength: R.urlMax,
     example: 'https://example.com',
-    description: 'Absolute http/https URL without credentials; its host must resolve to public addresses only (URL policy)',
+    description:
+      'Absolute http/https URL (at most 2048 characters) without credentials; its host must resolve to public addresses only (URL policy: ' +
+      'loopback, private, link-local, CGNAT, multicast and unspecified addresses are 422, and every request the browser makes is checked again). ' +
+      'Stored as the WHATWG URL parser serialises it (`HTTP://Example.com` → `http://example.com/`)',
   },
   viewport_width: { type: 'integer', minimum: R.viewportWidth.min, maximum: R.viewportWidth.max },
   viewport_height: { type: 'integer', minimum: R.viewportHeight.min, maximum: R.viewportHeight.max },

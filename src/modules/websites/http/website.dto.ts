@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
-import { AlsoChecks, FieldCheckContext, OptionalField } from '../../../shared/http/validation';
+import { AlsoChecks, BodyRequired, FieldCheckContext, OptionalField } from '../../../shared/http/validation';
 import { WEBSITE_RULES, WEBSITE_STATUSES, WebsiteProps, WebsiteStatus } from '../domain/website';
 import { WEBSITE_FIELDS as F, WebsiteView } from './openapi';
 
@@ -36,6 +36,7 @@ export class CreateWebsiteDto {
 /** PUT is partial. Read-only fields a client echoes back from GET are accepted and ignored. */
 @ApiSchema({ description: 'Any subset of the fields. Read-only fields echoed back from GET (id, last_screenshot_at, created_at, updated_at) are accepted and ignored.' })
 @AlsoChecks(urlErrors)
+@BodyRequired()
 export class UpdateWebsiteDto {
   @ApiPropertyOptional(F.name) @OptionalField() @Name() name?: string;
   @ApiPropertyOptional(F.url) @OptionalField() @Url() url?: string;

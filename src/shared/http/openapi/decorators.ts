@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiExtraModels, ApiHeader, ApiParam, ApiResponse, ApiTag
 import type { HeaderObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import type { ErrorCode } from '../../domain/domain-error';
 import { STATUS_BY_CODE } from '../error-filter';
+import { UUID_PATTERN } from '../uuid-param';
 import { MAX_ID } from '../validation';
 import {
   BadRequestErrorBody,
@@ -19,6 +20,9 @@ import {
   RETRY_AFTER_HEADER,
   UnauthorizedErrorBody,
   UnavailableErrorBody,
+  UnsupportedMediaTypeErrorBody,
+  UriTooLongErrorBody,
+  HeadersTooLargeErrorBody,
   ValidationErrorBody,
 } from './schemas';
 
@@ -42,7 +46,11 @@ interface ErrorDoc {
 }
 
 const ERRORS: Record<DocumentedErrorCode, ErrorDoc> = {
-  bad_request: { body: BadRequestErrorBody, description: '`bad_request`: the body is not valid JSON or not `application/json`', headers: RATE_LIMITED },
+  bad_request: {
+    body: BadRequestErrorBody,
+    description: '`bad_request`: the body is not valid JSON (or nests over 32 levels) or its Content-Type is not `application/json`; or a malformed request or URL',
+    headers: RATE_LIMITED,
+  },
   unauthorized: {
     body: UnauthorizedErrorBody,
     description:
@@ -74,6 +82,17 @@ const ERRORS: Record<DocumentedErrorCode, ErrorDoc> = {
       '`rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications ' +
       'from one address (then the headers are those of that per-address limit)',
     headers: [...RATE_LIMITED, ...Object.keys(RETRY_AFTER_HEADER)],
+  },
+  uri_too_long: { body: UriTooLongErrorBody, description: '`uri_too_long`: a path segment is longer than 2048 characters', headers: RATE_LIMITED },
+  unsupported_media_type: {
+    body: UnsupportedMediaTypeErrorBody,
+    description: '`unsupported_media_type`: the body has a `Content-Encoding` other than identity, gzip, deflate or br',
+    headers: RATE_LIMITED,
+  },
+  headers_too_large: {
+    body: HeadersTooLargeErrorBody,
+    description: '`headers_too_large`: request headers over 16 KiB (refused before any header is read: no X-RateLimit-* headers, connection closed)',
+    headers: [],
   },
   unavailable: { body: UnavailableErrorBody, description: '`unavailable`: the database or the queue is unreachable; nothing was applied', headers: [] },
 };
@@ -193,12 +212,20 @@ export function ApiFileResponse(
 
 /** Integer path id (IdParam): anything else cannot name a resource and is a 404. */
 export function ApiIdParam(resource: string): MethodDecorator {
-  return ApiParam({ name: 'id', description: `${resource} id`, schema: { type: 'integer', minimum: 1, maximum: MAX_ID } });
+  return ApiParam({
+    name: 'id',
+    description: `${resource} id: plain decimal digits, 1..${MAX_ID}, no sign, leading zero, exponent or hex (\`0x10\`, \`011\`, \`+1\`, \`1e3\` are 404)`,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_ID },
+  });
 }
 
 /** UUID path id (UuidParam) of a job or an execution. */
 export function ApiUuidParam(resource: string): MethodDecorator {
-  return ApiParam({ name: 'id', description: `${resource} id`, schema: { type: 'string', format: 'uuid' } });
+  return ApiParam({
+    name: 'id',
+    description: `${resource} id (a UUID, either case); anything else is 404`,
+    schema: { type: 'string', format: 'uuid', pattern: UUID_PATTERN, example: '3f2b8c1e-9a4d-4e7b-8c2a-1d5e6f7a8b9c' },
+  });
 }
 
 /** The optional `Idempotency-Key` header (idempotencyKey()): a retry with the same key returns the same job. */

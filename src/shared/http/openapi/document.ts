@@ -5,7 +5,16 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { AppConfig } from '../../../config/app-config';
 import { BEARER_AUTH } from './decorators';
-import { RESPONSE_HEADER_COMPONENTS } from './schemas';
+import { conformToServer } from './conformance';
+import {
+  BadRequestErrorBody,
+  HeadersTooLargeErrorBody,
+  PayloadTooLargeErrorBody,
+  RESPONSE_HEADER_COMPONENTS,
+  UnsupportedMediaTypeErrorBody,
+  UriTooLongErrorBody,
+  ValidationErrorBody,
+} from './schemas';
 
 export const OPENAPI_JSON_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -34,9 +43,11 @@ export function createOpenApiDocument(app: INestApplication, version: string): O
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'sst_<43 base64url characters>', description: 'An API token, made in the dashboard (Settings → API Keys)' }, BEARER_AUTH)
     .build();
   config.components = { ...config.components, headers: RESPONSE_HEADER_COMPONENTS };
-  return SwaggerModule.createDocument(app, config, {
+  const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
+    extraModels: [BadRequestErrorBody, PayloadTooLargeErrorBody, ValidationErrorBody, UriTooLongErrorBody, UnsupportedMediaTypeErrorBody, HeadersTooLargeErrorBody],
   });
+  return conformToServer(document);
 }
 
 /** Swagger UI's files, from the swagger-ui-dist package @nestjs/swagger depends on. */

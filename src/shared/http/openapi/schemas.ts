@@ -20,7 +20,7 @@ export class ErrorBody {
   @ApiProperty({ description: 'Stable machine-readable code' }) code!: string;
 }
 
-@ApiSchema({ description: 'Body not valid JSON, or not `application/json`' })
+@ApiSchema({ description: 'A request the server cannot read: a malformed HTTP request (refused by the parser, then the connection is closed), a URL with bad percent-encoding, a body that is not valid JSON, nests over 32 levels or is not `application/json`' })
 export class BadRequestErrorBody extends ErrorBody {
   @ApiProperty({ example: 'Request body is not valid JSON' }) override error!: string;
   @ApiProperty({ enum: ['bad_request'] }) override code!: 'bad_request';
@@ -76,7 +76,9 @@ export class FieldErrorItem implements FieldError {
 export class ValidationErrorBody extends ErrorBody {
   @ApiProperty({ example: 'The given data was invalid' }) override error!: string;
   @ApiProperty({ enum: ['validation_failed'] }) override code!: 'validation_failed';
-  @ApiProperty({ type: [FieldErrorItem] }) details!: FieldErrorItem[];
+  @ApiProperty({ type: [FieldErrorItem], description: 'One entry per problem; an unknown field is `{field, message: "<field> is not allowed"}`' }) details!: FieldErrorItem[];
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Present when `details` was cut short (at most 100 unknown fields are listed): how many problems there were', example: 60000 })
+  details_total?: number;
 }
 
 @ApiSchema({ description: 'The spec’s body: the limit that was hit, the count in its window and when it resets' })
@@ -93,6 +95,24 @@ export class RateLimitErrorBody extends ErrorBody {
 export class UnavailableErrorBody extends ErrorBody {
   @ApiProperty({ example: 'Service temporarily unavailable' }) override error!: string;
   @ApiProperty({ enum: ['unavailable'] }) override code!: 'unavailable';
+}
+
+@ApiSchema({ description: 'A path segment over 2048 characters' })
+export class UriTooLongErrorBody extends ErrorBody {
+  @ApiProperty({ example: 'A path segment is longer than 2048 characters' }) override error!: string;
+  @ApiProperty({ enum: ['uri_too_long'] }) override code!: 'uri_too_long';
+}
+
+@ApiSchema({ description: 'A `Content-Encoding` other than identity, gzip, deflate or br' })
+export class UnsupportedMediaTypeErrorBody extends ErrorBody {
+  @ApiProperty({ example: 'Content-Encoding "zstd" is not supported (use identity, gzip, deflate or br)' }) override error!: string;
+  @ApiProperty({ enum: ['unsupported_media_type'] }) override code!: 'unsupported_media_type';
+}
+
+@ApiSchema({ description: 'Request headers over 16 KiB (answered before any header is read: no X-RateLimit-* headers; the connection is closed)' })
+export class HeadersTooLargeErrorBody extends ErrorBody {
+  @ApiProperty({ example: 'Request headers are larger than 16 KiB' }) override error!: string;
+  @ApiProperty({ enum: ['headers_too_large'] }) override code!: 'headers_too_large';
 }
 
 // ---------------------------------------------------------------------------------------------------------

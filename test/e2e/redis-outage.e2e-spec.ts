@@ -1,0 +1,111 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import request from 'supertest';
+import { startTestApp, TestAccount, TestApp } from '../support/test-app';
+
+/**
+ * Redis stopped under a running API (issue: faults): every authenticated route answers 503 `unavailable`
+ * within 500 ms for the whole outage, and the service recovers by itself when Redis is back. The Redis here
+ * is a real redis-server of this test's own, on a port of its own, so stopping it disturbs nothing else.
+ */
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${out}`)), 10_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (/Ready to accept connections/.test(out)) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+    child.on('error', reject);
+  });
+}
+
+function stopRedis(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+describe('Redis outage', () => {
+  let port: number;
+  let redis: ChildProcess;
+  let t: TestApp;
+  let alice: TestAccount;
+  let websiteId: number;
+
+  beforeAll(async () => {
+    port = await freePort();
+    redis = await startRedis(port);
+    t = await startTestApp({ env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
+    alice = await t.createAccount({ plan: 'pro' });
+    websiteId = (await request(t.url).post('/websites').set(alice.auth).send({ name: 'Home', url: 'http://127.0.0.1:9/home' }).expect(201)).body.data.id;
+  });
+  afterAll(async () => {
+    await t?.close();
+    if (redis) await stopRedis(redis);
+  });
+
+  const routes: Array<[string, (r: ReturnType<typeof request>) => request.Test]> = [
+    ['GET /test', (r) => r.get('/test')],
+    ['GET /websites', (r) => r.get('/websites')],
+    ['GET /websites/{id}', (r) => r.get(`/websites/${websiteId}`)],
+    ['POST /websites', (r) => r.post('/websites').send({ name: 'During', url: 'http://127.0.0.1:9/during' })],
+    ['POST /websites/{id}/screenshot', (r) => r.post(`/websites/${websiteId}/screenshot`)],
+    ['GET /screenshots', (r) => r.get('/screenshots')],
+    ['GET /jobs/{id}', (r) => r.get('/jobs/00000000-0000-4000-8000-000000000000')],
+    ['GET /schedules', (r) => r.get('/schedules')],
+    ['an unknown route', (r) => r.get('/no/such/route')],
+  ];
+
+  it('every authenticated route answers 503 unavailable within 500 ms, and nothing is half-applied', async () => {
+    await request(t.url).get('/test').set(alice.auth).expect(200);
+    await stopRedis(redis);
+    for (const [name, send] of routes) {
+      const started = Date.now();
+      const res = await send(request(t.url)).set(alice.auth);
+      const elapsed = Date.now() - started;
+      expect({ name, status: res.status, body: res.body }).toEqual({
+        name,
+        status: 503,
+        body: { success: false, error: expect.any(String), code: 'unavailable' },
+      });
+      expect({ name, fast: elapsed < 500 }).toEqual({ name, fast: true });
+    }
+    // A wrong token is counted per address in Redis too: refused the same way, not let through.
+    expect((await request(t.url).get('/test').set('Authorization', 'Bearer sst_wrong')).status).toBe(503);
+    const health = await request(t.url).get('/health');
+    expect(health.status).toBe(503);
+    expect(health.body.status).toBe('degraded');
+  });
+
+  it('recovers by itself once Redis is back', async () => {
+    redis = await startRedis(port);
+    const deadline = Date.now() + 10_000;
+    let status = 0;
+    while (Date.now() < deadline) {
+      status = (await request(t.url).get('/test').set(alice.auth)).status;
+      if (status === 200) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status).toBe(200);
+    // Nothing written during the outage: the website created then does not exist.
+    const list = await request(t.url).get('/websites').set(alice.auth).expect(200);
+    expect(list.body.data.map((w: { name: string }) => w.name)).toEqual(['Home']);
+    await request(t.url).get('/health').expect(200);
+  });
+});
