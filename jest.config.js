@@ -8,4 +8,7 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', {}] },
   testTimeout: 60000,
   setupFiles: ['reflect-metadata'],
+  // A suite that leaves a socket open (a driver's reconnect timer, a late Bull client) must not keep the
+  // run alive after its results are written: CI once waited out its whole limit on a finished run.
+  forceExit: true,
 };
