@@ -16,6 +16,7 @@ describe('resolveCaptureSettings', () => {
       recycleAfter: 200,
       networkIdleMs: 500,
       networkIdleMaxWaitMs: 3_000,
+      settleWindowMs: 100,
       fastPngEncoding: false,
       allowPrivateNetworks: false,
       urlAllowlist: [],
@@ -33,6 +34,7 @@ describe('resolveCaptureSettings', () => {
     expect(() => resolveCaptureSettings({ concurrency: 0 })).toThrow('concurrency must be a positive integer');
     expect(() => resolveCaptureSettings({ timeoutMs: 1.5 })).toThrow('timeoutMs');
     expect(() => resolveCaptureSettings({ networkIdleMs: -1 })).toThrow('networkIdleMs');
+    expect(() => resolveCaptureSettings({ settleWindowMs: 2.5 })).toThrow('settleWindowMs');
   });
 
   it('refuses private networks by default and checks the allowlist at boot', () => {

@@ -15,10 +15,18 @@ export interface CaptureSettings {
   maxFullPageHeight: number;
   /** A browser is replaced after this many captures, to shed leaks in long-running Chromium. */
   recycleAfter: number;
-  /** Network must be quiet this long after 'load' before we consider the page settled. */
+  /** wait_until 'network_idle': the network must be quiet this long after 'load'. */
   networkIdleMs: number;
-  /** Pages that never go quiet (polling, analytics, websockets) are captured after at most this long. */
+  /**
+   * The cap of every wait after 'load' (stable and network_idle): pages that never settle (polling,
+   * analytics, websockets, endless timer chains) are captured after at most this long.
+   */
   networkIdleMaxWaitMs: number;
+  /**
+   * wait_until 'stable': how long the page must stay still (no request, short timer, mutation, decode)
+   * before it is captured. See README "When the capture is taken" for how it was measured.
+   */
+  settleWindowMs: number;
   /**
    * Chromium's faster PNG encoder: measured here ~+40% captures/s on a 1280×800 text page
    * (5–6.7 → 7.2–7.8/s, one browser, 2 cores) for PNGs ~30% larger. Off by default to keep files small.
@@ -43,6 +51,7 @@ export function defaultCaptureSettings(): CaptureSettings {
     recycleAfter: 200,
     networkIdleMs: 500,
     networkIdleMaxWaitMs: 3_000,
+    settleWindowMs: 100,
     fastPngEncoding: false,
     allowPrivateNetworks: false,
     urlAllowlist: [],
@@ -68,7 +77,7 @@ export function resolveCaptureSettings(overrides: Partial<CaptureSettings> = {})
       throw new Error(`Capture setting ${key} must be a positive integer, got ${String(value)}`);
     }
   }
-  for (const key of ['networkIdleMs', 'networkIdleMaxWaitMs'] as const) {
+  for (const key of ['networkIdleMs', 'networkIdleMaxWaitMs', 'settleWindowMs'] as const) {
     const value = settings[key];
     if (!Number.isInteger(value) || value < 0) {
       throw new Error(`Capture setting ${key} must be a non-negative integer, got ${String(value)}`);

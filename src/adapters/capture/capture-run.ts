@@ -12,8 +12,8 @@ import {
   preparePage,
   revealLazyContent,
   takeScreenshot,
-  waitForNetworkQuiet,
 } from './page-steps';
+import { PageSettler } from './page-stability';
 
 type Phase = 'opening' | 'navigation' | 'settling' | 'selector' | 'rendering';
 
@@ -105,15 +105,17 @@ export class CaptureRun {
       viewportHeight: this.request.viewportHeight,
       deviceScaleFactor: this.request.deviceScaleFactor,
       darkMode: this.request.darkMode,
+      trackStability: (this.request.waitUntil ?? 'stable') === 'stable',
     });
 
     const egress = new NavigationEgress(page, this.lease.egress);
+    const settler = new PageSettler(page, this.request.waitUntil ?? 'stable', this.settings);
 
     this.phase = 'navigation';
     // An HTTP error status is not a failure: like commercial services we capture the error page. A
     // refusal by the egress proxy (the URL or a redirect leads somewhere the policy forbids) is one.
     const response = await page
-      .goto(this.request.url, { waitUntil: 'load', timeout: this.remaining() })
+      .goto(this.request.url, { waitUntil: settler.navigationEvent, timeout: this.remaining() })
       .catch((error: unknown) => {
         throw egress.explainNavigationError(error, this.request.url) ?? error;
       });
@@ -121,7 +123,7 @@ export class CaptureRun {
 
     for (let document = 1; ; document++) {
       try {
-        return await this.captureLoadedDocument(page, egress);
+        return await this.captureLoadedDocument(page, egress, settler);
       } catch (error) {
         if (document >= MAX_DOCUMENTS || !isNavigationRace(error)) throw error;
         this.phase = 'navigation';
@@ -130,22 +132,25 @@ export class CaptureRun {
     }
   }
 
-  private async captureLoadedDocument(page: Page, egress: NavigationEgress): Promise<CaptureResult> {
+  private async captureLoadedDocument(page: Page, egress: NavigationEgress, settler: PageSettler): Promise<CaptureResult> {
     const { request, settings } = this;
     this.phase = 'settling';
-    await waitForNetworkQuiet(page, settings.networkIdleMs, this.budget(settings.networkIdleMaxWaitMs));
+    await settler.afterLoad(this.budget(settings.networkIdleMaxWaitMs));
 
     if (request.waitForSelector) {
       this.phase = 'selector';
       assertValidSelector(request.waitForSelector);
       await page.waitForSelector(request.waitForSelector, { timeout: this.remaining() });
+      // What appeared with the selector may have started more (its images, a fetch): settle again.
+      this.phase = 'settling';
+      await settler.afterChange(this.budget(settings.networkIdleMaxWaitMs));
     }
 
     this.phase = 'rendering';
     await hideElements(page, request.hideSelectors);
     if (request.fullPage) {
-      // Only pay for a second network-quiet wait when the scroll really started loading something
-      // (lazy images, infinite lists); most pages request nothing when scrolled.
+      // Lazy images and infinite lists start loading when scrolled into view: settle once more after
+      // the scroll (see PageSettler.afterScroll for when that costs anything).
       let requested = 0;
       const countRequest = (): void => {
         requested += 1;
@@ -153,9 +158,7 @@ export class CaptureRun {
       page.on('request', countRequest);
       try {
         const scrolled = await revealLazyContent(page, settings.maxFullPageHeight, this.budget(LAZY_SCROLL_BUDGET_MS));
-        if (scrolled && requested > 0) {
-          await waitForNetworkQuiet(page, settings.networkIdleMs, this.budget(settings.networkIdleMaxWaitMs));
-        }
+        await settler.afterScroll(scrolled, requested, this.budget(settings.networkIdleMaxWaitMs));
       } finally {
         page.off('request', countRequest);
       }
@@ -170,7 +173,7 @@ export class CaptureRun {
     });
     // ...or while the screenshot was being taken: then the picture may show the refusal, not the page.
     egress.assertDocumentAllowed();
-    return result;
+    return { ...result, settle: { ...settler.report } };
   }
 
   /** Never 0: puppeteer reads a timeout of 0 as "wait forever". */

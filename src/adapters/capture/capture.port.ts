@@ -2,6 +2,7 @@
  * The capture port: what the rest of the product knows about rendering a page.
  * Deliberately free of puppeteer types so that only this adapter folder depends on puppeteer.
  */
+import type { WaitUntil } from '../../shared/domain/wait-until';
 
 export interface CaptureRequest {
   url: string;
@@ -17,6 +18,8 @@ export interface CaptureRequest {
   hideSelectors: string[];
   /** Emulates prefers-color-scheme: dark. */
   darkMode: boolean;
+  /** When the capture is taken after navigating (default 'stable'). */
+  waitUntil?: WaitUntil;
 }
 
 export interface CaptureResult {
@@ -24,6 +27,11 @@ export interface CaptureResult {
   /** Read from the PNG's IHDR, so it is the real pixel size (viewport × deviceScaleFactor). */
   width: number;
   height: number;
+  /**
+   * Time spent waiting after the navigation event (wait_until), added up over every wait before this
+   * picture, and whether a cap cut a wait short (a page that never settled). Logged; not part of the API.
+   */
+  settle?: { ms: number; capped: boolean };
 }
 
 /**
@@ -71,6 +79,8 @@ export interface PageOptions {
   viewportHeight: number;
   deviceScaleFactor?: number;
   darkMode?: boolean;
+  /** When navigations and screenshot steps are taken (default 'stable'). */
+  waitUntil?: WaitUntil;
   /**
    * How long getting the page ready (a browser context, the tab) may take: the caller's time left, so a
    * wedged browser cannot hold a scenario past its cap. A fixed bound of milliseconds-scale work applies too.

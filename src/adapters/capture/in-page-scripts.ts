@@ -97,3 +97,79 @@ export const disableServiceWorkersScript = `(() => {
   try { delete Navigator.prototype.serviceWorker; } catch (error) {}
   try { if (typeof ServiceWorkerContainer === 'function') delete ServiceWorkerContainer.prototype.register; } catch (error) {}
 })()`;
+
+/**
+ * Runs before any page script (evaluateOnNewDocument): records what the stability wait cannot see from
+ * outside the page — short timers still pending, the time of the last DOM mutation or timer callback.
+ * Network requests are counted in Node from puppeteer's events instead, which also see images, fonts and
+ * subframes. Timers longer than shortTimerMs and intervals are not tracked: a clock ticking every second
+ * or a banner shown after 30 s must not hold the capture. A page that tampers with the tracker only
+ * changes when its own capture is taken; the wait is capped in Node whatever the page reports.
+ */
+export function stabilityTrackerScript(shortTimerMs: number): string {
+  return `(() => {
+    if (window.__screenshotStability) return;
+    const pending = new Set();
+    const state = { pending, lastActivity: performance.now() };
+    Object.defineProperty(window, '__screenshotStability', { value: state });
+    const touch = () => { state.lastActivity = performance.now(); };
+    const realSetTimeout = window.setTimeout;
+    const realClearTimeout = window.clearTimeout;
+    window.setTimeout = function (callback, delay, ...args) {
+      if (typeof callback !== 'function' || !(Number(delay) <= ${JSON.stringify(shortTimerMs)})) {
+        return realSetTimeout.call(this, callback, delay, ...args);
+      }
+      let id;
+      const wrapped = function () {
+        pending.delete(id);
+        touch();
+        return callback.apply(this, arguments);
+      };
+      id = realSetTimeout.call(this, wrapped, delay, ...args);
+      pending.add(id);
+      return id;
+    };
+    window.clearTimeout = function (id) {
+      pending.delete(id);
+      return realClearTimeout.call(this, id);
+    };
+    new MutationObserver(touch).observe(document, {
+      subtree: true, childList: true, attributes: true, characterData: true,
+    });
+  })()`;
+}
+
+/**
+ * Evaluates to the page's side of stability: {busy, quietMs}. Busy while a tracked timer is pending,
+ * web fonts are loading, a loaded image is still being decoded or a finite animation (a fade-in, not an
+ * endless spinner) ends within shortTimerMs. quietMs: time since the last mutation, timer callback or
+ * decode. Images still downloading are the network's part; lazy images off-screen never start and so
+ * do not count. Without the tracker (not installed in this document) only the checks here apply.
+ */
+export function stabilityProbeScript(shortTimerMs: number): string {
+  return `(() => {
+    const now = performance.now();
+    const state = window.__screenshotStability || { pending: new Set(), lastActivity: -Infinity };
+    const decoding = state.decoding || (state.decoding = { count: 0, seen: new WeakSet() });
+    for (const img of Array.from(document.images)) {
+      if (!img.complete || img.naturalWidth === 0 || decoding.seen.has(img)) continue;
+      decoding.seen.add(img);
+      decoding.count += 1;
+      img.decode().catch(() => undefined).then(() => {
+        decoding.count -= 1;
+        state.lastActivity = performance.now();
+      });
+    }
+    let animating = false;
+    try {
+      animating = document.getAnimations().some((animation) => {
+        if (animation.playState !== 'running' || !animation.effect) return false;
+        const timing = animation.effect.getComputedTiming();
+        const left = timing.endTime - (timing.localTime || 0);
+        return Number.isFinite(left) && left > 0 && left <= ${JSON.stringify(shortTimerMs)};
+      });
+    } catch (error) {}
+    const busy = state.pending.size > 0 || document.fonts.status === 'loading' || decoding.count > 0 || animating;
+    return { busy, quietMs: Math.max(0, now - state.lastActivity) };
+  })()`;
+}

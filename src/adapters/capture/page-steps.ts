@@ -1,7 +1,7 @@
 /**
  * The building blocks of a capture over a puppeteer Page, shared by one-shot captures and scenario pages.
  */
-import { TimeoutError, type Page } from 'puppeteer';
+import type { Page } from 'puppeteer';
 
 import { CaptureFailure, type CaptureResult } from './capture.port';
 import {
@@ -12,6 +12,7 @@ import {
   revealLazyContentScript,
 } from './in-page-scripts';
 import { isValidCssSelector } from '../../shared/css-selector/css-selector';
+import { stabilityTracker } from './page-stability';
 import { pngSize } from './png-size';
 
 export interface PageSetup {
@@ -19,6 +20,8 @@ export interface PageSetup {
   viewportHeight: number;
   deviceScaleFactor: number;
   darkMode: boolean;
+  /** Installs the stability wait's in-page tracker (wait_until 'stable'); other waits do not need it. */
+  trackStability?: boolean;
 }
 
 /**
@@ -35,6 +38,7 @@ export async function preparePage(page: Page, setup: PageSetup): Promise<void> {
   });
   await Promise.all([
     page.evaluateOnNewDocument(disableServiceWorkersScript),
+    setup.trackStability ? page.evaluateOnNewDocument(stabilityTracker) : undefined,
     page.setViewport({
       width: setup.viewportWidth,
       height: setup.viewportHeight,
@@ -42,19 +46,6 @@ export async function preparePage(page: Page, setup: PageSetup): Promise<void> {
     }),
     setup.darkMode ? page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]) : undefined,
   ]);
-}
-
-/**
- * Waits until the network has been quiet for idleMs, but never longer than maxWaitMs: pages that poll
- * or stream never go quiet and must still be captured.
- */
-export async function waitForNetworkQuiet(page: Page, idleMs: number, maxWaitMs: number): Promise<void> {
-  if (maxWaitMs <= 0) return;
-  try {
-    await page.waitForNetworkIdle({ idleTime: idleMs, timeout: maxWaitMs });
-  } catch (error) {
-    if (!(error instanceof TimeoutError)) throw error;
-  }
 }
 
 function invalidSelectorFailure(invalid: unknown): CaptureFailure | null {

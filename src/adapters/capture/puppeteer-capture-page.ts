@@ -8,15 +8,12 @@ import {
   type ScrollTarget,
 } from './capture.port';
 import type { CaptureSettings } from './capture-options';
+import type { WaitUntil } from '../../shared/domain/wait-until';
 import { PAGE_CRASHED_MESSAGE, toCaptureFailure } from './capture-errors';
 import { scrollToBottomScript } from './in-page-scripts';
 import { NavigationEgress } from './navigation-egress';
-import {
-  assertValidSelector,
-  revealLazyContent,
-  takeScreenshot,
-  waitForNetworkQuiet,
-} from './page-steps';
+import { assertValidSelector, revealLazyContent, takeScreenshot } from './page-steps';
+import { PageSettler } from './page-stability';
 
 const LAZY_SCROLL_BUDGET_MS = 2_000;
 /** How long after a click a navigation may take to start and still count as caused by it. */
@@ -37,32 +34,33 @@ type ElementLocator = ReturnType<typeof locate>;
 export class PuppeteerCapturePage implements CapturePage {
   private readonly crashed: Promise<never>;
   private readonly egress: NavigationEgress;
+  /** Created with the page, before its first navigation: see PageSettler. */
+  private readonly settler: PageSettler;
 
   constructor(
     private readonly page: Page,
     private readonly lease: ContextLease,
     private readonly settings: CaptureSettings,
+    waitUntil: WaitUntil = 'stable',
   ) {
     this.crashed = new Promise<never>((_, reject) => {
       page.once('error', () => reject(new CaptureFailure('page', PAGE_CRASHED_MESSAGE)));
     });
     this.crashed.catch(() => undefined);
     this.egress = new NavigationEgress(page, lease.egress);
+    this.settler = new PageSettler(page, waitUntil, settings);
   }
 
   goto(url: string, timeoutMs = this.settings.timeoutMs): Promise<void> {
     return this.act(`Navigation timeout of ${timeoutMs} ms exceeded`, async () => {
       const started = Date.now();
-      const response = await this.page.goto(url, { waitUntil: 'load', timeout: timeoutMs }).catch((error: unknown) => {
+      const waitUntil = this.settler.navigationEvent;
+      const response = await this.page.goto(url, { waitUntil, timeout: timeoutMs }).catch((error: unknown) => {
         throw this.egress.explainNavigationError(error, url) ?? error;
       });
       this.egress.checkResponse(response);
       const left = timeoutMs - (Date.now() - started);
-      await waitForNetworkQuiet(
-        this.page,
-        this.settings.networkIdleMs,
-        Math.min(this.settings.networkIdleMaxWaitMs, left),
-      );
+      await this.settler.afterLoad(Math.min(this.settings.networkIdleMaxWaitMs, left));
     });
   }
 
@@ -120,7 +118,11 @@ export class PuppeteerCapturePage implements CapturePage {
   waitForSelector(selector: string, timeoutMs = this.settings.timeoutMs): Promise<void> {
     return this.act(`Timed out after ${timeoutMs} ms waiting for selector "${selector}"`, async () => {
       assertValidSelector(selector);
+      const started = Date.now();
       await this.page.waitForSelector(selector, { timeout: timeoutMs });
+      // What appeared may have started more (its images, a fetch); the next step should see it done.
+      const left = timeoutMs - (Date.now() - started);
+      await this.settler.afterChange(Math.min(this.settings.networkIdleMaxWaitMs, left));
     });
   }
 
@@ -160,15 +162,29 @@ export class PuppeteerCapturePage implements CapturePage {
 
   screenshot(opts: { fullPage: boolean }): Promise<CaptureResult> {
     return this.act(`Page did not finish rendering within ${this.settings.timeoutMs} ms`, async () => {
-      const { maxFullPageHeight, networkIdleMs, networkIdleMaxWaitMs, fastPngEncoding } = this.settings;
-      if (opts.fullPage && (await revealLazyContent(this.page, maxFullPageHeight, LAZY_SCROLL_BUDGET_MS))) {
-        await waitForNetworkQuiet(this.page, networkIdleMs, networkIdleMaxWaitMs);
+      const { maxFullPageHeight, networkIdleMaxWaitMs, fastPngEncoding } = this.settings;
+      // The steps before (a click, typing) may have started work whose result the picture should show.
+      const settled = await this.settler.afterChange(networkIdleMaxWaitMs);
+      let afterScroll = { ms: 0, capped: false };
+      if (opts.fullPage) {
+        let requested = 0;
+        const countRequest = (): void => {
+          requested += 1;
+        };
+        this.page.on('request', countRequest);
+        try {
+          const scrolled = await revealLazyContent(this.page, maxFullPageHeight, LAZY_SCROLL_BUDGET_MS);
+          afterScroll = await this.settler.afterScroll(scrolled, requested, networkIdleMaxWaitMs);
+        } finally {
+          this.page.off('request', countRequest);
+        }
       }
       // A step (a click on a link, a form post) may have led to a destination the policy refused.
       this.egress.assertDocumentAllowed();
       const result = await takeScreenshot(this.page, { fullPage: opts.fullPage, maxFullPageHeight, fastPngEncoding });
       this.egress.assertDocumentAllowed();
-      return result;
+      // This picture's own waits (a navigation's are not reported with any picture).
+      return { ...result, settle: { ms: settled.ms + afterScroll.ms, capped: settled.capped || afterScroll.capped } };
     });
   }
 

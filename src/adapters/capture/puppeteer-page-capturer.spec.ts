@@ -66,11 +66,14 @@ const PAGES: Record<string, (res: ServerResponse) => void> = {
       res,
       solidPage(
         'rgb(255,255,255)',
-        // Later than the network-quiet wait, so only waitForSelector can explain a green capture.
-        `<script>setTimeout(() => {
+        // Later than the wait after load, so only waitForSelector can explain a green capture: an
+        // interval (which the stability wait does not wait for, unlike a short timeout) counts to 1.5 s.
+        `<script>const since = Date.now(); const tick = setInterval(() => {
+           if (Date.now() - since < 1500) return;
+           clearInterval(tick);
            document.documentElement.style.background = 'rgb(0,128,0)';
            document.body.insertAdjacentHTML('beforeend', '<p id="late">here</p>');
-         }, 1500);</script>`,
+         }, 50);</script>`,
       ),
     ),
   // A lazily loaded image 2,500 px down: only a capture that scrolls makes Chromium fetch it.

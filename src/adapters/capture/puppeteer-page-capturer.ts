@@ -58,7 +58,7 @@ export class PuppeteerPageCapturer extends PageCapturer implements BeforeApplica
     return this.pool.withContext(
       async (lease) => {
         const page = await this.openPage(lease, opts, openBy);
-        return fn(new PuppeteerCapturePage(page, lease, this.settings));
+        return fn(new PuppeteerCapturePage(page, lease, this.settings, opts.waitUntil));
       },
       { openBy },
     );
@@ -93,6 +93,7 @@ export class PuppeteerPageCapturer extends PageCapturer implements BeforeApplica
         viewportHeight: opts.viewportHeight,
         deviceScaleFactor: opts.deviceScaleFactor ?? 1,
         darkMode: opts.darkMode ?? false,
+        trackStability: (opts.waitUntil ?? 'stable') === 'stable',
       });
       return page;
     })();
