@@ -136,6 +136,14 @@ describe('Screenshots API with real Chromium captures', () => {
       '/hold': (_req, res) => {
         held.push(res);
       },
+      // White at load; 300 ms later a fetch turns it green: what wait_until decides.
+      '/late-content':
+        '<!doctype html><html><head><style>html,body{margin:0;background:rgb(255,255,255)}</style></head><body><script>' +
+        "addEventListener('load', () => setTimeout(async () => { document.documentElement.style.background = await (await fetch('/colour')).text(); }, 300));" +
+        '</script></body></html>',
+      '/colour': (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('rgb(0,255,0)');
+      },
     }).start();
   });
   afterAll(async () => {
@@ -279,6 +287,9 @@ describe('Screenshots API with real Chromium captures', () => {
         ['an unknown field', { quality: 80 }, 'quality'],
         ['wait_for_selector "div["', { wait_for_selector: 'div[' }, 'wait_for_selector'],
         ['hide_selectors with "..x"', { hide_selectors: ['.ok', '..x'] }, 'hide_selectors'],
+        ['wait_until "soon"', { wait_until: 'soon' }, 'wait_until'],
+        ['wait_until "networkidle0"', { wait_until: 'networkidle0' }, 'wait_until'],
+        ['wait_until null', { wait_until: null }, 'wait_until'],
       ])('%s → 422 validation_failed on that field, and no job is queued', async (_, body, field) => {
         const res = await api().post(`/websites/${siteId}/screenshot`).set(account.auth).send(body);
         expect(res.status).toBe(422);
@@ -292,6 +303,16 @@ describe('Screenshots API with real Chromium captures', () => {
         const jobs = await api().get(`/jobs?website_id=${siteId}`).set(account.auth).expect(200);
         expect(jobs.body.meta.total).toBe(0);
       });
+    });
+
+    it("wait_until: the website's saved default applies, and a request's value overrides it", async () => {
+      const account = await t.createAccount({ plan: 'pro' });
+      const site = await createWebsite(account, { name: 'late', url: `${pages.url}/late-content`, capture_options: { wait_until: 'load' } });
+      const colour = async (shot: Shot) => pixel(PNG.sync.read((await download(account, shot.id)).bytes), 640, 400);
+
+      // The website says load: captured before the late content; the request's stable waits for it.
+      expect(await colour(await capture(account, site.id))).toEqual([255, 255, 255, 255]);
+      expect(await colour(await capture(account, site.id, { wait_until: 'stable' }))).toEqual([0, 255, 0, 255]);
     });
 
     it('an unreachable URL ends the job failed with net::ERR_CONNECTION_REFUSED, no screenshot; the next capture still succeeds', async () => {

@@ -376,6 +376,45 @@ describe('Websites (spec: Endpoints/Websites; API.md: Websites, Lists)', () => {
     });
   });
 
+  describe('capture_options (API.md, Capture options): the website’s wait_until', () => {
+    it('defaults to stable, is stored on create, replaced by PUT and returned by GET', async () => {
+      const account = await t.createAccount({ plan: 'pro' });
+      const plain = await createWebsite(account, { name: 'Plain', url: 'https://example.com/' });
+      expect(plain).toMatchObject({ capture_options: { wait_until: 'stable' } });
+
+      const site = await createWebsite(account, { name: 'Idle', url: 'https://example.com/', capture_options: { wait_until: 'network_idle' } });
+      expect(site).toMatchObject({ capture_options: { wait_until: 'network_idle' } });
+      const updated = await api().put(`/websites/${site.id}`).set(account.auth).send({ capture_options: { wait_until: 'domcontentloaded' } });
+      expect(updated.status).toBe(200);
+      expect(updated.body.data).toMatchObject({ capture_options: { wait_until: 'domcontentloaded' } });
+      // Another field changed alone leaves the saved options as they were.
+      await api().put(`/websites/${site.id}`).set(account.auth).send({ name: 'Renamed' }).expect(200);
+      const got = await api().get(`/websites/${site.id}`).set(account.auth).expect(200);
+      expect(got.body.data).toMatchObject({ name: 'Renamed', capture_options: { wait_until: 'domcontentloaded' } });
+    });
+
+    it.each([
+      ['an unknown wait_until', { wait_until: 'soon' }, 'capture_options.wait_until'],
+      ['an unknown option', { wait_until: 'load', colour: 'red' }, 'capture_options.colour'],
+      ['not an object', 'stable', 'capture_options'],
+      ['an array', [{ wait_until: 'load' }], 'capture_options'],
+      ['null', null, 'capture_options'],
+    ])('%s → 422 naming it, on create and on update, nothing stored', async (_, captureOptions, field) => {
+      const account = await t.createAccount({ plan: 'pro' });
+      const created = await api().post('/websites').set(account.auth).send({ name: 'x', url: 'https://example.com/', capture_options: captureOptions });
+      expect(created.status).toBe(422);
+      expect(created.body).toMatchObject({ success: false, code: 'validation_failed' });
+      expect(created.body.details).toEqual([{ field, message: expect.any(String) }]);
+
+      const site = await createWebsite(account, { name: 'y', url: 'https://example.com/' });
+      const updated = await api().put(`/websites/${site.id}`).set(account.auth).send({ capture_options: captureOptions });
+      expect(updated.status).toBe(422);
+      expect(updated.body.details).toEqual([{ field, message: expect.any(String) }]);
+      const got = await api().get(`/websites/${site.id}`).set(account.auth).expect(200);
+      expect(got.body.data.capture_options).toEqual({ wait_until: 'stable' });
+    });
+  });
+
   describe('Get Website', () => {
     it('200 {data: Website} with last_screenshot_at null before any capture', async () => {
       const account = await t.createAccount({ plan: 'pro' });

@@ -31,6 +31,7 @@ const WEBSITE: WebsiteProps = {
   viewportHeight: 600,
   fullPage: false,
   status: 'active',
+  captureOptions: {},
   lastScreenshotAt: null,
   createdAt: new Date(0),
   updatedAt: new Date(0),

@@ -110,7 +110,13 @@ export class ScenarioRunner implements OnModuleInit {
     let failure: string | null = null;
     let finalShotId: number | null = null;
 
-    const pageOptions = { viewportWidth: website.viewportWidth, viewportHeight: website.viewportHeight, openTimeoutMs: this.forSteps(ctx) };
+    const pageOptions = {
+      viewportWidth: website.viewportWidth,
+      viewportHeight: website.viewportHeight,
+      // The website's saved wait_until applies to the run's navigations and screenshots.
+      waitUntil: website.captureOptions.waitUntil,
+      openTimeoutMs: this.forSteps(ctx),
+    };
     await this.capturer.withPage(pageOptions, async (page) => {
       failure = await this.open(page, ctx);
       for (let i = 0; i < steps.length && failure === null; i++) {

@@ -6,13 +6,13 @@ import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
 import { JobProps } from '../domain/job';
 import { ScreenshotProps } from '../domain/screenshot';
-import { CaptureJobRunner } from './capture-job.runner';
+import { CaptureJobRunner, captureRequestFor } from './capture-job.runner';
 import { JobDispatcher } from './job-dispatcher';
 import { InfrastructureFailure, publicInfrastructureReason } from './job-failure';
 import { DuplicateScreenshotError, JobRepository, ScreenshotRepository, SupersededAttemptError } from './ports';
 import { ScreenshotStore } from './screenshot-store';
 
-const WEBSITE = { id: 3, accountId: 7, url: 'https://example.com/', viewportWidth: 1280, viewportHeight: 800, fullPage: false } as WebsiteProps;
+const WEBSITE = { id: 3, accountId: 7, url: 'https://example.com/', viewportWidth: 1280, viewportHeight: 800, fullPage: false, captureOptions: {} } as WebsiteProps;
 const JOB = { id: 'job-1', type: 'screenshot', accountId: 7, websiteId: 3, status: 'running', attempts: 1, options: {} } as unknown as JobProps;
 const PNG: CaptureResult = { png: Buffer.from('png'), width: 1280, height: 800 };
 const SHOT = { id: 42, jobId: 'job-1' } as ScreenshotProps;
@@ -93,5 +93,19 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
     Object.assign(runner, { capturer });
     await runner.run(JOB);
     expect(jobs.fail).toHaveBeenCalledWith('job-1', 'net::ERR_NAME_NOT_RESOLVED', expect.any(Date));
+  });
+});
+
+describe('captureRequestFor: wait_until', () => {
+  const job = (options: JobProps['options']) => ({ options }) as JobProps;
+  const saved = { ...WEBSITE, captureOptions: { waitUntil: 'network_idle' } } as WebsiteProps;
+
+  it("takes the request's choice over the website's saved default", () => {
+    expect(captureRequestFor(saved, job({ waitUntil: 'load' })).waitUntil).toBe('load');
+  });
+
+  it("falls back to the website's default, then leaves the capturer's ('stable')", () => {
+    expect(captureRequestFor(saved, job({})).waitUntil).toBe('network_idle');
+    expect(captureRequestFor(WEBSITE, job({})).waitUntil).toBeUndefined();
   });
 });

@@ -23,6 +23,8 @@ export function captureRequestFor(website: WebsiteProps, job: JobProps): Capture
     waitForSelector: o.waitForSelector ?? null,
     hideSelectors: o.hideSelectors ?? [],
     darkMode: o.darkMode ?? false,
+    // The request's choice, else the website's saved default, else the capturer's ('stable').
+    waitUntil: o.waitUntil ?? website.captureOptions.waitUntil,
   };
 }
 
@@ -71,6 +73,10 @@ export class CaptureJobRunner implements OnModuleInit {
         return;
       }
       throw err;
+    }
+    if (result.settle) {
+      const { ms, capped } = result.settle;
+      this.logger.debug(`job ${job.id}: page settled in ${ms} ms${capped ? ' (cut at the cap: it never settled)' : ''}`);
     }
     await this.store(job, website, result);
   }

@@ -1,3 +1,5 @@
+import type { WaitUntil } from '../../../shared/domain/wait-until';
+
 /**
  * Capture jobs (API.md, Jobs and executions): queued → running → succeeded | failed. The jobs table is
  * the durable record whatever transport carries the job; a job yields at most one screenshot.
@@ -19,6 +21,7 @@ export interface CaptureOptions {
   deviceScaleFactor?: number;
   hideSelectors?: string[];
   darkMode?: boolean;
+  waitUntil?: WaitUntil;
 }
 
 export interface JobProps {

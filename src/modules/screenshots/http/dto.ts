@@ -4,6 +4,8 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, 
 import { IsCssSelector, IsId, MAX_ID, OptionalField, QueryInt } from '../../../shared/http/validation';
 import { PageQuery } from '../../../shared/http/pagination';
 import { WEBSITE_RULES } from '../../websites/domain/website';
+import { WAIT_UNTIL_DESCRIPTION } from '../../websites/http/openapi';
+import { WAIT_UNTIL_VALUES, WaitUntil } from '../../../shared/domain/wait-until';
 import { CaptureOptions, JOB_STATUSES, JobProps, JobStatus } from '../domain/job';
 import { BULK_DOWNLOAD_MAX_IDS, ScreenshotProps } from '../domain/screenshot';
 import { JobView, ScreenshotView } from './openapi';
@@ -31,6 +33,8 @@ export class TakeScreenshotDto {
   @OptionalField() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @MinLength(1, { each: true }) @MaxLength(1000, { each: true }) @IsCssSelector({ each: true }) hide_selectors?: string[];
   @ApiPropertyOptional({ type: 'boolean', default: false, description: 'Emulate prefers-color-scheme: dark' })
   @OptionalField() @IsBoolean() dark_mode?: boolean;
+  @ApiPropertyOptional({ enum: WAIT_UNTIL_VALUES, description: `${WAIT_UNTIL_DESCRIPTION} Default: the website’s \`capture_options.wait_until\`, else \`stable\`.` })
+  @OptionalField() @IsIn(WAIT_UNTIL_VALUES) wait_until?: WaitUntil;
 }
 
 export function toCaptureOptions(dto: TakeScreenshotDto | undefined): CaptureOptions {
@@ -44,6 +48,7 @@ export function toCaptureOptions(dto: TakeScreenshotDto | undefined): CaptureOpt
   if (dto.device_scale_factor !== undefined) o.deviceScaleFactor = dto.device_scale_factor;
   if (dto.hide_selectors !== undefined) o.hideSelectors = dto.hide_selectors;
   if (dto.dark_mode !== undefined) o.darkMode = dto.dark_mode;
+  if (dto.wait_until !== undefined) o.waitUntil = dto.wait_until;
   return o;
 }
 

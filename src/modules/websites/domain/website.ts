@@ -1,3 +1,5 @@
+import type { WaitUntil } from '../../../shared/domain/wait-until';
+
 /** Website rules (API.md, Websites): bounds and defaults live here and nowhere else. */
 export const WEBSITE_RULES = {
   nameMax: 255,
@@ -10,6 +12,14 @@ export const WEBSITE_RULES = {
 export const WEBSITE_STATUSES = ['active', 'paused'] as const;
 export type WebsiteStatus = (typeof WEBSITE_STATUSES)[number];
 
+/**
+ * The website's capture defaults (API.md, Capture options: `capture_options`): a Take Screenshot body
+ * overrides them field by field, and scenario runs use them. A field left out means the service default.
+ */
+export interface WebsiteCaptureOptions {
+  waitUntil?: WaitUntil;
+}
+
 export interface WebsiteProps {
   id: number;
   accountId: number;
@@ -19,6 +29,7 @@ export interface WebsiteProps {
   viewportHeight: number;
   fullPage: boolean;
   status: WebsiteStatus;
+  captureOptions: WebsiteCaptureOptions;
   lastScreenshotAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
@@ -33,6 +44,7 @@ export interface WebsiteInput {
   viewportHeight?: number;
   fullPage?: boolean;
   status?: WebsiteStatus;
+  captureOptions?: WebsiteCaptureOptions;
 }
 
 export type WebsiteChanges = Partial<WebsiteInput>;
@@ -46,6 +58,7 @@ export function draftWebsite(accountId: number, input: WebsiteInput): WebsiteDra
     viewportHeight: input.viewportHeight ?? WEBSITE_RULES.viewportHeight.default,
     fullPage: input.fullPage ?? WEBSITE_RULES.fullPageDefault,
     status: input.status ?? 'active',
+    captureOptions: input.captureOptions ?? {},
   };
 }
 

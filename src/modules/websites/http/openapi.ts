@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { TIMESTAMP } from '../../../shared/http/openapi';
+import { WAIT_UNTIL_VALUES, WaitUntil } from '../../../shared/domain/wait-until';
 import { WEBSITE_RULES, WEBSITE_STATUSES, WebsiteStatus } from '../domain/website';
 
 const R = WEBSITE_RULES;
@@ -24,6 +25,18 @@ export const WEBSITE_FIELDS = {
   status: { enum: WEBSITE_STATUSES, description: 'Paused websites are skipped by schedules' },
 } as const;
 
+/** What wait_until means, for the request body and the website's saved default alike. */
+export const WAIT_UNTIL_DESCRIPTION =
+  'When the capture is taken. `stable`: after `load`, as soon as the page has been still for a short settle window ' +
+  '(no request in flight, no pending timer of at most 2 s, no DOM change, fonts loaded, images decoded; intervals, ' +
+  'longer timers and endless animations do not hold it), at most 3 s after `load`. `load` / `domcontentloaded`: at ' +
+  'that event, nothing more. `network_idle`: after `load`, once the network has been quiet for 500 ms (at most 3 s).';
+
+@ApiSchema({ name: 'CaptureOptions', description: 'The website’s capture defaults; a Take Screenshot body overrides them field by field.' })
+export class CaptureOptionsView {
+  @ApiProperty({ enum: WAIT_UNTIL_VALUES, default: 'stable', description: WAIT_UNTIL_DESCRIPTION }) wait_until!: WaitUntil;
+}
+
 @ApiSchema({ name: 'Website' })
 export class WebsiteView {
   @ApiProperty({ type: 'integer', example: 1 }) id!: number;
@@ -33,6 +46,7 @@ export class WebsiteView {
   @ApiProperty(WEBSITE_FIELDS.viewport_height) viewport_height!: number;
   @ApiProperty(WEBSITE_FIELDS.full_page) full_page!: boolean;
   @ApiProperty(WEBSITE_FIELDS.status) status!: WebsiteStatus;
+  @ApiProperty({ type: CaptureOptionsView }) capture_options!: CaptureOptionsView;
   @ApiPropertyOptional({ ...TIMESTAMP, nullable: true, description: 'Time of the latest screenshot; in list and get responses (null before the first)' })
   last_screenshot_at?: string | null;
   @ApiProperty(TIMESTAMP) created_at!: string;

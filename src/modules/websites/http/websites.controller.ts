@@ -10,7 +10,7 @@ import type { Account } from '../../accounts/domain/account';
 import { WebsitesService } from '../application/websites.service';
 import { WebsiteChanges } from '../domain/website';
 import { WebsiteView } from './openapi';
-import { CreateWebsiteDto, UpdateWebsiteDto, websiteView } from './website.dto';
+import { CreateWebsiteDto, toWebsiteCaptureOptions, UpdateWebsiteDto, websiteView } from './website.dto';
 
 function toChanges(dto: CreateWebsiteDto | UpdateWebsiteDto): WebsiteChanges {
   const changes: WebsiteChanges = {};
@@ -20,6 +20,7 @@ function toChanges(dto: CreateWebsiteDto | UpdateWebsiteDto): WebsiteChanges {
   if (dto.viewport_height !== undefined) changes.viewportHeight = dto.viewport_height;
   if (dto.full_page !== undefined) changes.fullPage = dto.full_page;
   if (dto.status !== undefined) changes.status = dto.status;
+  if (dto.capture_options !== undefined) changes.captureOptions = toWebsiteCaptureOptions(dto.capture_options);
   return changes;
 }
 

@@ -8,7 +8,12 @@ import { WebsiteRepository } from '../application/ports';
 import { WebsiteRow } from './website.row';
 
 function toWebsite(row: WebsiteRow): WebsiteProps {
-  return { ...row, status: row.status as WebsiteStatus, fullPage: Boolean(row.fullPage) };
+  return {
+    ...row,
+    status: row.status as WebsiteStatus,
+    fullPage: Boolean(row.fullPage),
+    captureOptions: row.captureOptions ?? {},
+  };
 }
 
 @Injectable()

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { WebsiteCaptureOptions } from '../domain/website';
 
 @Entity('websites')
 export class WebsiteRow {
@@ -10,6 +11,8 @@ export class WebsiteRow {
   @Column({ name: 'viewport_height', type: 'integer' }) viewportHeight!: number;
   @Column({ name: 'full_page', type: Boolean }) fullPage!: boolean;
   @Column({ type: 'varchar' }) status!: string;
+  /** JSON; NULL for rows from before the column (no defaults saved). */
+  @Column({ name: 'capture_options', type: 'simple-json', nullable: true }) captureOptions!: WebsiteCaptureOptions | null;
   @Column({ name: 'last_screenshot_at', type: Date, nullable: true }) lastScreenshotAt!: Date | null;
   @Column({ name: 'created_at', type: Date }) createdAt!: Date;
   @Column({ name: 'updated_at', type: Date }) updatedAt!: Date;
