@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { LoggerModule } from 'nestjs-pino';
 import { CaptureModule } from './adapters/capture/capture.module';
@@ -16,8 +16,9 @@ import { ScenariosModule } from './modules/scenarios/scenarios.module';
 import { SchedulesModule } from './modules/schedules/schedules.module';
 import { ScreenshotsModule } from './modules/screenshots/screenshots.module';
 import { WebsitesModule } from './modules/websites/websites.module';
-import { RejectUnparsableBodyInterceptor } from './shared/http/body-parsing';
+import { RequestBodyGuard } from './shared/http/body-parsing';
 import { ErrorFilter } from './shared/http/error-filter';
+import { accessLogOptions } from './shared/logging/access-log';
 import { UnknownRouteController } from './shared/http/unknown-route.controller';
 
 @Module({})
@@ -27,14 +28,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.register(config),
-        LoggerModule.forRoot({
-          pinoHttp: {
-            level: config.logLevel,
-            // Tokens and cookies never reach the logs.
-            redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
-            autoLogging: { ignore: (req) => req.url === '/health' },
-          },
-        }),
+        LoggerModule.forRoot({ pinoHttp: accessLogOptions(config.logLevel) }),
         ScheduleModule.forRoot(),
         QueueModule,
         CaptureModule,
@@ -58,7 +52,8 @@ export class AppModule {
         { provide: APP_GUARD, useExisting: AuthGuard },
         { provide: APP_GUARD, useExisting: ApiAccessGuard },
         { provide: APP_GUARD, useExisting: RateLimitGuard },
-        { provide: APP_INTERCEPTOR, useClass: RejectUnparsableBodyInterceptor },
+        // Last: the body's verdict (400/413/415/422) comes after who is asking and whether they may.
+        { provide: APP_GUARD, useClass: RequestBodyGuard },
         { provide: APP_FILTER, useClass: ErrorFilter },
       ],
     };

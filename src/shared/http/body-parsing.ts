@@ -1,9 +1,8 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { Reflector } from '@nestjs/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Observable } from 'rxjs';
 import { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { BadRequestError, FieldError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationFailedError } from '../domain/domain-error';
@@ -63,7 +62,9 @@ function readLimited(request: FastifyRequest, payload: NodeJS.ReadableStream): P
   const makeDecoder = DECODERS[encoding];
   if (!makeDecoder && encoding !== 'identity' && encoding !== '') {
     payload.resume(); // not ours to read; let Node drain it
-    return Promise.resolve(new UndecodableBody(`Content-Encoding ${JSON.stringify(encoding).slice(0, 40)} is not supported (use identity, gzip, deflate or br)`));
+    return Promise.resolve(
+      new UndecodableBody(`Content-Encoding ${JSON.stringify(encoding).slice(0, 40)} is not supported (use identity, gzip, deflate or br)`),
+    );
   }
   const decoder = makeDecoder?.();
   const source: NodeJS.ReadableStream = decoder ? payload.pipe(decoder) : payload;
@@ -165,7 +166,8 @@ export function jsonShape(text: string, limit: number): JsonShape {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // a backslash escapes the next character
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
       else if (c === 0x22) {
         inString = false;
         if (keyExpected) keySpans.push(stringStart, i);
@@ -240,12 +242,16 @@ export function registerBodyParsers(fastify: FastifyInstance): void {
     done();
   });
   /** A parser of the body's text (or bytes): the limit applied first, the parse only to what fits. */
-  const limited = (parse: (body: Buffer) => unknown) => (request: FastifyRequest, payload: NodeJS.ReadableStream, done: (err: Error | null, body?: unknown) => void) => {
-    void readLimited(request, payload).then((body) => done(null, body instanceof UnparsableBody ? body : parse(body)));
-  };
+  const limited =
+    (parse: (body: Buffer) => unknown) => (request: FastifyRequest, payload: NodeJS.ReadableStream, done: (err: Error | null, body?: unknown) => void) => {
+      void readLimited(request, payload).then((body) => done(null, body instanceof UnparsableBody ? body : parse(body)));
+    };
   fastify.addContentTypeParser(/^application\/([\w.+-]+\+)?json/i, limited(parseJson));
   fastify.addContentTypeParser('application/x-www-form-urlencoded', limited(parseForm));
-  fastify.addContentTypeParser('*', limited((body) => (body.length === 0 ? undefined : new UnparsableBody('Content-Type must be application/json'))));
+  fastify.addContentTypeParser(
+    '*',
+    limited((body) => (body.length === 0 ? undefined : new UnparsableBody('Content-Type must be application/json'))),
+  );
 }
 
 function parseJson(bytes: Buffer): unknown {
@@ -293,24 +299,51 @@ function refuseBodyNotTaken(body: unknown): void {
   if (keys.length > 0) throw cappedValidationError(keys.slice(0, MAX_DETAILS).map(notAllowed), keys.length);
 }
 
+/**
+ * What the body parsers left for the route to refuse: too large (413, closing the connection), an encoding we
+ * cannot read (415), not JSON (400), fields refused while parsing (422), or fields on a route that takes none.
+ */
+function refuseUnusableBody(context: ExecutionContext, acceptsForms: boolean): void {
+  const body = context.switchToHttp().getRequest<{ body?: unknown }>().body;
+  if (body === undefined) return;
+  // Routes that take forms (the dashboard) read their body themselves, whatever it is: none of the API's rules here.
+  const formsWelcome = body instanceof FormBody && acceptsForms;
+  if (body instanceof TooLargeBody) {
+    // The rest of the upload was never read: close the connection rather than let Node drain it to keep it alive.
+    context.switchToHttp().getResponse<{ header(name: string, value: string): unknown }>().header('Connection', 'close');
+    throw new PayloadTooLargeError();
+  }
+  if (body instanceof UndecodableBody) throw new UnsupportedMediaTypeError(body.reason);
+  if (body instanceof UnparsableBody && !formsWelcome) throw new BadRequestError(body.reason);
+  if (body instanceof RejectedFields) throw cappedValidationError(body.details);
+  if (!acceptsForms && !(body instanceof UnparsableBody) && !takesBody(context)) refuseBodyNotTaken(body);
+}
+
+/**
+ * API routes: the body's verdict, after authentication, the plan check and the rate limit (the last global
+ * guard), so a client without a token learns that first and a refused body is still counted.
+ *
+ * A guard and not an interceptor on purpose: with even one global interceptor, Nest runs every request through
+ * an rxjs pipeline and two AsyncResource.bind() calls (each defining deprecated accessors), which cost more CPU
+ * than authenticating the request (README, "Per-request cost").
+ */
 @Injectable()
-export class RejectUnparsableBodyInterceptor implements NestInterceptor {
+export class RequestBodyGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}
 
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const body = context.switchToHttp().getRequest<{ body?: unknown }>().body;
-    // Routes that take forms (the dashboard) read their body themselves, whatever it is: none of the API's rules here.
-    const acceptsForms = this.reflector.getAllAndOverride<boolean>(ACCEPTS_FORMS, [context.getHandler(), context.getClass()]) === true;
-    const formsWelcome = body instanceof FormBody && acceptsForms;
-    if (body instanceof TooLargeBody) {
-      // The rest of the upload was never read: close the connection rather than let Node drain it to keep it alive.
-      context.switchToHttp().getResponse<{ header(name: string, value: string): unknown }>().header('Connection', 'close');
-      throw new PayloadTooLargeError();
-    }
-    if (body instanceof UndecodableBody) throw new UnsupportedMediaTypeError(body.reason);
-    if (body instanceof UnparsableBody && !formsWelcome) throw new BadRequestError(body.reason);
-    if (body instanceof RejectedFields) throw cappedValidationError(body.details);
-    if (body !== undefined && !acceptsForms && !(body instanceof UnparsableBody) && !takesBody(context)) refuseBodyNotTaken(body);
-    return next.handle();
+  canActivate(context: ExecutionContext): boolean {
+    // Dashboard routes check their body in FormBodyGuard, after their own session guards.
+    if (this.reflector.getAllAndOverride<boolean>(ACCEPTS_FORMS, [context.getHandler(), context.getClass()]) === true) return true;
+    refuseUnusableBody(context, false);
+    return true;
+  }
+}
+
+/** Routes marked @AcceptsForms() (the dashboard): the same verdict, run after the controller's own guards. */
+@Injectable()
+export class FormBodyGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    refuseUnusableBody(context, true);
+    return true;
   }
 }

@@ -2,9 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { NotFoundError } from '../../../shared/domain/domain-error';
-import { PageRequest } from '../../../shared/http/pagination';
+import { PageRequest } from '../../../shared/domain/page-request';
 import { ScenarioChanges, ScenarioDraft, ScenarioProps } from '../domain/scenario';
 import { ScenarioRepository } from '../application/ports';
+import { findPage } from '../../../shared/persistence/hot-query';
 import { ScenarioRow } from './scenario.row';
 
 const toScenario = (row: ScenarioRow): ScenarioProps => ({ ...row, status: 'active' });
@@ -30,17 +31,12 @@ export class TypeOrmScenarioRepository extends ScenarioRepository {
   }
 
   async list(accountId: number, page: PageRequest, filter: { websiteId?: number }) {
-    const [rows, total] = await this.rows.findAndCount({
-      where: { accountId, ...(filter.websiteId ? { websiteId: filter.websiteId } : {}) },
-      order: { id: 'DESC' },
-      skip: (page.page - 1) * page.perPage,
-      take: page.perPage,
-    });
+    const { rows, total } = await findPage(this.rows, { accountId, websiteId: filter.websiteId || undefined }, [['id', 'DESC']], page);
     return { items: rows.map(toScenario), total };
   }
 
   async update(id: number, changes: ScenarioChanges, now: Date): Promise<ScenarioProps> {
-    await this.rows.update({ id }, { ...changes, steps: changes.steps as never, updatedAt: now });
+    await this.rows.update({ id }, { ...changes, steps: changes.steps, updatedAt: now });
     // Deleted between the caller's ownership check and here: the answer a moment later would be 404 too.
     const row = await this.rows.findOneBy({ id });
     if (!row) throw new NotFoundError('Scenario');

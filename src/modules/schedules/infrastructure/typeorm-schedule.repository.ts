@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { LessThanOrEqual, QueryDeepPartialEntity, Repository } from 'typeorm';
-import { PageRequest } from '../../../shared/http/pagination';
+import { PageRequest } from '../../../shared/domain/page-request';
 import { NewSchedule, ScheduleProps } from '../domain/schedule';
 import { Frequency } from '../domain/schedule-rules';
 import { ClaimOutcome, ScheduleColumnChanges, ScheduleRepository } from '../application/ports';
+import { findPage } from '../../../shared/persistence/hot-query';
 import { ScheduleRow } from './schedule.row';
 
 const toSchedule = (row: ScheduleRow): ScheduleProps => ({ ...row, frequency: row.frequency as Frequency, enabled: Boolean(row.enabled) });
@@ -25,7 +26,7 @@ export class TypeOrmScheduleRepository extends ScheduleRepository {
   }
 
   async list(accountId: number, page: PageRequest) {
-    const [rows, total] = await this.rows.findAndCount({ where: { accountId }, order: { id: 'DESC' }, skip: (page.page - 1) * page.perPage, take: page.perPage });
+    const { rows, total } = await findPage(this.rows, { accountId }, [['id', 'DESC']], page);
     return { items: rows.map(toSchedule), total };
   }
 

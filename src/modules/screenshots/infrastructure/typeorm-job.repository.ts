@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, FindOptionsWhere, In, Repository, WhereExpressionBuilder } from 'typeorm';
-import { PageRequest } from '../../../shared/http/pagination';
-import { CaptureOptions, isFinished, JobProps, JobSource, JobStatus, JobType } from '../domain/job';
+import { PageRequest } from '../../../shared/domain/page-request';
+import { isFinished, JobProps, JobSource, JobStatus, JobType } from '../domain/job';
 import { JobAttemptScope } from '../application/job-attempt-scope';
 import { JobCursor, JobFilter, JobRepository, NewJob, RunningCutoffs, StaleCutoffs } from '../application/ports';
 import { JobEvents } from '../../../adapters/queue/job-events.port';
 import { JobRow } from './rows';
+import { findPage } from '../../../shared/persistence/hot-query';
 import { isUniqueViolation } from '../../../shared/persistence/constraint-violations';
 
 function toJob(row: JobRow): JobProps {
@@ -17,7 +18,7 @@ function toJob(row: JobRow): JobProps {
     websiteId: row.websiteId,
     status: row.status as JobStatus,
     source: row.source as JobSource,
-    options: (row.options ?? {}) as CaptureOptions,
+    options: row.options ?? {},
     idempotencyKey: row.idempotencyKey,
     attempts: row.attempts,
     error: row.error,
@@ -99,18 +100,22 @@ export class TypeOrmJobRepository extends JobRepository {
   }
 
   async list(accountId: number, page: PageRequest, filter: JobFilter) {
-    const [rows, total] = await this.rows.findAndCount({
-      where: {
-        accountId,
-        ...(filter.type ? { type: filter.type } : {}),
-        ...(filter.status ? { status: filter.status } : {}),
-        ...(filter.websiteId ? { websiteId: filter.websiteId } : {}),
-        ...(filter.scenarioId ? { scenarioId: filter.scenarioId } : {}),
-      },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: (page.page - 1) * page.perPage,
-      take: page.perPage,
-    });
+    const where = {
+      accountId,
+      type: filter.type || undefined,
+      status: filter.status || undefined,
+      websiteId: filter.websiteId || undefined,
+      scenarioId: filter.scenarioId || undefined,
+    };
+    const { rows, total } = await findPage(
+      this.rows,
+      where,
+      [
+        ['createdAt', 'DESC'],
+        ['id', 'DESC'],
+      ],
+      page,
+    );
     return { items: rows.map(toJob), total };
   }
 
@@ -133,7 +138,7 @@ export class TypeOrmJobRepository extends JobRepository {
       )
       .execute();
     if (!result.affected) return null;
-    return toJob({ ...current, status: 'running', attempts, startedAt: now, error: null } as JobRow);
+    return toJob({ ...current, status: 'running', attempts, startedAt: now, error: null });
   }
 
   /**
@@ -178,17 +183,15 @@ export class TypeOrmJobRepository extends JobRepository {
   }
 
   async findStale(cutoffs: StaleCutoffs, after: JobCursor | null, limit: number): Promise<JobProps[]> {
-    const qb = this.rows
-      .createQueryBuilder('job')
-      .where(
-        new Brackets((stale) => {
-          // Queued since before the cutoff: created then, and (a requeued retry) last started then too.
-          stale.where(`(job.status = 'queued' AND job.createdAt < :queuedBefore AND (job.startedAt IS NULL OR job.startedAt < :queuedBefore))`, {
-            queuedBefore: cutoffs.queuedBefore,
-          });
-          orLapsedRunning(stale, cutoffs.runningStartedBefore, ALIASED);
-        }),
-      );
+    const qb = this.rows.createQueryBuilder('job').where(
+      new Brackets((stale) => {
+        // Queued since before the cutoff: created then, and (a requeued retry) last started then too.
+        stale.where(`(job.status = 'queued' AND job.createdAt < :queuedBefore AND (job.startedAt IS NULL OR job.startedAt < :queuedBefore))`, {
+          queuedBefore: cutoffs.queuedBefore,
+        });
+        orLapsedRunning(stale, cutoffs.runningStartedBefore, ALIASED);
+      }),
+    );
     if (after) {
       qb.andWhere('(job.createdAt > :afterAt OR (job.createdAt = :afterAt AND job.id > :afterId))', { afterAt: after.createdAt, afterId: after.id });
     }

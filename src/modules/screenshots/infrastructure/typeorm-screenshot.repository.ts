@@ -3,11 +3,12 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 import { DateUtils } from 'typeorm/util/DateUtils';
-import { PageRequest } from '../../../shared/http/pagination';
+import { PageRequest } from '../../../shared/domain/page-request';
 import { ScreenshotProps } from '../domain/screenshot';
 import { JobAttemptScope } from '../application/job-attempt-scope';
 import { CapturedScreenshot, DuplicateScreenshotError, ScreenshotFilter, ScreenshotRepository, SupersededAttemptError } from '../application/ports';
 import { ScreenshotRow } from './rows';
+import { findPage } from '../../../shared/persistence/hot-query';
 import { isUniqueViolation } from '../../../shared/persistence/constraint-violations';
 
 function toScreenshot(row: ScreenshotRow): ScreenshotProps {
@@ -50,7 +51,11 @@ function jobStatement(shot: CapturedScreenshot, id: number, finishedAt: unknown)
   }
   const attempt = JobAttemptScope.attemptOf(shot.executionId);
   if (!shot.executionId || attempt === null) return null;
-  return { sql: `UPDATE jobs SET attempts = attempts WHERE id = ? AND status = 'running' AND attempts = ?`, params: [shot.executionId, attempt], jobId: shot.executionId };
+  return {
+    sql: `UPDATE jobs SET attempts = attempts WHERE id = ? AND status = 'running' AND attempts = ?`,
+    params: [shot.executionId, attempt],
+    jobId: shot.executionId,
+  };
 }
 
 /** `?` placeholders → PostgreSQL's `$1, $2, …`. */
@@ -94,13 +99,23 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
    */
   private insertSqlite(shot: CapturedScreenshot, placeFile: (id: number) => string, finishedAt: Date): { id: number; filePath: string } {
     const db = (this.dataSource.driver as unknown as { databaseConnection: SqliteHandle }).databaseConnection;
-    const ts = (d: Date) => DateUtils.mixedDateToUtcDatetimeString(d);
+    const ts = (d: Date): string => DateUtils.mixedDateToUtcDatetimeString(d) as string;
     return db.transaction(() => {
       const { lastInsertRowid } = db
         .prepare(
           `INSERT INTO screenshots (account_id, website_id, job_id, scenario_id, execution_id, file_path, file_size, width, height, status, taken_at) VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, 'success', ?)`,
         )
-        .run(shot.accountId, shot.websiteId, shot.jobId, shot.scenarioId ?? null, shot.executionId ?? null, shot.fileSize, shot.width, shot.height, ts(shot.takenAt));
+        .run(
+          shot.accountId,
+          shot.websiteId,
+          shot.jobId,
+          shot.scenarioId ?? null,
+          shot.executionId ?? null,
+          shot.fileSize,
+          shot.width,
+          shot.height,
+          ts(shot.takenAt),
+        );
       const id = Number(lastInsertRowid);
       const job = jobStatement(shot, id, ts(finishedAt));
       if (job && db.prepare(job.sql).run(...job.params).changes !== 1) throw new SupersededAttemptError(job.jobId);
@@ -112,7 +127,7 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
 
   private insertPostgres(shot: CapturedScreenshot, placeFile: (id: number) => string, finishedAt: Date): Promise<{ id: number; filePath: string }> {
     return this.dataSource.transaction(async (manager) => {
-      const [{ id: rawId }] = await manager.query(
+      const [{ id: rawId }]: Array<{ id: number | string }> = await manager.query(
         `INSERT INTO screenshots (account_id, website_id, job_id, scenario_id, execution_id, file_path, file_size, width, height, status, taken_at) VALUES ($1, $2, $3, $4, $5, '', $6, $7, $8, 'success', $9) RETURNING id`,
         [shot.accountId, shot.websiteId, shot.jobId, shot.scenarioId ?? null, shot.executionId ?? null, shot.fileSize, shot.width, shot.height, shot.takenAt],
       );
@@ -120,7 +135,7 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
       const job = jobStatement(shot, id, finishedAt);
       if (job) {
         // manager.query answers an UPDATE with [rows, affected count].
-        const [, changed] = await manager.query(numbered(job.sql), job.params);
+        const [, changed]: [unknown, number] = await manager.query(numbered(job.sql), job.params);
         if (changed !== 1) throw new SupersededAttemptError(job.jobId);
       }
       const filePath = placeFile(id);
@@ -145,17 +160,8 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
   }
 
   async list(accountId: number, page: PageRequest, filter: ScreenshotFilter) {
-    const [rows, total] = await this.rows.findAndCount({
-      where: {
-        accountId,
-        ...(filter.websiteId ? { websiteId: filter.websiteId } : {}),
-        ...(filter.status ? { status: filter.status } : {}),
-        ...(filter.scenarioId ? { scenarioId: filter.scenarioId } : {}),
-      },
-      order: { id: 'DESC' },
-      skip: (page.page - 1) * page.perPage,
-      take: page.perPage,
-    });
+    const where = { accountId, websiteId: filter.websiteId || undefined, status: filter.status || undefined, scenarioId: filter.scenarioId || undefined };
+    const { rows, total } = await findPage(this.rows, where, [['id', 'DESC']], page);
     return { items: rows.map(toScreenshot), total };
   }
 

@@ -2,9 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { NotFoundError } from '../../../shared/domain/domain-error';
-import { PageRequest } from '../../../shared/http/pagination';
+import { PageRequest } from '../../../shared/domain/page-request';
 import { WebsiteChanges, WebsiteDraft, WebsiteProps, WebsiteStatus } from '../domain/website';
 import { WebsiteRepository } from '../application/ports';
+import { findPage } from '../../../shared/persistence/hot-query';
 import { WebsiteRow } from './website.row';
 
 function toWebsite(row: WebsiteRow): WebsiteProps {
@@ -37,12 +38,7 @@ export class TypeOrmWebsiteRepository extends WebsiteRepository {
   }
 
   async list(accountId: number, page: PageRequest): Promise<{ items: WebsiteProps[]; total: number }> {
-    const [rows, total] = await this.rows.findAndCount({
-      where: { accountId },
-      order: { id: 'DESC' },
-      skip: (page.page - 1) * page.perPage,
-      take: page.perPage,
-    });
+    const { rows, total } = await findPage(this.rows, { accountId }, [['id', 'DESC']], page);
     return { items: rows.map(toWebsite), total };
   }
 
