@@ -3,13 +3,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { launch, type Browser, type BrowserContext, type LaunchOptions, type Target } from 'puppeteer';
+import { launch, TargetType, type Browser, type BrowserContext, type LaunchOptions, type Target } from 'puppeteer';
 
 import type { HostResolver } from '../../shared/url-policy';
 import { CaptureFailure } from './capture.port';
 import { findChrome, type CaptureSettings } from './capture-options';
 import { EgressProxy } from './egress-proxy';
 import type { EgressExplainer } from './navigation-egress';
+import { within } from '../../shared/domain/within';
 import { Semaphore } from './semaphore';
 
 export const CHROME_ARGS: readonly string[] = [
@@ -66,21 +67,9 @@ export interface PoolStats {
   waiting: number;
 }
 
-function timeout(ms: number, message: string): { promise: Promise<never>; cancel: () => void } {
-  let timer: NodeJS.Timeout | undefined;
-  const promise = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
-  });
-  return { promise, cancel: () => clearTimeout(timer) };
-}
-
-async function within<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
-  const limit = timeout(ms, message);
-  try {
-    return await Promise.race([work, limit.promise]);
-  } finally {
-    limit.cancel();
-  }
+/** A time limit whose failure says what did not finish in time. */
+function inTime<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  return within(work, ms, () => new Error(message));
 }
 
 /**
@@ -215,9 +204,7 @@ class PooledBrowser {
       return browser;
     } catch (error) {
       this.died(`Could not launch Chromium: ${errorMessage(error)}`);
-      throw error instanceof CaptureFailure
-        ? error
-        : new CaptureFailure('infrastructure', `Could not launch Chromium: ${errorMessage(error)}`);
+      throw error instanceof CaptureFailure ? error : new CaptureFailure('infrastructure', `Could not launch Chromium: ${errorMessage(error)}`);
     }
   }
 
@@ -249,7 +236,7 @@ class PooledBrowser {
     await this.ready.catch(() => undefined);
     const proc = this.process;
     if (this.browser?.connected && proc && isRunning(proc)) {
-      await within(this.browser.close(), GRACEFUL_CLOSE_MS, 'close timed out').catch(() => undefined);
+      await inTime(this.browser.close(), GRACEFUL_CLOSE_MS, 'close timed out').catch(() => undefined);
     }
     this.died('Browser closed');
     if (proc) {
@@ -282,7 +269,7 @@ class PooledBrowser {
  */
 function closePopups(context: BrowserContext): void {
   context.on('targetcreated', (target: Target) => {
-    if (target.type() !== 'page' || !target.opener()) return;
+    if (target.type() !== TargetType.PAGE || !target.opener()) return;
     target
       .page()
       .then((popup) => popup?.close())
@@ -452,22 +439,20 @@ export class BrowserPool {
     const creating = chromium.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
     try {
       return await Promise.race([
-        within(creating, byCaller ? Math.max(1, callerLimit) : CONTEXT_CREATE_MS, 'Creating a browser context timed out'),
+        inTime(creating, byCaller ? Math.max(1, callerLimit) : CONTEXT_CREATE_MS, 'Creating a browser context timed out'),
         browser.lost,
       ]);
     } catch (error) {
       creating.then(
         (late) => {
-          if (!browser.dead) within(late.close(), CONTEXT_CLOSE_MS, 'Closing a browser context timed out').catch(() => undefined);
+          if (!browser.dead) inTime(late.close(), CONTEXT_CLOSE_MS, 'Closing a browser context timed out').catch(() => undefined);
         },
         () => undefined,
       );
       // Milliseconds of work that took CONTEXT_CREATE_MS: the browser is wedged, so no new lease goes to it.
       // (Running out of the caller's own time says nothing about the browser.)
       if (!byCaller) this.retire(browser);
-      throw error instanceof CaptureFailure
-        ? error
-        : new CaptureFailure('infrastructure', `Could not open a browser context: ${errorMessage(error)}`);
+      throw error instanceof CaptureFailure ? error : new CaptureFailure('infrastructure', `Could not open a browser context: ${errorMessage(error)}`);
     }
   }
 
@@ -543,7 +528,7 @@ export class BrowserPool {
   private async closeContext(browser: PooledBrowser, context: BrowserContext): Promise<void> {
     if (browser.dead) return;
     try {
-      await within(context.close(), CONTEXT_CLOSE_MS, 'Closing a browser context timed out');
+      await inTime(context.close(), CONTEXT_CLOSE_MS, 'Closing a browser context timed out');
     } catch {
       // A context that cannot be closed would leak its renderer; replace the whole browser instead.
       this.retire(browser);

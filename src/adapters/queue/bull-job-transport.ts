@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import Queue from 'bull';
+import { within } from '../../shared/domain/within';
 import { EnqueueOptions, JobHandler, JobTransport } from './job-transport.port';
 
 /** How long adding a job may take before the request that asked for it gets 503. */
@@ -53,15 +54,11 @@ export class BullJobTransport extends JobTransport {
     // Bull's client queues commands while Redis is away and would hold the request for the whole outage.
     // Bounded instead: the caller answers 503 and removes the row; should the add still go through once
     // Redis is back, the handler finds no row and drops the delivery.
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Command timed out: the queue did not take job ${jobId} within ${ENQUEUE_TIMEOUT_MS} ms`)), ENQUEUE_TIMEOUT_MS);
-    });
-    try {
-      await Promise.race([this.queue.add({ jobId }, { jobId: bullId, delay: options.delayMs }), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await within(
+      this.queue.add({ jobId }, { jobId: bullId, delay: options.delayMs }),
+      ENQUEUE_TIMEOUT_MS,
+      () => new Error(`Command timed out: the queue did not take job ${jobId} within ${ENQUEUE_TIMEOUT_MS} ms`),
+    );
   }
 
   consume(handler: JobHandler, concurrency: number): void {

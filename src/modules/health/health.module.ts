@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { DependencyProbe } from './application/dependency-probe';
 import { HealthController } from './http/health.controller';
-import { DependencyProbe } from './infrastructure/dependency-probe';
+import { DatabaseAndRedisProbe } from './infrastructure/dependency-probe';
 
-@Module({ controllers: [HealthController], providers: [DependencyProbe] })
+@Module({ controllers: [HealthController], providers: [{ provide: DependencyProbe, useClass: DatabaseAndRedisProbe }] })
 export class HealthModule {}

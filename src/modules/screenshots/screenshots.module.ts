@@ -4,7 +4,7 @@ import { WebsitesModule } from '../websites/websites.module';
 import { CaptureJobRunner } from './application/capture-job.runner';
 import { CaptureJobsService } from './application/capture-jobs.service';
 import { JobDispatcher } from './application/job-dispatcher';
-import { JobRepository, ScreenshotRepository, ScreenshotStorage, ThumbnailRenderer } from './application/ports';
+import { JobRepository, ScreenshotRepository, ScreenshotStorage, ThumbnailRenderer, ZipWriter } from './application/ports';
 import { ScreenshotStore } from './application/screenshot-store';
 import { ScreenshotsService } from './application/screenshots.service';
 import { JobsController } from './http/jobs.controller';
@@ -15,6 +15,7 @@ import { JobRow, ScreenshotRow } from './infrastructure/rows';
 import { SharpThumbnailRenderer } from './infrastructure/sharp-thumbnail-renderer';
 import { TypeOrmJobRepository } from './infrastructure/typeorm-job.repository';
 import { TypeOrmScreenshotRepository } from './infrastructure/typeorm-screenshot.repository';
+import { ArchiverZipWriter } from './infrastructure/zip-streamer';
 
 /** Screenshots, capture jobs, storage, downloads and ZIPs. */
 @Module({
@@ -25,6 +26,7 @@ import { TypeOrmScreenshotRepository } from './infrastructure/typeorm-screenshot
     { provide: ScreenshotRepository, useClass: TypeOrmScreenshotRepository },
     { provide: ScreenshotStorage, useClass: LocalDiskStorage },
     { provide: ThumbnailRenderer, useClass: SharpThumbnailRenderer },
+    { provide: ZipWriter, useClass: ArchiverZipWriter },
     ScreenshotStore,
     CaptureJobsService,
     JobDispatcher,

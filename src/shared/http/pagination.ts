@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { MAX_ID, QueryInt } from './validation';
+import type { PageRequest } from '../domain/page-request';
 
 export const DEFAULT_PER_PAGE = 15;
 export const MAX_PER_PAGE = 100;
@@ -16,11 +17,6 @@ export class PageQuery {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE, description: 'Items per page' })
   @QueryInt(1, MAX_PER_PAGE)
   per_page?: number;
-}
-
-export interface PageRequest {
-  page: number;
-  perPage: number;
 }
 
 export function pageRequest(query: PageQuery): PageRequest {

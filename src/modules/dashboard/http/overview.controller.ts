@@ -1,7 +1,7 @@
 import { Get } from '@nestjs/common';
 import { Clock } from '../../../shared/domain/clock';
 import { RateLimiter } from '../../rate-limiting/application/rate-limiter';
-import { JobRepository } from '../../screenshots/application/ports';
+import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardViewer, Viewer } from './dashboard-request';
 import { HtmlPage } from './responses';
@@ -12,7 +12,7 @@ import { overviewPage } from './views/pages/overview.page';
 export class OverviewController {
   constructor(
     private readonly limiter: RateLimiter,
-    private readonly jobs: JobRepository,
+    private readonly jobs: CaptureJobsService,
     private readonly names: WebsiteNames,
     private readonly clock: Clock,
   ) {}
@@ -26,7 +26,10 @@ export class OverviewController {
       hasAccess: account.hasApiAccess(this.clock.now()),
       usage: await this.limiter.usage(account.id, account.rateLimits()),
       recentJobs: items,
-      websiteNames: await this.names.of(account.id, items.flatMap((j) => (j.websiteId ? [j.websiteId] : []))),
+      websiteNames: await this.names.of(
+        account.id,
+        items.flatMap((j) => (j.websiteId ? [j.websiteId] : [])),
+      ),
     }).toString();
   }
 }

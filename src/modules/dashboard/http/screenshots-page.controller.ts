@@ -5,7 +5,6 @@ import { IdParam } from '../../../shared/http/id-param';
 import { parseId } from '../../../shared/http/validation';
 import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
 import { BULK_DOWNLOAD_MAX_IDS } from '../../screenshots/domain/screenshot';
-import { zipStream } from '../../screenshots/infrastructure/zip-streamer';
 import { ValidationFailedError } from '../../../shared/domain/domain-error';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
@@ -23,7 +22,12 @@ export class ScreenshotsPageController {
 
   @Get()
   @HtmlPage()
-  async gallery(@Viewer() viewer: DashboardViewer, @Query('page') rawPage?: string, @Query('website_id') rawWebsite?: string, @Query('notice') notice?: string) {
+  async gallery(
+    @Viewer() viewer: DashboardViewer,
+    @Query('page') rawPage?: string,
+    @Query('website_id') rawWebsite?: string,
+    @Query('notice') notice?: string,
+  ) {
     const accountId = viewer.account.id;
     const page = pageParam(rawPage);
     const websiteId = idQuery(rawWebsite);
@@ -50,10 +54,10 @@ export class ScreenshotsPageController {
       .filter((id): id is number => id !== null);
     if (ids.length === 0) return seeOther(reply, '/dashboard/screenshots?notice=nothing-selected');
     if (ids.length > BULK_DOWNLOAD_MAX_IDS) throw ValidationFailedError.of('ids', `select at most ${BULK_DOWNLOAD_MAX_IDS} screenshots`);
-    const entries = await this.screenshots.zipEntries(viewer.account, ids);
+    const archive = await this.screenshots.zipArchive(viewer.account, ids);
     reply.header('Content-Type', 'application/zip');
     reply.header('Content-Disposition', `attachment; filename="screenshots-${Date.now()}.zip"`);
-    return new StreamableFile(zipStream(entries), { type: 'application/zip' });
+    return new StreamableFile(archive, { type: 'application/zip' });
   }
 
   @Get(':id')
@@ -65,20 +69,40 @@ export class ScreenshotsPageController {
   }
 
   @Get(':id/image')
-  async image(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Headers('if-none-match') ifNoneMatch: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
+  async image(
+    @Viewer() viewer: DashboardViewer,
+    @Param('id', IdParam) id: number,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     return this.sendPng(viewer, id, ifNoneMatch, reply, 'inline');
   }
 
   @Get(':id/download')
-  async download(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Headers('if-none-match') ifNoneMatch: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
+  async download(
+    @Viewer() viewer: DashboardViewer,
+    @Param('id', IdParam) id: number,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     return this.sendPng(viewer, id, ifNoneMatch, reply, 'attachment');
   }
 
   /** The same thumbnail as GET /screenshots/{id}/thumbnail (WebP, made once, kept by the browser). */
   @Get(':id/thumbnail')
-  async thumbnail(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Headers('if-none-match') ifNoneMatch: string | undefined, @Res({ passthrough: true }) reply: FastifyReply) {
+  async thumbnail(
+    @Viewer() viewer: DashboardViewer,
+    @Param('id', IdParam) id: number,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const thumbnail = await this.screenshots.thumbnail(viewer.account.id, id);
-    return replyWithStoredImage(reply, ifNoneMatch, thumbnail.etag, () => new StreamableFile(thumbnail.data, { type: thumbnail.contentType, length: thumbnail.size }));
+    return replyWithStoredImage(
+      reply,
+      ifNoneMatch,
+      thumbnail.etag,
+      () => new StreamableFile(thumbnail.data, { type: thumbnail.contentType, length: thumbnail.size }),
+    );
   }
 
   @Post(':id/delete')

@@ -4,7 +4,7 @@ import { Clock } from '../../../shared/domain/clock';
 import { IdParam } from '../../../shared/http/id-param';
 import { PlanNoApiAccessError } from '../../accounts/domain/errors';
 import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
-import { JobRepository, ScreenshotRepository } from '../../screenshots/application/ports';
+import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
 import { isFinished } from '../../screenshots/domain/job';
 import { WebsitesService } from '../../websites/application/websites.service';
 import { DashboardController } from './dashboard-pages.decorator';
@@ -16,8 +16,7 @@ import { websitesPage } from './views/pages/websites.page';
 export class WebsitesPageController {
   constructor(
     private readonly websites: WebsitesService,
-    private readonly screenshots: ScreenshotRepository,
-    private readonly jobs: JobRepository,
+    private readonly screenshots: ScreenshotsService,
     private readonly captureJobs: CaptureJobsService,
     private readonly clock: Clock,
   ) {}
@@ -32,7 +31,7 @@ export class WebsitesPageController {
     const rows = await Promise.all(
       items.map(async (website) => {
         const latest = (await this.screenshots.list(accountId, first, { websiteId: website.id })).items[0] ?? null;
-        const lastJob = (await this.jobs.list(accountId, first, { websiteId: website.id, type: 'screenshot' })).items[0] ?? null;
+        const lastJob = (await this.captureJobs.list(accountId, first, { websiteId: website.id, type: 'screenshot' })).items[0] ?? null;
         return { website, latest, lastJob, activeJob: lastJob && !isFinished(lastJob.status) ? lastJob : null };
       }),
     );

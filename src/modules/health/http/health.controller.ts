@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
 import { Public } from '../../../shared/http/decorators';
-import { DependencyProbe } from '../infrastructure/dependency-probe';
+import { DependencyProbe } from '../application/dependency-probe';
 import { HealthResponse } from './openapi';
 
 /** Spec, Utility: public and not rate-limited; 503 "degraded" when the database or the queue is unreachable. */

@@ -1,28 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { within } from '../../../shared/domain/within';
+import { DependencyProbe } from '../application/dependency-probe';
 import { RedisConnection } from '../../../shared/redis/redis-connection';
 
-async function within<T>(ms: number, work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const PROBE_TIMEOUT_MS = 2000;
+const timedOut = () => new Error('timeout');
 
 /** Pings the database and (when configured) Redis, each bounded so a hung dependency can't hang /health. */
 @Injectable()
-export class DependencyProbe {
+export class DatabaseAndRedisProbe extends DependencyProbe {
   constructor(
     private readonly dataSource: DataSource,
     private readonly redis: RedisConnection,
-  ) {}
+  ) {
+    super();
+  }
 
   async allReachable(): Promise<boolean> {
     const checks = await Promise.allSettled([
-      within(2000, this.dataSource.query('SELECT 1')),
-      this.redis.client ? within(2000, this.redis.client.ping()) : Promise.resolve('PONG'),
+      within(this.dataSource.query('SELECT 1'), PROBE_TIMEOUT_MS, timedOut),
+      this.redis.client ? within(this.redis.client.ping(), PROBE_TIMEOUT_MS, timedOut) : Promise.resolve('PONG'),
     ]);
     return checks.every((c) => c.status === 'fulfilled');
   }

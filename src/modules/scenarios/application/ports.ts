@@ -1,4 +1,4 @@
-import { PageRequest } from '../../../shared/http/pagination';
+import { PageRequest } from '../../../shared/domain/page-request';
 import { ScenarioChanges, ScenarioDraft, ScenarioProps } from '../domain/scenario';
 
 export abstract class ScenarioRepository {

@@ -13,6 +13,7 @@ import { WebsiteProps } from '../../websites/domain/website';
 import { ExecutionBudget } from '../domain/execution-budget';
 import { initialStepRecords, redactFillValues, StepRecord } from '../domain/execution';
 import { scrollTargetOf, Step, waitForTimeoutOf } from '../domain/steps';
+import { within } from '../../../shared/domain/within';
 import { SupersededAttemptError } from '../../screenshots/application/ports';
 
 /** What an execution shows for a failure of ours (database, storage, a bug); the detail goes to the log. */
@@ -49,14 +50,8 @@ class InternalFailure extends Error {
   }
 }
 
-async function bounded<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  work.catch(() => undefined);
-  try {
-    return await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(pageFailure(message)), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
+function bounded<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  return within(work, ms, () => pageFailure(message));
 }
 
 interface RunContext {
@@ -97,7 +92,7 @@ export class ScenarioRunner implements OnModuleInit {
   async run(job: JobProps): Promise<void> {
     // Started first: the cap covers the whole attempt, bookkeeping included.
     const budget = ExecutionBudget.start(this.config.scenarioTimeoutMs, Date.now());
-    const steps = ((job.options as { steps?: Step[] }).steps ?? []) as Step[];
+    const steps = (job.options as { steps?: Step[] }).steps ?? [];
     const website = job.websiteId === null ? null : await this.websites.findById(job.websiteId);
     if (!website) {
       await this.jobs.fail(job.id, WEBSITE_DELETED_MESSAGE, this.clock.now());

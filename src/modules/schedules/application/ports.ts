@@ -1,4 +1,4 @@
-import { PageRequest } from '../../../shared/http/pagination';
+import { PageRequest } from '../../../shared/domain/page-request';
 import { NewSchedule, ScheduleProps } from '../domain/schedule';
 
 /** The columns an update writes: only those that changed, plus updated_at. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../../../shared/domain/clock';
 import { NotFoundError, ValidationFailedError } from '../../../shared/domain/domain-error';
-import { PageRequest } from '../../../shared/http/pagination';
+import { PageRequest } from '../../../shared/domain/page-request';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { createSchedule, CreateScheduleInput, ScheduleChanges, ScheduleProps, updateSchedule } from '../domain/schedule';
 import { ScheduleColumnChanges, ScheduleRepository } from './ports';

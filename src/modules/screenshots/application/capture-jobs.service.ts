@@ -5,10 +5,10 @@ import { JobTransport } from '../../../adapters/queue/job-transport.port';
 import { readWhenFinished } from './job-wait';
 import { Clock } from '../../../shared/domain/clock';
 import { ConflictError, NotFoundError, UnavailableError } from '../../../shared/domain/domain-error';
-import { PageRequest } from '../../../shared/http/pagination';
+import { PageRequest } from '../../../shared/domain/page-request';
 import { WebsitesService } from '../../websites/application/websites.service';
-import { CaptureOptions, JobProps, JobSource, JobStatus, isSameJobRequest } from '../domain/job';
-import { JobRepository, NewJob } from './ports';
+import { CaptureOptions, JobProps, JobSource, isSameJobRequest } from '../domain/job';
+import { JobFilter, JobRepository, NewJob } from './ports';
 import { errorMessage } from '../../../shared/domain/error-message';
 
 /** Asking for captures and reading their jobs (the API side of the capture pipeline). */
@@ -33,7 +33,17 @@ export class CaptureJobsService {
     scheduleId: number | null = null,
   ): Promise<JobProps> {
     await this.websites.get(accountId, websiteId);
-    return this.submit({ id: randomUUID(), type: 'screenshot', accountId, websiteId, source, scheduleId, options, idempotencyKey, createdAt: this.clock.now() });
+    return this.submit({
+      id: randomUUID(),
+      type: 'screenshot',
+      accountId,
+      websiteId,
+      source,
+      scheduleId,
+      options,
+      idempotencyKey,
+      createdAt: this.clock.now(),
+    });
   }
 
   /**
@@ -71,7 +81,7 @@ export class CaptureJobsService {
     return readWhenFinished(this.events, id, waitSeconds, clientGone, () => this.get(accountId, id));
   }
 
-  list(accountId: number, page: PageRequest, filter: { status?: JobStatus; websiteId?: number }) {
+  list(accountId: number, page: PageRequest, filter: JobFilter) {
     return this.jobs.list(accountId, page, filter);
   }
 }

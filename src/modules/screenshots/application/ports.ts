@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { PageRequest } from '../../../shared/http/pagination';
+import { PageRequest } from '../../../shared/domain/page-request';
 import { JobProps, JobStatus, JobType } from '../domain/job';
 import { ScreenshotProps } from '../domain/screenshot';
 
@@ -139,4 +139,15 @@ export abstract class ScreenshotStorage {
 /** Makes a screenshot's thumbnail (domain/thumbnail.ts: THUMBNAIL) from its PNG. */
 export abstract class ThumbnailRenderer {
   abstract render(png: Buffer): Promise<Buffer>;
+}
+
+/** One file of a ZIP: its name in the archive and how to open it when the archive reaches it. */
+export interface ZipEntry {
+  name: string;
+  open: () => Readable;
+}
+
+/** Writes a ZIP as a stream, entry by entry, so memory stays flat whatever the total size (Bulk Download). */
+export abstract class ZipWriter {
+  abstract stream(entries: ZipEntry[]): Readable;
 }

@@ -3,14 +3,14 @@ import type { Readable } from 'node:stream';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { Clock } from '../../../shared/domain/clock';
 import { NotFoundError } from '../../../shared/domain/domain-error';
-import { PageRequest } from '../../../shared/http/pagination';
+import { PageRequest } from '../../../shared/domain/page-request';
 import { Account } from '../../accounts/domain/account';
 import { PlanUpgradeRequiredError } from '../../accounts/domain/errors';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsitesService } from '../../websites/application/websites.service';
 import { downloadFileName, ScreenshotProps, websiteArea, zipEntryName } from '../domain/screenshot';
 import { THUMBNAIL } from '../domain/thumbnail';
-import { JobRepository, ScreenshotFilter, ScreenshotRepository, ScreenshotStorage } from './ports';
+import { JobRepository, ScreenshotFilter, ScreenshotRepository, ScreenshotStorage, ZipWriter } from './ports';
 import { ScreenshotStore } from './screenshot-store';
 
 export interface ScreenshotDownload {
@@ -28,11 +28,6 @@ export interface ScreenshotThumbnail {
   size: number;
 }
 
-export interface ZipEntry {
-  name: string;
-  open: () => Readable;
-}
-
 /** Spec, Limits 6: Bulk Download is available only on Pro and Business plans (403 `plan_upgrade_required`). */
 export function assertBulkDownloadAllowed(account: Account): void {
   if (!account.allowsBulkDownload()) throw new PlanUpgradeRequiredError(account.plan, 'Bulk download');
@@ -44,6 +39,7 @@ export class ScreenshotsService implements OnModuleInit {
     private readonly screenshots: ScreenshotRepository,
     private readonly jobs: JobRepository,
     private readonly storage: ScreenshotStorage,
+    private readonly zip: ZipWriter,
     private readonly store: ScreenshotStore,
     private readonly websites: WebsiteRepository,
     private readonly websitesService: WebsitesService,
@@ -100,7 +96,8 @@ export class ScreenshotsService implements OnModuleInit {
    * Bulk download (Pro and Business): every id must be the caller's, else 404 naming the missing ones.
    * Returns lazily opened entries so the ZIP is streamed file by file.
    */
-  async zipEntries(account: Account, ids: number[]): Promise<ZipEntry[]> {
+  /** Bulk Download: the account's screenshots as one streamed ZIP; every id must exist and be the caller's (else 404 with the missing ids). */
+  async zipArchive(account: Account, ids: number[]): Promise<Readable> {
     assertBulkDownloadAllowed(account);
     const unique = [...new Set(ids)];
     const found = await this.screenshots.findOwnedMany(account.id, unique);
@@ -110,10 +107,11 @@ export class ScreenshotsService implements OnModuleInit {
     if (missing.length) throw new NotFoundError(`Screenshots ${missing.join(', ')}`, { missing_ids: missing });
     const names = new Map<number, string>();
     for (const s of found) if (!names.has(s.websiteId)) names.set(s.websiteId, (await this.websites.findById(s.websiteId))?.name ?? 'website');
-    return unique.map((id) => {
+    const entries = unique.map((id) => {
       const shot = byId.get(id) as ScreenshotProps;
       return { name: zipEntryName(names.get(shot.websiteId) ?? 'website', id), open: () => this.storage.open(shot.filePath) };
     });
+    return this.zip.stream(entries);
   }
 
   async delete(accountId: number, id: number): Promise<void> {

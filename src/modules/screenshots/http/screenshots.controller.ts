@@ -21,7 +21,6 @@ import { paginate } from '../../../shared/http/pagination';
 import type { Account } from '../../accounts/domain/account';
 import { CaptureJobsService } from '../application/capture-jobs.service';
 import { ScreenshotsService } from '../application/screenshots.service';
-import { zipStream } from '../infrastructure/zip-streamer';
 import { BulkDownloadPlanGuard } from './bulk-download-plan.guard';
 import { BulkDownloadDto, ScreenshotListQuery, screenshotView, TakeScreenshotDto, toCaptureOptions } from './dto';
 import { JobQueuedResponse, ScreenshotView } from './openapi';
@@ -81,10 +80,10 @@ export class ScreenshotsController {
   @UseGuards(BulkDownloadPlanGuard)
   @HttpCode(200)
   async bulk(@CurrentAccount() account: Account, @Body() dto: BulkDownloadDto, @Res({ passthrough: true }) reply: FastifyReply) {
-    const entries = await this.screenshots.zipEntries(account, dto.screenshot_ids);
+    const archive = await this.screenshots.zipArchive(account, dto.screenshot_ids);
     reply.header('Content-Type', 'application/zip');
     reply.header('Content-Disposition', `attachment; filename="screenshots-${Date.now()}.zip"`);
-    return new StreamableFile(zipStream(entries), { type: 'application/zip' });
+    return new StreamableFile(archive, { type: 'application/zip' });
   }
 
   @ApiOperation({ summary: 'Get Screenshot' })

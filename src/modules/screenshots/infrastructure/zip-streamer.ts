@@ -1,6 +1,7 @@
 import { PassThrough, Readable } from 'node:stream';
 import archiver from 'archiver';
-import type { ZipEntry } from '../application/screenshots.service';
+import { Injectable } from '@nestjs/common';
+import { ZipEntry, ZipWriter } from '../application/ports';
 
 /**
  * Streams a ZIP of the given entries with archiver. PNGs are already compressed, so entries are stored,
@@ -24,4 +25,11 @@ export function zipStream(entries: ZipEntry[]): Readable {
   archive.on('entry', next);
   next();
   return out;
+}
+
+@Injectable()
+export class ArchiverZipWriter extends ZipWriter {
+  stream(entries: ZipEntry[]): Readable {
+    return zipStream(entries);
+  }
 }

@@ -1,4 +1,4 @@
-import { PageRequest } from '../../../shared/http/pagination';
+import { PageRequest } from '../../../shared/domain/page-request';
 import { WebsiteChanges, WebsiteDraft, WebsiteProps } from '../domain/website';
 
 export abstract class WebsiteRepository {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../../../shared/domain/clock';
 import { NotFoundError, ValidationFailedError } from '../../../shared/domain/domain-error';
-import { PageRequest } from '../../../shared/http/pagination';
+import { PageRequest } from '../../../shared/domain/page-request';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { draftWebsite, WebsiteChanges, WebsiteInput, WebsiteProps } from '../domain/website';
 import { WebsiteDeletionListener, WebsiteRepository } from './ports';
@@ -30,6 +30,11 @@ export class WebsitesService {
   async create(accountId: number, input: WebsiteInput): Promise<WebsiteProps> {
     const url = await this.checkUrl(input.url);
     return this.websites.create(draftWebsite(accountId, { ...input, url }), this.clock.now());
+  }
+
+  /** The account's website, or null (for pages that name websites and skip one deleted meanwhile). */
+  find(accountId: number, id: number): Promise<WebsiteProps | null> {
+    return this.websites.findOwned(accountId, id);
   }
 
   async get(accountId: number, id: number): Promise<WebsiteProps> {

@@ -1,0 +1,102 @@
+/**
+ * The dependency rules of DESIGN.md ("Architecture"), as errors of `npm run lint`. One rule per sentence of
+ * the design; the comment of each rule is what `depcruise` prints when it is broken.
+ */
+const FRAMEWORKS = '^(@nestjs|typeorm|fastify|@fastify|puppeteer|bull|ioredis|class-validator|class-transformer|nestjs-pino|pino|@aws-sdk|rxjs)($|/)';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-is-plain',
+      comment: 'domain/ (and the shared rules it uses) is plain TypeScript: no framework, no I/O library (DESIGN.md: "no decorators, no framework imports").',
+      severity: 'error',
+      from: { path: '^src/((modules/[^/]+|shared)/domain|shared/(url-policy|css-selector))/' },
+      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'], path: FRAMEWORKS },
+    },
+    {
+      name: 'domain-depends-on-domain',
+      comment:
+        'domain/ imports only domain code (its own context, shared/domain and the shared kernel rules url-policy and css-selector): never application, http, infrastructure or adapters.',
+      severity: 'error',
+      from: { path: '^src/(modules/[^/]+|shared)/domain/' },
+      to: { path: '^src/', pathNot: '^src/(modules/[^/]+|shared)/domain/|^src/shared/(url-policy|css-selector)/' },
+    },
+    {
+      name: 'application-not-http-or-infrastructure',
+      comment: 'http → application → domain: application code never imports http/ or infrastructure/ (it declares ports; infrastructure implements them).',
+      severity: 'error',
+      from: { path: '^src/modules/[^/]+/application/' },
+      to: { path: '^src/(modules/[^/]+/(http|infrastructure)|shared/http)/' },
+    },
+    {
+      name: 'application-uses-adapter-ports-only',
+      comment: 'application code reaches an adapter only through its port (*.port.ts), never its implementation.',
+      severity: 'error',
+      from: { path: '^src/modules/[^/]+/application/' },
+      to: { path: '^src/adapters/', pathNot: '\\.port\\.ts$' },
+    },
+    {
+      name: 'http-not-infrastructure',
+      comment: 'Controllers and DTOs go through the application layer: http/ never imports infrastructure/ or adapter implementations.',
+      severity: 'error',
+      from: { path: '^src/modules/[^/]+/http/' },
+      to: { path: '^src/(modules/[^/]+/infrastructure/|adapters/)', pathNot: '\\.port\\.ts$' },
+    },
+    {
+      name: 'http-uses-other-contexts-services',
+      comment: 'Controllers and pages reach another context through its services, never its repositories (application/ports.ts).',
+      severity: 'error',
+      from: { path: '^src/modules/([^/]+)/http/' },
+      to: { path: '^src/modules/([^/]+)/application/ports\\.ts$', pathNot: '^src/modules/$1/' },
+    },
+    {
+      name: 'shared-imports-no-context',
+      comment: 'shared/ is the shared kernel: it imports no context (modules/) and no adapter.',
+      severity: 'error',
+      from: { path: '^src/shared/' },
+      to: { path: '^src/(modules|adapters)/' },
+    },
+    {
+      name: 'only-capture-imports-puppeteer',
+      comment: 'Only adapters/capture imports puppeteer.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/adapters/capture/' },
+      to: { path: '^(puppeteer|puppeteer-core)($|/)', dependencyTypes: ['npm', 'npm-dev', 'npm-no-pkg', 'npm-unknown'] },
+    },
+    {
+      name: 'only-queue-imports-bull',
+      comment: 'Only adapters/queue imports bull (and @nestjs/bull).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/adapters/queue/' },
+      to: { path: '^(bull|@nestjs/bull)($|/)' },
+    },
+    {
+      name: 'only-infrastructure-imports-typeorm',
+      comment: 'Only infrastructure/ folders (and the persistence wiring in shared/persistence, the CLI and the migrations) import TypeORM.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(modules/[^/]+/infrastructure|shared/persistence|cli)/|^src/(core\\.module|cli|main)\\.ts$' },
+      to: { path: '^(typeorm|@nestjs/typeorm)($|/)' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'No import cycles: a cycle means two modules are one concept or one depends on the other the wrong way.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true, dependencyTypes: ['local'], viaOnly: { dependencyTypes: ['local'] } },
+    },
+    {
+      name: 'no-orphans',
+      comment: 'A source file nothing imports is dead code (entry points, specs and migrations excepted).',
+      severity: 'error',
+      from: { orphan: true, path: '^src/', pathNot: '(\\.spec\\.ts|\\.d\\.ts)$|^src/(main|cli)\\.ts$' },
+      to: {},
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '\\.spec\\.ts$' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+  },
+};
