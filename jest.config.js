@@ -1,13 +1,29 @@
-/** Unit specs live beside the code (src/**\/*.spec.ts); e2e and integration specs in test/. */
-module.exports = {
+/**
+ * Three tiers (DESIGN.md, "Tools that keep it so"), each a jest project:
+ * - unit: `src/**\/*.spec.ts` beside the code — no I/O (no database, browser, Redis, socket or file), under 30 s;
+ * - integration: `*.int-spec.ts` beside the adapter they test — one real adapter at a time (SQLite/PostgreSQL,
+ *   Chromium, the filesystem, sockets);
+ * - e2e: `test/e2e/*.e2e-spec.ts` — the app booted, spoken to over HTTP.
+ * `npm test` runs all three; `npm run test:unit` (and :integration, :e2e) one.
+ */
+const tier = (displayName, roots, testRegex) => ({
+  displayName,
   preset: 'ts-jest',
   testEnvironment: 'node',
   rootDir: '.',
-  roots: ['<rootDir>/src', '<rootDir>/test'],
-  testRegex: '.*\\.(spec|e2e-spec)\\.ts$',
+  roots,
+  testRegex,
   transform: { '^.+\\.ts$': ['ts-jest', {}] },
-  testTimeout: 60000,
   setupFiles: ['reflect-metadata'],
+});
+
+module.exports = {
+  projects: [
+    tier('unit', ['<rootDir>/src'], '\\.spec\\.ts$'),
+    tier('integration', ['<rootDir>/src', '<rootDir>/test'], '\\.int-spec\\.ts$'),
+    tier('e2e', ['<rootDir>/test'], '\\.e2e-spec\\.ts$'),
+  ],
+  testTimeout: 60000,
   // A suite that leaves a socket open (a driver's reconnect timer, a late Bull client) must not keep the
   // run alive after its results are written: CI once waited out its whole limit on a finished run.
   forceExit: true,

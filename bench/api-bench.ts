@@ -31,12 +31,12 @@ function start(args: string[], env: Record<string, string>): Promise<{ child: Ch
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`did not start: ${out}`)), 30_000);
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) {
         clearTimeout(timer);
-        child.stdout!.resume();
+        child.stdout.resume();
         resolve({ child, url: m[1].replace('localhost', '127.0.0.1') });
       }
     });
@@ -69,12 +69,20 @@ async function main(): Promise<void> {
   const auth = { Authorization: `Bearer ${token}` };
   try {
     for (let i = 0; i < 15; i++) {
-      const res = await fetch(`${service.url}/websites`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: `Site ${i}`, url: `https://93.184.215.${i + 1}/` }) });
+      const res = await fetch(`${service.url}/websites`, {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: `Site ${i}`, url: `https://93.184.215.${i + 1}/` }),
+      });
       if (res.status !== 201) throw new Error(`creating a website: HTTP ${res.status} ${await res.text()}`);
     }
     // Warm-up (JIT, connection pools), not reported.
     await autocannon({ url: `${service.url}/test`, connections: CONNECTIONS, duration: 2, headers: auth });
-    const rows = [await load('bare Fastify GET /', `${bare.url}/`), await load('GET /test', `${service.url}/test`, auth), await load('GET /websites (15 rows)', `${service.url}/websites`, auth)];
+    const rows = [
+      await load('bare Fastify GET /', `${bare.url}/`),
+      await load('GET /test', `${service.url}/test`, auth),
+      await load('GET /websites (15 rows)', `${service.url}/websites`, auth),
+    ];
     const floor = rows[0].rps;
     console.log(`\n${CONNECTIONS} connections, ${SECONDS} s each, LOG_LEVEL=${env.LOG_LEVEL}\n`);
     console.log('| target | req/s | p50 ms | p99 ms | non-2xx | vs bare Fastify |');

@@ -138,7 +138,16 @@ async function floor(baseUrl: string): Promise<PhaseResult> {
     executablePath: findChrome(process.env.CHROME_PATH),
     headless: 'shell',
     pipe: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
   });
   try {
     return await measure('(a) hand-written puppeteer loop', async (spec) => {
@@ -159,8 +168,20 @@ async function floor(baseUrl: string): Promise<PhaseResult> {
 
 async function service(baseUrl: string): Promise<PhaseResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sss-bench-'));
-  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'warn', CAPTURE_CONCURRENCY: String(CONCURRENCY), PORT: '0' });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), createFastifyAdapter(config), { ...HTTP_APP_OPTIONS, logger: ['error'] });
+  const config = loadConfig({
+    ...process.env,
+    DATA_DIR: dataDir,
+    DATABASE_URL: '',
+    REDIS_URL: '',
+    ALLOW_PRIVATE_NETWORKS: 'true',
+    LOG_LEVEL: 'warn',
+    CAPTURE_CONCURRENCY: String(CONCURRENCY),
+    PORT: '0',
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), createFastifyAdapter(config), {
+    ...HTTP_APP_OPTIONS,
+    logger: ['error'],
+  });
   configureHttpApp(app);
   await app.listen(0, '127.0.0.1');
   const api = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
@@ -171,7 +192,11 @@ async function service(baseUrl: string): Promise<PhaseResult> {
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const websiteIds = new Map<string, number>();
   for (const spec of PAGES) {
-    const res = await fetch(`${api}/websites`, { method: 'POST', headers, body: JSON.stringify({ name: spec.name, url: baseUrl + spec.path, full_page: spec.fullPage }) });
+    const res = await fetch(`${api}/websites`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: spec.name, url: baseUrl + spec.path, full_page: spec.fullPage }),
+    });
     websiteIds.set(spec.name, ((await res.json()) as { data: { id: number } }).data.id);
   }
   try {
@@ -201,8 +226,7 @@ async function main(): Promise<void> {
   const a = await floor(pages.url);
   const b = await service(pages.url);
   pages.server.close();
-  const row = (r: PhaseResult) =>
-    `| ${r.name} | ${r.capturesPerSecond.toFixed(2)} | ${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.peakRssMb.toFixed(0)} |`;
+  const row = (r: PhaseResult) => `| ${r.name} | ${r.capturesPerSecond.toFixed(2)} | ${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.peakRssMb.toFixed(0)} |`;
   console.log('\n| run | captures/s | p50 ms | p95 ms | peak RSS MB (node + Chromium) |\n|---|---|---|---|---|');
   console.log(row(a));
   console.log(row(b));

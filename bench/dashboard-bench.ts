@@ -35,16 +35,35 @@ async function timed(label: string, n: number, call: () => Promise<Response>): P
     ms.push(performance.now() - start);
   }
   ms.sort((a, b) => a - b);
-  console.log(`${label.padEnd(44)} n=${String(n).padStart(4)}  p50 ${percentile(ms, 50).toFixed(1).padStart(6)} ms  p95 ${percentile(ms, 95).toFixed(1).padStart(6)} ms`);
+  console.log(
+    `${label.padEnd(44)} n=${String(n).padStart(4)}  p50 ${percentile(ms, 50).toFixed(1).padStart(6)} ms  p95 ${percentile(ms, 95).toFixed(1).padStart(6)} ms`,
+  );
 }
 
 async function main(): Promise<void> {
-  const page = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><h1 style="font:48px sans-serif;background:#2454d6;color:#fff;padding:40px">Bench</h1>'));
+  const page = createServer((_req, res) =>
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end('<!doctype html><h1 style="font:48px sans-serif;background:#2454d6;color:#fff;padding:40px">Bench</h1>'),
+  );
   await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
   const pageUrl = `http://127.0.0.1:${(page.address() as AddressInfo).port}/`;
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-dashboard-'));
-  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'warn', PORT: '0', DASHBOARD_LIMIT_PER_MINUTE: '1000000', SIGN_IN_LIMIT_PER_MINUTE: '1000000' });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), createFastifyAdapter(config), { ...HTTP_APP_OPTIONS, logger: ['error'] });
+  const config = loadConfig({
+    ...process.env,
+    DATA_DIR: dataDir,
+    DATABASE_URL: '',
+    REDIS_URL: '',
+    ALLOW_PRIVATE_NETWORKS: 'true',
+    LOG_LEVEL: 'warn',
+    PORT: '0',
+    DASHBOARD_LIMIT_PER_MINUTE: '1000000',
+    SIGN_IN_LIMIT_PER_MINUTE: '1000000',
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), createFastifyAdapter(config), {
+    ...HTTP_APP_OPTIONS,
+    logger: ['error'],
+  });
   configureHttpApp(app);
   await app.listen(0, '127.0.0.1');
   const base = await app.getUrl();
@@ -55,7 +74,8 @@ async function main(): Promise<void> {
   try {
     const website = await (await fetch(`${base}/websites`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'Bench', url: pageUrl }) })).json();
     const jobs: string[] = [];
-    for (let i = 0; i < 24; i++) jobs.push((await (await fetch(`${base}/websites/${website.data.id}/screenshot`, { method: 'POST', headers: auth })).json()).job_id);
+    for (let i = 0; i < 24; i++)
+      jobs.push((await (await fetch(`${base}/websites/${website.data.id}/screenshot`, { method: 'POST', headers: auth })).json()).job_id);
     for (const id of jobs) {
       for (;;) {
         const job = (await (await fetch(`${base}/jobs/${id}`, { headers: auth })).json()).data;
@@ -86,7 +106,9 @@ async function main(): Promise<void> {
     await timed('GET /dashboard (overview)', REQUESTS, () => fetch(`${base}/dashboard`, { headers: asViewer }));
     await timed('GET /dashboard/screenshots (24 thumbnails)', REQUESTS, () => fetch(`${base}/dashboard/screenshots`, { headers: asViewer }));
     await timed('GET /dashboard/websites', REQUESTS, () => fetch(`${base}/dashboard/websites`, { headers: asViewer }));
-    await timed('GET /dashboard/screenshots/{id}/thumbnail', REQUESTS, () => fetch(`${base}/dashboard/screenshots/${shots[0].id}/thumbnail`, { headers: asViewer }));
+    await timed('GET /dashboard/screenshots/{id}/thumbnail', REQUESTS, () =>
+      fetch(`${base}/dashboard/screenshots/${shots[0].id}/thumbnail`, { headers: asViewer }),
+    );
     await timed('GET /screenshots (API, for comparison)', REQUESTS, () => fetch(`${base}/screenshots`, { headers: auth }));
   } finally {
     await app.close();

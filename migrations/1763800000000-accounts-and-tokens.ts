@@ -41,7 +41,9 @@ export class AccountsAndTokens1763800000000 implements MigrationInterface {
           new TableIndex({ name: 'uq_api_tokens_hash', columnNames: ['token_hash'], isUnique: true }),
           new TableIndex({ name: 'ix_api_tokens_account', columnNames: ['account_id'] }),
         ],
-        foreignKeys: [new TableForeignKey({ columnNames: ['account_id'], referencedTableName: 'accounts', referencedColumnNames: ['id'], onDelete: 'CASCADE' })],
+        foreignKeys: [
+          new TableForeignKey({ columnNames: ['account_id'], referencedTableName: 'accounts', referencedColumnNames: ['id'], onDelete: 'CASCADE' }),
+        ],
       }),
     );
   }

@@ -22,7 +22,9 @@ export class WebsitesJobsScreenshots1763800100000 implements MigrationInterface 
           timestampColumn(queryRunner, 'updated_at'),
         ],
         indices: [new TableIndex({ name: 'ix_websites_account', columnNames: ['account_id', 'id'] })],
-        foreignKeys: [new TableForeignKey({ columnNames: ['account_id'], referencedTableName: 'accounts', referencedColumnNames: ['id'], onDelete: 'CASCADE' })],
+        foreignKeys: [
+          new TableForeignKey({ columnNames: ['account_id'], referencedTableName: 'accounts', referencedColumnNames: ['id'], onDelete: 'CASCADE' }),
+        ],
       }),
     );
     // The durable record of every job, whatever transport carries it: GET /jobs/{id} answers from here.
@@ -57,7 +59,9 @@ export class WebsitesJobsScreenshots1763800100000 implements MigrationInterface 
           new TableIndex({ name: 'ix_jobs_website', columnNames: ['website_id', 'status'] }),
           new TableIndex({ name: 'uq_jobs_idempotency', columnNames: ['account_id', 'idempotency_key'], isUnique: true }),
         ],
-        foreignKeys: [new TableForeignKey({ columnNames: ['account_id'], referencedTableName: 'accounts', referencedColumnNames: ['id'], onDelete: 'CASCADE' })],
+        foreignKeys: [
+          new TableForeignKey({ columnNames: ['account_id'], referencedTableName: 'accounts', referencedColumnNames: ['id'], onDelete: 'CASCADE' }),
+        ],
       }),
     );
     await queryRunner.createTable(

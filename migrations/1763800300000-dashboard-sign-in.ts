@@ -20,7 +20,9 @@ export class DashboardSignIn1763800300000 implements MigrationInterface {
           timestampColumn(queryRunner, 'expires_at'),
         ],
         indices: [new TableIndex({ name: 'ix_dashboard_sessions_account', columnNames: ['account_id'] })],
-        foreignKeys: [new TableForeignKey({ columnNames: ['account_id'], referencedTableName: 'accounts', referencedColumnNames: ['id'], onDelete: 'CASCADE' })],
+        foreignKeys: [
+          new TableForeignKey({ columnNames: ['account_id'], referencedTableName: 'accounts', referencedColumnNames: ['id'], onDelete: 'CASCADE' }),
+        ],
       }),
     );
     await queryRunner.createTable(

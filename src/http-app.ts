@@ -40,7 +40,10 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
     clientErrorHandler: answerClientError,
     // A URL the router cannot decode (bad percent-encoding) or a segment over MAX_PARAM_LENGTH.
     frameworkErrors: (err: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply) => {
-      const error = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? new DomainError('uri_too_long', 'A path segment is longer than 2048 characters') : new BadRequestError('The request URL is not valid (malformed percent-encoding)');
+      const error =
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new DomainError('uri_too_long', 'A path segment is longer than 2048 characters')
+          : new BadRequestError('The request URL is not valid (malformed percent-encoding)');
       const answer = unroutableAnswers.get(reply.server);
       if (answer) void answer(error, request, reply);
       else sendError(error, reply);
@@ -63,6 +66,7 @@ export function configureHttpApp(app: NestFastifyApplication): void {
   // with a token gets its X-RateLimit-* headers and is counted), with the router's error instead of a 404.
   const guards: CanActivate[] = [app.get(AuthGuard), app.get(ApiAccessGuard), app.get(RateLimitGuard)];
   unroutableAnswers.set(fastify, async (error, request, reply) => {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- the context names the handler; nothing calls it through this reference
     const context = new ExecutionContextHost([request, reply], UnknownRouteController, UnknownRouteController.prototype.unknownRoute);
     context.setType('http');
     try {

@@ -24,13 +24,18 @@ async function main(): Promise<void> {
     process.stderr.write(`configuration error: ${err.message}\n`);
     process.exit(2);
   }
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), createFastifyAdapter(config), { ...HTTP_APP_OPTIONS, bufferLogs: true });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), createFastifyAdapter(config), {
+    ...HTTP_APP_OPTIONS,
+    bufferLogs: true,
+  });
   configureHttpApp(app);
   await app.listen(config.port, config.host);
   const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  process.stdout.write(`screenshot service listening on http://${shown}:${port} (role ${config.role}, ${config.databaseUrl ? 'PostgreSQL' : 'SQLite'}${config.redisUrl ? ' + Redis' : ''})\n`);
+  process.stdout.write(
+    `screenshot service listening on http://${shown}:${port} (role ${config.role}, ${config.databaseUrl ? 'PostgreSQL' : 'SQLite'}${config.redisUrl ? ' + Redis' : ''})\n`,
+  );
 }
 
 main().catch((err: unknown) => {

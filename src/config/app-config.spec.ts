@@ -3,7 +3,17 @@ import { ConfigError, loadConfig } from './app-config';
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ port: 3000, host: '0.0.0.0', role: 'all', databaseUrl: null, redisUrl: null, allowPrivateNetworks: false, logLevel: 'info', captureTimeoutMs: 30000, captureMaxHeight: 16384 });
+    expect(c).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      role: 'all',
+      databaseUrl: null,
+      redisUrl: null,
+      allowPrivateNetworks: false,
+      logLevel: 'info',
+      captureTimeoutMs: 30000,
+      captureMaxHeight: 16384,
+    });
     expect(c.dataDir).toMatch(/\/data$/);
     expect(c.storageDir).toBe(`${c.dataDir}/screenshots`);
     expect(c.captureConcurrency).toBeGreaterThanOrEqual(2);
@@ -29,7 +39,13 @@ describe('loadConfig', () => {
   });
 
   it('reads the scaled-out settings', () => {
-    const c = loadConfig({ DATABASE_URL: 'postgres://u@db/x', REDIS_URL: 'redis://r:6379', ROLE: 'api', PUBLIC_URL: 'https://shots.example.com/', URL_ALLOWLIST: 'http://intranet.local:8080/path, https://wiki.corp' });
+    const c = loadConfig({
+      DATABASE_URL: 'postgres://u@db/x',
+      REDIS_URL: 'redis://r:6379',
+      ROLE: 'api',
+      PUBLIC_URL: 'https://shots.example.com/',
+      URL_ALLOWLIST: 'http://intranet.local:8080/path, https://wiki.corp',
+    });
     expect(c).toMatchObject({ role: 'api', publicUrl: 'https://shots.example.com', urlAllowlist: ['http://intranet.local:8080', 'https://wiki.corp'] });
   });
 

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { isIP } from 'node:net';
 import { resolve, join } from 'node:path';
@@ -84,7 +85,10 @@ function trustProxy(env: NodeJS.ProcessEnv): false | number | string[] {
   const v = raw.toLowerCase();
   if (['true', 'yes', 'on'].includes(v)) return 1;
   if (['false', 'no', 'off'].includes(v)) return false;
-  const entries = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const entries = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const entry of entries) {
     const [address, bits, ...rest] = entry.split('/');
     const family = isIP(address);
@@ -111,8 +115,8 @@ function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string 
 
 function packageVersion(): string {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-var-requires
-    return String(require(join(__dirname, '..', '..', 'package.json')).version);
+    const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version?: string };
+    return manifest.version ?? '1.0.0';
   } catch {
     return '1.0.0';
   }

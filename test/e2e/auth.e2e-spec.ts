@@ -77,7 +77,9 @@ describe('Authentication and plan access (spec: Authentication, Errors)', () => 
 
   it('the database holds only the SHA-256 of a token, never the secret', async () => {
     const account = await t.createAccount();
-    const rows: Record<string, unknown>[] = await t.app.get(DataSource).query('SELECT * FROM api_tokens WHERE account_id = $1'.replace('$1', String(account.id)));
+    const rows: Record<string, unknown>[] = await t.app
+      .get(DataSource)
+      .query('SELECT * FROM api_tokens WHERE account_id = $1'.replace('$1', String(account.id)));
     expect(rows).toHaveLength(1);
     expect(rows[0].token_hash).toBe(hashToken(account.token));
     expect(rows[0].token_hash).toMatch(/^[0-9a-f]{64}$/);
@@ -100,7 +102,11 @@ describe('Authentication and plan access (spec: Authentication, Errors)', () => 
       const reset = String(Date.parse('2026-11-22T10:01:00Z') / 1000);
       for (let i = 0; i < 3; i++) {
         const failed = await request(limited.url).get('/test').set('Authorization', 'Bearer nope').expect(401);
-        expect([failed.headers['x-ratelimit-limit'], failed.headers['x-ratelimit-remaining'], failed.headers['x-ratelimit-reset']]).toEqual(['3', String(2 - i), reset]);
+        expect([failed.headers['x-ratelimit-limit'], failed.headers['x-ratelimit-remaining'], failed.headers['x-ratelimit-reset']]).toEqual([
+          '3',
+          String(2 - i),
+          reset,
+        ]);
       }
       const res = await request(limited.url).get('/test').set('Authorization', 'Bearer nope').expect(429);
       expect(res.body).toMatchObject({ success: false, error: 'Rate limit exceeded', code: 'rate_limited', limit: 3, current: 4 });

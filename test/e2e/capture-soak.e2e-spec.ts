@@ -14,7 +14,10 @@ describe('capture soak: 200 captures', () => {
   beforeAll(async () => {
     pages = await new PageServer({
       '/page': `<!doctype html><body style="font-family:sans-serif"><h1>Soak</h1>${'<p>Lorem ipsum dolor sit amet.</p>'.repeat(50)}<img src="/img.svg"></body>`,
-      '/img.svg': (_req, res) => res.writeHead(200, { 'content-type': 'image/svg+xml' }).end('<svg xmlns="http://www.w3.org/2000/svg" width="200" height="200"><rect width="200" height="200" fill="teal"/></svg>'),
+      '/img.svg': (_req, res) =>
+        res
+          .writeHead(200, { 'content-type': 'image/svg+xml' })
+          .end('<svg xmlns="http://www.w3.org/2000/svg" width="200" height="200"><rect width="200" height="200" fill="teal"/></svg>'),
       '/red': solidPage('rgb(255,0,0)'),
     }).start();
     capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 4, recycleAfter: 80, allowPrivateNetworks: true });

@@ -43,7 +43,18 @@ describe('operator CLI (dist/cli.js)', () => {
     });
 
   it('account create --password-stdin sets a dashboard password that signs in, without changing the output', async () => {
-    const res = await cliWithInput('a long passphrase\n', 'account', 'create', '--email', 'pw@example.com', '--name', 'Pw', '--plan', 'pro', '--password-stdin');
+    const res = await cliWithInput(
+      'a long passphrase\n',
+      'account',
+      'create',
+      '--email',
+      'pw@example.com',
+      '--name',
+      'Pw',
+      '--plan',
+      'pro',
+      '--password-stdin',
+    );
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout)).toEqual({ account_id: expect.any(Number), token: expect.stringMatching(/^sst_/) });
     const signIn = t.app.get(SignInService);
@@ -117,7 +128,7 @@ describe('operator CLI (dist/cli.js)', () => {
     expect(JSON.parse(res.stdout)).toMatchObject({ plan: 'business', rate_limit_per_minute: 7, rate_limit_per_hour: 70 });
     const me = await request(t.url).get('/test').set(auth).expect(200);
     expect(me.headers['x-ratelimit-limit']).toBe('7');
-    res = await cli('account', 'update', '--email', 'up@example.com', '--status', 'expired');
+    await cli('account', 'update', '--email', 'up@example.com', '--status', 'expired');
     await request(t.url).get('/test').set(auth).expect(403);
   });
 

@@ -53,7 +53,12 @@ describe('The spec’s authentication, plan and limit rules on every endpoint', 
 
   it('finds the spec’s endpoint tables (a broken parser must not pass with nothing to check)', () => {
     expect(operations.length).toBeGreaterThanOrEqual(23);
-    expect(operations).toEqual(expect.arrayContaining([{ method: 'post', path: '/screenshots/download-bulk' }, { method: 'get', path: '/test' }]));
+    expect(operations).toEqual(
+      expect.arrayContaining([
+        { method: 'post', path: '/screenshots/download-bulk' },
+        { method: 'get', path: '/test' },
+      ]),
+    );
   });
 
   it('every endpoint: no token, a malformed header or a revoked-looking token → 401 with the spec body and the X-RateLimit-* headers', async () => {
@@ -109,7 +114,10 @@ describe('The spec’s authentication, plan and limit rules on every endpoint', 
 
   it('Bulk Download (Limits 6) is open to Business too: an unknown id is a 404 naming it, not a 403', async () => {
     const account = await t.createAccount({ plan: 'business' });
-    const res = await request(t.url).post('/screenshots/download-bulk').set(account.auth).send({ screenshot_ids: [424242] });
+    const res = await request(t.url)
+      .post('/screenshots/download-bulk')
+      .set(account.auth)
+      .send({ screenshot_ids: [424242] });
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ success: false, code: 'not_found', missing_ids: [424242] });
     expect(res.headers['x-ratelimit-limit']).toBe('60');

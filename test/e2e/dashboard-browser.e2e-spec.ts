@@ -59,8 +59,15 @@ describe('dashboard in a real browser', () => {
     await t.app.get(AccountsService).setPassword(account.email, PASSWORD);
 
     // Some content made through the API, so every page has something to show.
-    for (const [name, path] of [['Acme home', '/'], ['Acme blog', '/blog']]) {
-      const created = await api().post('/websites').set(account.auth).send({ name, url: `${site.url}${path}` }).expect(201);
+    for (const [name, path] of [
+      ['Acme home', '/'],
+      ['Acme blog', '/blog'],
+    ]) {
+      const created = await api()
+        .post('/websites')
+        .set(account.auth)
+        .send({ name, url: `${site.url}${path}` })
+        .expect(201);
       const { body } = await api().post(`/websites/${created.body.data.id}/screenshot`).set(account.auth).expect(200);
       const job = await waitForJob(t.url, account.auth, body.job_id);
       expect(job.status).toBe('succeeded');
@@ -73,12 +80,25 @@ describe('dashboard in a real browser', () => {
       .set(account.auth)
       .send({ name: 'Open the blog', description: 'Waits, then captures', website_id: websiteId, steps: [{ type: 'wait', duration: 50 }] })
       .expect(201);
-    await api().post('/schedules').set(account.auth).send({ name: 'Every morning', website_id: websiteId, frequency: 'daily', time: '07:30', timezone: 'Europe/Berlin' }).expect(201);
+    await api()
+      .post('/schedules')
+      .set(account.auth)
+      .send({ name: 'Every morning', website_id: websiteId, frequency: 'daily', time: '07:30', timezone: 'Europe/Berlin' })
+      .expect(201);
 
     browser = await puppeteer.launch({
       executablePath: findChrome(process.env.CHROME_PATH),
       headless: 'shell',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-dev-shm-usage',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-quic',
+      ],
     });
     page = await browser.newPage();
     await page.setViewport({ width: 1280, height: 800 });
@@ -115,7 +135,9 @@ describe('dashboard in a real browser', () => {
     await go('/dashboard/settings/api-keys');
     expect(await page.content()).not.toContain(secret);
     const row = `tr[data-token-id]:has(td:first-child)`;
-    const tokenRow = await page.$$eval(row, (rows) => rows.filter((r) => r.textContent?.includes('from the browser')).map((r) => r.getAttribute('data-token-id')));
+    const tokenRow = await page.$$eval(row, (rows) =>
+      rows.filter((r) => r.textContent?.includes('from the browser')).map((r) => r.getAttribute('data-token-id')),
+    );
     expect(tokenRow).toHaveLength(1);
     await clickAndWait(`tr[data-token-id="${tokenRow[0]}"] a.button.danger`);
     expect(await page.$eval('h1', (h) => h.textContent)).toBe('Revoke API token?');
@@ -140,7 +162,7 @@ describe('dashboard in a real browser', () => {
     const job = await waitForJob(t.url, account.auth, jobs.body.data[0].id);
     expect(job.status).toBe('succeeded');
     await go('/dashboard/websites');
-    const loaded = await page.$$eval('td.thumb-cell img', (imgs) => imgs.map((img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth));
+    const loaded = await page.$$eval('td.thumb-cell img', (imgs) => imgs.map((img) => img.complete && img.naturalWidth));
     expect(loaded).toHaveLength(2);
     for (const width of loaded) expect(width).toBeGreaterThan(0);
     await save('websites');
@@ -152,12 +174,12 @@ describe('dashboard in a real browser', () => {
     expect(ids.length).toBe(3);
     expect([...ids].sort((a, b) => b - a)).toEqual(ids);
     for (const id of shotIds) expect(ids).toContain(id);
-    const widths = await page.$$eval('.gallery img', (imgs) => imgs.map((img) => (img as HTMLImageElement).naturalWidth));
+    const widths = await page.$$eval('.gallery img', (imgs) => imgs.map((img) => img.naturalWidth));
     for (const width of widths) expect(width).toBeGreaterThan(0);
     await save('screenshots');
 
     await clickAndWait(`.gallery li[data-screenshot-id="${shotIds[0]}"] a`);
-    const full = await page.$eval('.full img', (img) => ({ w: (img as HTMLImageElement).naturalWidth, h: (img as HTMLImageElement).naturalHeight }));
+    const full = await page.$eval('.full img', (img) => ({ w: img.naturalWidth, h: img.naturalHeight }));
     expect(full).toEqual({ w: 1280, h: 800 });
     await save('screenshot');
   });

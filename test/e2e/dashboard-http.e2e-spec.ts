@@ -36,14 +36,23 @@ const NO_API_ACCESS = 'API access is not available on your plan';
 const UNAUTHORIZED = { success: false, error: 'Unauthorized', code: 'unauthorized' };
 const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 const HTML = 'text/html; charset=utf-8';
-const ACCESS_TAIL = 'Screenshots, scenario runs and new API tokens need an active Starter, Pro or Business subscription. Your existing screenshots stay available here.';
+const ACCESS_TAIL =
+  'Screenshots, scenario runs and new API tokens need an active Starter, Pro or Business subscription. Your existing screenshots stay available here.';
 
 const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
 const sorted = (values: string[]) => [...values].sort();
 
 /** The error page's title for a status, as views/pages/error-page.ts words it. */
 function errorTitle(status: number): string {
-  return status === 404 ? 'Not found' : status === 429 ? 'Too many requests' : status === 403 ? 'Not allowed' : status >= 500 ? 'Something went wrong' : 'That did not work';
+  return status === 404
+    ? 'Not found'
+    : status === 429
+      ? 'Too many requests'
+      : status === 403
+        ? 'Not allowed'
+        : status >= 500
+          ? 'Something went wrong'
+          : 'That did not work';
 }
 
 function expectErrorPage(res: Response, status: number, message: string): void {
@@ -97,7 +106,20 @@ describe('Dashboard over HTTP', () => {
   let auxUser: TestAccount;
   let a: DashboardClient; // alice signed in on t
   let b: DashboardClient; // bob signed in on t
-  const ids = { aliceHome: 0, aliceBlog: 0, shotHome: 0, shotBlog: 0, aliceScenario: 0, aliceSchedule: 0, bobSite: 0, bobShot: 0, bobScenario: 0, bobSchedule: 0, samSite: 0, samShot: 0 };
+  const ids = {
+    aliceHome: 0,
+    aliceBlog: 0,
+    shotHome: 0,
+    shotBlog: 0,
+    aliceScenario: 0,
+    aliceSchedule: 0,
+    bobSite: 0,
+    bobShot: 0,
+    bobScenario: 0,
+    bobSchedule: 0,
+    samSite: 0,
+    samShot: 0,
+  };
   let addressCounter = 0;
 
   const api = () => request(t.url);
@@ -110,7 +132,10 @@ describe('Dashboard over HTTP', () => {
   }
 
   async function createWebsite(account: TestAccount, name: string, path: string): Promise<number> {
-    const res = await api().post('/websites').set(account.auth).send({ name, url: `${site.url}${path}` });
+    const res = await api()
+      .post('/websites')
+      .set(account.auth)
+      .send({ name, url: `${site.url}${path}` });
     expect(res.status).toBe(201);
     return res.body.data.id;
   }
@@ -130,7 +155,10 @@ describe('Dashboard over HTTP', () => {
       .set(account.auth)
       .send({ name: `${name} check`, website_id: websiteId, steps: [{ type: 'wait', duration: 50 }] });
     expect(scenario.status).toBe(201);
-    const schedule = await api().post('/schedules').set(account.auth).send({ name: 'Every morning', website_id: websiteId, frequency: 'daily', time: '07:30', timezone: 'Europe/Berlin' });
+    const schedule = await api()
+      .post('/schedules')
+      .set(account.auth)
+      .send({ name: 'Every morning', website_id: websiteId, frequency: 'daily', time: '07:30', timezone: 'Europe/Berlin' });
     expect(schedule.status).toBe(201);
     return { scenario: scenario.body.data.id, schedule: schedule.body.data.id };
   }
@@ -306,7 +334,11 @@ describe('Dashboard over HTTP', () => {
       const form = await viaHttps.get('/dashboard/login');
       expectCookieAttributes(setCookieNamed(form, 'sst_signin_csrf'), 3600, true);
       // The browser's Origin is then https://<host>: the origin check follows the forwarded protocol.
-      const res = await viaHttps.post('/dashboard/login', { _csrf: csrfFieldOf(form.text), email: auxUser.email, password: PASSWORD }, { headers: { Origin: `https://${host}` } });
+      const res = await viaHttps.post(
+        '/dashboard/login',
+        { _csrf: csrfFieldOf(form.text), email: auxUser.email, password: PASSWORD },
+        { headers: { Origin: `https://${host}` } },
+      );
       expectRedirect(res, '/dashboard');
       expectCookieAttributes(setCookieNamed(res, 'sst_session'), 43200, true);
       expectPage(await viaHttps.get('/dashboard'), 'Overview');
@@ -335,7 +367,11 @@ describe('Dashboard over HTTP', () => {
         expect(res.headers['retry-after']).toBeUndefined();
       }
       const fifth = await c.signIn(victim.email, 'wrong password 5');
-      expect({ status: fifth.status, retryAfter: fifth.headers['retry-after'], type: fifth.headers['content-type'] }).toEqual({ status: 429, retryAfter: '60', type: HTML });
+      expect({ status: fifth.status, retryAfter: fifth.headers['retry-after'], type: fifth.headers['content-type'] }).toEqual({
+        status: 429,
+        retryAfter: '60',
+        type: HTML,
+      });
       expect(fifth.text).toContain(`<div class="notice error" role="alert" id="signin-error">${LOCKED}</div>`);
 
       const sixth = await c.signIn(victim.email, PASSWORD);
@@ -364,12 +400,16 @@ describe('Dashboard over HTTP', () => {
       const c = new DashboardClient(t.url);
       for (let i = 1; i <= 5; i++) await c.signIn(victim.email, `wrong password ${i}`);
       t.clock.advance(61_000); // the 1-minute lock has lifted
-      const forms = await Promise.all(Array.from({ length: 8 }, async () => {
-        const client = new DashboardClient(t.url);
-        const form = await client.get('/dashboard/login');
-        return { client, csrf: csrfFieldOf(form.text) };
-      }));
-      const answers = await Promise.all(forms.map(({ client, csrf }, i) => client.post('/dashboard/login', { _csrf: csrf, email: victim.email, password: `parallel guess ${i}` })));
+      const forms = await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          const client = new DashboardClient(t.url);
+          const form = await client.get('/dashboard/login');
+          return { client, csrf: csrfFieldOf(form.text) };
+        }),
+      );
+      const answers = await Promise.all(
+        forms.map(({ client, csrf }, i) => client.post('/dashboard/login', { _csrf: csrf, email: victim.email, password: `parallel guess ${i}` })),
+      );
       expect(answers.map((r) => r.status)).toEqual(Array(8).fill(429));
       // Only the first attempt was counted (and earned the 2-minute lock); the rest were refused unchecked.
       const [row] = await t.app.get(DataSource).query(`SELECT failures FROM sign_in_throttle WHERE throttle_key = 'email:${victim.email.toLowerCase()}'`);
@@ -437,7 +477,10 @@ describe('Dashboard over HTTP', () => {
         await c.post('/dashboard/login', { ...credentials, _csrf: foreignToken }),
         await new DashboardClient(t.url).post('/dashboard/login', { ...credentials, _csrf: token }),
         await c.post('/dashboard/login', { ...credentials, _csrf: token }, { headers: { Origin: 'http://evil.example' } }),
-        await request(t.url).post('/dashboard/login').set('Cookie', `sst_signin_csrf=${token}`).send({ ...credentials, _csrf: token }),
+        await request(t.url)
+          .post('/dashboard/login')
+          .set('Cookie', `sst_signin_csrf=${token}`)
+          .send({ ...credentials, _csrf: token }),
       ];
       for (const res of attempts) {
         expectErrorPage(res, 403, CSRF_REJECTED);
@@ -449,7 +492,7 @@ describe('Dashboard over HTTP', () => {
       expectRedirect(await c.post('/dashboard/login', { ...credentials, _csrf: token }, { headers: { Origin: t.url } }), '/dashboard');
     });
 
-    it('signed-in posts without _csrf, with another session\'s token, as JSON or from another origin → 403 and nothing changes', async () => {
+    it("signed-in posts without _csrf, with another session's token, as JSON or from another origin → 403 and nothing changes", async () => {
       const target = await accounts.createToken(alice.email, 'csrf target');
       const actions: Array<[string, FormFields]> = [
         ['/dashboard/settings/api-keys', { name: 'made by a forged form' }],
@@ -466,7 +509,9 @@ describe('Dashboard over HTTP', () => {
         jobs: await jobTotal(alice),
         screenshots: await screenshotIdsOf(alice),
         schedule: await t.app.get(SchedulesService).get(alice.id, ids.aliceSchedule),
-        sessions: (await t.app.get(DataSource).query(`SELECT session_hash FROM dashboard_sessions WHERE account_id = ${alice.id} ORDER BY session_hash`)) as unknown[],
+        sessions: await t.app
+          .get(DataSource)
+          .query<unknown[]>(`SELECT session_hash FROM dashboard_sessions WHERE account_id = ${alice.id} ORDER BY session_hash`),
       });
       const before = await state();
       const aliceToken = await a.csrf();
@@ -480,14 +525,20 @@ describe('Dashboard over HTTP', () => {
           ["another session's token", await a.post(path, { ...fields, _csrf: bobToken })],
           ["this session's token on another session's cookie", await b.post(path, { ...fields, _csrf: aliceToken })],
           ['the right token from another origin', await a.post(path, { ...fields, _csrf: aliceToken }, { headers: { Origin: 'http://evil.example' } })],
-          ['the right token in a JSON body', await request(t.url).post(path).set('Cookie', `sst_session=${a.sessionCookie}`).send({ ...fields, _csrf: aliceToken })],
+          [
+            'the right token in a JSON body',
+            await request(t.url)
+              .post(path)
+              .set('Cookie', `sst_session=${a.sessionCookie}`)
+              .send({ ...fields, _csrf: aliceToken }),
+          ],
         ];
         for (const [what, res] of attempts) {
           try {
             expectErrorPage(res, 403, CSRF_REJECTED);
             expectDashboardHeaders(res);
           } catch (err) {
-            throw new Error(`POST ${path} with ${what}: ${(err as Error).message}`);
+            throw new Error(`POST ${path} with ${what}: ${(err as Error).message}`, { cause: err });
           }
         }
       }
@@ -577,7 +628,9 @@ describe('Dashboard over HTTP', () => {
       expect({ status: res.status, type: res.headers['content-type'] }).toEqual({ status: 201, type: HTML });
       expectDashboardHeaders(res);
       expect(res.text).toContain('<h1>Settings · API Keys</h1>');
-      expect(res.text).toContain('<p><strong>Your new API token “ci pipeline”.</strong> Copy it now: it is shown only this once and cannot be shown again (only its SHA-256 hash is kept).</p>');
+      expect(res.text).toContain(
+        '<p><strong>Your new API token “ci pipeline”.</strong> Copy it now: it is shown only this once and cannot be shown again (only its SHA-256 hash is kept).</p>',
+      );
       const secret = newSecretOf(res.text)!;
       expect(secret).toMatch(/^sst_[A-Za-z0-9_-]{43}$/);
 
@@ -684,10 +737,20 @@ describe('Dashboard over HTTP', () => {
   describe('tenant isolation', () => {
     it("account B gets the same 404 page for every one of A's screenshot routes as for an id that does not exist; A's screenshot survives", async () => {
       const missing = 2_000_000_000;
-      const routes = (id: number) => [`/dashboard/screenshots/${id}`, `/dashboard/screenshots/${id}/image`, `/dashboard/screenshots/${id}/download`, `/dashboard/screenshots/${id}/thumbnail`];
+      const routes = (id: number) => [
+        `/dashboard/screenshots/${id}`,
+        `/dashboard/screenshots/${id}/image`,
+        `/dashboard/screenshots/${id}/download`,
+        `/dashboard/screenshots/${id}/thumbnail`,
+      ];
       for (const [foreign, absent] of routes(ids.shotHome).map((path, i) => [path, routes(missing)[i]])) {
         const res = await b.get(foreign, { binary: true });
-        expect({ path: foreign, status: res.status, type: res.headers['content-type'], etag: res.headers.etag }).toEqual({ path: foreign, status: 404, type: HTML, etag: undefined });
+        expect({ path: foreign, status: res.status, type: res.headers['content-type'], etag: res.headers.etag }).toEqual({
+          path: foreign,
+          status: 404,
+          type: HTML,
+          etag: undefined,
+        });
         const body = (res.body as Buffer).toString('utf8');
         expect(body).toContain('<h1>Not found</h1><p>Screenshot not found</p>');
         expect(body).toBe(((await b.get(absent, { binary: true })).body as Buffer).toString('utf8'));
@@ -744,7 +807,7 @@ describe('Dashboard over HTTP', () => {
   });
 
   describe('gallery, pictures and ZIP', () => {
-    it('the gallery lists the account\'s screenshots newest first; website_id filters; a screenshot\'s page, image, download and thumbnail', async () => {
+    it("the gallery lists the account's screenshots newest first; website_id filters; a screenshot's page, image, download and thumbnail", async () => {
       const all = await screenshotIdsOf(alice);
       const gallery = await a.get('/dashboard/screenshots');
       expectPage(gallery, 'Screenshots');
@@ -763,7 +826,9 @@ describe('Dashboard over HTTP', () => {
       const shot = (await t.app.get(ScreenshotRepository).findOwned(alice.id, ids.shotHome))!;
       const page = await a.get(`/dashboard/screenshots/${shot.id}`);
       expectPage(page, `Screenshot ${shot.id}`);
-      expect(page.text).toContain(`<img src="/dashboard/screenshots/${shot.id}/image" alt="Screenshot ${shot.id} of Alice home, full size" width="1280" height="800">`);
+      expect(page.text).toContain(
+        `<img src="/dashboard/screenshots/${shot.id}/image" alt="Screenshot ${shot.id} of Alice home, full size" width="1280" height="800">`,
+      );
       expect(page.text).toContain(`<form class="inline" method="post" action="/dashboard/screenshots/${shot.id}/delete"`);
 
       const onDisk = readFileSync(storagePath(shot.filePath));
@@ -851,10 +916,21 @@ describe('Dashboard over HTTP', () => {
   });
 
   describe('the dashboard is not the API', () => {
-    it('dashboard responses carry no X-RateLimit-* headers and use none of the account\'s API quota', async () => {
+    it("dashboard responses carry no X-RateLimit-* headers and use none of the account's API quota", async () => {
       const first = await api().get('/test').set(alice.auth).expect(200);
       const remaining = Number(first.headers['x-ratelimit-remaining']);
-      const paths = ['/dashboard', '/dashboard/websites', '/dashboard/screenshots', `/dashboard/screenshots/${ids.shotHome}`, '/dashboard/scenarios', '/dashboard/schedules', '/dashboard/settings/api-keys', '/dashboard/login', '/dashboard/assets/dashboard.css', '/dashboard/nope'];
+      const paths = [
+        '/dashboard',
+        '/dashboard/websites',
+        '/dashboard/screenshots',
+        `/dashboard/screenshots/${ids.shotHome}`,
+        '/dashboard/scenarios',
+        '/dashboard/schedules',
+        '/dashboard/settings/api-keys',
+        '/dashboard/login',
+        '/dashboard/assets/dashboard.css',
+        '/dashboard/nope',
+      ];
       for (const path of paths) {
         const res = await a.get(path);
         expect(Object.keys(res.headers).filter((h) => h.startsWith('x-ratelimit'))).toEqual([]);
@@ -867,7 +943,11 @@ describe('Dashboard over HTTP', () => {
     });
 
     it('an API route given a form body (and a valid bearer) is still 400 "Content-Type must be application/json"', async () => {
-      const res = await api().post('/websites').set(alice.auth).type('form').send(`name=Form&url=${encodeURIComponent(`${site.url}/alice-home`)}`);
+      const res = await api()
+        .post('/websites')
+        .set(alice.auth)
+        .type('form')
+        .send(`name=Form&url=${encodeURIComponent(`${site.url}/alice-home`)}`);
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ success: false, error: 'Content-Type must be application/json', code: 'bad_request' });
       expect(res.headers['x-ratelimit-limit']).toBe('20');
@@ -905,9 +985,17 @@ describe('Dashboard over HTTP', () => {
       expectErrorPage(await a.get('/dashboard/assets/other.css'), 404, 'Not found');
       expectErrorPage(await a.get('/dashboard/screenshots/not-a-number'), 404, 'Resource not found');
       const css = await request(t.url).get('/dashboard/assets/dashboard.css');
-      expect({ status: css.status, type: css.headers['content-type'], cache: css.headers['cache-control'] }).toEqual({ status: 200, type: 'text/css; charset=utf-8', cache: 'public, max-age=3600' });
+      expect({ status: css.status, type: css.headers['content-type'], cache: css.headers['cache-control'] }).toEqual({
+        status: 200,
+        type: 'text/css; charset=utf-8',
+        cache: 'public, max-age=3600',
+      });
       const js = await request(t.url).get('/dashboard/assets/dashboard.js');
-      expect({ status: js.status, type: js.headers['content-type'], cache: js.headers['cache-control'] }).toEqual({ status: 200, type: 'text/javascript; charset=utf-8', cache: 'public, max-age=3600' });
+      expect({ status: js.status, type: js.headers['content-type'], cache: js.headers['cache-control'] }).toEqual({
+        status: 200,
+        type: 'text/javascript; charset=utf-8',
+        cache: 'public, max-age=3600',
+      });
       expectDashboardHeaders(js, 'public, max-age=3600');
     });
 
@@ -930,7 +1018,7 @@ describe('Dashboard over HTTP', () => {
   });
 
   describe('pages', () => {
-    it('overview: plan, subscription, this minute\'s and hour\'s API usage (3 calls → 3) and the recent jobs', async () => {
+    it("overview: plan, subscription, this minute's and hour's API usage (3 calls → 3) and the recent jobs", async () => {
       const carol = await withPassword({ plan: 'pro', expiresAt: new Date('2031-12-31T00:00:00.000Z') });
       // Exactly three API calls: create, take screenshot, and waitForJob's final GET /jobs/{id}.
       const website = await createWebsite(carol, 'Carol site', '/carol');
@@ -966,7 +1054,9 @@ describe('Dashboard over HTTP', () => {
       expect(rowOf(page.text, 'website', ids.aliceBlog)).toContain(
         `<a href="/dashboard/screenshots/${latest}"><img src="/dashboard/screenshots/${latest}/thumbnail" alt="Latest screenshot of Alice blog" width="160" loading="lazy"></a>`,
       );
-      expect(rowOf(page.text, 'website', ids.aliceBlog)).toContain(`<form class="inline" method="post" action="/dashboard/websites/${ids.aliceBlog}/screenshot">`);
+      expect(rowOf(page.text, 'website', ids.aliceBlog)).toContain(
+        `<form class="inline" method="post" action="/dashboard/websites/${ids.aliceBlog}/screenshot">`,
+      );
 
       const jobsBefore = await api().get('/jobs').set(alice.auth).expect(200);
       const res = await a.submit(`/dashboard/websites/${ids.aliceBlog}/screenshot`);
@@ -993,7 +1083,7 @@ describe('Dashboard over HTTP', () => {
       expect({ status: thumb.status, type: thumb.headers['content-type'] }).toEqual({ status: 200, type: 'image/webp' });
     });
 
-    it("names from the API are escaped on every page that shows them", async () => {
+    it('names from the API are escaped on every page that shows them', async () => {
       const name = `<img src=x onerror=alert(1)> "Bob's" & co`;
       const escaped = '&lt;img src=x onerror=alert(1)&gt; &quot;Bob&#39;s&quot; &amp; co';
       const website = await createWebsite(bob, name, '/bob');
@@ -1016,7 +1106,7 @@ describe('Dashboard over HTTP', () => {
       expect(await jobTotal(lapsed)).toBe(0);
     });
 
-    it('schedules: the next run in the schedule\'s own zone and in UTC; disable and enable from the page', async () => {
+    it("schedules: the next run in the schedule's own zone and in UTC; disable and enable from the page", async () => {
       const fromApi = await api().get(`/schedules/${ids.aliceSchedule}`).set(alice.auth).expect(200);
       expect(fromApi.body.data.next_run_at).toBe('2031-01-16T06:30:00.000Z');
       const page = await a.get('/dashboard/schedules');
@@ -1025,7 +1115,9 @@ describe('Dashboard over HTTP', () => {
       expect(row).toContain('<td><strong>Every morning</strong></td>');
       expect(row).toContain('<td>Alice home</td>');
       expect(row).toContain('<td>daily at 07:30<br><span class="muted">Europe/Berlin</span></td>');
-      expect(row).toMatch(/<time datetime="2031-01-16T06:30:00\.000Z">2031-01-16 07:30 (CET|GMT\+1)<\/time><br><span class="muted"><time datetime="2031-01-16T06:30:00\.000Z">2031-01-16 06:30 UTC<\/time><\/span>/);
+      expect(row).toMatch(
+        /<time datetime="2031-01-16T06:30:00\.000Z">2031-01-16 07:30 (CET|GMT\+1)<\/time><br><span class="muted"><time datetime="2031-01-16T06:30:00\.000Z">2031-01-16 06:30 UTC<\/time><\/span>/,
+      );
       expect(row).toContain('<span class="badge badge-enabled">enabled</span>');
 
       const disabled = await a.submit(`/dashboard/schedules/${ids.aliceSchedule}/disable`);
@@ -1038,7 +1130,10 @@ describe('Dashboard over HTTP', () => {
       expect((await api().get(`/schedules/${ids.aliceSchedule}`).set(alice.auth)).body.data).toMatchObject({ enabled: false, next_run_at: null });
 
       expectRedirect(await a.submit(`/dashboard/schedules/${ids.aliceSchedule}/enable`), '/dashboard/schedules?notice=schedule-enabled');
-      expect((await api().get(`/schedules/${ids.aliceSchedule}`).set(alice.auth)).body.data).toMatchObject({ enabled: true, next_run_at: '2031-01-16T06:30:00.000Z' });
+      expect((await api().get(`/schedules/${ids.aliceSchedule}`).set(alice.auth)).body.data).toMatchObject({
+        enabled: true,
+        next_run_at: '2031-01-16T06:30:00.000Z',
+      });
       expect(rowOf((await a.get('/dashboard/schedules')).text, 'schedule', ids.aliceSchedule)).toContain('<span class="badge badge-enabled">enabled</span>');
     });
 
@@ -1060,7 +1155,9 @@ describe('Dashboard over HTTP', () => {
       expect(done.status).toBe('succeeded');
 
       const after = await a.get('/dashboard/scenarios');
-      expect(rowOf(after.text, 'scenario', ids.aliceScenario)).toContain(`<span class="badge badge-succeeded">succeeded</span> <time datetime="${done.finished_at}">`);
+      expect(rowOf(after.text, 'scenario', ids.aliceScenario)).toContain(
+        `<span class="badge badge-succeeded">succeeded</span> <time datetime="${String(done.finished_at)}">`,
+      );
       expect(after.text).not.toContain('http-equiv="refresh"');
     });
   });

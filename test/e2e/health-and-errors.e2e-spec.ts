@@ -45,7 +45,9 @@ describe('Health Check, Test Connection and the error shape', () => {
   });
 
   it('never leaks a stack trace', async () => {
-    const res = await request(t.url).get('/%E0%A4%A').expect((r) => expect(r.status).toBeLessThan(500));
+    const res = await request(t.url)
+      .get('/%E0%A4%A')
+      .expect((r) => expect(r.status).toBeLessThan(500));
     expect(JSON.stringify(res.body)).not.toMatch(/at .*\.(ts|js):\d+/);
   });
 });

@@ -18,10 +18,17 @@ const html = (body: string) => (_req: unknown, res: ServerResponse) => res.write
 /** Pages that fight back: each must end within the capture timeout and leave the browser healthy. */
 const HOSTILE: Record<string, (req: unknown, res: ServerResponse) => void> = {
   '/dialogs': html(`<body style="background:rgb(0,0,255)"><script>alert(1); confirm('sure?'); prompt('name?');</script>`),
-  '/beforeunload': html(`<body style="background:rgb(0,0,255)"><script>addEventListener('beforeunload', (e) => { e.preventDefault(); e.returnValue = 'stay'; });</script>`),
+  '/beforeunload': html(
+    `<body style="background:rgb(0,0,255)"><script>addEventListener('beforeunload', (e) => { e.preventDefault(); e.returnValue = 'stay'; });</script>`,
+  ),
   '/popup': html(`<body style="background:rgb(0,0,255)"><script>for (let i = 0; i < 20; i++) window.open('/popup-target-' + i);</script>`),
-  '/download': (_req, res) => res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="evil.bin"' }).end(Buffer.alloc(1024 * 1024, 1)),
-  '/auto-download': html(`<body style="background:rgb(0,0,255)"><a id="a" href="/download" download>x</a><script>document.getElementById('a').click()</script>`),
+  '/download': (_req, res) =>
+    res
+      .writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="evil.bin"' })
+      .end(Buffer.alloc(1024 * 1024, 1)),
+  '/auto-download': html(
+    `<body style="background:rgb(0,0,255)"><a id="a" href="/download" download>x</a><script>document.getElementById('a').click()</script>`,
+  ),
   '/busy-loop': html(`<script>while (true) {}</script>`),
   '/never-loads': (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
@@ -57,7 +64,11 @@ describe('hostile pages (capture hardening)', () => {
   });
 
   async function capture(path: string, fullPage = false) {
-    const website = await request(t.url).post('/websites').set(auth).send({ name: path, url: `${pages.url}${path}`, full_page: fullPage }).expect(201);
+    const website = await request(t.url)
+      .post('/websites')
+      .set(auth)
+      .send({ name: path, url: `${pages.url}${path}`, full_page: fullPage })
+      .expect(201);
     const started = Date.now();
     const { body } = await request(t.url).post(`/websites/${website.body.data.id}/screenshot`).set(auth).expect(200);
     const job = await waitForJob(t.url, auth, body.job_id, 60_000);
@@ -99,7 +110,9 @@ describe('hostile pages (capture hardening)', () => {
     for (const dir of created) {
       let listing: string[] = [];
       try {
-        listing = execFileSync('find', [`/tmp/${dir}`, '-name', 'evil.bin*'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+        listing = execFileSync('find', [`/tmp/${dir}`, '-name', 'evil.bin*'], { encoding: 'utf8' })
+          .split('\n')
+          .filter(Boolean);
       } catch {
         /* vanished */
       }
@@ -112,7 +125,11 @@ describe('hostile pages (capture hardening)', () => {
     const other = await startTestApp({ env: { CAPTURE_BROWSERS: '1' } });
     const before = chromiumProcessCount();
     const account = await other.createAccount();
-    const website = await request(other.url).post('/websites').set(account.auth).send({ name: 'n', url: `${pages.url}/normal` }).expect(201);
+    const website = await request(other.url)
+      .post('/websites')
+      .set(account.auth)
+      .send({ name: 'n', url: `${pages.url}/normal` })
+      .expect(201);
     const { body } = await request(other.url).post(`/websites/${website.body.data.id}/screenshot`).set(account.auth).expect(200);
     expect((await waitForJob(other.url, account.auth, body.job_id)).status).toBe('succeeded');
     expect(chromiumProcessCount()).toBeGreaterThan(before);
@@ -168,7 +185,12 @@ describe('graceful shutdown with captures in progress', () => {
     );
     await connection.initialize();
     try {
-      const row = await connection.createQueryBuilder().select(['j.status AS status', 'j.attempts AS attempts', 'j.error AS error']).from('jobs', 'j').where('j.id = :id', { id }).getRawOne();
+      const row = await connection
+        .createQueryBuilder()
+        .select(['j.status AS status', 'j.attempts AS attempts', 'j.error AS error'])
+        .from('jobs', 'j')
+        .where('j.id = :id', { id })
+        .getRawOne();
       return { status: row.status, attempts: Number(row.attempts), error: row.error };
     } finally {
       await connection.destroy();
@@ -238,7 +260,10 @@ describe('graceful shutdown with captures in progress', () => {
       await app.close();
       app = null;
 
-      for (const [id, attempts] of [[firstJob, 1], [lastJob, 3]] as const) {
+      for (const [id, attempts] of [
+        [firstJob, 1],
+        [lastJob, 3],
+      ] as const) {
         const row = await jobRow(database, id);
         expect({ id, status: row.status, error: row.error }).toEqual({ id, status: expect.stringMatching(/^(queued|running)$/), error: null });
         expect(row.attempts).toBe(attempts);

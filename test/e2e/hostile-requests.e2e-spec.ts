@@ -74,7 +74,20 @@ describe('hostile requests', () => {
       await writeFile(file, text);
       const times: number[] = [];
       for (let i = 0; i < 3; i++) {
-        const { stdout } = await execFileAsync('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code} %{time_total}', '-H', `Authorization: ${alice.auth.Authorization}`, '-H', 'Content-Type: application/json', '--data-binary', `@${file}`, `${t.url}/websites`]);
+        const { stdout } = await execFileAsync('curl', [
+          '-s',
+          '-o',
+          '/dev/null',
+          '-w',
+          '%{http_code} %{time_total}',
+          '-H',
+          `Authorization: ${alice.auth.Authorization}`,
+          '-H',
+          'Content-Type: application/json',
+          '--data-binary',
+          `@${file}`,
+          `${t.url}/websites`,
+        ]);
         const [status, seconds] = stdout.split(' ');
         expect(status).toBe('422');
         times.push(Number(seconds) * 1000);
@@ -97,7 +110,7 @@ describe('hostile requests', () => {
     });
   });
 
-  it('path ids other than plain decimal digits are 404 with the caller\'s headers', async () => {
+  it("path ids other than plain decimal digits are 404 with the caller's headers", async () => {
     for (const id of ['0x10', '011', '+1', '1.0', '%201', '1e3', 'a'.repeat(150)]) {
       const res = await request(t.url).get(`/websites/${id}`).set(alice.auth);
       expect({ id, status: res.status }).toEqual({ id, status: 404 });
@@ -108,8 +121,15 @@ describe('hostile requests', () => {
   });
 
   it('two Authorization headers are 401, even when one of them is valid', async () => {
-    for (const order of [[alice.auth.Authorization, 'Bearer sst_nope'], ['Bearer sst_nope', alice.auth.Authorization], [alice.auth.Authorization, alice.auth.Authorization]]) {
-      const raw = await rawExchange(t.url, `GET /test HTTP/1.1\r\nHost: x\r\nAuthorization: ${order[0]}\r\nAuthorization: ${order[1]}\r\nConnection: close\r\n\r\n`);
+    for (const order of [
+      [alice.auth.Authorization, 'Bearer sst_nope'],
+      ['Bearer sst_nope', alice.auth.Authorization],
+      [alice.auth.Authorization, alice.auth.Authorization],
+    ]) {
+      const raw = await rawExchange(
+        t.url,
+        `GET /test HTTP/1.1\r\nHost: x\r\nAuthorization: ${order[0]}\r\nAuthorization: ${order[1]}\r\nConnection: close\r\n\r\n`,
+      );
       const res = parseRaw(raw);
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ success: false, error: 'Unauthorized', code: 'unauthorized' });
@@ -118,7 +138,7 @@ describe('hostile requests', () => {
   });
 
   describe('errors raised before routing', () => {
-    it('unknown routes: 404 with the caller\'s headers, counted; without a token a plain 404; a wrong token 401', async () => {
+    it("unknown routes: 404 with the caller's headers, counted; without a token a plain 404; a wrong token 401", async () => {
       const before = await request(t.url).get('/test').set(alice.auth).expect(200);
       const res = await request(t.url).delete('/no/such/route').set(alice.auth).expect(404);
       expect(res.body).toEqual({ success: false, error: 'Route not found', code: 'not_found' });
@@ -147,7 +167,12 @@ describe('hostile requests', () => {
       ['a NUL in the path', 'GET /te\u0000st HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'bad_request'],
       ['a CR in the path', 'GET /te\rst HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'bad_request'],
       ['a negative Content-Length', 'POST /websites HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n', 400, 'bad_request'],
-      ['Content-Length with chunked', 'POST /websites HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400, 'bad_request'],
+      [
+        'Content-Length with chunked',
+        'POST /websites HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+        400,
+        'bad_request',
+      ],
       ['an unknown method', 'BREW /test HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'bad_request'],
       ['headers over 16 KiB', `GET /test HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'headers_too_large'],
     ])('%s: the error body with code %s, then the connection closes', async (_name, raw, status, code) => {
@@ -199,7 +224,11 @@ describe('hostile requests', () => {
   describe('Content-Encoding', () => {
     // fetch sends the bytes as they are (superagent would serialise a Buffer as JSON).
     const postEncoded = (encoding: string, bytes: Buffer) =>
-      fetch(`${t.url}/websites`, { method: 'POST', headers: { ...alice.auth, 'Content-Type': 'application/json', 'Content-Encoding': encoding }, body: new Uint8Array(bytes) });
+      fetch(`${t.url}/websites`, {
+        method: 'POST',
+        headers: { ...alice.auth, 'Content-Type': 'application/json', 'Content-Encoding': encoding },
+        body: new Uint8Array(bytes),
+      });
     const body = JSON.stringify({ name: 'Encoded', url: 'http://127.0.0.1:9/enc' });
     it.each([
       ['gzip', gzipSync(body)],
@@ -212,9 +241,21 @@ describe('hostile requests', () => {
     });
 
     it('a body that is not what its encoding says is 400; an encoding we do not decode is 415', async () => {
-      const wrong = await request(t.url).post('/websites').set(alice.auth).set('Content-Type', 'application/json').set('Content-Encoding', 'br').send(body).expect(400);
+      const wrong = await request(t.url)
+        .post('/websites')
+        .set(alice.auth)
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'br')
+        .send(body)
+        .expect(400);
       expect(wrong.body).toEqual({ success: false, error: 'Request body is not valid br data', code: 'bad_request' });
-      const unknown = await request(t.url).post('/websites').set(alice.auth).set('Content-Type', 'application/json').set('Content-Encoding', 'zstd').send(body).expect(415);
+      const unknown = await request(t.url)
+        .post('/websites')
+        .set(alice.auth)
+        .set('Content-Type', 'application/json')
+        .set('Content-Encoding', 'zstd')
+        .send(body)
+        .expect(415);
       expect(unknown.body).toEqual({ success: false, error: expect.stringContaining('zstd'), code: 'unsupported_media_type' });
       expectCountedHeaders(unknown);
     });
@@ -233,7 +274,9 @@ describe('hostile requests', () => {
     const { hostname, port } = new URL(t.url);
     await new Promise<void>((resolve) => {
       const socket = connect(Number(port), hostname, () => {
-        socket.write(`POST /websites HTTP/1.1\r\nHost: x\r\nAuthorization: ${alice.auth.Authorization}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`);
+        socket.write(
+          `POST /websites HTTP/1.1\r\nHost: x\r\nAuthorization: ${alice.auth.Authorization}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`,
+        );
         setTimeout(() => socket.destroy(), 100);
       });
       socket.on('close', () => resolve());

@@ -34,13 +34,24 @@ describe('job durability', () => {
     const prefix = `sss-test-${randomBytes(6).toString('hex')}`;
     const page = holdablePage();
     const pages = await new PageServer({ '/page': page.route }).start();
-    const env = { DATABASE_URL: db.databaseUrl!, REDIS_URL: LOCAL_REDIS, REDIS_KEY_PREFIX: prefix, JOB_LOCK_MS: '2000', ALLOW_PRIVATE_NETWORKS: 'true', DATA_DIR: db.dataDir };
+    const env = {
+      DATABASE_URL: db.databaseUrl!,
+      REDIS_URL: LOCAL_REDIS,
+      REDIS_KEY_PREFIX: prefix,
+      JOB_LOCK_MS: '2000',
+      ALLOW_PRIVATE_NETWORKS: 'true',
+      DATA_DIR: db.dataDir,
+    };
     const api = await startTestApp({ database: db, redisKeyPrefix: prefix, env: { REDIS_URL: LOCAL_REDIS, ROLE: 'api', JOB_LOCK_MS: '2000' } });
     const worker1 = await startServiceProcess({ ...env, ROLE: 'worker' });
     let worker2: Awaited<ReturnType<typeof startServiceProcess>> | null = null;
     try {
       const account = await api.createAccount();
-      const website = await request(api.url).post('/websites').set(account.auth).send({ name: 'Crash', url: `${pages.url}/page` }).expect(201);
+      const website = await request(api.url)
+        .post('/websites')
+        .set(account.auth)
+        .send({ name: 'Crash', url: `${pages.url}/page` })
+        .expect(201);
       const { body } = await request(api.url).post(`/websites/${website.body.data.id}/screenshot`).set(account.auth).expect(200);
       await page.firstHit; // worker 1 is rendering the page right now
       await worker1.crash();
@@ -73,13 +84,24 @@ describe('job durability', () => {
         page.route(req, res);
       },
     }).start();
-    const env = { DATABASE_URL: db.databaseUrl!, REDIS_URL: LOCAL_REDIS, REDIS_KEY_PREFIX: prefix, JOB_LOCK_MS: String(LOCK_MS), ALLOW_PRIVATE_NETWORKS: 'true', DATA_DIR: db.dataDir };
+    const env = {
+      DATABASE_URL: db.databaseUrl!,
+      REDIS_URL: LOCAL_REDIS,
+      REDIS_KEY_PREFIX: prefix,
+      JOB_LOCK_MS: String(LOCK_MS),
+      ALLOW_PRIVATE_NETWORKS: 'true',
+      DATA_DIR: db.dataDir,
+    };
     const api = await startTestApp({ database: db, redisKeyPrefix: prefix, env: { REDIS_URL: LOCAL_REDIS, ROLE: 'api', JOB_LOCK_MS: String(LOCK_MS) } });
     const worker1 = await startServiceProcess({ ...env, ROLE: 'worker' });
     let worker2: Awaited<ReturnType<typeof startServiceProcess>> | null = null;
     try {
       const account = await api.createAccount();
-      const website = await request(api.url).post('/websites').set(account.auth).send({ name: 'Handover', url: `${pages.url}/page` }).expect(201);
+      const website = await request(api.url)
+        .post('/websites')
+        .set(account.auth)
+        .send({ name: 'Handover', url: `${pages.url}/page` })
+        .expect(201);
       const { body } = await request(api.url).post(`/websites/${website.body.data.id}/screenshot`).set(account.auth).expect(200);
       await page.firstHit; // worker 1 is rendering the page right now
       worker2 = await startServiceProcess({ ...env, ROLE: 'worker' }); // ready and idle before the kill
@@ -114,9 +136,14 @@ describe('job durability', () => {
     const first = await startServiceProcess(env);
     let second: Awaited<ReturnType<typeof startTestApp>> | null = null;
     try {
-      const website = await request(first.url).post('/websites').set(auth).send({ name: 'Restart', url: `${pages.url}/page` }).expect(201);
+      const website = await request(first.url)
+        .post('/websites')
+        .set(auth)
+        .send({ name: 'Restart', url: `${pages.url}/page` })
+        .expect(201);
       const jobIds: string[] = [];
-      for (let i = 0; i < 3; i++) jobIds.push((await request(first.url).post(`/websites/${website.body.data.id}/screenshot`).set(auth).expect(200)).body.job_id);
+      for (let i = 0; i < 3; i++)
+        jobIds.push((await request(first.url).post(`/websites/${website.body.data.id}/screenshot`).set(auth).expect(200)).body.job_id);
       await page.firstHit; // one job is mid-capture, two are queued
       await first.crash();
       page.state.held = false;
@@ -149,7 +176,13 @@ describe('job durability: the periodic sweep', () => {
     t = await startTestApp();
     pages = await new PageServer({ '/page': solidPage('rgb(0,160,80)') }).start();
     account = await t.createAccount({ plan: 'pro' });
-    websiteId = (await request(t.url).post('/websites').set(account.auth).send({ name: 'Sweep', url: `${pages.url}/page` }).expect(201)).body.data.id;
+    websiteId = (
+      await request(t.url)
+        .post('/websites')
+        .set(account.auth)
+        .send({ name: 'Sweep', url: `${pages.url}/page` })
+        .expect(201)
+    ).body.data.id;
   });
   afterAll(async () => {
     await t?.close();
@@ -159,24 +192,27 @@ describe('job durability: the periodic sweep', () => {
   /** A job row as a process left it: written, and maybe claimed, but carried by no transport. */
   async function orphanedJob(state: { status: 'queued' } | { status: 'running'; attempts: number; startedAt: Date }, createdAt: Date): Promise<string> {
     const id = randomUUID();
-    await t.app.get(DataSource).getRepository(JobRow).insert({
-      id,
-      type: 'screenshot',
-      accountId: account.id,
-      websiteId,
-      source: 'api',
-      options: {},
-      idempotencyKey: null,
-      attempts: 0,
-      error: null,
-      screenshotId: null,
-      scenarioId: null,
-      scheduleId: null,
-      createdAt,
-      startedAt: null,
-      finishedAt: null,
-      ...state,
-    });
+    await t.app
+      .get(DataSource)
+      .getRepository(JobRow)
+      .insert({
+        id,
+        type: 'screenshot',
+        accountId: account.id,
+        websiteId,
+        source: 'api',
+        options: {},
+        idempotencyKey: null,
+        attempts: 0,
+        error: null,
+        screenshotId: null,
+        scenarioId: null,
+        scheduleId: null,
+        createdAt,
+        startedAt: null,
+        finishedAt: null,
+        ...state,
+      });
     return id;
   }
 

@@ -25,7 +25,11 @@ function slowPage(delayMs: number) {
 }
 
 /** GET with ?wait=, returning the body and the instant the answer arrived. */
-async function longPoll(url: string, path: string, auth: Record<string, string>): Promise<{ status: number; body: { data: Record<string, unknown> }; arrivedAt: number }> {
+async function longPoll(
+  url: string,
+  path: string,
+  auth: Record<string, string>,
+): Promise<{ status: number; body: { data: Record<string, unknown> }; arrivedAt: number }> {
   const res = await request(url).get(path).set(auth);
   return { status: res.status, body: res.body, arrivedAt: Date.now() };
 }
@@ -42,7 +46,13 @@ describe('long-poll: GET /jobs/{id}?wait=N and GET /executions/{id}?wait=N', () 
     t = await startTestApp();
     alice = await t.createAccount({ plan: 'business' });
     await t.app.get(AccountsService).updateAccount(alice.email, { limitPerMinute: 5000, limitPerHour: 50_000 });
-    websiteId = (await request(t.url).post('/websites').set(alice.auth).send({ name: 'Slow', url: `${pages.url}/slow` }).expect(201)).body.data.id;
+    websiteId = (
+      await request(t.url)
+        .post('/websites')
+        .set(alice.auth)
+        .send({ name: 'Slow', url: `${pages.url}/slow` })
+        .expect(201)
+    ).body.data.id;
   });
   afterAll(async () => {
     await t.close();
@@ -50,7 +60,11 @@ describe('long-poll: GET /jobs/{id}?wait=N and GET /executions/{id}?wait=N', () 
   });
 
   /** When the job's end was committed: the instant its "ended" signal goes out (heard here in the same process). */
-  const endOf = (jobId: string) => t.app.get(JobEvents).waitForEnd(jobId, 60_000, new AbortController().signal).then(() => Date.now());
+  const endOf = (jobId: string) =>
+    t.app
+      .get(JobEvents)
+      .waitForEnd(jobId, 60_000, new AbortController().signal)
+      .then(() => Date.now());
 
   it('answers within 100 ms of the job ending, in one request', async () => {
     const { body } = await request(t.url).post(`/websites/${websiteId}/screenshot`).set(alice.auth).expect(200);
@@ -72,7 +86,13 @@ describe('long-poll: GET /jobs/{id}?wait=N and GET /executions/{id}?wait=N', () 
     expect(again.body.data.status).toBe('succeeded');
     expect(again.arrivedAt - started).toBeLessThan(200);
 
-    const held = (await request(t.url).post('/websites').set(alice.auth).send({ name: 'Held', url: `${pages.url}/held` }).expect(201)).body.data.id;
+    const held = (
+      await request(t.url)
+        .post('/websites')
+        .set(alice.auth)
+        .send({ name: 'Held', url: `${pages.url}/held` })
+        .expect(201)
+    ).body.data.id;
     const job = (await request(t.url).post(`/websites/${held}/screenshot`).set(alice.auth).expect(200)).body.job_id;
     const waitStarted = Date.now();
     const waited = await longPoll(t.url, `/jobs/${job}?wait=1`, alice.auth);
@@ -82,7 +102,7 @@ describe('long-poll: GET /jobs/{id}?wait=N and GET /executions/{id}?wait=N', () 
     await request(t.url).delete(`/websites/${held}`).set(alice.auth).expect(200);
   });
 
-  it('wait outside 0..30 or not a number is 422 naming wait; another account\'s job is 404 at once', async () => {
+  it("wait outside 0..30 or not a number is 422 naming wait; another account's job is 404 at once", async () => {
     const { body } = await request(t.url).post(`/websites/${websiteId}/screenshot`).set(alice.auth).expect(200);
     for (const wait of ['31', '-1', 'abc', '1.5', '0x1']) {
       const res = await request(t.url).get(`/jobs/${body.job_id}?wait=${wait}`).set(alice.auth).expect(422);
@@ -109,9 +129,15 @@ describe('long-poll: GET /jobs/{id}?wait=N and GET /executions/{id}?wait=N', () 
   });
 
   it('1,000 long-polls opened and abandoned leave no listener, timer or socket behind', async () => {
-    const held = (await request(t.url).post('/websites').set(alice.auth).send({ name: 'Held2', url: `${pages.url}/held` }).expect(201)).body.data.id;
+    const held = (
+      await request(t.url)
+        .post('/websites')
+        .set(alice.auth)
+        .send({ name: 'Held2', url: `${pages.url}/held` })
+        .expect(201)
+    ).body.data.id;
     const job = (await request(t.url).post(`/websites/${held}/screenshot`).set(alice.auth).expect(200)).body.job_id;
-    const events = t.app.get(JobEvents) as InProcessJobEvents;
+    const events = t.app.get<JobEvents, InProcessJobEvents>(JobEvents);
     // The baseline is taken with the capture under way (its browser, pipes and sockets are not the long-polls').
     const hitsBefore = heldHits;
     while (heldHits === hitsBefore) await new Promise((r) => setTimeout(r, 20));
@@ -119,7 +145,8 @@ describe('long-poll: GET /jobs/{id}?wait=N and GET /executions/{id}?wait=N', () 
     // their maximum under 1,000 concurrent reads and shrink on their own later: that is not a leak.
     const POOLED_PORTS = new Set([5432, 6379]);
     const handles = () =>
-      (process as unknown as { _getActiveHandles(): Array<{ remotePort?: number }> })._getActiveHandles().filter((h) => !POOLED_PORTS.has(h.remotePort ?? 0)).length;
+      (process as unknown as { _getActiveHandles(): Array<{ remotePort?: number }> })._getActiveHandles().filter((h) => !POOLED_PORTS.has(h.remotePort ?? 0))
+        .length;
     const { hostname, port } = new URL(t.url);
     /** Opens 1,000 long-polls, waits until every one is waiting, then hangs them all up. */
     const openAndAbandon = async () => {
@@ -164,14 +191,25 @@ describe('long-poll across processes (PostgreSQL + Redis): a worker process ends
     const pages = await new PageServer({ '/slow': slowPage(800) }).start();
     const api = await startTestApp({ database: db, redisKeyPrefix: prefix, env: { REDIS_URL: LOCAL_REDIS, ROLE: 'api' } });
     const listener = new Redis(LOCAL_REDIS);
-    const worker = await startServiceProcess({ DATABASE_URL: db.databaseUrl!, REDIS_URL: LOCAL_REDIS, REDIS_KEY_PREFIX: prefix, ROLE: 'worker', ALLOW_PRIVATE_NETWORKS: 'true', DATA_DIR: db.dataDir });
+    const worker = await startServiceProcess({
+      DATABASE_URL: db.databaseUrl!,
+      REDIS_URL: LOCAL_REDIS,
+      REDIS_KEY_PREFIX: prefix,
+      ROLE: 'worker',
+      ALLOW_PRIVATE_NETWORKS: 'true',
+      DATA_DIR: db.dataDir,
+    });
     try {
       // The worker announces each job's end on Redis right after committing it; this test listens too.
       await listener.subscribe(`${prefix}:jobs:ended`);
       const endedAt = new Map<string, number>();
       listener.on('message', (_channel: string, jobId: string) => endedAt.set(jobId, Date.now()));
       const account = await api.createAccount({ plan: 'pro' });
-      const website = await request(api.url).post('/websites').set(account.auth).send({ name: 'Remote', url: `${pages.url}/slow` }).expect(201);
+      const website = await request(api.url)
+        .post('/websites')
+        .set(account.auth)
+        .send({ name: 'Remote', url: `${pages.url}/slow` })
+        .expect(201);
       for (let i = 0; i < 3; i++) {
         const { body } = await request(api.url).post(`/websites/${website.body.data.id}/screenshot`).set(account.auth).expect(200);
         const res = await longPoll(api.url, `/jobs/${body.job_id}?wait=30`, account.auth);

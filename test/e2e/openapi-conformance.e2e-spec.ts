@@ -170,7 +170,8 @@ describe('OpenAPI conformance', () => {
         const members = (deref(schema).oneOf ?? [schema]).map((s) => deref(s));
         for (const body of members) {
           const props = body.properties ?? {};
-          if (JSON.stringify(props.success?.enum) !== '[false]' || props.error?.type !== 'string' || !body.required?.includes('code')) wrong.push(`${key} ${status}: not the error body`);
+          if (JSON.stringify(props.success?.enum) !== '[false]' || props.error?.type !== 'string' || !body.required?.includes('code'))
+            wrong.push(`${key} ${status}: not the error body`);
           for (const code of (props.code?.enum ?? []) as Array<keyof typeof STATUS_BY_CODE>) {
             // Node's parser answers a request that did not arrive in time with 408 `bad_request` (client-errors.ts).
             const statusOfCode = status === '408' && code === 'bad_request' ? 408 : STATUS_BY_CODE[code];
@@ -195,7 +196,8 @@ describe('OpenAPI conformance', () => {
       for (const p of (op.parameters ?? []).filter((x) => x.in === 'path')) {
         ids += 1;
         const s = p.schema;
-        const bounded = (s.type === 'integer' && s.minimum === 1 && s.maximum === MAX_ID) || (s.type === 'string' && s.format === 'uuid' && s.pattern === UUID_PATTERN);
+        const bounded =
+          (s.type === 'integer' && s.minimum === 1 && s.maximum === MAX_ID) || (s.type === 'string' && s.format === 'uuid' && s.pattern === UUID_PATTERN);
         expect({ at: `${key} ${p.name}`, bounded, required: p.required }).toEqual({ at: `${key} ${p.name}`, bounded: true, required: true });
       }
     }
@@ -222,12 +224,19 @@ describe('OpenAPI conformance', () => {
     }
     expect(seen).toBeGreaterThanOrEqual(9);
     expect(unbounded).toEqual([]);
-    expect(deref(requestSchema(doc.paths['/screenshots/download-bulk'].post)!).properties!.screenshot_ids.items).toMatchObject({ type: 'integer', minimum: 1, maximum: MAX_ID });
+    expect(deref(requestSchema(doc.paths['/screenshots/download-bulk'].post)!).properties!.screenshot_ids.items).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_ID,
+    });
   });
 
   it('the rules the server enforces are in the schemas: IANA time zones, HH:MM, http/https URLs, CSS selectors', () => {
     const body = (path: string, method = 'post') => deref(requestSchema(doc.paths[path][method])!);
-    for (const [path, method] of [['/schedules', 'post'], ['/schedules/{id}', 'put']]) {
+    for (const [path, method] of [
+      ['/schedules', 'post'],
+      ['/schedules/{id}', 'put'],
+    ]) {
       const { time, timezone } = body(path, method).properties!;
       expect(time.pattern).toBe(TIME_PATTERN.source);
       expect(timezone).toMatchObject({ type: 'string', example: expect.any(String), description: expect.stringMatching(/IANA/) });
@@ -242,7 +251,10 @@ describe('OpenAPI conformance', () => {
       expect(all.filter((hhmm) => !timePattern.test(hhmm))).toEqual([]);
       expect(['7:05', '24:00', '12:60', ' 07:00'].filter((hhmm) => timePattern.test(hhmm))).toEqual([]);
     }
-    for (const [path, method] of [['/websites', 'post'], ['/websites/{id}', 'put']]) {
+    for (const [path, method] of [
+      ['/websites', 'post'],
+      ['/websites/{id}', 'put'],
+    ]) {
       const { url } = body(path, method).properties!;
       expect(url).toMatchObject({ type: 'string', maxLength: 2048, description: expect.stringMatching(/URL policy/) });
       const pattern = new RegExp(url.pattern!);
@@ -257,14 +269,22 @@ describe('OpenAPI conformance', () => {
       if (!schema) continue;
       reachable(schema, key, (node, at) => {
         if (node.type === 'string' && /selector/i.test(at)) {
-          expect({ at, format: node.format, description: node.description }).toEqual({ at, format: 'css-selector', description: expect.stringMatching(/CSS selector/) });
+          expect({ at, format: node.format, description: node.description }).toEqual({
+            at,
+            format: 'css-selector',
+            description: expect.stringMatching(/CSS selector/),
+          });
           selectors.push(at);
         }
       });
     }
     expect(selectors.length).toBeGreaterThanOrEqual(7); // wait_for_selector, hide_selectors[], the selectors of fill, click, wait_for, hover and select
     // scroll's `to` is "bottom" or a selector: said so, and bounded like a selector.
-    expect(deref(doc.components.schemas.ScrollStep).properties!.to).toMatchObject({ minLength: 1, maxLength: 1000, description: expect.stringMatching(/CSS selector/) });
+    expect(deref(doc.components.schemas.ScrollStep).properties!.to).toMatchObject({
+      minLength: 1,
+      maxLength: 1000,
+      description: expect.stringMatching(/CSS selector/),
+    });
   });
 
   it('PUT bodies are partial, and required exactly as the server requires them: {} is accepted, no body is 422', () => {
@@ -356,7 +376,13 @@ describe('OpenAPI conformance', () => {
 
   it('every status the server answers in these requests is the expected one, documented for the operation, with the documented body', async () => {
     const website = (await request(t.url).post('/websites').set(alice.auth).send({ name: 'Doc', url: 'http://127.0.0.1:9/doc' }).expect(201)).body.data.id;
-    const schedule = (await request(t.url).post('/schedules').set(alice.auth).send({ name: 'S', website_id: website, frequency: 'daily', time: '07:00', timezone: 'UTC' }).expect(201)).body.data.id;
+    const schedule = (
+      await request(t.url)
+        .post('/schedules')
+        .set(alice.auth)
+        .send({ name: 'S', website_id: website, frequency: 'daily', time: '07:00', timezone: 'UTC' })
+        .expect(201)
+    ).body.data.id;
     const scenario = (
       await request(t.url)
         .post('/scenarios')
@@ -424,16 +450,25 @@ describe('OpenAPI conformance', () => {
       const response = doc.paths[template!][method]?.responses[String(res.status)];
       if (!response) undocumented.push(`${method} ${path.slice(0, 60)} → ${res.status}`);
       const schema = response && deref(response).content?.['application/json']?.schema;
-      if (schema && /json/.test(res.contentType)) misfits.push(...problems(res.body, schema).map((p) => `${method} ${path.slice(0, 60)} → ${res.status}: ${p}`));
+      if (schema && /json/.test(res.contentType))
+        misfits.push(...problems(res.body, schema).map((p) => `${method} ${path.slice(0, 60)} → ${res.status}: ${p}`));
       return res;
     };
     const answer = async (method: string, path: string, build: (r: request.Test) => request.Test, auth: object) => {
-      const res = await build(request(t.url)[method as 'get'](path).set(auth as Record<string, string>));
+      const res = await build(
+        request(t.url)
+          [method as 'get'](path)
+          .set(auth as Record<string, string>),
+      );
       return check(method, path, { status: res.status, contentType: String(res.headers['content-type']), body: res.body });
     };
     /** fetch sends a Buffer as the bytes it holds (superagent would serialise it as JSON). */
     const answerBytes = async (method: string, path: string, headers: Record<string, string>, bytes: Buffer) => {
-      const res = await fetch(`${t.url}${path}`, { method: method.toUpperCase(), headers: { ...alice.auth, 'Content-Type': 'application/json', ...headers }, body: new Uint8Array(bytes) });
+      const res = await fetch(`${t.url}${path}`, {
+        method: method.toUpperCase(),
+        headers: { ...alice.auth, 'Content-Type': 'application/json', ...headers },
+        body: new Uint8Array(bytes),
+      });
       const contentType = res.headers.get('content-type') ?? '';
       return check(method, path, { status: res.status, contentType, body: /json/.test(contentType) ? await res.json() : await res.text() });
     };
@@ -453,7 +488,8 @@ describe('OpenAPI conformance', () => {
     for (const [expected, method, path, headers, bytes] of encoded) {
       const res = await answerBytes(method, path, headers, bytes);
       observed.push(`${method} ${path} (${headers['Content-Encoding']}) → ${res.status}`);
-      if (res.status !== expected) unexpected.push(`${method} ${path} (${headers['Content-Encoding']}) → ${res.status}, expected ${expected}: ${JSON.stringify(res.body)}`);
+      if (res.status !== expected)
+        unexpected.push(`${method} ${path} (${headers['Content-Encoding']}) → ${res.status}, expected ${expected}: ${JSON.stringify(res.body)}`);
     }
     expect(unexpected).toEqual([]);
     // 403 on a plan without API access, and 429 once a plan's minute limit is used up (Starter: 5 a minute).

@@ -10,7 +10,7 @@ import { startTestApp, TestApp } from '../support/test-app';
  * the spec names but the document lacks fails this test.
  */
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 const METHODS = ['get', 'post', 'put', 'delete', 'patch'] as const;
 const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
@@ -73,7 +73,9 @@ describe('OpenAPI document (GET /openapi.json) and Swagger UI (GET /docs)', () =
   it('has every endpoint of the spec’s tables and of API.md, path and method, and no dashboard route', () => {
     const wanted = specOperations();
     expect(wanted.length).toBeGreaterThanOrEqual(24); // a broken parser must not pass with nothing to check
-    expect(wanted).toEqual(expect.arrayContaining(['get /websites', 'post /screenshots/download-bulk', 'post /scenarios/{id}/run', 'get /health', 'get /test']));
+    expect(wanted).toEqual(
+      expect.arrayContaining(['get /websites', 'post /screenshots/download-bulk', 'post /scenarios/{id}/run', 'get /health', 'get /test']),
+    );
     const have = new Set(operations().map((o) => o.key));
     expect([...wanted, ...API_MD_EXTRAS].filter((op) => !have.has(op))).toEqual([]);
     expect(Object.keys(doc.paths).filter((path) => path.startsWith('/dashboard'))).toEqual([]);
@@ -103,7 +105,10 @@ describe('OpenAPI document (GET /openapi.json) and Swagger UI (GET /docs)', () =
       expect({ key, status, headers: Object.keys(headers) }).toEqual({ key, status, headers: expect.arrayContaining(RATE_LIMIT_HEADERS) });
       for (const name of RATE_LIMIT_HEADERS) expect(headers[name].schema).toEqual(expect.objectContaining({ type: 'integer' }));
       expect({ key, errors: ['401', '403', '429'].filter((s) => !op.responses[s]) }).toEqual({ key, errors: [] });
-      expect({ key, retryAfter: Object.keys(op.responses['429'].headers ?? {}) }).toEqual({ key, retryAfter: expect.arrayContaining([...RATE_LIMIT_HEADERS, 'Retry-After']) });
+      expect({ key, retryAfter: Object.keys(op.responses['429'].headers ?? {}) }).toEqual({
+        key,
+        retryAfter: expect.arrayContaining([...RATE_LIMIT_HEADERS, 'Retry-After']),
+      });
     }
     expect(Object.keys(doc.paths['/health'].get.responses['200'].headers ?? {})).toEqual([]);
   });
@@ -114,7 +119,11 @@ describe('OpenAPI document (GET /openapi.json) and Swagger UI (GET /docs)', () =
     expect(props(unauthorized)).toMatchObject({ success: { enum: [false] }, error: { enum: ['Unauthorized'] }, code: { enum: ['unauthorized'] } });
     expect(unauthorized.required).toEqual(expect.arrayContaining(['success', 'error', 'code']));
     const noAccess = jsonSchema(op.responses['403']);
-    expect(props(noAccess)).toMatchObject({ error: { enum: ['API access is not available on your plan'] }, code: { enum: ['plan_no_api_access'] }, current_plan: { type: 'string' } });
+    expect(props(noAccess)).toMatchObject({
+      error: { enum: ['API access is not available on your plan'] },
+      code: { enum: ['plan_no_api_access'] },
+      current_plan: { type: 'string' },
+    });
     const limited = jsonSchema(op.responses['429']);
     expect(props(limited)).toMatchObject({
       error: { enum: ['Rate limit exceeded'] },
@@ -157,7 +166,10 @@ describe('OpenAPI document (GET /openapi.json) and Swagger UI (GET /docs)', () =
     const bulk = doc.paths['/screenshots/download-bulk'].post;
     const forbidden = deref(bulk.responses['403']).content['application/json'].schema.oneOf.map((s: Json) => deref(s));
     expect(forbidden.map((s: Json) => s.properties.code.enum[0]).sort()).toEqual(['plan_no_api_access', 'plan_upgrade_required']);
-    expect(forbidden.find((s: Json) => s.properties.required_plans).properties).toMatchObject({ current_plan: { type: 'string' }, required_plans: { type: 'array' } });
+    expect(forbidden.find((s: Json) => s.properties.required_plans).properties).toMatchObject({
+      current_plan: { type: 'string' },
+      required_plans: { type: 'array' },
+    });
   });
 
   it('binary responses: PNG download, ZIP bulk download, WebP thumbnail', () => {
@@ -197,7 +209,11 @@ describe('OpenAPI document (GET /openapi.json) and Swagger UI (GET /docs)', () =
     expect(oneOf).toHaveLength(STEP_TYPES.length);
     for (const type of STEP_TYPES) {
       const schema = deref({ $ref: discriminator.mapping[type] });
-      expect({ type, enum: schema.properties.type.enum, required: schema.required }).toEqual({ type, enum: [type], required: expect.arrayContaining(['type']) });
+      expect({ type, enum: schema.properties.type.enum, required: schema.required }).toEqual({
+        type,
+        enum: [type],
+        required: expect.arrayContaining(['type']),
+      });
     }
     expect(props(jsonSchema(doc.paths['/scenarios/{id}'].get.responses['200'])).data).toEqual({ $ref: expect.any(String) });
   });
@@ -226,7 +242,9 @@ describe('OpenAPI document (GET /openapi.json) and Swagger UI (GET /docs)', () =
     expect(assets.filter((a) => a.endsWith('.css')).length).toBeGreaterThanOrEqual(1);
     let init = '';
     for (const asset of assets) {
-      const file = await request(t.url).get(new URL(asset, `${t.url}/docs`).pathname).expect(200);
+      const file = await request(t.url)
+        .get(new URL(asset, `${t.url}/docs`).pathname)
+        .expect(200);
       expect(file.headers['content-type']).toMatch(asset.endsWith('.css') ? /^text\/css/ : /javascript/);
       expect(Object.keys(file.headers).filter((h) => h.startsWith('x-ratelimit'))).toEqual([]);
       if (asset.endsWith('-init.js')) init = file.text;

@@ -136,13 +136,20 @@ describe('Rate limits shared through Redis by two instances', () => {
     a.clock.set('2026-11-22T17:00:20Z');
     b.clock.set('2026-11-22T17:00:20Z');
     const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => request(i % 2 ? a.url : b.url).get('/test').set(account.auth)),
+      Array.from({ length: 50 }, (_, i) =>
+        request(i % 2 ? a.url : b.url)
+          .get('/test')
+          .set(account.auth),
+      ),
     );
     const ok = results.filter((r) => r.status === 200).length;
     const limited = results.filter((r) => r.status === 429).length;
     expect(ok).toBe(20);
     expect(limited).toBe(30);
-    const remaining = results.filter((r) => r.status === 200).map((r) => Number(r.headers['x-ratelimit-remaining'])).sort((x, y) => x - y);
+    const remaining = results
+      .filter((r) => r.status === 200)
+      .map((r) => Number(r.headers['x-ratelimit-remaining']))
+      .sort((x, y) => x - y);
     expect(remaining).toEqual(Array.from({ length: 20 }, (_, i) => i));
   });
 });

@@ -93,7 +93,6 @@ const SIGNED_OUT_PAGE =
 
 /** Collects a binary response body into a Buffer (supertest's default parsers would not). */
 
-
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
     let body = '';
@@ -256,95 +255,100 @@ describe('Scenarios and executions with real Chromium', () => {
     it.each([
       ['a form POST that redirects to /dashboard (a navigation)', '/login'],
       ['a form handled by JavaScript (fetch, dashboard rendered in place)', '/js-login'],
-    ])('login via %s: fill, fill, click, wait_for #dashboard, screenshot → succeeded; step records, two screenshots, the PNG shows the logged-in page', async (_label, loginPath) => {
-      const api = () => request(t.url);
-      const account = await t.createAccount({ plan: 'pro' });
-      const site = await createWebsite(t, account, { name: 'fixture-login', url: `${pages.url}${loginPath}`, viewport_width: 800, viewport_height: 600 });
-      const scenario = await createScenario(t, account, {
-        name: 'Log in as alice',
-        website_id: site.id,
-        steps: [...loginSteps(ALICE_PASSWORD), { type: 'wait_for', selector: '#dashboard' }, { type: 'screenshot' }],
-      });
-      const loginsBefore = logins.length;
-
-      const executionId = await run(t, account, scenario.id);
-      const { body, execution } = await settle(t, account, executionId);
-
-      expect(body.success).toBe(true);
-      expect(execution).toEqual({
-        id: executionId,
-        scenario_id: scenario.id,
-        status: 'succeeded',
-        steps: ['fill', 'fill', 'click', 'wait_for', 'screenshot'].map((type, index) => ({
-          index,
-          type,
-          status: 'succeeded',
-          duration_ms: expect.any(Number),
-          error: null,
-        })),
-        screenshot_ids: [expect.any(Number), expect.any(Number)],
-        error: null,
-        attempts: expect.any(Number),
-        created_at: expect.stringMatching(ISO_UTC),
-        started_at: expect.stringMatching(ISO_UTC),
-        finished_at: expect.stringMatching(ISO_UTC),
-      });
-      for (const step of execution.steps) expect(step.duration_ms).toBeGreaterThanOrEqual(0);
-      // The browser really submitted the form with the filled username.
-      expect(logins.slice(loginsBefore)).toEqual(['alice']);
-
-      // The execution is a job of type 'scenario' too (GET /jobs/{id}).
-      const asJob = await api().get(`/jobs/${executionId}`).set(account.auth).expect(200);
-      expect(asJob.body.data).toMatchObject({ id: executionId, type: 'scenario', status: 'succeeded', website_id: site.id, error: null });
-
-      const [stepShotId, finalShotId] = execution.screenshot_ids;
-      expect(stepShotId).not.toBe(finalShotId);
-
-      // Both are normal screenshot rows of the scenario's website, tied to the scenario and the execution.
-      for (const id of execution.screenshot_ids) {
-        const got = await api().get(`/screenshots/${id}`).set(account.auth);
-        expect(got.status).toBe(200);
-        expect(got.body.data).toMatchObject({
-          id,
+    ])(
+      'login via %s: fill, fill, click, wait_for #dashboard, screenshot → succeeded; step records, two screenshots, the PNG shows the logged-in page',
+      async (_label, loginPath) => {
+        const api = () => request(t.url);
+        const account = await t.createAccount({ plan: 'pro' });
+        const site = await createWebsite(t, account, { name: 'fixture-login', url: `${pages.url}${loginPath}`, viewport_width: 800, viewport_height: 600 });
+        const scenario = await createScenario(t, account, {
+          name: 'Log in as alice',
           website_id: site.id,
-          scenario_id: scenario.id,
-          execution_id: executionId,
-          width: 800,
-          height: 600,
-          status: 'success',
-          file_path: `screenshots/${account.id}/${site.id}/${id}.png`,
+          steps: [...loginSteps(ALICE_PASSWORD), { type: 'wait_for', selector: '#dashboard' }, { type: 'screenshot' }],
         });
-      }
+        const loginsBefore = logins.length;
 
-      // The screenshot step's PNG shows the logged-in page (its colour), and so does the final one.
-      const stepPng = await download(t, account, stepShotId);
-      expect([stepPng.width, stepPng.height]).toEqual([800, 600]);
-      expect(pixel(stepPng, 10, 10)).toEqual([...DASHBOARD_RGB, 255]);
-      expect(pixel(stepPng, 790, 590)).toEqual([...DASHBOARD_RGB, 255]);
-      const finalPng = await download(t, account, finalShotId);
-      expect(pixel(finalPng, 10, 10)).toEqual([...DASHBOARD_RGB, 255]);
+        const executionId = await run(t, account, scenario.id);
+        const { body, execution } = await settle(t, account, executionId);
 
-      freshMinute();
-      // A plain capture of the same website: in the unfiltered list, not in the scenario_id filter.
-      const take = await api().post(`/websites/${site.id}/screenshot`).set(account.auth).expect(200);
-      const plainJob = await settleJob(account, take.body.job_id);
-      expect(plainJob.status).toBe('succeeded');
+        expect(body.success).toBe(true);
+        expect(execution).toEqual({
+          id: executionId,
+          scenario_id: scenario.id,
+          status: 'succeeded',
+          steps: ['fill', 'fill', 'click', 'wait_for', 'screenshot'].map((type, index) => ({
+            index,
+            type,
+            status: 'succeeded',
+            duration_ms: expect.any(Number),
+            error: null,
+          })),
+          screenshot_ids: [expect.any(Number), expect.any(Number)],
+          error: null,
+          attempts: expect.any(Number),
+          created_at: expect.stringMatching(ISO_UTC),
+          started_at: expect.stringMatching(ISO_UTC),
+          finished_at: expect.stringMatching(ISO_UTC),
+        });
+        for (const step of execution.steps) expect(step.duration_ms).toBeGreaterThanOrEqual(0);
+        // The browser really submitted the form with the filled username.
+        expect(logins.slice(loginsBefore)).toEqual(['alice']);
 
-      const filtered = await api().get(`/screenshots?scenario_id=${scenario.id}`).set(account.auth);
-      expect(filtered.status).toBe(200);
-      expect(filtered.body.data.map((s: { id: number }) => s.id).sort()).toEqual([...execution.screenshot_ids].sort());
-      expect(filtered.body.meta).toMatchObject({ total: 2 });
-      for (const shot of filtered.body.data) expect(shot).toMatchObject({ scenario_id: scenario.id, execution_id: executionId });
+        // The execution is a job of type 'scenario' too (GET /jobs/{id}).
+        const asJob = await api().get(`/jobs/${executionId}`).set(account.auth).expect(200);
+        expect(asJob.body.data).toMatchObject({ id: executionId, type: 'scenario', status: 'succeeded', website_id: site.id, error: null });
 
-      const all = await api().get(`/screenshots?website_id=${site.id}`).set(account.auth);
-      expect(all.status).toBe(200);
-      expect(all.body.meta).toMatchObject({ total: 3 });
-      expect(all.body.data.map((s: { id: number }) => s.id)).toContain(plainJob.screenshot_id);
+        const [stepShotId, finalShotId] = execution.screenshot_ids;
+        expect(stepShotId).not.toBe(finalShotId);
 
-      const none = await api().get(`/screenshots?scenario_id=${scenario.id + 1000}`).set(account.auth);
-      expect(none.status).toBe(200);
-      expect(none.body.data).toEqual([]);
-    });
+        // Both are normal screenshot rows of the scenario's website, tied to the scenario and the execution.
+        for (const id of execution.screenshot_ids) {
+          const got = await api().get(`/screenshots/${id}`).set(account.auth);
+          expect(got.status).toBe(200);
+          expect(got.body.data).toMatchObject({
+            id,
+            website_id: site.id,
+            scenario_id: scenario.id,
+            execution_id: executionId,
+            width: 800,
+            height: 600,
+            status: 'success',
+            file_path: `screenshots/${account.id}/${site.id}/${id}.png`,
+          });
+        }
+
+        // The screenshot step's PNG shows the logged-in page (its colour), and so does the final one.
+        const stepPng = await download(t, account, stepShotId);
+        expect([stepPng.width, stepPng.height]).toEqual([800, 600]);
+        expect(pixel(stepPng, 10, 10)).toEqual([...DASHBOARD_RGB, 255]);
+        expect(pixel(stepPng, 790, 590)).toEqual([...DASHBOARD_RGB, 255]);
+        const finalPng = await download(t, account, finalShotId);
+        expect(pixel(finalPng, 10, 10)).toEqual([...DASHBOARD_RGB, 255]);
+
+        freshMinute();
+        // A plain capture of the same website: in the unfiltered list, not in the scenario_id filter.
+        const take = await api().post(`/websites/${site.id}/screenshot`).set(account.auth).expect(200);
+        const plainJob = await settleJob(account, take.body.job_id);
+        expect(plainJob.status).toBe('succeeded');
+
+        const filtered = await api().get(`/screenshots?scenario_id=${scenario.id}`).set(account.auth);
+        expect(filtered.status).toBe(200);
+        expect(filtered.body.data.map((s: { id: number }) => s.id).sort()).toEqual([...execution.screenshot_ids].sort());
+        expect(filtered.body.meta).toMatchObject({ total: 2 });
+        for (const shot of filtered.body.data) expect(shot).toMatchObject({ scenario_id: scenario.id, execution_id: executionId });
+
+        const all = await api().get(`/screenshots?website_id=${site.id}`).set(account.auth);
+        expect(all.status).toBe(200);
+        expect(all.body.meta).toMatchObject({ total: 3 });
+        expect(all.body.data.map((s: { id: number }) => s.id)).toContain(plainJob.screenshot_id);
+
+        const none = await api()
+          .get(`/screenshots?scenario_id=${scenario.id + 1000}`)
+          .set(account.auth);
+        expect(none.status).toBe(200);
+        expect(none.body.data).toEqual([]);
+      },
+    );
 
     // The same navigating login, queued 10 times at once: a scenario that logs in must not fail at random.
     it('the navigating login scenario is reliable: 10 runs of it all succeed', async () => {
@@ -487,53 +491,50 @@ describe('Scenarios and executions with real Chromium', () => {
     });
 
     const ok: StepBody = { type: 'wait', duration: 10 };
-    const cases: Array<[string, (ctx: { websiteId: number; othersWebsiteId: number }) => Record<string, unknown>, Array<{ field: string; message: unknown }>]> = [
+    const cases: Array<[string, (ctx: { websiteId: number; othersWebsiteId: number }) => Record<string, unknown>, Array<{ field: string; message: unknown }>]> =
       [
-        'unknown step type',
-        ({ websiteId }) => ({ name: 's', website_id: websiteId, steps: [{ type: 'teleport', to: 'mars' }] }),
-        [{ field: 'steps[0].type', message: expect.stringMatching(/must be one of navigate, fill, click, wait/) }],
-      ],
-      [
-        'a missing field',
-        ({ websiteId }) => ({ name: 's', website_id: websiteId, steps: [ok, { type: 'click' }] }),
-        [{ field: 'steps[1].selector', message: 'steps[1].selector is required' }],
-      ],
-      [
-        '51 steps',
-        ({ websiteId }) => ({ name: 's', website_id: websiteId, steps: Array.from({ length: 51 }, () => ok) }),
-        [{ field: 'steps', message: expect.stringContaining('50') }],
-      ],
-      [
-        'a wait of 60000 ms',
-        ({ websiteId }) => ({ name: 's', website_id: websiteId, steps: [{ type: 'wait', duration: 60000 }] }),
-        [{ field: 'steps[0].duration', message: expect.stringContaining('30000') }],
-      ],
-      [
-        'an invalid selector',
-        ({ websiteId }) => ({ name: 's', website_id: websiteId, steps: [{ type: 'click', selector: 'div[' }] }),
-        [{ field: 'steps[0].selector', message: expect.stringContaining('is not a valid CSS selector') }],
-      ],
-      [
-        'navigate to file:///etc/passwd',
-        ({ websiteId }) => ({ name: 's', website_id: websiteId, steps: [{ type: 'navigate', url: 'file:///etc/passwd' }] }),
-        [{ field: 'steps[0].url', message: 'url scheme must be http or https' }],
-      ],
-      [
-        'empty steps',
-        ({ websiteId }) => ({ name: 's', website_id: websiteId, steps: [] }),
-        [{ field: 'steps', message: expect.stringContaining('1 to 50') }],
-      ],
-      [
-        "another account's website",
-        ({ othersWebsiteId }) => ({ name: 's', website_id: othersWebsiteId, steps: [ok] }),
-        [{ field: 'website_id', message: expect.any(String) }],
-      ],
-      [
-        'a missing name',
-        ({ websiteId }) => ({ website_id: websiteId, steps: [ok] }),
-        [{ field: 'name', message: expect.any(String) }],
-      ],
-    ];
+        [
+          'unknown step type',
+          ({ websiteId }) => ({ name: 's', website_id: websiteId, steps: [{ type: 'teleport', to: 'mars' }] }),
+          [{ field: 'steps[0].type', message: expect.stringMatching(/must be one of navigate, fill, click, wait/) }],
+        ],
+        [
+          'a missing field',
+          ({ websiteId }) => ({ name: 's', website_id: websiteId, steps: [ok, { type: 'click' }] }),
+          [{ field: 'steps[1].selector', message: 'steps[1].selector is required' }],
+        ],
+        [
+          '51 steps',
+          ({ websiteId }) => ({ name: 's', website_id: websiteId, steps: Array.from({ length: 51 }, () => ok) }),
+          [{ field: 'steps', message: expect.stringContaining('50') }],
+        ],
+        [
+          'a wait of 60000 ms',
+          ({ websiteId }) => ({ name: 's', website_id: websiteId, steps: [{ type: 'wait', duration: 60000 }] }),
+          [{ field: 'steps[0].duration', message: expect.stringContaining('30000') }],
+        ],
+        [
+          'an invalid selector',
+          ({ websiteId }) => ({ name: 's', website_id: websiteId, steps: [{ type: 'click', selector: 'div[' }] }),
+          [{ field: 'steps[0].selector', message: expect.stringContaining('is not a valid CSS selector') }],
+        ],
+        [
+          'navigate to file:///etc/passwd',
+          ({ websiteId }) => ({ name: 's', website_id: websiteId, steps: [{ type: 'navigate', url: 'file:///etc/passwd' }] }),
+          [{ field: 'steps[0].url', message: 'url scheme must be http or https' }],
+        ],
+        [
+          'empty steps',
+          ({ websiteId }) => ({ name: 's', website_id: websiteId, steps: [] }),
+          [{ field: 'steps', message: expect.stringContaining('1 to 50') }],
+        ],
+        [
+          "another account's website",
+          ({ othersWebsiteId }) => ({ name: 's', website_id: othersWebsiteId, steps: [ok] }),
+          [{ field: 'website_id', message: expect.any(String) }],
+        ],
+        ['a missing name', ({ websiteId }) => ({ website_id: websiteId, steps: [ok] }), [{ field: 'name', message: expect.any(String) }]],
+      ];
 
     it.each(cases)('POST /scenarios with %s → 422', async (_label, body, details) => {
       const res = await request(t.url).post('/scenarios').set(account.auth).send(body({ websiteId, othersWebsiteId }));
@@ -616,7 +617,10 @@ describe('Scenarios and executions with real Chromium', () => {
       expect(replaced.body.data).toMatchObject({ id, name: 'Renamed', steps: newSteps });
 
       // Invalid steps on update: 422 naming the field, nothing changed.
-      const bad = await api().put(`/scenarios/${id}`).set(account.auth).send({ name: 'Not applied', steps: [{ type: 'wait' }] });
+      const bad = await api()
+        .put(`/scenarios/${id}`)
+        .set(account.auth)
+        .send({ name: 'Not applied', steps: [{ type: 'wait' }] });
       expect(bad.status).toBe(422);
       expect(bad.body).toEqual(validation([{ field: 'steps[0].duration', message: expect.any(String) }]));
 
@@ -734,7 +738,12 @@ describe('Scenarios and executions with real Chromium', () => {
   describe('errors of ours are never shown raw', () => {
     it('a website deleted while its scenario runs: the execution fails "Website was deleted", not with the database\'s foreign-key error', async () => {
       const account = await t.createAccount({ plan: 'pro' });
-      const site = await createWebsite(t, account, { name: 'deleted-mid-run', url: `${pages.url}/plain?deleted-mid-run`, viewport_width: 640, viewport_height: 480 });
+      const site = await createWebsite(t, account, {
+        name: 'deleted-mid-run',
+        url: `${pages.url}/plain?deleted-mid-run`,
+        viewport_width: 640,
+        viewport_height: 480,
+      });
       const scenario = await createScenario(t, account, { name: 'Outlives its website', website_id: site.id, steps: [{ type: 'wait', duration: 2_000 }] });
 
       const executionId = await run(t, account, scenario.id);

@@ -28,19 +28,7 @@ import { detailFields } from '../support/assertions';
 
 const QUIET_TICKER = { SCHEDULE_TICK_MS: '3600000' };
 
-const SCHEDULE_FIELDS = [
-  'id',
-  'name',
-  'website_id',
-  'frequency',
-  'time',
-  'timezone',
-  'day_of_week',
-  'enabled',
-  'next_run_at',
-  'last_run_at',
-  'last_job_id',
-];
+const SCHEDULE_FIELDS = ['id', 'name', 'website_id', 'frequency', 'time', 'timezone', 'day_of_week', 'enabled', 'next_run_at', 'last_run_at', 'last_job_id'];
 
 const NOT_FOUND = { success: false, error: expect.any(String), code: 'not_found' };
 
@@ -68,7 +56,9 @@ interface JobRowView {
 async function scheduleJobs(app: TestApp, scheduleId: number): Promise<JobRowView[]> {
   const rows: JobRowView[] = await app.app
     .get(DataSource)
-    .query(`SELECT id, status, source, schedule_id, website_id FROM jobs WHERE source = 'schedule' AND schedule_id = ${Number(scheduleId)} ORDER BY created_at`);
+    .query(
+      `SELECT id, status, source, schedule_id, website_id FROM jobs WHERE source = 'schedule' AND schedule_id = ${Number(scheduleId)} ORDER BY created_at`,
+    );
   return rows.map((r) => ({ ...r, schedule_id: Number(r.schedule_id), website_id: Number(r.website_id) }));
 }
 
@@ -171,7 +161,12 @@ describe('Schedules (spec: Endpoints/Schedules; API.md: Schedules)', () => {
       expect(list.body).toMatchObject({
         data: expect.any(Array),
         meta: { current_page: 1, last_page: 1, per_page: 15, total: 2 },
-        links: { first: expect.stringMatching(/^http.*\/schedules\?page=1$/), last: expect.stringMatching(/^http.*\/schedules\?page=1$/), prev: null, next: null },
+        links: {
+          first: expect.stringMatching(/^http.*\/schedules\?page=1$/),
+          last: expect.stringMatching(/^http.*\/schedules\?page=1$/),
+          prev: null,
+          next: null,
+        },
       });
       expect(list.body.data).toHaveLength(2);
       expect(list.body.data).toEqual(expect.arrayContaining([created, second]));
@@ -193,7 +188,14 @@ describe('Schedules (spec: Endpoints/Schedules; API.md: Schedules)', () => {
       const la = await createSchedule(t, account, { name: 'LA', website_id: website.id, frequency: 'weekly', time: '18:00', timezone: 'America/Los_Angeles' });
       expect(la).toMatchObject({ frequency: 'weekly', day_of_week: 6, next_run_at: '2026-11-22T02:00:00.000Z' }); // Saturday 18:00 PST
 
-      const explicit = await createSchedule(t, account, { name: 'Wed', website_id: website.id, frequency: 'weekly', time: '09:00', timezone: 'Asia/Tokyo', day_of_week: 3 });
+      const explicit = await createSchedule(t, account, {
+        name: 'Wed',
+        website_id: website.id,
+        frequency: 'weekly',
+        time: '09:00',
+        timezone: 'Asia/Tokyo',
+        day_of_week: 3,
+      });
       expect(explicit).toMatchObject({ day_of_week: 3, next_run_at: '2026-11-25T00:00:00.000Z' }); // Wednesday 09:00 JST
     });
 
@@ -212,7 +214,14 @@ describe('Schedules (spec: Endpoints/Schedules; API.md: Schedules)', () => {
 
       const moved = await put({ time: '12:30', timezone: 'America/New_York' });
       expect(moved.status).toBe(200);
-      expect(moved.body.data).toMatchObject({ name: 'Renamed', frequency: 'daily', time: '12:30', timezone: 'America/New_York', enabled: true, next_run_at: '2026-11-23T17:30:00.000Z' });
+      expect(moved.body.data).toMatchObject({
+        name: 'Renamed',
+        frequency: 'daily',
+        time: '12:30',
+        timezone: 'America/New_York',
+        enabled: true,
+        next_run_at: '2026-11-23T17:30:00.000Z',
+      });
 
       const weekly = await put({ frequency: 'weekly', day_of_week: 3 });
       expect(weekly.status).toBe(200);
@@ -301,7 +310,11 @@ describe('Schedules (spec: Endpoints/Schedules; API.md: Schedules)', () => {
       expect(await ticker(t).tick()).toBe(1);
       const jobs = await scheduleJobs(t, schedule.id);
       expect(jobs).toHaveLength(1);
-      expect(await getSchedule(t, account, schedule.id)).toMatchObject({ last_job_id: jobs[0].id, last_run_at: '2026-12-05T09:30:00.000Z', next_run_at: '2026-12-06T09:00:00.000Z' });
+      expect(await getSchedule(t, account, schedule.id)).toMatchObject({
+        last_job_id: jobs[0].id,
+        last_run_at: '2026-12-05T09:30:00.000Z',
+        next_run_at: '2026-12-06T09:00:00.000Z',
+      });
       expect((await waitForJob(t.url, account.auth, jobs[0].id)).status).toBe('succeeded');
     });
 
@@ -310,8 +323,20 @@ describe('Schedules (spec: Endpoints/Schedules; API.md: Schedules)', () => {
       t.clock.set('2026-12-06T08:00:00Z');
       const website = await createWebsite(t, account, pageUrl);
       const doomedSite = await createWebsite(t, account, pageUrl);
-      const first = await createSchedule(t, account, { name: 'Deleted meanwhile', website_id: website.id, frequency: 'daily', time: '10:00', timezone: 'Europe/Berlin' });
-      const second = await createSchedule(t, account, { name: 'Website deleted meanwhile', website_id: doomedSite.id, frequency: 'daily', time: '10:00', timezone: 'Europe/Berlin' });
+      const first = await createSchedule(t, account, {
+        name: 'Deleted meanwhile',
+        website_id: website.id,
+        frequency: 'daily',
+        time: '10:00',
+        timezone: 'Europe/Berlin',
+      });
+      const second = await createSchedule(t, account, {
+        name: 'Website deleted meanwhile',
+        website_id: doomedSite.id,
+        frequency: 'daily',
+        time: '10:00',
+        timezone: 'Europe/Berlin',
+      });
       const db = t.app.get(DataSource);
       const repository = t.app.get(ScheduleRepository);
       const findOwned = repository.findOwned.bind(repository);
@@ -345,7 +370,13 @@ describe('Schedules (spec: Endpoints/Schedules; API.md: Schedules)', () => {
       const account = await t.createAccount({ plan: 'pro' });
       t.clock.set('2026-12-07T08:00:00Z');
       const website = await createWebsite(t, account, pageUrl);
-      const schedule = await createSchedule(t, account, { name: 'Raced', website_id: website.id, frequency: 'daily', time: '10:00', timezone: 'Europe/Berlin' });
+      const schedule = await createSchedule(t, account, {
+        name: 'Raced',
+        website_id: website.id,
+        frequency: 'daily',
+        time: '10:00',
+        timezone: 'Europe/Berlin',
+      });
       const repository = t.app.get(ScheduleRepository);
       const findOwned = repository.findOwned.bind(repository);
       t.clock.set('2026-12-07T09:00:10Z');
@@ -361,7 +392,12 @@ describe('Schedules (spec: Endpoints/Schedules; API.md: Schedules)', () => {
         expect(queued).toBe(1);
         const jobs = await scheduleJobs(t, schedule.id);
         expect(jobs).toHaveLength(1);
-        const expected = { name: 'Renamed during a tick', last_job_id: jobs[0].id, last_run_at: '2026-12-07T09:00:10.000Z', next_run_at: '2026-12-08T09:00:00.000Z' };
+        const expected = {
+          name: 'Renamed during a tick',
+          last_job_id: jobs[0].id,
+          last_run_at: '2026-12-07T09:00:10.000Z',
+          next_run_at: '2026-12-08T09:00:00.000Z',
+        };
         expect(put.body.data).toMatchObject(expected);
         expect(await getSchedule(t, account, schedule.id)).toMatchObject(expected);
       } finally {
@@ -393,7 +429,7 @@ describe('Schedules (spec: Endpoints/Schedules; API.md: Schedules)', () => {
         try {
           expectValidationFailed(res, fields);
         } catch (err) {
-          throw new Error(`${label}: ${res.status} ${JSON.stringify(res.body)}\n${(err as Error).message}`);
+          throw new Error(`${label}: ${res.status} ${JSON.stringify(res.body)}\n${(err as Error).message}`, { cause: err });
         }
       }
       const list = await request(t.url).get('/schedules').set(account.auth).expect(200);
@@ -416,7 +452,13 @@ describe('Schedules (spec: Endpoints/Schedules; API.md: Schedules)', () => {
       const account = await t.createAccount({ plan: 'pro' });
       t.clock.set('2026-11-22T08:59:30Z');
       const website = await createWebsite(t, account, pageUrl);
-      const schedule = await createSchedule(t, account, { name: 'Daily', website_id: website.id, frequency: 'daily', time: '10:00', timezone: 'Europe/Berlin' });
+      const schedule = await createSchedule(t, account, {
+        name: 'Daily',
+        website_id: website.id,
+        frequency: 'daily',
+        time: '10:00',
+        timezone: 'Europe/Berlin',
+      });
       expect(schedule.next_run_at).toBe('2026-11-22T09:00:00.000Z');
 
       expect(await tickAt(t, '2026-11-22T08:59:59.999Z')).toBe(0); // not due yet
@@ -431,19 +473,32 @@ describe('Schedules (spec: Endpoints/Schedules; API.md: Schedules)', () => {
 
       // The job is the account's, visible through the Jobs API with its source.
       const listed = await request(t.url).get('/jobs').set(account.auth).expect(200);
-      expect(listed.body.data).toEqual([expect.objectContaining({ id: jobId, type: 'screenshot', source: 'schedule', schedule_id: schedule.id, website_id: website.id })]);
+      expect(listed.body.data).toEqual([
+        expect.objectContaining({ id: jobId, type: 'screenshot', source: 'schedule', schedule_id: schedule.id, website_id: website.id }),
+      ]);
 
       const job = await waitForJob(t.url, account.auth, jobId);
-      expect(job).toMatchObject({ id: jobId, status: 'succeeded', error: null, source: 'schedule', schedule_id: schedule.id, screenshot_id: expect.any(Number) });
+      expect(job).toMatchObject({
+        id: jobId,
+        status: 'succeeded',
+        error: null,
+        source: 'schedule',
+        schedule_id: schedule.id,
+        screenshot_id: expect.any(Number),
+      });
 
       const shots = await request(t.url).get('/screenshots').query({ website_id: website.id }).set(account.auth).expect(200);
       expect(shots.body.data).toHaveLength(1);
       expect(shots.body.data[0]).toMatchObject({ id: job.screenshot_id, job_id: jobId, website_id: website.id, status: 'success', width: 1280, height: 800 });
-      const png = await request(t.url).get(`/screenshots/${job.screenshot_id}/download`).set(account.auth).buffer(true).parse((res, cb) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => cb(null, Buffer.concat(chunks)));
-      });
+      const png = await request(t.url)
+        .get(`/screenshots/${job.screenshot_id}/download`)
+        .set(account.auth)
+        .buffer(true)
+        .parse((res, cb) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => cb(null, Buffer.concat(chunks)));
+        });
       expect(png.status).toBe(200);
       expect((png.body as Buffer).subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
 
@@ -459,7 +514,13 @@ describe('Schedules (spec: Endpoints/Schedules; API.md: Schedules)', () => {
       const account = await t.createAccount({ plan: 'pro' });
       t.clock.set('2026-12-01T08:00:00Z');
       const website = await createWebsite(t, account, pageUrl);
-      const schedule = await createSchedule(t, account, { name: 'Toggle', website_id: website.id, frequency: 'daily', time: '10:00', timezone: 'Europe/Berlin' });
+      const schedule = await createSchedule(t, account, {
+        name: 'Toggle',
+        website_id: website.id,
+        frequency: 'daily',
+        time: '10:00',
+        timezone: 'Europe/Berlin',
+      });
       expect(schedule.next_run_at).toBe('2026-12-01T09:00:00.000Z');
 
       const off = await request(t.url).put(`/schedules/${schedule.id}`).set(account.auth).send({ enabled: false }).expect(200);
@@ -489,7 +550,13 @@ describe('Schedules (spec: Endpoints/Schedules; API.md: Schedules)', () => {
       const account = await t.createAccount({ plan: 'pro' });
       t.clock.set('2026-12-10T08:00:00Z');
       const website = await createWebsite(t, account, pageUrl);
-      const schedule = await createSchedule(t, account, { name: 'Paused', website_id: website.id, frequency: 'daily', time: '10:00', timezone: 'Europe/Berlin' });
+      const schedule = await createSchedule(t, account, {
+        name: 'Paused',
+        website_id: website.id,
+        frequency: 'daily',
+        time: '10:00',
+        timezone: 'Europe/Berlin',
+      });
       expect(schedule.next_run_at).toBe('2026-12-10T09:00:00.000Z');
 
       const paused = await request(t.url).put(`/websites/${website.id}`).set(account.auth).send({ status: 'paused' });
@@ -517,7 +584,13 @@ describe('Schedules (spec: Endpoints/Schedules; API.md: Schedules)', () => {
       const account = await t.createAccount({ plan: 'pro' });
       t.clock.set('2026-12-20T08:00:00Z');
       const website = await createWebsite(t, account, pageUrl);
-      const schedule = await createSchedule(t, account, { name: 'Access', website_id: website.id, frequency: 'daily', time: '10:00', timezone: 'Europe/Berlin' });
+      const schedule = await createSchedule(t, account, {
+        name: 'Access',
+        website_id: website.id,
+        frequency: 'daily',
+        time: '10:00',
+        timezone: 'Europe/Berlin',
+      });
       expect(schedule.next_run_at).toBe('2026-12-20T09:00:00.000Z');
       const accounts = t.app.get(AccountsService);
 
@@ -543,7 +616,13 @@ describe('Schedules (spec: Endpoints/Schedules; API.md: Schedules)', () => {
       const account = await t.createAccount({ plan: 'pro' });
       t.clock.set('2026-12-08T08:00:00Z');
       const website = await createWebsite(t, account, pageUrl);
-      const schedule = await createSchedule(t, account, { name: 'Hiccup', website_id: website.id, frequency: 'daily', time: '10:00', timezone: 'Europe/Berlin' });
+      const schedule = await createSchedule(t, account, {
+        name: 'Hiccup',
+        website_id: website.id,
+        frequency: 'daily',
+        time: '10:00',
+        timezone: 'Europe/Berlin',
+      });
       const websites = t.app.get(WebsiteRepository);
       const findById = websites.findById.bind(websites);
       let failed = false;
@@ -574,7 +653,13 @@ describe('Schedules (spec: Endpoints/Schedules; API.md: Schedules)', () => {
       t.clock.set('2026-12-09T08:00:00Z');
       const website = await createWebsite(t, account, pageUrl);
       const broken = await createSchedule(t, account, { name: 'Lost zone', website_id: website.id, frequency: 'daily', time: '08:30', timezone: 'UTC' });
-      const healthy = await createSchedule(t, account, { name: 'Healthy', website_id: website.id, frequency: 'daily', time: '10:00', timezone: 'Europe/Berlin' });
+      const healthy = await createSchedule(t, account, {
+        name: 'Healthy',
+        website_id: website.id,
+        frequency: 'daily',
+        time: '10:00',
+        timezone: 'Europe/Berlin',
+      });
       expect([broken.next_run_at, healthy.next_run_at]).toEqual(['2026-12-09T08:30:00.000Z', '2026-12-09T09:00:00.000Z']);
       // As if the runtime's tz database had dropped the zone: it is due first, so it heads every batch.
       await t.app.get(DataSource).query(`UPDATE schedules SET timezone = 'Mars/Olympus' WHERE id = ${Number(broken.id)}`);
@@ -620,7 +705,13 @@ describe('Schedules (spec: Endpoints/Schedules; API.md: Schedules)', () => {
       const account = await t.createAccount({ plan: 'pro' });
       t.clock.set('2026-10-24T12:00:00Z');
       const website = await createWebsite(t, account, pageUrl);
-      const schedule = await createSchedule(t, account, { name: 'DST back', website_id: website.id, frequency: 'daily', time: '02:30', timezone: 'Europe/Berlin' });
+      const schedule = await createSchedule(t, account, {
+        name: 'DST back',
+        website_id: website.id,
+        frequency: 'daily',
+        time: '02:30',
+        timezone: 'Europe/Berlin',
+      });
       expect(schedule.next_run_at).toBe('2026-10-25T00:30:00.000Z'); // 02:30 CEST, the first of the two
 
       expect(await tickAt(t, '2026-10-25T00:30:00Z')).toBe(1);
@@ -653,7 +744,13 @@ describe('Schedules: catch-up after a restart', () => {
       account = await first.createAccount({ plan: 'pro' });
       first.clock.set('2027-01-05T08:00:00Z');
       const website = await createWebsite(first, account, `${pages.url}/page`);
-      const schedule = await createSchedule(first, account, { name: 'Daily', website_id: website.id, frequency: 'daily', time: '10:00', timezone: 'Europe/Berlin' });
+      const schedule = await createSchedule(first, account, {
+        name: 'Daily',
+        website_id: website.id,
+        frequency: 'daily',
+        time: '10:00',
+        timezone: 'Europe/Berlin',
+      });
       expect(schedule.next_run_at).toBe('2027-01-05T09:00:00.000Z');
       scheduleId = schedule.id;
     } finally {
@@ -712,7 +809,13 @@ describe('Schedules: two instances on one PostgreSQL and Redis', () => {
     b.clock.set(new Date(start));
     const account = await a.createAccount({ plan: 'pro' });
     const website = await createWebsite(a, account, `${pages.url}/page`);
-    const schedule = await createSchedule(a, account, { name: 'Hourly', website_id: website.id, frequency: 'hourly', time: '00:15', timezone: 'Europe/Berlin' });
+    const schedule = await createSchedule(a, account, {
+      name: 'Hourly',
+      website_id: website.id,
+      frequency: 'hourly',
+      time: '00:15',
+      timezone: 'Europe/Berlin',
+    });
     expect(schedule.next_run_at).toBe('2027-02-01T10:15:00.000Z');
     const jobRows = async () => scheduleJobs(a, schedule.id);
 

@@ -1,6 +1,5 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { ServerResponse } from 'node:http';
-import { createServer } from 'node:net';
 import { dirname, isAbsolute, join } from 'node:path';
 import AdmZip from 'adm-zip';
 import { PNG } from 'pngjs';
@@ -45,7 +44,6 @@ interface Job {
 }
 
 /** Collects a binary response body into a Buffer (supertest's default parsers would not). */
-
 
 /** A port nothing listens on: bound once by the OS, then released. */
 
@@ -376,11 +374,19 @@ describe('Screenshots API with real Chromium captures', () => {
       const account = await t.createAccount({ plan: 'pro' });
       const one = await createWebsite(account, { name: 'one', url: `${pages.url}/red` });
       const two = await createWebsite(account, { name: 'two', url: `${pages.url}/blue` });
-      const first = await api().post(`/websites/${one.id}/screenshot`).set(account.auth).set('Idempotency-Key', 'k-1').send({ full_page: true, hide_selectors: ['#a', '#b'] });
+      const first = await api()
+        .post(`/websites/${one.id}/screenshot`)
+        .set(account.auth)
+        .set('Idempotency-Key', 'k-1')
+        .send({ full_page: true, hide_selectors: ['#a', '#b'] });
       expect(first.status).toBe(200);
 
       const CONFLICT = { success: false, error: expect.stringContaining('Idempotency-Key'), code: 'conflict' };
-      const otherSite = await api().post(`/websites/${two.id}/screenshot`).set(account.auth).set('Idempotency-Key', 'k-1').send({ full_page: true, hide_selectors: ['#a', '#b'] });
+      const otherSite = await api()
+        .post(`/websites/${two.id}/screenshot`)
+        .set(account.auth)
+        .set('Idempotency-Key', 'k-1')
+        .send({ full_page: true, hide_selectors: ['#a', '#b'] });
       expect(otherSite.status).toBe(409);
       expect(otherSite.body).toEqual(CONFLICT);
       expect(otherSite.headers['x-ratelimit-limit']).toBe('20');
@@ -399,7 +405,11 @@ describe('Screenshots API with real Chromium captures', () => {
       expect(run.body).toEqual(CONFLICT);
 
       // The very same request again (options in another key order) is a retry: the first job, no new one.
-      const retry = await api().post(`/websites/${one.id}/screenshot`).set(account.auth).set('Idempotency-Key', 'k-1').send({ hide_selectors: ['#a', '#b'], full_page: true });
+      const retry = await api()
+        .post(`/websites/${one.id}/screenshot`)
+        .set(account.auth)
+        .set('Idempotency-Key', 'k-1')
+        .send({ hide_selectors: ['#a', '#b'], full_page: true });
       expect(retry.status).toBe(200);
       expect(retry.body.job_id).toBe(first.body.job_id);
       // A run with its own key is an execution, and retrying it answers with the same execution.
@@ -580,7 +590,10 @@ describe('Screenshots API with real Chromium captures', () => {
 
     it('bulk download on Starter → 403 plan_upgrade_required with current_plan "starter"', async () => {
       const starter = await t.createAccount({ plan: 'starter' });
-      const res = await api().post('/screenshots/download-bulk').set(starter.auth).send({ screenshot_ids: [a1.id] });
+      const res = await api()
+        .post('/screenshots/download-bulk')
+        .set(starter.auth)
+        .send({ screenshot_ids: [a1.id] });
       expect(res.status).toBe(403);
       expect(res.body).toEqual({
         success: false,
@@ -612,7 +625,12 @@ describe('Screenshots API with real Chromium captures', () => {
       expect([...res.body.missing_ids].sort((x: number, y: number) => x - y)).toEqual([foreignShot.id, 987654].sort((x, y) => x - y));
 
       // The owner of that screenshot can bulk-download it; the owner of a1 cannot reach it either way.
-      const own = await api().post('/screenshots/download-bulk').set(stranger.auth).send({ screenshot_ids: [foreignShot.id] }).buffer(true).parse(binary);
+      const own = await api()
+        .post('/screenshots/download-bulk')
+        .set(stranger.auth)
+        .send({ screenshot_ids: [foreignShot.id] })
+        .buffer(true)
+        .parse(binary);
       expect(own.status).toBe(200);
       expect(new AdmZip(own.body as Buffer).getEntries().map((e) => e.entryName)).toEqual([`${foreignShot.id}-stranger-site.png`]);
     });
@@ -646,7 +664,7 @@ describe('Screenshots API with real Chromium captures', () => {
       expect(res.body.missing_ids).not.toContain(a1.id);
     });
 
-    it("tenant isolation: another account gets 404 for the job, the screenshot, its download, DELETE and bulk; nothing is changed", async () => {
+    it('tenant isolation: another account gets 404 for the job, the screenshot, its download, DELETE and bulk; nothing is changed', async () => {
       const checks: Array<[string, request.Test]> = [
         [`GET /jobs/${jobA1}`, api().get(`/jobs/${jobA1}`).set(stranger.auth)],
         [`GET /screenshots/${a1.id}`, api().get(`/screenshots/${a1.id}`).set(stranger.auth)],
@@ -660,7 +678,10 @@ describe('Screenshots API with real Chromium captures', () => {
         expect({ label, status: res.status, body: res.body }).toEqual({ label, status: 404, body: NOT_FOUND });
         expect(res.headers['content-disposition']).toBeUndefined();
       }
-      const bulk = await api().post('/screenshots/download-bulk').set(stranger.auth).send({ screenshot_ids: [a1.id, a2.id] });
+      const bulk = await api()
+        .post('/screenshots/download-bulk')
+        .set(stranger.auth)
+        .send({ screenshot_ids: [a1.id, a2.id] });
       expect(bulk.status).toBe(404);
       expect(bulk.body).toMatchObject({ success: false, code: 'not_found' });
       expect([...bulk.body.missing_ids].sort((x: number, y: number) => x - y)).toEqual([a1.id, a2.id].sort((x, y) => x - y));
@@ -767,7 +788,10 @@ describe('Screenshots API with real Chromium captures', () => {
       expect(list.body.data.map((s: Shot) => s.id)).toEqual([s3.id]);
       expect(list.body.meta.total).toBe(1);
       expect(existsSync(diskPath(s3))).toBe(true);
-      const bulk = await api().post('/screenshots/download-bulk').set(account.auth).send({ screenshot_ids: [s1.id, s3.id] });
+      const bulk = await api()
+        .post('/screenshots/download-bulk')
+        .set(account.auth)
+        .send({ screenshot_ids: [s1.id, s3.id] });
       expect(bulk.status).toBe(404);
       expect(bulk.body.missing_ids).toEqual([s1.id]);
     });

@@ -11,7 +11,10 @@ const isRoot = process.getuid?.() === 0;
 /** Starts `node dist/main.js` and returns its exit code and everything it printed (it is expected to stop). */
 function startExpectingExit(env: Record<string, string>, user?: string): Promise<{ code: number | null; output: string }> {
   const [command, args] = user ? ['runuser', ['-u', user, '--', process.execPath, MAIN]] : [process.execPath, [MAIN]];
-  const child = spawn(command, args, { env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));

@@ -1,6 +1,5 @@
 import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import sharp from 'sharp';
 import request from 'supertest';
 import { ThumbnailRenderer } from '../../src/modules/screenshots/application/ports';
 import { binary } from '../support/assertions';
@@ -22,7 +21,6 @@ import { startTestApp, TestAccount, TestApp } from '../support/test-app';
 const NOT_FOUND = { success: false, error: expect.any(String), code: 'not_found' };
 const IMMUTABLE = 'private, max-age=31536000, immutable';
 
-
 /** Left half red, right half blue: a thumbnail that is the page scaled shows both in place. */
 const HALVES_PAGE =
   '<!doctype html><html><head><style>html,body{margin:0;height:100%;background:rgb(0,0,255)}</style></head>' +
@@ -43,7 +41,6 @@ interface Shot {
   width: number;
   height: number;
 }
-
 
 /** Lossy WebP moves flat colours a little. */
 function expectColour(actual: Rgb, expected: Rgb, where: string): void {

@@ -235,10 +235,18 @@ describe('Websites (spec: Endpoints/Websites; API.md: Websites, Lists)', () => {
         expect(Buffer.byteLength(body)).toBe(bytes);
         return body;
       };
-      const atLimit = await api().post('/websites').set(account.auth).set('Content-Type', 'application/json').send(sized(1024 * 1024));
+      const atLimit = await api()
+        .post('/websites')
+        .set(account.auth)
+        .set('Content-Type', 'application/json')
+        .send(sized(1024 * 1024));
       expect(atLimit.status).toBe(422);
       expect(detailFields(atLimit.body)).toEqual(['name']);
-      const over = await api().post('/websites').set(account.auth).set('Content-Type', 'application/json').send(sized(1024 * 1024 + 1));
+      const over = await api()
+        .post('/websites')
+        .set(account.auth)
+        .set('Content-Type', 'application/json')
+        .send(sized(1024 * 1024 + 1));
       expect(over.status).toBe(413);
       expect(over.body).toEqual({ success: false, error: expect.any(String), code: 'payload_too_large' });
       // Authenticated and counted like any other answer: the X-RateLimit-* headers ride on the 413 too.
@@ -257,11 +265,15 @@ describe('Websites (spec: Endpoints/Websites; API.md: Websites, Lists)', () => {
       const account = await t.createAccount({ plan: 'pro' });
       // No Content-Length: the body arrives in chunks and is refused the moment it passes the limit.
       const chunked = await new Promise<{ status: number; body: string; limit?: string }>((resolve, reject) => {
-        const req = httpRequest(`${t.url}/websites`, { method: 'POST', headers: { ...account.auth, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' } }, (res) => {
-          let text = '';
-          res.on('data', (c) => (text += c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, limit: res.headers['x-ratelimit-limit'] as string }));
-        });
+        const req = httpRequest(
+          `${t.url}/websites`,
+          { method: 'POST', headers: { ...account.auth, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' } },
+          (res) => {
+            let text = '';
+            res.on('data', (c) => (text += c));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, limit: res.headers['x-ratelimit-limit'] as string }));
+          },
+        );
         req.on('error', reject);
         for (let i = 0; i < 6; i++) req.write(big.slice(i * 400_000, (i + 1) * 400_000));
         req.end(big.slice(6 * 400_000));
@@ -283,7 +295,11 @@ describe('Websites (spec: Endpoints/Websites; API.md: Websites, Lists)', () => {
       expect(res.body).toEqual({ success: false, error: expect.stringContaining('nests deeper'), code: 'bad_request' });
       expect(res.headers['x-ratelimit-limit']).toBe('20');
       // Ordinary nesting (a scenario's steps) is far below the cap.
-      const fine = await api().post('/websites').set(account.auth).set('Content-Type', 'application/json').send(`{"name":"a","url":"https://example.com/","x":${'['.repeat(20)}${']'.repeat(20)}}`);
+      const fine = await api()
+        .post('/websites')
+        .set(account.auth)
+        .set('Content-Type', 'application/json')
+        .send(`{"name":"a","url":"https://example.com/","x":${'['.repeat(20)}${']'.repeat(20)}}`);
       expect(fine.status).toBe(422);
       expect(detailFields(fine.body)).toEqual(['x']);
       const list = await api().get('/websites').set(account.auth).expect(200);
@@ -336,10 +352,16 @@ describe('Websites (spec: Endpoints/Websites; API.md: Websites, Lists)', () => {
 
     it('ids in bodies beyond 2147483647 → 422 naming the field (bulk download, scenarios, schedules)', async () => {
       const account = await t.createAccount({ plan: 'pro' });
-      const bulk = await api().post('/screenshots/download-bulk').set(account.auth).send({ screenshot_ids: [1, 2147483648] });
+      const bulk = await api()
+        .post('/screenshots/download-bulk')
+        .set(account.auth)
+        .send({ screenshot_ids: [1, 2147483648] });
       expect(bulk.status).toBe(422);
       expect(detailFields(bulk.body)).toEqual(['screenshot_ids']);
-      const scenario = await api().post('/scenarios').set(account.auth).send({ name: 's', website_id: 2147483648, steps: [{ type: 'wait', duration: 0 }] });
+      const scenario = await api()
+        .post('/scenarios')
+        .set(account.auth)
+        .send({ name: 's', website_id: 2147483648, steps: [{ type: 'wait', duration: 0 }] });
       expect(scenario.status).toBe(422);
       expect(detailFields(scenario.body)).toContain('website_id');
       const schedule = await api()
@@ -356,13 +378,18 @@ describe('Websites (spec: Endpoints/Websites; API.md: Websites, Lists)', () => {
       ['post', '/websites', { name: '', url: 'ftp://x' }, ['name', 'url']],
       ['post', '/websites', { name: 'ok', url: 'http://user:pw@example.com/', viewport_width: 5 }, ['url', 'viewport_width']],
       ['post', '/scenarios', { name: 5, website_id: 1, steps: [] }, ['name', 'steps']],
-      ['post', '/scenarios', { name: 'x', website_id: 'one', steps: [{ type: 'click' }, { type: 'teleport' }] }, ['steps[0].selector', 'steps[1].type', 'website_id']],
+      [
+        'post',
+        '/scenarios',
+        { name: 'x', website_id: 'one', steps: [{ type: 'click' }, { type: 'teleport' }] },
+        ['steps[0].selector', 'steps[1].type', 'website_id'],
+      ],
       ['post', '/schedules', { name: 5, website_id: 1, frequency: 'daily', time: '25:00', timezone: 'Mars/Olympus' }, ['name', 'time', 'timezone']],
     ])('%s %s %j → 422 naming %j', async (method, path, body, fields) => {
       const account = await t.createAccount({ plan: 'pro' });
-      const res = await (api() as unknown as Record<string, (p: string) => request.Test>)[method as string](path as string).set(account.auth).send(body as object);
+      const res = await (api() as unknown as Record<string, (p: string) => request.Test>)[method](path).set(account.auth).send(body);
       expect(res.status).toBe(422);
-      expect(res.body).toEqual(validationBody(fields as string[]));
+      expect(res.body).toEqual(validationBody(fields));
       expect(detailFields(res.body)).toEqual(fields);
     });
 
@@ -384,7 +411,10 @@ describe('Websites (spec: Endpoints/Websites; API.md: Websites, Lists)', () => {
 
       const site = await createWebsite(account, { name: 'Idle', url: 'https://example.com/', capture_options: { wait_until: 'network_idle' } });
       expect(site).toMatchObject({ capture_options: { wait_until: 'network_idle' } });
-      const updated = await api().put(`/websites/${site.id}`).set(account.auth).send({ capture_options: { wait_until: 'domcontentloaded' } });
+      const updated = await api()
+        .put(`/websites/${site.id}`)
+        .set(account.auth)
+        .send({ capture_options: { wait_until: 'domcontentloaded' } });
       expect(updated.status).toBe(200);
       expect(updated.body.data).toMatchObject({ capture_options: { wait_until: 'domcontentloaded' } });
       // Another field changed alone leaves the saved options as they were.
@@ -434,15 +464,18 @@ describe('Websites (spec: Endpoints/Websites; API.md: Websites, Lists)', () => {
       });
     });
 
-    it.each([['abc'], ['1.5'], ['-1'], ['0'], ['1e3'], ['99999999999'], ['%20']])('a non-numeric or out-of-range id (/websites/%s) is 404 not_found', async (id) => {
-      const account = await t.createAccount({ plan: 'pro' });
-      for (const method of ['get', 'put', 'delete'] as const) {
-        const req = api()[method](`/websites/${id}`).set(account.auth);
-        const res = method === 'put' ? await req.send({ name: 'x' }) : await req;
-        expect(res.status).toBe(404);
-        expect(res.body).toEqual(NOT_FOUND);
-      }
-    });
+    it.each([['abc'], ['1.5'], ['-1'], ['0'], ['1e3'], ['99999999999'], ['%20']])(
+      'a non-numeric or out-of-range id (/websites/%s) is 404 not_found',
+      async (id) => {
+        const account = await t.createAccount({ plan: 'pro' });
+        for (const method of ['get', 'put', 'delete'] as const) {
+          const req = api()[method](`/websites/${id}`).set(account.auth);
+          const res = method === 'put' ? await req.send({ name: 'x' }) : await req;
+          expect(res.status).toBe(404);
+          expect(res.body).toEqual(NOT_FOUND);
+        }
+      },
+    );
 
     it('an unknown numeric id is 404 not_found', async () => {
       const account = await t.createAccount({ plan: 'pro' });
@@ -549,7 +582,13 @@ describe('Websites (spec: Endpoints/Websites; API.md: Websites, Lists)', () => {
   describe('Update Website (PUT, partial)', () => {
     it('name only → 200 {success: true, data: full website}; the other fields stay', async () => {
       const account = await t.createAccount({ plan: 'pro' });
-      const created = await createWebsite(account, { name: 'Before', url: 'https://before.example.com/', viewport_width: 1024, viewport_height: 700, full_page: true });
+      const created = await createWebsite(account, {
+        name: 'Before',
+        url: 'https://before.example.com/',
+        viewport_width: 1024,
+        viewport_height: 700,
+        full_page: true,
+      });
       const res = await api().put(`/websites/${created.id}`).set(account.auth).send({ name: 'After' });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ success: true, data: expect.any(Object) });
@@ -573,7 +612,15 @@ describe('Websites (spec: Endpoints/Websites; API.md: Websites, Lists)', () => {
       const res = await api().put(`/websites/${created.id}`).set(account.auth).send({ viewport_width: 1920 });
       expect(res.status).toBe(200);
       expect(res.body.success).toBe(true);
-      expect(res.body.data).toMatchObject({ id: created.id, name: 'Wide', url: 'https://wide.example.com/', viewport_width: 1920, viewport_height: 800, full_page: false, status: 'active' });
+      expect(res.body.data).toMatchObject({
+        id: created.id,
+        name: 'Wide',
+        url: 'https://wide.example.com/',
+        viewport_width: 1920,
+        viewport_height: 800,
+        full_page: false,
+        status: 'active',
+      });
       const got = await api().get(`/websites/${created.id}`).set(account.auth).expect(200);
       expect(got.body.data.viewport_width).toBe(1920);
     });
@@ -696,7 +743,10 @@ describe('Websites (spec: Endpoints/Websites; API.md: Websites, Lists)', () => {
       const other = await t.createAccount({ plan: 'pro' });
       const site = await createWebsite(owner, { name: 'Hidden', url: 'https://hidden.example.com/' });
       const foreign = await api().get(`/websites/${site.id}`).set(other.auth).expect(404);
-      const unknown = await api().get(`/websites/${site.id + 100000}`).set(other.auth).expect(404);
+      const unknown = await api()
+        .get(`/websites/${site.id + 100000}`)
+        .set(other.auth)
+        .expect(404);
       expect(foreign.text).toBe(unknown.text);
     });
   });
@@ -735,7 +785,12 @@ describe('Websites with the URL policy on (ALLOW_PRIVATE_NETWORKS=false)', () =>
   ])('%s → 422 with details on url, and nothing is stored', async (url) => {
     const res = await request(t.url).post('/websites').set(account.auth).send({ name: 'Internal', url });
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ success: false, error: expect.any(String), code: 'validation_failed', details: [{ field: 'url', message: expect.stringMatching(/^url resolves to an? .+ address$/) }] });
+    expect(res.body).toEqual({
+      success: false,
+      error: expect.any(String),
+      code: 'validation_failed',
+      details: [{ field: 'url', message: expect.stringMatching(/^url resolves to an? .+ address$/) }],
+    });
     const list = await request(t.url).get('/websites').set(account.auth).expect(200);
     expect(list.body.meta.total).toBe(0);
   });
@@ -752,7 +807,12 @@ describe('Websites with the URL policy on (ALLOW_PRIVATE_NETWORKS=false)', () =>
     const created = await request(t.url).post('/websites').set(other.auth).send({ name: 'Public', url: 'http://93.184.216.34/' }).expect(201);
     const res = await request(t.url).put(`/websites/${created.body.data.id}`).set(other.auth).send({ url: 'http://10.0.0.1/' });
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ success: false, error: expect.any(String), code: 'validation_failed', details: [{ field: 'url', message: 'url resolves to a private address' }] });
+    expect(res.body).toEqual({
+      success: false,
+      error: expect.any(String),
+      code: 'validation_failed',
+      details: [{ field: 'url', message: 'url resolves to a private address' }],
+    });
     const got = await request(t.url).get(`/websites/${created.body.data.id}`).set(other.auth).expect(200);
     expect(got.body.data.url).toBe('http://93.184.216.34/');
   });

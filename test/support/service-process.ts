@@ -19,10 +19,10 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not start:\n${out}`)), 30_000);
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) {

@@ -3,7 +3,7 @@
  * to do on cue: a context that arrives late, a tab that never opens. Real-Chromium behaviour is covered by
  * puppeteer-page-capturer.spec.ts.
  */
-import type { Browser, BrowserContext, Page } from 'puppeteer';
+import type { Browser, Page } from 'puppeteer';
 
 import { BrowserPool, type ContextLease } from './browser-pool';
 import { CaptureFailure } from './capture.port';
@@ -115,7 +115,7 @@ describe('BrowserPool with a scripted browser', () => {
   });
 
   describe('a browser context that arrives after its creation timed out', () => {
-    it('after the pool\'s own 10 s bound: the late context is closed on arrival and the wedged browser is retired', async () => {
+    it("after the pool's own 10 s bound: the late context is closed on arrival and the wedged browser is retired", async () => {
       const fake = fakeLauncher();
       pool = new BrowserPool(settings(), { launch: fake.launch });
       // A lease already running on the browser keeps it alive after it is retired.
@@ -237,9 +237,12 @@ describe('BrowserPool with a scripted browser', () => {
 });
 
 describe('PuppeteerPageCapturer.withPage with a browser that cannot open a tab', () => {
-  it('gives up at openTimeoutMs (a scenario\'s time left) as an infrastructure failure, without running the scenario', async () => {
+  it("gives up at openTimeoutMs (a scenario's time left) as an infrastructure failure, without running the scenario", async () => {
     const fake = fakeLauncher(() => new Promise<Page>(() => undefined));
-    const capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 1, chromePath: process.execPath, allowPrivateNetworks: true }, { launch: fake.launch });
+    const capturer = new PuppeteerPageCapturer(
+      { browsers: 1, concurrency: 1, chromePath: process.execPath, allowPrivateNetworks: true },
+      { launch: fake.launch },
+    );
     try {
       const scenario = jest.fn(async () => 'ran');
       const started = Date.now();

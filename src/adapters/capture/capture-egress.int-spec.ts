@@ -64,9 +64,7 @@ class InternalServer {
         .digest('base64');
       socket.on('error', () => undefined);
       this.upgraded.add(socket);
-      socket.write(
-        `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`,
-      );
+      socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
     });
   }
 
@@ -151,26 +149,35 @@ class PageServer {
         res.end();
         return;
       case '/embeds':
-        return html(res, greenPage(`<img src="${internal}/img.png"><iframe src="${internal}/frame"></iframe>
+        return html(
+          res,
+          greenPage(`<img src="${internal}/img.png"><iframe src="${internal}/frame"></iframe>
           <img src="http://rebind.test:${this.internalPort()}/rebind.png">
-          <link rel="stylesheet" href="${internal}/style.css"><script src="${internal}/script.js"></script>`));
+          <link rel="stylesheet" href="${internal}/style.css"><script src="${internal}/script.js"></script>`),
+        );
       case '/fetch':
-        return html(res, greenPage(`<script>${report}
+        return html(
+          res,
+          greenPage(`<script>${report}
           Promise.allSettled([
             fetch('${internal}/api', { mode: 'no-cors' }),
             new Promise((resolve) => { const x = new XMLHttpRequest(); x.open('GET', '${internal}/xhr');
               x.onloadend = resolve; x.send(); }),
             navigator.sendBeacon('${internal}/beacon', 'x'),
           ]).then(() => report('fetch-done'));
-        </script>`));
+        </script>`),
+        );
       case '/websocket':
-        return html(res, greenPage(`<script>${report}
+        return html(
+          res,
+          greenPage(`<script>${report}
           for (const url of ['ws://127.0.0.1:${this.internalPort()}/ws', 'wss://127.0.0.1:${this.internalPort()}/wss']) {
             const ws = new WebSocket(url);
             ws.onopen = () => report('ws-open ' + url);
             ws.onerror = () => report('ws-error ' + url);
           }
-        </script>`));
+        </script>`),
+        );
       case '/popup':
         return html(res, greenPage(`<script>window.open('${internal}/popup'); window.open('${internal}/popup2', '_blank', 'noopener');</script>`));
       case '/popup-self':
@@ -181,7 +188,9 @@ class PageServer {
       case '/link':
         return html(res, greenPage(`<a id="go" href="${internal}/clicked" style="display:block;height:50px">go</a>`));
       case '/service-worker':
-        return html(res, greenPage(`<iframe src="http://localhost:${this.port}/sw-frame"></iframe><script>${report}
+        return html(
+          res,
+          greenPage(`<iframe src="http://localhost:${this.port}/sw-frame"></iframe><script>${report}
           report('main sw ' + ('serviceWorker' in navigator));
           const blank = document.createElement('iframe');
           document.body.append(blank);
@@ -190,7 +199,8 @@ class PageServer {
             try { nav.serviceWorker.register('/sw.js').then(() => report('registered'), (e) => report('register failed ' + e)); }
             catch (e) { report('register threw'); }
           }
-        </script>`));
+        </script>`),
+        );
       case '/sw-frame':
         return html(res, `<script>${report} report('cross-site frame sw ' + ('serviceWorker' in navigator));</script>`);
       case '/sw.js':
@@ -198,14 +208,17 @@ class PageServer {
         res.end('self.addEventListener("fetch", () => {});');
         return;
       case '/webrtc':
-        return html(res, greenPage(`<script>
+        return html(
+          res,
+          greenPage(`<script>
           const pc = new RTCPeerConnection({ iceServers: [{ urls: 'stun:127.0.0.1:${this.udpPort()}' }] });
           pc.createDataChannel('x');
           const done = () => { if (!document.getElementById('done')) document.body.insertAdjacentHTML('beforeend', '<p id="done"></p>'); };
           pc.onicegatheringstatechange = () => { if (pc.iceGatheringState === 'complete') done(); };
           pc.createOffer().then((offer) => pc.setLocalDescription(offer));
           setTimeout(done, 1500);
-        </script>`));
+        </script>`),
+        );
       case '/download':
         res.writeHead(200, {
           'content-type': 'application/octet-stream',
@@ -214,13 +227,19 @@ class PageServer {
         res.end(Buffer.alloc(4096, 7));
         return;
       case '/download-embed':
-        return html(res, greenPage(`<iframe src="/download"></iframe><a id="dl" href="/download" download="${DOWNLOAD_NAME}">x</a>
-          <script>document.getElementById('dl').click();</script>`));
+        return html(
+          res,
+          greenPage(`<iframe src="/download"></iframe><a id="dl" href="/download" download="${DOWNLOAD_NAME}">x</a>
+          <script>document.getElementById('dl').click();</script>`),
+        );
       case '/beforeunload':
-        return html(res, greenPage(`<button id="b" style="width:100px;height:40px">b</button><script>
+        return html(
+          res,
+          greenPage(`<button id="b" style="width:100px;height:40px">b</button><script>
           addEventListener('beforeunload', (event) => { event.preventDefault(); event.returnValue = 'stay'; });
           document.getElementById('b').addEventListener('click', () => { document.title = 'clicked'; });
-        </script>`));
+        </script>`),
+        );
       default:
         res.writeHead(404);
         res.end();
@@ -283,7 +302,6 @@ describe('URL policy inside Chromium (egress proxy)', () => {
   function request(url: string, overrides: Partial<CaptureRequest> = {}): CaptureRequest {
     return captureRequest(url, { viewportWidth: 800, viewportHeight: 600, ...overrides });
   }
-
 
   beforeAll(async () => {
     internal = await new InternalServer().start();
@@ -381,9 +399,7 @@ describe('URL policy inside Chromium (egress proxy)', () => {
       await eventually(() => pages.reports.length === 2, 'both sockets to settle');
 
       expect(pixel(result, 10, 10)).toEqual(GREEN);
-      expect(pages.reports.sort()).toEqual(
-        [`ws-error ws://127.0.0.1:${internal.port}/ws`, `ws-error wss://127.0.0.1:${internal.port}/wss`].sort(),
-      );
+      expect(pages.reports.sort()).toEqual([`ws-error ws://127.0.0.1:${internal.port}/ws`, `ws-error wss://127.0.0.1:${internal.port}/wss`].sort());
       expect(internal.connections).toBe(0);
     });
 
@@ -437,9 +453,7 @@ describe('URL policy inside Chromium (egress proxy)', () => {
       await capturer.capture(request(`${pages.origin}/service-worker`));
       await eventually(() => pages.reports.some((r) => r.startsWith('cross-site frame')), 'the frame to report');
 
-      expect(pages.reports).toEqual(
-        expect.arrayContaining(['main sw false', 'blank sw false', 'cross-site frame sw false']),
-      );
+      expect(pages.reports).toEqual(expect.arrayContaining(['main sw false', 'blank sw false', 'cross-site frame sw false']));
       expect(pages.reports.filter((r) => r.startsWith('register'))).toEqual(['register threw', 'register threw']);
       expect(pages.requests).not.toContain('/sw.js');
     });
@@ -481,10 +495,7 @@ describe('URL policy inside Chromium (egress proxy)', () => {
     let capturer: PuppeteerPageCapturer;
 
     beforeAll(async () => {
-      capturer = new PuppeteerPageCapturer(
-        { browsers: 1, concurrency: 2, timeoutMs: 8_000, allowPrivateNetworks: true },
-        { resolveHost },
-      );
+      capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 2, timeoutMs: 8_000, allowPrivateNetworks: true }, { resolveHost });
       await capturer.warmUp();
     });
 
@@ -505,12 +516,10 @@ describe('URL policy inside Chromium (egress proxy)', () => {
       await capturer.capture(request(`${pages.origin}/websocket`));
       await eventually(() => pages.reports.some((r) => r.startsWith('ws-open')), 'the ws:// socket to open');
 
-      expect(internal.requests).toEqual(
-        expect.arrayContaining(['/img.png', '/frame', '/rebind.png', '/api', '/xhr', '/beacon', 'upgrade /ws']),
-      );
+      expect(internal.requests).toEqual(expect.arrayContaining(['/img.png', '/frame', '/rebind.png', '/api', '/xhr', '/beacon', 'upgrade /ws']));
     });
 
-    it('dials the stub resolver\'s answer for a name Chromium could not resolve itself', async () => {
+    it("dials the stub resolver's answer for a name Chromium could not resolve itself", async () => {
       const result = await capturer.capture(request(`http://rebind.test:${internal.port}/pinned`));
 
       expect(pixel(result, 400, 300)).toEqual(RED);
@@ -533,10 +542,7 @@ describe('URL policy inside Chromium (egress proxy)', () => {
     let capturer: PuppeteerPageCapturer;
 
     beforeAll(async () => {
-      capturer = new PuppeteerPageCapturer(
-        { browsers: 1, concurrency: 2, timeoutMs: 8_000, urlAllowlist: [pages.origin] },
-        { resolveHost },
-      );
+      capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 2, timeoutMs: 8_000, urlAllowlist: [pages.origin] }, { resolveHost });
       await capturer.warmUp();
     });
 
@@ -591,9 +597,7 @@ describe('URL policy inside Chromium (egress proxy)', () => {
             timer = setTimeout(() => resolve('still open after 5 s'), 5_000);
           });
 
-          expect(await Promise.race([popupClosed, stillOpen]).finally(() => clearTimeout(timer))).toBe(
-            `${pages.origin}/green`,
-          );
+          expect(await Promise.race([popupClosed, stillOpen]).finally(() => clearTimeout(timer))).toBe(`${pages.origin}/green`);
           expect((await context.pages()).length).toBe(1);
         });
       } finally {

@@ -31,19 +31,19 @@ describe('toCaptureFailure', () => {
 
   it('treats a crashed renderer, an invalid selector and a navigation race as the page', () => {
     expect(classify(new Error('Page crashed!'))).toEqual({ kind: 'page', message: PAGE_CRASHED_MESSAGE });
-    expect(
-      classify(new Error("Failed to execute 'querySelector' on 'Document': 'a[[' is not a valid selector.")),
-    ).toEqual({ kind: 'page', message: 'Invalid CSS selector: a[[' });
-    expect(
-      classify(new Error('Execution context was destroyed, most likely because of a navigation.')),
-    ).toEqual({ kind: 'page', message: NAVIGATED_AWAY_MESSAGE });
+    expect(classify(new Error("Failed to execute 'querySelector' on 'Document': 'a[[' is not a valid selector."))).toEqual({
+      kind: 'page',
+      message: 'Invalid CSS selector: a[[',
+    });
+    expect(classify(new Error('Execution context was destroyed, most likely because of a navigation.'))).toEqual({
+      kind: 'page',
+      message: NAVIGATED_AWAY_MESSAGE,
+    });
   });
 
   it('treats a closed target or a protocol error as infrastructure', () => {
     expect(classify(new Error('Protocol error (Target.createTarget): Target closed')).kind).toBe('infrastructure');
-    expect(classify(new ProtocolError('Protocol error (Page.captureScreenshot): Session closed')).kind).toBe(
-      'infrastructure',
-    );
+    expect(classify(new ProtocolError('Protocol error (Page.captureScreenshot): Session closed')).kind).toBe('infrastructure');
   });
 
   it('blames the infrastructure for anything once the browser is lost', () => {

@@ -44,9 +44,7 @@ describe('resolveCaptureSettings', () => {
     });
     expect(() => resolveCaptureSettings({ urlAllowlist: ['intranet.local'] })).toThrow('urlAllowlist');
     expect(() => resolveCaptureSettings({ urlAllowlist: ['ftp://files.local'] })).toThrow('urlAllowlist');
-    expect(() =>
-      resolveCaptureSettings({ allowPrivateNetworks: 'yes' as unknown as boolean }),
-    ).toThrow('allowPrivateNetworks must be a boolean');
+    expect(() => resolveCaptureSettings({ allowPrivateNetworks: 'yes' as unknown as boolean })).toThrow('allowPrivateNetworks must be a boolean');
   });
 });
 

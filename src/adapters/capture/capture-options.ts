@@ -60,17 +60,9 @@ export function defaultCaptureSettings(): CaptureSettings {
 
 /** Defaults filled in and every number checked, so a bad env value fails at boot, not at the first capture. */
 export function resolveCaptureSettings(overrides: Partial<CaptureSettings> = {}): CaptureSettings {
-  const defined = Object.fromEntries(
-    Object.entries(overrides).filter(([, value]) => value !== undefined),
-  );
+  const defined = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined));
   const settings: CaptureSettings = { ...defaultCaptureSettings(), ...defined };
-  const positive: (keyof CaptureSettings)[] = [
-    'concurrency',
-    'browsers',
-    'timeoutMs',
-    'maxFullPageHeight',
-    'recycleAfter',
-  ];
+  const positive: (keyof CaptureSettings)[] = ['concurrency', 'browsers', 'timeoutMs', 'maxFullPageHeight', 'recycleAfter'];
   for (const key of positive) {
     const value = settings[key];
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
@@ -89,9 +81,7 @@ export function resolveCaptureSettings(overrides: Partial<CaptureSettings> = {})
     }
   }
   if (!Array.isArray(settings.urlAllowlist) || !settings.urlAllowlist.every(isOrigin)) {
-    throw new Error(
-      `Capture setting urlAllowlist must list http(s) origins, got ${JSON.stringify(settings.urlAllowlist)}`,
-    );
+    throw new Error(`Capture setting urlAllowlist must list http(s) origins, got ${JSON.stringify(settings.urlAllowlist)}`);
   }
   return { ...settings, urlAllowlist: [...settings.urlAllowlist] };
 }
@@ -136,10 +126,7 @@ function isExecutableFile(path: string): boolean {
   }
 }
 
-export function findChrome(
-  explicit?: string | null,
-  places: ChromeSearchPlaces = DEFAULT_SEARCH_PLACES,
-): string {
+export function findChrome(explicit?: string | null, places: ChromeSearchPlaces = DEFAULT_SEARCH_PLACES): string {
   if (explicit) {
     // An explicit path that does not work is a configuration mistake: say so rather than silently falling back.
     if (!isExecutableFile(explicit)) {
@@ -148,15 +135,10 @@ export function findChrome(
     return explicit;
   }
   const dirs = places.pathEnv.split(delimiter).filter((dir) => dir.length > 0);
-  const candidates = [
-    ...places.absolutePaths,
-    ...places.commandNames.flatMap((name) => dirs.map((dir) => join(dir, name))),
-  ];
+  const candidates = [...places.absolutePaths, ...places.commandNames.flatMap((name) => dirs.map((dir) => join(dir, name)))];
   const found = candidates.find(isExecutableFile);
   if (!found) {
-    throw new Error(
-      `No Chromium found (looked for ${places.commandNames.join(', ')} in PATH). ${CHROME_INSTALL_HINT}`,
-    );
+    throw new Error(`No Chromium found (looked for ${places.commandNames.join(', ')} in PATH). ${CHROME_INSTALL_HINT}`);
   }
   return found;
 }

@@ -6,13 +6,7 @@ import type { CaptureSettings } from './capture-options';
 import { isNavigationRace, PAGE_CRASHED_MESSAGE, toCaptureFailure } from './capture-errors';
 import { readyStateCompleteScript } from './in-page-scripts';
 import { NavigationEgress } from './navigation-egress';
-import {
-  assertValidSelector,
-  hideElements,
-  preparePage,
-  revealLazyContent,
-  takeScreenshot,
-} from './page-steps';
+import { assertValidSelector, hideElements, preparePage, revealLazyContent, takeScreenshot } from './page-steps';
 import { PageSettler } from './page-stability';
 
 type Phase = 'opening' | 'navigation' | 'settling' | 'selector' | 'rendering';
@@ -80,10 +74,7 @@ export class CaptureRun {
     work.catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     const overrun = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new CaptureFailure('page', this.timeoutMessage())),
-        this.settings.timeoutMs,
-      );
+      timer = setTimeout(() => reject(new CaptureFailure('page', this.timeoutMessage())), this.settings.timeoutMs);
     });
     try {
       return await Promise.race([work, overrun, this.crashed, this.lease.lost]);
@@ -114,11 +105,9 @@ export class CaptureRun {
     this.phase = 'navigation';
     // An HTTP error status is not a failure: like commercial services we capture the error page. A
     // refusal by the egress proxy (the URL or a redirect leads somewhere the policy forbids) is one.
-    const response = await page
-      .goto(this.request.url, { waitUntil: settler.navigationEvent, timeout: this.remaining() })
-      .catch((error: unknown) => {
-        throw egress.explainNavigationError(error, this.request.url) ?? error;
-      });
+    const response = await page.goto(this.request.url, { waitUntil: settler.navigationEvent, timeout: this.remaining() }).catch((error: unknown) => {
+      throw egress.explainNavigationError(error, this.request.url) ?? error;
+    });
     egress.checkResponse(response);
 
     for (let document = 1; ; document++) {

@@ -3,13 +3,7 @@
  * CONNECT tunnels). Every server is on 127.0.0.1; every host name goes through a stub resolver.
  */
 import { once } from 'node:events';
-import {
-  createServer,
-  request as httpRequest,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type Server,
-} from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 
 import type { HostResolver } from '../../shared/url-policy';
@@ -100,11 +94,7 @@ interface ProxyResponse {
   body: string;
 }
 
-function viaProxy(
-  proxy: EgressProxy,
-  url: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<ProxyResponse> {
+function viaProxy(proxy: EgressProxy, url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<ProxyResponse> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({
       host: '127.0.0.1',

@@ -29,6 +29,7 @@ import {
 import { connect, isIP, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 
+import { asError } from '../../shared/domain/error-message';
 import { normaliseAllowlistEntry, UrlPolicy, UrlPolicyReasons, type HostResolver } from '../../shared/url-policy';
 
 /** Set on the proxy's refusal of a plain-HTTP request; the value is the policy's reason. */
@@ -93,8 +94,7 @@ const HOP_BY_HOP = new Set([
   'upgrade',
 ]);
 
-const defaultResolver: HostResolver = async (hostname) =>
-  (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
+const defaultResolver: HostResolver = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
 
 /** Node's socket error codes, spelled the way Chromium reports them, so failures read as they did without the proxy. */
 function netErrorFor(error: unknown): string {
@@ -338,8 +338,7 @@ export class EgressProxy {
    * says whether TLS runs inside it.
    */
   private async decide(destination: Destination, origins: string[]): Promise<Decision> {
-    const skipAddressCheck =
-      this.options.allowPrivateNetworks || origins.some((origin) => this.allowedOrigins.has(origin));
+    const skipAddressCheck = this.options.allowPrivateNetworks || origins.some((origin) => this.allowedOrigins.has(origin));
     const literal = literalAddress(destination.hostname);
 
     if (skipAddressCheck) {
@@ -392,7 +391,7 @@ export class EgressProxy {
         pending = Promise.resolve(this.rawResolve(hostname));
       } catch (error) {
         clearTimeout(timer);
-        reject(error as Error);
+        reject(asError(error));
         return;
       }
       pending.then(
@@ -404,7 +403,7 @@ export class EgressProxy {
         },
         (error: unknown) => {
           clearTimeout(timer);
-          reject(error as Error);
+          reject(asError(error));
         },
       );
     });
@@ -455,14 +454,7 @@ export class EgressProxy {
    * pooled keep-alive connection turned out to be closed already (the race Node's docs describe for
    * `reusedSocket`). Only bodiless requests are replayed; a body has already been consumed.
    */
-  private forward(
-    req: IncomingMessage,
-    res: ServerResponse,
-    url: URL,
-    addresses: string[],
-    index: number,
-    replayed = false,
-  ): void {
+  private forward(req: IncomingMessage, res: ServerResponse, url: URL, addresses: string[], index: number, replayed = false): void {
     const port = url.port === '' ? 80 : Number(url.port);
     const headers = forwardableHeaders(req.headers);
     // RFC 9112 section 3.2.2: with an absolute-form target the Host header is replaced by the target's.
@@ -484,10 +476,7 @@ export class EgressProxy {
         return;
       }
       // Only the connect is bounded here; once connected, Chromium decides how long it waits.
-      const timer = setTimeout(
-        () => upstream.destroy(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' })),
-        this.connectTimeoutMs,
-      );
+      const timer = setTimeout(() => upstream.destroy(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' })), this.connectTimeoutMs);
       socket.once('connect', () => {
         connected = true;
         clearTimeout(timer);
@@ -571,9 +560,7 @@ export class EgressProxy {
     if (!decision.allowed) {
       this.memory.set(key, decision.outcome);
       const header =
-        decision.outcome.kind === 'blocked'
-          ? `${URL_POLICY_BLOCK_HEADER}: ${decision.outcome.reason}`
-          : `${EGRESS_ERROR_HEADER}: ${decision.outcome.error}`;
+        decision.outcome.kind === 'blocked' ? `${URL_POLICY_BLOCK_HEADER}: ${decision.outcome.reason}` : `${EGRESS_ERROR_HEADER}: ${decision.outcome.error}`;
       this.endTunnel(client, decision.outcome.kind === 'blocked' ? '403 Forbidden' : '502 Bad Gateway', header);
       return;
     }

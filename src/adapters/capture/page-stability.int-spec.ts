@@ -45,8 +45,7 @@ const PAGES: Record<string, (res: ServerResponse) => void> = {
   '/timer-1000': (res) => html(res, fetchedFromTimer(1_000)),
   '/content': (res) => setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('rgb(0,128,0)'), 100),
   // Polls every 100 ms for ever, each poll setting the next timer: never still.
-  '/polling': (res) =>
-    html(res, page(`(function poll() { fetch('/poll').then(() => setTimeout(poll, 100)); })();`)),
+  '/polling': (res) => html(res, page(`(function poll() { fetch('/poll').then(() => setTimeout(poll, 100)); })();`)),
   '/poll': (res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('again'),
   // Green at once, with a spinner that turns for ever.
   '/animation': (res) =>
@@ -68,10 +67,8 @@ const PAGES: Record<string, (res: ServerResponse) => void> = {
       ),
     ),
   // Not lazy: requested while the document parses, so 'load' waits for it but 'domcontentloaded' does not.
-  '/slow-image': (res) =>
-    html(res, page('', '<img src="/slow-blue.png" width="400" height="300" style="display:block">')),
-  '/slow-blue.png': (res) =>
-    setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(solidPng(BLUE)), 400),
+  '/slow-image': (res) => html(res, page('', '<img src="/slow-blue.png" width="400" height="300" style="display:block">')),
+  '/slow-blue.png': (res) => setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(solidPng(BLUE)), 400),
   // The selector matches at once, but what it shows (an image) arrives later.
   '/selector-image': (res) =>
     html(

@@ -4,13 +4,7 @@
 import type { Page } from 'puppeteer';
 
 import { CaptureFailure, type CaptureResult } from './capture.port';
-import {
-  disableServiceWorkersScript,
-  documentHeightScript,
-  hideSelectorsScript,
-  invalidSelectorsScript,
-  revealLazyContentScript,
-} from './in-page-scripts';
+import { disableServiceWorkersScript, documentHeightScript, hideSelectorsScript, revealLazyContentScript } from './in-page-scripts';
 import { isValidCssSelector } from '../../shared/css-selector/css-selector';
 import { stabilityTracker } from './page-stability';
 import { pngSize } from './png-size';
@@ -49,9 +43,7 @@ export async function preparePage(page: Page, setup: PageSetup): Promise<void> {
 }
 
 function invalidSelectorFailure(invalid: unknown): CaptureFailure | null {
-  return Array.isArray(invalid) && invalid.length > 0
-    ? new CaptureFailure('page', `Invalid CSS selector: ${String(invalid[0])}`)
-    : null;
+  return Array.isArray(invalid) && invalid.length > 0 ? new CaptureFailure('page', `Invalid CSS selector: ${String(invalid[0])}`) : null;
 }
 
 /**
@@ -85,18 +77,12 @@ async function documentHeight(page: Page): Promise<number> {
  * than the viewport. The width stays the viewport's so the client gets the width it asked for.
  * Otherwise exactly the viewport. Sizes are CSS pixels; the PNG is deviceScaleFactor times larger.
  */
-export async function takeScreenshot(
-  page: Page,
-  options: { fullPage: boolean; maxFullPageHeight: number; fastPngEncoding: boolean },
-): Promise<CaptureResult> {
+export async function takeScreenshot(page: Page, options: { fullPage: boolean; maxFullPageHeight: number; fastPngEncoding: boolean }): Promise<CaptureResult> {
   const viewport = page.viewport();
   if (!viewport) throw new Error('takeScreenshot needs a page with an explicit viewport');
   let data: Uint8Array;
   if (options.fullPage) {
-    const height = Math.min(
-      Math.max(await documentHeight(page), viewport.height),
-      options.maxFullPageHeight,
-    );
+    const height = Math.min(Math.max(await documentHeight(page), viewport.height), options.maxFullPageHeight);
     data = await page.screenshot({
       type: 'png',
       clip: { x: 0, y: 0, width: viewport.width, height },

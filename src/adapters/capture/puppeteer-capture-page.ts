@@ -1,12 +1,7 @@
 import type { KeyInput, Page } from 'puppeteer';
 
 import type { ContextLease } from './browser-pool';
-import {
-  CaptureFailure,
-  type CapturePage,
-  type CaptureResult,
-  type ScrollTarget,
-} from './capture.port';
+import { CaptureFailure, type CapturePage, type CaptureResult, type ScrollTarget } from './capture.port';
 import type { CaptureSettings } from './capture-options';
 import type { WaitUntil } from '../../shared/domain/wait-until';
 import { PAGE_CRASHED_MESSAGE, toCaptureFailure } from './capture-errors';
@@ -101,7 +96,13 @@ export class PuppeteerCapturePage implements CapturePage {
           let timer: NodeJS.Timeout | undefined;
           await Promise.race([
             loadedOnce,
-            new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new CaptureFailure('page', `Navigation after clicking "${selector}" did not finish within ${timeoutMs} ms`)), timeoutMs))),
+            new Promise<never>(
+              (_, reject) =>
+                (timer = setTimeout(
+                  () => reject(new CaptureFailure('page', `Navigation after clicking "${selector}" did not finish within ${timeoutMs} ms`)),
+                  timeoutMs,
+                )),
+            ),
           ]).finally(() => clearTimeout(timer));
         }
       } finally {
@@ -192,12 +193,7 @@ export class PuppeteerCapturePage implements CapturePage {
     return this.page.url();
   }
 
-  private onElement(
-    selector: string,
-    state: string,
-    timeoutMs: number,
-    action: (locator: ElementLocator) => Promise<void>,
-  ): Promise<void> {
+  private onElement(selector: string, state: string, timeoutMs: number, action: (locator: ElementLocator) => Promise<void>): Promise<void> {
     return this.act(this.elementTimeout(selector, state, timeoutMs), async () => {
       assertValidSelector(selector);
       await action(locate(this.page, selector, timeoutMs));

@@ -45,8 +45,7 @@ const PAGES: Record<string, (res: ServerResponse) => void> = {
     res.end();
   },
   '/busy-loop': (res) => html(res, '<!doctype html><script>for (;;) {}</script>'),
-  '/alert': (res) =>
-    html(res, solidPage('rgb(0,0,255)', '<script>alert("hello"); confirm("sure?");</script>')),
+  '/alert': (res) => html(res, solidPage('rgb(0,0,255)', '<script>alert("hello"); confirm("sure?");</script>')),
   '/dark-aware': (res) =>
     html(
       res,
@@ -54,13 +53,7 @@ const PAGES: Record<string, (res: ServerResponse) => void> = {
        @media (prefers-color-scheme: dark){html,body{background:rgb(0,0,0)}}</style>`,
     ),
   '/banner': (res) =>
-    html(
-      res,
-      solidPage(
-        'rgb(255,0,0)',
-        '<div class="banner" style="position:fixed;top:0;left:0;right:0;height:200px;background:rgb(0,0,255)"></div>',
-      ),
-    ),
+    html(res, solidPage('rgb(255,0,0)', '<div class="banner" style="position:fixed;top:0;left:0;right:0;height:200px;background:rgb(0,0,255)"></div>')),
   '/late-element': (res) =>
     html(
       res,
@@ -80,10 +73,7 @@ const PAGES: Record<string, (res: ServerResponse) => void> = {
   '/lazy': (res) =>
     html(
       res,
-      solidPage(
-        'rgb(255,255,255)',
-        '<div style="height:2500px"></div><img loading="lazy" src="/blue.png" width="400" height="300" style="display:block">',
-      ),
+      solidPage('rgb(255,255,255)', '<div style="height:2500px"></div><img loading="lazy" src="/blue.png" width="400" height="300" style="display:block">'),
     ),
   '/blue.png': (res) => {
     const png = new PNG({ width: 4, height: 4 });
@@ -183,15 +173,10 @@ function browserMainPid(groupPid: number): number {
 }
 
 function userDataDirs(browserPid: number): string[] {
-  return processesInGroups([browserPid])
-    .flatMap((line) => /--user-data-dir=(\S+)/.exec(line)?.[1] ?? []);
+  return processesInGroups([browserPid]).flatMap((line) => /--user-data-dir=(\S+)/.exec(line)?.[1] ?? []);
 }
 
-async function expectFailure(
-  promise: Promise<unknown>,
-  kind: CaptureFailure['kind'],
-  message: string | RegExp,
-): Promise<CaptureFailure> {
+async function expectFailure(promise: Promise<unknown>, kind: CaptureFailure['kind'], message: string | RegExp): Promise<CaptureFailure> {
   const error: unknown = await promise.then(
     () => new Error('expected the capture to fail'),
     (e: unknown) => e,
@@ -213,7 +198,6 @@ describe('PuppeteerPageCapturer (real Chromium)', () => {
   function request(path: string, overrides: Partial<CaptureRequest> = {}): CaptureRequest {
     return captureRequest(`${base}${path}`, overrides);
   }
-
 
   beforeAll(async () => {
     server = await startServer();
@@ -294,11 +278,7 @@ describe('PuppeteerPageCapturer (real Chromium)', () => {
     });
 
     it('rejects an invalid hide selector as a page failure', async () => {
-      await expectFailure(
-        capturer.capture(request('/banner', { hideSelectors: ['div[['] })),
-        'page',
-        'Invalid CSS selector: div[[',
-      );
+      await expectFailure(capturer.capture(request('/banner', { hideSelectors: ['div[['] })), 'page', 'Invalid CSS selector: div[[');
     });
 
     it('waits for waitForSelector before capturing', async () => {
@@ -310,20 +290,12 @@ describe('PuppeteerPageCapturer (real Chromium)', () => {
     });
 
     it('fails as the page when the selector never appears', async () => {
-      await expectFailure(
-        capturer.capture(request('/red', { waitForSelector: '#never' })),
-        'page',
-        'Timed out after 3000 ms waiting for selector "#never"',
-      );
+      await expectFailure(capturer.capture(request('/red', { waitForSelector: '#never' })), 'page', 'Timed out after 3000 ms waiting for selector "#never"');
     });
 
     it('rejects an invalid waitForSelector at once instead of waiting out the timeout', async () => {
       const started = Date.now();
-      await expectFailure(
-        capturer.capture(request('/red', { waitForSelector: 'a[[' })),
-        'page',
-        'Invalid CSS selector: a[[',
-      );
+      await expectFailure(capturer.capture(request('/red', { waitForSelector: 'a[[' })), 'page', 'Invalid CSS selector: a[[');
 
       expect(Date.now() - started).toBeLessThan(2_000);
     });
@@ -351,28 +323,16 @@ describe('PuppeteerPageCapturer (real Chromium)', () => {
 
     it('fails as the page on a connection refused, keeping the net:: code', async () => {
       const port = await closedPort();
-      await expectFailure(
-        capturer.capture(request('', { url: `http://127.0.0.1:${port}/` })),
-        'page',
-        'net::ERR_CONNECTION_REFUSED',
-      );
+      await expectFailure(capturer.capture(request('', { url: `http://127.0.0.1:${port}/` })), 'page', 'net::ERR_CONNECTION_REFUSED');
     });
 
     it('fails as the page when the host name does not resolve', async () => {
-      await expectFailure(
-        capturer.capture(request('', { url: 'http://no-such-host.invalid/' })),
-        'page',
-        'net::ERR_NAME_NOT_RESOLVED',
-      );
+      await expectFailure(capturer.capture(request('', { url: 'http://no-such-host.invalid/' })), 'page', 'net::ERR_NAME_NOT_RESOLVED');
     });
 
     it('gives up on a page that never finishes loading within timeoutMs, then captures the next', async () => {
       const started = Date.now();
-      await expectFailure(
-        capturer.capture(request('/hang')),
-        'page',
-        'Navigation timeout of 3000 ms exceeded',
-      );
+      await expectFailure(capturer.capture(request('/hang')), 'page', 'Navigation timeout of 3000 ms exceeded');
       const elapsed = Date.now() - started;
 
       expect(elapsed).toBeGreaterThanOrEqual(2_900);
@@ -382,11 +342,7 @@ describe('PuppeteerPageCapturer (real Chromium)', () => {
 
     it('gives up on a page stuck in a script loop, then captures the next', async () => {
       const started = Date.now();
-      await expectFailure(
-        capturer.capture(request('/busy-loop')),
-        'page',
-        'Navigation timeout of 3000 ms exceeded',
-      );
+      await expectFailure(capturer.capture(request('/busy-loop')), 'page', 'Navigation timeout of 3000 ms exceeded');
 
       expect(Date.now() - started).toBeLessThan(5_000);
       expect(pixel(await capturer.capture(request('/red')), 1, 1)).toEqual(RED);
@@ -394,9 +350,7 @@ describe('PuppeteerPageCapturer (real Chromium)', () => {
 
     it('runs concurrent captures in isolated contexts', async () => {
       const colours = await Promise.all(
-        ['/red', '/not-found', '/red', '/alert', '/red', '/not-found'].map(async (path) =>
-          pixel(await capturer.capture(request(path)), 5, 700),
-        ),
+        ['/red', '/not-found', '/red', '/alert', '/red', '/not-found'].map(async (path) => pixel(await capturer.capture(request(path)), 5, 700)),
       );
 
       expect(colours).toEqual([RED, BLUE, RED, BLUE, RED, BLUE]);
@@ -405,23 +359,20 @@ describe('PuppeteerPageCapturer (real Chromium)', () => {
 
   describe('withPage', () => {
     it('drives a page through scenario steps and screenshots it', async () => {
-      const outcome = await capturer.withPage(
-        { viewportWidth: 800, viewportHeight: 600 },
-        async (page) => {
-          await page.goto(`${base}/form`);
-          await page.fill('#name', 'Ada');
-          await page.select('#colour', 'blue');
-          await page.hover('#hover-target');
-          await page.click('#go');
-          await page.waitForSelector('#done');
-          await page.press('Enter');
-          await page.scrollTo({ selector: '#far' });
-          await page.scrollTo('bottom');
-          const viewport = await page.screenshot({ fullPage: false });
-          const full = await page.screenshot({ fullPage: true });
-          return { viewport, full, url: page.url() };
-        },
-      );
+      const outcome = await capturer.withPage({ viewportWidth: 800, viewportHeight: 600 }, async (page) => {
+        await page.goto(`${base}/form`);
+        await page.fill('#name', 'Ada');
+        await page.select('#colour', 'blue');
+        await page.hover('#hover-target');
+        await page.click('#go');
+        await page.waitForSelector('#done');
+        await page.press('Enter');
+        await page.scrollTo({ selector: '#far' });
+        await page.scrollTo('bottom');
+        const viewport = await page.screenshot({ fullPage: false });
+        const full = await page.screenshot({ fullPage: true });
+        return { viewport, full, url: page.url() };
+      });
 
       expect([outcome.viewport.width, outcome.viewport.height]).toEqual([800, 600]);
       expect(pixel(outcome.viewport, 400, 300)).toEqual(BLUE);
@@ -470,7 +421,6 @@ describe('PuppeteerPageCapturer browser lifecycle (real Chromium)', () => {
     return captureRequest(`${base}${path}`, { viewportWidth: 640, viewportHeight: 480 });
   }
 
-
   async function waitUntil(condition: () => boolean): Promise<void> {
     while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -481,11 +431,7 @@ describe('PuppeteerPageCapturer browser lifecycle (real Chromium)', () => {
       await capturer.warmUp();
       const [firstPid] = capturer.stats().pids;
       const rendering = pagesRendering;
-      const hanging = expectFailure(
-        capturer.capture(request('/hang')),
-        'infrastructure',
-        /^Browser (disconnected|process exited)/,
-      );
+      const hanging = expectFailure(capturer.capture(request('/hang')), 'infrastructure', /^Browser (disconnected|process exited)/);
       await waitUntil(() => pagesRendering > rendering);
 
       process.kill(browserMainPid(firstPid), 'SIGKILL');
@@ -506,11 +452,7 @@ describe('PuppeteerPageCapturer browser lifecycle (real Chromium)', () => {
       await capturer.warmUp();
       const [pid] = capturer.stats().pids;
       const rendering = pagesRendering;
-      const hanging = expectFailure(
-        capturer.capture(request('/hang')),
-        'page',
-        'The page crashed the browser tab (renderer process)',
-      );
+      const hanging = expectFailure(capturer.capture(request('/hang')), 'page', 'The page crashed the browser tab (renderer process)');
       await waitUntil(() => pagesRendering > rendering);
 
       for (const renderer of rendererPids(pid)) process.kill(renderer, 'SIGKILL');
@@ -563,11 +505,9 @@ describe('PuppeteerPageCapturer browser lifecycle (real Chromium)', () => {
         console.log(JSON.stringify({ pid, profile: /--user-data-dir=(\\S+)/.exec(out)[1] }));
         process.exit(0);
       });`;
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ['-r', require.resolve('ts-node/register/transpile-only'), '-e', script],
-      { env: { ...process.env, TS_NODE_PROJECT: join(__dirname, '../../../tsconfig.json') } },
-    );
+    const { stdout } = await promisify(execFile)(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), '-e', script], {
+      env: { ...process.env, TS_NODE_PROJECT: join(__dirname, '../../../tsconfig.json') },
+    });
     const { pid, profile } = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { pid: number; profile: string };
 
     expect(pid).toBeGreaterThan(0);

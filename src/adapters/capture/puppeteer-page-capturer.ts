@@ -2,14 +2,7 @@ import type { BeforeApplicationShutdown } from '@nestjs/common';
 import type { Page } from 'puppeteer';
 
 import { BrowserPool, type BrowserPoolDeps, type ContextLease, type PoolStats } from './browser-pool';
-import {
-  CaptureFailure,
-  PageCapturer,
-  type CapturePage,
-  type CaptureRequest,
-  type CaptureResult,
-  type PageOptions,
-} from './capture.port';
+import { CaptureFailure, PageCapturer, type CapturePage, type CaptureRequest, type CaptureResult, type PageOptions } from './capture.port';
 import { resolveCaptureSettings, type CaptureSettings } from './capture-options';
 import { toCaptureFailure } from './capture-errors';
 import { assertSaneRequest, CaptureRun } from './capture-run';

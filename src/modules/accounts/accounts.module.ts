@@ -13,9 +13,7 @@ import { TypeOrmCredentialRepository } from './infrastructure/typeorm-credential
 import { TypeOrmSessionRepository } from './infrastructure/typeorm-session.repository';
 import { TypeOrmSignInThrottleRepository } from './infrastructure/typeorm-sign-in-throttle.repository';
 
-const persistence = [
-  TypeOrmModule.forFeature([AccountRow, ApiTokenRow, DashboardSessionRow, SignInThrottleRow]),
-];
+const persistence = [TypeOrmModule.forFeature([AccountRow, ApiTokenRow, DashboardSessionRow, SignInThrottleRow])];
 
 const core = [
   { provide: AccountRepository, useClass: TypeOrmAccountRepository },

@@ -20,7 +20,16 @@ import { WebsitesPageController } from './http/websites-page.controller';
  */
 @Module({
   imports: [AccountsModule, RateLimitingModule, WebsitesModule, ScreenshotsModule, ScenariosModule, SchedulesModule],
-  controllers: [SignInController, AssetsController, OverviewController, ApiKeysController, WebsitesPageController, ScreenshotsPageController, AutomationController, DashboardNotFoundController],
+  controllers: [
+    SignInController,
+    AssetsController,
+    OverviewController,
+    ApiKeysController,
+    WebsitesPageController,
+    ScreenshotsPageController,
+    AutomationController,
+    DashboardNotFoundController,
+  ],
   providers: [WebsiteNames],
 })
 export class DashboardModule {}

@@ -12,8 +12,7 @@ import { RedisCounterStore } from './infrastructure/redis-counter-store';
     {
       provide: CounterStore,
       // Redis when configured, so every API instance shares one count; memory in the embedded default.
-      useFactory: (config: AppConfig, redis: RedisConnection, clock: Clock) =>
-        config.redisUrl ? new RedisCounterStore(redis) : new MemoryCounterStore(clock),
+      useFactory: (config: AppConfig, redis: RedisConnection, clock: Clock) => (config.redisUrl ? new RedisCounterStore(redis) : new MemoryCounterStore(clock)),
       inject: [AppConfig, RedisConnection, Clock],
     },
     RateLimiter,

@@ -86,20 +86,19 @@ export const SIMPLE_PSEUDO_CLASSES: ReadonlySet<string> = new Set([
 export type PseudoClassArgument = 'selector-list' | 'relative-selector-list' | 'nth' | 'nth-of' | 'lang' | 'ident';
 
 /** Functional pseudo-classes, lower case, with the kind of argument each takes. */
-export const FUNCTIONAL_PSEUDO_CLASSES: ReadonlyMap<string, PseudoClassArgument> =
-  new Map([
-    ['not', 'selector-list'],
-    ['is', 'selector-list'],
-    ['where', 'selector-list'],
-    ['has', 'relative-selector-list'],
-    ['nth-child', 'nth-of'],
-    ['nth-last-child', 'nth-of'],
-    ['nth-of-type', 'nth'],
-    ['nth-last-of-type', 'nth'],
-    ['lang', 'lang'],
-    ['dir', 'ident'],
-    ['state', 'ident'],
-  ] as const);
+export const FUNCTIONAL_PSEUDO_CLASSES: ReadonlyMap<string, PseudoClassArgument> = new Map([
+  ['not', 'selector-list'],
+  ['is', 'selector-list'],
+  ['where', 'selector-list'],
+  ['has', 'relative-selector-list'],
+  ['nth-child', 'nth-of'],
+  ['nth-last-child', 'nth-of'],
+  ['nth-of-type', 'nth'],
+  ['nth-last-of-type', 'nth'],
+  ['lang', 'lang'],
+  ['dir', 'ident'],
+  ['state', 'ident'],
+] as const);
 
 /** Maximum nesting depth of functional pseudo-classes (`:not(:is(:not(…)))`). */
 export const MAX_SELECTOR_NESTING = 16;
@@ -190,7 +189,7 @@ function isNameStart(c: number): boolean {
   return isLetter(c) || c === 0x5f /* _ */ || c >= 0x80;
 }
 function isNameChar(c: number): boolean {
-  return isNameStart(c) || isDigit(c) || c === 0x2d /* - */;
+  return isNameStart(c) || isDigit(c) || c === 0x2d; /* - */
 }
 function isWhitespace(c: number): boolean {
   return c === 0x20 || c === 0x09 || c === 0x0a;
@@ -460,8 +459,7 @@ interface ListContext {
   depth: number;
 }
 
-const AN_PLUS_B =
-  /^(?:[+-]?\d*n(?:[ \t\n]*[+-][ \t\n]*\d+)?|[+-]?\d+|odd|even)$/i;
+const AN_PLUS_B = /^(?:[+-]?\d*n(?:[ \t\n]*[+-][ \t\n]*\d+)?|[+-]?\d+|odd|even)$/i;
 
 function isCombinator(t: Token): boolean {
   return t.kind === 'delim' && (t.value === '>' || t.value === '+' || t.value === '~');
@@ -492,7 +490,7 @@ class SelectorParser {
 
   private peek(offset = 0): Token {
     const t = this.tokens[this.i + offset];
-    return t ?? this.tokens[this.tokens.length - 1]!;
+    return t ?? this.tokens[this.tokens.length - 1];
   }
 
   private consume(): Token {

@@ -11,4 +11,3 @@ export function cappedValidationError(details: FieldError[], total = details.len
 }
 
 export const notAllowed = (key: string): FieldError => ({ field: key, message: `${key} is not allowed` });
-

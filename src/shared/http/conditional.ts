@@ -19,7 +19,13 @@ export function notModified(ifNoneMatch: string | undefined, etag: string): bool
  * Answers a stored image: strong ETag, immutable private caching, and 304 (nothing sent, `release` called
  * to free what was opened) when the browser already holds these bytes. `send` builds the body otherwise.
  */
-export function replyWithStoredImage<T>(reply: FastifyReply, ifNoneMatch: string | undefined, etag: string, send: () => T, release: () => void = () => undefined): T | undefined {
+export function replyWithStoredImage<T>(
+  reply: FastifyReply,
+  ifNoneMatch: string | undefined,
+  etag: string,
+  send: () => T,
+  release: () => void = () => undefined,
+): T | undefined {
   reply.header('ETag', etag);
   reply.header('Cache-Control', IMMUTABLE_PRIVATE);
   if (notModified(ifNoneMatch, etag)) {

@@ -83,7 +83,7 @@ export function toErrorResponse(err: unknown, logger?: Logger): ErrorResponse {
   if (err instanceof HttpException) {
     const status = err.getStatus();
     const code = CODE_BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'bad_request');
-    const error = status === HttpStatus.NOT_FOUND ? 'Not found' : status >= 500 ? 'Internal server error' : err.message;
+    const error = status === (HttpStatus.NOT_FOUND as number) ? 'Not found' : status >= 500 ? 'Internal server error' : err.message;
     return { status, body: { success: false, error, code } };
   }
   const fastifyError = err as { statusCode?: number; code?: string; message?: string } | null;

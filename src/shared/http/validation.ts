@@ -61,7 +61,11 @@ const knownFields = new WeakMap<object, Set<string>>();
 function fieldsOf(metatype: object): Set<string> {
   let fields = knownFields.get(metatype);
   if (!fields) {
-    fields = new Set(getMetadataStorage().getTargetValidationMetadatas(metatype as () => void, '', true, false).map((m) => m.propertyName));
+    fields = new Set(
+      getMetadataStorage()
+        .getTargetValidationMetadatas(metatype as () => void, '', true, false)
+        .map((m) => m.propertyName),
+    );
     knownFields.set(metatype, fields);
   }
   return fields;
@@ -132,7 +136,7 @@ class ReportingValidationPipe extends ValidationPipe {
     try {
       return await super.transform(value, metadata);
     } catch (err) {
-      const check: FieldCheck | undefined = metadata.metatype ? Reflect.getMetadata(ALSO_CHECKS, metadata.metatype) : undefined;
+      const check = (metadata.metatype ? Reflect.getMetadata(ALSO_CHECKS, metadata.metatype) : undefined) as FieldCheck | undefined;
       if (!(err instanceof ValidationFailedError) || !check || !value || typeof value !== 'object' || Array.isArray(value)) throw err;
       const reported = new Set(err.details.map((d) => topField(d.field)));
       let more: FieldError[];
@@ -196,7 +200,7 @@ export function IsId(options: { each?: boolean } = {}): PropertyDecorator {
 export function QueryInt(min: number, max: number): PropertyDecorator {
   return applyDecorators(
     IsOptional(),
-    Transform(({ value }) => (typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value)),
+    Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value)),
     IsInt(),
     Min(min),
     Max(max),

@@ -16,9 +16,7 @@ import * as ipaddr from 'ipaddr.js';
 export function classifyAddress(ip: string): string | null {
   const addr = parseStrict(ip);
   if (addr === null) return 'invalid';
-  return addr.kind() === 'ipv4'
-    ? classifyIPv4(addr as ipaddr.IPv4)
-    : classifyIPv6(addr as ipaddr.IPv6);
+  return addr.kind() === 'ipv4' ? classifyIPv4(addr as ipaddr.IPv4) : classifyIPv6(addr as ipaddr.IPv6);
 }
 
 /**

@@ -139,14 +139,11 @@ describe('UrlPolicy (policy on, allowPrivateNetworks false)', () => {
 
   // Everything decidable without DNS must already be refused by the sync check,
   // so validators catch it at the API boundary.
-  it.each(refused.filter(([, , mayResolve]) => !mayResolve))(
-    'checkSyntax refuses %s without resolving',
-    (raw, reason) => {
-      const { policy, calls } = makePolicy();
-      expect(reasonOf(policy.checkSyntax(raw))).toBe(reason);
-      expect(calls).toEqual([]);
-    },
-  );
+  it.each(refused.filter(([, , mayResolve]) => !mayResolve))('checkSyntax refuses %s without resolving', (raw, reason) => {
+    const { policy, calls } = makePolicy();
+    expect(reasonOf(policy.checkSyntax(raw))).toBe(reason);
+    expect(calls).toEqual([]);
+  });
 
   it('accepts a URL of exactly the maximum length', async () => {
     const base = 'https://example.com/';

@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIPv4 } from 'node:net';
+import { asError } from '../domain/error-message';
 import { classifyAddress } from './address-classifier';
 
 /** Resolves a hostname to ALL of its addresses (IPv4 and IPv6). */
@@ -55,9 +56,7 @@ const defaultResolver: HostResolver = async (hostname) => {
 };
 
 /** Result of the synchronous stage, carrying what check() needs to continue. */
-type SyntaxStage =
-  | { done: true; verdict: UrlVerdict }
-  | { done: false; url: URL; hostname: string };
+type SyntaxStage = { done: true; verdict: UrlVerdict } | { done: false; url: URL; hostname: string };
 
 /**
  * The single SSRF policy for every URL the service will fetch: entry points
@@ -173,10 +172,7 @@ export class UrlPolicy {
 
   private resolveWithTimeout(hostname: string): Promise<string[]> {
     return new Promise<string[]>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`resolving ${hostname} timed out`)),
-        this.resolveTimeoutMs,
-      );
+      const timer = setTimeout(() => reject(new Error(`resolving ${hostname} timed out`)), this.resolveTimeoutMs);
       // A lookup that never settles must not keep the process alive.
       timer.unref?.();
       let pending: Promise<string[]>;
@@ -185,7 +181,7 @@ export class UrlPolicy {
       } catch (err) {
         // A resolver that throws synchronously is treated like a failed lookup.
         clearTimeout(timer);
-        reject(err);
+        reject(asError(err));
         return;
       }
       pending.then(
@@ -195,7 +191,7 @@ export class UrlPolicy {
         },
         (err: unknown) => {
           clearTimeout(timer);
-          reject(err);
+          reject(asError(err));
         },
       );
     });

@@ -46,7 +46,12 @@ export class SignInService {
     const now = this.clock.now();
 
     const issued = issueSession();
-    const session: SessionProps = { accountId: found.account.id, csrfToken: issued.csrfToken, createdAt: now, expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS) };
+    const session: SessionProps = {
+      accountId: found.account.id,
+      csrfToken: issued.csrfToken,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + SESSION_LIFETIME_MS),
+    };
     await this.sessions.deleteExpired(now);
     await this.sessions.create({ hash: issued.hash, ...session });
     return { secret: issued.secret, session, account: found.account };

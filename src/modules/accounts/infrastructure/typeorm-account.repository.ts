@@ -55,7 +55,15 @@ export class TypeOrmAccountRepository extends AccountRepository {
         }),
       );
       const tokenRow = await manager.save(
-        manager.create(ApiTokenRow, { accountId: row.id, name: token.name, displayPrefix: token.displayPrefix, tokenHash: token.hash, createdAt: now, lastUsedAt: null, revokedAt: null }),
+        manager.create(ApiTokenRow, {
+          accountId: row.id,
+          name: token.name,
+          displayPrefix: token.displayPrefix,
+          tokenHash: token.hash,
+          createdAt: now,
+          lastUsedAt: null,
+          revokedAt: null,
+        }),
       );
       return { account: toAccount(row), tokenId: tokenRow.id };
     });

@@ -17,7 +17,13 @@ export class TypeOrmSessionRepository extends SessionRepository {
   }
 
   async create(session: NewSession): Promise<void> {
-    await this.rows.insert({ sessionHash: session.hash, accountId: session.accountId, csrfToken: session.csrfToken, createdAt: session.createdAt, expiresAt: session.expiresAt });
+    await this.rows.insert({
+      sessionHash: session.hash,
+      accountId: session.accountId,
+      csrfToken: session.csrfToken,
+      createdAt: session.createdAt,
+      expiresAt: session.expiresAt,
+    });
   }
 
   async findActive(hash: string, now: Date): Promise<{ session: SessionProps; account: Account } | null> {

@@ -27,7 +27,10 @@ export class AutomationController {
     const accountId = viewer.account.id;
     const page = pageParam(rawPage);
     const { items, total } = await this.scenarios.list(accountId, { page, perPage: DASHBOARD_PAGE_SIZE }, {});
-    const names = await this.names.of(accountId, items.map((s) => s.websiteId));
+    const names = await this.names.of(
+      accountId,
+      items.map((s) => s.websiteId),
+    );
     const rows = await Promise.all(
       items.map(async (scenario) => ({
         scenario,
@@ -35,7 +38,12 @@ export class AutomationController {
         lastRun: (await this.scenarios.executions(accountId, scenario.id, { page: 1, perPage: 1 })).items[0]?.job ?? null,
       })),
     );
-    return scenariosPage(viewer, { rows, page: { page, lastPage: lastPage(total, DASHBOARD_PAGE_SIZE), total }, hasAccess: viewer.account.hasApiAccess(this.clock.now()), notice }).toString();
+    return scenariosPage(viewer, {
+      rows,
+      page: { page, lastPage: lastPage(total, DASHBOARD_PAGE_SIZE), total },
+      hasAccess: viewer.account.hasApiAccess(this.clock.now()),
+      notice,
+    }).toString();
   }
 
   @Post('scenarios/:id/run')
@@ -51,7 +59,10 @@ export class AutomationController {
     const accountId = viewer.account.id;
     const page = pageParam(rawPage);
     const { items, total } = await this.schedules.list(accountId, { page, perPage: DASHBOARD_PAGE_SIZE });
-    const names = await this.names.of(accountId, items.map((s) => s.websiteId));
+    const names = await this.names.of(
+      accountId,
+      items.map((s) => s.websiteId),
+    );
     const rows = items.map((schedule) => ({ schedule, websiteName: names.get(schedule.websiteId) ?? '—' }));
     return schedulesPage(viewer, { rows, page: { page, lastPage: lastPage(total, DASHBOARD_PAGE_SIZE), total }, notice }).toString();
   }

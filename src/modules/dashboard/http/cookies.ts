@@ -27,7 +27,13 @@ function isHttps(request: FastifyRequest, publicUrl: string | null): boolean {
 }
 
 export function setCookie(reply: FastifyReply, request: FastifyRequest, publicUrl: string | null, name: string, value: string, maxAgeSeconds: number): void {
-  const attributes = [`${name}=${encodeURIComponent(value)}`, 'Path=/dashboard', 'HttpOnly', 'SameSite=Lax', `Max-Age=${Math.max(0, Math.floor(maxAgeSeconds))}`];
+  const attributes = [
+    `${name}=${encodeURIComponent(value)}`,
+    'Path=/dashboard',
+    'HttpOnly',
+    'SameSite=Lax',
+    `Max-Age=${Math.max(0, Math.floor(maxAgeSeconds))}`,
+  ];
   if (isHttps(request, publicUrl)) attributes.push('Secure');
   reply.header('set-cookie', attributes.join('; ')); // Fastify appends Set-Cookie headers rather than replacing them
 }

@@ -29,7 +29,12 @@ export class SignInController {
 
   @Get('login')
   @HtmlPage()
-  async form(@Req() request: DashboardRequest, @Res({ passthrough: true }) reply: FastifyReply, @Query('next') next?: string, @Query('notice') notice?: string) {
+  async form(
+    @Req() request: DashboardRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Query('next') next?: string,
+    @Query('notice') notice?: string,
+  ) {
     if (await this.signIn.authenticate(readCookie(request, SESSION_COOKIE))) return seeOther(reply, safeNext(next));
     return signInPage({ csrfToken: this.issueFormToken(request, reply), next: next ? safeNext(next) : undefined, notice }).toString();
   }

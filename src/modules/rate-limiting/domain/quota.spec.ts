@@ -13,7 +13,12 @@ describe('quota windows and decisions', () => {
   const now = new Date('2026-11-22T01:00:05Z');
 
   it('allows up to the limit and counts remaining down', () => {
-    expect(decide(limits, { minute: 1, hour: 1 }, now)).toMatchObject({ allowed: true, limit: 5, remaining: 4, reset: Date.parse('2026-11-22T01:01:00Z') / 1000 });
+    expect(decide(limits, { minute: 1, hour: 1 }, now)).toMatchObject({
+      allowed: true,
+      limit: 5,
+      remaining: 4,
+      reset: Date.parse('2026-11-22T01:01:00Z') / 1000,
+    });
     expect(decide(limits, { minute: 5, hour: 5 }, now)).toMatchObject({ allowed: true, remaining: 0 });
   });
 

@@ -1,7 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { CaptureFailure, CapturePage, CaptureResult, PageCapturer, PageOptions } from '../../../adapters/capture/capture.port';
 import { AppConfig } from '../../../config/app-config';
-import { Clock } from '../../../shared/domain/clock';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { JobDispatcher } from '../../screenshots/application/job-dispatcher';
 import { JobRepository, ScreenshotRepository } from '../../screenshots/application/ports';
@@ -35,7 +34,7 @@ const WEBSITE: WebsiteProps = {
   lastScreenshotAt: null,
   createdAt: new Date(0),
   updatedAt: new Date(0),
-} as WebsiteProps;
+};
 
 function job(steps: Step[]): JobProps {
   return {
@@ -145,7 +144,7 @@ function harness(opts: {
     capturer,
     { register: () => undefined } as unknown as JobDispatcher,
     { check: opts.urlCheck ?? (async (url: string) => ({ allowed: true, url: new URL(url) })) } as unknown as UrlPolicy,
-    { now: () => new Date() } as Clock,
+    { now: () => new Date() },
     config,
   );
   return {
@@ -186,7 +185,9 @@ describe('ScenarioRunner', () => {
       const elapsed = Date.now() - started;
 
       expect(h.outcome()).toEqual({ status: 'failed', error: `Step 0 (wait_for) failed: Scenario exceeded its time limit of ${cap} ms` });
-      expect(h.records()).toEqual([{ index: 0, type: 'wait_for', status: 'failed', duration_ms: expect.any(Number), error: `Scenario exceeded its time limit of ${cap} ms` }]);
+      expect(h.records()).toEqual([
+        { index: 0, type: 'wait_for', status: 'failed', duration_ms: expect.any(Number), error: `Scenario exceeded its time limit of ${cap} ms` },
+      ]);
       expect(h.stored).toHaveBeenCalledTimes(1);
       // The screenshot took 300 ms of the reserve the step left it: the whole run stayed inside the cap.
       expect(elapsed).toBeLessThan(cap + 100);
@@ -230,7 +231,7 @@ describe('ScenarioRunner', () => {
     });
   });
 
-  describe('error texts: the page\'s errors as they are, ours as a fixed text (the detail in the log)', () => {
+  describe("error texts: the page's errors as they are, ours as a fixed text (the detail in the log)", () => {
     it('a screenshot step whose PNG cannot be stored shows "Storing the screenshot failed", never the storage error', async () => {
       const h = harness({
         store: async (n) => {
@@ -283,7 +284,12 @@ describe('ScenarioRunner', () => {
           throw new TypeError("Cannot read properties of undefined (reading 'family') while checking s3cret-value");
         },
       });
-      await h.runner.run(job([{ type: 'fill', selector: '#p', value: 's3cret-value' }, { type: 'navigate', url: 'https://example.org/' }]));
+      await h.runner.run(
+        job([
+          { type: 'fill', selector: '#p', value: 's3cret-value' },
+          { type: 'navigate', url: 'https://example.org/' },
+        ]),
+      );
 
       expect(h.outcome()).toEqual({ status: 'failed', error: 'Opening the website failed: Internal error' });
       expect(h.visible()).not.toMatch(/family|TypeError|s3cret/);
@@ -313,7 +319,10 @@ describe('ScenarioRunner', () => {
       await nav.runner.run(job([{ type: 'navigate', url: 'https://nowhere.invalid/' }]));
       expect(nav.records()[0].error).toBe('net::ERR_NAME_NOT_RESOLVED');
 
-      const policy = harness({ urlCheck: async (url) => (url === WEBSITE.url ? { allowed: true, url: new URL(url) } : { allowed: false, reason: 'url resolves to a loopback address' }) as never });
+      const policy = harness({
+        urlCheck: async (url) =>
+          (url === WEBSITE.url ? { allowed: true, url: new URL(url) } : { allowed: false, reason: 'url resolves to a loopback address' }) as never,
+      });
       await policy.runner.run(job([{ type: 'navigate', url: 'https://local.example/' }]));
       expect(policy.records()[0].error).toBe('blocked by URL policy: url resolves to a loopback address');
       expect(logged).toEqual([]);

@@ -1,12 +1,4 @@
-import {
-  initialStepRecords,
-  isFinishedStepStatus,
-  REDACTED,
-  redactFillValues,
-  redactStepForLogs,
-  redactStepsForLogs,
-  STEP_RUN_STATUSES,
-} from './execution';
+import { initialStepRecords, isFinishedStepStatus, REDACTED, redactFillValues, redactStepForLogs, redactStepsForLogs, STEP_RUN_STATUSES } from './execution';
 import { Step } from './steps';
 
 const steps: Step[] = [
@@ -64,12 +56,9 @@ describe('redactStepForLogs', () => {
 
 describe('redactFillValues', () => {
   it('removes fill values from error texts, as typed and URL-encoded', () => {
-    const text =
-      'Navigation to https://example.com/?u=alice&p=p%40ss%20word!&q=p%40ss+word! failed; typed p@ss word! into #password';
+    const text = 'Navigation to https://example.com/?u=alice&p=p%40ss%20word!&q=p%40ss+word! failed; typed p@ss word! into #password';
     const redacted = redactFillValues(text, steps);
-    expect(redacted).toBe(
-      'Navigation to https://example.com/?u=[redacted]&p=[redacted]&q=[redacted] failed; typed [redacted] into #password',
-    );
+    expect(redacted).toBe('Navigation to https://example.com/?u=[redacted]&p=[redacted]&q=[redacted] failed; typed [redacted] into #password');
   });
 
   it('replaces longer values first and never rewrites the marker itself', () => {

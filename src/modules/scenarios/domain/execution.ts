@@ -37,7 +37,7 @@ export const REDACTED = '[redacted]';
  */
 export function redactStepForLogs<S extends Step>(step: S): S {
   if (step.type === 'fill') {
-    const redacted: FillStep = { ...(step as FillStep), value: REDACTED };
+    const redacted: FillStep = { ...step, value: REDACTED };
     return redacted as S;
   }
   return { ...step };

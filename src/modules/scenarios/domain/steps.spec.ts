@@ -43,8 +43,7 @@ function detailsOf(input: unknown, checker: StepUrlChecker | undefined = policy)
 }
 
 const KEY_MESSAGE = `must be a single printable ASCII character or one of ${PRESS_NAMED_KEYS.join(', ')}`;
-const TYPE_MESSAGE =
-  'must be one of navigate, fill, click, wait, wait_for, hover, press, select, scroll, screenshot';
+const TYPE_MESSAGE = 'must be one of navigate, fill, click, wait, wait_for, hover, press, select, scroll, screenshot';
 
 describe('parseSteps: valid steps of every type', () => {
   // [input step, normalised step]
@@ -135,11 +134,7 @@ describe('parseSteps: the steps value itself', () => {
     ['an object', { type: 'click' }, [{ field: 'steps', message: 'steps must be an array' }]],
     ['a string', 'navigate', [{ field: 'steps', message: 'steps must be an array' }]],
     ['0 steps', [], [{ field: 'steps', message: 'steps must contain 1 to 50 steps' }]],
-    [
-      '51 steps',
-      Array.from({ length: 51 }, () => ({ type: 'wait', duration: 10 })),
-      [{ field: 'steps', message: 'steps must contain 1 to 50 steps' }],
-    ],
+    ['51 steps', Array.from({ length: 51 }, () => ({ type: 'wait', duration: 10 })), [{ field: 'steps', message: 'steps must contain 1 to 50 steps' }]],
   ];
 
   it.each(cases)('%s', (_name, input, expected) => {
@@ -189,7 +184,14 @@ describe('parseSteps: invalid steps', () => {
     // fill
     ['fill without selector', { type: 'fill', value: 'x' }, [['.selector', 'is required']]],
     ['fill without value', { type: 'fill', selector: '#a' }, [['.value', 'is required']]],
-    ['fill without both', { type: 'fill' }, [['.selector', 'is required'], ['.value', 'is required']]],
+    [
+      'fill without both',
+      { type: 'fill' },
+      [
+        ['.selector', 'is required'],
+        ['.value', 'is required'],
+      ],
+    ],
     ['fill selector not a string', { type: 'fill', selector: 5, value: 'x' }, [['.selector', 'must be a string']]],
     ['fill value not a string', { type: 'fill', selector: '#a', value: 123 }, [['.value', 'must be a string']]],
     ['fill value too long', { type: 'fill', selector: '#a', value: 'x'.repeat(MAX_VALUE_LENGTH + 1) }, [['.value', 'must be at most 10000 characters']]],
@@ -231,7 +233,10 @@ describe('parseSteps: invalid steps', () => {
     [
       'wait_for bad selector and timeout',
       { type: 'wait_for', selector: 'div[', timeout: 99999 },
-      [['.selector', 'is not a valid CSS selector'], ['.timeout', 'must be an integer from 1 to 30000']],
+      [
+        ['.selector', 'is not a valid CSS selector'],
+        ['.timeout', 'must be an integer from 1 to 30000'],
+      ],
     ],
 
     // hover
@@ -259,7 +264,14 @@ describe('parseSteps: invalid steps', () => {
     ['scroll to number', { type: 'scroll', to: 500 }, [['.to', 'must be a string']]],
     ['scroll to empty', { type: 'scroll', to: '' }, [['.to', 'must not be empty']]],
     ['scroll to invalid selector', { type: 'scroll', to: '#' }, [['.to', 'is not a valid CSS selector']]],
-    ['scroll with selector field instead of to', { type: 'scroll', selector: '#a' }, [['.to', 'is required'], ['.selector', 'is not allowed']]],
+    [
+      'scroll with selector field instead of to',
+      { type: 'scroll', selector: '#a' },
+      [
+        ['.to', 'is required'],
+        ['.selector', 'is not allowed'],
+      ],
+    ],
 
     // screenshot
     ['screenshot full_page string', { type: 'screenshot', full_page: 'true' }, [['.full_page', 'must be a boolean']]],
@@ -271,7 +283,11 @@ describe('parseSteps: invalid steps', () => {
     [
       'several unknown fields, with a bad known one',
       { type: 'click', selector: '#', foo: 1, bar: 2 },
-      [['.selector', 'is not a valid CSS selector'], ['.foo', 'is not allowed'], ['.bar', 'is not allowed']],
+      [
+        ['.selector', 'is not a valid CSS selector'],
+        ['.foo', 'is not allowed'],
+        ['.bar', 'is not allowed'],
+      ],
     ],
     ['field of another type', { type: 'click', selector: '#a', value: 'x' }, [['.value', 'is not allowed']]],
     ['unknown field with an odd name', { type: 'click', selector: '#a', 'my field': 1 }, [['["my field"]', 'is not allowed']]],
@@ -291,7 +307,11 @@ describe('parseSteps: invalid steps', () => {
   });
 
   it.each(cases)('%s (as steps[3])', (_name, step, rows) => {
-    const ok = [{ type: 'navigate', url: 'https://example.com' }, { type: 'click', selector: '#a' }, { type: 'wait', duration: 5 }];
+    const ok = [
+      { type: 'navigate', url: 'https://example.com' },
+      { type: 'click', selector: '#a' },
+      { type: 'wait', duration: 5 },
+    ];
     expect(detailsOf([...ok, step])).toEqual(expected(3, rows));
   });
 });
@@ -399,15 +419,11 @@ describe('parseSteps: the URL checker', () => {
 
   it('allows private addresses when the policy does', () => {
     const open = urlCheckerFromPolicy(new UrlPolicy({ allowPrivateNetworks: true, allowlist: [] }));
-    expect(parseSteps([{ type: 'navigate', url: 'http://127.0.0.1:3000/' }], open)).toEqual([
-      { type: 'navigate', url: 'http://127.0.0.1:3000/' },
-    ]);
+    expect(parseSteps([{ type: 'navigate', url: 'http://127.0.0.1:3000/' }], open)).toEqual([{ type: 'navigate', url: 'http://127.0.0.1:3000/' }]);
   });
 
   it('without a policy still enforces the scheme, credentials and syntax, but not addresses', () => {
-    expect(detailsOf([{ type: 'navigate', url: 'file:///etc/passwd' }], undefined)).toEqual([
-      { field: 'steps[0].url', message: UrlPolicyReasons.scheme },
-    ]);
+    expect(detailsOf([{ type: 'navigate', url: 'file:///etc/passwd' }], undefined)).toEqual([{ field: 'steps[0].url', message: UrlPolicyReasons.scheme }]);
     expect(detailsOf([{ type: 'navigate', url: 'https://u:p@example.com' }], undefined)).toEqual([
       { field: 'steps[0].url', message: UrlPolicyReasons.credentials },
     ]);

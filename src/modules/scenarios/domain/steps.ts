@@ -7,18 +7,7 @@ import { isValidCssSelector } from '../../../shared/css-selector/css-selector';
  * Field names are the wire names (snake_case), because steps are stored and returned exactly as normalised here.
  */
 
-export const STEP_TYPES = [
-  'navigate',
-  'fill',
-  'click',
-  'wait',
-  'wait_for',
-  'hover',
-  'press',
-  'select',
-  'scroll',
-  'screenshot',
-] as const;
+export const STEP_TYPES = ['navigate', 'fill', 'click', 'wait', 'wait_for', 'hover', 'press', 'select', 'scroll', 'screenshot'] as const;
 export type StepType = (typeof STEP_TYPES)[number];
 
 /** Goes to `url` (must pass the URL policy, here synchronously and again at run time). */
@@ -74,17 +63,7 @@ export interface ScreenshotStep {
   full_page?: boolean;
 }
 
-export type Step =
-  | NavigateStep
-  | FillStep
-  | ClickStep
-  | WaitStep
-  | WaitForStep
-  | HoverStep
-  | PressStep
-  | SelectStep
-  | ScrollStep
-  | ScreenshotStep;
+export type Step = NavigateStep | FillStep | ClickStep | WaitStep | WaitForStep | HoverStep | PressStep | SelectStep | ScrollStep | ScreenshotStep;
 
 export type StepOf<T extends StepType> = Extract<Step, { type: T }>;
 
@@ -420,15 +399,7 @@ function valueField(raw: RawStep, at: string, key: string, ctx: Ctx): string | u
  * Integer in [min, max]. Returns the number, undefined when the field is absent and optional, or null when
  * it was reported as a problem. Strings ("100"), fractions, booleans and explicit null are refused.
  */
-function integerField(
-  raw: RawStep,
-  at: string,
-  key: string,
-  min: number,
-  max: number,
-  required: boolean,
-  ctx: Ctx,
-): number | null | undefined {
+function integerField(raw: RawStep, at: string, key: string, min: number, max: number, required: boolean, ctx: Ctx): number | null | undefined {
   const field = `${at}.${key}`;
   const value = own(raw, key);
   if (value === undefined || (required && value === null)) {

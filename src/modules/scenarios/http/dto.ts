@@ -24,28 +24,51 @@ function stepErrors(body: Record<string, unknown>, { urlPolicy }: FieldCheckCont
 @AlsoChecks(stepErrors)
 export class CreateScenarioDto {
   @ApiProperty(F.name)
-  @IsString() @IsNotEmpty() @MaxLength(SCENARIO_RULES.nameMax) name!: string;
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(SCENARIO_RULES.nameMax)
+  name!: string;
   @ApiPropertyOptional(F.description)
-  @OptionalField() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(SCENARIO_RULES.descriptionMax) description?: string | null;
+  @OptionalField()
+  @ValidateIf((_, v) => v !== null)
+  @IsString()
+  @MaxLength(SCENARIO_RULES.descriptionMax)
+  description?: string | null;
   @ApiProperty(F.website_id)
-  @IsId() website_id!: number;
+  @IsId()
+  website_id!: number;
   /** Validated by the domain's step parser, which names every bad field (`steps[3].selector is required`). */
   @ApiProperty(STEPS_FIELD)
-  @Allow() steps!: unknown;
+  @Allow()
+  steps!: unknown;
 }
 
-@ApiSchema({ description: 'Any subset of the fields; `steps` replaces the whole list. Read-only fields echoed back from GET (id, status, created_at, updated_at) are accepted and ignored.' })
+@ApiSchema({
+  description:
+    'Any subset of the fields; `steps` replaces the whole list. Read-only fields echoed back from GET (id, status, created_at, updated_at) are accepted and ignored.',
+})
 @AlsoChecks(stepErrors)
 @BodyRequired()
 export class UpdateScenarioDto {
   @ApiPropertyOptional(F.name)
-  @OptionalField() @IsString() @IsNotEmpty() @MaxLength(SCENARIO_RULES.nameMax) name?: string;
+  @OptionalField()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(SCENARIO_RULES.nameMax)
+  name?: string;
   @ApiPropertyOptional(F.description)
-  @OptionalField() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(SCENARIO_RULES.descriptionMax) description?: string | null;
+  @OptionalField()
+  @ValidateIf((_, v) => v !== null)
+  @IsString()
+  @MaxLength(SCENARIO_RULES.descriptionMax)
+  description?: string | null;
   @ApiPropertyOptional(F.website_id)
-  @OptionalField() @IsId() website_id?: number;
+  @OptionalField()
+  @IsId()
+  website_id?: number;
   @ApiPropertyOptional(STEPS_FIELD)
-  @Allow() steps?: unknown;
+  @Allow()
+  steps?: unknown;
   // Read-only fields a client echoes back from GET are accepted and ignored.
   @OptionalField() @IsInt() id?: number;
   @OptionalField() status?: unknown;
@@ -55,7 +78,8 @@ export class UpdateScenarioDto {
 
 export class ScenarioListQuery extends PageQuery {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_ID, description: 'Only this website’s scenarios' })
-  @QueryInt(1, MAX_ID) website_id?: number;
+  @QueryInt(1, MAX_ID)
+  website_id?: number;
 }
 
 export function scenarioView(s: ScenarioProps): ScenarioView {

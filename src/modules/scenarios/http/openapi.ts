@@ -24,7 +24,16 @@ const stepType = (type: S.StepType) => ({ enum: [type] });
 @ApiSchema({ name: 'NavigateStep', description: 'Go to a URL (it must pass the URL policy)' })
 export class NavigateStepSchema implements S.NavigateStep {
   @ApiProperty(stepType('navigate')) type!: 'navigate';
-  @ApiProperty({ type: 'string', format: 'uri', pattern: '^[hH][tT][tT][pP][sS]?://', maxLength: 2048, description: 'Absolute http/https URL (at most 2048 characters, no credentials); its host must resolve to public addresses only (URL policy), checked again at every navigation', example: 'https://example.com/login' }) url!: string;
+  @ApiProperty({
+    type: 'string',
+    format: 'uri',
+    pattern: '^[hH][tT][tT][pP][sS]?://',
+    maxLength: 2048,
+    description:
+      'Absolute http/https URL (at most 2048 characters, no credentials); its host must resolve to public addresses only (URL policy), checked again at every navigation',
+    example: 'https://example.com/login',
+  })
+  url!: string;
 }
 
 @ApiSchema({ name: 'FillStep', description: 'Replace the value of an input, textarea or contenteditable (never logged)' })

@@ -84,8 +84,7 @@ export class ScenariosController {
   /** Spec: 200 `{success, message, execution_id}` once the execution is durably queued. */
   @ApiOperation({
     summary: 'Run Scenario',
-    description:
-      'Queues a run: the website’s URL at its viewport, then the steps in order, then a final screenshot. Follow it with GET /executions/{id}.',
+    description: 'Queues a run: the website’s URL at its viewport, then the steps in order, then a final screenshot. Follow it with GET /executions/{id}.',
   })
   @ApiIdParam('Scenario')
   @ApiIdempotencyKey()
@@ -123,7 +122,12 @@ export class ExecutionsController {
   @ApiDataResponse(ExecutionView, { description: 'The execution' })
   @ApiErrorResponses('not_found', 'validation_failed')
   @Get(':id')
-  async get(@CurrentAccount() account: Account, @Param('id', UuidParam) id: string, @Query() query: WaitQuery, @Res({ passthrough: true }) reply: FastifyReply) {
+  async get(
+    @CurrentAccount() account: Account,
+    @Param('id', UuidParam) id: string,
+    @Query() query: WaitQuery,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     return { success: true, data: executionView(await this.scenarios.executionWhenFinished(account.id, id, query.wait ?? 0, clientGone(reply))) };
   }
 }

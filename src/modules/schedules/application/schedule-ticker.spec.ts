@@ -23,16 +23,21 @@ class Failure extends Error {}
 
 /** Runs once, at the next call of the step it is set on (a kill, or an edit made meanwhile). */
 type Hook = (() => void) | null;
-const once = (step: string): Hook => () => {
-  throw new Failure(`killed at ${step}`);
-};
+const once =
+  (step: string): Hook =>
+  () => {
+    throw new Failure(`killed at ${step}`);
+  };
 
 class InMemorySchedules extends ScheduleRepository {
   readonly rows = new Map<number, ScheduleProps>();
   beforeClaim: Hook = null;
 
   add(props: Partial<ScheduleProps> & { id: number; nextRunAt: Date }): ScheduleProps {
-    const base = createSchedule({ accountId: 1, websiteId: 1, name: `s${props.id}`, frequency: 'daily', time: '10:00', timezone: 'UTC' }, new Date('2027-01-01T00:00:00Z'));
+    const base = createSchedule(
+      { accountId: 1, websiteId: 1, name: `s${props.id}`, frequency: 'daily', time: '10:00', timezone: 'UTC' },
+      new Date('2027-01-01T00:00:00Z'),
+    );
     const row: ScheduleProps = { ...base, ...props };
     this.rows.set(row.id, row);
     return row;
@@ -94,7 +99,16 @@ class FakeCaptureJobs {
     if (this.conflict) throw new ConflictError('This Idempotency-Key was already used for a different request');
     const existing = this.jobs.get(`${accountId}:${key}`);
     if (existing) return existing;
-    const job = { id: `job-${this.jobs.size + 1}`, accountId, websiteId, options, idempotencyKey: key, source, scheduleId, status: 'queued' } as unknown as JobProps;
+    const job = {
+      id: `job-${this.jobs.size + 1}`,
+      accountId,
+      websiteId,
+      options,
+      idempotencyKey: key,
+      source,
+      scheduleId,
+      status: 'queued',
+    } as unknown as JobProps;
     this.jobs.set(`${accountId}:${key}`, job);
     take('afterInsert');
     return job;
@@ -130,7 +144,9 @@ describe('ScheduleTicker (firing protocol)', () => {
 
   /** A ticker over the shared state; a new one stands for a restarted (or another) instance. */
   const instance = () =>
-    new ScheduleTicker(schedules, websites, accounts, captureJobs as unknown as CaptureJobsService, {} as SchedulerRegistry, clock, { role: 'all' } as AppConfig);
+    new ScheduleTicker(schedules, websites, accounts, captureJobs as unknown as CaptureJobsService, {} as SchedulerRegistry, clock, {
+      role: 'all',
+    } as AppConfig);
 
   beforeEach(() => {
     clock = new FakeClock();

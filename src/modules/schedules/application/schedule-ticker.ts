@@ -86,7 +86,9 @@ export class ScheduleTicker implements OnApplicationBootstrap, OnModuleDestroy {
     const job = (await this.mayFire(schedule, now)) ? await this.requestJob(schedule, due) : null;
     const claimed = await this.schedules.claim(schedule.id, due, { next, jobId: job?.id ?? null, now });
     if (claimed && next === null) {
-      this.logger.warn(`schedule ${schedule.id}: disabled, its next run cannot be computed (timezone ${JSON.stringify(schedule.timezone)}); fix it and enable it again`);
+      this.logger.warn(
+        `schedule ${schedule.id}: disabled, its next run cannot be computed (timezone ${JSON.stringify(schedule.timezone)}); fix it and enable it again`,
+      );
     }
     return claimed && job !== null;
   }
@@ -116,7 +118,14 @@ export class ScheduleTicker implements OnApplicationBootstrap, OnModuleDestroy {
    */
   private async requestJob(schedule: ScheduleProps, due: Date): Promise<JobProps | null> {
     try {
-      return await this.captureJobs.requestCapture(schedule.accountId, schedule.websiteId, {}, `schedule:${schedule.id}:${due.toISOString()}`, 'schedule', schedule.id);
+      return await this.captureJobs.requestCapture(
+        schedule.accountId,
+        schedule.websiteId,
+        {},
+        `schedule:${schedule.id}:${due.toISOString()}`,
+        'schedule',
+        schedule.id,
+      );
     } catch (err) {
       if (!(err instanceof ConflictError)) throw err;
       this.logger.warn(`schedule ${schedule.id}: the occurrence of ${due.toISOString()} already has a job for another request; not queuing another`);

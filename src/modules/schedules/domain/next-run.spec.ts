@@ -226,12 +226,8 @@ describe('nextRunAfter — weekly (0 = Sunday)', () => {
   });
 
   it('requires a valid day_of_week', () => {
-    expect(() => nextRunAfter({ frequency: 'weekly', time: '10:00', timezone: 'UTC' }, new Date())).toThrow(
-      ValidationFailedError,
-    );
-    expect(() => nextRunAfter(weekly('10:00', 'UTC', null as unknown as number), new Date())).toThrow(
-      ValidationFailedError,
-    );
+    expect(() => nextRunAfter({ frequency: 'weekly', time: '10:00', timezone: 'UTC' }, new Date())).toThrow(ValidationFailedError);
+    expect(() => nextRunAfter(weekly('10:00', 'UTC', null as unknown as number), new Date())).toThrow(ValidationFailedError);
     expect(() => nextRunAfter(weekly('10:00', 'UTC', 7), new Date())).toThrow(ValidationFailedError);
     expect(() => nextRunAfter(weekly('10:00', 'UTC', 1.5), new Date())).toThrow(ValidationFailedError);
   });
@@ -286,9 +282,7 @@ describe('nextRunAfter — invalid input', () => {
   it('rejects an unknown zone, a bad time, a bad frequency and an invalid date', () => {
     expect(() => nextRunAfter(daily('10:00', 'Mars/Olympus'), new Date())).toThrow(ValidationFailedError);
     expect(() => nextRunAfter(daily('24:00', 'UTC'), new Date())).toThrow(ValidationFailedError);
-    expect(() =>
-      nextRunAfter({ frequency: 'monthly' as unknown as 'daily', time: '10:00', timezone: 'UTC' }, new Date()),
-    ).toThrow(ValidationFailedError);
+    expect(() => nextRunAfter({ frequency: 'monthly' as unknown as 'daily', time: '10:00', timezone: 'UTC' }, new Date())).toThrow(ValidationFailedError);
     expect(() => nextRunAfter(daily('10:00', 'UTC'), new Date(Number.NaN))).toThrow(RangeError);
   });
 });
@@ -316,12 +310,7 @@ describe('property: daily 02:30 chain over every day of 2026', () => {
     { zone: NEW_YORK, gapDay: '2026-03-08', overlapDay: '2026-11-01', summerOffset: -240 },
   ];
 
-  it.each(cases)('$zone: one run per calendar day, strictly increasing, at 02:30 (03:00 on the gap day)', ({
-    zone,
-    gapDay,
-    overlapDay,
-    summerOffset,
-  }) => {
+  it.each(cases)('$zone: one run per calendar day, strictly increasing, at 02:30 (03:00 on the gap day)', ({ zone, gapDay, overlapDay, summerOffset }) => {
     const rule = daily('02:30', zone);
     const start = DateTime.fromISO('2026-01-01T00:00', { zone }).toJSDate();
     const end = DateTime.fromISO('2027-01-01T00:00', { zone }).toMillis();
@@ -377,12 +366,7 @@ describe('property: daily 02:30 chain over every day of 2026', () => {
       runs.push(run.toISOString());
       after = run;
     }
-    expect(runs).toEqual([
-      '2026-10-30T05:30:00.000Z',
-      '2026-10-31T05:30:00.000Z',
-      '2026-11-01T05:30:00.000Z',
-      '2026-11-02T06:30:00.000Z',
-    ]);
+    expect(runs).toEqual(['2026-10-30T05:30:00.000Z', '2026-10-31T05:30:00.000Z', '2026-11-01T05:30:00.000Z', '2026-11-02T06:30:00.000Z']);
   });
 
   it.each([BERLIN, NEW_YORK, KOLKATA])('%s: hourly chain is exactly one hour apart through both 2026 changes', (zone) => {

@@ -1,12 +1,4 @@
-import {
-  FREQUENCIES,
-  isFrequency,
-  isValidDayOfWeek,
-  isValidTime,
-  isValidTimeZone,
-  parseTime,
-  scheduleRuleErrors,
-} from './schedule-rules';
+import { FREQUENCIES, isFrequency, isValidDayOfWeek, isValidTime, isValidTimeZone, parseTime, scheduleRuleErrors } from './schedule-rules';
 
 describe('schedule rules', () => {
   it('FREQUENCIES', () => {
@@ -94,8 +86,11 @@ describe('schedule rules', () => {
   it('scheduleRuleErrors reports every bad field in wire names', () => {
     expect(scheduleRuleErrors({ frequency: 'daily', time: '09:00', timezone: 'UTC' })).toEqual([]);
     expect(scheduleRuleErrors({ frequency: 'weekly', time: '09:00', timezone: 'UTC', dayOfWeek: null })).toEqual([]);
-    expect(
-      scheduleRuleErrors({ frequency: 'yearly', time: '9:00', timezone: 'Berlin', dayOfWeek: 7 }).map((e) => e.field),
-    ).toEqual(['frequency', 'time', 'timezone', 'day_of_week']);
+    expect(scheduleRuleErrors({ frequency: 'yearly', time: '9:00', timezone: 'Berlin', dayOfWeek: 7 }).map((e) => e.field)).toEqual([
+      'frequency',
+      'time',
+      'timezone',
+      'day_of_week',
+    ]);
   });
 });

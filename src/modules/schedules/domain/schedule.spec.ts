@@ -120,7 +120,15 @@ describe('Schedule', () => {
 
     it('changes that leave the rule alone keep next_run_at: website, an echo of every field, enabling an enabled schedule', () => {
       expect(iso(updateSchedule(s, { websiteId: 9 }, later).nextRunAt)).toBe('2026-03-29T07:00:00.000Z');
-      const echo = { name: s.name, websiteId: s.websiteId, frequency: s.frequency, time: s.time, timezone: s.timezone, dayOfWeek: s.dayOfWeek, enabled: s.enabled };
+      const echo = {
+        name: s.name,
+        websiteId: s.websiteId,
+        frequency: s.frequency,
+        time: s.time,
+        timezone: s.timezone,
+        dayOfWeek: s.dayOfWeek,
+        enabled: s.enabled,
+      };
       expect(updateSchedule(s, echo, later)).toEqual({ ...s, updatedAt: later });
       expect(iso(updateSchedule(s, { enabled: true }, later).nextRunAt)).toBe('2026-03-29T07:00:00.000Z');
       const weekly = createSchedule(input({ frequency: 'weekly', dayOfWeek: 3 }), created);

@@ -88,10 +88,7 @@ export function isDue(schedule: Pick<ScheduleProps, 'enabled' | 'nextRunAt'>, no
  * (every occurrence missed up to now is covered by this one firing). last_job_id is left unchanged; set it with
  * recordFiredJob once the job is queued.
  */
-export function advanceAfterFiring<T extends ScheduleTiming & Pick<ScheduleProps, 'nextRunAt' | 'lastRunAt' | 'updatedAt'>>(
-  schedule: T,
-  now: Date,
-): T {
+export function advanceAfterFiring<T extends ScheduleTiming & Pick<ScheduleProps, 'nextRunAt' | 'lastRunAt' | 'updatedAt'>>(schedule: T, now: Date): T {
   return { ...schedule, nextRunAt: computeNextRun(schedule, now), lastRunAt: now, updatedAt: now };
 }
 
@@ -100,13 +97,7 @@ export function recordFiredJob<T extends Pick<ScheduleProps, 'lastJobId'>>(sched
 }
 
 /** Validation errors of a schedule's own fields, in wire field names. */
-export function scheduleFieldErrors(fields: {
-  name: unknown;
-  frequency: unknown;
-  time: unknown;
-  timezone: unknown;
-  dayOfWeek?: unknown;
-}): FieldError[] {
+export function scheduleFieldErrors(fields: { name: unknown; frequency: unknown; time: unknown; timezone: unknown; dayOfWeek?: unknown }): FieldError[] {
   const errors: FieldError[] = [];
   if (typeof fields.name !== 'string' || fields.name.trim().length === 0) {
     errors.push({ field: 'name', message: 'name is required' });
@@ -124,8 +115,7 @@ export function scheduleFieldErrors(fields: {
 export function createSchedule(input: CreateScheduleInput, now: Date): NewSchedule {
   const errors = scheduleFieldErrors(input);
   if (errors.length > 0) throw new ValidationFailedError(errors);
-  const dayOfWeek =
-    input.dayOfWeek ?? (input.frequency === 'weekly' ? defaultDayOfWeek(input.timezone, now) : null);
+  const dayOfWeek = input.dayOfWeek ?? (input.frequency === 'weekly' ? defaultDayOfWeek(input.timezone, now) : null);
   const enabled = input.enabled ?? true;
   const timing: ScheduleTiming = {
     enabled,

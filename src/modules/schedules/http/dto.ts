@@ -9,7 +9,9 @@ import { SCHEDULE_FIELDS as F, ScheduleView } from './openapi';
  * Types only: the schedule's own rules (frequency, HH:MM, IANA zone, day_of_week) live in the domain, which
  * reports every bad field in one 422.
  */
-@AlsoChecks((body) => scheduleFieldErrors({ name: body.name, frequency: body.frequency, time: body.time, timezone: body.timezone, dayOfWeek: body.day_of_week }))
+@AlsoChecks((body) =>
+  scheduleFieldErrors({ name: body.name, frequency: body.frequency, time: body.time, timezone: body.timezone, dayOfWeek: body.day_of_week }),
+)
 export class CreateScheduleDto {
   @ApiProperty(F.name) @IsString() name!: string;
   @ApiProperty(F.website_id) @IsId() website_id!: number;

@@ -40,7 +40,12 @@ export class ScheduleView {
   @ApiProperty(SCHEDULE_FIELDS.timezone) timezone!: string;
   @ApiProperty(SCHEDULE_FIELDS.day_of_week) day_of_week!: number | null;
   @ApiProperty(SCHEDULE_FIELDS.enabled) enabled!: boolean;
-  @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'Next occurrence (UTC); in the past only while a due occurrence waits for the ticker; null while disabled' }) next_run_at!: string | null;
+  @ApiProperty({
+    ...TIMESTAMP,
+    nullable: true,
+    description: 'Next occurrence (UTC); in the past only while a due occurrence waits for the ticker; null while disabled',
+  })
+  next_run_at!: string | null;
   @ApiProperty({ ...TIMESTAMP, nullable: true }) last_run_at!: string | null;
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true, description: 'The capture job of the last occurrence' }) last_job_id!: string | null;
   @ApiProperty(TIMESTAMP) created_at!: string;

@@ -4,7 +4,15 @@ import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
 import { CurrentAccount } from '../../../shared/http/decorators';
 import { IdParam } from '../../../shared/http/id-param';
-import { ApiBearerController, ApiDataResponse, ApiErrorResponses, ApiIdParam, ApiPageResponse, ApiSuccessResponse, MessageResponse } from '../../../shared/http/openapi';
+import {
+  ApiBearerController,
+  ApiDataResponse,
+  ApiErrorResponses,
+  ApiIdParam,
+  ApiPageResponse,
+  ApiSuccessResponse,
+  MessageResponse,
+} from '../../../shared/http/openapi';
 import { PageQuery, paginate } from '../../../shared/http/pagination';
 import type { Account } from '../../accounts/domain/account';
 import { SchedulesService } from '../application/schedules.service';

@@ -12,7 +12,15 @@ import { InfrastructureFailure, publicInfrastructureReason } from './job-failure
 import { DuplicateScreenshotError, JobRepository, ScreenshotRepository, SupersededAttemptError } from './ports';
 import { ScreenshotStore } from './screenshot-store';
 
-const WEBSITE = { id: 3, accountId: 7, url: 'https://example.com/', viewportWidth: 1280, viewportHeight: 800, fullPage: false, captureOptions: {} } as WebsiteProps;
+const WEBSITE = {
+  id: 3,
+  accountId: 7,
+  url: 'https://example.com/',
+  viewportWidth: 1280,
+  viewportHeight: 800,
+  fullPage: false,
+  captureOptions: {},
+} as WebsiteProps;
 const JOB = { id: 'job-1', type: 'screenshot', accountId: 7, websiteId: 3, status: 'running', attempts: 1, options: {} } as unknown as JobProps;
 const PNG: CaptureResult = { png: Buffer.from('png'), width: 1280, height: 800 };
 const SHOT = { id: 42, jobId: 'job-1' } as ScreenshotProps;
@@ -49,7 +57,7 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
   afterEach(() => jest.restoreAllMocks());
 
   it.each([
-    ['a full disk', new Error('ENOSPC: no space left on device, rename \'/srv/data/screenshots/.staging/x\'')],
+    ['a full disk', new Error("ENOSPC: no space left on device, rename '/srv/data/screenshots/.staging/x'")],
     ['a PostgreSQL timeout', new Error('Connection terminated due to connection timeout')],
     ['a busy SQLite file', Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' })],
   ])('%s is an infrastructure failure, thrown for the dispatcher to retry — not a failed job', async (_what, cause) => {

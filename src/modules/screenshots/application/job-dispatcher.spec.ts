@@ -387,7 +387,12 @@ describe('JobDispatcher', () => {
       await d.dispatch('run');
       late.resolve();
       await first;
-      expect(jobs.get('run')).toMatchObject({ status: 'failed', attempts: 2, error: 'Step 0 (click) failed: no element', result: ['from the attempt that took over'] });
+      expect(jobs.get('run')).toMatchObject({
+        status: 'failed',
+        attempts: 2,
+        error: 'Step 0 (click) failed: no element',
+        result: ['from the attempt that took over'],
+      });
       expect(transport.enqueued).toEqual([]);
     });
 
@@ -413,7 +418,9 @@ describe('JobDispatcher', () => {
     }
 
     it('a browser that cannot start: a fixed message, the path only in the log', async () => {
-      const job = await failForGood(new CaptureFailure('infrastructure', 'Failed to launch the browser process: CHROME_PATH=/opt/chrome/chrome is not an executable file'));
+      const job = await failForGood(
+        new CaptureFailure('infrastructure', 'Failed to launch the browser process: CHROME_PATH=/opt/chrome/chrome is not an executable file'),
+      );
       expect(job).toMatchObject({ status: 'failed', error: 'Failed after 3 attempts: the browser crashed or could not be started' });
       expect(errors.join('\n')).toContain('CHROME_PATH=/opt/chrome/chrome');
     });

@@ -148,7 +148,9 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
       return;
     }
     this.logger.error(`job ${job.id} failed for good after ${MAX_JOB_ATTEMPTS} attempts: ${detail}`);
-    await this.untilRecorded(job, () => this.jobs.fail(job.id, `Failed after ${MAX_JOB_ATTEMPTS} attempts: ${publicInfrastructureReason(err)}`, this.clock.now()));
+    await this.untilRecorded(job, () =>
+      this.jobs.fail(job.id, `Failed after ${MAX_JOB_ATTEMPTS} attempts: ${publicInfrastructureReason(err)}`, this.clock.now()),
+    );
   }
 
   private async recoverAtStart(): Promise<void> {

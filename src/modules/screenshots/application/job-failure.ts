@@ -1,7 +1,6 @@
 import { CaptureFailure } from '../../../adapters/capture/capture.port';
 import { errorMessage } from '../../../shared/domain/error-message';
 
-
 /** The page's own fault (DNS failure, refused connection, timeout): its message is fit to show the client. */
 export function isPageFailure(err: unknown): err is CaptureFailure {
   return err instanceof CaptureFailure && err.kind === 'page';

@@ -6,7 +6,6 @@ import { errorMessage } from '../../../shared/domain/error-message';
 
 export type ScreenshotOwner = Pick<CapturedScreenshot, 'accountId' | 'websiteId' | 'jobId' | 'scenarioId' | 'executionId'>;
 
-
 /**
  * A screenshot's files and row kept together: the PNG and its thumbnail are stored with the row, made on
  * demand when missing, and removed with it. Used by capture jobs, scenario runs, the API and the dashboard.
@@ -67,7 +66,9 @@ export class ScreenshotStore {
     }
     // Committed: the row and its files exist. A leftover staged thumbnail is only tidied up.
     if (stagedThumbnail && !thumbnailPlaced) {
-      await this.storage.discard(stagedThumbnail).catch((err: unknown) => this.logger.warn(`screenshot ${shot.id}: discarding a staged thumbnail failed: ${errorMessage(err)}`));
+      await this.storage
+        .discard(stagedThumbnail)
+        .catch((err: unknown) => this.logger.warn(`screenshot ${shot.id}: discarding a staged thumbnail failed: ${errorMessage(err)}`));
     }
     return shot;
   }

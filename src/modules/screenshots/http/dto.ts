@@ -10,31 +10,87 @@ import { CaptureOptions, JOB_STATUSES, JobProps, JobStatus } from '../domain/job
 import { BULK_DOWNLOAD_MAX_IDS, ScreenshotProps } from '../domain/screenshot';
 import { JobView, ScreenshotView } from './openapi';
 
-const SELECTOR = { type: 'string', format: 'css-selector', minLength: 1, maxLength: 1000, description: 'A standard CSS selector (one that does not parse is 422)', example: '#cookie-banner' } as const;
+const SELECTOR = {
+  type: 'string',
+  format: 'css-selector',
+  minLength: 1,
+  maxLength: 1000,
+  description: 'A standard CSS selector (one that does not parse is 422)',
+  example: '#cookie-banner',
+} as const;
 
 /** Optional body of Take Screenshot (API.md): overrides of the website's defaults for this capture. */
 @ApiSchema({ description: 'All optional: overrides of the website’s settings for this capture.' })
 export class TakeScreenshotDto {
   @ApiPropertyOptional({ type: 'boolean', description: 'Default: the website’s full_page' })
-  @OptionalField() @IsBoolean() full_page?: boolean;
-  @ApiPropertyOptional({ type: 'integer', minimum: WEBSITE_RULES.viewportWidth.min, maximum: WEBSITE_RULES.viewportWidth.max, description: 'Default: the website’s' })
-  @OptionalField() @IsInt() @Min(WEBSITE_RULES.viewportWidth.min) @Max(WEBSITE_RULES.viewportWidth.max) viewport_width?: number;
-  @ApiPropertyOptional({ type: 'integer', minimum: WEBSITE_RULES.viewportHeight.min, maximum: WEBSITE_RULES.viewportHeight.max, description: 'Default: the website’s' })
-  @OptionalField() @IsInt() @Min(WEBSITE_RULES.viewportHeight.min) @Max(WEBSITE_RULES.viewportHeight.max) viewport_height?: number;
+  @OptionalField()
+  @IsBoolean()
+  full_page?: boolean;
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: WEBSITE_RULES.viewportWidth.min,
+    maximum: WEBSITE_RULES.viewportWidth.max,
+    description: 'Default: the website’s',
+  })
+  @OptionalField()
+  @IsInt()
+  @Min(WEBSITE_RULES.viewportWidth.min)
+  @Max(WEBSITE_RULES.viewportWidth.max)
+  viewport_width?: number;
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: WEBSITE_RULES.viewportHeight.min,
+    maximum: WEBSITE_RULES.viewportHeight.max,
+    description: 'Default: the website’s',
+  })
+  @OptionalField()
+  @IsInt()
+  @Min(WEBSITE_RULES.viewportHeight.min)
+  @Max(WEBSITE_RULES.viewportHeight.max)
+  viewport_height?: number;
   @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 10_000, default: 0, description: 'Milliseconds to wait after the page settled' })
-  @OptionalField() @IsInt() @Min(0) @Max(10_000) delay_ms?: number;
+  @OptionalField()
+  @IsInt()
+  @Min(0)
+  @Max(10_000)
+  delay_ms?: number;
   @ApiPropertyOptional({ ...SELECTOR, description: 'Wait until this CSS selector matches before capturing (one that does not parse is 422)' })
-  @OptionalField() @IsString() @MinLength(1) @MaxLength(1000) @IsCssSelector() wait_for_selector?: string;
+  @OptionalField()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(1000)
+  @IsCssSelector()
+  wait_for_selector?: string;
   @ApiPropertyOptional({ type: 'number', minimum: 1, maximum: 3, default: 1 })
-  @OptionalField() @IsNumber() @Min(1) @Max(3) device_scale_factor?: number;
+  @OptionalField()
+  @IsNumber()
+  @Min(1)
+  @Max(3)
+  device_scale_factor?: number;
   @ApiPropertyOptional({ enum: ['png'], default: 'png' })
-  @OptionalField() @IsIn(['png']) format?: 'png';
+  @OptionalField()
+  @IsIn(['png'])
+  format?: 'png';
   @ApiPropertyOptional({ type: 'array', items: SELECTOR, maxItems: 50, description: 'Elements hidden before capturing' })
-  @OptionalField() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @MinLength(1, { each: true }) @MaxLength(1000, { each: true }) @IsCssSelector({ each: true }) hide_selectors?: string[];
+  @OptionalField()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MinLength(1, { each: true })
+  @MaxLength(1000, { each: true })
+  @IsCssSelector({ each: true })
+  hide_selectors?: string[];
   @ApiPropertyOptional({ type: 'boolean', default: false, description: 'Emulate prefers-color-scheme: dark' })
-  @OptionalField() @IsBoolean() dark_mode?: boolean;
-  @ApiPropertyOptional({ enum: WAIT_UNTIL_VALUES, description: `${WAIT_UNTIL_DESCRIPTION} Default: the website’s \`capture_options.wait_until\`, else \`stable\`.` })
-  @OptionalField() @IsIn(WAIT_UNTIL_VALUES) wait_until?: WaitUntil;
+  @OptionalField()
+  @IsBoolean()
+  dark_mode?: boolean;
+  @ApiPropertyOptional({
+    enum: WAIT_UNTIL_VALUES,
+    description: `${WAIT_UNTIL_DESCRIPTION} Default: the website’s \`capture_options.wait_until\`, else \`stable\`.`,
+  })
+  @OptionalField()
+  @IsIn(WAIT_UNTIL_VALUES)
+  wait_until?: WaitUntil;
 }
 
 export function toCaptureOptions(dto: TakeScreenshotDto | undefined): CaptureOptions {
@@ -70,11 +126,15 @@ export class BulkDownloadDto {
 
 export class ScreenshotListQuery extends PageQuery {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_ID, description: 'Only this website’s screenshots' })
-  @QueryInt(1, MAX_ID) website_id?: number;
+  @QueryInt(1, MAX_ID)
+  website_id?: number;
   @ApiPropertyOptional({ enum: ['success'] })
-  @IsOptional() @IsIn(['success']) status?: string;
+  @IsOptional()
+  @IsIn(['success'])
+  status?: string;
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_ID, description: 'Only screenshots taken by this scenario’s runs' })
-  @QueryInt(1, MAX_ID) scenario_id?: number;
+  @QueryInt(1, MAX_ID)
+  scenario_id?: number;
 }
 
 export class WaitQuery {
@@ -90,9 +150,12 @@ export class WaitQuery {
 
 export class JobListQuery extends PageQuery {
   @ApiPropertyOptional({ enum: JOB_STATUSES })
-  @IsOptional() @IsIn(JOB_STATUSES) status?: JobStatus;
+  @IsOptional()
+  @IsIn(JOB_STATUSES)
+  status?: JobStatus;
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_ID })
-  @QueryInt(1, MAX_ID) website_id?: number;
+  @QueryInt(1, MAX_ID)
+  website_id?: number;
 }
 
 export function screenshotView(s: ScreenshotProps): ScreenshotView {

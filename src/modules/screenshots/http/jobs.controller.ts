@@ -40,7 +40,12 @@ export class JobsController {
   @ApiDataResponse(JobView, { description: 'The job' })
   @ApiErrorResponses('not_found', 'validation_failed')
   @Get(':id')
-  async get(@CurrentAccount() account: Account, @Param('id', UuidParam) id: string, @Query() query: WaitQuery, @Res({ passthrough: true }) reply: FastifyReply) {
+  async get(
+    @CurrentAccount() account: Account,
+    @Param('id', UuidParam) id: string,
+    @Query() query: WaitQuery,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     return { success: true, data: jobView(await this.captureJobs.getWhenFinished(account.id, id, query.wait ?? 0, clientGone(reply))) };
   }
 }

@@ -14,7 +14,10 @@ export class ThumbnailsController {
   constructor(private readonly screenshots: ScreenshotsService) {}
 
   /** The screenshot's thumbnail (WebP, at most 400×300, the top of tall captures); made on first request if missing. */
-  @ApiOperation({ summary: 'Screenshot thumbnail', description: 'WebP, at most 400×300: scaled to 400 px wide (never enlarged), tall captures cut from the top.' })
+  @ApiOperation({
+    summary: 'Screenshot thumbnail',
+    description: 'WebP, at most 400×300: scaled to 400 px wide (never enlarged), tall captures cut from the top.',
+  })
   @ApiIdParam('Screenshot')
   @ApiFileResponse('image/webp', 'The thumbnail', { conditional: true })
   @ApiErrorResponses('not_found')
@@ -26,6 +29,11 @@ export class ThumbnailsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const thumbnail = await this.screenshots.thumbnail(account.id, id);
-    return replyWithStoredImage(reply, ifNoneMatch, thumbnail.etag, () => new StreamableFile(thumbnail.data, { type: thumbnail.contentType, length: thumbnail.size }));
+    return replyWithStoredImage(
+      reply,
+      ifNoneMatch,
+      thumbnail.etag,
+      () => new StreamableFile(thumbnail.data, { type: thumbnail.contentType, length: thumbnail.size }),
+    );
   }
 }

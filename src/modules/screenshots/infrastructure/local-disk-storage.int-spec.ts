@@ -32,7 +32,8 @@ describe('LocalDiskStorage', () => {
   });
 
   it('deleteArea removes a website folder with everything in it, and nothing else; never the whole area', async () => {
-    for (const key of ['screenshots/1/2/3.png', 'screenshots/1/2/3.thumb.webp', 'screenshots/1/20/4.png']) storage.placeSync(await storage.stage(Buffer.from(key)), key);
+    for (const key of ['screenshots/1/2/3.png', 'screenshots/1/2/3.thumb.webp', 'screenshots/1/20/4.png'])
+      storage.placeSync(await storage.stage(Buffer.from(key)), key);
     await storage.deleteArea('screenshots/1/2/');
     expect(existsSync(join(dir, '1', '2'))).toBe(false);
     expect(await storage.exists('screenshots/1/20/4.png')).toBe(true);

@@ -3,14 +3,15 @@ import { THUMBNAIL, thumbnailSize } from '../domain/thumbnail';
 import { BLUE, decodeImage as decode, GREEN, RED, Rgb } from '../../../../test/support/images';
 import { SharpThumbnailRenderer } from './sharp-thumbnail-renderer';
 
-
 /** A PNG of `width`×`height` in `base`, with its top `band.rows` rows (optionally only their left half) in `band.colour`. */
 async function png(width: number, height: number, base: Rgb, band?: { rows: number; colour: Rgb; leftHalfOnly?: boolean }): Promise<Buffer> {
   const background = { r: base[0], g: base[1], b: base[2] };
   let image = sharp({ create: { width, height, channels: 3, background } });
   if (band) {
     const w = band.leftHalfOnly ? Math.floor(width / 2) : width;
-    const overlay = await sharp({ create: { width: w, height: band.rows, channels: 3, background: { r: band.colour[0], g: band.colour[1], b: band.colour[2] } } })
+    const overlay = await sharp({
+      create: { width: w, height: band.rows, channels: 3, background: { r: band.colour[0], g: band.colour[1], b: band.colour[2] } },
+    })
       .png()
       .toBuffer();
     image = image.composite([{ input: overlay, left: 0, top: 0 }]);
@@ -18,12 +19,10 @@ async function png(width: number, height: number, base: Rgb, band?: { rows: numb
   return image.png().toBuffer();
 }
 
-
 /** Lossy WebP shifts flat colours a little. */
 function expectColour(actual: Rgb, expected: Rgb): void {
   for (let c = 0; c < 3; c++) expect(Math.abs(actual[c] - expected[c])).toBeLessThanOrEqual(16);
 }
-
 
 describe('thumbnail sizing rule', () => {
   it('is at most 400 wide and 300 tall, WebP at quality 80', () => {
@@ -85,7 +84,9 @@ describe('SharpThumbnailRenderer', () => {
   });
 
   it('an RGBA PNG (transparent areas) still yields a WebP of the right size', async () => {
-    const rgba = await sharp({ create: { width: 800, height: 600, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toBuffer();
+    const rgba = await sharp({ create: { width: 800, height: 600, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+      .png()
+      .toBuffer();
     expect(await decode(await renderer.render(rgba))).toMatchObject({ format: 'webp', width: 400, height: 300 });
   });
 

@@ -48,7 +48,16 @@ describe('TypeOrmJobRepository (real database)', () => {
 
   async function job(patch: { type?: JobType; createdAt?: Date; status?: string; attempts?: number; startedAt?: Date | null } = {}): Promise<string> {
     const id = randomUUID();
-    await jobs.createOrGetIdempotent({ id, type: patch.type ?? 'screenshot', accountId, websiteId: null, source: 'api', options: {}, idempotencyKey: null, createdAt: patch.createdAt ?? T0 });
+    await jobs.createOrGetIdempotent({
+      id,
+      type: patch.type ?? 'screenshot',
+      accountId,
+      websiteId: null,
+      source: 'api',
+      options: {},
+      idempotencyKey: null,
+      createdAt: patch.createdAt ?? T0,
+    });
     if (patch.status) await rows.update({ id }, { status: patch.status, attempts: patch.attempts ?? 1, startedAt: patch.startedAt ?? null });
     return id;
   }
@@ -103,7 +112,10 @@ describe('TypeOrmJobRepository (real database)', () => {
       expect(late).toEqual([false, false, false, false]);
       expect(await read(id)).toMatchObject({ status: 'running', attempts: 2, result: null, error: null, finishedAt: null });
 
-      const holder = await JobAttemptScope.run({ jobId: id, attempt: 2 }, async () => [await jobs.saveResult(id, ['current']), await jobs.succeed(id, null, at(302_000))]);
+      const holder = await JobAttemptScope.run({ jobId: id, attempt: 2 }, async () => [
+        await jobs.saveResult(id, ['current']),
+        await jobs.succeed(id, null, at(302_000)),
+      ]);
       expect(holder).toEqual([true, true]);
       expect(await read(id)).toMatchObject({ status: 'succeeded', attempts: 2, result: ['current'], finishedAt: at(302_000) });
     });
@@ -139,7 +151,10 @@ describe('TypeOrmJobRepository (real database)', () => {
         done: await job({ createdAt: created, status: 'succeeded', startedAt: created }),
       };
       const stale = await jobs.findStale(
-        { queuedBefore: new Date(now.getTime() - 30_000), runningStartedBefore: { screenshot: new Date(now.getTime() - 90_000), scenario: new Date(now.getTime() - 210_000) } },
+        {
+          queuedBefore: new Date(now.getTime() - 30_000),
+          runningStartedBefore: { screenshot: new Date(now.getTime() - 90_000), scenario: new Date(now.getTime() - 210_000) },
+        },
         null,
         100,
       );

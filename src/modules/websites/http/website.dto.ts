@@ -21,7 +21,9 @@ const Status = () => applyDecorators(OptionalField(), IsIn(WEBSITE_STATUSES));
 @ApiSchema({ name: 'CaptureOptionsInput', description: 'The website’s capture defaults, all optional; saving replaces the whole object.' })
 export class CaptureOptionsDto {
   @ApiPropertyOptional({ enum: WAIT_UNTIL_VALUES, default: DEFAULT_WAIT_UNTIL, description: WAIT_UNTIL_DESCRIPTION })
-  @OptionalField() @IsIn(WAIT_UNTIL_VALUES) wait_until?: WaitUntil;
+  @OptionalField()
+  @IsIn(WAIT_UNTIL_VALUES)
+  wait_until?: WaitUntil;
 }
 
 const OBJECT_MESSAGE = { message: ({ property }: { property: string }) => `${property} must be an object` };
@@ -72,7 +74,9 @@ export class CreateWebsiteDto {
 }
 
 /** PUT is partial. Read-only fields a client echoes back from GET are accepted and ignored. */
-@ApiSchema({ description: 'Any subset of the fields. Read-only fields echoed back from GET (id, last_screenshot_at, created_at, updated_at) are accepted and ignored.' })
+@ApiSchema({
+  description: 'Any subset of the fields. Read-only fields echoed back from GET (id, last_screenshot_at, created_at, updated_at) are accepted and ignored.',
+})
 @AlsoChecks(urlErrors)
 @BodyRequired()
 export class UpdateWebsiteDto {

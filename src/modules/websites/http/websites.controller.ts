@@ -4,7 +4,15 @@ import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
 import { CurrentAccount } from '../../../shared/http/decorators';
 import { IdParam } from '../../../shared/http/id-param';
-import { ApiBearerController, ApiDataResponse, ApiErrorResponses, ApiIdParam, ApiPageResponse, ApiSuccessResponse, MessageResponse } from '../../../shared/http/openapi';
+import {
+  ApiBearerController,
+  ApiDataResponse,
+  ApiErrorResponses,
+  ApiIdParam,
+  ApiPageResponse,
+  ApiSuccessResponse,
+  MessageResponse,
+} from '../../../shared/http/openapi';
 import { PageQuery, paginate } from '../../../shared/http/pagination';
 import type { Account } from '../../accounts/domain/account';
 import { WebsitesService } from '../application/websites.service';
@@ -37,7 +45,13 @@ export class WebsitesController {
   @ApiErrorResponses('validation_failed')
   @Get()
   async list(@CurrentAccount() account: Account, @Query() query: PageQuery, @Req() request: FastifyRequest) {
-    return paginate(request, this.config.publicUrl, query, (page) => this.websites.list(account.id, page), (w) => websiteView(w));
+    return paginate(
+      request,
+      this.config.publicUrl,
+      query,
+      (page) => this.websites.list(account.id, page),
+      (w) => websiteView(w),
+    );
   }
 
   @ApiOperation({ summary: 'Create Website' })
@@ -68,7 +82,10 @@ export class WebsitesController {
     return { success: true, data: websiteView(await this.websites.update(account.id, id, toChanges(dto ?? {}))) };
   }
 
-  @ApiOperation({ summary: 'Delete Website', description: 'Also deletes its screenshots (rows and files), scenarios and schedules, and fails its queued jobs.' })
+  @ApiOperation({
+    summary: 'Delete Website',
+    description: 'Also deletes its screenshots (rows and files), scenarios and schedules, and fails its queued jobs.',
+  })
   @ApiIdParam('Website')
   @ApiSuccessResponse(MessageResponse, { description: 'Deleted' })
   @ApiErrorResponses('not_found')

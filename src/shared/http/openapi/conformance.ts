@@ -14,27 +14,59 @@ import { RATE_LIMIT_HEADERS } from './schemas';
  * - links from what creates a resource or a job to where it is read.
  */
 export function conformToServer(document: OpenAPIObject): OpenAPIObject {
-  const schemas = (document.components?.schemas ?? {}) as Record<string, SchemaObject | ReferenceObject>;
+  const schemas = document.components?.schemas ?? {};
   const closed = new Set<string>();
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item) as Array<[string, OperationObject]>) {
       if (!operation?.responses) continue;
-      const body = (operation.requestBody as { content?: Record<string, { schema?: SchemaObject | ReferenceObject }> } | undefined)?.content?.['application/json']?.schema;
+      const body = (operation.requestBody as { content?: Record<string, { schema?: SchemaObject | ReferenceObject }> } | undefined)?.content?.[
+        'application/json'
+      ]?.schema;
       if (body) closeSchema(body, schemas, closed);
       // Node's HTTP parser answers 400/408/431 before any route is known, on every path (Health Check too).
       const rateLimited = path !== '/health';
-      addError(operation, 400, 'BadRequestErrorBody', '`bad_request`: a malformed request (refused by the HTTP parser: no X-RateLimit-* headers, the connection is closed), a URL with bad percent-encoding, or an unreadable body', rateLimited);
-      addError(operation, 408, 'BadRequestErrorBody', '`bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed)', false);
-      addError(operation, 431, 'HeadersTooLargeErrorBody', '`headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed)', false);
+      addError(
+        operation,
+        400,
+        'BadRequestErrorBody',
+        '`bad_request`: a malformed request (refused by the HTTP parser: no X-RateLimit-* headers, the connection is closed), a URL with bad percent-encoding, or an unreadable body',
+        rateLimited,
+      );
+      addError(
+        operation,
+        408,
+        'BadRequestErrorBody',
+        '`bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed)',
+        false,
+      );
+      addError(
+        operation,
+        431,
+        'HeadersTooLargeErrorBody',
+        '`headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed)',
+        false,
+      );
       if (path === '/health') continue;
       addError(operation, 414, 'UriTooLongErrorBody', '`uri_too_long`: a path segment is longer than 2048 characters');
       if (['post', 'put', 'delete'].includes(method)) {
         addError(operation, 413, 'PayloadTooLargeErrorBody', '`payload_too_large`: the body is over 1 MiB (after decoding its Content-Encoding)');
         addError(operation, 415, 'UnsupportedMediaTypeErrorBody', '`unsupported_media_type`: a Content-Encoding other than identity, gzip, deflate or br');
-        addError(operation, 422, 'ValidationErrorBody', body ? '`validation_failed`: invalid or unknown fields, each named in `details`' : '`validation_failed`: this operation takes no body; each field sent is named in `details`');
+        addError(
+          operation,
+          422,
+          'ValidationErrorBody',
+          body
+            ? '`validation_failed`: invalid or unknown fields, each named in `details`'
+            : '`validation_failed`: this operation takes no body; each field sent is named in `details`',
+        );
       }
       if (body && refersToWebsite(body, schemas)) {
-        addError(operation, 404, 'NotFoundErrorBody', '`not_found`: the website named by `website_id` was deleted while this request ran (a `website_id` that is not the caller’s is 422)');
+        addError(
+          operation,
+          404,
+          'NotFoundErrorBody',
+          '`not_found`: the website named by `website_id` was deleted while this request ran (a `website_id` that is not the caller’s is 422)',
+        );
       }
     }
   }
@@ -73,19 +105,51 @@ function refersToWebsite(schema: SchemaObject | ReferenceObject, schemas: Record
 
 /** operationId → the links of its success response: where to read what it made. */
 const LINKS: Record<string, { status: string; links: Record<string, { operationId: string; parameters: Record<string, string>; description: string }> }> = {
-  TakeScreenshot_take: { status: '200', links: { GetJob: { operationId: 'Jobs_get', parameters: { id: '$response.body#/job_id' }, description: 'The job this request queued (use `?wait=30`)' } } },
-  Scenarios_run: { status: '200', links: { GetExecution: { operationId: 'Executions_get', parameters: { id: '$response.body#/execution_id' }, description: 'The run this request queued' } } },
-  Websites_create: { status: '201', links: { GetWebsite: { operationId: 'Websites_get', parameters: { id: '$response.body#/data/id' }, description: 'The website just made' } } },
-  Scenarios_create: { status: '201', links: { GetScenario: { operationId: 'Scenarios_get', parameters: { id: '$response.body#/data/id' }, description: 'The scenario just made' } } },
-  Schedules_create: { status: '201', links: { GetSchedule: { operationId: 'Schedules_get', parameters: { id: '$response.body#/data/id' }, description: 'The schedule just made' } } },
+  TakeScreenshot_take: {
+    status: '200',
+    links: { GetJob: { operationId: 'Jobs_get', parameters: { id: '$response.body#/job_id' }, description: 'The job this request queued (use `?wait=30`)' } },
+  },
+  Scenarios_run: {
+    status: '200',
+    links: { GetExecution: { operationId: 'Executions_get', parameters: { id: '$response.body#/execution_id' }, description: 'The run this request queued' } },
+  },
+  Websites_create: {
+    status: '201',
+    links: { GetWebsite: { operationId: 'Websites_get', parameters: { id: '$response.body#/data/id' }, description: 'The website just made' } },
+  },
+  Scenarios_create: {
+    status: '201',
+    links: { GetScenario: { operationId: 'Scenarios_get', parameters: { id: '$response.body#/data/id' }, description: 'The scenario just made' } },
+  },
+  Schedules_create: {
+    status: '201',
+    links: { GetSchedule: { operationId: 'Schedules_get', parameters: { id: '$response.body#/data/id' }, description: 'The schedule just made' } },
+  },
   Jobs_get: {
     status: '200',
     links: {
-      GetScreenshot: { operationId: 'Screenshots_get', parameters: { id: '$response.body#/data/screenshot_id' }, description: 'The screenshot the job produced (once `succeeded`)' },
-      DownloadScreenshot: { operationId: 'Screenshots_download', parameters: { id: '$response.body#/data/screenshot_id' }, description: 'Its image (once `succeeded`)' },
+      GetScreenshot: {
+        operationId: 'Screenshots_get',
+        parameters: { id: '$response.body#/data/screenshot_id' },
+        description: 'The screenshot the job produced (once `succeeded`)',
+      },
+      DownloadScreenshot: {
+        operationId: 'Screenshots_download',
+        parameters: { id: '$response.body#/data/screenshot_id' },
+        description: 'Its image (once `succeeded`)',
+      },
     },
   },
-  Schedules_get: { status: '200', links: { GetLastJob: { operationId: 'Jobs_get', parameters: { id: '$response.body#/data/last_job_id' }, description: 'The capture job of the last occurrence (once one fired)' } } },
+  Schedules_get: {
+    status: '200',
+    links: {
+      GetLastJob: {
+        operationId: 'Jobs_get',
+        parameters: { id: '$response.body#/data/last_job_id' },
+        description: 'The capture job of the last occurrence (once one fired)',
+      },
+    },
+  },
 };
 
 function addLinks(document: OpenAPIObject): void {

@@ -48,7 +48,8 @@ interface ErrorDoc {
 const ERRORS: Record<DocumentedErrorCode, ErrorDoc> = {
   bad_request: {
     body: BadRequestErrorBody,
-    description: '`bad_request`: the body is not valid JSON (or nests over 32 levels) or its Content-Type is not `application/json`; or a malformed request or URL',
+    description:
+      '`bad_request`: the body is not valid JSON (or nests over 32 levels) or its Content-Type is not `application/json`; or a malformed request or URL',
     headers: RATE_LIMITED,
   },
   unauthorized: {
@@ -60,10 +61,15 @@ const ERRORS: Record<DocumentedErrorCode, ErrorDoc> = {
   },
   plan_no_api_access: {
     body: PlanNoApiAccessErrorBody,
-    description: '`plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free)',
+    description:
+      '`plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free)',
     headers: RATE_LIMITED,
   },
-  plan_upgrade_required: { body: PlanUpgradeRequiredErrorBody, description: '`plan_upgrade_required`: the plan does not include this feature', headers: RATE_LIMITED },
+  plan_upgrade_required: {
+    body: PlanUpgradeRequiredErrorBody,
+    description: '`plan_upgrade_required`: the plan does not include this feature',
+    headers: RATE_LIMITED,
+  },
   not_found: { body: NotFoundErrorBody, description: '`not_found`: unknown id, or an id of another account', headers: RATE_LIMITED },
   conflict: {
     body: ConflictErrorBody,
@@ -75,7 +81,11 @@ const ERRORS: Record<DocumentedErrorCode, ErrorDoc> = {
     description: '`payload_too_large`: the body is over 1 MiB (answered after authentication, counted; read no further than the limit)',
     headers: RATE_LIMITED,
   },
-  validation_failed: { body: ValidationErrorBody, description: '`validation_failed`: invalid or unknown fields, each named in `details`', headers: RATE_LIMITED },
+  validation_failed: {
+    body: ValidationErrorBody,
+    description: '`validation_failed`: invalid or unknown fields, each named in `details`',
+    headers: RATE_LIMITED,
+  },
   rate_limited: {
     body: RateLimitErrorBody,
     description:
@@ -115,7 +125,7 @@ export function ApiErrorResponses(...codes: DocumentedErrorCode[]): ClassDecorat
       ApiResponse({ status, description, ...headers, schema: { oneOf: docs.map((d) => ({ $ref: getSchemaPath(d.body) })) } }),
     );
   });
-  return applyDecorators(...decorators) as ClassDecorator & MethodDecorator;
+  return applyDecorators(...decorators);
 }
 
 /**

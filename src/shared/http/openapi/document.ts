@@ -40,12 +40,27 @@ export function createOpenApiDocument(app: INestApplication, version: string): O
     .setTitle('Screenshot capture API')
     .setDescription(DESCRIPTION)
     .setVersion(version)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'sst_<43 base64url characters>', description: 'An API token, made in the dashboard (Settings → API Keys)' }, BEARER_AUTH)
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'sst_<43 base64url characters>',
+        description: 'An API token, made in the dashboard (Settings → API Keys)',
+      },
+      BEARER_AUTH,
+    )
     .build();
   config.components = { ...config.components, headers: RESPONSE_HEADER_COMPONENTS };
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
-    extraModels: [BadRequestErrorBody, PayloadTooLargeErrorBody, ValidationErrorBody, UriTooLongErrorBody, UnsupportedMediaTypeErrorBody, HeadersTooLargeErrorBody],
+    extraModels: [
+      BadRequestErrorBody,
+      PayloadTooLargeErrorBody,
+      ValidationErrorBody,
+      UriTooLongErrorBody,
+      UnsupportedMediaTypeErrorBody,
+      HeadersTooLargeErrorBody,
+    ],
   });
   return conformToServer(document);
 }
@@ -103,8 +118,15 @@ export function setupOpenApi(app: NestFastifyApplication): void {
   const fastify = app.getHttpAdapter().getInstance();
   fastify.get(OPENAPI_JSON_PATH, (_request, reply) => reply.type('application/json; charset=utf-8').header('Cache-Control', 'no-cache').send(json));
   fastify.get(DOCS_PATH, (_request, reply) => reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-cache').send(UI_HTML));
-  fastify.get(`${DOCS_PATH}/swagger-ui-init.js`, (_request, reply) => reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'no-cache').send(UI_INIT_JS));
+  fastify.get(`${DOCS_PATH}/swagger-ui-init.js`, (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'no-cache').send(UI_INIT_JS),
+  );
   for (const [name, type] of Object.entries(UI_ASSETS)) {
-    fastify.get(`${DOCS_PATH}/${name}`, async (_request, reply) => reply.type(type).header('Cache-Control', 'public, max-age=86400').send(await asset(name)));
+    fastify.get(`${DOCS_PATH}/${name}`, async (_request, reply) =>
+      reply
+        .type(type)
+        .header('Cache-Control', 'public, max-age=86400')
+        .send(await asset(name)),
+    );
   }
 }

@@ -20,7 +20,10 @@ export class ErrorBody {
   @ApiProperty({ description: 'Stable machine-readable code' }) code!: string;
 }
 
-@ApiSchema({ description: 'A request the server cannot read: a malformed HTTP request (refused by the parser, then the connection is closed), a URL with bad percent-encoding, a body that is not valid JSON, nests over 32 levels or is not `application/json`' })
+@ApiSchema({
+  description:
+    'A request the server cannot read: a malformed HTTP request (refused by the parser, then the connection is closed), a URL with bad percent-encoding, a body that is not valid JSON, nests over 32 levels or is not `application/json`',
+})
 export class BadRequestErrorBody extends ErrorBody {
   @ApiProperty({ example: 'Request body is not valid JSON' }) override error!: string;
   @ApiProperty({ enum: ['bad_request'] }) override code!: 'bad_request';
@@ -76,8 +79,14 @@ export class FieldErrorItem implements FieldError {
 export class ValidationErrorBody extends ErrorBody {
   @ApiProperty({ example: 'The given data was invalid' }) override error!: string;
   @ApiProperty({ enum: ['validation_failed'] }) override code!: 'validation_failed';
-  @ApiProperty({ type: [FieldErrorItem], description: 'One entry per problem; an unknown field is `{field, message: "<field> is not allowed"}`' }) details!: FieldErrorItem[];
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Present when `details` was cut short (at most 100 unknown fields are listed): how many problems there were', example: 60000 })
+  @ApiProperty({ type: [FieldErrorItem], description: 'One entry per problem; an unknown field is `{field, message: "<field> is not allowed"}`' })
+  details!: FieldErrorItem[];
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    description: 'Present when `details` was cut short (at most 100 unknown fields are listed): how many problems there were',
+    example: 60000,
+  })
   details_total?: number;
 }
 

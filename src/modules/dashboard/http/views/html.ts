@@ -19,7 +19,8 @@ function render(value: unknown): string {
   if (value instanceof Html) return value.toString();
   if (Array.isArray(value)) return value.map(render).join('');
   if (value === null || value === undefined || value === false) return '';
-  return escapeHtml(String(value));
+  // Only strings, numbers and booleans reach here: templates interpolate Html, lists and primitives.
+  return escapeHtml(typeof value === 'string' ? value : JSON.stringify(value));
 }
 
 export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
