@@ -7,6 +7,7 @@ import { ConfigError, loadConfig } from './config/app-config';
 import { CoreModule } from './core.module';
 import { AccountsCoreModule } from './modules/accounts/accounts.module';
 import { AccountsService } from './modules/accounts/application/accounts.service';
+import { errorMessage } from './shared/domain/error-message';
 import { DomainError } from './shared/domain/domain-error';
 
 function readStdin(): Promise<string> {
@@ -44,7 +45,7 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`error: ${details || err.message}\n`);
       return 2;
     }
-    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`error: ${errorMessage(err)}\n`);
     return 1;
   } finally {
     await app?.close();

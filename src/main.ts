@@ -4,6 +4,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { ConfigError, loadConfig } from './config/app-config';
 import { checkStorageDir, StorageDirUnusableError } from './modules/screenshots/infrastructure/local-disk-storage';
+import { errorMessage } from './shared/domain/error-message';
 import { configureHttpApp, createFastifyAdapter, HTTP_APP_OPTIONS } from './http-app';
 
 async function main(): Promise<void> {
@@ -39,6 +40,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`failed to start: ${errorMessage(err)}\n`);
   process.exit(1);
 });

@@ -6,13 +6,11 @@ import type { CaptureSettings } from './capture-options';
 import { isNavigationRace, PAGE_CRASHED_MESSAGE, toCaptureFailure } from './capture-errors';
 import { readyStateCompleteScript } from './in-page-scripts';
 import { NavigationEgress } from './navigation-egress';
-import { assertValidSelector, hideElements, preparePage, revealLazyContent, takeScreenshot } from './page-steps';
+import { assertValidSelector, hideElements, LAZY_SCROLL_BUDGET_MS, preparePage, revealLazyContent, takeScreenshot } from './page-steps';
 import { PageSettler } from './page-stability';
 
 type Phase = 'opening' | 'navigation' | 'settling' | 'selector' | 'rendering';
 
-/** Scrolling for lazy content is a courtesy, not worth a large share of the budget. */
-const LAZY_SCROLL_BUDGET_MS = 2_000;
 /** A page that keeps navigating by itself after 'load' (script or meta redirects) gets this many tries. */
 const MAX_DOCUMENTS = 3;
 

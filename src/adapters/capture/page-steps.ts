@@ -62,6 +62,9 @@ export async function hideElements(page: Page, selectors: readonly string[]): Pr
 }
 
 /** Returns whether the page was tall enough to scroll, i.e. whether lazy content may have started loading. */
+/** Scrolling for lazy content is a courtesy, not worth a large share of a capture's budget (captures and scenario shots alike). */
+export const LAZY_SCROLL_BUDGET_MS = 2_000;
+
 export async function revealLazyContent(page: Page, maxHeight: number, budgetMs: number): Promise<boolean> {
   if (budgetMs <= 0) return false;
   return (await page.evaluate(revealLazyContentScript(maxHeight, budgetMs))) === true;

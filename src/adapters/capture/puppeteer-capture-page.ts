@@ -7,10 +7,9 @@ import type { WaitUntil } from '../../shared/domain/wait-until';
 import { PAGE_CRASHED_MESSAGE, toCaptureFailure } from './capture-errors';
 import { scrollToBottomScript } from './in-page-scripts';
 import { NavigationEgress } from './navigation-egress';
-import { assertValidSelector, revealLazyContent, takeScreenshot } from './page-steps';
+import { assertValidSelector, LAZY_SCROLL_BUDGET_MS, revealLazyContent, takeScreenshot } from './page-steps';
 import { PageSettler } from './page-stability';
 
-const LAZY_SCROLL_BUDGET_MS = 2_000;
 /** How long after a click a navigation may take to start and still count as caused by it. */
 const NAVIGATION_START_WINDOW_MS = 150;
 
