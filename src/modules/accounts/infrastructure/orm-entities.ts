@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import type { NewApiToken } from '../application/ports';
 
 @Entity('accounts')
 export class AccountRow {
@@ -26,6 +27,11 @@ export class ApiTokenRow {
   @Column({ name: 'created_at', type: Date }) createdAt!: Date;
   @Column({ name: 'last_used_at', type: Date, nullable: true }) lastUsedAt!: Date | null;
   @Column({ name: 'revoked_at', type: Date, nullable: true }) revokedAt!: Date | null;
+}
+
+/** The row of a token just issued (never used, not revoked): only its hash and display prefix are kept. */
+export function newTokenRow(accountId: number, token: NewApiToken, now: Date): Partial<ApiTokenRow> {
+  return { accountId, name: token.name, displayPrefix: token.displayPrefix, tokenHash: token.hash, createdAt: now, lastUsedAt: null, revokedAt: null };
 }
 
 @Entity('dashboard_sessions')

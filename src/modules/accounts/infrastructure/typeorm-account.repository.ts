@@ -4,7 +4,7 @@ import { DataSource, Repository } from 'typeorm';
 import { Account } from '../domain/account';
 import { PlanName, SubscriptionStatus } from '../domain/plan';
 import { AccountChanges, AccountRepository, NewAccount, NewApiToken } from '../application/ports';
-import { AccountRow, ApiTokenRow } from './orm-entities';
+import { AccountRow, ApiTokenRow, newTokenRow } from './orm-entities';
 
 export function toAccount(row: AccountRow): Account {
   return Account.restore({
@@ -54,17 +54,7 @@ export class TypeOrmAccountRepository extends AccountRepository {
           updatedAt: now,
         }),
       );
-      const tokenRow = await manager.save(
-        manager.create(ApiTokenRow, {
-          accountId: row.id,
-          name: token.name,
-          displayPrefix: token.displayPrefix,
-          tokenHash: token.hash,
-          createdAt: now,
-          lastUsedAt: null,
-          revokedAt: null,
-        }),
-      );
+      const tokenRow = await manager.save(manager.create(ApiTokenRow, newTokenRow(row.id, token, now)));
       return { account: toAccount(row), tokenId: tokenRow.id };
     });
   }

@@ -5,7 +5,7 @@ import { Account } from '../domain/account';
 import { ApiToken } from '../domain/api-token';
 import { ApiTokenRepository, NewApiToken } from '../application/ports';
 import { HotQuery, hydrate, selectColumns } from '../../../shared/persistence/hot-query';
-import { AccountRow, ApiTokenRow } from './orm-entities';
+import { AccountRow, ApiTokenRow, newTokenRow } from './orm-entities';
 import { toAccount } from './typeorm-account.repository';
 
 function toToken(row: ApiTokenRow): ApiToken {
@@ -27,17 +27,7 @@ export class TypeOrmApiTokenRepository extends ApiTokenRepository {
   }
 
   async create(accountId: number, token: NewApiToken, now: Date): Promise<ApiToken> {
-    const row = await this.rows.save(
-      this.rows.create({
-        accountId,
-        name: token.name,
-        displayPrefix: token.displayPrefix,
-        tokenHash: token.hash,
-        createdAt: now,
-        lastUsedAt: null,
-        revokedAt: null,
-      }),
-    );
+    const row = await this.rows.save(this.rows.create(newTokenRow(accountId, token, now)));
     return toToken(row);
   }
 
