@@ -1,4 +1,15 @@
-import { jsonShape, MAX_PARSED_FIELDS, RejectedFields, screenJson } from './body-parsing';
+import { BadRequestError } from '../domain/domain-error';
+import {
+  jsonShape,
+  ManyFieldsBody,
+  MAX_JSON_DEPTH,
+  MAX_PARSED_FIELDS,
+  parseJson,
+  PROTOTYPE_KEYS,
+  RejectedFields,
+  screenJson,
+  UnparsableBody,
+} from './body-parsing';
 
 describe('jsonShape', () => {
   it('measures nesting from the text, ignoring brackets inside strings and escaped quotes', () => {
@@ -39,5 +50,75 @@ describe('screenJson', () => {
   it('a text that only spells a backslash before u0000 is no NUL', () => {
     const text = '{"a":"\\\\u0000"}';
     expect(screenJson(JSON.parse(text), text)).toEqual({ a: '\\u0000' });
+  });
+});
+
+describe('parseJson', () => {
+  const parse = (text: string) => parseJson(Buffer.from(text, 'utf8'));
+  const reasonOf = (result: unknown) => (result instanceof UnparsableBody ? result.reason : `not refused: ${JSON.stringify(result)}`);
+
+  it('parses JSON values, and an empty or blank body is no body', () => {
+    expect(parse('{"name":"x","n":[1,2]}')).toEqual({ name: 'x', n: [1, 2] });
+    expect(parse('null')).toBeNull();
+    expect(parse(' null\n')).toBeNull();
+    expect(parse('[1]')).toEqual([1]);
+    expect(parse('')).toBeUndefined();
+    expect(parse(' \r\n\t')).toBeUndefined();
+  });
+
+  it('refuses text that is not JSON, a leading byte order mark included', () => {
+    expect(reasonOf(parse('{"a":'))).toBe('Request body is not valid JSON');
+    expect(reasonOf(parse("{'a':1}"))).toBe('Request body is not valid JSON');
+    expect(reasonOf(parse('\uFEFF{"a":1}'))).toBe('Request body is not valid JSON');
+  });
+
+  it.each([
+    ['a top-level __proto__ key', '{"name":"x","__proto__":{"polluted":true}}'],
+    ['a nested __proto__ key', '{"steps":[{"type":"wait","__proto__":{"polluted":true}}]}'],
+    ['an escaped __proto__ key', '{"\\u005f_proto__":{"polluted":true}}'],
+    ['constructor.prototype at the top', '{"constructor":{"prototype":{"polluted":true}}}'],
+    ['constructor.prototype nested in an array', '[{"a":{"constructor":{"prototype":{}}}}]'],
+  ])("refuses %s (prototype poisoning), as Fastify's own JSON parser does", (_name, text) => {
+    expect(reasonOf(parse(text))).toBe(PROTOTYPE_KEYS);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('lets a constructor key without a prototype through, to be refused later as an unknown field', () => {
+    expect(parse('{"constructor":{"polluted":true}}')).toEqual(JSON.parse('{"constructor":{"polluted":true}}'));
+    expect(parse('{"name":"__proto__","url":"constructor.prototype"}')).toEqual({ name: '__proto__', url: 'constructor.prototype' });
+  });
+
+  it('refuses a body nested deeper than MAX_JSON_DEPTH before parsing it', () => {
+    expect(parse('['.repeat(MAX_JSON_DEPTH) + ']'.repeat(MAX_JSON_DEPTH))).toEqual(expect.any(Array));
+    expect(reasonOf(parse('['.repeat(MAX_JSON_DEPTH + 1)))).toBe(`Request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+    // Not JSON at all, but too deep is what is said: the shape is read before any parse.
+    expect(reasonOf(parse('{"__proto__":' + '['.repeat(MAX_JSON_DEPTH + 1)))).toMatch(/nests deeper/);
+  });
+
+  it('keeps a body with more than MAX_PARSED_FIELDS top-level keys unparsed, as its key names', () => {
+    const keys = Array.from({ length: MAX_PARSED_FIELDS + 1 }, (_, i) => `"k${i}":1`);
+    const result = parse(`{${keys.join(',')},"__proto__":{}}`);
+    expect(result).toBeInstanceOf(ManyFieldsBody);
+    expect((result as ManyFieldsBody).names).toHaveLength(MAX_PARSED_FIELDS + 2);
+  });
+
+  it('still names the fields holding a NUL', () => {
+    expect(parse('{"a":"x\\u0000"}')).toBeInstanceOf(RejectedFields);
+  });
+});
+
+describe('ManyFieldsBody.parse', () => {
+  const many = (entry: string, tail = '') => {
+    const text = `{${Array.from({ length: MAX_PARSED_FIELDS + 1 }, () => entry).join(',')}${tail}}`;
+    return new ManyFieldsBody([], text);
+  };
+
+  it('parses the text after all (one known name repeated)', () => {
+    expect(many('"name":"x"').parse()).toEqual({ name: 'x' });
+  });
+
+  it('answers text that is not JSON, or that carries prototype-poisoning keys, with a 400', () => {
+    expect(() => many('"name":"x"', ',').parse()).toThrow(new BadRequestError('Request body is not valid JSON'));
+    expect(() => many('"name":{"__proto__":{}}').parse()).toThrow(new BadRequestError(PROTOTYPE_KEYS));
   });
 });

@@ -5,6 +5,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import secureJson from 'secure-json-parse';
 import { BadRequestError, FieldError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationFailedError } from '../domain/domain-error';
 import { cappedValidationError, MAX_DETAILS, notAllowed } from './capped-validation';
 
@@ -140,9 +141,37 @@ export class ManyFieldsBody {
     readonly text: string,
   ) {}
 
+  /** Throws BadRequestError (400) for text that is not JSON or has prototype-poisoning keys, as parseJson answers. */
   parse(): unknown {
-    return screenJson(JSON.parse(this.text), this.text);
+    let value: unknown;
+    try {
+      value = parseSecurely(this.text);
+    } catch {
+      throw new BadRequestError(NOT_JSON);
+    }
+    if (value instanceof UnparsableBody) throw new BadRequestError(value.reason);
+    return screenJson(value, this.text);
   }
+}
+
+const NOT_JSON = 'Request body is not valid JSON';
+export const PROTOTYPE_KEYS = 'Request body must not contain __proto__ or constructor.prototype keys';
+
+/**
+ * JSON.parse that refuses the keys Fastify's own JSON parser refuses (it uses secure-json-parse too, and was
+ * replaced by ours): `__proto__`, and `constructor` holding a `prototype`. Parsed, such a key is an own
+ * property and harmless here, but any later copy or merge (`Object.assign`, a spread into a prototype-less
+ * check, a library's deep merge) would turn it into prototype pollution; no field of this API has either name.
+ * Throws a SyntaxError for text that is not JSON.
+ */
+function parseSecurely(text: string): unknown {
+  // secure-json-parse skips a leading byte order mark, which JSON.parse refused: still refused, answer unchanged.
+  if (text.charCodeAt(0) === 0xfeff) throw new SyntaxError('byte order mark');
+  // `safe` answers a poisoned body with null instead of the SyntaxError malformed JSON also throws, so the
+  // two get their own messages; null is otherwise only the answer for the text `null` itself.
+  const value: unknown = secureJson.parse(text, null, { protoAction: 'error', constructorAction: 'error', safe: true });
+  if (value === null && text.trim() !== 'null') return new UnparsableBody(PROTOTYPE_KEYS);
+  return value;
 }
 
 interface JsonShape {
@@ -254,17 +283,25 @@ export function registerBodyParsers(fastify: FastifyInstance): void {
   );
 }
 
-function parseJson(bytes: Buffer): unknown {
+/**
+ * A JSON body: undefined when empty, an UnparsableBody (400) when it nests too deep, is not JSON or carries
+ * prototype-poisoning keys, a ManyFieldsBody when it has too many fields to parse, else the parsed value
+ * (or RejectedFields when text holds a NUL). Exported for its spec.
+ */
+export function parseJson(bytes: Buffer): unknown {
   const text = bytes.toString('utf8');
   if (text.trim() === '') return undefined;
+  // Both checks read the text before any parse: a too-deep or many-keyed body is never parsed at all.
   const shape = jsonShape(text, MAX_JSON_DEPTH);
   if (shape.tooDeep) return new UnparsableBody(`Request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  if (shape.manyKeys) return new ManyFieldsBody(shape.manyKeys, text);
+  let value: unknown;
   try {
-    if (shape.manyKeys) return new ManyFieldsBody(shape.manyKeys, text);
-    return screenJson(JSON.parse(text), text);
+    value = parseSecurely(text);
   } catch {
-    return new UnparsableBody('Request body is not valid JSON');
+    return new UnparsableBody(NOT_JSON);
   }
+  return value instanceof UnparsableBody ? value : screenJson(value, text);
 }
 
 function parseForm(bytes: Buffer): UnparsableBody {
