@@ -18,7 +18,7 @@ import { ScreenshotsModule } from './modules/screenshots/screenshots.module';
 import { WebsitesModule } from './modules/websites/websites.module';
 import { RequestBodyGuard } from './shared/http/body-parsing';
 import { ErrorFilter } from './shared/http/error-filter';
-import { accessLogOptions } from './shared/logging/access-log';
+import { loggerOptions } from './shared/logging/access-log';
 import { UnknownRouteController } from './shared/http/unknown-route.controller';
 
 @Module({})
@@ -28,7 +28,8 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.register(config),
-        LoggerModule.forRoot({ pinoHttp: accessLogOptions(config.logLevel) }),
+        // The root logger only: the access log is written from a Fastify hook (shared/logging/access-log.ts).
+        LoggerModule.forRoot({ pinoHttp: loggerOptions(config.logLevel), forRoutes: [] }),
         ScheduleModule.forRoot(),
         QueueModule,
         CaptureModule,

@@ -2,7 +2,7 @@ import { CanActivate } from '@nestjs/common';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Logger } from 'nestjs-pino';
+import { Logger, PinoLogger } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
 import { ApiAccessGuard, AuthGuard } from './modules/accounts/http/auth.guards';
 import { RateLimitGuard } from './modules/rate-limiting/http/rate-limit.guard';
@@ -13,6 +13,7 @@ import { toErrorResponse } from './shared/http/error-filter';
 import { setupOpenApi } from './shared/http/openapi';
 import { UnknownRouteController } from './shared/http/unknown-route.controller';
 import { createValidationPipe } from './shared/http/validation';
+import { writeAccessLog } from './shared/logging/access-log';
 import { UrlPolicy } from './shared/url-policy';
 
 /**
@@ -58,6 +59,7 @@ export const HTTP_APP_OPTIONS = { bodyParser: false } as const;
 export function configureHttpApp(app: NestFastifyApplication): void {
   app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
+  writeAccessLog(fastify, () => PinoLogger.root);
   registerBodyParsers(fastify);
   // Errors Fastify raises before a route runs (a request it cannot read) reach the global ErrorFilter
   // through Nest's own Fastify error handler, so they get the same body as every other error.

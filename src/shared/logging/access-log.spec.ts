@@ -1,4 +1,6 @@
-import { accessLogOptions, serializeRequest, serializeResponse } from './access-log';
+import Fastify from 'fastify';
+import type { Logger } from 'pino';
+import { isLoggedPath, serializeRequest, serializeResponse, writeAccessLog } from './access-log';
 
 describe('access log', () => {
   it('keeps method, path and address, drops the query string and every header', () => {
@@ -6,7 +8,7 @@ describe('access log', () => {
       id: 7,
       method: 'GET',
       url: '/jobs/5?wait=30&token=secret',
-      remoteAddress: '127.0.0.1',
+      ip: '127.0.0.1',
       ...({ headers: { authorization: 'Bearer sk_live_x', cookie: 'session=y' } } as object),
     });
     expect(line).toEqual({ id: 7, method: 'GET', path: '/jobs/5', remoteAddress: '127.0.0.1' });
@@ -22,8 +24,29 @@ describe('access log', () => {
   });
 
   it('does not log health checks', () => {
-    const ignore = (accessLogOptions('info').autoLogging as { ignore: (req: { url?: string }) => boolean }).ignore;
-    expect(ignore({ url: '/health' })).toBe(true);
-    expect(ignore({ url: '/websites' })).toBe(false);
+    expect(isLoggedPath('/health')).toBe(false);
+    expect(isLoggedPath('/websites')).toBe(true);
+  });
+
+  it('writes one line per answered request from the onResponse hook, errors at error level', async () => {
+    const lines: Array<{ level: string; line: Record<string, unknown>; msg: string }> = [];
+    const logger = {
+      info: (line: Record<string, unknown>, msg: string) => lines.push({ level: 'info', line, msg }),
+      error: (line: Record<string, unknown>, msg: string) => lines.push({ level: 'error', line, msg }),
+    } as unknown as Logger;
+    const fastify = Fastify();
+    writeAccessLog(fastify, () => logger);
+    fastify.get('/ok', async () => ({ ok: true }));
+    fastify.get('/boom', async (_req, reply) => reply.status(503).send({}));
+    fastify.get('/health', async () => ({}));
+    await fastify.inject({ method: 'GET', url: '/ok?x=1', headers: { authorization: 'Bearer t' } });
+    await fastify.inject({ method: 'GET', url: '/boom' });
+    await fastify.inject({ method: 'GET', url: '/health' });
+    await fastify.close();
+    expect(lines.map((l) => [l.level, l.msg, (l.line.request as { path: string }).path, (l.line.response as { statusCode: number }).statusCode])).toEqual([
+      ['info', 'request completed', '/ok', 200],
+      ['error', 'request errored', '/boom', 503],
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('Bearer');
   });
 });

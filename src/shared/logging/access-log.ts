@@ -1,36 +1,57 @@
-import type { Options } from 'pino-http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger, LoggerOptions } from 'pino';
 
-interface SerializedRequest {
+interface RequestLine {
   id?: unknown;
   method?: string;
   url?: string;
-  remoteAddress?: string;
+  ip?: string;
 }
 
 /**
  * The access log: one line per answered request, saying who asked for what and how it went — and nothing
  * a reader of the logs should not have. Headers are left out altogether (the bearer token and the session
  * cookie are in them), and so is the query string (long-poll waits, page numbers: noise, and a place where a
- * client could put anything). Leaving them out is also what makes a line cheap: pino-http's default serializers
- * copy every header of every request and response, then clone them again to redact the secret ones, which
- * cost more per request than the whole authenticated lookup (bench/api-bench.ts, README "Per-request cost").
+ * client could put anything).
  */
-export function serializeRequest(req: SerializedRequest): Record<string, unknown> {
+export function serializeRequest(req: RequestLine): Record<string, unknown> {
   const url = typeof req.url === 'string' ? req.url : '';
   const queryAt = url.indexOf('?');
-  return { id: req.id, method: req.method, path: queryAt === -1 ? url : url.slice(0, queryAt), remoteAddress: req.remoteAddress };
+  return { id: req.id, method: req.method, path: queryAt === -1 ? url : url.slice(0, queryAt), remoteAddress: req.ip };
 }
 
 export function serializeResponse(res: { statusCode?: number }): Record<string, unknown> {
   return { statusCode: res.statusCode };
 }
 
-export function accessLogOptions(level: string): Options {
-  return {
-    level,
-    serializers: { req: serializeRequest, res: serializeResponse },
-    // Belt and braces: should a serializer ever include headers again, tokens and cookies stay out.
-    redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
-    autoLogging: { ignore: (req) => req.url === '/health' },
-  };
+/** Health checks are polled by load balancers every few seconds: logging them would drown everything else. */
+export function isLoggedPath(url: string | undefined): boolean {
+  return url !== '/health';
+}
+
+/** Options of the root logger (nestjs-pino's `pinoHttp`): the level, and secrets redacted should a line ever carry them. */
+export function loggerOptions(level: string): LoggerOptions {
+  return { level, redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'] };
+}
+
+/**
+ * Writes the access log from Fastify's onResponse hook, with the root logger.
+ *
+ * Not pino-http as Nest middleware (nestjs-pino's default): that runs every request through Fastify's middleware
+ * engine and an AsyncLocalStorage scope, and the scope turns on promise hooks for the whole process — together
+ * a larger share of a request's CPU than authenticating it (bench/api-bench.ts, README "Per-request cost").
+ * Nothing here needs a per-request logger: log lines from services carry their own context. The root logger is
+ * looked up per line because nestjs-pino creates it when the app initialises, after this hook is added.
+ */
+export function writeAccessLog(fastify: FastifyInstance, rootLogger: () => Logger): void {
+  fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    if (isLoggedPath(request.url)) {
+      const logger = rootLogger();
+      // `request`/`response`, not pino-http's `req`/`res`: its logger re-serializes those keys as raw Node requests.
+      const line = { request: serializeRequest(request), response: serializeResponse(reply), responseTime: Math.round(reply.elapsedTime) };
+      if (reply.statusCode >= 500) logger.error(line, 'request errored');
+      else logger.info(line, 'request completed');
+    }
+    done();
+  });
 }
