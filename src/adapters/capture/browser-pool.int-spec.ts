@@ -172,7 +172,7 @@ describe('BrowserPool with a scripted browser', () => {
     });
   });
 
-  describe('shutDownGracefully (the application shutting down)', () => {
+  describe('drain (the application shutting down)', () => {
     it('lets a lease in flight finish, starts no new one, then closes the browsers', async () => {
       const fake = fakeLauncher();
       pool = new BrowserPool(settings(), { launch: fake.launch });
@@ -181,7 +181,7 @@ describe('BrowserPool with a scripted browser', () => {
       await waitFor(() => fake.browsers[0]?.requested.length === 1);
       const [context] = fake.browsers[0].giveContexts();
 
-      const shuttingDown = pool.shutDownGracefully(5_000);
+      const shuttingDown = pool.drain(5_000);
       const lateComer = jest.fn(async () => 'started during the drain');
       const arrivedDuringDrain = pool.withContext(lateComer);
       release.resolve('captured');
@@ -210,7 +210,7 @@ describe('BrowserPool with a scripted browser', () => {
       const queued = pool.withContext(waiting);
 
       const started = Date.now();
-      await pool.shutDownGracefully(300);
+      await pool.drain(300);
       expect(Date.now() - started).toBeGreaterThanOrEqual(290);
 
       expect(lease!.isLost()).toBe(true);

@@ -11,6 +11,7 @@ import { findChrome, type CaptureSettings } from './capture-options';
 import { EgressProxy } from './egress-proxy';
 import type { EgressExplainer } from './navigation-egress';
 import { within } from '../../shared/domain/within';
+import { errorMessage } from '../../shared/domain/error-message';
 import { Semaphore } from './semaphore';
 
 export const CHROME_ARGS: readonly string[] = [
@@ -82,10 +83,6 @@ function abandoned<T>(): Promise<T> {
   return new Promise<T>(() => undefined);
 }
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 function isRunning(proc: ChildProcess): boolean {
   return proc.exitCode === null && proc.signalCode === null;
 }
@@ -150,7 +147,7 @@ class PooledBrowser {
   private browser: Browser | null = null;
   private process: ChildProcess | null = null;
   private userDataDir: string | null = null;
-  private shutdownPromise: Promise<void> | null = null;
+  private terminating: Promise<void> | null = null;
 
   constructor(
     executablePath: () => string,
@@ -196,7 +193,7 @@ class PooledBrowser {
       // The pipe can outlive a killed browser process (its orphaned helpers still hold it), so
       // 'disconnected' alone would leave captures hanging until their timeout.
       this.process?.once('exit', () => this.died('Browser process exited'));
-      if (this.shutdownPromise) {
+      if (this.terminating) {
         // The pool was closed while we were starting.
         await browser.close().catch(() => undefined);
         throw new CaptureFailure('infrastructure', 'Browser pool is shut down');
@@ -222,15 +219,16 @@ class PooledBrowser {
     this.markLost(new CaptureFailure('infrastructure', reason));
     this.onDead(this);
     // Reap what is left (renderers, the profile directory) even when nobody calls close().
-    void this.shutdown();
+    void this.terminate();
   }
 
-  shutdown(): Promise<void> {
-    this.shutdownPromise ??= this.doShutdown();
-    return this.shutdownPromise;
+  /** Ends this browser for good (process group and profile directory); idempotent. */
+  terminate(): Promise<void> {
+    this.terminating ??= this.doTerminate();
+    return this.terminating;
   }
 
-  private async doShutdown(): Promise<void> {
+  private async doTerminate(): Promise<void> {
     this.retired = true;
     // Let a launch in progress finish first so its process can be found and killed.
     await this.ready.catch(() => undefined);
@@ -332,7 +330,7 @@ export class BrowserPool {
   /**
    * Runs fn with a fresh incognito context, waiting FIFO for a concurrency permit first.
    * The context is closed before the permit is released, whatever fn does.
-   * During a graceful shutdown (shutDownGracefully) no new lease starts and a lease cut off by the
+   * During a graceful shutdown (drain) no new lease starts and a lease cut off by the
    * shutdown never settles: see abandoned().
    */
   async withContext<T>(fn: (lease: ContextLease) => Promise<T>, options: LeaseOptions = {}): Promise<T> {
@@ -382,7 +380,7 @@ export class BrowserPool {
    * flight finish for up to graceMs, then closes every browser. A lease cut off by the close never settles
    * (see abandoned()), so our own shutdown is never reported as the job's failure.
    */
-  async shutDownGracefully(graceMs: number): Promise<void> {
+  async drain(graceMs: number): Promise<void> {
     this.draining = true;
     if (this.leases > 0) {
       let timer: NodeJS.Timeout | undefined;
@@ -403,7 +401,7 @@ export class BrowserPool {
       this.slots.fill(null);
       // Captures still running fail through `lost` first, before the closing browser fails them in other ways.
       for (const browser of this.live) browser.abandon('Browser pool is shut down');
-      await Promise.all([...this.live].map((browser) => this.shutDown(browser)));
+      await Promise.all([...this.live].map((browser) => this.discard(browser)));
       await this.egress.close();
     })();
     return this.closing;
@@ -423,7 +421,7 @@ export class BrowserPool {
       }
     } finally {
       browser.inFlight--;
-      if (browser.retired && browser.inFlight === 0) void this.shutDown(browser);
+      if (browser.retired && browser.inFlight === 0) void this.discard(browser);
     }
   }
 
@@ -494,7 +492,7 @@ export class BrowserPool {
         const index = this.slots.indexOf(dead);
         if (index >= 0) this.slots[index] = null;
         // Captures still running on it fail through `lost`; nothing is left worth waiting for.
-        void this.shutDown(dead);
+        void this.discard(dead);
       },
       this.deps.launch,
     );
@@ -513,8 +511,9 @@ export class BrowserPool {
     }
   }
 
-  private async shutDown(browser: PooledBrowser): Promise<void> {
-    await browser.shutdown();
+  /** Terminates a browser and forgets it. */
+  private async discard(browser: PooledBrowser): Promise<void> {
+    await browser.terminate();
     this.live.delete(browser);
   }
 

@@ -1,5 +1,6 @@
 import { TimeoutError } from 'puppeteer';
 
+import { errorMessage } from '../../shared/domain/error-message';
 import { CaptureFailure } from './capture.port';
 
 export const PAGE_CRASHED_MESSAGE = 'The page crashed the browser tab (renderer process)';
@@ -12,17 +13,13 @@ export interface FailureContext {
   browserLost: boolean;
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /**
  * Decides whose fault an error is. Only a lost browser is 'infrastructure' (the job is retried);
  * everything the page can cause is 'page', with a message fit to show to the client.
  */
 export function toCaptureFailure(error: unknown, context: FailureContext): CaptureFailure {
   if (error instanceof CaptureFailure) return error;
-  const message = messageOf(error);
+  const message = errorMessage(error);
   // Checked first: when the browser dies, in-flight calls fail with all sorts of page-looking errors.
   if (context.browserLost) {
     return new CaptureFailure('infrastructure', `Browser disconnected during capture: ${message}`);
@@ -51,5 +48,5 @@ export function toCaptureFailure(error: unknown, context: FailureContext): Captu
 
 /** Navigation-during-capture errors that are worth retrying once the new document has loaded. */
 export function isNavigationRace(error: unknown): boolean {
-  return /Execution context was destroyed|Cannot find context with specified id/i.test(messageOf(error));
+  return /Execution context was destroyed|Cannot find context with specified id/i.test(errorMessage(error));
 }

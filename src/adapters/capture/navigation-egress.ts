@@ -1,6 +1,7 @@
 import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer';
 
 import { CaptureFailure } from './capture.port';
+import { errorMessage } from '../../shared/domain/error-message';
 import { EGRESS_ERROR_HEADER, URL_POLICY_BLOCK_HEADER, type EgressOutcome } from './egress-proxy';
 
 /** The part of the egress proxy a page needs: why the latest connection to a URL's host:port was refused. */
@@ -67,8 +68,7 @@ export class NavigationEgress {
 
   /** For a failed goto(): the policy's explanation of the failure, when the proxy has one. */
   explainNavigationError(error: unknown, requestedUrl: string): CaptureFailure | null {
-    const message = error instanceof Error ? error.message : String(error);
-    return this.explainFailure(this.lastNavigationUrl ?? requestedUrl, message);
+    return this.explainFailure(this.lastNavigationUrl ?? requestedUrl, errorMessage(error));
   }
 
   /** Throws when the document now in the main frame is not the page but the proxy's refusal. */

@@ -107,9 +107,9 @@ export class PuppeteerPageCapturer extends PageCapturer implements BeforeApplica
    * Runs after every module's onModuleDestroy, so after QueueModule has stopped the job transport: no new
    * job arrives, and the captures still running get SHUTDOWN_GRACE_MS to finish before the browsers close.
    * One cut off by the close never settles, so its job stays unfinished for redelivery instead of being
-   * failed by our own shutdown (see BrowserPool.shutDownGracefully).
+   * failed by our own shutdown (see BrowserPool.drain).
    */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.pool.shutDownGracefully(SHUTDOWN_GRACE_MS);
+    await this.pool.drain(SHUTDOWN_GRACE_MS);
   }
 }
