@@ -57,7 +57,7 @@ export type ScrollTarget = 'bottom' | { selector: string };
  * A browser tab as scenario steps see it. Every method fails with a CaptureFailure, so scenario code
  * can tell a broken page from a broken browser without knowing puppeteer.
  */
-export interface CapturePage {
+export interface ScenarioTab {
   goto(url: string, timeoutMs?: number): Promise<void>;
   /** Replaces the value of an input, textarea or contenteditable element. */
   fill(selector: string, value: string, timeoutMs?: number): Promise<void>;
@@ -95,5 +95,5 @@ export abstract class PageCapturer {
    * Runs fn with a fresh page in a fresh incognito context at the given viewport (scenario runs);
    * the context is closed afterwards whatever happens.
    */
-  abstract withPage<T>(opts: PageOptions, fn: (page: CapturePage) => Promise<T>): Promise<T>;
+  abstract withPage<T>(opts: PageOptions, fn: (page: ScenarioTab) => Promise<T>): Promise<T>;
 }

@@ -2,12 +2,12 @@ import type { BeforeApplicationShutdown } from '@nestjs/common';
 import type { Page } from 'puppeteer';
 
 import { BrowserPool, type BrowserPoolDeps, type ContextLease, type PoolStats } from './browser-pool';
-import { CaptureFailure, PageCapturer, type CapturePage, type CaptureRequest, type CaptureResult, type PageOptions } from './capture.port';
+import { CaptureFailure, PageCapturer, type ScenarioTab, type CaptureRequest, type CaptureResult, type PageOptions } from './capture.port';
 import { resolveCaptureSettings, type CaptureSettings } from './capture-options';
 import { toCaptureFailure } from './capture-errors';
 import { assertSaneRequest, CaptureRun } from './capture-run';
 import { preparePage } from './page-steps';
-import { PuppeteerCapturePage } from './puppeteer-capture-page';
+import { PuppeteerScenarioTab } from './puppeteer-scenario-tab';
 
 /**
  * How long the application's shutdown waits for captures still running once the job transport has stopped
@@ -46,12 +46,12 @@ export class PuppeteerPageCapturer extends PageCapturer implements BeforeApplica
     return this.pool.withContext((lease) => new CaptureRun(lease, request, this.settings).execute());
   }
 
-  withPage<T>(opts: PageOptions, fn: (page: CapturePage) => Promise<T>): Promise<T> {
+  withPage<T>(opts: PageOptions, fn: (page: ScenarioTab) => Promise<T>): Promise<T> {
     const openBy = opts.openTimeoutMs === undefined ? undefined : Date.now() + opts.openTimeoutMs;
     return this.pool.withContext(
       async (lease) => {
         const page = await this.openPage(lease, opts, openBy);
-        return fn(new PuppeteerCapturePage(page, lease, this.settings, opts.waitUntil));
+        return fn(new PuppeteerScenarioTab(page, lease, this.settings, opts.waitUntil));
       },
       { openBy },
     );

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { CaptureFailure, CapturePage, CaptureResult, PageCapturer, PageOptions } from '../../../adapters/capture/capture.port';
+import { CaptureFailure, ScenarioTab, CaptureResult, PageCapturer, PageOptions } from '../../../adapters/capture/capture.port';
 import { AppConfig } from '../../../config/app-config';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { JobDispatcher } from '../../screenshots/application/job-dispatcher';
@@ -58,7 +58,7 @@ function job(steps: Step[]): JobProps {
   };
 }
 
-function fakePage(overrides: Partial<CapturePage> = {}): CapturePage {
+function fakePage(overrides: Partial<ScenarioTab> = {}): ScenarioTab {
   return {
     goto: async () => undefined,
     fill: async () => undefined,
@@ -86,7 +86,7 @@ interface Harness {
 }
 
 function harness(opts: {
-  page?: CapturePage;
+  page?: ScenarioTab;
   config?: Partial<AppConfig>;
   store?: (n: number) => Promise<unknown>;
   websiteGoneAfterStart?: boolean;
@@ -130,7 +130,7 @@ function harness(opts: {
   const page = opts.page ?? fakePage();
   const capturer = {
     capture: async () => PNG,
-    withPage: async <T>(options: PageOptions, fn: (p: CapturePage) => Promise<T>) => {
+    withPage: async <T>(options: PageOptions, fn: (p: ScenarioTab) => Promise<T>) => {
       pageOptions.push(options);
       return fn(page);
     },

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { CaptureFailure, CapturePage, CaptureResult, PageCapturer } from '../../../adapters/capture/capture.port';
+import { CaptureFailure, ScenarioTab, CaptureResult, PageCapturer } from '../../../adapters/capture/capture.port';
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
 import { UrlPolicy } from '../../../shared/url-policy';
@@ -179,7 +179,7 @@ export class ScenarioRunner implements OnModuleInit {
   }
 
   /** Opens the website's URL; returns a failure text or null. */
-  private async open(page: CapturePage, ctx: RunContext): Promise<string | null> {
+  private async open(page: ScenarioTab, ctx: RunContext): Promise<string | null> {
     let cutOffAt: number | null = null;
     try {
       await this.checkUrl(ctx.website.url);
@@ -212,7 +212,7 @@ export class ScenarioRunner implements OnModuleInit {
   }
 
   /** Runs one step, recording status and duration; returns a failure text or null. */
-  private async performStep(page: CapturePage, ctx: RunContext, record: StepRecord, step: Step): Promise<string | null> {
+  private async performStep(page: ScenarioTab, ctx: RunContext, record: StepRecord, step: Step): Promise<string | null> {
     record.status = 'running';
     const started = Date.now();
     let cutOffAt: number | null = null;
@@ -248,7 +248,7 @@ export class ScenarioRunner implements OnModuleInit {
     }
   }
 
-  private async perform(page: CapturePage, ctx: RunContext, step: Step): Promise<void> {
+  private async perform(page: ScenarioTab, ctx: RunContext, step: Step): Promise<void> {
     // Element waits end with the step's own budget, so nothing keeps trying in the page after it failed.
     const elementTimeout = Math.min(this.config.scenarioStepTimeoutMs, this.forSteps(ctx));
     switch (step.type) {

@@ -1,7 +1,7 @@
 import type { KeyInput, Page } from 'puppeteer';
 
 import type { ContextLease } from './browser-pool';
-import { CaptureFailure, type CapturePage, type CaptureResult, type ScrollTarget } from './capture.port';
+import { CaptureFailure, type ScenarioTab, type CaptureResult, type ScrollTarget } from './capture.port';
 import type { CaptureSettings } from './capture-options';
 import type { WaitUntil } from '../../shared/domain/wait-until';
 import { PAGE_CRASHED_MESSAGE, toCaptureFailure } from './capture-errors';
@@ -25,7 +25,7 @@ type ElementLocator = ReturnType<typeof locate>;
  * the element to be attached, visible, enabled and still before acting, as a person would.
  * Each action is bounded by timeoutMs (default: the capture timeout) and fails with a CaptureFailure.
  */
-export class PuppeteerCapturePage implements CapturePage {
+export class PuppeteerScenarioTab implements ScenarioTab {
   private readonly crashed: Promise<never>;
   private readonly egress: NavigationEgress;
   /** Created with the page, before its first navigation: see PageSettler. */
