@@ -5,7 +5,7 @@ import { CaptureJobRunner } from './application/capture-job.runner';
 import { CaptureJobsService } from './application/capture-jobs.service';
 import { JobDispatcher } from './application/job-dispatcher';
 import { JobRepository, ScreenshotRepository, ScreenshotStorage, ThumbnailRenderer, ZipWriter } from './application/ports';
-import { ScreenshotStore } from './application/screenshot-store';
+import { ScreenshotKeeper } from './application/screenshot-keeper';
 import { ScreenshotsService } from './application/screenshots.service';
 import { JobsController } from './http/jobs.controller';
 import { ScreenshotsController, TakeScreenshotController } from './http/screenshots.controller';
@@ -27,12 +27,12 @@ import { ArchiverZipWriter } from './infrastructure/zip-streamer';
     { provide: ScreenshotStorage, useClass: LocalDiskStorage },
     { provide: ThumbnailRenderer, useClass: SharpThumbnailRenderer },
     { provide: ZipWriter, useClass: ArchiverZipWriter },
-    ScreenshotStore,
+    ScreenshotKeeper,
     CaptureJobsService,
     JobDispatcher,
     CaptureJobRunner,
     ScreenshotsService,
   ],
-  exports: [CaptureJobsService, JobDispatcher, JobRepository, ScreenshotRepository, ScreenshotStorage, ScreenshotStore, ScreenshotsService],
+  exports: [CaptureJobsService, JobDispatcher, JobRepository, ScreenshotRepository, ScreenshotStorage, ScreenshotKeeper, ScreenshotsService],
 })
 export class ScreenshotsModule {}

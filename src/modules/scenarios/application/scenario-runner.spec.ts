@@ -4,7 +4,7 @@ import { AppConfig } from '../../../config/app-config';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { JobDispatcher } from '../../screenshots/application/job-dispatcher';
 import { JobRepository, ScreenshotRepository } from '../../screenshots/application/ports';
-import { ScreenshotStore } from '../../screenshots/application/screenshot-store';
+import { ScreenshotKeeper } from '../../screenshots/application/screenshot-keeper';
 import { JobProps } from '../../screenshots/domain/job';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
@@ -139,7 +139,7 @@ function harness(opts: {
   const runner = new ScenarioRunner(
     jobs,
     { listForExecution: async () => [] } as unknown as ScreenshotRepository,
-    { store: stored, remove: async () => undefined } as unknown as ScreenshotStore,
+    { store: stored, remove: async () => undefined } as unknown as ScreenshotKeeper,
     websites,
     capturer,
     { register: () => undefined } as unknown as JobDispatcher,

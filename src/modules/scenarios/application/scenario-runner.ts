@@ -5,7 +5,7 @@ import { Clock } from '../../../shared/domain/clock';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { JobDispatcher } from '../../screenshots/application/job-dispatcher';
 import { JobRepository, ScreenshotRepository } from '../../screenshots/application/ports';
-import { ScreenshotStore } from '../../screenshots/application/screenshot-store';
+import { ScreenshotKeeper } from '../../screenshots/application/screenshot-keeper';
 import { ScreenshotProps } from '../../screenshots/domain/screenshot';
 import { JobProps } from '../../screenshots/domain/job';
 import { WebsiteRepository } from '../../websites/application/ports';
@@ -76,7 +76,7 @@ export class ScenarioRunner implements OnModuleInit {
   constructor(
     private readonly jobs: JobRepository,
     private readonly screenshots: ScreenshotRepository,
-    private readonly screenshotStore: ScreenshotStore,
+    private readonly screenshotStore: ScreenshotKeeper,
     private readonly websites: WebsiteRepository,
     private readonly capturer: PageCapturer,
     private readonly dispatcher: JobDispatcher,

@@ -10,7 +10,7 @@ import { CaptureJobRunner, captureRequestFor } from './capture-job.runner';
 import { JobDispatcher } from './job-dispatcher';
 import { InfrastructureFailure, publicInfrastructureReason } from './job-failure';
 import { DuplicateScreenshotError, JobRepository, ScreenshotRepository, SupersededAttemptError } from './ports';
-import { ScreenshotStore } from './screenshot-store';
+import { ScreenshotKeeper } from './screenshot-keeper';
 
 const WEBSITE = {
   id: 3,
@@ -44,7 +44,7 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
       jobs as unknown as JobRepository,
       screenshots as unknown as ScreenshotRepository,
       websites as unknown as WebsiteRepository,
-      store as unknown as ScreenshotStore,
+      store as unknown as ScreenshotKeeper,
       capturer as unknown as PageCapturer,
       {} as JobDispatcher,
       urlPolicy as unknown as UrlPolicy,

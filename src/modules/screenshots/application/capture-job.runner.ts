@@ -9,7 +9,7 @@ import { errorMessage } from '../../../shared/domain/error-message';
 import { InfrastructureFailure } from './job-failure';
 import { DuplicateScreenshotError, JobRepository, ScreenshotRepository, SupersededAttemptError } from './ports';
 import { JobDispatcher } from './job-dispatcher';
-import { ScreenshotStore } from './screenshot-store';
+import { ScreenshotKeeper } from './screenshot-keeper';
 
 export function captureRequestFor(website: WebsiteProps, job: JobProps): CaptureRequest {
   const o = job.options;
@@ -42,7 +42,7 @@ export class CaptureJobRunner implements OnModuleInit {
     private readonly jobs: JobRepository,
     private readonly screenshots: ScreenshotRepository,
     private readonly websites: WebsiteRepository,
-    private readonly screenshotStore: ScreenshotStore,
+    private readonly screenshotStore: ScreenshotKeeper,
     private readonly capturer: PageCapturer,
     private readonly dispatcher: JobDispatcher,
     private readonly urlPolicy: UrlPolicy,

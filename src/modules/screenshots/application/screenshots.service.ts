@@ -11,7 +11,7 @@ import { WebsitesService } from '../../websites/application/websites.service';
 import { downloadFileName, ScreenshotProps, websiteArea, zipEntryName } from '../domain/screenshot';
 import { THUMBNAIL } from '../domain/thumbnail';
 import { JobRepository, ScreenshotFilter, ScreenshotRepository, ScreenshotStorage, ZipWriter } from './ports';
-import { ScreenshotStore } from './screenshot-store';
+import { ScreenshotKeeper } from './screenshot-keeper';
 
 export interface ScreenshotDownload {
   fileName: string;
@@ -40,7 +40,7 @@ export class ScreenshotsService implements OnModuleInit {
     private readonly jobs: JobRepository,
     private readonly storage: ScreenshotStorage,
     private readonly zip: ZipWriter,
-    private readonly store: ScreenshotStore,
+    private readonly store: ScreenshotKeeper,
     private readonly websites: WebsiteRepository,
     private readonly websitesService: WebsitesService,
     private readonly clock: Clock,

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import { ScreenshotProps } from '../domain/screenshot';
 import { CapturedScreenshot, ScreenshotRepository, ScreenshotStorage, StagedFile, ThumbnailRenderer } from './ports';
-import { ScreenshotStore } from './screenshot-store';
+import { ScreenshotKeeper } from './screenshot-keeper';
 
 /** Storage in memory; `failPlace` makes placing a key fail like a full or read-only disk would. */
 class MemoryStorage extends ScreenshotStorage {
@@ -83,18 +83,18 @@ const PNG = Buffer.from('png bytes');
 const OWNER = { accountId: 7, websiteId: 3, jobId: 'job-1' };
 const now = new Date('2030-01-01T00:00:00Z');
 
-describe('ScreenshotStore', () => {
+describe('ScreenshotKeeper', () => {
   let storage: MemoryStorage;
   let screenshots: MemoryScreenshots;
   let renderer: FakeRenderer;
-  let store: ScreenshotStore;
+  let store: ScreenshotKeeper;
   let warnings: string[];
 
   beforeEach(() => {
     storage = new MemoryStorage();
     screenshots = new MemoryScreenshots();
     renderer = new FakeRenderer();
-    store = new ScreenshotStore(storage, screenshots as unknown as ScreenshotRepository, renderer);
+    store = new ScreenshotKeeper(storage, screenshots as unknown as ScreenshotRepository, renderer);
     warnings = [];
     jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(String(message)));
   });

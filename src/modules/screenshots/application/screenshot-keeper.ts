@@ -11,8 +11,8 @@ export type ScreenshotOwner = Pick<CapturedScreenshot, 'accountId' | 'websiteId'
  * demand when missing, and removed with it. Used by capture jobs, scenario runs, the API and the dashboard.
  */
 @Injectable()
-export class ScreenshotStore {
-  private readonly logger = new Logger('ScreenshotStore');
+export class ScreenshotKeeper {
+  private readonly logger = new Logger('ScreenshotKeeper');
   /** Thumbnails being made on demand in this process, so simultaneous first requests render once. */
   private readonly making = new Map<number, Promise<Buffer | null>>();
 
