@@ -36,20 +36,22 @@ export function pager(basePath: string, info: PageInfo, params: Record<string, s
     return `${basePath}?${query.toString()}`;
   };
   return html`<nav class="pager" aria-label="Pages">
-    ${info.page > 1 ? html`<a class="button secondary" href="${link(info.page - 1)}" rel="prev">← Newer</a>` : ''}
-    <span class="muted">Page ${info.page} of ${info.lastPage} (${info.total} in all)</span>
-    ${info.page < info.lastPage ? html`<a class="button secondary" href="${link(info.page + 1)}" rel="next">Older →</a>` : ''}
-  </nav>`;
+  ${info.page > 1 ? html`<a class="button secondary" href="${link(info.page - 1)}" rel="prev">← Newer</a>` : ''}
+  <span class="muted">Page ${info.page} of ${info.lastPage} (${info.total} in all)</span>
+  ${info.page < info.lastPage ? html`<a class="button secondary" href="${link(info.page + 1)}" rel="next">Older →</a>` : ''}
+</nav>`;
 }
 
 /** Why an account without an active paid plan cannot use an action, in one sentence. */
 export function accessNotice(hasAccess: boolean, plan: string, status: string): Html {
   if (hasAccess) return html``;
-  const why = plan === 'free' ? 'The Free plan has no API access.' : status === 'active' ? 'Your subscription has expired.' : `Your subscription is ${status}.`;
-  return html`<div class="notice warn" role="note">
-    <strong>${why}</strong> Screenshots, scenario runs and new API tokens need an active Starter, Pro or Business subscription. Your existing screenshots stay
-    available here.
-  </div>`;
+  const why =
+    plan === 'free'
+      ? 'The Free plan has no API access.'
+      : status === 'active'
+        ? 'Your subscription has expired.'
+        : `Your subscription is ${status}.`;
+  return html`<div class="notice warn" role="note"><strong>${why}</strong> Screenshots, scenario runs and new API tokens need an active Starter, Pro or Business subscription. Your existing screenshots stay available here.</div>`;
 }
 
 /** A column heading only screen readers announce (action buttons, thumbnails). */
@@ -59,14 +61,5 @@ export function hiddenHeading(text: string): Html {
 
 /** A data table with column headings; `rows` are the <tr> elements. */
 export function dataTable(columns: Array<string | Html>, rows: Html[]): Html {
-  return html`<table>
-    <thead>
-      <tr>
-        ${columns.map((c) => html`<th scope="col">${c}</th>`)}
-      </tr>
-    </thead>
-    <tbody>
-      ${rows}
-    </tbody>
-  </table>`;
+  return html`<table><thead><tr>${columns.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`;
 }

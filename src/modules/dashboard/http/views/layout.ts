@@ -15,24 +15,24 @@ const NAV: Array<[Section, string, string]> = [
 
 /** The hidden CSRF field every form of a signed-in page carries. */
 export function csrfField(viewer: DashboardViewer): Html {
-  return html`<input type="hidden" name="${CSRF_FIELD}" value="${viewer.session.csrfToken}" />`;
+  return html`<input type="hidden" name="${CSRF_FIELD}" value="${viewer.session.csrfToken}">`;
 }
 
 function documentShell(title: string, body: Html, refreshSeconds?: number): Html {
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        ${refreshSeconds ? html`<meta http-equiv="refresh" content="${refreshSeconds}" />` : ''}
-        <title>${title} · Screenshot service</title>
-        <link rel="stylesheet" href="/dashboard/assets/dashboard.css" />
-        <script src="/dashboard/assets/dashboard.js" defer></script>
-      </head>
-      <body>
-        ${body}
-      </body>
-    </html>`;
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+${refreshSeconds ? html`<meta http-equiv="refresh" content="${refreshSeconds}">` : ''}
+<title>${title} · Screenshot service</title>
+<link rel="stylesheet" href="/dashboard/assets/dashboard.css">
+<script src="/dashboard/assets/dashboard.js" defer></script>
+</head>
+<body>
+${body}
+</body>
+</html>`;
 }
 
 export interface PageOptions {
@@ -43,23 +43,21 @@ export interface PageOptions {
 /** A signed-in page: top bar with navigation, the account and sign-out, then the content. */
 export function layout(viewer: DashboardViewer, section: Section, title: string, content: Html, options: PageOptions = {}): Html {
   const body = html`<a class="sr-only" href="#content">Skip to content</a>
-    <header class="top">
-      <div class="inner">
-        <a class="brand" href="/dashboard">Screenshot service</a>
-        <nav class="main" aria-label="Main">
-          ${NAV.map(([key, label, href]) => html`<a href="${href}" ${key === section ? html` aria-current="page"` : ''}>${label}</a>`)}
-        </nav>
-        <div class="who">
-          <a href="/docs">API docs</a>
-          <span title="${viewer.account.email}">${viewer.account.email}</span>
-          <form class="inline" method="post" action="/dashboard/logout">${csrfField(viewer)}<button class="secondary" type="submit">Sign out</button></form>
-        </div>
-      </div>
-    </header>
-    <main id="content">
-      <h1>${title}</h1>
-      ${content}
-    </main>`;
+<header class="top"><div class="inner">
+  <a class="brand" href="/dashboard">Screenshot service</a>
+  <nav class="main" aria-label="Main">
+    ${NAV.map(([key, label, href]) => html`<a href="${href}"${key === section ? html` aria-current="page"` : ''}>${label}</a>`)}
+  </nav>
+  <div class="who">
+    <a href="/docs">API docs</a>
+    <span title="${viewer.account.email}">${viewer.account.email}</span>
+    <form class="inline" method="post" action="/dashboard/logout">${csrfField(viewer)}<button class="secondary" type="submit">Sign out</button></form>
+  </div>
+</div></header>
+<main id="content">
+<h1>${title}</h1>
+${content}
+</main>`;
   return documentShell(title, body, options.refreshSeconds);
 }
 

@@ -16,31 +16,25 @@ export interface ScenarioRow {
 export function scenariosPage(viewer: DashboardViewer, view: { rows: ScenarioRow[]; page: PageInfo; hasAccess: boolean; notice?: string }): Html {
   const busy = view.rows.some((r) => r.lastRun && (r.lastRun.status === 'queued' || r.lastRun.status === 'running'));
   const rows = view.rows.map(
-    ({ scenario: s, websiteName, lastRun }) =>
-      html`<tr data-scenario-id="${s.id}">
-        <td><strong>${s.name}</strong>${s.description ? html`<br /><span class="muted">${s.description}</span>` : ''}</td>
-        <td>${websiteName}</td>
-        <td>${s.steps.length}</td>
-        <td>
-          ${lastRun ? html`${badge(lastRun.status)} ${utcTime(lastRun.finishedAt ?? lastRun.createdAt)}${lastRun.error ? html`<br /><span class="muted">${lastRun.error}</span>` : ''}` : html`<span class="muted">never run</span>`}
-        </td>
-        <td>
-          <form class="inline" method="post" action="/dashboard/scenarios/${s.id}/run">
-            ${csrfField(viewer)} <button type="submit" ${view.hasAccess ? '' : html` disabled aria-disabled="true"`}>Run</button>
-          </form>
-        </td>
-      </tr>`,
+    ({ scenario: s, websiteName, lastRun }) => html`<tr data-scenario-id="${s.id}">
+  <td><strong>${s.name}</strong>${s.description ? html`<br><span class="muted">${s.description}</span>` : ''}</td>
+  <td>${websiteName}</td>
+  <td>${s.steps.length}</td>
+  <td>${lastRun ? html`${badge(lastRun.status)} ${utcTime(lastRun.finishedAt ?? lastRun.createdAt)}${lastRun.error ? html`<br><span class="muted">${lastRun.error}</span>` : ''}` : html`<span class="muted">never run</span>`}</td>
+  <td><form class="inline" method="post" action="/dashboard/scenarios/${s.id}/run">${csrfField(viewer)}
+    <button type="submit"${view.hasAccess ? '' : html` disabled aria-disabled="true"`}>Run</button></form></td>
+</tr>`,
   );
   return layout(
     viewer,
     'scenarios',
     'Scenarios',
     html`${noticeBox(view.notice)}${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
-    ${
-      view.rows.length
-        ? html`${dataTable(['Scenario', 'Website', 'Steps', 'Last execution', hiddenHeading('Actions')], rows)}${pager('/dashboard/scenarios', view.page)}`
-        : html`<p class="muted">No scenarios yet. Define one with <code>POST /scenarios</code> (see the <a href="/docs">API docs</a>).</p>`
-    }`,
+${
+  view.rows.length
+    ? html`${dataTable(['Scenario', 'Website', 'Steps', 'Last execution', hiddenHeading('Actions')], rows)}${pager('/dashboard/scenarios', view.page)}`
+    : html`<p class="muted">No scenarios yet. Define one with <code>POST /scenarios</code> (see the <a href="/docs">API docs</a>).</p>`
+}`,
     { refreshSeconds: busy ? 3 : undefined },
   );
 }
@@ -57,40 +51,31 @@ function rhythm(s: ScheduleProps): string {
 function nextRun(s: ScheduleProps): Html {
   if (!s.nextRunAt) return html`<span class="muted">— (disabled)</span>`;
   const local = DateTime.fromJSDate(s.nextRunAt, { zone: s.timezone });
-  return html`<time datetime="${s.nextRunAt.toISOString()}">${local.toFormat('yyyy-LL-dd HH:mm')} ${local.toFormat('ZZZZ')}</time><br /><span class="muted"
-      >${utcTime(s.nextRunAt)}</span
-    >`;
+  return html`<time datetime="${s.nextRunAt.toISOString()}">${local.toFormat('yyyy-LL-dd HH:mm')} ${local.toFormat('ZZZZ')}</time><br><span class="muted">${utcTime(s.nextRunAt)}</span>`;
 }
 
-export function schedulesPage(
-  viewer: DashboardViewer,
-  view: { rows: Array<{ schedule: ScheduleProps; websiteName: string }>; page: PageInfo; notice?: string },
-): Html {
+export function schedulesPage(viewer: DashboardViewer, view: { rows: Array<{ schedule: ScheduleProps; websiteName: string }>; page: PageInfo; notice?: string }): Html {
   const rows = view.rows.map(
-    ({ schedule: s, websiteName }) =>
-      html`<tr data-schedule-id="${s.id}">
-        <td><strong>${s.name}</strong></td>
-        <td>${websiteName}</td>
-        <td>${rhythm(s)}<br /><span class="muted">${s.timezone}</span></td>
-        <td>${nextRun(s)}</td>
-        <td>${utcTime(s.lastRunAt, 'never')}</td>
-        <td>${badge(s.enabled ? 'enabled' : 'disabled')}</td>
-        <td>
-          <form class="inline" method="post" action="/dashboard/schedules/${s.id}/${s.enabled ? 'disable' : 'enable'}">
-            ${csrfField(viewer)} <button type="submit" class="${s.enabled ? 'secondary' : ''}">${s.enabled ? 'Disable' : 'Enable'}</button>
-          </form>
-        </td>
-      </tr>`,
+    ({ schedule: s, websiteName }) => html`<tr data-schedule-id="${s.id}">
+  <td><strong>${s.name}</strong></td>
+  <td>${websiteName}</td>
+  <td>${rhythm(s)}<br><span class="muted">${s.timezone}</span></td>
+  <td>${nextRun(s)}</td>
+  <td>${utcTime(s.lastRunAt, 'never')}</td>
+  <td>${badge(s.enabled ? 'enabled' : 'disabled')}</td>
+  <td><form class="inline" method="post" action="/dashboard/schedules/${s.id}/${s.enabled ? 'disable' : 'enable'}">${csrfField(viewer)}
+    <button type="submit" class="${s.enabled ? 'secondary' : ''}">${s.enabled ? 'Disable' : 'Enable'}</button></form></td>
+</tr>`,
   );
   return layout(
     viewer,
     'schedules',
     'Schedules',
     html`${noticeBox(view.notice)}
-    ${
-      view.rows.length
-        ? html`${dataTable(['Schedule', 'Website', 'When', 'Next run', 'Last run', 'Status', hiddenHeading('Actions')], rows)}${pager('/dashboard/schedules', view.page)}`
-        : html`<p class="muted">No schedules yet. Create one with <code>POST /schedules</code> (see the <a href="/docs">API docs</a>).</p>`
-    }`,
+${
+  view.rows.length
+    ? html`${dataTable(['Schedule', 'Website', 'When', 'Next run', 'Last run', 'Status', hiddenHeading('Actions')], rows)}${pager('/dashboard/schedules', view.page)}`
+    : html`<p class="muted">No schedules yet. Create one with <code>POST /schedules</code> (see the <a href="/docs">API docs</a>).</p>`
+}`,
   );
 }

@@ -23,46 +23,38 @@ export function galleryPage(viewer: DashboardViewer, view: GalleryView): Html {
   const items = view.shots.map((s) => {
     const name = view.websiteNames.get(s.websiteId) ?? `Website ${s.websiteId}`;
     return html`<li data-screenshot-id="${s.id}">
-      <a href="/dashboard/screenshots/${s.id}"
-        ><img src="/dashboard/screenshots/${s.id}/thumbnail" alt="Screenshot ${s.id} of ${name}" width="400" height="250" loading="lazy"
-      /></a>
-      <div class="meta"><strong>${name}</strong><span class="muted">${utcTime(s.takenAt)} · ${s.width}×${s.height} · ${sizeText(s.fileSize)}</span></div>
-      <div class="actions">
-        <label><input type="checkbox" name="ids" value="${s.id}" form="bulk" /> Select</label>
-        <a href="/dashboard/screenshots/${s.id}/download">Download</a>
-      </div>
-    </li>`;
+  <a href="/dashboard/screenshots/${s.id}"><img src="/dashboard/screenshots/${s.id}/thumbnail" alt="Screenshot ${s.id} of ${name}" width="400" height="250" loading="lazy"></a>
+  <div class="meta"><strong>${name}</strong><span class="muted">${utcTime(s.takenAt)} · ${s.width}×${s.height} · ${sizeText(s.fileSize)}</span></div>
+  <div class="actions">
+    <label><input type="checkbox" name="ids" value="${s.id}" form="bulk"> Select</label>
+    <a href="/dashboard/screenshots/${s.id}/download">Download</a>
+  </div>
+</li>`;
   });
   const filter = html`<form class="toolbar" method="get" action="/dashboard/screenshots">
-    <div>
-      <label for="website-filter">Website</label>
-      <select id="website-filter" name="website_id">
-        <option value="">All websites</option>
-        ${view.websites.map((w) => html`<option value="${w.id}" ${w.id === view.websiteId ? html` selected` : ''}>${w.name}</option>`)}
-      </select>
-    </div>
-    <button type="submit" class="secondary">Filter</button>
-  </form>`;
+  <div><label for="website-filter">Website</label>
+  <select id="website-filter" name="website_id">
+    <option value="">All websites</option>
+    ${view.websites.map((w) => html`<option value="${w.id}"${w.id === view.websiteId ? html` selected` : ''}>${w.name}</option>`)}
+  </select></div>
+  <button type="submit" class="secondary">Filter</button>
+</form>`;
   const bulk = html`<form id="bulk" class="toolbar" method="post" action="/dashboard/screenshots/download">
-    ${csrfField(viewer)}
-    <label><input type="checkbox" data-select-all /> Select all on this page</label>
-    <button type="submit" id="download-zip" ${view.canZip ? '' : html` disabled aria-disabled="true"`}>Download selected as ZIP</button>
-    ${view.canZip ? '' : html`<span class="muted" id="zip-upgrade">Downloading several screenshots as one ZIP needs the Pro or Business plan.</span>`}
-  </form>`;
+  ${csrfField(viewer)}
+  <label><input type="checkbox" data-select-all> Select all on this page</label>
+  <button type="submit" id="download-zip"${view.canZip ? '' : html` disabled aria-disabled="true"`}>Download selected as ZIP</button>
+  ${view.canZip ? '' : html`<span class="muted" id="zip-upgrade">Downloading several screenshots as one ZIP needs the Pro or Business plan.</span>`}
+</form>`;
   return layout(
     viewer,
     'screenshots',
     'Screenshots',
     html`${noticeBox(view.notice)}${filter}
-    ${
-      view.shots.length
-        ? html`${bulk}
-            <ul class="gallery">
-              ${items}
-            </ul>
-            ${pager('/dashboard/screenshots', view.page, { website_id: view.websiteId })}`
-        : html`<p class="muted">No screenshots${view.websiteId ? ' of this website' : ''} yet.</p>`
-    }`,
+${
+  view.shots.length
+    ? html`${bulk}<ul class="gallery">${items}</ul>${pager('/dashboard/screenshots', view.page, { website_id: view.websiteId })}`
+    : html`<p class="muted">No screenshots${view.websiteId ? ' of this website' : ''} yet.</p>`
+}`,
   );
 }
 

@@ -26,43 +26,33 @@ export function websitesPage(viewer: DashboardViewer, view: WebsitesView): Html 
   const rows = view.rows.map(({ website: w, latest, activeJob, lastJob }) => {
     const job = activeJob ?? lastJob;
     return html`<tr data-website-id="${w.id}">
-      <td class="thumb-cell">
-        ${
-          latest
-            ? html`<a href="/dashboard/screenshots/${latest.id}"
-                ><img src="/dashboard/screenshots/${latest.id}/thumbnail" alt="Latest screenshot of ${w.name}" width="160" loading="lazy"
-              /></a>`
-            : html`<span class="muted">no screenshot yet</span>`
-        }
-      </td>
-      <td>
-        <strong>${w.name}</strong><br /><a class="mono" href="${w.url}" rel="noopener noreferrer nofollow">${w.url}</a><br />
-        <span class="muted">${w.viewportWidth}×${w.viewportHeight}${w.fullPage ? ', full page' : ''}</span>
-      </td>
-      <td>${badge(w.status)}</td>
-      <td>${utcTime(w.lastScreenshotAt, 'never')}</td>
-      <td class="job-status">
-        ${job ? html`${badge(job.status)}${job.status === 'failed' && job.error ? html`<br /><span class="muted">${job.error}</span>` : ''}` : html`<span class="muted">—</span>`}
-      </td>
-      <td>
-        <form class="inline" method="post" action="/dashboard/websites/${w.id}/screenshot">
-          ${csrfField(viewer)} <button type="submit" ${view.hasAccess ? '' : html` disabled aria-disabled="true"`}>Take screenshot</button>
-        </form>
-        <a href="/dashboard/screenshots?website_id=${w.id}">All screenshots</a>
-      </td>
-    </tr>`;
+  <td class="thumb-cell">${
+    latest
+      ? html`<a href="/dashboard/screenshots/${latest.id}"><img src="/dashboard/screenshots/${latest.id}/thumbnail" alt="Latest screenshot of ${w.name}" width="160" loading="lazy"></a>`
+      : html`<span class="muted">no screenshot yet</span>`
+  }</td>
+  <td><strong>${w.name}</strong><br><a class="mono" href="${w.url}" rel="noopener noreferrer nofollow">${w.url}</a><br>
+    <span class="muted">${w.viewportWidth}×${w.viewportHeight}${w.fullPage ? ', full page' : ''}</span></td>
+  <td>${badge(w.status)}</td>
+  <td>${utcTime(w.lastScreenshotAt, 'never')}</td>
+  <td class="job-status">${job ? html`${badge(job.status)}${job.status === 'failed' && job.error ? html`<br><span class="muted">${job.error}</span>` : ''}` : html`<span class="muted">—</span>`}</td>
+  <td><form class="inline" method="post" action="/dashboard/websites/${w.id}/screenshot">${csrfField(viewer)}
+    <button type="submit"${view.hasAccess ? '' : html` disabled aria-disabled="true"`}>Take screenshot</button></form>
+    <a href="/dashboard/screenshots?website_id=${w.id}">All screenshots</a></td>
+</tr>`;
   });
   return layout(
     viewer,
     'websites',
     'Websites',
-    html`${noticeBox(view.notice)} ${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
-    ${
-      view.rows.length
-        ? html`${dataTable(['Latest', 'Website', 'Status', 'Last screenshot', 'Last job', hiddenHeading('Actions')], rows)}
-          ${pager('/dashboard/websites', view.page)}`
-        : html`<p class="muted">No websites yet. Register one with <code>POST /websites</code> (see the <a href="/docs">API docs</a>).</p>`
-    }`,
+    html`${noticeBox(view.notice)}
+${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
+${
+  view.rows.length
+    ? html`${dataTable(['Latest', 'Website', 'Status', 'Last screenshot', 'Last job', hiddenHeading('Actions')], rows)}
+${pager('/dashboard/websites', view.page)}`
+    : html`<p class="muted">No websites yet. Register one with <code>POST /websites</code> (see the <a href="/docs">API docs</a>).</p>`
+}`,
     { refreshSeconds: busy ? 3 : undefined },
   );
 }
