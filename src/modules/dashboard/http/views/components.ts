@@ -45,12 +45,7 @@ export function pager(basePath: string, info: PageInfo, params: Record<string, s
 /** Why an account without an active paid plan cannot use an action, in one sentence. */
 export function accessNotice(hasAccess: boolean, plan: string, status: string): Html {
   if (hasAccess) return html``;
-  const why =
-    plan === 'free'
-      ? 'The Free plan has no API access.'
-      : status === 'active'
-        ? 'Your subscription has expired.'
-        : `Your subscription is ${status}.`;
+  const why = plan === 'free' ? 'The Free plan has no API access.' : status === 'active' ? 'Your subscription has expired.' : `Your subscription is ${status}.`;
   return html`<div class="notice warn" role="note"><strong>${why}</strong> Screenshots, scenario runs and new API tokens need an active Starter, Pro or Business subscription. Your existing screenshots stay available here.</div>`;
 }
 

@@ -54,7 +54,10 @@ function nextRun(s: ScheduleProps): Html {
   return html`<time datetime="${s.nextRunAt.toISOString()}">${local.toFormat('yyyy-LL-dd HH:mm')} ${local.toFormat('ZZZZ')}</time><br><span class="muted">${utcTime(s.nextRunAt)}</span>`;
 }
 
-export function schedulesPage(viewer: DashboardViewer, view: { rows: Array<{ schedule: ScheduleProps; websiteName: string }>; page: PageInfo; notice?: string }): Html {
+export function schedulesPage(
+  viewer: DashboardViewer,
+  view: { rows: Array<{ schedule: ScheduleProps; websiteName: string }>; page: PageInfo; notice?: string },
+): Html {
   const rows = view.rows.map(
     ({ schedule: s, websiteName }) => html`<tr data-schedule-id="${s.id}">
   <td><strong>${s.name}</strong></td>
