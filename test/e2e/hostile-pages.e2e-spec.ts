@@ -4,7 +4,7 @@ import { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { JobRepository } from '../../src/modules/screenshots/application/ports';
+import { JobRepository } from '../../src/modules/jobs/application/ports';
 import { waitForJob } from '../support/jobs';
 import { liveDescendants } from '../support/process-tree';
 import { PageServer, solidPage } from '../support/page-server';

@@ -5,7 +5,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import Redis from 'ioredis';
 import request from 'supertest';
-import { JobEvents } from '../../src/adapters/queue/job-events.port';
+import { JobEvents } from '../../src/modules/jobs/application/job-events';
 import { InProcessJobEvents } from '../../src/adapters/queue/job-events';
 import { AccountsService } from '../../src/modules/accounts/application/accounts.service';
 import { PageServer, solidPage } from '../support/page-server';

@@ -4,7 +4,7 @@ import { AddressInfo, isIP } from 'node:net';
 import { hostname as osHostname } from 'node:os';
 import { PNG } from 'pngjs';
 import request from 'supertest';
-import { JobRepository } from '../../src/modules/screenshots/application/ports';
+import { JobRepository } from '../../src/modules/jobs/application/ports';
 import { classifyAddress } from '../../src/shared/url-policy';
 import { PageServer, solidPage } from '../support/page-server';
 import { startTestApp, TestAccount, TestApp } from '../support/test-app';

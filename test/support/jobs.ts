@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { JobRepository } from '../../src/modules/screenshots/application/ports';
+import { JobRepository } from '../../src/modules/jobs/application/ports';
 import { appServing } from './test-app';
 
 export interface JobBody {

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import Queue from 'bull';
 import { within } from '../../shared/domain/within';
-import { EnqueueOptions, JobHandler, JobTransport } from './job-transport.port';
+import { EnqueueOptions, JobHandler, JobTransport } from '../../modules/jobs/application/job-transport';
 
 /** How long adding a job may take before the request that asked for it gets 503. */
 const ENQUEUE_TIMEOUT_MS = 2000;

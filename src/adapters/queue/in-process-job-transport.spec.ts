@@ -1,5 +1,5 @@
 import { InProcessJobTransport } from './in-process-job-transport';
-import { Delivery } from './job-transport.port';
+import { Delivery } from '../../modules/jobs/application/job-transport';
 
 function deferred() {
   let resolve!: () => void;

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { EnqueueOptions, JobHandler, JobTransport } from './job-transport.port';
+import { EnqueueOptions, JobHandler, JobTransport } from '../../modules/jobs/application/job-transport';
 import { errorMessage } from '../../shared/domain/error-message';
 
 interface PendingDelivery {

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Logger } from '@nestjs/common';
 import Redis from 'ioredis';
-import { JobEvents } from './job-events.port';
+import { JobEvents } from '../../modules/jobs/application/job-events';
 
 /** One process: an emitter keyed by job id. */
 export class InProcessJobEvents extends JobEvents {

@@ -3,9 +3,9 @@ import { ModuleRef } from '@nestjs/core';
 import { AppConfig } from '../../config/app-config';
 import { BullJobTransport } from './bull-job-transport';
 import { InProcessJobTransport } from './in-process-job-transport';
-import { JobTransport } from './job-transport.port';
+import { JobTransport } from '../../modules/jobs/application/job-transport';
 import { InProcessJobEvents, RedisJobEvents } from './job-events';
-import { JobEvents } from './job-events.port';
+import { JobEvents } from '../../modules/jobs/application/job-events';
 
 @Global()
 @Module({

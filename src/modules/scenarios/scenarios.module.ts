@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { JobsModule } from '../jobs/jobs.module';
 import { ScreenshotsModule } from '../screenshots/screenshots.module';
 import { WebsitesModule } from '../websites/websites.module';
 import { ScenarioRepository } from './application/ports';
@@ -11,7 +12,7 @@ import { TypeOrmScenarioRepository } from './infrastructure/typeorm-scenario.rep
 
 /** Scenarios (ordered browser steps) and their executions. */
 @Module({
-  imports: [TypeOrmModule.forFeature([ScenarioRow]), WebsitesModule, ScreenshotsModule],
+  imports: [TypeOrmModule.forFeature([ScenarioRow]), JobsModule, WebsitesModule, ScreenshotsModule],
   controllers: [ScenariosController, ExecutionsController],
   providers: [{ provide: ScenarioRepository, useClass: TypeOrmScenarioRepository }, ScenariosService, ScenarioRunner],
   exports: [ScenariosService],

@@ -5,7 +5,7 @@ import { IdParam } from '../../../shared/http/id-param';
 import { PlanNoApiAccessError } from '../../accounts/domain/errors';
 import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
 import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
-import { isFinished } from '../../screenshots/domain/job';
+import { isFinished } from '../../jobs/domain/job';
 import { WebsitesService } from '../../websites/application/websites.service';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardViewer, Viewer } from './dashboard-request';

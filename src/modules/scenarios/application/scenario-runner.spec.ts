@@ -2,10 +2,10 @@ import { Logger } from '@nestjs/common';
 import { CaptureFailure, ScenarioTab, CaptureResult, PageCapturer, PageOptions } from '../../../adapters/capture/capture.port';
 import { AppConfig } from '../../../config/app-config';
 import { UrlPolicy } from '../../../shared/url-policy';
-import { JobDispatcher } from '../../screenshots/application/job-dispatcher';
-import { JobRepository, ScreenshotRepository } from '../../screenshots/application/ports';
+import { JobRepository } from '../../jobs/application/ports';
+import { ScreenshotRepository } from '../../screenshots/application/ports';
 import { ScreenshotKeeper } from '../../screenshots/application/screenshot-keeper';
-import { JobProps } from '../../screenshots/domain/job';
+import { JobProps } from '../../jobs/domain/job';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
 import { StepRecord } from '../domain/execution';
@@ -142,7 +142,6 @@ function harness(opts: {
     { store: stored, remove: async () => undefined } as unknown as ScreenshotKeeper,
     websites,
     capturer,
-    { register: () => undefined } as unknown as JobDispatcher,
     { check: opts.urlCheck ?? (async (url: string) => ({ allowed: true, url: new URL(url) })) } as unknown as UrlPolicy,
     { now: () => new Date() },
     config,
@@ -181,7 +180,7 @@ describe('ScenarioRunner', () => {
         }),
       });
       const started = Date.now();
-      await h.runner.run(job([{ type: 'wait_for', selector: '#never', timeout: 30_000 }]));
+      await h.runner.handle(job([{ type: 'wait_for', selector: '#never', timeout: 30_000 }]));
       const elapsed = Date.now() - started;
 
       expect(h.outcome()).toEqual({ status: 'failed', error: `Step 0 (wait_for) failed: Scenario exceeded its time limit of ${cap} ms` });
@@ -197,7 +196,7 @@ describe('ScenarioRunner', () => {
       const cap = 1_500;
       const h = harness({ config: { scenarioTimeoutMs: cap, captureTimeoutMs: 20_000 }, page: fakePage({ screenshot: () => never() }) });
       const started = Date.now();
-      await h.runner.run(job([{ type: 'wait', duration: 0 }]));
+      await h.runner.handle(job([{ type: 'wait', duration: 0 }]));
       const elapsed = Date.now() - started;
 
       expect(h.outcome()).toEqual({ status: 'failed', error: 'Final screenshot failed: The final screenshot timed out' });
@@ -210,7 +209,7 @@ describe('ScenarioRunner', () => {
       const cap = 2_000;
       const h = harness({ config: { scenarioTimeoutMs: cap }, page: fakePage({ goto: () => never() }) });
       const started = Date.now();
-      await h.runner.run(job([{ type: 'click', selector: '#a' }]));
+      await h.runner.handle(job([{ type: 'click', selector: '#a' }]));
       const elapsed = Date.now() - started;
 
       expect(h.outcome().error).toMatch(/^Opening the website failed: /);
@@ -222,7 +221,7 @@ describe('ScenarioRunner', () => {
     it('getting the page (browser context, tab) may take no longer than the time left for the steps', async () => {
       const cap = 4_000;
       const h = harness({ config: { scenarioTimeoutMs: cap } });
-      await h.runner.run(job([{ type: 'wait', duration: 0 }]));
+      await h.runner.handle(job([{ type: 'wait', duration: 0 }]));
 
       expect(h.pageOptions).toHaveLength(1);
       expect(h.pageOptions[0].openTimeoutMs).toEqual(expect.any(Number));
@@ -238,7 +237,7 @@ describe('ScenarioRunner', () => {
           if (n === 1) throw new Error("EACCES: permission denied, mkdir '/srv/data/screenshots/3/7'");
         },
       });
-      await h.runner.run(job([{ type: 'screenshot' }, { type: 'wait', duration: 0 }]));
+      await h.runner.handle(job([{ type: 'screenshot' }, { type: 'wait', duration: 0 }]));
 
       expect(h.records()).toEqual([
         { index: 0, type: 'screenshot', status: 'failed', duration_ms: expect.any(Number), error: 'Storing the screenshot failed' },
@@ -258,7 +257,7 @@ describe('ScenarioRunner', () => {
           throw new Error('SQLITE_CONSTRAINT: FOREIGN KEY constraint failed');
         },
       });
-      await h.runner.run(job([{ type: 'wait', duration: 0 }]));
+      await h.runner.handle(job([{ type: 'wait', duration: 0 }]));
 
       expect(h.outcome()).toEqual({ status: 'failed', error: 'Final screenshot failed: Storing the screenshot failed' });
       expect(h.visible()).not.toMatch(/FOREIGN KEY|constraint|SQLITE/i);
@@ -272,7 +271,7 @@ describe('ScenarioRunner', () => {
           throw new Error('insert or update on table "screenshots" violates foreign key constraint "FK_screenshots_website"');
         },
       });
-      await h.runner.run(job([{ type: 'wait', duration: 0 }]));
+      await h.runner.handle(job([{ type: 'wait', duration: 0 }]));
 
       expect(h.outcome()).toEqual({ status: 'failed', error: 'Final screenshot failed: Website was deleted' });
       expect(h.visible()).not.toMatch(/foreign key|constraint/i);
@@ -284,7 +283,7 @@ describe('ScenarioRunner', () => {
           throw new TypeError("Cannot read properties of undefined (reading 'family') while checking s3cret-value");
         },
       });
-      await h.runner.run(
+      await h.runner.handle(
         job([
           { type: 'fill', selector: '#p', value: 's3cret-value' },
           { type: 'navigate', url: 'https://example.org/' },
@@ -305,7 +304,7 @@ describe('ScenarioRunner', () => {
           },
         }),
       });
-      await h.runner.run(job([{ type: 'click', selector: '#missing' }]));
+      await h.runner.handle(job([{ type: 'click', selector: '#missing' }]));
       expect(h.records()[0].error).toBe('Timed out after 2000 ms waiting for "#missing" to be clickable');
       expect(h.outcome().error).toBe('Step 0 (click) failed: Timed out after 2000 ms waiting for "#missing" to be clickable');
 
@@ -316,14 +315,14 @@ describe('ScenarioRunner', () => {
           },
         }),
       });
-      await nav.runner.run(job([{ type: 'navigate', url: 'https://nowhere.invalid/' }]));
+      await nav.runner.handle(job([{ type: 'navigate', url: 'https://nowhere.invalid/' }]));
       expect(nav.records()[0].error).toBe('net::ERR_NAME_NOT_RESOLVED');
 
       const policy = harness({
         urlCheck: async (url) =>
           (url === WEBSITE.url ? { allowed: true, url: new URL(url) } : { allowed: false, reason: 'url resolves to a loopback address' }) as never,
       });
-      await policy.runner.run(job([{ type: 'navigate', url: 'https://local.example/' }]));
+      await policy.runner.handle(job([{ type: 'navigate', url: 'https://local.example/' }]));
       expect(policy.records()[0].error).toBe('blocked by URL policy: url resolves to a loopback address');
       expect(logged).toEqual([]);
     });
@@ -336,7 +335,7 @@ describe('ScenarioRunner', () => {
           },
         }),
       });
-      await expect(h.runner.run(job([{ type: 'click', selector: '#a' }]))).rejects.toThrow('Browser disconnected during capture');
+      await expect(h.runner.handle(job([{ type: 'click', selector: '#a' }]))).rejects.toThrow('Browser disconnected during capture');
       expect(h.outcome().status).toBe('unfinished');
     });
   });

@@ -1,20 +1,21 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { CaptureFailure, ScenarioTab, CaptureResult, PageCapturer } from '../../../adapters/capture/capture.port';
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
 import { UrlPolicy } from '../../../shared/url-policy';
-import { JobDispatcher } from '../../screenshots/application/job-dispatcher';
-import { JobRepository, ScreenshotRepository } from '../../screenshots/application/ports';
+import { JobRepository } from '../../jobs/application/ports';
+import { ScreenshotRepository } from '../../screenshots/application/ports';
 import { ScreenshotKeeper } from '../../screenshots/application/screenshot-keeper';
 import { ScreenshotProps } from '../../screenshots/domain/screenshot';
-import { JobProps } from '../../screenshots/domain/job';
+import { HandlesJobs, JobTypeHandler } from '../../jobs/application/job-handlers';
+import { JobProps } from '../../jobs/domain/job';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
 import { ExecutionBudget } from '../domain/execution-budget';
 import { initialStepRecords, redactFillValues, StepRecord } from '../domain/execution';
 import { scrollTargetOf, Step, waitForTimeoutOf } from '../domain/steps';
 import { within } from '../../../shared/domain/within';
-import { SupersededAttemptError } from '../../screenshots/application/ports';
+import { SupersededAttemptError } from '../../jobs/application/ports';
 
 /** What an execution shows for a failure of ours (database, storage, a bug); the detail goes to the log. */
 export const INTERNAL_ERROR_MESSAGE = 'Internal error';
@@ -70,7 +71,8 @@ interface RunContext {
  * errors or logs.
  */
 @Injectable()
-export class ScenarioRunner implements OnModuleInit {
+@HandlesJobs('scenario')
+export class ScenarioRunner implements JobTypeHandler {
   private readonly logger = new Logger('ScenarioRunner');
 
   constructor(
@@ -79,17 +81,12 @@ export class ScenarioRunner implements OnModuleInit {
     private readonly screenshotStore: ScreenshotKeeper,
     private readonly websites: WebsiteRepository,
     private readonly capturer: PageCapturer,
-    private readonly dispatcher: JobDispatcher,
     private readonly urlPolicy: UrlPolicy,
     private readonly clock: Clock,
     private readonly config: AppConfig,
   ) {}
 
-  onModuleInit(): void {
-    this.dispatcher.register('scenario', (job) => this.run(job));
-  }
-
-  async run(job: JobProps): Promise<void> {
+  async handle(job: JobProps): Promise<void> {
     // Started first: the cap covers the whole attempt, bookkeeping included.
     const budget = ExecutionBudget.start(this.config.scenarioTimeoutMs, Date.now());
     const steps = (job.options as { steps?: Step[] }).steps ?? [];

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema, getSchemaPath } from '@nestjs/swagger';
 import { TIMESTAMP } from '../../../shared/http/openapi';
 import { MAX_ID } from '../../../shared/http/validation';
-import { JOB_STATUSES, JobStatus } from '../../screenshots/domain/job';
+import { JOB_STATUSES, JobStatus } from '../../jobs/domain/job';
 import { STEP_RUN_STATUSES, StepRecord, StepRunStatus } from '../domain/execution';
 import { SCENARIO_RULES } from '../domain/scenario';
 import * as S from '../domain/steps';

@@ -6,7 +6,7 @@ import { ConflictError } from '../../../shared/domain/domain-error';
 import { AccountRepository } from '../../accounts/application/ports';
 import { Account } from '../../accounts/domain/account';
 import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
-import { JobProps } from '../../screenshots/domain/job';
+import { JobProps } from '../../jobs/domain/job';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
 import { createSchedule, ScheduleProps } from '../domain/schedule';

@@ -5,7 +5,7 @@ import { Clock } from '../../../shared/domain/clock';
 import { ConflictError } from '../../../shared/domain/domain-error';
 import { AccountRepository } from '../../accounts/application/ports';
 import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
-import { JobProps } from '../../screenshots/domain/job';
+import { JobProps } from '../../jobs/domain/job';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { isCapturedBySchedules } from '../../websites/domain/website';
 import { advanceAfterFiring, ScheduleProps } from '../domain/schedule';

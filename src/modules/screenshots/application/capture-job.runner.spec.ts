@@ -4,12 +4,12 @@ import { FakeClock } from '../../../../test/support/fake-clock';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
-import { JobProps } from '../domain/job';
+import { JobProps } from '../../jobs/domain/job';
 import { ScreenshotProps } from '../domain/screenshot';
 import { CaptureJobRunner, captureRequestFor } from './capture-job.runner';
-import { JobDispatcher } from './job-dispatcher';
-import { InfrastructureFailure, publicInfrastructureReason } from './job-failure';
-import { DuplicateScreenshotError, JobRepository, ScreenshotRepository, SupersededAttemptError } from './ports';
+import { InfrastructureFailure, publicInfrastructureReason } from '../../jobs/application/job-failure';
+import { DuplicateScreenshotError, ScreenshotRepository } from './ports';
+import { JobRepository, SupersededAttemptError } from '../../jobs/application/ports';
 import { ScreenshotKeeper } from './screenshot-keeper';
 
 const WEBSITE = {
@@ -46,7 +46,6 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
       websites as unknown as WebsiteRepository,
       store as unknown as ScreenshotKeeper,
       capturer as unknown as PageCapturer,
-      {} as JobDispatcher,
       urlPolicy as unknown as UrlPolicy,
       new FakeClock(),
     );
@@ -62,7 +61,7 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
     ['a busy SQLite file', Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' })],
   ])('%s is an infrastructure failure, thrown for the dispatcher to retry — not a failed job', async (_what, cause) => {
     store.store.mockRejectedValue(cause);
-    const thrown = await runner.run(JOB).catch((err: unknown) => err);
+    const thrown = await runner.handle(JOB).catch((err: unknown) => err);
     expect(thrown).toBeInstanceOf(InfrastructureFailure);
     expect((thrown as InfrastructureFailure).cause).toBe(cause);
     expect(publicInfrastructureReason(thrown)).toBe('the screenshot could not be stored');
@@ -72,26 +71,26 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
   it('a website deleted meanwhile (the insert hits its foreign key) still fails the job as such', async () => {
     store.store.mockRejectedValue(new Error('FOREIGN KEY constraint failed'));
     websites.findById.mockResolvedValueOnce(WEBSITE).mockResolvedValueOnce(null);
-    await runner.run(JOB);
+    await runner.handle(JOB);
     expect(jobs.fail).toHaveBeenCalledWith('job-1', 'Website was deleted', expect.any(Date));
   });
 
   it('a job that already has its screenshot ends succeeded with it', async () => {
     store.store.mockRejectedValue(new DuplicateScreenshotError('job job-1 already has a screenshot'));
-    await runner.run(JOB);
+    await runner.handle(JOB);
     expect(jobs.succeed).toHaveBeenCalledWith('job-1', 42, expect.any(Date));
   });
 
   it('an attempt that lost its job lets the dispatcher drop its result', async () => {
     store.store.mockRejectedValue(new SupersededAttemptError('job-1'));
-    await expect(runner.run(JOB)).rejects.toBeInstanceOf(SupersededAttemptError);
+    await expect(runner.handle(JOB)).rejects.toBeInstanceOf(SupersededAttemptError);
     expect(jobs.fail).not.toHaveBeenCalled();
     expect(jobs.succeed).not.toHaveBeenCalled();
   });
 
   it('once the screenshot is committed, failing to record the capture time is only logged', async () => {
     websites.markCaptured.mockRejectedValue(new Error('Connection terminated unexpectedly'));
-    await expect(runner.run(JOB)).resolves.toBeUndefined();
+    await expect(runner.handle(JOB)).resolves.toBeUndefined();
     expect(jobs.fail).not.toHaveBeenCalled();
     expect(warnings.join('\n')).toMatch(/recording the capture time.*Connection terminated/);
   });
@@ -99,7 +98,7 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
   it('page failures still fail the job with their message', async () => {
     const capturer = { capture: jest.fn(async () => Promise.reject(new CaptureFailure('page', 'net::ERR_NAME_NOT_RESOLVED'))) };
     Object.assign(runner, { capturer });
-    await runner.run(JOB);
+    await runner.handle(JOB);
     expect(jobs.fail).toHaveBeenCalledWith('job-1', 'net::ERR_NAME_NOT_RESOLVED', expect.any(Date));
   });
 });

@@ -1,14 +1,15 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { CaptureFailure, CaptureRequest, CaptureResult, PageCapturer } from '../../../adapters/capture/capture.port';
 import { Clock } from '../../../shared/domain/clock';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
-import { JobProps } from '../domain/job';
+import { HandlesJobs, JobTypeHandler } from '../../jobs/application/job-handlers';
+import { JobProps } from '../../jobs/domain/job';
 import { errorMessage } from '../../../shared/domain/error-message';
-import { InfrastructureFailure } from './job-failure';
-import { DuplicateScreenshotError, JobRepository, ScreenshotRepository, SupersededAttemptError } from './ports';
-import { JobDispatcher } from './job-dispatcher';
+import { InfrastructureFailure } from '../../jobs/application/job-failure';
+import { DuplicateScreenshotError, ScreenshotRepository } from './ports';
+import { JobRepository, SupersededAttemptError } from '../../jobs/application/ports';
 import { ScreenshotKeeper } from './screenshot-keeper';
 
 export function captureRequestFor(website: WebsiteProps, job: JobProps): CaptureRequest {
@@ -35,7 +36,8 @@ export function captureRequestFor(website: WebsiteProps, job: JobProps): Capture
  * holds the job, and the unique job_id on screenshots makes a redelivery harmless.
  */
 @Injectable()
-export class CaptureJobRunner implements OnModuleInit {
+@HandlesJobs('screenshot')
+export class CaptureJobRunner implements JobTypeHandler {
   private readonly logger = new Logger('CaptureJobRunner');
 
   constructor(
@@ -44,16 +46,11 @@ export class CaptureJobRunner implements OnModuleInit {
     private readonly websites: WebsiteRepository,
     private readonly screenshotStore: ScreenshotKeeper,
     private readonly capturer: PageCapturer,
-    private readonly dispatcher: JobDispatcher,
     private readonly urlPolicy: UrlPolicy,
     private readonly clock: Clock,
   ) {}
 
-  onModuleInit(): void {
-    this.dispatcher.register('screenshot', (job) => this.run(job));
-  }
-
-  async run(job: JobProps): Promise<void> {
+  async handle(job: JobProps): Promise<void> {
     const website = job.websiteId === null ? null : await this.websites.findById(job.websiteId);
     if (!website) {
       await this.jobs.fail(job.id, 'Website was deleted', this.clock.now());

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { JobEvents } from '../../../adapters/queue/job-events.port';
-import { JobTransport } from '../../../adapters/queue/job-transport.port';
-import { readWhenFinished } from './job-wait';
+import { JobEvents } from '../../jobs/application/job-events';
+import { JobTransport } from '../../jobs/application/job-transport';
+import { readWhenFinished } from '../../jobs/application/job-wait';
 import { Clock } from '../../../shared/domain/clock';
 import { ConflictError, NotFoundError, UnavailableError } from '../../../shared/domain/domain-error';
 import { PageRequest } from '../../../shared/domain/page-request';
 import { WebsitesService } from '../../websites/application/websites.service';
-import { CaptureOptions, JobProps, JobSource, isSameJobRequest } from '../domain/job';
-import { JobFilter, JobRepository, NewJob } from './ports';
+import { JobProps, JobSource, isSameJobRequest } from '../../jobs/domain/job';
+import { CaptureOptions } from '../domain/capture-options';
+import { JobFilter, JobRepository, NewJob } from '../../jobs/application/ports';
 import { errorMessage } from '../../../shared/domain/error-message';
 
 /** Asking for captures and reading their jobs (the API side of the capture pipeline). */

@@ -10,7 +10,8 @@ import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsitesService } from '../../websites/application/websites.service';
 import { downloadFileName, ScreenshotProps, websiteArea, zipEntryName } from '../domain/screenshot';
 import { THUMBNAIL } from '../domain/thumbnail';
-import { JobRepository, ScreenshotFilter, ScreenshotRepository, ScreenshotStorage, ZipWriter } from './ports';
+import { JobRepository } from '../../jobs/application/ports';
+import { ScreenshotFilter, ScreenshotRepository, ScreenshotStorage, ZipWriter } from './ports';
 import { ScreenshotKeeper } from './screenshot-keeper';
 
 export interface ScreenshotDownload {

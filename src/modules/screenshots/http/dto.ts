@@ -1,4 +1,4 @@
-import { MAX_WAIT_SECONDS } from '../application/job-wait';
+import { MAX_WAIT_SECONDS } from '../../jobs/application/job-wait';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { IsCssSelector, IsId, MAX_ID, OptionalField, QueryInt } from '../../../shared/http/validation';
@@ -6,7 +6,8 @@ import { PageQuery } from '../../../shared/http/pagination';
 import { WEBSITE_RULES } from '../../websites/domain/website';
 import { WAIT_UNTIL_DESCRIPTION } from '../../websites/http/openapi';
 import { WAIT_UNTIL_VALUES, WaitUntil } from '../../../shared/domain/wait-until';
-import { CaptureOptions, JOB_STATUSES, JobProps, JobStatus } from '../domain/job';
+import { JOB_STATUSES, JobProps, JobStatus } from '../../jobs/domain/job';
+import { CaptureOptions } from '../domain/capture-options';
 import { BULK_DOWNLOAD_MAX_IDS, ScreenshotProps } from '../domain/screenshot';
 import { JobView, ScreenshotView } from './openapi';
 

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { TIMESTAMP } from '../../../shared/http/openapi';
-import { JOB_STATUSES, JobSource, JobStatus, JobType } from '../domain/job';
+import { JOB_STATUSES, JobSource, JobStatus, JobType } from '../../jobs/domain/job';
 
 const JOB_TYPES: readonly JobType[] = ['screenshot', 'scenario'];
 const JOB_SOURCES: readonly JobSource[] = ['api', 'schedule'];

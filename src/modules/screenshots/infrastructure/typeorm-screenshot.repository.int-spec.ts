@@ -3,11 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { DataSource, DataSourceOptions, Repository } from 'typeorm';
 import { createTestDatabase, TestDatabase } from '../../../../test/support/test-database';
 import { dataSourceOptions, runMigrations } from '../../../shared/persistence/data-source-options';
-import { JobType } from '../domain/job';
-import { JobAttemptScope } from '../application/job-attempt-scope';
-import { CapturedScreenshot, SupersededAttemptError } from '../application/ports';
-import { JobRow, ScreenshotRow } from './rows';
-import { TypeOrmJobRepository } from './typeorm-job.repository';
+import { JobType } from '../../jobs/domain/job';
+import { JobAttemptScope } from '../../jobs/application/job-attempt-scope';
+import { CapturedScreenshot } from '../application/ports';
+import { SupersededAttemptError } from '../../jobs/application/ports';
+import { JobRow } from '../../jobs/infrastructure/job.row';
+import { ScreenshotRow } from './screenshot.row';
+import { TypeOrmJobRepository } from '../../jobs/infrastructure/typeorm-job.repository';
 import { TypeOrmScreenshotRepository } from './typeorm-screenshot.repository';
 
 /** The screenshot insert transaction on a real database (SQLite, or PostgreSQL when DATABASE_URL is set). */

@@ -1,13 +1,14 @@
-import { JobEvents } from '../../../adapters/queue/job-events.port';
+import { JobEvents } from '../../jobs/application/job-events';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, Repository } from 'typeorm';
 import { DateUtils } from 'typeorm/util/DateUtils';
 import { PageRequest } from '../../../shared/domain/page-request';
 import { ScreenshotProps } from '../domain/screenshot';
-import { JobAttemptScope } from '../application/job-attempt-scope';
-import { CapturedScreenshot, DuplicateScreenshotError, ScreenshotFilter, ScreenshotRepository, SupersededAttemptError } from '../application/ports';
-import { ScreenshotRow } from './rows';
+import { JobAttemptScope } from '../../jobs/application/job-attempt-scope';
+import { CapturedScreenshot, DuplicateScreenshotError, ScreenshotFilter, ScreenshotRepository } from '../application/ports';
+import { SupersededAttemptError } from '../../jobs/application/ports';
+import { ScreenshotRow } from './screenshot.row';
 import { findPage } from '../../../shared/persistence/hot-query';
 import { isUniqueViolation } from '../../../shared/persistence/constraint-violations';
 

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { JobProps } from '../../../../screenshots/domain/job';
+import type { JobProps } from '../../../../jobs/domain/job';
 import type { ScenarioProps } from '../../../../scenarios/domain/scenario';
 import type { ScheduleProps } from '../../../../schedules/domain/schedule';
 import type { DashboardViewer } from '../../dashboard-request';

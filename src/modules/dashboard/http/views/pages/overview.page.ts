@@ -1,4 +1,4 @@
-import type { JobProps } from '../../../../screenshots/domain/job';
+import type { JobProps } from '../../../../jobs/domain/job';
 import type { DashboardViewer } from '../../dashboard-request';
 import { accessNotice, dataTable, hiddenHeading } from '../components';
 import { badge, Html, html, utcTime } from '../html';

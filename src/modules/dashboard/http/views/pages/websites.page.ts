@@ -1,4 +1,4 @@
-import type { JobProps } from '../../../../screenshots/domain/job';
+import type { JobProps } from '../../../../jobs/domain/job';
 import type { ScreenshotProps } from '../../../../screenshots/domain/screenshot';
 import type { WebsiteProps } from '../../../../websites/domain/website';
 import type { DashboardViewer } from '../../dashboard-request';

@@ -1,15 +1,14 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { Delivery, JobTransport } from '../../../adapters/queue/job-transport.port';
+import { Delivery, JobTransport } from './job-transport';
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
-import { JobProps, JobType, MAX_JOB_ATTEMPTS } from '../domain/job';
+import { JobProps, MAX_JOB_ATTEMPTS } from '../domain/job';
 import { JobAttemptScope } from './job-attempt-scope';
+import { JobHandlers } from './job-handlers';
 import { errorMessage } from '../../../shared/domain/error-message';
 import { isPageFailure, publicInfrastructureReason } from './job-failure';
 import { leaseExpiredBefore, staleCutoffs } from './job-lease';
 import { JobCursor, JobRepository, RunningCutoffs, StaleCutoffs, SupersededAttemptError } from './ports';
-
-export type JobTypeHandler = (job: JobProps) => Promise<void>;
 
 const RETRY_BACKOFF_MS = [2_000, 5_000];
 
@@ -35,7 +34,6 @@ const SWEEP_PAGE_SIZE = 500;
 @Injectable()
 export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('JobDispatcher');
-  private readonly handlers = new Map<JobType, JobTypeHandler>();
   private sweepTimer: NodeJS.Timeout | null = null;
   private sweeping: Promise<number> | null = null;
   /** Shutting down: no more waiting for the database to record outcomes (the sweep or next start will). */
@@ -46,11 +44,8 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly transport: JobTransport,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly handlers: JobHandlers,
   ) {}
-
-  register(type: JobType, handler: JobTypeHandler): void {
-    this.handlers.set(type, handler);
-  }
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.role === 'api') return;
@@ -99,13 +94,14 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
       await this.jobs.fail(job.id, `Abandoned after ${MAX_JOB_ATTEMPTS} attempts (the worker stopped each time)`, this.clock.now());
       return;
     }
-    const handler = this.handlers.get(job.type);
+    // Every known type has its handler (checked at boot): a miss is a row of a type this version does not know.
+    const handler = this.handlers.handlerFor(job.type);
     if (!handler) {
       await this.jobs.fail(job.id, `No handler for jobs of type ${job.type}`, this.clock.now());
       return;
     }
     try {
-      await handler(job);
+      await handler.handle(job);
     } catch (err) {
       await this.retryOrFail(job, err);
     }

@@ -1,4 +1,4 @@
-import { JobEvents } from '../../../adapters/queue/job-events.port';
+import { JobEvents } from './job-events';
 import { isFinished, JobProps } from '../domain/job';
 
 /** `?wait=N`: how long a status request may wait for its job to end (API.md: 0..30 s). */

@@ -1,28 +1,18 @@
-import type { WaitUntil } from '../../../shared/domain/wait-until';
+import type { CaptureOptions } from '../../screenshots/domain/capture-options';
 
 /**
- * Capture jobs (API.md, Jobs and executions): queued → running → succeeded | failed. The jobs table is
- * the durable record whatever transport carries the job; a job yields at most one screenshot.
+ * Jobs (API.md, Jobs and executions): captures and scenario runs, queued → running → succeeded | failed. The
+ * jobs table is the durable record whatever transport carries the job; a capture job yields at most one
+ * screenshot. Each type has exactly one handler (application/job-handlers.ts), checked at boot.
  */
 export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
-export type JobType = 'screenshot' | 'scenario';
+export const JOB_TYPES = ['screenshot', 'scenario'] as const;
+export type JobType = (typeof JOB_TYPES)[number];
 export type JobSource = 'api' | 'schedule';
 
 /** Infrastructure failures (browser crash, worker killed) are retried up to this many attempts in all. */
 export const MAX_JOB_ATTEMPTS = 3;
-
-export interface CaptureOptions {
-  fullPage?: boolean;
-  viewportWidth?: number;
-  viewportHeight?: number;
-  delayMs?: number;
-  waitForSelector?: string;
-  deviceScaleFactor?: number;
-  hideSelectors?: string[];
-  darkMode?: boolean;
-  waitUntil?: WaitUntil;
-}
 
 export interface JobProps {
   id: string;
@@ -31,6 +21,7 @@ export interface JobProps {
   websiteId: number | null;
   status: JobStatus;
   source: JobSource;
+  /** A capture job's options (a scenario run stores the steps it was asked with here instead). */
   options: CaptureOptions;
   idempotencyKey: string | null;
   attempts: number;

@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 @Entity('jobs')
 export class JobRow {
@@ -19,20 +19,4 @@ export class JobRow {
   @Column({ name: 'created_at', type: Date }) createdAt!: Date;
   @Column({ name: 'started_at', type: Date, nullable: true }) startedAt!: Date | null;
   @Column({ name: 'finished_at', type: Date, nullable: true }) finishedAt!: Date | null;
-}
-
-@Entity('screenshots')
-export class ScreenshotRow {
-  @PrimaryGeneratedColumn() id!: number;
-  @Column({ name: 'account_id', type: 'integer' }) accountId!: number;
-  @Column({ name: 'website_id', type: 'integer' }) websiteId!: number;
-  @Column({ name: 'job_id', type: 'varchar', nullable: true }) jobId!: string | null;
-  @Column({ name: 'scenario_id', type: 'integer', nullable: true }) scenarioId!: number | null;
-  @Column({ name: 'execution_id', type: 'varchar', nullable: true }) executionId!: string | null;
-  @Column({ name: 'file_path', type: 'varchar' }) filePath!: string;
-  @Column({ name: 'file_size', type: 'integer' }) fileSize!: number;
-  @Column({ type: 'integer' }) width!: number;
-  @Column({ type: 'integer' }) height!: number;
-  @Column({ type: 'varchar' }) status!: string;
-  @Column({ name: 'taken_at', type: Date }) takenAt!: Date;
 }

@@ -1,10 +1,11 @@
 import { Logger } from '@nestjs/common';
 import { CaptureFailure } from '../../../adapters/capture/capture.port';
-import { Delivery, EnqueueOptions, JobHandler, JobTransport } from '../../../adapters/queue/job-transport.port';
+import { Delivery, EnqueueOptions, JobHandler, JobTransport } from './job-transport';
 import { AppConfig } from '../../../config/app-config';
 import { FakeClock } from '../../../../test/support/fake-clock';
 import { JobProps, JobStatus, JobType } from '../domain/job';
 import { JobAttemptScope } from './job-attempt-scope';
+import { JobHandlers, JobTypeHandler } from './job-handlers';
 import { JobDispatcher, RECORD_RETRY_BUDGET_MS, SWEEP_INTERVAL_MS } from './job-dispatcher';
 import { InfrastructureFailure } from './job-failure';
 import { JobCursor, JobRepository, NewJob, RunningCutoffs, StaleCutoffs } from './ports';
@@ -157,10 +158,12 @@ describe('JobDispatcher', () => {
   let transport: RecordingTransport;
   let clock: FakeClock;
   let errors: string[];
+  let handlers: JobHandlers;
+  const on = (type: JobType, handle: JobTypeHandler['handle']) => handlers.register(type, { handle });
 
   function dispatcher(config: Partial<AppConfig> = {}): JobDispatcher {
     const full = { role: 'all', databaseUrl: 'postgres://db/jobs', ...SETTINGS, ...config } as AppConfig;
-    return new JobDispatcher(jobs, transport, clock, full);
+    return new JobDispatcher(jobs, transport, clock, full, handlers);
   }
 
   beforeEach(() => {
@@ -169,6 +172,7 @@ describe('JobDispatcher', () => {
     clock = new FakeClock();
     clock.set(START);
     errors = [];
+    handlers = new JobHandlers();
     jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     jest.spyOn(Logger.prototype, 'error').mockImplementation((message: unknown) => void errors.push(String(message)));
@@ -264,7 +268,7 @@ describe('JobDispatcher', () => {
 
     it('a retry that cannot be enqueued leaves the job queued, where the sweep finds it', async () => {
       const d = dispatcher();
-      d.register('screenshot', async () => {
+      on('screenshot', async () => {
         throw new CaptureFailure('infrastructure', 'Browser disconnected during capture');
       });
       jobs.add('j', { createdAt: ago(60_000) });
@@ -281,7 +285,7 @@ describe('JobDispatcher', () => {
   describe('recording an outcome through a database outage', () => {
     it('a failure that cannot be recorded is retried until the database answers, then the job is requeued at once', async () => {
       const d = dispatcher();
-      d.register('screenshot', async () => {
+      on('screenshot', async () => {
         throw new CaptureFailure('infrastructure', 'Browser disconnected during capture');
       });
       jobs.add('j', { createdAt: ago(1_000) });
@@ -301,7 +305,7 @@ describe('JobDispatcher', () => {
 
     it('gives up after RECORD_RETRY_BUDGET_MS, leaving the job to the sweep', async () => {
       const d = dispatcher();
-      d.register('screenshot', async () => {
+      on('screenshot', async () => {
         throw new CaptureFailure('page', 'net::ERR_NAME_NOT_RESOLVED');
       });
       jobs.add('j', { createdAt: ago(1_000) });
@@ -319,7 +323,7 @@ describe('JobDispatcher', () => {
       const d = dispatcher();
       const release = deferred();
       let runs = 0;
-      d.register('screenshot', async () => {
+      on('screenshot', async () => {
         runs += 1;
         await release.promise;
       });
@@ -336,7 +340,7 @@ describe('JobDispatcher', () => {
     it('a finished job is never claimed again', async () => {
       const d = dispatcher();
       const handler = jest.fn(async () => undefined);
-      d.register('screenshot', handler);
+      on('screenshot', handler);
       jobs.add('done', { status: 'failed', attempts: 3, startedAt: ago(600_000) });
       await d.dispatch('done', { redelivered: true });
       expect(handler).not.toHaveBeenCalled();
@@ -346,7 +350,7 @@ describe('JobDispatcher', () => {
     it('an attempt past its lease is taken over; the old attempt finishing late changes nothing', async () => {
       const d = dispatcher();
       const firstAttemptMayFinish = deferred();
-      d.register('screenshot', async (job) => {
+      on('screenshot', async (job) => {
         if (job.attempts === 1) {
           await firstAttemptMayFinish.promise;
           await jobs.succeed(job.id, 111, clock.now()); // what a late first attempt would record
@@ -371,7 +375,7 @@ describe('JobDispatcher', () => {
     it('a late attempt cannot fail, requeue or overwrite the results of the attempt that took over', async () => {
       const d = dispatcher();
       const late = deferred();
-      d.register('scenario', async (job) => {
+      on('scenario', async (job) => {
         if (job.attempts === 1) {
           await late.promise;
           await jobs.saveResult(job.id, ['from the late attempt']);
@@ -398,7 +402,7 @@ describe('JobDispatcher', () => {
 
     it('a redelivery after the transport saw its worker stop (Bull: lock lost) takes the attempt over at once', async () => {
       const d = dispatcher();
-      d.register('screenshot', async (job) => void (await jobs.succeed(job.id, 7, clock.now())));
+      on('screenshot', async (job) => void (await jobs.succeed(job.id, 7, clock.now())));
       jobs.add('j', { status: 'running', attempts: 1, startedAt: ago(2_000) });
       const redelivered: Delivery = { redelivered: true };
       await d.dispatch('j', redelivered);
@@ -409,7 +413,7 @@ describe('JobDispatcher', () => {
   describe('public error text (finding 4)', () => {
     async function failForGood(err: unknown): Promise<JobProps> {
       const d = dispatcher();
-      d.register('screenshot', async () => {
+      on('screenshot', async () => {
         throw err;
       });
       jobs.add('j', { attempts: 2 }); // this is the third and last attempt
@@ -440,7 +444,7 @@ describe('JobDispatcher', () => {
 
     it('a page failure keeps its message and is not retried', async () => {
       const d = dispatcher();
-      d.register('screenshot', async () => {
+      on('screenshot', async () => {
         throw new CaptureFailure('page', 'net::ERR_CONNECTION_REFUSED');
       });
       jobs.add('j');
@@ -451,7 +455,7 @@ describe('JobDispatcher', () => {
 
     it('an infrastructure failure before the last attempt is retried after a backoff, under a key of its own', async () => {
       const d = dispatcher();
-      d.register('screenshot', async () => {
+      on('screenshot', async () => {
         throw new Error('SQLITE_BUSY: database is locked');
       });
       jobs.add('j');

@@ -5,8 +5,8 @@ import { PageRequest } from '../../../shared/domain/page-request';
 import { isFinished, JobProps, JobSource, JobStatus, JobType } from '../domain/job';
 import { JobAttemptScope } from '../application/job-attempt-scope';
 import { JobCursor, JobFilter, JobRepository, NewJob, RunningCutoffs, StaleCutoffs } from '../application/ports';
-import { JobEvents } from '../../../adapters/queue/job-events.port';
-import { JobRow } from './rows';
+import { JobEvents } from '../application/job-events';
+import { JobRow } from './job.row';
 import { findPage } from '../../../shared/persistence/hot-query';
 import { isUniqueViolation } from '../../../shared/persistence/constraint-violations';
 

@@ -6,7 +6,8 @@ import { dataSourceOptions, runMigrations } from '../../../shared/persistence/da
 import { JobProps, JobType } from '../domain/job';
 import { JobAttemptScope } from '../application/job-attempt-scope';
 import { RunningCutoffs } from '../application/ports';
-import { JobRow, ScreenshotRow } from './rows';
+import { JobRow } from './job.row';
+import { ScreenshotRow } from '../../screenshots/infrastructure/screenshot.row';
 import { TypeOrmJobRepository } from './typeorm-job.repository';
 
 /**

@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { JobDispatcher } from './application/job-dispatcher';
+import { JobHandlers } from './application/job-handlers';
+import { JobRepository } from './application/ports';
+import { JobRow } from './infrastructure/job.row';
+import { TypeOrmJobRepository } from './infrastructure/typeorm-job.repository';
+
+/**
+ * The job lifecycle, whatever the job does: the jobs table, claims and leases, attempts and their fencing,
+ * retry or failure, the dispatcher and the sweep for lost jobs, long-poll waiting. The transport (Bull or
+ * in-process) and the "job ended" signal are ports here, implemented in adapters/queue. What a job does is
+ * its handler's business: a provider of another context marked @HandlesJobs(type) (captures: screenshots,
+ * scenario runs: scenarios), one per type, checked when the app boots.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([JobRow]), DiscoveryModule],
+  providers: [{ provide: JobRepository, useClass: TypeOrmJobRepository }, JobHandlers, JobDispatcher],
+  exports: [JobRepository],
+})
+export class JobsModule {}
