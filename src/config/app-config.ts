@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { isIP } from 'node:net';
 import { resolve, join } from 'node:path';
+import { DEFAULT_CONCURRENCY_PER_CORE } from '../adapters/capture/capture-options';
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -163,7 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     allowPrivateNetworks: bool(env, 'ALLOW_PRIVATE_NETWORKS', false),
     urlAllowlist,
     logLevel,
-    captureConcurrency: int(env, 'CAPTURE_CONCURRENCY', 2 * cores, 1, 256),
+    captureConcurrency: int(env, 'CAPTURE_CONCURRENCY', DEFAULT_CONCURRENCY_PER_CORE * cores, 1, 256),
     captureBrowsers: int(env, 'CAPTURE_BROWSERS', cores, 1, 64),
     captureTimeoutMs: int(env, 'CAPTURE_TIMEOUT_MS', 30000, 1000, 600000),
     captureMaxHeight: int(env, 'CAPTURE_MAX_HEIGHT', 16384, 240, 100000),

@@ -12,7 +12,7 @@ import { EgressProxy } from './egress-proxy';
 import type { EgressExplainer } from './navigation-egress';
 import { within } from '../../shared/domain/within';
 import { errorMessage } from '../../shared/domain/error-message';
-import { Semaphore } from './semaphore';
+import { CaptureAdmission, defaultAdmissionLimits, type LoadProbe } from './admission';
 
 export const CHROME_ARGS: readonly string[] = [
   '--no-sandbox',
@@ -51,6 +51,8 @@ export interface BrowserPoolDeps {
   resolveHost?: HostResolver;
   /** Starts a browser (tests inject a scripted fake, e.g. one whose contexts arrive late; default: puppeteer's launch). */
   launch?: (options: LaunchOptions) => Promise<Browser>;
+  /** What the admission reads to size concurrency (tests inject fixed readings; default: the machine's). */
+  load?: LoadProbe;
 }
 
 export interface LeaseOptions {
@@ -285,7 +287,7 @@ export class BrowserPool {
   private readonly slots: (PooledBrowser | null)[];
   /** Every browser not yet shut down, including retired ones still finishing their captures. */
   private readonly live = new Set<PooledBrowser>();
-  private readonly permits: Semaphore;
+  private readonly permits: CaptureAdmission;
   private closing: Promise<void> | null = null;
   private chromePath: string | null = null;
   /** Every browser of the pool sends all its traffic through this one proxy; see egress-proxy.ts. */
@@ -304,7 +306,7 @@ export class BrowserPool {
     private readonly deps: BrowserPoolDeps = {},
   ) {
     this.slots = Array.from({ length: settings.browsers }, () => null);
-    this.permits = new Semaphore(settings.concurrency);
+    this.permits = new CaptureAdmission(defaultAdmissionLimits(settings.concurrency), deps.load);
     this.egress = new EgressProxy({
       allowPrivateNetworks: settings.allowPrivateNetworks,
       allowlist: settings.urlAllowlist,
@@ -328,7 +330,7 @@ export class BrowserPool {
   }
 
   /**
-   * Runs fn with a fresh incognito context, waiting FIFO for a concurrency permit first.
+   * Runs fn with a fresh incognito context, waiting FIFO for admission first (admission.ts sizes how many run).
    * The context is closed before the permit is released, whatever fn does.
    * During a graceful shutdown (drain) no new lease starts and a lease cut off by the
    * shutdown never settles: see abandoned().

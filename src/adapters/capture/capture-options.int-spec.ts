@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { defaultCaptureSettings, findChrome, resolveCaptureSettings } from './capture-options';
 
 describe('resolveCaptureSettings', () => {
-  it('defaults to two captures per core over one browser per core', () => {
+  it('defaults to a cap of eight captures per core (self-sized below it, see admission.ts) over one browser per core', () => {
     const cores = cpus().length;
 
     expect(resolveCaptureSettings()).toEqual({
-      concurrency: 2 * cores,
+      concurrency: 8 * cores,
       browsers: cores,
       timeoutMs: 30_000,
       maxFullPageHeight: 16_384,

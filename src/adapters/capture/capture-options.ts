@@ -5,7 +5,10 @@ import { delimiter, join } from 'node:path';
 export interface CaptureSettings {
   /** Explicit browser binary (CHROME_PATH); otherwise findChrome() looks for one. */
   chromePath?: string | null;
-  /** Captures running at once across the whole pool. */
+  /**
+   * The most captures running at once across the whole pool (CAPTURE_CONCURRENCY); below it the admission
+   * sizes concurrency by CPU and memory (admission.ts).
+   */
   concurrency: number;
   /** Long-lived browsers in the pool; each serves several isolated contexts. */
   browsers: number;
@@ -41,10 +44,17 @@ export interface CaptureSettings {
   urlAllowlist: string[];
 }
 
+/**
+ * The default cap per core when CAPTURE_CONCURRENCY is unset: high enough that waiting pages never leave the
+ * cores idle (the admission keeps the real number lower when the cores are busy). Measured: see README
+ * "Concurrency".
+ */
+export const DEFAULT_CONCURRENCY_PER_CORE = 8;
+
 export function defaultCaptureSettings(): CaptureSettings {
   const cores = Math.max(1, cpus().length);
   return {
-    concurrency: 2 * cores,
+    concurrency: DEFAULT_CONCURRENCY_PER_CORE * cores,
     browsers: cores,
     timeoutMs: 30_000,
     maxFullPageHeight: 16_384,
