@@ -40,7 +40,7 @@ export class SystemLoad implements LoadProbe {
 }
 
 export interface AdmissionLimits {
-  /** Admitted whatever the load: captures are cheap to hold and a lone capture must never wait for a gauge. */
+  /** Admitted whatever the load (see FLOOR_PER_CORE): a lone capture never waits for a gauge. */
   floor: number;
   /** Never more at once (CAPTURE_CONCURRENCY, or the default cap). */
   cap: number;
@@ -55,12 +55,23 @@ export interface AdmissionLimits {
   stepMs: number;
 }
 
-/** Defaults for this machine: the floor is one capture per core, the reserve 15 % of memory (at least 512 MiB). */
+/**
+ * Captures admitted at once per core, whatever the load. A capture spends about half its time waiting (the
+ * stability window, the network, the database), so one per core leaves the cores idle: measured on 2 cores
+ * with small pages (150 through the API): 1 per core gave 10.2–11.2 captures/s, 2 per core 13.8, 3 per core 14.7,
+ * as many as a fixed 16.
+ */
+export const FLOOR_PER_CORE = 3;
+
+/**
+ * Defaults for this machine: the floor above, a CPU target just short of saturation (measured: 0.85 left a
+ * tenth of the throughput unused, 0.97 none), the memory reserve 15 % (at least 512 MiB).
+ */
 export function defaultAdmissionLimits(cap: number, cores = cpus().length): AdmissionLimits {
   return {
-    floor: Math.max(1, Math.min(cap, cores)),
+    floor: Math.max(1, Math.min(cap, FLOOR_PER_CORE * cores)),
     cap,
-    cpuTarget: 0.85,
+    cpuTarget: 0.97,
     memoryReserve: Math.max(512 * 1024 * 1024, 0.15 * totalmem()),
     stepMs: 100,
   };
