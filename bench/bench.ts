@@ -1,237 +1,288 @@
 /**
- * npm run bench — capture throughput, latency and memory of the service against a hand-written puppeteer
- * loop (the floor), on the same local pages and the same concurrency, in one run.
+ * npm run bench — the service's capture throughput, latency, CPU and memory against the real floor, in one run
+ * on the same machine and pages (README "Benchmark"):
  *
- *   (a) floor:   one browser, one incognito context per capture, goto(load + network idle) → screenshot
- *   (b) service: the real AppModule (embedded mode) over HTTP: POST /websites/{id}/screenshot → long-poll
- *                GET /jobs/{id}?wait=30 until succeeded (PNG stored, row written)
+ *   (a) bare loop: puppeteer on the same headless shell, as many browsers as the service starts, a fresh context
+ *       per capture, `goto` until `load` only, PNG — at concurrency 4, 8 and 16; the best is the floor;
+ *   (b) the service on its defaults (`node dist/main.js`, embedded mode): a batch of jobs submitted at once
+ *       (POST /websites/{id}/screenshot), each observed with one long-poll GET /jobs/{id}?wait=30;
+ *   (c) one capture at a time through the API: POST, then GET /jobs/{id}?wait=30;
+ *   (d) a page whose content arrives 1 s after `load`: does each capture show it?
+ *   (e) the service at CAPTURE_CONCURRENCY = 4, 8, 16 (its cap; it sizes itself below it) on the 4-page mix.
  *
- * Env: BENCH_CAPTURES (default 80), BENCH_CONCURRENCY (default 2 × cores).
+ * CPU per capture is the process tree's (node + every Chromium process) user + system time over the timed
+ * section, from /proc; peak RSS is the tree's, sampled every 100 ms. Each runner is its own process tree, so
+ * neither pays for the other or for this client.
+ *
+ * Env: BENCH_CAPTURES (per timed run, default 80), BENCH_SOAK (captures through the service on its defaults,
+ * printing the tree's RSS every 100; off by default).
  */
-import 'reflect-metadata';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, Server } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PNG } from 'pngjs';
-import puppeteer from 'puppeteer';
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { NestFactory } from '@nestjs/core';
-import { AppModule } from '../src/app.module';
-import { loadConfig } from '../src/config/app-config';
-import { configureHttpApp, createFastifyAdapter, HTTP_APP_OPTIONS } from '../src/http-app';
-import { AccountsService } from '../src/modules/accounts/application/accounts.service';
+import { createServer } from 'node:net';
 import { findChrome } from '../src/adapters/capture/capture-options';
+import { LATE, MIX, PageSpec, showsLateContent, SMALL, startPages } from './pages';
+import { percentile, peakRss, treeStats } from './proc-stats';
 
 const CAPTURES = Number(process.env.BENCH_CAPTURES ?? 80);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 2 * cpus().length);
+const SOAK = Number(process.env.BENCH_SOAK ?? 0);
+const CORES = cpus().length;
+const ROOT = join(__dirname, '..');
 
-interface PageSpec {
-  name: string;
-  path: string;
-  fullPage: boolean;
-}
-
-const PAGES: PageSpec[] = [
-  { name: 'small', path: '/small', fullPage: false },
-  { name: 'text-heavy', path: '/text', fullPage: false },
-  { name: 'image-heavy', path: '/images', fullPage: false },
-  { name: 'tall', path: '/tall', fullPage: true },
-];
-
-function noisePng(size: number, seed: number): Buffer {
-  const png = new PNG({ width: size, height: size });
-  let x = seed;
-  for (let i = 0; i < png.data.length; i++) {
-    x = (x * 1103515245 + 12345) & 0x7fffffff;
-    png.data[i] = i % 4 === 3 ? 255 : x & 0xff;
-  }
-  return PNG.sync.write(png);
-}
-
-async function startPages(): Promise<{ server: Server; url: string }> {
-  const images = Array.from({ length: 12 }, (_, i) => noisePng(160, i + 1));
-  const lorem = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ';
-  const html: Record<string, string> = {
-    '/small': '<!doctype html><title>small</title><body style="font-family:sans-serif"><h1>Hello</h1><p>A small page.</p></body>',
-    '/text': `<!doctype html><title>text</title><body style="font-family:serif;columns:3">${Array.from({ length: 400 }, (_, i) => `<p><b>${i}</b> ${lorem.repeat(3)}</p>`).join('')}</body>`,
-    '/images': `<!doctype html><title>images</title><body>${images.map((_, i) => `<img src="/img/${i}.png" width="160" height="160">`).join('')}</body>`,
-    '/tall': `<!doctype html><title>tall</title><body style="margin:0">${Array.from({ length: 50 }, (_, i) => `<div style="height:100px;background:hsl(${i * 7},70%,60%)">${i}</div>`).join('')}</body>`,
-  };
-  const server = createServer((req, res) => {
-    const url = req.url ?? '/';
-    const img = /^\/img\/(\d+)\.png$/.exec(url);
-    if (img) return void res.writeHead(200, { 'content-type': 'image/png' }).end(images[Number(img[1])]);
-    const body = html[url];
-    if (!body) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-/** RSS of this process and all its descendants (Chromium's browser, renderer, GPU and utility processes). */
-function treeRssBytes(): number {
-  const children = new Map<number, number[]>();
-  const rss = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const pid = Number(entry);
-      const ppid = Number(fields[1]);
-      rss.set(pid, Number(fields[21]) * 4096);
-      children.set(ppid, [...(children.get(ppid) ?? []), pid]);
-    } catch {
-      /* process exited while we looked */
-    }
-  }
-  let total = 0;
-  const stack = [process.pid];
-  while (stack.length) {
-    const pid = stack.pop() as number;
-    total += rss.get(pid) ?? 0;
-    stack.push(...(children.get(pid) ?? []));
-  }
-  return total;
-}
-
-interface PhaseResult {
-  name: string;
-  seconds: number;
+interface Result {
   capturesPerSecond: number;
   p50: number;
   p95: number;
+  cpuMsPerCapture: number;
   peakRssMb: number;
+  complete?: number;
 }
 
-async function measure(name: string, captureOne: (page: PageSpec) => Promise<void>): Promise<PhaseResult> {
-  // Warm up: browsers launched, code paths hot, before the clock starts.
-  await Promise.all(PAGES.map((p) => captureOne(p)));
-  let peak = treeRssBytes();
-  const sampler = setInterval(() => (peak = Math.max(peak, treeRssBytes())), 100);
-  const latencies: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < CAPTURES) {
-        const page = PAGES[next++ % PAGES.length];
-        const t0 = performance.now();
-        await captureOne(page);
-        latencies.push(performance.now() - t0);
-      }
-    }),
+// ---------------------------------------------------------------------------------------------------------
+// (a) the bare loop, in a child process
+// ---------------------------------------------------------------------------------------------------------
+
+/** Asynchronous on purpose: the pages are served by this process, whose event loop must keep running. */
+async function bareLoop(base: string, pages: PageSpec[], concurrency: number, captures: number): Promise<Result> {
+  const spec = pages.map((p) => `${p.path}:${p.fullPage ? 1 : 0}`).join(',');
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['-r', 'ts-node/register/transpile-only', join(__dirname, 'bare-loop.ts'), base, String(concurrency), String(captures), String(CORES), spec],
+    { cwd: ROOT, encoding: 'utf8' },
   );
-  const seconds = (performance.now() - started) / 1000;
-  clearInterval(sampler);
-  peak = Math.max(peak, treeRssBytes());
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
-  return { name, seconds, capturesPerSecond: CAPTURES / seconds, p50: pct(0.5), p95: pct(0.95), peakRssMb: peak / 1024 / 1024 };
+  return JSON.parse(stdout.trim().split('\n').pop() as string) as Result;
 }
 
-async function floor(baseUrl: string): Promise<PhaseResult> {
-  const browser = await puppeteer.launch({
-    executablePath: findChrome(process.env.CHROME_PATH),
-    headless: 'shell',
-    pipe: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-dev-shm-usage',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--disable-quic',
-    ],
-  });
-  try {
-    return await measure('(a) hand-written puppeteer loop', async (spec) => {
-      const context = await browser.createBrowserContext();
-      try {
-        const page = await context.newPage();
-        await page.setViewport({ width: 1280, height: 800 });
-        await page.goto(baseUrl + spec.path, { waitUntil: ['load', 'networkidle0'], timeout: 30_000 });
-        await page.screenshot({ fullPage: spec.fullPage, type: 'png' });
-      } finally {
-        await context.close();
-      }
+// ---------------------------------------------------------------------------------------------------------
+// (b)–(e) the service, as `node dist/main.js`
+// ---------------------------------------------------------------------------------------------------------
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+class Service {
+  private constructor(
+    readonly process: ChildProcess,
+    readonly api: string,
+    private readonly token: string,
+    private readonly dataDir: string,
+    private readonly websites: Map<string, number>,
+  ) {}
+
+  static async start(pagesUrl: string, env: Record<string, string> = {}): Promise<Service> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sss-bench-'));
+    const port = await freePort();
+    const fullEnv = {
+      ...process.env,
+      DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      REDIS_URL: '',
+      ALLOW_PRIVATE_NETWORKS: 'true',
+      LOG_LEVEL: 'warn',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ...env,
+    };
+    const cli = (...args: string[]) => execFileSync(process.execPath, [join(ROOT, 'dist/cli.js'), ...args], { env: fullEnv, encoding: 'utf8' });
+    const { token } = JSON.parse(cli('account', 'create', '--email', 'bench@example.com', '--name', 'Bench', '--plan', 'business')) as { token: string };
+    // The benchmark measures captures, not the plan's request quota.
+    cli('account', 'update', '--email', 'bench@example.com', '--limit-per-minute', '1000000', '--limit-per-hour', '1000000');
+    const child = spawn(process.execPath, [join(ROOT, 'dist/main.js')], { env: fullEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+    const api = `http://127.0.0.1:${port}`;
+    for (let i = 0; ; i++) {
+      if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
+      const up = await fetch(`${api}/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (up) break;
+      if (i > 300) throw new Error('the service did not answer /health within 30 s');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const websites = new Map<string, number>();
+    const service = new Service(child, api, token, dataDir, websites);
+    for (const page of [...MIX, LATE]) {
+      const created = await service.call('POST', '/websites', { name: page.name, url: pagesUrl + page.path, full_page: page.fullPage });
+      websites.set(page.path, (created as { data: { id: number } }).data.id);
+    }
+    return service;
+  }
+
+  async call(method: string, path: string, body?: unknown): Promise<unknown> {
+    const res = await fetch(this.api + path, {
+      method,
+      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
-  } finally {
-    await browser.close();
+    const answer: unknown = await res.json();
+    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(answer)}`);
+    return answer;
+  }
+
+  /** POST a capture, then long-poll its job until it ends; returns the screenshot id. */
+  async capture(page: PageSpec): Promise<number> {
+    const { job_id } = (await this.call('POST', `/websites/${this.websites.get(page.path)}/screenshot`)) as { job_id: string };
+    for (;;) {
+      const { data } = (await this.call('GET', `/jobs/${job_id}?wait=30`)) as { data: { status: string; error: string | null; screenshot_id: number } };
+      if (data.status === 'succeeded') return data.screenshot_id;
+      if (data.status === 'failed') throw new Error(`job ${job_id} failed: ${data.error}`);
+    }
+  }
+
+  async download(screenshotId: number): Promise<Buffer> {
+    const res = await fetch(`${this.api}/screenshots/${screenshotId}/download`, { headers: { authorization: `Bearer ${this.token}` } });
+    return Buffer.from(await res.arrayBuffer());
+  }
+
+  /** `captures` jobs submitted at once (round-robin over `pages`), each observed by its own long-poll. */
+  async batch(pages: PageSpec[], captures: number): Promise<Result> {
+    for (const page of pages) await this.capture(page); // warm-up
+    const before = treeStats(this.process.pid as number);
+    const rss = peakRss(this.process.pid as number);
+    const latencies: number[] = [];
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: captures }, async (_, i) => {
+        const t0 = performance.now();
+        await this.capture(pages[i % pages.length]);
+        latencies.push(performance.now() - t0);
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const peak = rss.stop();
+    const after = treeStats(this.process.pid as number);
+    latencies.sort((a, b) => a - b);
+    return {
+      capturesPerSecond: captures / seconds,
+      p50: percentile(latencies, 0.5),
+      p95: percentile(latencies, 0.95),
+      cpuMsPerCapture: (after.cpuMs - before.cpuMs) / captures,
+      peakRssMb: peak / 1024 / 1024,
+    };
+  }
+
+  /** One capture at a time: the latency a client sees, POST → long-poll answered. */
+  async oneAtATime(page: PageSpec, captures: number): Promise<Result> {
+    await this.capture(page);
+    const before = treeStats(this.process.pid as number);
+    const rss = peakRss(this.process.pid as number);
+    const latencies: number[] = [];
+    const started = performance.now();
+    for (let i = 0; i < captures; i++) {
+      const t0 = performance.now();
+      await this.capture(page);
+      latencies.push(performance.now() - t0);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const peak = rss.stop();
+    const after = treeStats(this.process.pid as number);
+    latencies.sort((a, b) => a - b);
+    return {
+      capturesPerSecond: captures / seconds,
+      p50: percentile(latencies, 0.5),
+      p95: percentile(latencies, 0.95),
+      cpuMsPerCapture: (after.cpuMs - before.cpuMs) / captures,
+      peakRssMb: peak / 1024 / 1024,
+    };
+  }
+
+  async stop(): Promise<void> {
+    const exited = new Promise((resolve) => this.process.once('exit', resolve));
+    this.process.kill('SIGTERM');
+    await exited;
+    rmSync(this.dataDir, { recursive: true, force: true });
   }
 }
 
-async function service(baseUrl: string): Promise<PhaseResult> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sss-bench-'));
-  const config = loadConfig({
-    ...process.env,
-    DATA_DIR: dataDir,
-    DATABASE_URL: '',
-    REDIS_URL: '',
-    ALLOW_PRIVATE_NETWORKS: 'true',
-    LOG_LEVEL: 'warn',
-    CAPTURE_CONCURRENCY: String(CONCURRENCY),
-    PORT: '0',
-  });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), createFastifyAdapter(config), {
-    ...HTTP_APP_OPTIONS,
-    logger: ['error'],
-  });
-  configureHttpApp(app);
-  await app.listen(0, '127.0.0.1');
-  const api = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
-  const accounts = app.get(AccountsService);
-  const { token } = await accounts.createAccount({ email: 'bench@example.com', name: 'Bench', plan: 'business' });
-  // The benchmark measures captures, not the plan's request quota.
-  await accounts.updateAccount('bench@example.com', { limitPerMinute: 1_000_000, limitPerHour: 1_000_000 });
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const websiteIds = new Map<string, number>();
-  for (const spec of PAGES) {
-    const res = await fetch(`${api}/websites`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ name: spec.name, url: baseUrl + spec.path, full_page: spec.fullPage }),
-    });
-    websiteIds.set(spec.name, ((await res.json()) as { data: { id: number } }).data.id);
-  }
-  try {
-    return await measure('(b) service end to end', async (spec) => {
-      const res = await fetch(`${api}/websites/${websiteIds.get(spec.name)}/screenshot`, { method: 'POST', headers });
-      const answer = (await res.json()) as { job_id: string };
-      if (res.status !== 200) throw new Error(`POST screenshot answered ${res.status}: ${JSON.stringify(answer)}`);
-      const { job_id } = answer;
-      for (;;) {
-        // Long-poll: one request that answers when the job ends (no 20 ms polling loop costing the API CPU).
-        const poll = await fetch(`${api}/jobs/${job_id}?wait=30`, { headers: { authorization: headers.authorization } });
-        const job = (await poll.json()) as { data: { status: string; error: string } };
-        if (poll.status !== 200) throw new Error(`GET job answered ${poll.status}: ${JSON.stringify(job)}`);
-        if (job.data.status === 'succeeded') return;
-        if (job.data.status === 'failed') throw new Error(job.data.error);
-      }
-    });
-  } finally {
-    await app.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-}
+// ---------------------------------------------------------------------------------------------------------
+// Report
+// ---------------------------------------------------------------------------------------------------------
+
+const HEADER = '| run | captures/s | p50 ms | p95 ms | CPU ms/capture | peak RSS MB |\n|---|---|---|---|---|---|';
+const row = (name: string, r: Result) =>
+  `| ${name} | ${r.capturesPerSecond.toFixed(2)} | ${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.cpuMsPerCapture.toFixed(0)} | ${r.peakRssMb.toFixed(0)} |`;
+const best = (results: Result[]) => results.reduce((a, b) => (b.capturesPerSecond > a.capturesPerSecond ? b : a));
 
 async function main(): Promise<void> {
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  const chrome = findChrome(process.env.CHROME_PATH);
+  const version = execFileSync(chrome, ['--version'], { encoding: 'utf8' }).trim();
   const pages = await startPages();
-  console.log(`pages: ${PAGES.map((p) => p.name).join(', ')} · ${CAPTURES} captures per phase · concurrency ${CONCURRENCY} · ${cpus().length} cores`);
-  const a = await floor(pages.url);
-  const b = await service(pages.url);
-  pages.server.close();
-  const row = (r: PhaseResult) => `| ${r.name} | ${r.capturesPerSecond.toFixed(2)} | ${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.peakRssMb.toFixed(0)} |`;
-  console.log('\n| run | captures/s | p50 ms | p95 ms | peak RSS MB (node + Chromium) |\n|---|---|---|---|---|');
-  console.log(row(a));
-  console.log(row(b));
-  console.log(`\nratio b/a (captures/s): ${(b.capturesPerSecond / a.capturesPerSecond).toFixed(2)}`);
-  process.exit(0);
+  const services: Service[] = [];
+  const cleanUp = () => services.forEach((s) => s.process.kill('SIGKILL'));
+  process.once('exit', cleanUp);
+  try {
+    console.log(`${CORES} cores · ${version} · ${CAPTURES} captures per timed run\n`);
+
+    const bare = { small: [] as [number, Result][], mix: [] as [number, Result][] };
+    for (const c of [4, 8, 16]) {
+      bare.small.push([c, await bareLoop(pages.url, [SMALL], c, CAPTURES)]);
+      bare.mix.push([c, await bareLoop(pages.url, MIX, c, CAPTURES)]);
+    }
+    const floorSmall = best(bare.small.map(([, r]) => r));
+    const floorMix = best(bare.mix.map(([, r]) => r));
+
+    const service = await Service.start(pages.url);
+    services.push(service);
+    const small = await service.batch([SMALL], CAPTURES);
+    const mix = await service.batch(MIX, CAPTURES);
+    const single = await service.oneAtATime(SMALL, 30);
+    const lateIds = [await service.capture(LATE), await service.capture(LATE), await service.capture(LATE)];
+    let serviceComplete = 0;
+    for (const id of lateIds) if (showsLateContent(await service.download(id))) serviceComplete++;
+    await service.stop();
+    const bareLate = await bareLoop(pages.url, [LATE], 1, 3);
+
+    console.log('## (a) bare loop vs (b) the service on its defaults, jobs submitted in a batch\n');
+    console.log(HEADER);
+    for (const [c, r] of bare.small) console.log(row(`(a) bare loop, small page, concurrency ${c}`, r));
+    console.log(row('**(b) service, small page**', small));
+    for (const [c, r] of bare.mix) console.log(row(`(a) bare loop, 4-page mix, concurrency ${c}`, r));
+    console.log(row('**(b) service, 4-page mix**', mix));
+    console.log(row('(c) service, small page one at a time (`?wait=30`)', single));
+    console.log('\nratios b/a against the best bare run:');
+    console.log(`- captures/s, small page: ${(small.capturesPerSecond / floorSmall.capturesPerSecond).toFixed(2)} (target ≥ 0.9)`);
+    console.log(`- captures/s, 4-page mix: ${(mix.capturesPerSecond / floorMix.capturesPerSecond).toFixed(2)} (target ≥ 0.9)`);
+    console.log(`- CPU per capture, small page: ${(small.cpuMsPerCapture / floorSmall.cpuMsPerCapture).toFixed(2)} (target ≤ 1.15)`);
+    console.log(`- CPU per capture, 4-page mix: ${(mix.cpuMsPerCapture / floorMix.cpuMsPerCapture).toFixed(2)} (target ≤ 1.15)`);
+    console.log(`- p50 one at a time, small page: ${single.p50.toFixed(0)} ms (target ≤ 250)`);
+
+    console.log('\n## (d) a page whose content arrives 1 s after load\n');
+    console.log(`- service (wait_until stable, the default): ${serviceComplete}/3 captures show the content`);
+    console.log(`- bare loop (load only): ${bareLate.complete ?? 0}/3 captures show the content (the rest show "Loading…")`);
+
+    console.log('\n## (e) the service at CAPTURE_CONCURRENCY = 4, 8, 16 (its cap), 4-page mix\n');
+    console.log(HEADER);
+    for (const cap of [4, 8, 16]) {
+      const capped = await Service.start(pages.url, { CAPTURE_CONCURRENCY: String(cap) });
+      services.push(capped);
+      console.log(row(`service, CAPTURE_CONCURRENCY=${cap}`, await capped.batch(MIX, CAPTURES)));
+      await capped.stop();
+    }
+
+    if (SOAK > 0) {
+      console.log(`\n## soak: ${SOAK} captures of the 4-page mix through the service on its defaults\n`);
+      const soaked = await Service.start(pages.url);
+      services.push(soaked);
+      console.log('| captures | RSS MB (node + Chromium) |\n|---|---|');
+      for (let done = 0; done < SOAK; done += 100) {
+        await Promise.all(Array.from({ length: Math.min(100, SOAK - done) }, (_, i) => soaked.capture(MIX[i % MIX.length])));
+        console.log(`| ${done + Math.min(100, SOAK - done)} | ${(treeStats(soaked.process.pid as number).rssBytes / 1024 / 1024).toFixed(0)} |`);
+      }
+      await soaked.stop();
+    }
+  } finally {
+    pages.server.close();
+    cleanUp();
+  }
 }
 
 main().catch((err) => {
