@@ -124,19 +124,81 @@ export const PRESS_NAMED_KEYS = [
 ] as const;
 export type PressNamedKey = (typeof PRESS_NAMED_KEYS)[number];
 
-/** The fields each step type accepts besides `type`, in the order they are checked and reported. */
-export const STEP_FIELDS: { readonly [T in StepType]: readonly string[] } = {
-  navigate: ['url'],
-  fill: ['selector', 'value'],
-  click: ['selector'],
-  wait: ['duration'],
-  wait_for: ['selector', 'timeout'],
-  hover: ['selector'],
-  press: ['key'],
-  select: ['selector', 'value'],
-  scroll: ['to'],
-  screenshot: ['full_page'],
+// ---------------------------------------------------------------------------------------------------------
+// The steps, declared once: this table drives the parser below and the OpenAPI schemas (http/openapi.ts)
+// ---------------------------------------------------------------------------------------------------------
+
+/** How one field of a step is checked (and documented). Every field is required unless `optional`. */
+export type StepFieldSpec =
+  | { kind: 'url' }
+  | { kind: 'selector' }
+  /** fill.value / select.value: any string up to MAX_VALUE_LENGTH, the empty string included (clears a field). */
+  | { kind: 'value'; example: string }
+  | { kind: 'integer'; min: number; max: number; optional?: true; default?: number; description: string; example?: number }
+  /** A printable ASCII character or one of PRESS_NAMED_KEYS. */
+  | { kind: 'key' }
+  /** SCROLL_TO_BOTTOM (any case) or a CSS selector. */
+  | { kind: 'scrollTarget' }
+  | { kind: 'boolean'; optional: true; description: string };
+
+export interface StepDefinition {
+  /** What the step does, as documented. */
+  description: string;
+  /** The fields besides `type`, in the order they are checked and reported. */
+  fields: Readonly<Record<string, StepFieldSpec>>;
+}
+
+/** Every step type: what it does and its fields. The interfaces above must match it (StepsMatchTable). */
+export const STEP_DEFINITIONS = {
+  navigate: { description: 'Go to a URL (it must pass the URL policy)', fields: { url: { kind: 'url' } } },
+  fill: {
+    description: 'Replace the value of an input, textarea or contenteditable (never logged)',
+    fields: { selector: { kind: 'selector' }, value: { kind: 'value', example: 'alice' } },
+  },
+  click: { description: 'Click an element (and follow the navigation it starts)', fields: { selector: { kind: 'selector' } } },
+  wait: { description: 'Sleep', fields: { duration: { kind: 'integer', min: MIN_WAIT_MS, max: MAX_WAIT_MS, description: 'Milliseconds', example: 500 } } },
+  wait_for: {
+    description: 'Wait until a selector matches',
+    fields: {
+      selector: { kind: 'selector' },
+      timeout: {
+        kind: 'integer',
+        min: MIN_WAIT_FOR_TIMEOUT_MS,
+        max: MAX_WAIT_FOR_TIMEOUT_MS,
+        optional: true,
+        default: DEFAULT_WAIT_FOR_TIMEOUT_MS,
+        description: 'Milliseconds',
+      },
+    },
+  },
+  hover: { description: 'Move the mouse over an element', fields: { selector: { kind: 'selector' } } },
+  press: { description: 'Press one key', fields: { key: { kind: 'key' } } },
+  select: {
+    description: 'Choose the option with this value in a <select>',
+    fields: { selector: { kind: 'selector' }, value: { kind: 'value', example: 'de' } },
+  },
+  scroll: { description: 'Scroll to the bottom of the page, or an element into view', fields: { to: { kind: 'scrollTarget' } } },
+  screenshot: {
+    description: 'Take an extra screenshot (a final one is always taken)',
+    fields: { full_page: { kind: 'boolean', optional: true, description: 'Default: the website’s full_page' } },
+  },
+} as const satisfies { readonly [T in StepType]: StepDefinition };
+
+/** Compile-time check: each step interface has exactly the table's fields, optional where the table says so. */
+type FieldsOf<T extends StepType> = (typeof STEP_DEFINITIONS)[T]['fields'];
+type RequiredKeys<F> = { [K in keyof F]: F[K] extends { optional: true } ? never : K }[keyof F];
+type StepShapeOf<T extends StepType> = { type: T } & { [K in RequiredKeys<FieldsOf<T>>]: unknown } & {
+  [K in Exclude<keyof FieldsOf<T>, RequiredKeys<FieldsOf<T>>>]?: unknown;
 };
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type AllTrue<T extends { [K in StepType]: true }> = T;
+/** Does not compile when a step interface above and its definition disagree on the fields. */
+export type StepsMatchTable = AllTrue<{ [T in StepType]: Same<keyof StepOf<T>, keyof StepShapeOf<T>> }>;
+
+/** The fields each step type accepts besides `type`, in the order they are checked and reported. */
+export const STEP_FIELDS: { readonly [T in StepType]: readonly string[] } = Object.fromEntries(
+  STEP_TYPES.map((type) => [type, Object.keys(STEP_DEFINITIONS[type].fields)]),
+) as { [T in StepType]: string[] };
 
 // ---------------------------------------------------------------------------------------------------------
 // Helpers for the runner
@@ -281,7 +343,7 @@ function parseStep(raw: unknown, at: string, ctx: Ctx): Step | undefined {
   }
 
   const before = ctx.problems.list.length;
-  const step = STEP_PARSERS[type](raw, at, ctx);
+  const step = parseFields(type, raw, at, ctx);
   for (const key of Object.keys(raw)) {
     if (key !== 'type' && !STEP_FIELDS[type].includes(key)) {
       const field = fieldPath(at, key);
@@ -291,60 +353,46 @@ function parseStep(raw: unknown, at: string, ctx: Ctx): Step | undefined {
   return ctx.problems.list.length === before ? step : undefined;
 }
 
-type StepParser<T extends StepType> = (raw: RawStep, at: string, ctx: Ctx) => StepOf<T> | undefined;
-
-/** Each parser reports its own problems and returns undefined when any field is bad. */
-const STEP_PARSERS: { readonly [T in StepType]: StepParser<T> } = {
-  navigate(raw, at, ctx) {
-    const url = urlField(raw, at, ctx);
-    return url === undefined ? undefined : { type: 'navigate', url };
-  },
-  fill(raw, at, ctx) {
-    const selector = selectorField(raw, at, 'selector', ctx);
-    const value = valueField(raw, at, 'value', ctx);
-    return selector === undefined || value === undefined ? undefined : { type: 'fill', selector, value };
-  },
-  click(raw, at, ctx) {
-    const selector = selectorField(raw, at, 'selector', ctx);
-    return selector === undefined ? undefined : { type: 'click', selector };
-  },
-  wait(raw, at, ctx) {
-    const duration = integerField(raw, at, 'duration', MIN_WAIT_MS, MAX_WAIT_MS, true, ctx);
-    return duration === undefined || duration === null ? undefined : { type: 'wait', duration };
-  },
-  wait_for(raw, at, ctx) {
-    const selector = selectorField(raw, at, 'selector', ctx);
-    const timeout = integerField(raw, at, 'timeout', MIN_WAIT_FOR_TIMEOUT_MS, MAX_WAIT_FOR_TIMEOUT_MS, false, ctx);
-    if (selector === undefined || timeout === null) return undefined;
-    return timeout === undefined ? { type: 'wait_for', selector } : { type: 'wait_for', selector, timeout };
-  },
-  hover(raw, at, ctx) {
-    const selector = selectorField(raw, at, 'selector', ctx);
-    return selector === undefined ? undefined : { type: 'hover', selector };
-  },
-  press(raw, at, ctx) {
-    const key = keyField(raw, at, ctx);
-    return key === undefined ? undefined : { type: 'press', key };
-  },
-  select(raw, at, ctx) {
-    const selector = selectorField(raw, at, 'selector', ctx);
-    const value = valueField(raw, at, 'value', ctx);
-    return selector === undefined || value === undefined ? undefined : { type: 'select', selector, value };
-  },
-  scroll(raw, at, ctx) {
-    const to = scrollTargetField(raw, at, ctx);
-    return to === undefined ? undefined : { type: 'scroll', to };
-  },
-  screenshot(raw, at, ctx) {
-    const fullPage = own(raw, 'full_page');
-    if (fullPage === undefined) return { type: 'screenshot' };
-    if (typeof fullPage !== 'boolean') {
-      ctx.problems.add(`${at}.full_page`, `${at}.full_page must be a boolean`);
-      return undefined;
+/**
+ * Checks one field as its spec says. Returns the normalised value; undefined for an optional field left out;
+ * null when it was reported as a problem.
+ */
+function parseField(raw: RawStep, at: string, key: string, spec: StepFieldSpec, ctx: Ctx): unknown {
+  const orNull = <T>(value: T | undefined): T | null => (value === undefined ? null : value);
+  switch (spec.kind) {
+    case 'url':
+      return orNull(urlField(raw, at, ctx));
+    case 'selector':
+      return orNull(selectorField(raw, at, key, ctx));
+    case 'value':
+      return orNull(valueField(raw, at, key, ctx));
+    case 'integer':
+      return integerField(raw, at, key, spec.min, spec.max, spec.optional !== true, ctx);
+    case 'key':
+      return orNull(keyField(raw, at, ctx));
+    case 'scrollTarget':
+      return orNull(scrollTargetField(raw, at, ctx));
+    case 'boolean': {
+      const value = own(raw, key);
+      if (value === undefined) return undefined;
+      if (typeof value === 'boolean') return value;
+      ctx.problems.add(`${at}.${key}`, `${at}.${key} must be a boolean`);
+      return null;
     }
-    return { type: 'screenshot', full_page: fullPage };
-  },
-};
+  }
+}
+
+/** Every field of the step's definition, in order; the step only when none was reported. */
+function parseFields(type: StepType, raw: RawStep, at: string, ctx: Ctx): Step | undefined {
+  const step: Record<string, unknown> = { type };
+  let ok = true;
+  for (const [key, spec] of Object.entries(STEP_DEFINITIONS[type].fields) as [string, StepFieldSpec][]) {
+    const value = parseField(raw, at, key, spec, ctx);
+    if (value === null) ok = false;
+    else if (value !== undefined) step[key] = value;
+  }
+  return ok ? (step as unknown as Step) : undefined;
+}
 
 /** A required string field; `null` counts as missing. Reports and returns undefined when absent or not a string. */
 function requiredString(raw: RawStep, at: string, key: string, ctx: Ctx): string | undefined {

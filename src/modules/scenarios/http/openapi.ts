@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema, getSchemaPath } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions, ApiSchema, getSchemaPath } from '@nestjs/swagger';
 import { TIMESTAMP } from '../../../shared/http/openapi';
 import { MAX_ID } from '../../../shared/http/validation';
 import { JOB_STATUSES, JobStatus } from '../../jobs/domain/job';
@@ -7,124 +7,74 @@ import { SCENARIO_RULES } from '../domain/scenario';
 import * as S from '../domain/steps';
 
 // ---------------------------------------------------------------------------------------------------------
-// Steps: one schema per type, `oneOf` them with a discriminator on `type` (spec: Scenario; API.md: Scenarios).
+// Steps: one schema per type, made from the steps' definitions (domain/steps.ts), `oneOf` them with a
+// discriminator on `type` (spec: Scenario; API.md: Scenarios).
 // ---------------------------------------------------------------------------------------------------------
 
-const SELECTOR = {
-  type: 'string',
-  format: 'css-selector',
-  minLength: 1,
-  maxLength: S.MAX_SELECTOR_LENGTH,
-  description: 'A standard CSS selector (one that does not parse is 422); surrounding whitespace is trimmed',
-  example: '#login button[type=submit]',
-} as const;
-const VALUE = { type: 'string', maxLength: S.MAX_VALUE_LENGTH } as const;
-const stepType = (type: S.StepType) => ({ enum: [type] });
-
-@ApiSchema({ name: 'NavigateStep', description: 'Go to a URL (it must pass the URL policy)' })
-export class NavigateStepSchema implements S.NavigateStep {
-  @ApiProperty(stepType('navigate')) type!: 'navigate';
-  @ApiProperty({
-    type: 'string',
-    format: 'uri',
-    pattern: '^[hH][tT][tT][pP][sS]?://',
-    maxLength: 2048,
-    description:
-      'Absolute http/https URL (at most 2048 characters, no credentials); its host must resolve to public addresses only (URL policy), checked again at every navigation',
-    example: 'https://example.com/login',
-  })
-  url!: string;
+/** The OpenAPI property of each kind of step field (domain/steps.ts: STEP_DEFINITIONS). */
+function fieldProperty(spec: S.StepFieldSpec): ApiPropertyOptions {
+  switch (spec.kind) {
+    case 'url':
+      return {
+        type: 'string',
+        format: 'uri',
+        pattern: '^[hH][tT][tT][pP][sS]?://',
+        maxLength: 2048,
+        description:
+          'Absolute http/https URL (at most 2048 characters, no credentials); its host must resolve to public addresses only (URL policy), checked again at every navigation',
+        example: 'https://example.com/login',
+      };
+    case 'selector':
+      return {
+        type: 'string',
+        format: 'css-selector',
+        minLength: 1,
+        maxLength: S.MAX_SELECTOR_LENGTH,
+        description: 'A standard CSS selector (one that does not parse is 422); surrounding whitespace is trimmed',
+        example: '#login button[type=submit]',
+      };
+    case 'value':
+      return { type: 'string', maxLength: S.MAX_VALUE_LENGTH, example: spec.example };
+    case 'integer':
+      return { type: 'integer', minimum: spec.min, maximum: spec.max, default: spec.default, description: spec.description, example: spec.example };
+    case 'key':
+      return {
+        type: 'string',
+        minLength: 1,
+        example: 'Enter',
+        description: `One printable ASCII character, or one of ${S.PRESS_NAMED_KEYS.join(', ')} (case-insensitive)`,
+      };
+    case 'scrollTarget':
+      return {
+        type: 'string',
+        minLength: 1,
+        maxLength: S.MAX_SELECTOR_LENGTH,
+        example: S.SCROLL_TO_BOTTOM,
+        description: `"${S.SCROLL_TO_BOTTOM}" (any case) or a standard CSS selector (one that does not parse is 422); surrounding whitespace is trimmed`,
+      };
+    case 'boolean':
+      return { type: 'boolean', description: spec.description };
+  }
 }
 
-@ApiSchema({ name: 'FillStep', description: 'Replace the value of an input, textarea or contenteditable (never logged)' })
-export class FillStepSchema implements S.FillStep {
-  @ApiProperty(stepType('fill')) type!: 'fill';
-  @ApiProperty(SELECTOR) selector!: string;
-  @ApiProperty({ ...VALUE, example: 'alice' }) value!: string;
+/** `wait_for` → `WaitForStep`: the schema names clients already know. */
+const schemaName = (type: S.StepType) => `${type.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase())}Step`;
+
+/** One schema class per step type, made from its definition: properties as swagger's decorators would declare them. */
+function stepSchema(type: S.StepType): new () => S.Step {
+  const name = schemaName(type);
+  const schema = { [name]: class {} }[name];
+  const definition: S.StepDefinition = S.STEP_DEFINITIONS[type];
+  ApiProperty({ enum: [type] })(schema.prototype, 'type');
+  for (const [field, spec] of Object.entries(definition.fields)) {
+    const property = Object.fromEntries(Object.entries(fieldProperty(spec)).filter(([, value]) => value !== undefined));
+    ('optional' in spec && spec.optional ? ApiPropertyOptional : ApiProperty)(property)(schema.prototype, field);
+  }
+  ApiSchema({ name, description: definition.description })(schema);
+  return schema as new () => S.Step;
 }
 
-@ApiSchema({ name: 'ClickStep', description: 'Click an element (and follow the navigation it starts)' })
-export class ClickStepSchema implements S.ClickStep {
-  @ApiProperty(stepType('click')) type!: 'click';
-  @ApiProperty(SELECTOR) selector!: string;
-}
-
-@ApiSchema({ name: 'WaitStep', description: 'Sleep' })
-export class WaitStepSchema implements S.WaitStep {
-  @ApiProperty(stepType('wait')) type!: 'wait';
-  @ApiProperty({ type: 'integer', minimum: S.MIN_WAIT_MS, maximum: S.MAX_WAIT_MS, description: 'Milliseconds', example: 500 }) duration!: number;
-}
-
-@ApiSchema({ name: 'WaitForStep', description: 'Wait until a selector matches' })
-export class WaitForStepSchema implements S.WaitForStep {
-  @ApiProperty(stepType('wait_for')) type!: 'wait_for';
-  @ApiProperty(SELECTOR) selector!: string;
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: S.MIN_WAIT_FOR_TIMEOUT_MS,
-    maximum: S.MAX_WAIT_FOR_TIMEOUT_MS,
-    default: S.DEFAULT_WAIT_FOR_TIMEOUT_MS,
-    description: 'Milliseconds',
-  })
-  timeout?: number;
-}
-
-@ApiSchema({ name: 'HoverStep', description: 'Move the mouse over an element' })
-export class HoverStepSchema implements S.HoverStep {
-  @ApiProperty(stepType('hover')) type!: 'hover';
-  @ApiProperty(SELECTOR) selector!: string;
-}
-
-@ApiSchema({ name: 'PressStep', description: 'Press one key' })
-export class PressStepSchema implements S.PressStep {
-  @ApiProperty(stepType('press')) type!: 'press';
-  @ApiProperty({
-    type: 'string',
-    minLength: 1,
-    example: 'Enter',
-    description: `One printable ASCII character, or one of ${S.PRESS_NAMED_KEYS.join(', ')} (case-insensitive)`,
-  })
-  key!: string;
-}
-
-@ApiSchema({ name: 'SelectStep', description: 'Choose the option with this value in a <select>' })
-export class SelectStepSchema implements S.SelectStep {
-  @ApiProperty(stepType('select')) type!: 'select';
-  @ApiProperty(SELECTOR) selector!: string;
-  @ApiProperty({ ...VALUE, example: 'de' }) value!: string;
-}
-
-@ApiSchema({ name: 'ScrollStep', description: 'Scroll to the bottom of the page, or an element into view' })
-export class ScrollStepSchema implements S.ScrollStep {
-  @ApiProperty(stepType('scroll')) type!: 'scroll';
-  @ApiProperty({
-    type: 'string',
-    minLength: 1,
-    maxLength: S.MAX_SELECTOR_LENGTH,
-    example: S.SCROLL_TO_BOTTOM,
-    description: `"${S.SCROLL_TO_BOTTOM}" (any case) or a standard CSS selector (one that does not parse is 422); surrounding whitespace is trimmed`,
-  })
-  to!: string;
-}
-
-@ApiSchema({ name: 'ScreenshotStep', description: 'Take an extra screenshot (a final one is always taken)' })
-export class ScreenshotStepSchema implements S.ScreenshotStep {
-  @ApiProperty(stepType('screenshot')) type!: 'screenshot';
-  @ApiPropertyOptional({ type: 'boolean', description: 'Default: the website’s full_page' }) full_page?: boolean;
-}
-
-const STEP_SCHEMA_BY_TYPE: { readonly [T in S.StepType]: new () => S.StepOf<T> } = {
-  navigate: NavigateStepSchema,
-  fill: FillStepSchema,
-  click: ClickStepSchema,
-  wait: WaitStepSchema,
-  wait_for: WaitForStepSchema,
-  hover: HoverStepSchema,
-  press: PressStepSchema,
-  select: SelectStepSchema,
-  scroll: ScrollStepSchema,
-  screenshot: ScreenshotStepSchema,
-};
+const STEP_SCHEMA_BY_TYPE = Object.fromEntries(S.STEP_TYPES.map((type) => [type, stepSchema(type)])) as Record<S.StepType, new () => S.Step>;
 
 /** Register these where the steps are used (@ApiExtraModels), so the oneOf references resolve. */
 export const STEP_SCHEMAS = Object.values(STEP_SCHEMA_BY_TYPE);
