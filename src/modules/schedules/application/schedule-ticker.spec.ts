@@ -9,7 +9,7 @@ import { CaptureJobsService } from '../../screenshots/application/capture-jobs.s
 import { JobProps } from '../../jobs/domain/job';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
-import { createSchedule, ScheduleProps } from '../domain/schedule';
+import { Schedule, ScheduleProps } from '../domain/schedule';
 import { ClaimOutcome, ScheduleRepository } from './ports';
 import { ScheduleTicker } from './schedule-ticker';
 
@@ -34,11 +34,11 @@ class InMemorySchedules extends ScheduleRepository {
   beforeClaim: Hook = null;
 
   add(props: Partial<ScheduleProps> & { id: number; nextRunAt: Date }): ScheduleProps {
-    const base = createSchedule(
+    const base = Schedule.create(
       { accountId: 1, websiteId: 1, name: `s${props.id}`, frequency: 'daily', time: '10:00', timezone: 'UTC' },
       new Date('2027-01-01T00:00:00Z'),
     );
-    const row: ScheduleProps = { ...base, ...props };
+    const row: ScheduleProps = { ...base.props, ...props };
     this.rows.set(row.id, row);
     return row;
   }

@@ -7,8 +7,8 @@ import { AccountRepository } from '../../accounts/application/ports';
 import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
 import { JobProps } from '../../jobs/domain/job';
 import { WebsiteRepository } from '../../websites/application/ports';
-import { isCapturedBySchedules } from '../../websites/domain/website';
-import { advanceAfterFiring, ScheduleProps } from '../domain/schedule';
+import { Website } from '../../websites/domain/website';
+import { Schedule, ScheduleProps } from '../domain/schedule';
 import { ScheduleRepository } from './ports';
 import { errorMessage } from '../../../shared/domain/error-message';
 
@@ -103,7 +103,7 @@ export class ScheduleTicker implements OnApplicationBootstrap, OnModuleDestroy {
    */
   private nextOccurrence(schedule: ScheduleProps, now: Date): Date | null {
     try {
-      return advanceAfterFiring(schedule, now).nextRunAt;
+      return Schedule.restore(schedule).fire(now).nextRunAt;
     } catch (err) {
       this.logger.error(`schedule ${schedule.id}: cannot compute its next run: ${errorMessage(err)}`);
       return null;
@@ -135,7 +135,7 @@ export class ScheduleTicker implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async mayFire(schedule: ScheduleProps, now: Date): Promise<boolean> {
     const website = await this.websites.findById(schedule.websiteId);
-    if (!website || !isCapturedBySchedules(website)) return false;
+    if (!website || !Website.restore(website).isCapturedBySchedules()) return false;
     const account = await this.accounts.findById(schedule.accountId);
     return account !== null && account.hasApiAccess(now);
   }

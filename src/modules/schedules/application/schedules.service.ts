@@ -3,13 +3,13 @@ import { Clock } from '../../../shared/domain/clock';
 import { NotFoundError, ValidationFailedError } from '../../../shared/domain/domain-error';
 import { PageRequest } from '../../../shared/domain/page-request';
 import { WebsiteRepository } from '../../websites/application/ports';
-import { createSchedule, CreateScheduleInput, ScheduleChanges, ScheduleProps, updateSchedule } from '../domain/schedule';
+import { CreateScheduleInput, NewSchedule, Schedule, ScheduleChanges, ScheduleProps } from '../domain/schedule';
 import { ScheduleColumnChanges, ScheduleRepository } from './ports';
 
 const sameInstant = (a: Date | null, b: Date | null): boolean => (a === null || b === null ? a === b : a.getTime() === b.getTime());
 
 /** The columns `after` changes relative to `before`, plus updated_at: all an update writes. */
-function changedColumns(before: ScheduleProps, after: ScheduleProps): ScheduleColumnChanges {
+function changedColumns(before: NewSchedule, after: NewSchedule): ScheduleColumnChanges {
   const changes: ScheduleColumnChanges = { updatedAt: after.updatedAt };
   if (after.name !== before.name) changes.name = after.name;
   if (after.websiteId !== before.websiteId) changes.websiteId = after.websiteId;
@@ -37,9 +37,9 @@ export class SchedulesService {
   }
 
   async create(input: CreateScheduleInput): Promise<ScheduleProps> {
-    const draft = createSchedule(input, this.clock.now());
+    const draft = Schedule.create(input, this.clock.now());
     await this.checkWebsite(input.accountId, input.websiteId);
-    return this.schedules.create(draft);
+    return this.schedules.create(draft.props);
   }
 
   async get(accountId: number, id: number): Promise<ScheduleProps> {
@@ -54,12 +54,12 @@ export class SchedulesService {
 
   /**
    * Partial update (also the dashboard's enable / disable); `enabled` toggles as sent, next_run_at follows
-   * updateSchedule's rule. Only the changed columns are written, and only while the schedule still exists: one
+   * Schedule.update's rule. Only the changed columns are written, and only while the schedule still exists: one
    * deleted meanwhile is 404, never written back.
    */
   async update(accountId: number, id: number, changes: ScheduleChanges): Promise<ScheduleProps> {
     const schedule = await this.get(accountId, id);
-    const updated = updateSchedule(schedule, changes, this.clock.now());
+    const updated = Schedule.restore(schedule).update(changes, this.clock.now()).props;
     if (changes.websiteId !== undefined) await this.checkWebsite(accountId, changes.websiteId);
     const saved = await this.schedules.update(accountId, id, changedColumns(schedule, updated));
     if (!saved) throw new NotFoundError('Schedule');

@@ -3,7 +3,7 @@ import { Clock } from '../../../shared/domain/clock';
 import { NotFoundError, ValidationFailedError } from '../../../shared/domain/domain-error';
 import { PageRequest } from '../../../shared/domain/page-request';
 import { UrlPolicy } from '../../../shared/url-policy';
-import { draftWebsite, WebsiteChanges, WebsiteInput, WebsiteProps } from '../domain/website';
+import { Website, WebsiteChanges, WebsiteInput, WebsiteProps } from '../domain/website';
 import { WebsiteDeletionListener, WebsiteRepository } from './ports';
 
 @Injectable()
@@ -29,7 +29,7 @@ export class WebsitesService {
 
   async create(accountId: number, input: WebsiteInput): Promise<WebsiteProps> {
     const url = await this.checkUrl(input.url);
-    return this.websites.create(draftWebsite(accountId, { ...input, url }), this.clock.now());
+    return this.websites.create(Website.create(accountId, { ...input, url }).props, this.clock.now());
   }
 
   /** The account's website, or null (for pages that name websites and skip one deleted meanwhile). */

@@ -49,20 +49,31 @@ export interface WebsiteInput {
 
 export type WebsiteChanges = Partial<WebsiteInput>;
 
-export function draftWebsite(accountId: number, input: WebsiteInput): WebsiteDraft {
-  return {
-    accountId,
-    name: input.name,
-    url: input.url,
-    viewportWidth: input.viewportWidth ?? WEBSITE_RULES.viewportWidth.default,
-    viewportHeight: input.viewportHeight ?? WEBSITE_RULES.viewportHeight.default,
-    fullPage: input.fullPage ?? WEBSITE_RULES.fullPageDefault,
-    status: input.status ?? 'active',
-    captureOptions: input.captureOptions ?? {},
-  };
-}
+/** A website and what it decides itself (its defaults, whether schedules capture it). */
+export class Website {
+  private constructor(readonly props: Readonly<WebsiteDraft & Partial<Pick<WebsiteProps, 'id'>>>) {}
 
-/** Paused websites keep their data but are skipped by schedules. */
-export function isCapturedBySchedules(website: Pick<WebsiteProps, 'status'>): boolean {
-  return website.status === 'active';
+  /** A new website of `accountId`: the bounds' defaults for what the input leaves out, active unless paused. */
+  static create(accountId: number, input: WebsiteInput): Website {
+    return new Website({
+      accountId,
+      name: input.name,
+      url: input.url,
+      viewportWidth: input.viewportWidth ?? WEBSITE_RULES.viewportWidth.default,
+      viewportHeight: input.viewportHeight ?? WEBSITE_RULES.viewportHeight.default,
+      fullPage: input.fullPage ?? WEBSITE_RULES.fullPageDefault,
+      status: input.status ?? 'active',
+      captureOptions: input.captureOptions ?? {},
+    });
+  }
+
+  /** A stored website, as the repository returns it. */
+  static restore(props: WebsiteProps): Website {
+    return new Website({ ...props });
+  }
+
+  /** Paused websites keep their data but are skipped by schedules. */
+  isCapturedBySchedules(): boolean {
+    return this.props.status === 'active';
+  }
 }
