@@ -162,6 +162,10 @@ describe('dashboard in a real browser', () => {
     const job = await waitForJob(t.url, account.auth, jobs.body.data[0].id);
     expect(job.status).toBe('succeeded');
     await go('/dashboard/websites');
+    // Lazy images, and a thumbnail is made on its first request: wait (bounded) until the browser has them.
+    await page.waitForFunction(() => Array.from(document.querySelectorAll('td.thumb-cell img')).every((img) => (img as HTMLImageElement).complete), {
+      timeout: 10_000,
+    });
     const loaded = await page.$$eval('td.thumb-cell img', (imgs) => imgs.map((img) => img.complete && img.naturalWidth));
     expect(loaded).toHaveLength(2);
     for (const width of loaded) expect(width).toBeGreaterThan(0);
