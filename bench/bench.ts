@@ -145,46 +145,35 @@ class Service {
   /** `captures` jobs submitted at once (round-robin over `pages`), each observed by its own long-poll. */
   async batch(pages: PageSpec[], captures: number): Promise<Result> {
     for (const page of pages) await this.capture(page); // warm-up
-    const before = treeStats(this.process.pid as number);
-    const rss = peakRss(this.process.pid as number);
-    const latencies: number[] = [];
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: captures }, async (_, i) => {
-        const t0 = performance.now();
-        await this.capture(pages[i % pages.length]);
-        latencies.push(performance.now() - t0);
-      }),
+    return this.timed(captures, (latency) =>
+      Promise.all(Array.from({ length: captures }, (_, i) => latency(() => this.capture(pages[i % pages.length])))).then(() => undefined),
     );
-    const seconds = (performance.now() - started) / 1000;
-    const peak = rss.stop();
-    const after = treeStats(this.process.pid as number);
-    latencies.sort((a, b) => a - b);
-    return {
-      capturesPerSecond: captures / seconds,
-      p50: percentile(latencies, 0.5),
-      p95: percentile(latencies, 0.95),
-      cpuMsPerCapture: (after.cpuMs - before.cpuMs) / captures,
-      peakRssMb: peak / 1024 / 1024,
-    };
   }
 
   /** One capture at a time: the latency a client sees, POST → long-poll answered. */
   async oneAtATime(page: PageSpec, captures: number): Promise<Result> {
-    await this.capture(page);
-    const before = treeStats(this.process.pid as number);
-    const rss = peakRss(this.process.pid as number);
+    await this.capture(page); // warm-up
+    return this.timed(captures, async (latency) => {
+      for (let i = 0; i < captures; i++) await latency(() => this.capture(page));
+    });
+  }
+
+  /** Runs `work` (which times each capture through `latency`) and measures the service's tree around it. */
+  private async timed(captures: number, work: (latency: (capture: () => Promise<unknown>) => Promise<void>) => Promise<void>): Promise<Result> {
+    const pid = this.process.pid as number;
+    const before = treeStats(pid);
+    const rss = peakRss(pid);
     const latencies: number[] = [];
     const started = performance.now();
-    for (let i = 0; i < captures; i++) {
+    await work(async (capture) => {
       const t0 = performance.now();
-      await this.capture(page);
+      await capture();
       latencies.push(performance.now() - t0);
-    }
+    });
     const seconds = (performance.now() - started) / 1000;
     const peak = rss.stop();
-    const after = treeStats(this.process.pid as number);
-    latencies.sort((a, b) => a - b);
+    const after = treeStats(pid);
+    latencies.sort((x, y) => x - y);
     return {
       capturesPerSecond: captures / seconds,
       p50: percentile(latencies, 0.5),
