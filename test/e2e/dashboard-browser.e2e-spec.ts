@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import puppeteer, { Browser, Page } from 'puppeteer';
 import request from 'supertest';
+import { CHROME_ARGS } from '../../src/adapters/capture/browser-pool';
 import { findChrome } from '../../src/adapters/capture/capture-options';
 import { AccountsService } from '../../src/modules/accounts/application/accounts.service';
 import { waitForJob } from '../support/jobs';
@@ -89,16 +90,7 @@ describe('dashboard in a real browser', () => {
     browser = await puppeteer.launch({
       executablePath: findChrome(process.env.CHROME_PATH),
       headless: 'shell',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-dev-shm-usage',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-quic',
-      ],
+      args: [...CHROME_ARGS],
     });
     page = await browser.newPage();
     await page.setViewport({ width: 1280, height: 800 });
