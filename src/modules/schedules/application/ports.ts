@@ -1,5 +1,5 @@
 import { PageRequest } from '../../../shared/domain/page-request';
-import { NewSchedule, ScheduleProps } from '../domain/schedule';
+import { Schedule, ScheduleProps } from '../domain/schedule';
 
 /** The columns an update writes: only those that changed, plus updated_at. */
 export type ScheduleColumnChanges = Partial<
@@ -17,18 +17,19 @@ export interface ClaimOutcome {
 }
 
 export abstract class ScheduleRepository {
-  abstract create(schedule: NewSchedule): Promise<ScheduleProps>;
-  abstract findOwned(accountId: number, id: number): Promise<ScheduleProps | null>;
-  abstract list(accountId: number, page: PageRequest): Promise<{ items: ScheduleProps[]; total: number }>;
+  /** Stores a schedule made by Schedule.create; returns it with its id. */
+  abstract create(schedule: Schedule): Promise<Schedule>;
+  abstract findOwned(accountId: number, id: number): Promise<Schedule | null>;
+  abstract list(accountId: number, page: PageRequest): Promise<{ items: Schedule[]; total: number }>;
   /**
    * Writes only `changes` to the account's schedule, in one conditional UPDATE, so columns the ticker writes
    * concurrently (next_run_at, last_run_at, last_job_id) are not overwritten with what was read before, and a
    * schedule deleted meanwhile is not written back. Null when no such schedule exists (any more).
    */
-  abstract update(accountId: number, id: number, changes: ScheduleColumnChanges): Promise<ScheduleProps | null>;
+  abstract update(accountId: number, id: number, changes: ScheduleColumnChanges): Promise<Schedule | null>;
   abstract delete(id: number): Promise<void>;
   /** Enabled schedules whose next run is at or before `now`, oldest first. */
-  abstract findDue(now: Date, limit: number): Promise<ScheduleProps[]>;
+  abstract findDue(now: Date, limit: number): Promise<Schedule[]>;
   /**
    * Claims one occurrence: moves next_run_at from `due` to `outcome.next` (and records its job) in a single
    * conditional UPDATE on next_run_at = due of an enabled schedule. True for exactly one caller per occurrence,

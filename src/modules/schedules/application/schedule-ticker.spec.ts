@@ -46,12 +46,12 @@ class InMemorySchedules extends ScheduleRepository {
     return this.rows.get(id) as ScheduleProps;
   }
 
-  async findDue(now: Date, limit: number): Promise<ScheduleProps[]> {
+  async findDue(now: Date, limit: number): Promise<Schedule[]> {
     return [...this.rows.values()]
       .filter((s) => s.enabled && s.nextRunAt !== null && s.nextRunAt.getTime() <= now.getTime())
       .sort((a, b) => (a.nextRunAt as Date).getTime() - (b.nextRunAt as Date).getTime())
       .slice(0, limit)
-      .map((s) => ({ ...s }));
+      .map((s) => Schedule.restore(s));
   }
   async claim(id: number, due: Date, outcome: ClaimOutcome): Promise<boolean> {
     const hook = this.beforeClaim;

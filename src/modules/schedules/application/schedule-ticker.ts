@@ -8,7 +8,7 @@ import { CaptureJobsService } from '../../screenshots/application/capture-jobs.s
 import { JobProps } from '../../jobs/domain/job';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { Website } from '../../websites/domain/website';
-import { Schedule, ScheduleProps } from '../domain/schedule';
+import { Schedule } from '../domain/schedule';
 import { ScheduleRepository } from './ports';
 import { errorMessage } from '../../../shared/domain/error-message';
 
@@ -80,7 +80,7 @@ export class ScheduleTicker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** Fires one due occurrence; true when this call claimed it and a capture job was queued for it. */
-  private async fire(schedule: ScheduleProps, now: Date): Promise<boolean> {
+  private async fire(schedule: Schedule, now: Date): Promise<boolean> {
     const due = schedule.nextRunAt as Date;
     const next = this.nextOccurrence(schedule, now);
     const job = (await this.mayFire(schedule, now)) ? await this.requestJob(schedule, due) : null;
@@ -101,9 +101,9 @@ export class ScheduleTicker implements OnApplicationBootstrap, OnModuleDestroy {
    * sees enabled: false and next_run_at: null instead of a schedule that silently never runs, and an update
    * with a valid timezone and enabled: true resumes it.
    */
-  private nextOccurrence(schedule: ScheduleProps, now: Date): Date | null {
+  private nextOccurrence(schedule: Schedule, now: Date): Date | null {
     try {
-      return Schedule.restore(schedule).fire(now).nextRunAt;
+      return schedule.fire(now).nextRunAt;
     } catch (err) {
       this.logger.error(`schedule ${schedule.id}: cannot compute its next run: ${errorMessage(err)}`);
       return null;
@@ -116,7 +116,7 @@ export class ScheduleTicker implements OnApplicationBootstrap, OnModuleDestroy {
    * after a job was made for this occurrence, before it was claimed): the occurrence has its job, so it
    * counts as fired rather than failing on every tick.
    */
-  private async requestJob(schedule: ScheduleProps, due: Date): Promise<JobProps | null> {
+  private async requestJob(schedule: Schedule, due: Date): Promise<JobProps | null> {
     try {
       return await this.captureJobs.requestCapture(
         schedule.accountId,
@@ -133,7 +133,7 @@ export class ScheduleTicker implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  private async mayFire(schedule: ScheduleProps, now: Date): Promise<boolean> {
+  private async mayFire(schedule: Schedule, now: Date): Promise<boolean> {
     const website = await this.websites.findById(schedule.websiteId);
     if (!website || !Website.restore(website).isCapturedBySchedules()) return false;
     const account = await this.accounts.findById(schedule.accountId);

@@ -3,13 +3,13 @@ import { Clock } from '../../../shared/domain/clock';
 import { NotFoundError, ValidationFailedError } from '../../../shared/domain/domain-error';
 import { PageRequest } from '../../../shared/domain/page-request';
 import { WebsiteRepository } from '../../websites/application/ports';
-import { CreateScheduleInput, NewSchedule, Schedule, ScheduleChanges, ScheduleProps } from '../domain/schedule';
+import { CreateScheduleInput, Schedule, ScheduleChanges } from '../domain/schedule';
 import { ScheduleColumnChanges, ScheduleRepository } from './ports';
 
 const sameInstant = (a: Date | null, b: Date | null): boolean => (a === null || b === null ? a === b : a.getTime() === b.getTime());
 
 /** The columns `after` changes relative to `before`, plus updated_at: all an update writes. */
-function changedColumns(before: NewSchedule, after: NewSchedule): ScheduleColumnChanges {
+function changedColumns(before: Schedule, after: Schedule): ScheduleColumnChanges {
   const changes: ScheduleColumnChanges = { updatedAt: after.updatedAt };
   if (after.name !== before.name) changes.name = after.name;
   if (after.websiteId !== before.websiteId) changes.websiteId = after.websiteId;
@@ -36,13 +36,13 @@ export class SchedulesService {
     }
   }
 
-  async create(input: CreateScheduleInput): Promise<ScheduleProps> {
+  async create(input: CreateScheduleInput): Promise<Schedule> {
     const draft = Schedule.create(input, this.clock.now());
     await this.checkWebsite(input.accountId, input.websiteId);
-    return this.schedules.create(draft.props);
+    return this.schedules.create(draft);
   }
 
-  async get(accountId: number, id: number): Promise<ScheduleProps> {
+  async get(accountId: number, id: number): Promise<Schedule> {
     const schedule = await this.schedules.findOwned(accountId, id);
     if (!schedule) throw new NotFoundError('Schedule');
     return schedule;
@@ -57,9 +57,9 @@ export class SchedulesService {
    * Schedule.update's rule. Only the changed columns are written, and only while the schedule still exists: one
    * deleted meanwhile is 404, never written back.
    */
-  async update(accountId: number, id: number, changes: ScheduleChanges): Promise<ScheduleProps> {
+  async update(accountId: number, id: number, changes: ScheduleChanges): Promise<Schedule> {
     const schedule = await this.get(accountId, id);
-    const updated = Schedule.restore(schedule).update(changes, this.clock.now()).props;
+    const updated = schedule.update(changes, this.clock.now());
     if (changes.websiteId !== undefined) await this.checkWebsite(accountId, changes.websiteId);
     const saved = await this.schedules.update(accountId, id, changedColumns(schedule, updated));
     if (!saved) throw new NotFoundError('Schedule');

@@ -72,7 +72,7 @@ describe('Schedule', () => {
 
     it('on time: advances to the next occurrence', () => {
       const now = new Date('2026-05-01T09:00:00.200Z');
-      const fired = Schedule.restore(base).fire(now).props as ScheduleProps;
+      const fired = Schedule.restore(base).fire(now);
       expect(iso(fired.nextRunAt)).toBe('2026-05-02T09:00:00.000Z');
       expect(fired.lastRunAt).toBe(now);
       expect(fired.updatedAt).toBe(now);
@@ -83,14 +83,83 @@ describe('Schedule', () => {
     it('after downtime: fires once for everything missed, then continues on its rhythm', () => {
       const now = new Date('2026-05-04T12:00:00.000Z'); // missed the 1st..4th
       expect(Schedule.restore(base).isDue(now)).toBe(true);
-      const fired = Schedule.restore(base).fire(now).props as ScheduleProps;
+      const fired = Schedule.restore(base).fire(now);
       expect(iso(fired.nextRunAt)).toBe('2026-05-05T09:00:00.000Z');
-      expect(Schedule.restore(fired).isDue(now)).toBe(false);
+      expect(fired.isDue(now)).toBe(false);
     });
 
     it('ranJob sets last_job_id', () => {
       const fired = Schedule.restore(base).fire(new Date('2026-05-01T09:00:00.000Z')).ranJob('job-123');
       expect(fired.props.lastJobId).toBe('job-123');
+    });
+
+    it('fire leaves last_job_id for ranJob, and ranJob changes nothing else', () => {
+      const now = new Date('2026-05-01T09:00:00.200Z');
+      const previous = Schedule.restore({ ...base, lastJobId: 'job-1' });
+      const fired = previous.fire(now);
+      expect(fired.lastJobId).toBe('job-1');
+      const ran = fired.ranJob('job-2');
+      expect(ran.props).toEqual({ ...fired.props, lastJobId: 'job-2' });
+      expect(fired.lastJobId).toBe('job-1'); // not mutated
+      expect(previous.props).toEqual({ ...base, lastJobId: 'job-1' }); // not mutated
+    });
+
+    it('fire keeps the invariant that a disabled schedule has no next run', () => {
+      const now = new Date('2026-05-01T09:00:00.200Z');
+      const fired = Schedule.restore({ ...base, enabled: false }).fire(now);
+      expect(fired.nextRunAt).toBeNull();
+      expect(fired.lastRunAt).toBe(now);
+    });
+  });
+
+  describe('stored and new schedules', () => {
+    const stored: ScheduleProps = {
+      id: 5,
+      ...Schedule.create(input({ frequency: 'weekly', dayOfWeek: 2 }), created).props,
+      lastRunAt: new Date('2026-03-31T07:00:00.000Z'),
+      lastJobId: 'job-9',
+    };
+
+    it('restore keeps every stored field, readable on the entity', () => {
+      const s = Schedule.restore(stored);
+      expect(s.props).toEqual(stored);
+      expect({
+        id: s.id,
+        accountId: s.accountId,
+        websiteId: s.websiteId,
+        name: s.name,
+        frequency: s.frequency,
+        time: s.time,
+        timezone: s.timezone,
+        dayOfWeek: s.dayOfWeek,
+        enabled: s.enabled,
+        nextRunAt: s.nextRunAt,
+        lastRunAt: s.lastRunAt,
+        lastJobId: s.lastJobId,
+        createdAt: s.createdAt,
+        updatedAt: s.updatedAt,
+      }).toEqual(stored);
+    });
+
+    it('restore copies what it is given: changing the stored object afterwards does not change the entity', () => {
+      const props = { ...stored };
+      const s = Schedule.restore(props);
+      props.name = 'Changed behind its back';
+      expect(s.name).toBe('Homepage');
+    });
+
+    it('a created schedule has no id until the repository stores it', () => {
+      const s = Schedule.create(input(), created);
+      expect(s.props.id).toBeUndefined();
+      expect(() => s.id).toThrow('a schedule has no id until it is stored');
+    });
+
+    it('nextRunAfter follows the current rule: weekly on its day in its zone, hourly at its minute', () => {
+      const s = Schedule.restore(stored); // Tuesdays 09:00 Berlin
+      expect(iso(s.nextRunAfter(new Date('2026-04-01T00:00:00.000Z')))).toBe('2026-04-07T07:00:00.000Z');
+      const hourly = Schedule.restore({ ...stored, frequency: 'hourly', time: '00:15', dayOfWeek: null });
+      expect(iso(hourly.nextRunAfter(new Date('2026-04-01T10:15:00.000Z')))).toBe('2026-04-01T11:15:00.000Z');
+      expect(iso(hourly.nextRunAfter(new Date('2026-04-01T10:14:59.999Z')))).toBe('2026-04-01T10:15:00.000Z');
     });
   });
 
@@ -148,6 +217,16 @@ describe('Schedule', () => {
       const u = s.update({ frequency: 'weekly' }, later);
       expect(u.props.dayOfWeek).toBe(0);
       expect(iso(u.nextRunAt)).toBe('2026-04-12T07:00:00.000Z');
+    });
+
+    it('returns the schedule as it is afterwards and leaves the one it was called on (and its id) as it was', () => {
+      const stored = Schedule.restore({ id: 8, ...s.props });
+      const before = { ...stored.props };
+      const u = stored.update({ name: 'Renamed', time: '15:00' }, later);
+      expect(u).not.toBe(stored);
+      expect(u.id).toBe(8);
+      expect(u.name).toBe('Renamed');
+      expect(stored.props).toEqual(before);
     });
 
     it('rejects invalid changes', () => {

@@ -1,6 +1,6 @@
 /**
- * Schedule entity (API.md, Schedules): its data (ScheduleProps, what repositories store and return) and the
- * Schedule class with the intent methods. Nothing here touches a clock, a database or a queue: callers pass
+ * Schedule entity (API.md, Schedules): its data (ScheduleProps, what repositories store) and the Schedule
+ * class with the intent methods (what repositories return). Nothing here touches a clock, a database or a queue: callers pass
  * `now` and persist what comes back.
  *
  * Firing protocol these methods support (the atomic claim itself is the repository's job):
@@ -132,8 +132,49 @@ export class Schedule {
     return new Schedule({ ...props });
   }
 
+  /** Its id; only a stored schedule (one the repository returned) has one. */
+  get id(): number {
+    if (this.props.id === undefined) throw new Error('a schedule has no id until it is stored');
+    return this.props.id;
+  }
+  get accountId(): number {
+    return this.props.accountId;
+  }
+  get websiteId(): number {
+    return this.props.websiteId;
+  }
+  get name(): string {
+    return this.props.name;
+  }
+  get frequency(): Frequency {
+    return this.props.frequency;
+  }
+  get time(): string {
+    return this.props.time;
+  }
+  get timezone(): string {
+    return this.props.timezone;
+  }
+  get dayOfWeek(): number | null {
+    return this.props.dayOfWeek;
+  }
+  get enabled(): boolean {
+    return this.props.enabled;
+  }
   get nextRunAt(): Date | null {
     return this.props.nextRunAt;
+  }
+  get lastRunAt(): Date | null {
+    return this.props.lastRunAt;
+  }
+  get lastJobId(): string | null {
+    return this.props.lastJobId;
+  }
+  get createdAt(): Date {
+    return this.props.createdAt;
+  }
+  get updatedAt(): Date {
+    return this.props.updatedAt;
   }
 
   /** Its next run strictly after `now` under its current rule, or null when it is disabled. */

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsString, ValidateIf } from 'class-validator';
 import { AlsoChecks, BodyRequired, IsId, OptionalField } from '../../../shared/http/validation';
-import { ScheduleProps, scheduleFieldErrors } from '../domain/schedule';
+import { Schedule, scheduleFieldErrors } from '../domain/schedule';
 import { Frequency } from '../domain/schedule-rules';
 import { SCHEDULE_FIELDS as F, ScheduleView } from './openapi';
 
@@ -44,7 +44,7 @@ export class UpdateScheduleDto {
   @OptionalField() updated_at?: unknown;
 }
 
-export function scheduleView(s: ScheduleProps): ScheduleView {
+export function scheduleView(s: Schedule): ScheduleView {
   return {
     id: s.id,
     name: s.name,

@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { LessThanOrEqual, QueryDeepPartialEntity, Repository } from 'typeorm';
 import { PageRequest } from '../../../shared/domain/page-request';
-import { NewSchedule, ScheduleProps } from '../domain/schedule';
+import { Schedule } from '../domain/schedule';
 import { Frequency } from '../domain/schedule-rules';
 import { ClaimOutcome, ScheduleColumnChanges, ScheduleRepository } from '../application/ports';
 import { findPage } from '../../../shared/persistence/hot-query';
 import { ScheduleRow } from './schedule.row';
 
-const toSchedule = (row: ScheduleRow): ScheduleProps => ({ ...row, frequency: row.frequency as Frequency, enabled: Boolean(row.enabled) });
+const toSchedule = (row: ScheduleRow): Schedule => Schedule.restore({ ...row, frequency: row.frequency as Frequency, enabled: Boolean(row.enabled) });
 
 @Injectable()
 export class TypeOrmScheduleRepository extends ScheduleRepository {
@@ -16,11 +16,11 @@ export class TypeOrmScheduleRepository extends ScheduleRepository {
     super();
   }
 
-  async create(schedule: NewSchedule): Promise<ScheduleProps> {
-    return toSchedule(await this.rows.save(this.rows.create(schedule)));
+  async create(schedule: Schedule): Promise<Schedule> {
+    return toSchedule(await this.rows.save(this.rows.create({ ...schedule.props })));
   }
 
-  async findOwned(accountId: number, id: number): Promise<ScheduleProps | null> {
+  async findOwned(accountId: number, id: number): Promise<Schedule | null> {
     const row = await this.rows.findOneBy({ id, accountId });
     return row ? toSchedule(row) : null;
   }
@@ -30,7 +30,7 @@ export class TypeOrmScheduleRepository extends ScheduleRepository {
     return { items: rows.map(toSchedule), total };
   }
 
-  async update(accountId: number, id: number, changes: ScheduleColumnChanges): Promise<ScheduleProps | null> {
+  async update(accountId: number, id: number, changes: ScheduleColumnChanges): Promise<Schedule | null> {
     // Not save(): it writes every column from the entity read earlier (undoing a concurrent tick's last_run_at /
     // next_run_at) and inserts the row again if it was deleted meanwhile.
     const result = await this.rows.update({ id, accountId }, changes);
@@ -42,7 +42,7 @@ export class TypeOrmScheduleRepository extends ScheduleRepository {
     await this.rows.delete({ id });
   }
 
-  async findDue(now: Date, limit: number): Promise<ScheduleProps[]> {
+  async findDue(now: Date, limit: number): Promise<Schedule[]> {
     const rows = await this.rows.find({ where: { enabled: true, nextRunAt: LessThanOrEqual(now) }, order: { nextRunAt: 'ASC' }, take: limit });
     return rows.map(toSchedule);
   }
