@@ -11,25 +11,38 @@
  *   (e) the service at CAPTURE_CONCURRENCY = 4, 8, 16 (its cap; it sizes itself below it) on the 4-page mix.
  *
  * CPU per capture is the process tree's (node + every Chromium process) user + system time over the timed
- * section, from /proc; peak RSS is the tree's, sampled every 100 ms. Each runner is its own process tree, so
- * neither pays for the other or for this client.
+ * section, from /proc; peak RSS is the tree's, sampled every 100 ms by this process. Each runner is its own
+ * process tree, so neither pays for the other, for this client or for the page server (both live here).
  *
  * Env: BENCH_CAPTURES (per timed run, default 80), BENCH_SOAK (captures through the service on its defaults,
  * printing the tree's RSS every 100; off by default).
  */
-import { ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
-import { promisify } from 'node:util';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
 import { findChrome } from '../src/adapters/capture/capture-options';
+import { loadConfig } from '../src/config/app-config';
 import { LATE, MIX, PageSpec, showsLateContent, SMALL, startPages } from './pages';
-import { percentile, peakRss, treeStats } from './proc-stats';
+import { percentile, peakRss, treePids, treeStats } from './proc-stats';
 
-const CAPTURES = Number(process.env.BENCH_CAPTURES ?? 80);
-const SOAK = Number(process.env.BENCH_SOAK ?? 0);
-const CORES = cpus().length;
+function positiveInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number (got "${raw}")`);
+  return value;
+}
+
+const CAPTURES = Math.max(1, positiveInt('BENCH_CAPTURES', 80));
+const SOAK = positiveInt('BENCH_SOAK', 0);
+/** (c): enough for a p95 that is not just the maximum, short enough not to dominate the run. */
+const ONE_AT_A_TIME = 30;
+/** (d): a few; each service capture of /late takes over a second by design. */
+const LATE_CAPTURES = 3;
+const CONCURRENCIES = [4, 8, 16];
 const ROOT = join(__dirname, '..');
 
 interface Result {
@@ -42,18 +55,108 @@ interface Result {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Everything this run starts, so that an error, Ctrl-C or a kill leaves no service, browser or temp dir behind
+// ---------------------------------------------------------------------------------------------------------
+
+const children = new Set<ChildProcess>();
+const tempDirs = new Set<string>();
+
+function killTree(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  // Descendants first looked up, then all killed: Chromium is a grandchild (behind Debian's wrapper script)
+  // and would otherwise linger until it notices its pipe closed.
+  for (const pid of treePids(child.pid)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+function cleanUp(): void {
+  for (const child of children) killTree(child);
+  children.clear();
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  tempDirs.clear();
+}
+
+process.once('exit', cleanUp);
+for (const [signal, number] of [
+  ['SIGHUP', 1],
+  ['SIGINT', 2],
+  ['SIGTERM', 15],
+] as const) {
+  process.once(signal, () => {
+    console.error(`\nbench: ${signal}, stopping`);
+    process.exit(128 + number);
+  });
+}
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sss-bench-'));
+  tempDirs.add(dir);
+  return dir;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The build: the service runs from dist/, which must be the code in src/
+// ---------------------------------------------------------------------------------------------------------
+
+function newestMtime(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newestMtime(join(path, name))));
+}
+
+/** Builds only when dist/ is missing or older than its sources: `npm run build` empties dist/ first, which would
+ *  pull it from under anyone else using it on this machine. */
+function ensureBuilt(): void {
+  const built = ['dist/main.js', 'dist/cli.js'].map((file) => {
+    try {
+      return statSync(join(ROOT, file)).mtimeMs;
+    } catch {
+      return 0;
+    }
+  });
+  const sources = Math.max(...['src', 'migrations', 'tsconfig.json', 'tsconfig.build.json', 'package.json'].map((p) => newestMtime(join(ROOT, p))));
+  if (Math.min(...built) > sources) return;
+  console.error('bench: dist/ is missing or older than src/, building');
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // (a) the bare loop, in a child process
 // ---------------------------------------------------------------------------------------------------------
 
 /** Asynchronous on purpose: the pages are served by this process, whose event loop must keep running. */
-async function bareLoop(base: string, pages: PageSpec[], concurrency: number, captures: number): Promise<Result> {
+function bareLoop(base: string, browsers: number, pages: PageSpec[], concurrency: number, captures: number): Promise<Result> {
   const spec = pages.map((p) => `${p.path}:${p.fullPage ? 1 : 0}`).join(',');
-  const { stdout } = await promisify(execFile)(
+  const child = spawn(
     process.execPath,
-    ['-r', 'ts-node/register/transpile-only', join(__dirname, 'bare-loop.ts'), base, String(concurrency), String(captures), String(CORES), spec],
-    { cwd: ROOT, encoding: 'utf8' },
+    ['-r', 'ts-node/register/transpile-only', join(__dirname, 'bare-loop.ts'), base, String(concurrency), String(captures), String(browsers), spec],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  return JSON.parse(stdout.trim().split('\n').pop() as string) as Result;
+  children.add(child);
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  return new Promise<Result>((resolve, reject) => {
+    let rss: { stop(): number } | undefined;
+    let result: Result | undefined;
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (!line.startsWith('{')) return;
+      const message = JSON.parse(line) as Result & { event?: string };
+      if (message.event === 'start') rss = peakRss(child.pid as number);
+      else result = { ...message, peakRssMb: (rss?.stop() ?? 0) / 1024 / 1024 };
+    });
+    child.once('error', reject);
+    child.once('close', (code) => {
+      children.delete(child);
+      rss?.stop();
+      if (code === 0 && result) resolve(result);
+      else reject(new Error(`the bare loop exited with ${code}:\n${stderr}`));
+    });
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -68,6 +171,28 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** The service's environment: its defaults, whatever CAPTURE_* this shell happens to export, plus `overrides`. */
+function serviceEnv(dataDir: string, port: number, overrides: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('CAPTURE_')));
+  return {
+    ...inherited,
+    DATA_DIR: dataDir,
+    DATABASE_URL: '',
+    REDIS_URL: '',
+    ALLOW_PRIVATE_NETWORKS: 'true',
+    LOG_LEVEL: 'warn',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    ...overrides,
+  };
+}
+
+interface JobView {
+  status: string;
+  error: string | null;
+  screenshot_id: number | null;
+}
+
 class Service {
   private constructor(
     readonly process: ChildProcess,
@@ -77,34 +202,29 @@ class Service {
     private readonly websites: Map<string, number>,
   ) {}
 
-  static async start(pagesUrl: string, env: Record<string, string> = {}): Promise<Service> {
-    const dataDir = mkdtempSync(join(tmpdir(), 'sss-bench-'));
+  static async start(pagesUrl: string, overrides: Record<string, string> = {}): Promise<Service> {
+    const dataDir = tempDir();
     const port = await freePort();
-    const fullEnv = {
-      ...process.env,
-      DATA_DIR: dataDir,
-      DATABASE_URL: '',
-      REDIS_URL: '',
-      ALLOW_PRIVATE_NETWORKS: 'true',
-      LOG_LEVEL: 'warn',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      ...env,
-    };
-    const cli = (...args: string[]) => execFileSync(process.execPath, [join(ROOT, 'dist/cli.js'), ...args], { env: fullEnv, encoding: 'utf8' });
+    const env = serviceEnv(dataDir, port, overrides);
+    const cli = (...args: string[]) => execFileSync(process.execPath, [join(ROOT, 'dist/cli.js'), ...args], { env, encoding: 'utf8' });
     const { token } = JSON.parse(cli('account', 'create', '--email', 'bench@example.com', '--name', 'Bench', '--plan', 'business')) as { token: string };
     // The benchmark measures captures, not the plan's request quota.
     cli('account', 'update', '--email', 'bench@example.com', '--limit-per-minute', '1000000', '--limit-per-hour', '1000000');
-    const child = spawn(process.execPath, [join(ROOT, 'dist/main.js')], { env: fullEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+    // Its output goes to a file, shown only if it fails: warnings would break the tables.
+    const log = openSync(join(dataDir, 'service.log'), 'a');
+    const child = spawn(process.execPath, [join(ROOT, 'dist/main.js')], { env, stdio: ['ignore', log, log] });
+    closeSync(log);
+    children.add(child);
     const api = `http://127.0.0.1:${port}`;
+    const fail = (why: string) => new Error(`${why}; its log:\n${readFileSync(join(dataDir, 'service.log'), 'utf8').slice(-4000)}`);
     for (let i = 0; ; i++) {
-      if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
+      if (child.exitCode !== null || child.signalCode !== null) throw fail(`the service exited (${child.exitCode ?? child.signalCode})`);
       const up = await fetch(`${api}/health`).then(
         (r) => r.ok,
         () => false,
       );
       if (up) break;
-      if (i > 300) throw new Error('the service did not answer /health within 30 s');
+      if (i > 300) throw fail('the service did not answer /health within 30 s');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const websites = new Map<string, number>();
@@ -127,24 +247,34 @@ class Service {
     return answer;
   }
 
-  /** POST a capture, then long-poll its job until it ends; returns the screenshot id. */
+  /**
+   * POST a capture (the website's defaults: wait_until stable), then long-poll its job until it ends — one
+   * request per job unless it is still running after 30 s; returns the screenshot id.
+   */
   async capture(page: PageSpec): Promise<number> {
     const { job_id } = (await this.call('POST', `/websites/${this.websites.get(page.path)}/screenshot`)) as { job_id: string };
     for (;;) {
-      const { data } = (await this.call('GET', `/jobs/${job_id}?wait=30`)) as { data: { status: string; error: string | null; screenshot_id: number } };
-      if (data.status === 'succeeded') return data.screenshot_id;
-      if (data.status === 'failed') throw new Error(`job ${job_id} failed: ${data.error}`);
+      const { data } = (await this.call('GET', `/jobs/${job_id}?wait=30`)) as { data: JobView };
+      if (data.status === 'succeeded') return data.screenshot_id as number;
+      if (data.status === 'failed') throw new Error(`job ${job_id} (${page.path}) failed: ${data.error}`);
     }
   }
 
   async download(screenshotId: number): Promise<Buffer> {
     const res = await fetch(`${this.api}/screenshots/${screenshotId}/download`, { headers: { authorization: `Bearer ${this.token}` } });
+    if (!res.ok) throw new Error(`GET /screenshots/${screenshotId}/download answered ${res.status}`);
     return Buffer.from(await res.arrayBuffer());
+  }
+
+  /** Untimed: every browser has rendered every page (jobs submitted together, so the pool spreads them). */
+  private async warmUp(pages: PageSpec[]): Promise<void> {
+    const browsers = loadConfig(serviceEnv(this.dataDir, 0)).captureBrowsers;
+    await Promise.all(Array.from({ length: pages.length * browsers }, (_, i) => this.capture(pages[i % pages.length])));
   }
 
   /** `captures` jobs submitted at once (round-robin over `pages`), each observed by its own long-poll. */
   async batch(pages: PageSpec[], captures: number): Promise<Result> {
-    for (const page of pages) await this.capture(page); // warm-up
+    await this.warmUp(pages);
     return this.timed(captures, (latency) =>
       Promise.all(Array.from({ length: captures }, (_, i) => latency(() => this.capture(pages[i % pages.length])))).then(() => undefined),
     );
@@ -152,14 +282,17 @@ class Service {
 
   /** One capture at a time: the latency a client sees, POST → long-poll answered. */
   async oneAtATime(page: PageSpec, captures: number): Promise<Result> {
-    await this.capture(page); // warm-up
+    await this.warmUp([page]);
     return this.timed(captures, async (latency) => {
       for (let i = 0; i < captures; i++) await latency(() => this.capture(page));
     });
   }
 
-  /** Runs `work` (which times each capture through `latency`) and measures the service's tree around it. */
-  private async timed(captures: number, work: (latency: (capture: () => Promise<unknown>) => Promise<void>) => Promise<void>): Promise<Result> {
+  /**
+   * Runs `work` (which times each capture through `latency`: POST sent → its long-poll answered) and measures the
+   * service's tree around it; the throughput is from the first POST to the last job ended.
+   */
+  async timed(captures: number, work: (latency: (capture: () => Promise<unknown>) => Promise<void>) => Promise<void>): Promise<Result> {
     const pid = this.process.pid as number;
     const before = treeStats(pid);
     const rss = peakRss(pid);
@@ -183,11 +316,18 @@ class Service {
     };
   }
 
+  /** A graceful stop (SIGTERM: the service drains and closes its browsers), forced after 15 s. */
   async stop(): Promise<void> {
-    const exited = new Promise((resolve) => this.process.once('exit', resolve));
-    this.process.kill('SIGTERM');
-    await exited;
+    if (this.process.exitCode === null && this.process.signalCode === null) {
+      const exited = new Promise((resolve) => this.process.once('exit', resolve));
+      this.process.kill('SIGTERM');
+      const timer = setTimeout(() => killTree(this.process), 15_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    children.delete(this.process);
     rmSync(this.dataDir, { recursive: true, force: true });
+    tempDirs.delete(this.dataDir);
   }
 }
 
@@ -198,80 +338,113 @@ class Service {
 const HEADER = '| run | captures/s | p50 ms | p95 ms | CPU ms/capture | peak RSS MB |\n|---|---|---|---|---|---|';
 const row = (name: string, r: Result) =>
   `| ${name} | ${r.capturesPerSecond.toFixed(2)} | ${r.p50.toFixed(0)} | ${r.p95.toFixed(0)} | ${r.cpuMsPerCapture.toFixed(0)} | ${r.peakRssMb.toFixed(0)} |`;
-const best = (results: Result[]) => results.reduce((a, b) => (b.capturesPerSecond > a.capturesPerSecond ? b : a));
+const best = (runs: [number, Result][]) => runs.reduce((a, b) => (b[1].capturesPerSecond > a[1].capturesPerSecond ? b : a));
+const verdict = (met: boolean) => (met ? 'met' : '**not met**');
+const completeness = (shown: number, of: number) => (shown === of ? 'complete' : shown === 0 ? 'incomplete' : 'partly complete');
 
 async function main(): Promise<void> {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  ensureBuilt();
   const chrome = findChrome(process.env.CHROME_PATH);
   const version = execFileSync(chrome, ['--version'], { encoding: 'utf8' }).trim();
+  // As many browsers as the service starts on its defaults (CAPTURE_BROWSERS: one per core).
+  const defaults = loadConfig(serviceEnv(tmpdir(), 0));
+  const browsers = defaults.captureBrowsers;
   const pages = await startPages();
-  const services: Service[] = [];
-  const cleanUp = () => services.forEach((s) => s.process.kill('SIGKILL'));
-  process.once('exit', cleanUp);
+  const startedAt = performance.now();
   try {
-    console.log(`${CORES} cores · ${version} · ${CAPTURES} captures per timed run\n`);
+    console.log(
+      `${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB · ${version} · ` +
+        `node ${process.version} · ${CAPTURES} captures per timed run · ${browsers} browsers (service default; the bare loop starts as many), ` +
+        `service CAPTURE_CONCURRENCY cap ${defaults.captureConcurrency} by default\n`,
+    );
 
     const bare = { small: [] as [number, Result][], mix: [] as [number, Result][] };
-    for (const c of [4, 8, 16]) {
-      bare.small.push([c, await bareLoop(pages.url, [SMALL], c, CAPTURES)]);
-      bare.mix.push([c, await bareLoop(pages.url, MIX, c, CAPTURES)]);
+    for (const c of CONCURRENCIES) {
+      bare.small.push([c, await bareLoop(pages.url, browsers, [SMALL], c, CAPTURES)]);
+      bare.mix.push([c, await bareLoop(pages.url, browsers, MIX, c, CAPTURES)]);
     }
-    const floorSmall = best(bare.small.map(([, r]) => r));
-    const floorMix = best(bare.mix.map(([, r]) => r));
+    const [floorSmallAt, floorSmall] = best(bare.small);
+    const [floorMixAt, floorMix] = best(bare.mix);
 
     const service = await Service.start(pages.url);
-    services.push(service);
     const small = await service.batch([SMALL], CAPTURES);
     const mix = await service.batch(MIX, CAPTURES);
-    const single = await service.oneAtATime(SMALL, 30);
-    const lateIds = [await service.capture(LATE), await service.capture(LATE), await service.capture(LATE)];
-    let serviceComplete = 0;
-    for (const id of lateIds) if (showsLateContent(await service.download(id))) serviceComplete++;
+    const single = await service.oneAtATime(SMALL, ONE_AT_A_TIME);
+    let serviceShown = 0;
+    const lateIds: number[] = [];
+    const serviceLate = await service.timed(LATE_CAPTURES, async (latency) => {
+      for (let i = 0; i < LATE_CAPTURES; i++) await latency(async () => lateIds.push(await service.capture(LATE)));
+    });
+    for (const id of lateIds) if (showsLateContent(await service.download(id))) serviceShown++;
     await service.stop();
-    const bareLate = await bareLoop(pages.url, [LATE], 1, 3);
+    const bareLate = await bareLoop(pages.url, browsers, [LATE], 1, LATE_CAPTURES);
 
     console.log('## (a) bare loop vs (b) the service on its defaults, jobs submitted in a batch\n');
     console.log(HEADER);
-    for (const [c, r] of bare.small) console.log(row(`(a) bare loop, small page, concurrency ${c}`, r));
+    for (const [c, r] of bare.small) console.log(row(`(a) bare loop, small page, concurrency ${c}${c === floorSmallAt ? ' (floor)' : ''}`, r));
     console.log(row('**(b) service, small page**', small));
-    for (const [c, r] of bare.mix) console.log(row(`(a) bare loop, 4-page mix, concurrency ${c}`, r));
+    for (const [c, r] of bare.mix) console.log(row(`(a) bare loop, 4-page mix, concurrency ${c}${c === floorMixAt ? ' (floor)' : ''}`, r));
     console.log(row('**(b) service, 4-page mix**', mix));
-    console.log(row('(c) service, small page one at a time (`?wait=30`)', single));
-    console.log('\nratios b/a against the best bare run:');
-    console.log(`- captures/s, small page: ${(small.capturesPerSecond / floorSmall.capturesPerSecond).toFixed(2)} (target ≥ 0.9)`);
-    console.log(`- captures/s, 4-page mix: ${(mix.capturesPerSecond / floorMix.capturesPerSecond).toFixed(2)} (target ≥ 0.9)`);
-    console.log(`- CPU per capture, small page: ${(small.cpuMsPerCapture / floorSmall.cpuMsPerCapture).toFixed(2)} (target ≤ 1.15)`);
-    console.log(`- CPU per capture, 4-page mix: ${(mix.cpuMsPerCapture / floorMix.cpuMsPerCapture).toFixed(2)} (target ≤ 1.15)`);
-    console.log(`- p50 one at a time, small page: ${single.p50.toFixed(0)} ms (target ≤ 250)`);
+    console.log(row(`(c) service, small page one at a time (\`?wait=30\`, ${ONE_AT_A_TIME} captures)`, single));
+    console.log('\nIn (b) all jobs are queued at once, so their p50/p95 include the wait behind the rest of the batch.');
 
-    console.log('\n## (d) a page whose content arrives 1 s after load\n');
-    console.log(`- service (wait_until stable, the default): ${serviceComplete}/3 captures show the content`);
-    console.log(`- bare loop (load only): ${bareLate.complete ?? 0}/3 captures show the content (the rest show "Loading…")`);
+    const ratios: [string, number, boolean, string][] = [
+      ['captures/s, small page', small.capturesPerSecond / floorSmall.capturesPerSecond, true, '≥ 0.9'],
+      ['captures/s, 4-page mix', mix.capturesPerSecond / floorMix.capturesPerSecond, true, '≥ 0.9'],
+      ['CPU per capture, small page', small.cpuMsPerCapture / floorSmall.cpuMsPerCapture, false, '≤ 1.15'],
+      ['CPU per capture, 4-page mix', mix.cpuMsPerCapture / floorMix.cpuMsPerCapture, false, '≤ 1.15'],
+    ];
+    console.log('\nRatios b/a against the floor (the best bare run):');
+    for (const [name, ratio, higherIsBetter, target] of ratios) {
+      const met = higherIsBetter ? ratio >= 0.9 : ratio <= 1.15;
+      console.log(`- ${name}: ${ratio.toFixed(2)} (target ${target}: ${verdict(met)})`);
+    }
+    console.log(`- p50 one at a time, small page: ${single.p50.toFixed(0)} ms (target ≤ 250 ms: ${verdict(single.p50 <= 250)})`);
 
-    console.log('\n## (e) the service at CAPTURE_CONCURRENCY = 4, 8, 16 (its cap), 4-page mix\n');
+    console.log(`\n## (d) a page whose content arrives 1 s after \`load\` (${LATE_CAPTURES} captures each, one at a time)\n`);
+    console.log('| runner | captures showing the late content | capture | p50 ms |\n|---|---|---|---|');
+    const bareShown = bareLate.complete ?? 0;
+    console.log(
+      `| (b) service, defaults (\`wait_until: stable\`) | ${serviceShown}/${LATE_CAPTURES} | ${completeness(serviceShown, LATE_CAPTURES)} | ${serviceLate.p50.toFixed(0)} |`,
+    );
+    console.log(
+      `| (a) bare loop (\`load\` only) | ${bareShown}/${LATE_CAPTURES} | ${completeness(bareShown, LATE_CAPTURES)}${bareShown < LATE_CAPTURES ? ' ("Loading…")' : ''} | ${bareLate.p50.toFixed(0)} |`,
+    );
+
+    console.log('\n## (e) the service at CAPTURE_CONCURRENCY = 4, 8, 16 (its cap; it sizes itself below it), 4-page mix\n');
     console.log(HEADER);
-    for (const cap of [4, 8, 16]) {
+    for (const cap of CONCURRENCIES) {
       const capped = await Service.start(pages.url, { CAPTURE_CONCURRENCY: String(cap) });
-      services.push(capped);
-      console.log(row(`service, CAPTURE_CONCURRENCY=${cap}`, await capped.batch(MIX, CAPTURES)));
+      const result = await capped.batch(MIX, CAPTURES);
       await capped.stop();
+      console.log(row(`service, CAPTURE_CONCURRENCY=${cap}`, result));
     }
+    console.log(row(`service, defaults (cap ${defaults.captureConcurrency}), from (b)`, mix));
+    console.log(row(`bare loop floor (concurrency ${floorMixAt}), from (a)`, floorMix));
 
-    if (SOAK > 0) {
-      console.log(`\n## soak: ${SOAK} captures of the 4-page mix through the service on its defaults\n`);
-      const soaked = await Service.start(pages.url);
-      services.push(soaked);
-      console.log('| captures | RSS MB (node + Chromium) |\n|---|---|');
-      for (let done = 0; done < SOAK; done += 100) {
-        await Promise.all(Array.from({ length: Math.min(100, SOAK - done) }, (_, i) => soaked.capture(MIX[i % MIX.length])));
-        console.log(`| ${done + Math.min(100, SOAK - done)} | ${(treeStats(soaked.process.pid as number).rssBytes / 1024 / 1024).toFixed(0)} |`);
-      }
-      await soaked.stop();
-    }
+    if (SOAK > 0) await soak(pages.url, SOAK);
+    console.log(`\nbench: ${((performance.now() - startedAt) / 60_000).toFixed(1)} minutes`);
   } finally {
     pages.server.close();
     cleanUp();
   }
+}
+
+/** RSS of node + Chromium over many captures at the self-sized concurrency: blocks of 100 jobs submitted at once. */
+async function soak(pagesUrl: string, captures: number): Promise<void> {
+  console.log(`\n## soak: ${captures} captures of the 4-page mix through the service on its defaults, 100 jobs at a time\n`);
+  const service = await Service.start(pagesUrl);
+  console.log('| captures | RSS MB (node + Chromium) at the end of the block | peak RSS MB in the block | CPU ms/capture in the block |\n|---|---|---|---|');
+  for (let done = 0; done < captures;) {
+    const block = Math.min(100, captures - done);
+    const r = await service.timed(block, (latency) =>
+      Promise.all(Array.from({ length: block }, (_, i) => latency(() => service.capture(MIX[(done + i) % MIX.length])))).then(() => undefined),
+    );
+    done += block;
+    const now = treeStats(service.process.pid as number).rssBytes / 1024 / 1024;
+    console.log(`| ${done} | ${now.toFixed(0)} | ${r.peakRssMb.toFixed(0)} | ${r.cpuMsPerCapture.toFixed(0)} |`);
+  }
+  await service.stop();
 }
 
 main().catch((err) => {

@@ -1,13 +1,15 @@
 /**
  * CPU time and memory of a process tree, read from /proc: the root process and every descendant (Chromium's
- * browser, zygotes, renderers, GPU and utility processes). CPU counts what the processes used themselves and
- * what their children used before they exited and were reaped (cutime/cstime), so a renderer that lived for
- * one capture is still counted once its parent has waited for it.
+ * wrapper script, browser, zygotes, renderers, GPU and utility processes). CPU counts what the processes used
+ * themselves and what their children used before they exited and were reaped (cutime/cstime), so a renderer
+ * that lived for one capture is still counted once its parent has waited for it, and a browser recycled by the
+ * service is counted in full.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+const PAGE_SIZE = Number(execFileSync('getconf', ['PAGESIZE']).toString().trim()) || 4096;
 
 interface ProcEntry {
   ppid: number;
@@ -21,7 +23,8 @@ function readAll(): Map<number, ProcEntry> {
     if (!/^\d+$/.test(name)) continue;
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      // Fields after the command name, which may itself contain spaces and parentheses.
+      // Fields after the command name, which may itself contain spaces and parentheses: f[1] is ppid,
+      // f[11..14] utime, stime, cutime, cstime, f[21] rss in pages.
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       all.set(Number(name), { ppid: Number(f[1]), cpuTicks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]), rssPages: Number(f[21]) });
     } catch {
@@ -31,6 +34,24 @@ function readAll(): Map<number, ProcEntry> {
   return all;
 }
 
+function descendants(rootPid: number, all: Map<number, ProcEntry>): number[] {
+  const children = new Map<number, number[]>();
+  for (const [pid, entry] of all) children.set(entry.ppid, [...(children.get(entry.ppid) ?? []), pid]);
+  const tree: number[] = [];
+  const stack = [rootPid];
+  while (stack.length > 0) {
+    const pid = stack.pop() as number;
+    if (all.has(pid)) tree.push(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return tree;
+}
+
+/** The root and all its descendants alive now (to kill a whole tree: Chromium may outlive a killed parent briefly). */
+export function treePids(rootPid: number): number[] {
+  return descendants(rootPid, readAll());
+}
+
 export interface TreeStats {
   cpuMs: number;
   rssBytes: number;
@@ -38,24 +59,21 @@ export interface TreeStats {
 
 export function treeStats(rootPid: number): TreeStats {
   const all = readAll();
-  const children = new Map<number, number[]>();
-  for (const [pid, entry] of all) children.set(entry.ppid, [...(children.get(entry.ppid) ?? []), pid]);
   let ticks = 0;
   let pages = 0;
-  const stack = [rootPid];
-  while (stack.length > 0) {
-    const pid = stack.pop() as number;
-    const entry = all.get(pid);
-    if (entry) {
-      ticks += entry.cpuTicks;
-      pages += entry.rssPages;
-    }
-    stack.push(...(children.get(pid) ?? []));
+  for (const pid of descendants(rootPid, all)) {
+    const entry = all.get(pid) as ProcEntry;
+    ticks += entry.cpuTicks;
+    pages += entry.rssPages;
   }
-  return { cpuMs: (ticks * 1000) / TICKS_PER_SECOND, rssBytes: pages * 4096 };
+  return { cpuMs: (ticks * 1000) / TICKS_PER_SECOND, rssBytes: pages * PAGE_SIZE };
 }
 
-/** Samples the tree's RSS every 100 ms until stopped; returns the peak. */
+/**
+ * Samples the tree's RSS every 100 ms until stopped; returns the peak in bytes. Run it from a process outside
+ * the tree (the bench itself): each sample reads all of /proc, which costs a millisecond or two of CPU that
+ * must not be charged to the runner being measured.
+ */
 export function peakRss(rootPid: number): { stop(): number } {
   let peak = treeStats(rootPid).rssBytes;
   const timer = setInterval(() => (peak = Math.max(peak, treeStats(rootPid).rssBytes)), 100);
@@ -67,6 +85,7 @@ export function peakRss(rootPid: number): { stop(): number } {
   };
 }
 
+/** Nearest-rank percentile of an ascending array. */
 export function percentile(sorted: number[], p: number): number {
-  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
 }
