@@ -9,8 +9,8 @@ import { PageServer, solidPage } from '../support/page-server';
 import { startTestApp, TestAccount, TestApp } from '../support/test-app';
 
 /**
- * Thumbnails (README: Websites, screenshots and jobs): made once when a screenshot is stored (capture jobs and
- * scenario runs), stored beside the PNG as `<id>.thumb.webp`, made on first request when missing, served by
+ * Thumbnails (README: Websites, screenshots and jobs): made on a screenshot's first thumbnail request (never on
+ * the capture's hot path), stored beside the PNG as `<id>.thumb.webp`, served by
  * GET /screenshots/{id}/thumbnail, removed with the screenshot. Real Chromium renders pages served on
  * 127.0.0.1; sharp reads the thumbnails' sizes and pixels.
  *
@@ -101,19 +101,23 @@ describe('Screenshot thumbnails with real Chromium captures', () => {
   beforeEach(() => freshMinute());
   afterEach(() => jest.restoreAllMocks());
 
-  it('a 1280×800 capture has its thumbnail beside the PNG as soon as the job succeeds; GET serves it: 200 image/webp 400×250 of the page, ETag, immutable caching, Content-Length', async () => {
+  it('a 1280×800 capture stores no thumbnail on the capture path; the first GET makes it beside the PNG and serves it: 200 image/webp 400×250 of the page, ETag, immutable caching, Content-Length', async () => {
     const account = await t.createAccount({ plan: 'business' });
     const site = await createWebsite(account, { name: 'halves', url: `${pages.url}/halves` });
     const shot = await capture(account, site.id);
     expect([shot.width, shot.height]).toEqual([1280, 800]);
     expect(shot.file_path).toBe(`screenshots/${account.id}/${site.id}/${shot.id}.png`);
     expect(existsSync(pngPath(shot))).toBe(true);
-    expect(existsSync(thumbPath(shot))).toBe(true);
-    expect(thumbPath(shot)).toBe(join(t.config.storageDir, String(account.id), String(site.id), `${shot.id}.thumb.webp`));
+    expect(existsSync(thumbPath(shot))).toBe(false); // not on the capture's hot path (README: Thumbnails)
     expect(stagedFiles()).toEqual([]);
 
     const render = jest.spyOn(t.app.get(ThumbnailRenderer), 'render');
     const res = await thumbnail(account, shot.id);
+    expect(render).toHaveBeenCalledTimes(1);
+    expect(existsSync(thumbPath(shot))).toBe(true);
+    expect(thumbPath(shot)).toBe(join(t.config.storageDir, String(account.id), String(site.id), `${shot.id}.thumb.webp`));
+    expect(stagedFiles()).toEqual([]);
+    render.mockClear();
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('image/webp');
     expect(res.headers['cache-control']).toBe(IMMUTABLE);
@@ -121,9 +125,8 @@ describe('Screenshot thumbnails with real Chromium captures', () => {
     expect(res.headers['content-length']).toBe(String((res.body as Buffer).length));
     expect(res.headers['x-ratelimit-limit']).toBe('60');
     expect(res.headers['content-disposition']).toBeUndefined();
-    // Served from storage: the bytes of the file made at capture time, nothing rendered now.
+    // The bytes stored beside the PNG.
     expect((res.body as Buffer).equals(readFileSync(thumbPath(shot)))).toBe(true);
-    expect(render).not.toHaveBeenCalled();
 
     const thumb = await decode(res.body as Buffer);
     expect(thumb).toMatchObject({ format: 'webp', width: 400, height: 250 });
@@ -197,8 +200,7 @@ describe('Screenshot thumbnails with real Chromium captures', () => {
     const account = await t.createAccount({ plan: 'business' });
     const site = await createWebsite(account, { name: 'lazy', url: `${pages.url}/halves` });
     const shot = await capture(account, site.id);
-    const original = readFileSync(thumbPath(shot));
-    unlinkSync(thumbPath(shot)); // as for rows from before thumbnails
+    expect(existsSync(thumbPath(shot))).toBe(false);
 
     const render = jest.spyOn(t.app.get(ThumbnailRenderer), 'render');
     const first = await thumbnail(account, shot.id);
@@ -207,7 +209,6 @@ describe('Screenshot thumbnails with real Chromium captures', () => {
     expect(render).toHaveBeenCalledTimes(1);
     expect(existsSync(thumbPath(shot))).toBe(true);
     expect(readFileSync(thumbPath(shot)).equals(first.body as Buffer)).toBe(true);
-    expect((first.body as Buffer).equals(original)).toBe(true); // the same rendering as at capture time
     const thumb = await decode(first.body as Buffer);
     expect(thumb).toMatchObject({ width: 400, height: 250 });
     expectColour(thumb.at(50, 125), RED, 'left half');
@@ -216,6 +217,7 @@ describe('Screenshot thumbnails with real Chromium captures', () => {
     expect(second.status).toBe(200);
     expect(second.headers.etag).toBe(first.headers.etag);
     expect(render).toHaveBeenCalledTimes(1);
+    const original = first.body as Buffer;
 
     // Simultaneous first requests: every answer is the whole thumbnail, one file results, nothing stays staged.
     unlinkSync(thumbPath(shot));
@@ -228,11 +230,14 @@ describe('Screenshot thumbnails with real Chromium captures', () => {
     expect(stagedFiles()).toEqual([]);
   });
 
-  it('a thumbnail that fails at capture time never fails the capture: the job succeeds without it, the first request makes it', async () => {
+  it('a thumbnail that cannot be made → 503 unavailable; the PNG is unaffected, nothing is left staged, the next request makes it', async () => {
     const account = await t.createAccount({ plan: 'business' });
     const site = await createWebsite(account, { name: 'unlucky', url: `${pages.url}/green` });
-    jest.spyOn(t.app.get(ThumbnailRenderer), 'render').mockRejectedValueOnce(new Error('libvips: out of memory'));
     const shot = await capture(account, site.id);
+    jest.spyOn(t.app.get(ThumbnailRenderer), 'render').mockRejectedValueOnce(new Error('libvips: out of memory'));
+    const failed = await api().get(`/screenshots/${shot.id}/thumbnail`).set(account.auth);
+    expect(failed.status).toBe(503);
+    expect(failed.body).toEqual({ success: false, error: 'The thumbnail could not be made; try again', code: 'unavailable' });
     expect(existsSync(pngPath(shot))).toBe(true);
     expect(existsSync(thumbPath(shot))).toBe(false);
     expect(stagedFiles()).toEqual([]);
@@ -247,7 +252,6 @@ describe('Screenshot thumbnails with real Chromium captures', () => {
     const account = await t.createAccount({ plan: 'business' });
     const site = await createWebsite(account, { name: 'lost', url: `${pages.url}/green` });
     const shot = await capture(account, site.id);
-    unlinkSync(thumbPath(shot));
     unlinkSync(pngPath(shot));
     const res = await api().get(`/screenshots/${shot.id}/thumbnail`).set(account.auth);
     expect({ status: res.status, body: res.body }).toEqual({ status: 404, body: NOT_FOUND });
@@ -259,6 +263,7 @@ describe('Screenshot thumbnails with real Chromium captures', () => {
     const site = await createWebsite(account, { name: 'doomed', url: `${pages.url}/green` });
     const doomed = await capture(account, site.id);
     const kept = await capture(account, site.id);
+    for (const shot of [doomed, kept]) expect((await thumbnail(account, shot.id)).status).toBe(200);
     for (const p of [pngPath(doomed), thumbPath(doomed)]) expect(existsSync(p)).toBe(true);
 
     await api().delete(`/screenshots/${doomed.id}`).set(account.auth).expect(200);
@@ -276,6 +281,7 @@ describe('Screenshot thumbnails with real Chromium captures', () => {
     const other = await createWebsite(account, { name: 'survivor', url: `${pages.url}/green` });
     const shots = [await capture(account, site.id), await capture(account, site.id)];
     const survivor = await capture(account, other.id);
+    for (const shot of [...shots, survivor]) expect((await thumbnail(account, shot.id)).status).toBe(200);
 
     await api().delete(`/websites/${site.id}`).set(account.auth).expect(200);
     for (const s of shots) {
@@ -287,7 +293,7 @@ describe('Screenshot thumbnails with real Chromium captures', () => {
     expect(existsSync(thumbPath(survivor))).toBe(true);
   });
 
-  it('scenario runs store thumbnails with their screenshots (the screenshot step and the final one)', async () => {
+  it("scenario runs' screenshots (the screenshot step and the final one) get their thumbnails like any other", async () => {
     const account = await t.createAccount({ plan: 'business' });
     const site = await createWebsite(account, { name: 'scripted', url: `${pages.url}/halves`, viewport_width: 800, viewport_height: 600 });
     const created = await api()
@@ -304,7 +310,6 @@ describe('Screenshot thumbnails with real Chromium captures', () => {
 
     for (const id of ids) {
       const shot: Shot = (await api().get(`/screenshots/${id}`).set(account.auth).expect(200)).body.data;
-      expect(existsSync(thumbPath(shot))).toBe(true);
       const res = await thumbnail(account, id);
       expect(res.status).toBe(200);
       expect((res.body as Buffer).equals(readFileSync(thumbPath(shot)))).toBe(true);

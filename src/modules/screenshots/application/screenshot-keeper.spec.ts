@@ -102,34 +102,23 @@ describe('ScreenshotKeeper', () => {
 
   const capture = () => store.store(OWNER, { png: PNG, width: 1280, height: 800 }, now);
 
-  it('stores the row, the PNG and its thumbnail beside it; nothing stays staged', async () => {
+  it('stores the row and the PNG; nothing stays staged, and no thumbnail is rendered on the capture path', async () => {
     const shot = await capture();
     expect(shot.filePath).toBe(`screenshots/7/3/${shot.id}.png`);
+    expect([...storage.files.keys()]).toEqual([`screenshots/7/3/${shot.id}.png`]);
+    expect(storage.files.get(shot.filePath)).toEqual(PNG);
+    expect(storage.staged.size).toBe(0);
+    expect(renderer.calls).toBe(0);
+  });
+
+  it('the first thumbnail request after a capture makes it from the PNG and stores it beside it', async () => {
+    const shot = await capture();
+    expect(await store.thumbnail(shot)).toEqual(Buffer.from('thumb of png bytes'));
     expect([...storage.files.keys()].sort()).toEqual([`screenshots/7/3/${shot.id}.png`, `screenshots/7/3/${shot.id}.thumb.webp`]);
-    expect(storage.files.get(`screenshots/7/3/${shot.id}.thumb.webp`)).toEqual(Buffer.from('thumb of png bytes'));
     expect(storage.staged.size).toBe(0);
-    expect(renderer.calls).toBe(1);
   });
 
-  it('a thumbnail that cannot be rendered does not fail the capture: row and PNG stored, no thumbnail, a warning', async () => {
-    renderer.fail = true;
-    const shot = await capture();
-    expect(screenshots.rows.has(shot.id)).toBe(true);
-    expect([...storage.files.keys()]).toEqual([shot.filePath]);
-    expect(storage.staged.size).toBe(0);
-    expect(warnings.join('\n')).toMatch(/thumbnail failed.*libvips says no/);
-  });
-
-  it('a thumbnail that cannot be placed does not fail the capture, and its staged file is discarded', async () => {
-    storage.failPlace = (key) => key.endsWith('.thumb.webp');
-    const shot = await capture();
-    expect(screenshots.rows.has(shot.id)).toBe(true);
-    expect([...storage.files.keys()]).toEqual([shot.filePath]);
-    expect(storage.staged.size).toBe(0);
-    expect(warnings.join('\n')).toMatch(/placing the thumbnail failed/);
-  });
-
-  it('a transaction that fails after the files were placed leaves neither file (and no row)', async () => {
+  it('a transaction that fails after the PNG was placed leaves no file (and no row)', async () => {
     screenshots.failCommit = true;
     await expect(capture()).rejects.toThrow('commit failed');
     expect(storage.files.size).toBe(0);
@@ -192,21 +181,10 @@ describe('ScreenshotKeeper', () => {
   it('remove(): the row, the PNG and the thumbnail go', async () => {
     const shot = await capture();
     const other = await capture();
+    await store.thumbnail(shot);
+    await store.thumbnail(other);
     await store.remove(shot);
     expect(screenshots.rows.has(shot.id)).toBe(false);
     expect([...storage.files.keys()].sort()).toEqual([other.filePath, other.filePath.replace(/\.png$/, '.thumb.webp')]);
-  });
-
-  it('once the row is committed, a failure tidying up afterwards neither fails the store nor removes its files', async () => {
-    storage.failPlace = (key) => key.endsWith('.thumb.webp'); // leaves the staged thumbnail to discard after the commit
-    const discard = storage.discard.bind(storage);
-    jest.spyOn(storage, 'discard').mockImplementation(async (staged) => {
-      if (storage.staged.has(staged.tempPath)) throw new Error('EIO: i/o error, unlink');
-      return discard(staged);
-    });
-    const shot = await capture();
-    expect(screenshots.rows.has(shot.id)).toBe(true);
-    expect([...storage.files.keys()]).toEqual([shot.filePath]);
-    expect(warnings.join('\n')).toMatch(/discarding a staged thumbnail failed.*EIO/);
   });
 });
