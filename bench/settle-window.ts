@@ -68,7 +68,7 @@ async function main(): Promise<void> {
       const complete: string[] = [];
       for (const frames of GAPS_IN_FRAMES) {
         let green = 0;
-        for (let i = 0; i < RUNS; i++) if (isGreen((await capturer.capture(captureRequest(`${base}/frames-${frames}`))).png)) green++;
+        for (let i = 0; i < RUNS; i++) if (isGreen((await capturer.capture(captureRequest(`${base}/frames-${frames}`))).data)) green++;
         complete.push(`${green}/${RUNS}`);
       }
       console.log(`${settleWindowMs} ms | ${median(settles)} (${Math.max(...settles)}) | ${complete.join(' / ')}`);

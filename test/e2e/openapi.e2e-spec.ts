@@ -85,7 +85,9 @@ describe('OpenAPI document (GET /openapi.json) and Swagger UI (GET /docs)', () =
     for (const { key, op } of operations()) {
       expect({ key, summary: op.summary, tags: op.tags?.length }).toEqual({ key, summary: expect.any(String), tags: 1 });
       const [, response] = success(op);
-      expect({ key, content: Object.keys(response.content ?? {}).length }).toEqual({ key, content: 1 });
+      // One media type each, but the download: a screenshot is sent in its own format (png, jpeg, webp, pdf).
+      const types = key === 'get /screenshots/{id}/download' ? 4 : 1;
+      expect({ key, content: Object.keys(response.content ?? {}).length }).toEqual({ key, content: types });
     }
   });
 
@@ -174,7 +176,12 @@ describe('OpenAPI document (GET /openapi.json) and Swagger UI (GET /docs)', () =
 
   it('binary responses: PNG download, ZIP bulk download, WebP thumbnail', () => {
     const binary = { schema: { type: 'string', format: 'binary' } };
-    expect(doc.paths['/screenshots/{id}/download'].get.responses['200'].content).toEqual({ 'image/png': binary });
+    expect(doc.paths['/screenshots/{id}/download'].get.responses['200'].content).toEqual({
+      'image/png': binary,
+      'image/jpeg': binary,
+      'image/webp': binary,
+      'application/pdf': binary,
+    });
     expect(doc.paths['/screenshots/download-bulk'].post.responses['200'].content).toEqual({ 'application/zip': binary });
     expect(doc.paths['/screenshots/{id}/thumbnail'].get.responses['200'].content).toEqual({ 'image/webp': binary });
     expect(doc.paths['/screenshots/{id}/download'].get.responses['304']).toBeDefined();

@@ -429,6 +429,11 @@ describe('Websites (spec: Endpoints/Websites; API.md: Websites, Lists)', () => {
       ['not an object', 'stable', 'capture_options'],
       ['an array', [{ wait_until: 'load' }], 'capture_options'],
       ['null', null, 'capture_options'],
+      ['quality with png', { quality: 80 }, 'capture_options.quality'],
+      ['quality 0 with jpeg', { format: 'jpeg', quality: 0 }, 'capture_options.quality'],
+      ['an unknown format', { format: 'gif' }, 'capture_options.format'],
+      ['pdf_paper with webp', { format: 'webp', pdf_paper: 'a4' }, 'capture_options.pdf_paper'],
+      ['omit_background with pdf', { format: 'pdf', omit_background: true }, 'capture_options.omit_background'],
     ])('%s → 422 naming it, on create and on update, nothing stored', async (_, captureOptions, field) => {
       const account = await t.createAccount({ plan: 'pro' });
       const created = await api().post('/websites').set(account.auth).send({ name: 'x', url: 'https://example.com/', capture_options: captureOptions });
@@ -441,7 +446,7 @@ describe('Websites (spec: Endpoints/Websites; API.md: Websites, Lists)', () => {
       expect(updated.status).toBe(422);
       expect(updated.body.details).toEqual([{ field, message: expect.any(String) }]);
       const got = await api().get(`/websites/${site.id}`).set(account.auth).expect(200);
-      expect(got.body.data.capture_options).toEqual({ wait_until: 'stable' });
+      expect(got.body.data.capture_options).toEqual({ wait_until: 'stable', format: 'png', omit_background: false });
     });
   });
 

@@ -248,7 +248,7 @@ class PageServer {
 }
 
 function pixel(result: CaptureResult, x: number, y: number): number[] {
-  const png = PNG.sync.read(result.png);
+  const png = PNG.sync.read(result.data);
   const offset = (y * png.width + x) * 4;
   return [png.data[offset], png.data[offset + 1], png.data[offset + 2]];
 }

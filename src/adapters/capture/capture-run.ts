@@ -135,7 +135,8 @@ export class CaptureRun {
 
     this.phase = 'rendering';
     await hideElements(page, request.hideSelectors);
-    if (request.fullPage) {
+    // A PDF prints the whole document, so its lazy content is revealed as for a full-page image.
+    if (request.fullPage || request.output?.format === 'pdf') {
       // Lazy images and infinite lists start loading when scrolled into view: settle once more after
       // the scroll (see PageSettler.afterScroll for when that costs anything).
       let requested = 0;
@@ -157,6 +158,7 @@ export class CaptureRun {
       fullPage: request.fullPage,
       maxFullPageHeight: settings.maxFullPageHeight,
       fastPngEncoding: settings.fastPngEncoding,
+      output: request.output,
     });
     // ...or while the screenshot was being taken: then the picture may show the refusal, not the page.
     egress.assertDocumentAllowed();

@@ -2,6 +2,7 @@
  * The capture port: what the rest of the product knows about rendering a page.
  * Deliberately free of puppeteer types so that only this adapter folder depends on puppeteer.
  */
+import type { OutputFormat, ResolvedOutput } from '../../shared/domain/output-format';
 import type { WaitUntil } from '../../shared/domain/wait-until';
 
 export interface CaptureRequest {
@@ -20,13 +21,22 @@ export interface CaptureRequest {
   darkMode: boolean;
   /** When the capture is taken after navigating (default 'stable'). */
   waitUntil?: WaitUntil;
+  /** What to produce (default: a PNG with the page's background). */
+  output?: ResolvedOutput;
 }
 
 export interface CaptureResult {
-  png: Buffer;
-  /** Read from the PNG's IHDR, so it is the real pixel size (viewport × deviceScaleFactor). */
+  /** The file's bytes in `format`. */
+  data: Buffer;
+  format: OutputFormat;
+  /**
+   * Images: the real pixel size (viewport × deviceScaleFactor; read from the PNG's IHDR for PNG). PDF: the
+   * paper's size in CSS px (96 per inch).
+   */
   width: number;
   height: number;
+  /** PDF only: a PNG of the first viewport, from which the thumbnail is made (nothing can decode the PDF). */
+  preview?: Buffer;
   /**
    * Time spent waiting after the navigation event (wait_until), added up over every wait before this
    * picture, and whether a cap cut a wait short (a page that never settled). Logged; not part of the API.

@@ -7,7 +7,8 @@ import { CaptureFailure, type CaptureResult } from './capture.port';
 import { disableServiceWorkersScript, documentHeightScript, hideSelectorsScript, revealLazyContentScript } from './in-page-scripts';
 import { isValidCssSelector } from '../../shared/css-selector/css-selector';
 import { stabilityTracker } from './page-stability';
-import { pngSize } from './png-size';
+import { imageSize } from 'image-size';
+import type { PdfPaper, ResolvedOutput } from '../../shared/domain/output-format';
 
 export interface PageSetup {
   viewportWidth: number;
@@ -75,33 +76,82 @@ async function documentHeight(page: Page): Promise<number> {
   return typeof height === 'number' && Number.isFinite(height) ? height : 0;
 }
 
+/** Paper sizes in inches, as puppeteer prints them (its PaperFormat table), portrait. */
+const PAPER_INCHES: Record<PdfPaper, { width: number; height: number }> = {
+  a4: { width: 8.27, height: 11.7 },
+  a3: { width: 11.7, height: 16.54 },
+  letter: { width: 8.5, height: 11 },
+  legal: { width: 8.5, height: 14 },
+};
+const CSS_PX_PER_INCH = 96;
+
+const PNG_OUTPUT: ResolvedOutput = { format: 'png', quality: null, pdf: null, omitBackground: false };
+
+export interface ScreenshotSetup {
+  fullPage: boolean;
+  maxFullPageHeight: number;
+  fastPngEncoding: boolean;
+  /** Default: a PNG. */
+  output?: ResolvedOutput;
+}
+
 /**
- * Full page: the viewport's width × the document's height, cut at maxFullPageHeight, and never shorter
- * than the viewport. The width stays the viewport's so the client gets the width it asked for.
- * Otherwise exactly the viewport. Sizes are CSS pixels; the PNG is deviceScaleFactor times larger.
+ * Images: full page is the viewport's width × the document's height, cut at maxFullPageHeight, and never
+ * shorter than the viewport; the width stays the viewport's so the client gets the width it asked for.
+ * Otherwise exactly the viewport. Sizes are CSS pixels; the image is deviceScaleFactor times larger, and its
+ * real size is read back from the file. PDF: see printPdf.
  */
-export async function takeScreenshot(page: Page, options: { fullPage: boolean; maxFullPageHeight: number; fastPngEncoding: boolean }): Promise<CaptureResult> {
+export async function takeScreenshot(page: Page, setup: ScreenshotSetup): Promise<CaptureResult> {
+  const output = setup.output ?? PNG_OUTPUT;
+  if (output.pdf) return printPdf(page, output.pdf, setup.fastPngEncoding);
+  const format = output.format === 'pdf' ? 'png' : output.format;
   const viewport = page.viewport();
   if (!viewport) throw new Error('takeScreenshot needs a page with an explicit viewport');
+  const common = {
+    type: format,
+    ...(output.quality !== null ? { quality: output.quality } : {}),
+    omitBackground: output.omitBackground,
+    optimizeForSpeed: setup.fastPngEncoding,
+  } as const;
   let data: Uint8Array;
-  if (options.fullPage) {
-    const height = Math.min(Math.max(await documentHeight(page), viewport.height), options.maxFullPageHeight);
+  if (setup.fullPage) {
+    const height = Math.min(Math.max(await documentHeight(page), viewport.height), setup.maxFullPageHeight);
     data = await page.screenshot({
-      type: 'png',
+      ...common,
       clip: { x: 0, y: 0, width: viewport.width, height },
       // Renders beyond the viewport without resizing it, so 100vh layouts and media queries keep
       // the viewport the client asked for.
       captureBeyondViewport: true,
-      optimizeForSpeed: options.fastPngEncoding,
     });
   } else {
-    data = await page.screenshot({
-      type: 'png',
-      captureBeyondViewport: false,
-      optimizeForSpeed: options.fastPngEncoding,
-    });
+    data = await page.screenshot({ ...common, captureBeyondViewport: false });
   }
   // puppeteer 24 returns a Uint8Array; the port promises a Buffer.
-  const png = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  return { png, ...pngSize(png) };
+  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return { data: bytes, format, ...pixelSize(bytes) };
+}
+
+/** Read back from the file rather than computed from the request: catches any mismatch in what Chromium made. */
+function pixelSize(image: Buffer): { width: number; height: number } {
+  const { width, height } = imageSize(image);
+  if (!width || !height) throw new Error('Chromium produced an image without a size');
+  return { width, height };
+}
+
+/**
+ * A PDF of the page as print media, on the chosen paper. The first viewport is captured as a PNG first (the
+ * screen as the client's viewport shows it): the thumbnail is made from it, since nothing here renders PDF.
+ */
+async function printPdf(page: Page, pdf: NonNullable<ResolvedOutput['pdf']>, fastPngEncoding: boolean): Promise<CaptureResult> {
+  const preview = await page.screenshot({ type: 'png', captureBeyondViewport: false, optimizeForSpeed: fastPngEncoding });
+  const data = await page.pdf({ format: pdf.paper, landscape: pdf.landscape, printBackground: pdf.printBackground, timeout: 0 });
+  const inches = PAPER_INCHES[pdf.paper];
+  const [width, height] = pdf.landscape ? [inches.height, inches.width] : [inches.width, inches.height];
+  return {
+    data: Buffer.from(data.buffer, data.byteOffset, data.byteLength),
+    format: 'pdf',
+    width: Math.round(width * CSS_PX_PER_INCH),
+    height: Math.round(height * CSS_PX_PER_INCH),
+    preview: Buffer.from(preview.buffer, preview.byteOffset, preview.byteLength),
+  };
 }

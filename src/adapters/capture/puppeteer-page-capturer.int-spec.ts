@@ -136,7 +136,7 @@ async function closedPort(): Promise<number> {
 }
 
 function pixel(result: CaptureResult, x: number, y: number): number[] {
-  const png = PNG.sync.read(result.png);
+  const png = PNG.sync.read(result.data);
   const offset = (y * png.width + x) * 4;
   return [png.data[offset], png.data[offset + 1], png.data[offset + 2]];
 }
@@ -218,7 +218,7 @@ describe('PuppeteerPageCapturer (real Chromium)', () => {
       const result = await capturer.capture(request('/red'));
 
       expect([result.width, result.height]).toEqual([1280, 800]);
-      expect(Buffer.isBuffer(result.png)).toBe(true);
+      expect(Buffer.isBuffer(result.data)).toBe(true);
       expect(pixel(result, 640, 400)).toEqual(RED);
       expect(pixel(result, 1279, 799)).toEqual(RED);
     });

@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+import { StreamableFile } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 
 /**
@@ -34,4 +36,22 @@ export function replyWithStoredImage<T>(
     return undefined;
   }
   return send();
+}
+
+/** A stored file as a download answers it. */
+export interface StoredFileDownload {
+  fileName: string;
+  contentType: string;
+  etag: string;
+  size: number;
+  stream: Readable;
+}
+
+/** A stored screenshot file (any format) as an attachment or inline, conditional as replyWithStoredImage. */
+export function replyWithStoredFile(reply: FastifyReply, ifNoneMatch: string | undefined, file: StoredFileDownload, disposition: 'inline' | 'attachment') {
+  const body = () => {
+    reply.header('Content-Disposition', `${disposition}; filename="${file.fileName}"`);
+    return new StreamableFile(file.stream, { type: file.contentType, length: file.size });
+  };
+  return replyWithStoredImage(reply, ifNoneMatch, file.etag, body, () => file.stream.destroy());
 }

@@ -1,6 +1,6 @@
 import { Get, Headers, HttpCode, Param, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { replyWithStoredImage } from '../../../shared/http/conditional';
+import { replyWithStoredFile, replyWithStoredImage } from '../../../shared/http/conditional';
 import { IdParam } from '../../../shared/http/id-param';
 import { parseId } from '../../../shared/http/validation';
 import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
@@ -112,11 +112,6 @@ export class ScreenshotsPageController {
   }
 
   private async sendPng(viewer: DashboardViewer, id: number, ifNoneMatch: string | undefined, reply: FastifyReply, disposition: 'inline' | 'attachment') {
-    const file = await this.screenshots.download(viewer.account.id, id);
-    const body = () => {
-      reply.header('Content-Disposition', `${disposition}; filename="${file.fileName}"`);
-      return new StreamableFile(file.stream, { type: 'image/png', length: file.size });
-    };
-    return replyWithStoredImage(reply, ifNoneMatch, file.etag, body, () => file.stream.destroy());
+    return replyWithStoredFile(reply, ifNoneMatch, await this.screenshots.download(viewer.account.id, id), disposition);
   }
 }

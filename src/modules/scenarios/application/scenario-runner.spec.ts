@@ -17,7 +17,7 @@ import { ScenarioRunner } from './scenario-runner';
  * The fake page answers at once unless a test scripts it otherwise.
  */
 
-const PNG: CaptureResult = { png: Buffer.from('png'), width: 800, height: 600 };
+const PNG: CaptureResult = { data: Buffer.from('png'), format: 'png', width: 800, height: 600 };
 const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -22,7 +22,7 @@ const WEBSITE = {
   captureOptions: {},
 } as WebsiteProps;
 const JOB = { id: 'job-1', type: 'screenshot', accountId: 7, websiteId: 3, status: 'running', attempts: 1, options: {} } as unknown as JobProps;
-const PNG: CaptureResult = { png: Buffer.from('png'), width: 1280, height: 800 };
+const PNG: CaptureResult = { data: Buffer.from('png'), format: 'png', width: 1280, height: 800 };
 const SHOT = { id: 42, jobId: 'job-1' } as ScreenshotProps;
 
 describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { CaptureFailure, CaptureRequest, CaptureResult, PageCapturer } from '../../../adapters/capture/capture.port';
 import { Clock } from '../../../shared/domain/clock';
+import { resolveOutput } from '../../../shared/domain/output-format';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
@@ -26,6 +27,7 @@ export function captureRequestFor(website: WebsiteProps, job: JobProps): Capture
     darkMode: o.darkMode ?? false,
     // The request's choice, else the website's saved default, else the capturer's ('stable').
     waitUntil: o.waitUntil ?? website.captureOptions.waitUntil,
+    output: resolveOutput(o, website.captureOptions),
   };
 }
 

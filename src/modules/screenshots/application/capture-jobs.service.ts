@@ -4,7 +4,8 @@ import { JobEvents } from '../../jobs/application/job-events';
 import { JobTransport } from '../../jobs/application/job-transport';
 import { readWhenFinished } from '../../jobs/application/job-wait';
 import { Clock } from '../../../shared/domain/clock';
-import { ConflictError, NotFoundError, UnavailableError } from '../../../shared/domain/domain-error';
+import { ConflictError, NotFoundError, UnavailableError, ValidationFailedError } from '../../../shared/domain/domain-error';
+import { outputConflicts } from '../../../shared/domain/output-format';
 import { PageRequest } from '../../../shared/domain/page-request';
 import { WebsitesService } from '../../websites/application/websites.service';
 import { JobProps, JobSource, isSameJobRequest } from '../../jobs/domain/job';
@@ -33,7 +34,11 @@ export class CaptureJobsService {
     source: JobSource = 'api',
     scheduleId: number | null = null,
   ): Promise<JobProps> {
-    await this.websites.get(accountId, websiteId);
+    const website = await this.websites.get(accountId, websiteId);
+    // Checked against what the capture will use: a request's quality with the website's png is as wrong as
+    // with its own. (A schedule's capture sends no options, and its website's were checked when saved.)
+    const conflicts = outputConflicts(options, website.captureOptions);
+    if (conflicts.length > 0) throw new ValidationFailedError(conflicts);
     return this.submit({
       id: randomUUID(),
       type: 'screenshot',

@@ -1,3 +1,4 @@
+import type { OutputFormat } from '../../../shared/domain/output-format';
 import type { Readable } from 'node:stream';
 import { PageRequest } from '../../../shared/domain/page-request';
 import { ScreenshotProps } from '../domain/screenshot';
@@ -15,6 +16,7 @@ export interface CapturedScreenshot {
   jobId: string | null;
   scenarioId?: number | null;
   executionId?: string | null;
+  format: OutputFormat;
   fileSize: number;
   width: number;
   height: number;

@@ -100,7 +100,7 @@ describe('ScreenshotKeeper', () => {
   });
   afterEach(() => jest.restoreAllMocks());
 
-  const capture = () => store.store(OWNER, { png: PNG, width: 1280, height: 800 }, now);
+  const capture = () => store.store(OWNER, { data: PNG, format: 'png', width: 1280, height: 800 }, now);
 
   it('stores the row and the PNG; nothing stays staged, and no thumbnail is rendered on the capture path', async () => {
     const shot = await capture();

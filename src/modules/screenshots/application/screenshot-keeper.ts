@@ -3,7 +3,7 @@ import { UnavailableError } from '../../../shared/domain/domain-error';
 import { errorMessage } from '../../../shared/domain/error-message';
 import { CaptureResult } from '../../../adapters/capture/capture.port';
 import { ScreenshotProps, screenshotKey, thumbnailKey } from '../domain/screenshot';
-import { CapturedScreenshot, ScreenshotRepository, ScreenshotStorage, ThumbnailRenderer } from './ports';
+import { CapturedScreenshot, ScreenshotRepository, ScreenshotStorage, StagedFile, ThumbnailRenderer } from './ports';
 
 export type ScreenshotOwner = Pick<CapturedScreenshot, 'accountId' | 'websiteId' | 'jobId' | 'scenarioId' | 'executionId'>;
 
@@ -24,32 +24,39 @@ export class ScreenshotKeeper {
   ) {}
 
   /**
-   * Stores one rendered PNG: staged under a temporary name, then renamed to its key inside the transaction
-   * that inserts the row (and, for a capture job, marks it succeeded). If that transaction fails the file is
-   * removed wherever it got to, so a row never lacks its PNG and no file is orphaned.
+   * Stores one rendered file: staged under a temporary name, then renamed to its key inside the transaction
+   * that inserts the row (and, for a capture job, marks it succeeded). If that transaction fails every file is
+   * removed wherever it got to, so a row never lacks its file and no file is orphaned.
    *
-   * No thumbnail is made here: rendering one costs about as much CPU as a tenth of a whole capture (measured:
-   * 129 → 114 ms of CPU per capture, 14.7 → 16.6 captures/s on 2 cores), and most screenshots taken through
-   * the API are never shown as a thumbnail. It is made on its first request instead (thumbnail()).
+   * No thumbnail is made here for images: rendering one costs about as much CPU as a tenth of a whole capture
+   * (measured: 129 → 114 ms of CPU per capture, 14.7 → 16.6 captures/s on 2 cores), and most screenshots taken
+   * through the API are never shown as a thumbnail. It is made on its first request instead (thumbnail()). A
+   * PDF's is made here, from the capture's preview of the first viewport: nothing can make it later.
    */
   async store(owner: ScreenshotOwner, result: CaptureResult, now: Date): Promise<ScreenshotProps> {
-    const staged = await this.storage.stage(result.png);
-    let placed: string | null = null;
+    const staged = await this.storage.stage(result.data);
+    const stagedThumbnail = result.preview ? await this.stagePreviewThumbnail(result.preview) : null;
+    const placed: string[] = [];
     try {
       return await this.screenshots.insertWithFile(
-        { ...owner, fileSize: result.png.length, width: result.width, height: result.height, takenAt: now },
+        { ...owner, format: result.format, fileSize: result.data.length, width: result.width, height: result.height, takenAt: now },
         (id) => {
-          const key = screenshotKey(owner.accountId, owner.websiteId, id);
+          const key = screenshotKey(owner.accountId, owner.websiteId, id, result.format);
           this.storage.placeSync(staged, key);
-          placed = key;
+          placed.push(key);
+          if (stagedThumbnail) {
+            this.storage.placeSync(stagedThumbnail, thumbnailKey(key));
+            placed.push(thumbnailKey(key));
+          }
           return key;
         },
         now,
       );
     } catch (err) {
-      // Nothing was committed (insertWithFile's contract): the file may not outlive the failed insert.
-      if (placed !== null) await this.storage.delete(placed);
-      else await this.storage.discard(staged);
+      // Nothing was committed (insertWithFile's contract): no file may outlive the failed insert.
+      for (const key of placed) await this.storage.delete(key);
+      if (placed.length === 0) await this.storage.discard(staged);
+      if (stagedThumbnail && placed.length < 2) await this.storage.discard(stagedThumbnail);
       throw err;
     }
   }
@@ -76,7 +83,19 @@ export class ScreenshotKeeper {
     await this.storage.delete(thumbnailKey(shot.filePath));
   }
 
+  /** A thumbnail that cannot be made is logged and left out: it never fails the capture (it then answers 404). */
+  private async stagePreviewThumbnail(preview: Buffer): Promise<StagedFile | null> {
+    try {
+      return await this.storage.stage(await this.thumbnails.render(preview));
+    } catch (err) {
+      this.logger.warn(`making a PDF's thumbnail failed, it will have none: ${errorMessage(err)}`);
+      return null;
+    }
+  }
+
   private async makeThumbnail(shot: ScreenshotProps): Promise<Buffer | null> {
+    // A PDF's thumbnail is made when it is stored (store()); nothing here can render a PDF.
+    if (shot.format === 'pdf') return null;
     const png = await this.storage.read(shot.filePath);
     if (!png) return null;
     // A render that fails (libvips out of memory) is ours, not the client's: 503, and the next request tries again.

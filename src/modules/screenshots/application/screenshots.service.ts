@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { Clock } from '../../../shared/domain/clock';
 import { NotFoundError } from '../../../shared/domain/domain-error';
+import { FORMAT_FILES } from '../../../shared/domain/output-format';
 import { PageRequest } from '../../../shared/domain/page-request';
 import { Account } from '../../accounts/domain/account';
 import { PlanUpgradeRequiredError } from '../../accounts/domain/errors';
@@ -16,6 +17,8 @@ import { ScreenshotKeeper } from './screenshot-keeper';
 
 export interface ScreenshotDownload {
   fileName: string;
+  /** The media type of the screenshot's format. */
+  contentType: string;
   etag: string;
   size: number;
   stream: Readable;
@@ -72,7 +75,8 @@ export class ScreenshotsService implements OnModuleInit {
     if (!(await this.storage.exists(shot.filePath))) throw new NotFoundError('Screenshot file');
     const website = await this.websites.findById(shot.websiteId);
     return {
-      fileName: downloadFileName(website?.name ?? 'screenshot', shot.id),
+      fileName: downloadFileName(website?.name ?? 'screenshot', shot.id, shot.format),
+      contentType: FORMAT_FILES[shot.format].mimeType,
       // Screenshots never change once stored, so id + size is a strong validator.
       etag: `"ss-${shot.id}-${shot.fileSize}"`,
       size: shot.fileSize,
@@ -110,7 +114,7 @@ export class ScreenshotsService implements OnModuleInit {
     for (const s of found) if (!names.has(s.websiteId)) names.set(s.websiteId, (await this.websites.findById(s.websiteId))?.name ?? 'website');
     const entries = unique.map((id) => {
       const shot = byId.get(id) as ScreenshotProps;
-      return { name: zipEntryName(names.get(shot.websiteId) ?? 'website', id), open: () => this.storage.open(shot.filePath) };
+      return { name: zipEntryName(names.get(shot.websiteId) ?? 'website', id, shot.format), open: () => this.storage.open(shot.filePath) };
     });
     return this.zip.stream(entries);
   }

@@ -1,7 +1,11 @@
+import type { OutputOptions } from '../../../shared/domain/output-format';
 import type { WaitUntil } from '../../../shared/domain/wait-until';
 
-/** What a capture job was asked for (Take Screenshot body, website defaults applied): stored on the job. */
-export interface CaptureOptions {
+/**
+ * What a capture job was asked for (Take Screenshot body; the website's defaults fill what it leaves out
+ * when the job runs): stored on the job.
+ */
+export interface CaptureOptions extends OutputOptions {
   fullPage?: boolean;
   viewportWidth?: number;
   viewportHeight?: number;

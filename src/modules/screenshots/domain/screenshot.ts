@@ -1,3 +1,5 @@
+import { FORMAT_FILES, OutputFormat } from '../../../shared/domain/output-format';
+
 export interface ScreenshotProps {
   id: number;
   accountId: number;
@@ -7,6 +9,7 @@ export interface ScreenshotProps {
   executionId: string | null;
   /** Storage key relative to the storage root, e.g. `screenshots/1/2/3.png` (never a server path). */
   filePath: string;
+  format: OutputFormat;
   /** Bytes. */
   fileSize: number;
   width: number;
@@ -20,17 +23,23 @@ export function websiteArea(accountId: number, websiteId: number): string {
   return `screenshots/${accountId}/${websiteId}/`;
 }
 
-/** The storage key of a screenshot's PNG (API.md: `screenshots/<account>/<website>/<id>.png`). */
-export function screenshotKey(accountId: number, websiteId: number, id: number): string {
-  return `${websiteArea(accountId, websiteId)}${id}.png`;
+/** The storage key of a screenshot's file (API.md: `screenshots/<account>/<website>/<id>.<extension of its format>`). */
+export function screenshotKey(accountId: number, websiteId: number, id: number, format: OutputFormat): string {
+  return `${websiteArea(accountId, websiteId)}${id}.${FORMAT_FILES[format].extension}`;
 }
 
+const FILE_EXTENSION = new RegExp(
+  `\\.(${Object.values(FORMAT_FILES)
+    .map((f) => f.extension)
+    .join('|')})$`,
+);
+
 /**
- * The storage key of a screenshot's thumbnail, derived from its PNG's key so it sits beside it
+ * The storage key of a screenshot's thumbnail, derived from its file's key so it sits beside it
  * (`screenshots/<account>/<website>/<id>.thumb.webp`) and needs no column of its own.
  */
 export function thumbnailKey(screenshotKey: string): string {
-  return `${screenshotKey.replace(/\.png$/, '')}.thumb.webp`;
+  return `${screenshotKey.replace(FILE_EXTENSION, '')}.thumb.webp`;
 }
 
 /** A name safe in a Content-Disposition header and a ZIP entry on every OS. */
@@ -43,12 +52,12 @@ export function safeFileStem(name: string): string {
   return stem || 'website';
 }
 
-export function downloadFileName(websiteName: string, id: number): string {
-  return `${safeFileStem(websiteName)}-${id}.png`;
+export function downloadFileName(websiteName: string, id: number, format: OutputFormat): string {
+  return `${safeFileStem(websiteName)}-${id}.${FORMAT_FILES[format].extension}`;
 }
 
-export function zipEntryName(websiteName: string, id: number): string {
-  return `${id}-${safeFileStem(websiteName)}.png`;
+export function zipEntryName(websiteName: string, id: number, format: OutputFormat): string {
+  return `${id}-${safeFileStem(websiteName)}.${FORMAT_FILES[format].extension}`;
 }
 
 export const BULK_DOWNLOAD_MAX_IDS = 100;

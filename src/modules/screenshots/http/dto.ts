@@ -4,10 +4,10 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, 
 import { IsCssSelector, IsId, MAX_ID, OptionalField, QueryInt } from '../../../shared/http/validation';
 import { PageQuery } from '../../../shared/http/pagination';
 import { WEBSITE_RULES } from '../../websites/domain/website';
-import { WAIT_UNTIL_DESCRIPTION } from '../../websites/http/openapi';
-import { WAIT_UNTIL_VALUES, WaitUntil } from '../../../shared/domain/wait-until';
+import { CaptureOptionsDto, toCaptureDefaults } from '../../websites/http/website.dto';
 import { JOB_STATUSES, JobProps, JobStatus } from '../../jobs/domain/job';
 import { CaptureOptions } from '../domain/capture-options';
+import { FORMAT_FILES } from '../../../shared/domain/output-format';
 import { BULK_DOWNLOAD_MAX_IDS, ScreenshotProps } from '../domain/screenshot';
 import { JobView, ScreenshotView } from './openapi';
 
@@ -22,7 +22,7 @@ const SELECTOR = {
 
 /** Optional body of Take Screenshot (API.md): overrides of the website's defaults for this capture. */
 @ApiSchema({ description: 'All optional: overrides of the website’s settings for this capture.' })
-export class TakeScreenshotDto {
+export class TakeScreenshotDto extends CaptureOptionsDto {
   @ApiPropertyOptional({ type: 'boolean', description: 'Default: the website’s full_page' })
   @OptionalField()
   @IsBoolean()
@@ -68,10 +68,6 @@ export class TakeScreenshotDto {
   @Min(1)
   @Max(3)
   device_scale_factor?: number;
-  @ApiPropertyOptional({ enum: ['png'], default: 'png' })
-  @OptionalField()
-  @IsIn(['png'])
-  format?: 'png';
   @ApiPropertyOptional({ type: 'array', items: SELECTOR, maxItems: 50, description: 'Elements hidden before capturing' })
   @OptionalField()
   @IsArray()
@@ -85,18 +81,11 @@ export class TakeScreenshotDto {
   @OptionalField()
   @IsBoolean()
   dark_mode?: boolean;
-  @ApiPropertyOptional({
-    enum: WAIT_UNTIL_VALUES,
-    description: `${WAIT_UNTIL_DESCRIPTION} Default: the website’s \`capture_options.wait_until\`, else \`stable\`.`,
-  })
-  @OptionalField()
-  @IsIn(WAIT_UNTIL_VALUES)
-  wait_until?: WaitUntil;
 }
 
 export function toCaptureOptions(dto: TakeScreenshotDto | undefined): CaptureOptions {
   if (!dto) return {};
-  const o: CaptureOptions = {};
+  const o: CaptureOptions = toCaptureDefaults(dto);
   if (dto.full_page !== undefined) o.fullPage = dto.full_page;
   if (dto.viewport_width !== undefined) o.viewportWidth = dto.viewport_width;
   if (dto.viewport_height !== undefined) o.viewportHeight = dto.viewport_height;
@@ -105,7 +94,6 @@ export function toCaptureOptions(dto: TakeScreenshotDto | undefined): CaptureOpt
   if (dto.device_scale_factor !== undefined) o.deviceScaleFactor = dto.device_scale_factor;
   if (dto.hide_selectors !== undefined) o.hideSelectors = dto.hide_selectors;
   if (dto.dark_mode !== undefined) o.darkMode = dto.dark_mode;
-  if (dto.wait_until !== undefined) o.waitUntil = dto.wait_until;
   return o;
 }
 
@@ -167,6 +155,8 @@ export function screenshotView(s: ScreenshotProps): ScreenshotView {
     scenario_id: s.scenarioId,
     execution_id: s.executionId,
     file_path: s.filePath,
+    format: s.format,
+    mime_type: FORMAT_FILES[s.format].mimeType,
     file_size: s.fileSize,
     width: s.width,
     height: s.height,

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { TIMESTAMP } from '../../../shared/http/openapi';
+import { FORMAT_FILES, OUTPUT_FORMATS, OutputFormat } from '../../../shared/domain/output-format';
 import { JOB_STATUSES, JobSource, JobStatus, JobType } from '../../jobs/domain/job';
 
 const JOB_TYPES: readonly JobType[] = ['screenshot', 'scenario'];
@@ -12,10 +13,19 @@ export class ScreenshotView {
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true, description: 'The capture job that made it' }) job_id!: string | null;
   @ApiProperty({ type: 'integer', nullable: true, description: 'Set when a scenario run made it' }) scenario_id!: number | null;
   @ApiProperty({ type: 'string', format: 'uuid', nullable: true, description: 'Set when a scenario run made it' }) execution_id!: string | null;
-  @ApiProperty({ example: 'screenshots/1/1/3.png', description: 'Storage key relative to the storage root (never a server path)' }) file_path!: string;
+  @ApiProperty({
+    example: 'screenshots/1/1/3.png',
+    description: 'Storage key relative to the storage root (never a server path); ends in the format’s extension',
+  })
+  file_path!: string;
+  @ApiProperty({ enum: OUTPUT_FORMATS, example: 'png' }) format!: OutputFormat;
+  @ApiProperty({ enum: Object.values(FORMAT_FILES).map((f) => f.mimeType), example: 'image/png', description: 'Content-Type of the download' })
+  mime_type!: string;
   @ApiProperty({ type: 'integer', description: 'Bytes', example: 48213 }) file_size!: number;
-  @ApiProperty({ type: 'integer', description: 'Pixels of the stored PNG', example: 1280 }) width!: number;
-  @ApiProperty({ type: 'integer', description: 'Pixels of the stored PNG', example: 800 }) height!: number;
+  @ApiProperty({ type: 'integer', description: 'Pixels of the stored image; for a PDF the paper’s width in CSS px (96 per inch)', example: 1280 })
+  width!: number;
+  @ApiProperty({ type: 'integer', description: 'Pixels of the stored image; for a PDF the paper’s height in CSS px (96 per inch)', example: 800 })
+  height!: number;
   @ApiProperty({ enum: ['success'], description: 'Rows exist only for captures that produced an image; failures live on the job' }) status!: 'success';
   @ApiProperty(TIMESTAMP) taken_at!: string;
 }

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Query, R
 import { ApiBody, ApiOperation } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
-import { replyWithStoredImage } from '../../../shared/http/conditional';
+import { replyWithStoredFile } from '../../../shared/http/conditional';
 import { CurrentAccount } from '../../../shared/http/decorators';
 import { IdParam } from '../../../shared/http/id-param';
 import { idempotencyKey } from '../../../shared/http/idempotency-key';
@@ -97,7 +97,14 @@ export class ScreenshotsController {
 
   @ApiOperation({ summary: 'Download Screenshot' })
   @ApiIdParam('Screenshot')
-  @ApiFileResponse('image/png', 'The PNG, as an attachment named `<website-name>-<id>.png`', { conditional: true, headers: ATTACHMENT })
+  @ApiFileResponse(
+    ['image/png', 'image/jpeg', 'image/webp', 'application/pdf'],
+    'The file in its format, as an attachment named `<website-name>-<id>.<png|jpg|webp|pdf>`',
+    {
+      conditional: true,
+      headers: ATTACHMENT,
+    },
+  )
   @ApiErrorResponses('not_found')
   @Get(':id/download')
   async download(
@@ -106,12 +113,7 @@ export class ScreenshotsController {
     @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const file = await this.screenshots.download(account.id, id);
-    const body = () => {
-      reply.header('Content-Disposition', `attachment; filename="${file.fileName}"`);
-      return new StreamableFile(file.stream, { type: 'image/png', length: file.size });
-    };
-    return replyWithStoredImage(reply, ifNoneMatch, file.etag, body, () => file.stream.destroy());
+    return replyWithStoredFile(reply, ifNoneMatch, await this.screenshots.download(account.id, id), 'attachment');
   }
 
   @ApiOperation({ summary: 'Delete Screenshot', description: 'Deletes the row, the PNG and its thumbnail.' })

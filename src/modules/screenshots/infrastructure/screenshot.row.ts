@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { OutputFormat } from '../../../shared/domain/output-format';
 
 @Entity('screenshots')
 export class ScreenshotRow {
@@ -9,6 +10,7 @@ export class ScreenshotRow {
   @Column({ name: 'scenario_id', type: 'integer', nullable: true }) scenarioId!: number | null;
   @Column({ name: 'execution_id', type: 'varchar', nullable: true }) executionId!: string | null;
   @Column({ name: 'file_path', type: 'varchar' }) filePath!: string;
+  @Column({ type: 'varchar', length: 8, default: 'png' }) format!: OutputFormat;
   @Column({ name: 'file_size', type: 'integer' }) fileSize!: number;
   @Column({ type: 'integer' }) width!: number;
   @Column({ type: 'integer' }) height!: number;

@@ -64,7 +64,7 @@ describe('TypeOrmScreenshotRepository.insertWithFile (real database)', () => {
   }
 
   function shot(owner: Partial<CapturedScreenshot>): CapturedScreenshot {
-    return { accountId, websiteId, jobId: null, fileSize: 1234, width: 1280, height: 800, takenAt: at(5_000), ...owner };
+    return { accountId, websiteId, jobId: null, format: 'png', fileSize: 1234, width: 1280, height: 800, takenAt: at(5_000), ...owner };
   }
 
   it('returns the row as inserted: once committed, a failing read-back cannot make it throw (finding 5)', async () => {

@@ -26,6 +26,7 @@ function inserted(shot: CapturedScreenshot, id: number, filePath: string): Scree
     scenarioId: shot.scenarioId ?? null,
     executionId: shot.executionId ?? null,
     filePath,
+    format: shot.format,
     fileSize: shot.fileSize,
     width: shot.width,
     height: shot.height,
@@ -104,7 +105,7 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
     return db.transaction(() => {
       const { lastInsertRowid } = db
         .prepare(
-          `INSERT INTO screenshots (account_id, website_id, job_id, scenario_id, execution_id, file_path, file_size, width, height, status, taken_at) VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, 'success', ?)`,
+          `INSERT INTO screenshots (account_id, website_id, job_id, scenario_id, execution_id, file_path, format, file_size, width, height, status, taken_at) VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, ?, 'success', ?)`,
         )
         .run(
           shot.accountId,
@@ -112,6 +113,7 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
           shot.jobId,
           shot.scenarioId ?? null,
           shot.executionId ?? null,
+          shot.format,
           shot.fileSize,
           shot.width,
           shot.height,
@@ -129,8 +131,19 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
   private insertPostgres(shot: CapturedScreenshot, placeFile: (id: number) => string, finishedAt: Date): Promise<{ id: number; filePath: string }> {
     return this.dataSource.transaction(async (manager) => {
       const [{ id: rawId }]: Array<{ id: number | string }> = await manager.query(
-        `INSERT INTO screenshots (account_id, website_id, job_id, scenario_id, execution_id, file_path, file_size, width, height, status, taken_at) VALUES ($1, $2, $3, $4, $5, '', $6, $7, $8, 'success', $9) RETURNING id`,
-        [shot.accountId, shot.websiteId, shot.jobId, shot.scenarioId ?? null, shot.executionId ?? null, shot.fileSize, shot.width, shot.height, shot.takenAt],
+        `INSERT INTO screenshots (account_id, website_id, job_id, scenario_id, execution_id, file_path, format, file_size, width, height, status, taken_at) VALUES ($1, $2, $3, $4, $5, '', $6, $7, $8, $9, 'success', $10) RETURNING id`,
+        [
+          shot.accountId,
+          shot.websiteId,
+          shot.jobId,
+          shot.scenarioId ?? null,
+          shot.executionId ?? null,
+          shot.format,
+          shot.fileSize,
+          shot.width,
+          shot.height,
+          shot.takenAt,
+        ],
       );
       const id = Number(rawId);
       const job = jobStatement(shot, id, finishedAt);

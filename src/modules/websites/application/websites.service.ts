@@ -3,7 +3,8 @@ import { Clock } from '../../../shared/domain/clock';
 import { NotFoundError, ValidationFailedError } from '../../../shared/domain/domain-error';
 import { PageRequest } from '../../../shared/domain/page-request';
 import { UrlPolicy } from '../../../shared/url-policy';
-import { Website, WebsiteChanges, WebsiteInput, WebsiteProps } from '../domain/website';
+import { outputConflicts } from '../../../shared/domain/output-format';
+import { Website, WebsiteCaptureOptions, WebsiteChanges, WebsiteInput, WebsiteProps } from '../domain/website';
 import { WebsiteDeletionListener, WebsiteRepository } from './ports';
 
 @Injectable()
@@ -28,6 +29,7 @@ export class WebsitesService {
   }
 
   async create(accountId: number, input: WebsiteInput): Promise<WebsiteProps> {
+    assertCaptureOptions(input.captureOptions);
     const url = await this.checkUrl(input.url);
     return this.websites.create(Website.create(accountId, { ...input, url }).props, this.clock.now());
   }
@@ -49,6 +51,7 @@ export class WebsitesService {
 
   async update(accountId: number, id: number, changes: WebsiteChanges): Promise<WebsiteProps> {
     await this.get(accountId, id);
+    assertCaptureOptions(changes.captureOptions);
     const checked = { ...changes };
     if (changes.url !== undefined) checked.url = await this.checkUrl(changes.url);
     return this.websites.update(id, checked, this.clock.now());
@@ -67,4 +70,10 @@ export class WebsitesService {
     if (!verdict.allowed) throw ValidationFailedError.of('url', verdict.reason);
     return verdict.url.toString();
   }
+}
+
+/** Saved defaults must agree with themselves (quality only with jpeg/webp, …): named as the API spells them. */
+function assertCaptureOptions(options: WebsiteCaptureOptions | undefined): void {
+  const conflicts = options ? outputConflicts(options) : [];
+  if (conflicts.length > 0) throw new ValidationFailedError(conflicts.map((c) => ({ ...c, field: `capture_options.${c.field}` })));
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { TIMESTAMP } from '../../../shared/http/openapi';
 import { WAIT_UNTIL_VALUES, WaitUntil } from '../../../shared/domain/wait-until';
+import { OUTPUT_FORMATS, OutputFormat, PDF_PAPERS, PdfPaper } from '../../../shared/domain/output-format';
 import { WEBSITE_RULES, WEBSITE_STATUSES, WebsiteStatus } from '../domain/website';
 
 const R = WEBSITE_RULES;
@@ -32,9 +33,19 @@ export const WAIT_UNTIL_DESCRIPTION =
   'longer timers and endless animations do not hold it), at most 3 s after `load`. `load` / `domcontentloaded`: at ' +
   'that event, nothing more. `network_idle`: after `load`, once the network has been quiet for 500 ms (at most 3 s).';
 
-@ApiSchema({ name: 'CaptureOptions', description: 'The website’s capture defaults; a Take Screenshot body overrides them field by field.' })
+@ApiSchema({
+  name: 'CaptureOptions',
+  description:
+    'The website’s capture defaults as a capture would use them (only the fields that apply to its format); a Take Screenshot body overrides them field by field.',
+})
 export class CaptureOptionsView {
   @ApiProperty({ enum: WAIT_UNTIL_VALUES, default: 'stable', description: WAIT_UNTIL_DESCRIPTION }) wait_until!: WaitUntil;
+  @ApiProperty({ enum: OUTPUT_FORMATS, default: 'png' }) format!: OutputFormat;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, description: 'jpeg and webp only' }) quality?: number;
+  @ApiPropertyOptional({ enum: PDF_PAPERS, description: 'pdf only' }) pdf_paper?: PdfPaper;
+  @ApiPropertyOptional({ type: 'boolean', description: 'pdf only' }) pdf_landscape?: boolean;
+  @ApiPropertyOptional({ type: 'boolean', description: 'pdf only' }) pdf_print_background?: boolean;
+  @ApiPropertyOptional({ type: 'boolean', description: 'png and webp only' }) omit_background?: boolean;
 }
 
 @ApiSchema({ name: 'Website' })

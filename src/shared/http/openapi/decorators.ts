@@ -198,7 +198,7 @@ const CACHE_HEADERS: Record<string, HeaderObject> = {
  * without a body.
  */
 export function ApiFileResponse(
-  mediaType: string,
+  mediaType: string | readonly string[],
   description: string,
   { conditional = false, headers = {} }: { conditional?: boolean; headers?: Record<string, HeaderObject> } = {},
 ): MethodDecorator {
@@ -206,7 +206,9 @@ export function ApiFileResponse(
     status: 200,
     description,
     headers: { ...headerRefs(RATE_LIMITED), ...(conditional ? CACHE_HEADERS : {}), ...headers },
-    content: { [mediaType]: { schema: { type: 'string', format: 'binary' } } },
+    content: Object.fromEntries(
+      (typeof mediaType === 'string' ? [mediaType] : mediaType).map((type) => [type, { schema: { type: 'string', format: 'binary' } }]),
+    ),
   });
   if (!conditional) return ok;
   return applyDecorators(

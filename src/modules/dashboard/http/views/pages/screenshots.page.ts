@@ -63,14 +63,19 @@ export function screenshotPage(viewer: DashboardViewer, shot: ScreenshotProps, w
     viewer,
     'screenshots',
     `Screenshot ${shot.id}`,
-    html`<p><strong>${websiteName}</strong> · taken ${utcTime(shot.takenAt)} · ${shot.width}×${shot.height} px · ${sizeText(shot.fileSize)}
+    html`<p><strong>${websiteName}</strong> · taken ${utcTime(shot.takenAt)} · ${shot.format.toUpperCase()} · ${shot.width}×${shot.height} px · ${sizeText(shot.fileSize)}
   ${shot.scenarioId ? html` · from scenario #${shot.scenarioId}` : ''}</p>
 <p class="toolbar">
-  <a class="button" href="/dashboard/screenshots/${shot.id}/download">Download PNG</a>
+  <a class="button" href="/dashboard/screenshots/${shot.id}/download">Download ${shot.format.toUpperCase()}</a>
   <a class="button secondary" href="/dashboard/screenshots?website_id=${shot.websiteId}">More of this website</a>
   <form class="inline" method="post" action="/dashboard/screenshots/${shot.id}/delete" data-confirm="Delete this screenshot? This cannot be undone.">${csrfField(viewer)}
     <button class="danger" type="submit">Delete</button></form>
 </p>
-<div class="full"><a href="/dashboard/screenshots/${shot.id}/image"><img src="/dashboard/screenshots/${shot.id}/image" alt="Screenshot ${shot.id} of ${websiteName}, full size" width="${shot.width}" height="${shot.height}"></a></div>`,
+${
+  // A PDF cannot be an <img>: its first viewport (the thumbnail) links to the document, which the browser opens.
+  shot.format === 'pdf'
+    ? html`<div class="full"><a href="/dashboard/screenshots/${shot.id}/image"><img src="/dashboard/screenshots/${shot.id}/thumbnail" alt="First page of screenshot ${shot.id} of ${websiteName} (PDF, opens the document)" width="400"></a></div>`
+    : html`<div class="full"><a href="/dashboard/screenshots/${shot.id}/image"><img src="/dashboard/screenshots/${shot.id}/image" alt="Screenshot ${shot.id} of ${websiteName}, full size" width="${shot.width}" height="${shot.height}"></a></div>`
+}`,
   );
 }
