@@ -1,4 +1,4 @@
-import type { Page } from 'puppeteer';
+import type { ElementHandle, Page } from 'puppeteer';
 
 import type { ContextLease } from './browser-pool';
 import { CaptureFailure, type CaptureRequest, type CaptureResult } from './capture.port';
@@ -6,10 +6,10 @@ import type { CaptureSettings } from './capture-options';
 import { isNavigationRace, PAGE_CRASHED_MESSAGE, toCaptureFailure } from './capture-errors';
 import { readyStateCompleteScript } from './in-page-scripts';
 import { NavigationEgress } from './navigation-egress';
-import { assertValidSelector, hideElements, LAZY_SCROLL_BUDGET_MS, preparePage, revealLazyContent, takeScreenshot } from './page-steps';
+import { addStyleSheet, assertValidSelector, hideElements, LAZY_SCROLL_BUDGET_MS, preparePage, revealLazyContent, takeScreenshot } from './page-steps';
 import { PageSettler } from './page-stability';
 
-type Phase = 'opening' | 'navigation' | 'settling' | 'selector' | 'rendering';
+type Phase = 'opening' | 'navigation' | 'settling' | 'selector' | 'element' | 'rendering';
 
 /** A page that keeps navigating by itself after 'load' (script or meta redirects) gets this many tries. */
 const MAX_DOCUMENTS = 3;
@@ -34,8 +34,8 @@ export function assertSaneRequest(request: CaptureRequest): void {
   };
   side('viewportWidth', request.viewportWidth);
   side('viewportHeight', request.viewportHeight);
-  if (!(request.deviceScaleFactor >= 1 && request.deviceScaleFactor <= 3)) {
-    problems.push('deviceScaleFactor must be from 1 to 3');
+  if (!(request.deviceScaleFactor >= 1 && request.deviceScaleFactor <= 5)) {
+    problems.push('deviceScaleFactor must be from 1 to 5 (the API allows 1..3; device presets go up to 4.5)');
   }
   if (!(request.delayMs >= 0)) problems.push('delayMs must not be negative');
   if (problems.length > 0) {
@@ -95,6 +95,8 @@ export class CaptureRun {
       deviceScaleFactor: this.request.deviceScaleFactor,
       darkMode: this.request.darkMode,
       trackStability: (this.request.waitUntil ?? 'stable') === 'stable',
+      emulation: this.request.emulation,
+      blockResources: this.request.blockResources,
     });
 
     const egress = new NavigationEgress(page, this.lease.egress);
@@ -135,8 +137,23 @@ export class CaptureRun {
 
     this.phase = 'rendering';
     await hideElements(page, request.hideSelectors);
+    if (request.css) {
+      await addStyleSheet(page, request.css);
+      // The sheet may start loading fonts or images: settle again (a probe or two when it does not).
+      this.phase = 'settling';
+      await settler.afterChange(this.budget(settings.networkIdleMaxWaitMs));
+      this.phase = 'rendering';
+    }
+    let element: ElementHandle<Element> | undefined;
+    if (request.selector) {
+      this.phase = 'element';
+      assertValidSelector(request.selector);
+      element = (await page.waitForSelector(request.selector, { timeout: this.remaining() })) ?? undefined;
+      if (!element) throw new CaptureFailure('page', `No element matches selector "${request.selector}"`);
+      this.phase = 'rendering';
+    }
     // A PDF prints the whole document, so its lazy content is revealed as for a full-page image.
-    if (request.fullPage || request.output?.format === 'pdf') {
+    if (!element && !request.clip && (request.fullPage || request.output?.format === 'pdf')) {
       // Lazy images and infinite lists start loading when scrolled into view: settle once more after
       // the scroll (see PageSettler.afterScroll for when that costs anything).
       let requested = 0;
@@ -156,6 +173,8 @@ export class CaptureRun {
     egress.assertDocumentAllowed();
     const result = await takeScreenshot(page, {
       fullPage: request.fullPage,
+      element,
+      clip: request.clip,
       maxFullPageHeight: settings.maxFullPageHeight,
       fastPngEncoding: settings.fastPngEncoding,
       output: request.output,
@@ -182,6 +201,8 @@ export class CaptureRun {
         return `Navigation timeout of ${ms} ms exceeded`;
       case 'selector':
         return `Timed out after ${ms} ms waiting for selector "${this.request.waitForSelector ?? ''}"`;
+      case 'element':
+        return `Timed out after ${ms} ms waiting for an element matching selector "${this.request.selector ?? ''}"`;
       case 'settling':
       case 'rendering':
         return `Page did not finish rendering within ${ms} ms`;

@@ -3,6 +3,9 @@
  * Deliberately free of puppeteer types so that only this adapter folder depends on puppeteer.
  */
 import type { OutputFormat, ResolvedOutput } from '../../shared/domain/output-format';
+import type { Clip, Emulation } from '../../shared/domain/page-options';
+
+export type { Emulation };
 import type { WaitUntil } from '../../shared/domain/wait-until';
 
 export interface CaptureRequest {
@@ -23,6 +26,16 @@ export interface CaptureRequest {
   waitUntil?: WaitUntil;
   /** What to produce (default: a PNG with the page's background). */
   output?: ResolvedOutput;
+  /** Capture only the first element matching this CSS selector (waited for like wait_for_selector). */
+  selector?: string | null;
+  /** Capture only this rectangle of the page (CSS px). */
+  clip?: Clip | null;
+  /** Device and browser emulation beyond the viewport (a device preset, user_agent, locale, timezone). */
+  emulation?: Emulation;
+  /** Resource types not loaded at all. */
+  blockResources?: readonly string[];
+  /** A style sheet added to the page before the capture. */
+  css?: string | null;
 }
 
 export interface CaptureResult {
@@ -91,6 +104,10 @@ export interface PageOptions {
   darkMode?: boolean;
   /** When navigations and screenshot steps are taken (default 'stable'). */
   waitUntil?: WaitUntil;
+  /** Device and browser emulation beyond the viewport. */
+  emulation?: Emulation;
+  /** Resource types not loaded at all. */
+  blockResources?: readonly string[];
   /**
    * How long getting the page ready (a browser context, the tab) may take: the caller's time left, so a
    * wedged browser cannot hold a scenario past its cap. A fixed bound of milliseconds-scale work applies too.

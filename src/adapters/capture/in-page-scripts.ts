@@ -173,3 +173,15 @@ export function stabilityProbeScript(shortTimerMs: number): string {
     return { busy, quietMs: Math.max(0, now - state.lastActivity) };
   })()`;
 }
+
+/**
+ * Adds a constructed style sheet to the document (the `css` option). Constructed sheets are not subject to the
+ * page's Content-Security-Policy for inline styles, where an added <style> element would be.
+ */
+export function addStyleSheetScript(css: string): string {
+  return `(() => {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(${JSON.stringify(css)});
+    document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+  })()`;
+}

@@ -1,14 +1,15 @@
 /**
  * The building blocks of a capture over a puppeteer Page, shared by one-shot captures and scenario pages.
  */
-import type { Page } from 'puppeteer';
+import type { ElementHandle, Page } from 'puppeteer';
 
-import { CaptureFailure, type CaptureResult } from './capture.port';
-import { disableServiceWorkersScript, documentHeightScript, hideSelectorsScript, revealLazyContentScript } from './in-page-scripts';
+import { CaptureFailure, type CaptureResult, type Emulation } from './capture.port';
+import { addStyleSheetScript, disableServiceWorkersScript, documentHeightScript, hideSelectorsScript, revealLazyContentScript } from './in-page-scripts';
 import { isValidCssSelector } from '../../shared/css-selector/css-selector';
 import { stabilityTracker } from './page-stability';
 import { imageSize } from 'image-size';
 import type { PdfPaper, ResolvedOutput } from '../../shared/domain/output-format';
+import type { Clip } from '../../shared/domain/page-options';
 
 export interface PageSetup {
   viewportWidth: number;
@@ -17,6 +18,10 @@ export interface PageSetup {
   darkMode: boolean;
   /** Installs the stability wait's in-page tracker (wait_until 'stable'); other waits do not need it. */
   trackStability?: boolean;
+  /** Device and browser emulation beyond the viewport; none by default. */
+  emulation?: Emulation;
+  /** Resource types aborted before they are requested. */
+  blockResources?: readonly string[];
 }
 
 /**
@@ -38,9 +43,47 @@ export async function preparePage(page: Page, setup: PageSetup): Promise<void> {
       width: setup.viewportWidth,
       height: setup.viewportHeight,
       deviceScaleFactor: setup.deviceScaleFactor,
+      isMobile: setup.emulation?.mobile ?? false,
+      hasTouch: setup.emulation?.touch ?? false,
     }),
     setup.darkMode ? page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]) : undefined,
+    setup.emulation ? emulate(page, setup.emulation) : undefined,
+    setup.blockResources?.length ? blockResources(page, new Set(setup.blockResources)) : undefined,
   ]);
+}
+
+/**
+ * User agent, locale and time zone. The locale needs two protocol calls puppeteer has no API for
+ * (Emulation.setLocaleOverride for Intl and navigator.language, acceptLanguage on the user-agent override for
+ * the header), sent on a session of their own that stays attached for the page's life.
+ */
+async function emulate(page: Page, emulation: Emulation): Promise<void> {
+  const work: Array<Promise<unknown>> = [];
+  if (emulation.timezone) work.push(page.emulateTimezone(emulation.timezone));
+  if (emulation.locale) {
+    const session = await page.createCDPSession();
+    const userAgent = emulation.userAgent ?? (await page.browser().userAgent());
+    work.push(session.send('Emulation.setLocaleOverride', { locale: emulation.locale }));
+    work.push(session.send('Network.setUserAgentOverride', { userAgent, acceptLanguage: emulation.locale }));
+  } else if (emulation.userAgent) {
+    work.push(page.setUserAgent({ userAgent: emulation.userAgent }));
+  }
+  await Promise.all(work);
+}
+
+/** Aborts requests of the blocked types (block_resources); everything else goes on unchanged. */
+async function blockResources(page: Page, blocked: ReadonlySet<string>): Promise<void> {
+  page.on('request', (request) => {
+    if (request.isInterceptResolutionHandled()) return;
+    const answer = blocked.has(request.resourceType()) ? request.abort('blockedbyclient') : request.continue();
+    answer.catch(() => undefined);
+  });
+  await page.setRequestInterception(true);
+}
+
+/** Adds a style sheet (the `css` option) the page's CSP cannot refuse: a constructed sheet, not a <style>. */
+export async function addStyleSheet(page: Page, css: string): Promise<void> {
+  await page.evaluate(addStyleSheetScript(css));
 }
 
 function invalidSelectorFailure(invalid: unknown): CaptureFailure | null {
@@ -89,6 +132,10 @@ const PNG_OUTPUT: ResolvedOutput = { format: 'png', quality: null, pdf: null, om
 
 export interface ScreenshotSetup {
   fullPage: boolean;
+  /** Only this element (already waited for), scrolled into view; fullPage is ignored. */
+  element?: ElementHandle<Element>;
+  /** Only this rectangle, CSS px; fullPage is ignored. */
+  clip?: Clip | null;
   maxFullPageHeight: number;
   fastPngEncoding: boolean;
   /** Default: a PNG. */
@@ -114,7 +161,13 @@ export async function takeScreenshot(page: Page, setup: ScreenshotSetup): Promis
     optimizeForSpeed: setup.fastPngEncoding,
   } as const;
   let data: Uint8Array;
-  if (setup.fullPage) {
+  if (setup.element) {
+    const box = await setup.element.boundingBox();
+    if (!box || box.width < 1 || box.height < 1) throw new CaptureFailure('page', 'The element matching selector has no size to capture');
+    data = await setup.element.screenshot({ ...common }); // scrolled into view first (puppeteer's default)
+  } else if (setup.clip) {
+    data = await page.screenshot({ ...common, clip: setup.clip, captureBeyondViewport: true });
+  } else if (setup.fullPage) {
     const height = Math.min(Math.max(await documentHeight(page), viewport.height), setup.maxFullPageHeight);
     data = await page.screenshot({
       ...common,

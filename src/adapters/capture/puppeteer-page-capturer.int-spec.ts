@@ -302,9 +302,9 @@ describe('PuppeteerPageCapturer (real Chromium)', () => {
 
     it('refuses a request Chromium cannot honour as a page failure, not an infrastructure one', async () => {
       await expectFailure(
-        capturer.capture(request('/red', { viewportWidth: 0, deviceScaleFactor: 4 })),
+        capturer.capture(request('/red', { viewportWidth: 0, deviceScaleFactor: 6 })),
         'page',
-        'Invalid capture request: viewportWidth must be an integer from 1 to 16384; deviceScaleFactor must be from 1 to 3',
+        'Invalid capture request: viewportWidth must be an integer from 1 to 16384; deviceScaleFactor must be from 1 to 5 (the API allows 1..3; device presets go up to 4.5)',
       );
     });
 

@@ -87,6 +87,8 @@ export class PuppeteerPageCapturer extends PageCapturer implements BeforeApplica
         deviceScaleFactor: opts.deviceScaleFactor ?? 1,
         darkMode: opts.darkMode ?? false,
         trackStability: (opts.waitUntil ?? 'stable') === 'stable',
+        emulation: opts.emulation,
+        blockResources: opts.blockResources,
       });
       return page;
     })();

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DevicesController } from './http/devices.controller';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { JobsModule } from '../jobs/jobs.module';
 import { WebsitesModule } from '../websites/websites.module';
@@ -19,7 +20,7 @@ import { ArchiverZipWriter } from './infrastructure/zip-streamer';
 /** Screenshots: capture jobs (their handler and their API), storage, downloads and ZIPs. */
 @Module({
   imports: [TypeOrmModule.forFeature([ScreenshotRow]), JobsModule, WebsitesModule],
-  controllers: [TakeScreenshotController, ScreenshotsController, ThumbnailsController, JobsController],
+  controllers: [TakeScreenshotController, ScreenshotsController, ThumbnailsController, JobsController, DevicesController],
   providers: [
     { provide: ScreenshotRepository, useClass: TypeOrmScreenshotRepository },
     { provide: ScreenshotStorage, useClass: LocalDiskStorage },

@@ -22,7 +22,8 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
       const named = message.startsWith(error.property) ? field + message.slice(error.property.length) : message;
       out.push({ field, message: humanise(field, constraint, named) });
     }
-    if (error.children?.length) out.push(...flattenValidationErrors(error.children, field));
+    // An array where an object belongs: naming each element too would only repeat that one mistake.
+    if (error.children?.length && !error.constraints?.isNotArray) out.push(...flattenValidationErrors(error.children, field));
   }
   return out;
 }
@@ -205,4 +206,16 @@ export function QueryInt(min: number, max: number): PropertyDecorator {
     Min(min),
     Max(max),
   );
+}
+
+/** A field rule that lives in a domain predicate (a locale, a time zone), with the message it fails with. */
+export function Satisfies(name: string, predicate: (value: unknown) => boolean, message: string): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name,
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: { message: ({ property }) => `${property} ${message}` },
+      validator: { validate: predicate },
+    });
 }

@@ -1,3 +1,4 @@
+import { renderingFor } from '../../../shared/domain/page-options';
 import { Injectable, Logger } from '@nestjs/common';
 import { CaptureFailure, ScenarioTab, CaptureResult, PageCapturer } from '../../../adapters/capture/capture.port';
 import { AppConfig } from '../../../config/app-config';
@@ -102,11 +103,15 @@ export class ScenarioRunner implements JobTypeHandler {
     let failure: string | null = null;
     let finalShotId: number | null = null;
 
+    // The website's saved capture options apply to the run: its device, user agent, locale and time zone, what
+    // it blocks, and its wait_until for navigations and screenshots. (Output options — format, selector, clip,
+    // css — are for one-shot captures: a run's screenshots are PNGs of what the steps left on screen.)
+    const saved = website.captureOptions;
+    const rendering = renderingFor(saved, { viewportWidth: website.viewportWidth, viewportHeight: website.viewportHeight, deviceScaleFactor: 1 });
     const pageOptions = {
-      viewportWidth: website.viewportWidth,
-      viewportHeight: website.viewportHeight,
-      // The website's saved wait_until applies to the run's navigations and screenshots.
-      waitUntil: website.captureOptions.waitUntil,
+      ...rendering,
+      waitUntil: saved.waitUntil,
+      blockResources: saved.blockResources,
       openTimeoutMs: this.forSteps(ctx),
     };
     await this.capturer.withPage(pageOptions, async (page) => {

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { CaptureFailure, CaptureRequest, CaptureResult, PageCapturer } from '../../../adapters/capture/capture.port';
 import { Clock } from '../../../shared/domain/clock';
 import { resolveOutput } from '../../../shared/domain/output-format';
+import { mergePageOptions, renderingFor } from '../../../shared/domain/page-options';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
@@ -15,19 +16,31 @@ import { ScreenshotKeeper } from './screenshot-keeper';
 
 export function captureRequestFor(website: WebsiteProps, job: JobProps): CaptureRequest {
   const o = job.options;
-  return {
-    url: website.url,
+  // The request's choice, else the website's saved default, else the capturer's. A device sets the viewport
+  // (a request cannot also send one: CaptureJobsService checks it).
+  const page = mergePageOptions(o, website.captureOptions);
+  const rendering = renderingFor(page, {
     viewportWidth: o.viewportWidth ?? website.viewportWidth,
     viewportHeight: o.viewportHeight ?? website.viewportHeight,
-    fullPage: o.fullPage ?? website.fullPage,
     deviceScaleFactor: o.deviceScaleFactor ?? 1,
+  });
+  return {
+    url: website.url,
+    viewportWidth: rendering.viewportWidth,
+    viewportHeight: rendering.viewportHeight,
+    fullPage: o.fullPage ?? website.fullPage,
+    deviceScaleFactor: rendering.deviceScaleFactor,
     delayMs: o.delayMs ?? 0,
     waitForSelector: o.waitForSelector ?? null,
     hideSelectors: o.hideSelectors ?? [],
     darkMode: o.darkMode ?? false,
-    // The request's choice, else the website's saved default, else the capturer's ('stable').
     waitUntil: o.waitUntil ?? website.captureOptions.waitUntil,
     output: resolveOutput(o, website.captureOptions),
+    selector: page.selector ?? null,
+    clip: page.clip ?? null,
+    emulation: rendering.emulation,
+    blockResources: page.blockResources ?? [],
+    css: page.css ?? null,
   };
 }
 

@@ -5,7 +5,15 @@ import { JobTransport } from '../../jobs/application/job-transport';
 import { readWhenFinished } from '../../jobs/application/job-wait';
 import { Clock } from '../../../shared/domain/clock';
 import { ConflictError, NotFoundError, UnavailableError, ValidationFailedError } from '../../../shared/domain/domain-error';
-import { outputConflicts } from '../../../shared/domain/output-format';
+import { outputConflicts, resolveOutput } from '../../../shared/domain/output-format';
+import { mergePageOptions, pageOptionConflicts } from '../../../shared/domain/page-options';
+
+/** Request fields a device preset sets, so a request cannot also send them. */
+const VIEWPORT_FIELDS = [
+  ['viewportWidth', 'viewport_width'],
+  ['viewportHeight', 'viewport_height'],
+  ['deviceScaleFactor', 'device_scale_factor'],
+] as const;
 import { PageRequest } from '../../../shared/domain/page-request';
 import { WebsitesService } from '../../websites/application/websites.service';
 import { JobProps, JobSource, isSameJobRequest } from '../../jobs/domain/job';
@@ -37,7 +45,15 @@ export class CaptureJobsService {
     const website = await this.websites.get(accountId, websiteId);
     // Checked against what the capture will use: a request's quality with the website's png is as wrong as
     // with its own. (A schedule's capture sends no options, and its website's were checked when saved.)
-    const conflicts = outputConflicts(options, website.captureOptions);
+    const format = resolveOutput(options, website.captureOptions).format;
+    const conflicts = [
+      ...outputConflicts(options, website.captureOptions),
+      ...pageOptionConflicts(mergePageOptions(options, website.captureOptions), {
+        format,
+        viewportWidth: options.viewportWidth ?? website.viewportWidth,
+        viewportSetByRequest: VIEWPORT_FIELDS.filter(([key]) => options[key] !== undefined).map(([, field]) => field),
+      }),
+    ];
     if (conflicts.length > 0) throw new ValidationFailedError(conflicts);
     return this.submit({
       id: randomUUID(),

@@ -1,11 +1,12 @@
 import type { OutputOptions } from '../../../shared/domain/output-format';
+import type { PageOptions } from '../../../shared/domain/page-options';
 import type { WaitUntil } from '../../../shared/domain/wait-until';
 
 /**
  * What a capture job was asked for (Take Screenshot body; the website's defaults fill what it leaves out
  * when the job runs): stored on the job.
  */
-export interface CaptureOptions extends OutputOptions {
+export interface CaptureOptions extends OutputOptions, PageOptions {
   fullPage?: boolean;
   viewportWidth?: number;
   viewportHeight?: number;

@@ -3,8 +3,9 @@ import { Clock } from '../../../shared/domain/clock';
 import { NotFoundError, ValidationFailedError } from '../../../shared/domain/domain-error';
 import { PageRequest } from '../../../shared/domain/page-request';
 import { UrlPolicy } from '../../../shared/url-policy';
-import { outputConflicts } from '../../../shared/domain/output-format';
-import { Website, WebsiteCaptureOptions, WebsiteChanges, WebsiteInput, WebsiteProps } from '../domain/website';
+import { outputConflicts, resolveOutput } from '../../../shared/domain/output-format';
+import { pageOptionConflicts } from '../../../shared/domain/page-options';
+import { Website, WEBSITE_RULES, WebsiteCaptureOptions, WebsiteChanges, WebsiteInput, WebsiteProps } from '../domain/website';
 import { WebsiteDeletionListener, WebsiteRepository } from './ports';
 
 @Injectable()
@@ -29,7 +30,7 @@ export class WebsitesService {
   }
 
   async create(accountId: number, input: WebsiteInput): Promise<WebsiteProps> {
-    assertCaptureOptions(input.captureOptions);
+    assertCaptureOptions(input.captureOptions, input.viewportWidth ?? WEBSITE_RULES.viewportWidth.default);
     const url = await this.checkUrl(input.url);
     return this.websites.create(Website.create(accountId, { ...input, url }).props, this.clock.now());
   }
@@ -50,8 +51,8 @@ export class WebsitesService {
   }
 
   async update(accountId: number, id: number, changes: WebsiteChanges): Promise<WebsiteProps> {
-    await this.get(accountId, id);
-    assertCaptureOptions(changes.captureOptions);
+    const current = await this.get(accountId, id);
+    assertCaptureOptions(changes.captureOptions ?? current.captureOptions, changes.viewportWidth ?? current.viewportWidth);
     const checked = { ...changes };
     if (changes.url !== undefined) checked.url = await this.checkUrl(changes.url);
     return this.websites.update(id, checked, this.clock.now());
@@ -73,7 +74,9 @@ export class WebsitesService {
 }
 
 /** Saved defaults must agree with themselves (quality only with jpeg/webp, …): named as the API spells them. */
-function assertCaptureOptions(options: WebsiteCaptureOptions | undefined): void {
-  const conflicts = options ? outputConflicts(options) : [];
+function assertCaptureOptions(options: WebsiteCaptureOptions | undefined, viewportWidth: number): void {
+  const conflicts = options
+    ? [...outputConflicts(options), ...pageOptionConflicts(options, { format: resolveOutput({}, options).format, viewportWidth, viewportSetByRequest: [] })]
+    : [];
   if (conflicts.length > 0) throw new ValidationFailedError(conflicts.map((c) => ({ ...c, field: `capture_options.${c.field}` })));
 }

@@ -1,4 +1,5 @@
 import type { OutputOptions } from '../../../shared/domain/output-format';
+import type { PageOptions } from '../../../shared/domain/page-options';
 import type { WaitUntil } from '../../../shared/domain/wait-until';
 
 /** Website rules (API.md, Websites): bounds and defaults live here and nowhere else. */
@@ -17,7 +18,7 @@ export type WebsiteStatus = (typeof WEBSITE_STATUSES)[number];
  * The website's capture defaults (API.md, Capture options: `capture_options`): a Take Screenshot body
  * overrides them field by field, and scenario runs use them. A field left out means the service default.
  */
-export interface WebsiteCaptureOptions extends OutputOptions {
+export interface WebsiteCaptureOptions extends OutputOptions, PageOptions {
   waitUntil?: WaitUntil;
 }
 

@@ -46,6 +46,20 @@ export class CaptureOptionsView {
   @ApiPropertyOptional({ type: 'boolean', description: 'pdf only' }) pdf_landscape?: boolean;
   @ApiPropertyOptional({ type: 'boolean', description: 'pdf only' }) pdf_print_background?: boolean;
   @ApiPropertyOptional({ type: 'boolean', description: 'png and webp only' }) omit_background?: boolean;
+  @ApiPropertyOptional({ type: 'string', description: 'When saved' }) selector?: string;
+  @ApiPropertyOptional({
+    type: 'object',
+    properties: { x: { type: 'integer' }, y: { type: 'integer' }, width: { type: 'integer' }, height: { type: 'integer' } },
+    required: ['x', 'y', 'width', 'height'],
+    description: 'When saved',
+  })
+  clip?: { x: number; y: number; width: number; height: number };
+  @ApiPropertyOptional({ type: 'string', description: 'When saved' }) device?: string;
+  @ApiPropertyOptional({ type: 'string', description: 'When saved' }) user_agent?: string;
+  @ApiPropertyOptional({ type: 'string', description: 'When saved' }) locale?: string;
+  @ApiPropertyOptional({ type: 'string', description: 'When saved' }) timezone?: string;
+  @ApiPropertyOptional({ type: 'array', items: { type: 'string' }, description: 'When saved' }) block_resources?: string[];
+  @ApiPropertyOptional({ type: 'string', description: 'When saved' }) css?: string;
 }
 
 @ApiSchema({ name: 'Website' })

@@ -1,9 +1,26 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min, registerDecorator, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  registerDecorator,
+  ValidateNested,
+} from 'class-validator';
+import { DEVICE_NAMES } from '../../../shared/domain/devices';
+import { BLOCKABLE_RESOURCES, BlockableResource, isValidLocale, isValidTimeZone, PAGE_OPTION_LIMITS as P } from '../../../shared/domain/page-options';
 import { DEFAULT_WAIT_UNTIL, WAIT_UNTIL_VALUES, WaitUntil } from '../../../shared/domain/wait-until';
-import { AlsoChecks, BodyRequired, FieldCheckContext, OptionalField } from '../../../shared/http/validation';
+import { AlsoChecks, BodyRequired, FieldCheckContext, IsCssSelector, OptionalField, Satisfies } from '../../../shared/http/validation';
 import { WEBSITE_RULES, WEBSITE_STATUSES, WebsiteCaptureOptions, WebsiteProps, WebsiteStatus } from '../domain/website';
 import { CaptureOptionsView, WAIT_UNTIL_DESCRIPTION, WEBSITE_FIELDS as F, WebsiteView } from './openapi';
 import {
@@ -27,6 +44,29 @@ const ViewportWidth = () => applyDecorators(OptionalField(), IsInt(), Min(R.view
 const ViewportHeight = () => applyDecorators(OptionalField(), IsInt(), Min(R.viewportHeight.min), Max(R.viewportHeight.max));
 const FullPage = () => applyDecorators(OptionalField(), IsBoolean());
 const Status = () => applyDecorators(OptionalField(), IsIn(WEBSITE_STATUSES));
+
+const OBJECT_MESSAGE = { message: ({ property }: { property: string }) => `${property} must be an object` };
+
+/** ValidateNested takes an array for a list of objects: refused here, with the same message. */
+function IsNotArray(): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isNotArray',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: OBJECT_MESSAGE,
+      validator: { validate: (value: unknown) => !Array.isArray(value) },
+    });
+}
+
+/** `clip`: a rectangle in CSS px; its bounds are checked against the page's width once the request is merged. */
+@ApiSchema({ name: 'Clip' })
+export class ClipDto {
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: P.clipMax }) @IsInt() @Min(0) @Max(P.clipMax) x!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: P.clipMax }) @IsInt() @Min(0) @Max(P.clipMax) y!: number;
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: P.clipMax }) @IsInt() @Min(1) @Max(P.clipMax) width!: number;
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: P.clipMax }) @IsInt() @Min(1) @Max(P.clipMax) height!: number;
+}
 
 /**
  * The capture options a website saves as defaults and a Take Screenshot body overrides (API.md, Capture
@@ -71,6 +111,68 @@ export class CaptureOptionsDto {
   @OptionalField()
   @IsBoolean()
   omit_background?: boolean;
+  @ApiPropertyOptional({
+    type: 'string',
+    format: 'css-selector',
+    minLength: 1,
+    maxLength: P.selectorMax,
+    example: '#pricing',
+    description:
+      'Capture only the first element matching this CSS selector (scrolled into view; full_page ignored). No match within the wait → the job fails naming it. Images only.',
+  })
+  @OptionalField()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(P.selectorMax)
+  @IsCssSelector()
+  selector?: string;
+  @ApiPropertyOptional({ type: ClipDto, description: 'Capture only this rectangle of the page, CSS px (not with selector; images only)' })
+  @OptionalField()
+  @IsNotArray()
+  @ValidateNested(OBJECT_MESSAGE)
+  @Type(() => ClipDto)
+  clip?: ClipDto;
+  @ApiPropertyOptional({
+    enum: DEVICE_NAMES,
+    example: 'iPhone 15 Pro',
+    description:
+      'A device preset (GET /devices): viewport, scale factor, mobile, touch and user agent. Not with viewport_width/viewport_height/device_scale_factor in the same request.',
+  })
+  @OptionalField()
+  @IsIn(DEVICE_NAMES)
+  device?: string;
+  @ApiPropertyOptional({ type: 'string', minLength: 1, maxLength: P.userAgentMax, description: 'User-Agent header and navigator.userAgent (over a device’s)' })
+  @OptionalField()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(P.userAgentMax)
+  user_agent?: string;
+  @ApiPropertyOptional({ type: 'string', example: 'de-DE', description: 'BCP 47 language tag: Accept-Language, navigator.language and Intl' })
+  @OptionalField()
+  @IsString()
+  @Satisfies('isLocale', (v) => typeof v === 'string' && isValidLocale(v), 'must be a BCP 47 language tag such as en-US')
+  locale?: string;
+  @ApiPropertyOptional({ type: 'string', example: 'Asia/Tokyo', description: 'IANA time zone the page’s clock runs in' })
+  @OptionalField()
+  @IsString()
+  @Satisfies('isTimeZone', (v) => typeof v === 'string' && isValidTimeZone(v), 'must be an IANA time zone such as Europe/Berlin')
+  timezone?: string;
+  @ApiPropertyOptional({ type: 'array', items: { enum: [...BLOCKABLE_RESOURCES] }, uniqueItems: true, description: 'Resource types not loaded at all' })
+  @OptionalField()
+  @IsArray()
+  @ArrayMaxSize(BLOCKABLE_RESOURCES.length)
+  @ArrayUnique()
+  @IsIn(BLOCKABLE_RESOURCES, { each: true })
+  block_resources?: BlockableResource[];
+  @ApiPropertyOptional({
+    type: 'string',
+    maxLength: P.cssMax,
+    description: `A style sheet added to the page before the capture (at most ${P.cssMax} bytes of UTF-8)`,
+  })
+  @OptionalField()
+  @IsString()
+  @Satisfies('cssSize', (v) => typeof v === 'string' && Buffer.byteLength(v) <= P.cssMax, `must be at most ${P.cssMax} bytes`)
+  css?: string;
 }
 
 /** The options a body sets, in the domain's names; a field left out stays out (the next default applies). */
@@ -83,6 +185,14 @@ export function toCaptureDefaults(dto: CaptureOptionsDto): WebsiteCaptureOptions
   if (dto.pdf_landscape !== undefined) o.pdfLandscape = dto.pdf_landscape;
   if (dto.pdf_print_background !== undefined) o.pdfPrintBackground = dto.pdf_print_background;
   if (dto.omit_background !== undefined) o.omitBackground = dto.omit_background;
+  if (dto.selector !== undefined) o.selector = dto.selector;
+  if (dto.clip !== undefined) o.clip = { x: dto.clip.x, y: dto.clip.y, width: dto.clip.width, height: dto.clip.height };
+  if (dto.device !== undefined) o.device = dto.device;
+  if (dto.user_agent !== undefined) o.userAgent = dto.user_agent;
+  if (dto.locale !== undefined) o.locale = dto.locale;
+  if (dto.timezone !== undefined) o.timezone = dto.timezone;
+  if (dto.block_resources !== undefined) o.blockResources = dto.block_resources;
+  if (dto.css !== undefined) o.css = dto.css;
   return o;
 }
 
@@ -99,21 +209,16 @@ export function captureOptionsView(o: WebsiteCaptureOptions): CaptureOptionsView
     ...(output.quality !== null ? { quality: output.quality } : {}),
     ...(output.pdf ? { pdf_paper: output.pdf.paper, pdf_landscape: output.pdf.landscape, pdf_print_background: output.pdf.printBackground } : {}),
     ...(TRANSPARENT_FORMATS.includes(output.format) ? { omit_background: output.omitBackground } : {}),
+    // Page options only when saved: they have no default worth showing.
+    ...(o.selector !== undefined ? { selector: o.selector } : {}),
+    ...(o.clip !== undefined ? { clip: o.clip } : {}),
+    ...(o.device !== undefined ? { device: o.device } : {}),
+    ...(o.userAgent !== undefined ? { user_agent: o.userAgent } : {}),
+    ...(o.locale !== undefined ? { locale: o.locale } : {}),
+    ...(o.timezone !== undefined ? { timezone: o.timezone } : {}),
+    ...(o.blockResources !== undefined ? { block_resources: o.blockResources } : {}),
+    ...(o.css !== undefined ? { css: o.css } : {}),
   };
-}
-
-const OBJECT_MESSAGE = { message: ({ property }: { property: string }) => `${property} must be an object` };
-
-/** ValidateNested takes an array for a list of objects: refused here, with the same message. */
-function IsNotArray(): PropertyDecorator {
-  return (target: object, propertyName: string | symbol) =>
-    registerDecorator({
-      name: 'isNotArray',
-      target: target.constructor,
-      propertyName: String(propertyName),
-      options: OBJECT_MESSAGE,
-      validator: { validate: (value: unknown) => !Array.isArray(value) },
-    });
 }
 
 /** One message whichever way it is not an object (IsObject beside ValidateNested would give two). */
