@@ -6,6 +6,7 @@ import { Clock, SystemClock } from './shared/domain/clock';
 import { dataSourceOptions, runMigrations } from './shared/persistence/data-source-options';
 import { RedisConnection } from './shared/redis/redis-connection';
 import { UrlPolicy } from './shared/url-policy';
+import { loadSecretsKey, SecretBox } from './shared/secrets/secret-box';
 
 /**
  * Process-wide infrastructure every context may use: configuration, the clock, the database (migrated
@@ -33,8 +34,10 @@ export class CoreModule {
         RedisConnection,
         // One URL policy for every entry point (websites, capture options, scenario steps) and the browser.
         { provide: UrlPolicy, useFactory: () => new UrlPolicy({ allowPrivateNetworks: config.allowPrivateNetworks, allowlist: config.urlAllowlist }) },
+        // Secrets at rest (capture headers, cookies, credentials): one key per deployment.
+        { provide: SecretBox, useFactory: () => new SecretBox(loadSecretsKey(config.secretsKey, config.dataDir)) },
       ],
-      exports: [AppConfig, Clock, RedisConnection, UrlPolicy],
+      exports: [AppConfig, Clock, RedisConnection, UrlPolicy, SecretBox],
     };
   }
 }

@@ -3,6 +3,7 @@ import { cpus } from 'node:os';
 import { isIP } from 'node:net';
 import { resolve, join } from 'node:path';
 import { DEFAULT_CONCURRENCY_PER_CORE } from '../adapters/capture/capture-options';
+import { parseSecretsKey } from '../shared/secrets/secret-box';
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -49,6 +50,8 @@ export abstract class AppConfig {
    */
   trustProxy!: false | number | string[];
   apiVersion!: string;
+  /** SECRETS_KEY (32 bytes, hex or base64); null: a key generated once into DATA_DIR/secrets.key. */
+  secretsKey!: Buffer | null;
 }
 
 export class ConfigError extends Error {}
@@ -150,7 +153,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       }
     });
 
+  const rawSecretsKey = env.SECRETS_KEY?.trim() || '';
+  const secretsKey = rawSecretsKey ? parseSecretsKey(rawSecretsKey) : null;
+  if (rawSecretsKey && !secretsKey) throw new ConfigError('SECRETS_KEY must be 32 bytes as 64 hex characters or base64 (e.g. `openssl rand -base64 32`)');
+
   return {
+    secretsKey,
     port: int(env, 'PORT', 3000, 0, 65535),
     host: env.HOST?.trim() || '0.0.0.0',
     dataDir,

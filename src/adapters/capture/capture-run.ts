@@ -97,6 +97,8 @@ export class CaptureRun {
       trackStability: (this.request.waitUntil ?? 'stable') === 'stable',
       emulation: this.request.emulation,
       blockResources: this.request.blockResources,
+      secrets: this.request.secrets,
+      siteUrl: this.request.url,
     });
 
     const egress = new NavigationEgress(page, this.lease.egress);

@@ -3,6 +3,7 @@
  * Deliberately free of puppeteer types so that only this adapter folder depends on puppeteer.
  */
 import type { OutputFormat, ResolvedOutput } from '../../shared/domain/output-format';
+import type { CaptureSecrets } from '../../shared/domain/capture-secrets';
 import type { Clip, Emulation } from '../../shared/domain/page-options';
 
 export type { Emulation };
@@ -36,6 +37,8 @@ export interface CaptureRequest {
   blockResources?: readonly string[];
   /** A style sheet added to the page before the capture. */
   css?: string | null;
+  /** Headers, cookies and Basic credentials for the website's host and its subdomains only. Never logged. */
+  secrets?: CaptureSecrets;
 }
 
 export interface CaptureResult {
@@ -108,6 +111,9 @@ export interface PageOptions {
   emulation?: Emulation;
   /** Resource types not loaded at all. */
   blockResources?: readonly string[];
+  /** Headers, cookies and Basic credentials for siteUrl's host and its subdomains only. */
+  secrets?: CaptureSecrets;
+  siteUrl?: string;
   /**
    * How long getting the page ready (a browser context, the tab) may take: the caller's time left, so a
    * wedged browser cannot hold a scenario past its cap. A fixed bound of milliseconds-scale work applies too.

@@ -10,6 +10,7 @@ import { stabilityTracker } from './page-stability';
 import { imageSize } from 'image-size';
 import type { PdfPaper, ResolvedOutput } from '../../shared/domain/output-format';
 import type { Clip } from '../../shared/domain/page-options';
+import { CaptureSecrets, CookieSpec, isFirstParty } from '../../shared/domain/capture-secrets';
 
 export interface PageSetup {
   viewportWidth: number;
@@ -22,6 +23,10 @@ export interface PageSetup {
   emulation?: Emulation;
   /** Resource types aborted before they are requested. */
   blockResources?: readonly string[];
+  /** Headers, cookies and Basic credentials, for `siteUrl`'s host and its subdomains only. */
+  secrets?: CaptureSecrets;
+  /** The website's URL: whose host is first party for `secrets`. */
+  siteUrl?: string;
 }
 
 /**
@@ -48,7 +53,8 @@ export async function preparePage(page: Page, setup: PageSetup): Promise<void> {
     }),
     setup.darkMode ? page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]) : undefined,
     setup.emulation ? emulate(page, setup.emulation) : undefined,
-    setup.blockResources?.length ? blockResources(page, new Set(setup.blockResources)) : undefined,
+    interceptRequests(page, setup),
+    setup.secrets?.cookies?.length && setup.siteUrl ? setCookies(page, setup.secrets.cookies, new URL(setup.siteUrl).hostname) : undefined,
   ]);
 }
 
@@ -71,14 +77,57 @@ async function emulate(page: Page, emulation: Emulation): Promise<void> {
   await Promise.all(work);
 }
 
-/** Aborts requests of the blocked types (block_resources); everything else goes on unchanged. */
-async function blockResources(page: Page, blocked: ReadonlySet<string>): Promise<void> {
+/**
+ * Request interception, only when something needs it (it pauses every request for a round-trip): blocked resource
+ * types are aborted, and the website's own host and its subdomains get the extra headers and Basic credentials —
+ * never a third party, whatever the page loads or redirects to.
+ */
+async function interceptRequests(page: Page, setup: PageSetup): Promise<void> {
+  const blocked = new Set(setup.blockResources ?? []);
+  const extra = firstPartyHeaders(setup.secrets);
+  const siteHost = setup.siteUrl ? new URL(setup.siteUrl).hostname : null;
+  if (blocked.size === 0 && (!extra || !siteHost)) return;
   page.on('request', (request) => {
     if (request.isInterceptResolutionHandled()) return;
-    const answer = blocked.has(request.resourceType()) ? request.abort('blockedbyclient') : request.continue();
+    let answer: Promise<void>;
+    if (blocked.has(request.resourceType())) answer = request.abort('blockedbyclient');
+    else if (extra && siteHost && isFirstParty(hostOf(request.url()), siteHost)) answer = request.continue({ headers: { ...request.headers(), ...extra } });
+    else answer = request.continue();
     answer.catch(() => undefined);
   });
   await page.setRequestInterception(true);
+}
+
+function firstPartyHeaders(secrets: CaptureSecrets | undefined): Record<string, string> | null {
+  if (!secrets?.headers && !secrets?.httpAuth) return null;
+  const auth = secrets.httpAuth;
+  return {
+    ...secrets.headers,
+    ...(auth ? { Authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}` } : {}),
+  };
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return '';
+  }
+}
+
+/** The website's cookies, in this capture's own browser context (gone with it); the domain defaults to its host. */
+async function setCookies(page: Page, cookies: readonly CookieSpec[], siteHost: string): Promise<void> {
+  await page.browserContext().setCookie(
+    ...cookies.map((c) => ({
+      name: c.name,
+      value: c.value,
+      domain: c.domain ?? siteHost,
+      path: c.path ?? '/',
+      ...(c.secure !== undefined ? { secure: c.secure } : {}),
+      ...(c.httpOnly !== undefined ? { httpOnly: c.httpOnly } : {}),
+      ...(c.sameSite !== undefined ? { sameSite: c.sameSite } : {}),
+    })),
+  );
 }
 
 /** Adds a style sheet (the `css` option) the page's CSP cannot refuse: a constructed sheet, not a <style>. */

@@ -92,6 +92,11 @@ class MemoryJobs extends JobRepository {
     if (job) Object.assign(job, { status: 'succeeded', screenshotId, error: null, finishedAt: now });
     return Boolean(job);
   }
+  async replaceOptions(id: string, options: JobProps['options']) {
+    const job = this.rows.get(id);
+    if (job) job.options = options;
+  }
+
   async saveResult(id: string, result: unknown) {
     const job = this.holds(id, ['running']);
     if (job) job.result = result;

@@ -34,6 +34,8 @@ export abstract class JobRepository {
   abstract fail(id: string, error: string, now: Date): Promise<boolean>;
   abstract succeed(id: string, screenshotId: number | null, now: Date): Promise<boolean>;
   abstract saveResult(id: string, result: unknown): Promise<boolean>;
+  /** Rewrites a job's options (used to erase a request's sealed secrets once the job has ended). */
+  abstract replaceOptions(id: string, options: JobProps['options']): Promise<void>;
   abstract delete(id: string): Promise<void>;
   /** Queued jobs of a website that is being deleted end failed with `reason`. */
   abstract cancelQueuedForWebsite(websiteId: number, reason: string, now: Date): Promise<void>;

@@ -67,5 +67,13 @@ export function isSameJobRequest(existing: JobRequest, requested: JobRequest): b
   // A client's key never stands for a schedule's occurrence (keys share one namespace per account).
   if (existing.source !== requested.source || (existing.scheduleId ?? null) !== (requested.scheduleId ?? null)) return false;
   if (existing.websiteId !== requested.websiteId) return false;
-  return existing.type === 'scenario' || canonical(existing.options) === canonical(requested.options);
+  return existing.type === 'scenario' || canonical(comparable(existing.options)) === canonical(comparable(requested.options));
+}
+
+/**
+ * Options as two requests are compared: sealed (encrypted) fields differ on every seal — a fresh IV — so they are
+ * left out; whoever seals a field stores a keyed digest beside it for this comparison.
+ */
+function comparable(options: JobRequest['options']): JobRequest['options'] {
+  return Object.fromEntries(Object.entries(options ?? {}).filter(([key]) => !key.startsWith('sealed')));
 }

@@ -174,6 +174,10 @@ export class TypeOrmJobRepository extends JobRepository {
     return Boolean(updated.affected);
   }
 
+  async replaceOptions(id: string, options: JobProps['options']): Promise<void> {
+    await this.rows.update({ id }, { options: options as never });
+  }
+
   async delete(id: string): Promise<void> {
     await this.rows.delete({ id });
   }

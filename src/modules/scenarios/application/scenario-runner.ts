@@ -112,6 +112,9 @@ export class ScenarioRunner implements JobTypeHandler {
       ...rendering,
       waitUntil: saved.waitUntil,
       blockResources: saved.blockResources,
+      // Logged-in flows: the website's headers, cookies and credentials, for its own host only.
+      secrets: saved.secrets,
+      siteUrl: website.url,
       openTimeoutMs: this.forSteps(ctx),
     };
     await this.capturer.withPage(pageOptions, async (page) => {

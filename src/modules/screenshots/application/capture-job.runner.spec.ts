@@ -1,3 +1,4 @@
+import { SecretBox } from '../../../shared/secrets/secret-box';
 import { Logger } from '@nestjs/common';
 import { CaptureFailure, CaptureResult, PageCapturer } from '../../../adapters/capture/capture.port';
 import { FakeClock } from '../../../../test/support/fake-clock';
@@ -48,6 +49,7 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
       capturer as unknown as PageCapturer,
       urlPolicy as unknown as UrlPolicy,
       new FakeClock(),
+      new SecretBox(Buffer.alloc(32, 7)),
     );
     warnings = [];
     jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(String(message)));

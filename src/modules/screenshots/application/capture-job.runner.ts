@@ -1,7 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { CaptureFailure, CaptureRequest, CaptureResult, PageCapturer } from '../../../adapters/capture/capture.port';
 import { Clock } from '../../../shared/domain/clock';
+import { CaptureSecrets, mergeSecrets } from '../../../shared/domain/capture-secrets';
 import { resolveOutput } from '../../../shared/domain/output-format';
+import { SecretBox } from '../../../shared/secrets/secret-box';
 import { mergePageOptions, renderingFor } from '../../../shared/domain/page-options';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { WebsiteRepository } from '../../websites/application/ports';
@@ -14,7 +16,7 @@ import { DuplicateScreenshotError, ScreenshotRepository } from './ports';
 import { JobRepository, SupersededAttemptError } from '../../jobs/application/ports';
 import { ScreenshotKeeper } from './screenshot-keeper';
 
-export function captureRequestFor(website: WebsiteProps, job: JobProps): CaptureRequest {
+export function captureRequestFor(website: WebsiteProps, job: JobProps, requestSecrets?: CaptureSecrets): CaptureRequest {
   const o = job.options;
   // The request's choice, else the website's saved default, else the capturer's. A device sets the viewport
   // (a request cannot also send one: CaptureJobsService checks it).
@@ -41,6 +43,7 @@ export function captureRequestFor(website: WebsiteProps, job: JobProps): Capture
     emulation: rendering.emulation,
     blockResources: page.blockResources ?? [],
     css: page.css ?? null,
+    secrets: mergeSecrets(requestSecrets, website.captureOptions.secrets),
   };
 }
 
@@ -63,7 +66,23 @@ export class CaptureJobRunner implements JobTypeHandler {
     private readonly capturer: PageCapturer,
     private readonly urlPolicy: UrlPolicy,
     private readonly clock: Clock,
+    private readonly secretBox: SecretBox,
   ) {}
+
+  /**
+   * A request's sealed secrets are erased from the job row once the job has ended (they are kept through
+   * retries, which need them). A job that ends by running out of attempts keeps them, sealed.
+   */
+  private async eraseSecrets(job: JobProps): Promise<void> {
+    if (!job.options.sealedSecrets) return;
+    const { sealedSecrets: _sealed, ...rest } = job.options;
+    try {
+      await this.jobs.replaceOptions(job.id, rest);
+    } catch (err) {
+      // The job has ended either way; what is left is sealed, and only the key could open it.
+      this.logger.warn(`job ${job.id}: erasing its sealed secrets failed: ${errorMessage(err)}`);
+    }
+  }
 
   async handle(job: JobProps): Promise<void> {
     const website = job.websiteId === null ? null : await this.websites.findById(job.websiteId);
@@ -78,10 +97,12 @@ export class CaptureJobRunner implements JobTypeHandler {
     }
     let result;
     try {
-      result = await this.capturer.capture(captureRequestFor(website, job));
+      const secrets = job.options.sealedSecrets ? (JSON.parse(this.secretBox.open(job.options.sealedSecrets)) as CaptureSecrets) : undefined;
+      result = await this.capturer.capture(captureRequestFor(website, job, secrets));
     } catch (err) {
       if (err instanceof CaptureFailure && err.kind === 'page') {
         await this.jobs.fail(job.id, err.message, this.clock.now());
+        await this.eraseSecrets(job);
         return;
       }
       throw err;
@@ -91,6 +112,7 @@ export class CaptureJobRunner implements JobTypeHandler {
       this.logger.debug(`job ${job.id}: page settled in ${ms} ms${capped ? ' (cut at the cap: it never settled)' : ''}`);
     }
     await this.store(job, website, result);
+    await this.eraseSecrets(job);
   }
 
   private async store(job: JobProps, website: WebsiteProps, result: CaptureResult): Promise<void> {

@@ -5,7 +5,9 @@ import { JobTransport } from '../../jobs/application/job-transport';
 import { readWhenFinished } from '../../jobs/application/job-wait';
 import { Clock } from '../../../shared/domain/clock';
 import { ConflictError, NotFoundError, UnavailableError, ValidationFailedError } from '../../../shared/domain/domain-error';
+import { hasSecrets, secretConflicts } from '../../../shared/domain/capture-secrets';
 import { outputConflicts, resolveOutput } from '../../../shared/domain/output-format';
+import { SecretBox } from '../../../shared/secrets/secret-box';
 import { mergePageOptions, pageOptionConflicts } from '../../../shared/domain/page-options';
 
 /** Request fields a device preset sets, so a request cannot also send them. */
@@ -32,7 +34,16 @@ export class CaptureJobsService {
     private readonly transport: JobTransport,
     private readonly clock: Clock,
     private readonly events: JobEvents,
+    private readonly secretBox: SecretBox,
   ) {}
+
+  /** A request's secrets are never stored in plain text: sealed on the job row, with a digest for idempotency. */
+  private sealed(options: CaptureOptions): CaptureOptions {
+    const { secrets, ...rest } = options;
+    if (!hasSecrets(secrets)) return rest;
+    const plain = JSON.stringify(secrets);
+    return { ...rest, sealedSecrets: this.secretBox.seal(plain), secretsDigest: this.secretBox.digest(plain) };
+  }
 
   async requestCapture(
     accountId: number,
@@ -54,6 +65,7 @@ export class CaptureJobsService {
         viewportSetByRequest: VIEWPORT_FIELDS.filter(([key]) => options[key] !== undefined).map(([, field]) => field),
       }),
     ];
+    conflicts.push(...secretConflicts(options.secrets, new URL(website.url).hostname));
     if (conflicts.length > 0) throw new ValidationFailedError(conflicts);
     return this.submit({
       id: randomUUID(),
@@ -62,7 +74,7 @@ export class CaptureJobsService {
       websiteId,
       source,
       scheduleId,
-      options,
+      options: this.sealed(options),
       idempotencyKey,
       createdAt: this.clock.now(),
     });

@@ -1,3 +1,4 @@
+import type { CaptureSecrets } from '../../../shared/domain/capture-secrets';
 import type { OutputOptions } from '../../../shared/domain/output-format';
 import type { PageOptions } from '../../../shared/domain/page-options';
 import type { WaitUntil } from '../../../shared/domain/wait-until';
@@ -16,4 +17,9 @@ export interface CaptureOptions extends OutputOptions, PageOptions {
   hideSelectors?: string[];
   darkMode?: boolean;
   waitUntil?: WaitUntil;
+  /** Headers, cookies, credentials as the request sent them; never stored like this (CaptureJobsService seals them). */
+  secrets?: CaptureSecrets;
+  /** How the job row holds them: sealed (SecretBox), with a keyed digest for idempotency; erased when the job ends. */
+  sealedSecrets?: string;
+  secretsDigest?: string;
 }

@@ -3,6 +3,7 @@ import { Clock } from '../../../shared/domain/clock';
 import { NotFoundError, ValidationFailedError } from '../../../shared/domain/domain-error';
 import { PageRequest } from '../../../shared/domain/page-request';
 import { UrlPolicy } from '../../../shared/url-policy';
+import { keepRedacted, secretConflicts } from '../../../shared/domain/capture-secrets';
 import { outputConflicts, resolveOutput } from '../../../shared/domain/output-format';
 import { pageOptionConflicts } from '../../../shared/domain/page-options';
 import { Website, WEBSITE_RULES, WebsiteCaptureOptions, WebsiteChanges, WebsiteInput, WebsiteProps } from '../domain/website';
@@ -30,7 +31,7 @@ export class WebsitesService {
   }
 
   async create(accountId: number, input: WebsiteInput): Promise<WebsiteProps> {
-    assertCaptureOptions(input.captureOptions, input.viewportWidth ?? WEBSITE_RULES.viewportWidth.default);
+    assertCaptureOptions(input.captureOptions, input.viewportWidth ?? WEBSITE_RULES.viewportWidth.default, input.url);
     const url = await this.checkUrl(input.url);
     return this.websites.create(Website.create(accountId, { ...input, url }).props, this.clock.now());
   }
@@ -52,8 +53,12 @@ export class WebsitesService {
 
   async update(accountId: number, id: number, changes: WebsiteChanges): Promise<WebsiteProps> {
     const current = await this.get(accountId, id);
-    assertCaptureOptions(changes.captureOptions ?? current.captureOptions, changes.viewportWidth ?? current.viewportWidth);
     const checked = { ...changes };
+    if (changes.captureOptions?.secrets) {
+      // "********" sent back (a client echoing GET) keeps the value stored under that name.
+      checked.captureOptions = { ...changes.captureOptions, secrets: keepRedacted(changes.captureOptions.secrets, current.captureOptions.secrets) };
+    }
+    assertCaptureOptions(checked.captureOptions ?? current.captureOptions, changes.viewportWidth ?? current.viewportWidth, changes.url ?? current.url);
     if (changes.url !== undefined) checked.url = await this.checkUrl(changes.url);
     return this.websites.update(id, checked, this.clock.now());
   }
@@ -74,9 +79,22 @@ export class WebsitesService {
 }
 
 /** Saved defaults must agree with themselves (quality only with jpeg/webp, …): named as the API spells them. */
-function assertCaptureOptions(options: WebsiteCaptureOptions | undefined, viewportWidth: number): void {
+function assertCaptureOptions(options: WebsiteCaptureOptions | undefined, viewportWidth: number, url: string): void {
   const conflicts = options
-    ? [...outputConflicts(options), ...pageOptionConflicts(options, { format: resolveOutput({}, options).format, viewportWidth, viewportSetByRequest: [] })]
+    ? [
+        ...outputConflicts(options),
+        ...pageOptionConflicts(options, { format: resolveOutput({}, options).format, viewportWidth, viewportSetByRequest: [] }),
+        ...secretConflicts(options.secrets, hostOf(url)),
+      ]
     : [];
   if (conflicts.length > 0) throw new ValidationFailedError(conflicts.map((c) => ({ ...c, field: `capture_options.${c.field}` })));
+}
+
+/** The website's host, for the secrets' first-party rule ('' for a URL the URL policy will refuse anyway). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return '';
+  }
 }

@@ -1,3 +1,4 @@
+import type { CaptureSecrets } from '../../../shared/domain/capture-secrets';
 import type { OutputOptions } from '../../../shared/domain/output-format';
 import type { PageOptions } from '../../../shared/domain/page-options';
 import type { WaitUntil } from '../../../shared/domain/wait-until';
@@ -20,6 +21,8 @@ export type WebsiteStatus = (typeof WEBSITE_STATUSES)[number];
  */
 export interface WebsiteCaptureOptions extends OutputOptions, PageOptions {
   waitUntil?: WaitUntil;
+  /** Headers, cookies, credentials: plain here, sealed by the repository, never shown (redactSecrets). */
+  secrets?: CaptureSecrets;
 }
 
 export interface WebsiteProps {

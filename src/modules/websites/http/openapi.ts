@@ -60,6 +60,33 @@ export class CaptureOptionsView {
   @ApiPropertyOptional({ type: 'string', description: 'When saved' }) timezone?: string;
   @ApiPropertyOptional({ type: 'array', items: { type: 'string' }, description: 'When saved' }) block_resources?: string[];
   @ApiPropertyOptional({ type: 'string', description: 'When saved' }) css?: string;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', enum: ['********'] }, description: 'When saved: names, values never shown' })
+  headers?: Record<string, string>;
+  @ApiPropertyOptional({
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        value: { type: 'string', enum: ['********'] },
+        domain: { type: 'string' },
+        path: { type: 'string' },
+        secure: { type: 'boolean' },
+        http_only: { type: 'boolean' },
+        same_site: { type: 'string', enum: ['Strict', 'Lax', 'None'] },
+      },
+      required: ['name', 'value'],
+    },
+    description: 'When saved: values never shown',
+  })
+  cookies?: Array<Record<string, unknown>>;
+  @ApiPropertyOptional({
+    type: 'object',
+    properties: { username: { type: 'string', enum: ['********'] }, password: { type: 'string', enum: ['********'] } },
+    required: ['username', 'password'],
+    description: 'When saved: never shown',
+  })
+  http_auth?: { username: string; password: string };
 }
 
 @ApiSchema({ name: 'Website' })

@@ -1,11 +1,13 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
+import { CaptureSecrets, hasSecrets, isForbiddenHeader, isHeaderName, redactSecrets, SECRET_LIMITS as S } from '../../../shared/domain/capture-secrets';
 import {
   ArrayMaxSize,
   ArrayUnique,
   IsArray,
   IsBoolean,
+  Matches,
   IsIn,
   IsInt,
   IsNotEmpty,
@@ -66,6 +68,82 @@ export class ClipDto {
   @ApiProperty({ type: 'integer', minimum: 0, maximum: P.clipMax }) @IsInt() @Min(0) @Max(P.clipMax) y!: number;
   @ApiProperty({ type: 'integer', minimum: 1, maximum: P.clipMax }) @IsInt() @Min(1) @Max(P.clipMax) width!: number;
   @ApiProperty({ type: 'integer', minimum: 1, maximum: P.clipMax }) @IsInt() @Min(1) @Max(P.clipMax) height!: number;
+}
+
+/** `headers`: an object of at most 20 string values, standard names, none the browser or proxy owns. */
+function IsCaptureHeaders(): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isCaptureHeaders',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: {
+        message: ({ value }) => {
+          if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'headers must be an object of header names to string values';
+          const entries = Object.entries(value as Record<string, unknown>);
+          if (entries.length > S.headers) return `headers must have at most ${S.headers} entries`;
+          const bad = entries.find(([name]) => !isHeaderName(name));
+          if (bad) return `headers: "${bad[0]}" is not a header name`;
+          const forbidden = entries.find(([name]) => isForbiddenHeader(name));
+          if (forbidden)
+            return `headers: "${forbidden[0]}" cannot be set (Host, Cookie, Content-Length, Connection, Transfer-Encoding and Proxy-* are refused; use cookies for cookies)`;
+          return `headers values must be strings of at most ${S.valueMax} characters without line breaks`;
+        },
+      },
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'object' &&
+          value !== null &&
+          !Array.isArray(value) &&
+          Object.keys(value).length <= S.headers &&
+          Object.entries(value as Record<string, unknown>).every(
+            ([name, v]) => isHeaderName(name) && !isForbiddenHeader(name) && typeof v === 'string' && v.length <= S.valueMax && !/[\r\n\0]/.test(v),
+          ),
+      },
+    });
+}
+
+@ApiSchema({ name: 'Cookie' })
+export class CookieDto {
+  @ApiProperty({ type: 'string', minLength: 1, maxLength: 256 })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(256)
+  @Matches(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, { message: 'name must be a cookie name (an HTTP token)' })
+  name!: string;
+  @ApiProperty({ type: 'string', maxLength: S.valueMax, description: 'Never returned: shown as "********"' })
+  @IsString()
+  @MaxLength(S.valueMax)
+  @Matches(/^[^;\r\n\0]*$/, { message: 'value must not contain ; or line breaks' })
+  value!: string;
+  @ApiPropertyOptional({ type: 'string', description: 'Default: the website’s host; must be that host or a domain it belongs to' })
+  @OptionalField()
+  @IsString()
+  @MaxLength(253)
+  domain?: string;
+  @ApiPropertyOptional({ type: 'string', default: '/' })
+  @OptionalField()
+  @IsString()
+  @MaxLength(1024)
+  @Matches(/^\//, { message: 'path must start with /' })
+  path?: string;
+  @ApiPropertyOptional({ type: 'boolean' }) @OptionalField() @IsBoolean() secure?: boolean;
+  @ApiPropertyOptional({ type: 'boolean' }) @OptionalField() @IsBoolean() http_only?: boolean;
+  @ApiPropertyOptional({ enum: ['Strict', 'Lax', 'None'] }) @OptionalField() @IsIn(['Strict', 'Lax', 'None']) same_site?: 'Strict' | 'Lax' | 'None';
+}
+
+@ApiSchema({ name: 'HttpAuth' })
+export class HttpAuthDto {
+  @ApiProperty({ type: 'string', minLength: 1, maxLength: 256 })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(256)
+  @Matches(/^[^:\r\n]*$/, { message: 'username must not contain : or line breaks' })
+  username!: string;
+  @ApiProperty({ type: 'string', maxLength: 1024, description: 'Never returned' })
+  @IsString()
+  @MaxLength(1024)
+  password!: string;
 }
 
 /**
@@ -173,6 +251,37 @@ export class CaptureOptionsDto {
   @IsString()
   @Satisfies('cssSize', (v) => typeof v === 'string' && Buffer.byteLength(v) <= P.cssMax, `must be at most ${P.cssMax} bytes`)
   css?: string;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    maxProperties: S.headers,
+    example: { 'X-Api-Version': '2' },
+    description:
+      'Extra request headers, sent only to the website’s host and its subdomains (never to third parties). Host, Cookie, Content-Length, Connection, Transfer-Encoding and Proxy-* are refused. Encrypted at rest; values never returned.',
+  })
+  @OptionalField()
+  @IsCaptureHeaders()
+  headers?: Record<string, string>;
+  @ApiPropertyOptional({
+    type: [CookieDto],
+    maxItems: S.cookies,
+    description: 'Cookies set for the website before loading it. Encrypted at rest; values never returned.',
+  })
+  @OptionalField()
+  @IsArray()
+  @ArrayMaxSize(S.cookies)
+  @ValidateNested({ each: true })
+  @Type(() => CookieDto)
+  cookies?: CookieDto[];
+  @ApiPropertyOptional({
+    type: HttpAuthDto,
+    description: 'HTTP Basic credentials, sent only to the website’s host and its subdomains. Encrypted at rest; never returned.',
+  })
+  @OptionalField()
+  @IsNotArray()
+  @ValidateNested(OBJECT_MESSAGE)
+  @Type(() => HttpAuthDto)
+  http_auth?: HttpAuthDto;
 }
 
 /** The options a body sets, in the domain's names; a field left out stays out (the next default applies). */
@@ -193,6 +302,21 @@ export function toCaptureDefaults(dto: CaptureOptionsDto): WebsiteCaptureOptions
   if (dto.timezone !== undefined) o.timezone = dto.timezone;
   if (dto.block_resources !== undefined) o.blockResources = dto.block_resources;
   if (dto.css !== undefined) o.css = dto.css;
+  const secrets: CaptureSecrets = {};
+  if (dto.headers !== undefined) secrets.headers = { ...dto.headers };
+  if (dto.cookies !== undefined) {
+    secrets.cookies = dto.cookies.map((c) => ({
+      name: c.name,
+      value: c.value,
+      ...(c.domain !== undefined ? { domain: c.domain } : {}),
+      ...(c.path !== undefined ? { path: c.path } : {}),
+      ...(c.secure !== undefined ? { secure: c.secure } : {}),
+      ...(c.http_only !== undefined ? { httpOnly: c.http_only } : {}),
+      ...(c.same_site !== undefined ? { sameSite: c.same_site } : {}),
+    }));
+  }
+  if (dto.http_auth !== undefined) secrets.httpAuth = { username: dto.http_auth.username, password: dto.http_auth.password };
+  if (hasSecrets(secrets)) o.secrets = secrets;
   return o;
 }
 
@@ -218,6 +342,28 @@ export function captureOptionsView(o: WebsiteCaptureOptions): CaptureOptionsView
     ...(o.timezone !== undefined ? { timezone: o.timezone } : {}),
     ...(o.blockResources !== undefined ? { block_resources: o.blockResources } : {}),
     ...(o.css !== undefined ? { css: o.css } : {}),
+    ...(o.secrets ? secretsView(redactSecrets(o.secrets)) : {}),
+  };
+}
+
+/** Redacted secrets in the API's names. */
+function secretsView(s: CaptureSecrets): Pick<CaptureOptionsView, 'headers' | 'cookies' | 'http_auth'> {
+  return {
+    ...(s.headers ? { headers: s.headers } : {}),
+    ...(s.cookies
+      ? {
+          cookies: s.cookies.map((c) => ({
+            name: c.name,
+            value: c.value,
+            ...(c.domain !== undefined ? { domain: c.domain } : {}),
+            ...(c.path !== undefined ? { path: c.path } : {}),
+            ...(c.secure !== undefined ? { secure: c.secure } : {}),
+            ...(c.httpOnly !== undefined ? { http_only: c.httpOnly } : {}),
+            ...(c.sameSite !== undefined ? { same_site: c.sameSite } : {}),
+          })),
+        }
+      : {}),
+    ...(s.httpAuth ? { http_auth: s.httpAuth } : {}),
   };
 }
 

@@ -3,51 +3,77 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { NotFoundError } from '../../../shared/domain/domain-error';
 import { PageRequest } from '../../../shared/domain/page-request';
-import { WebsiteChanges, WebsiteDraft, WebsiteProps, WebsiteStatus } from '../domain/website';
+import { WebsiteCaptureOptions, WebsiteChanges, WebsiteDraft, WebsiteProps, WebsiteStatus } from '../domain/website';
+import { CaptureSecrets, hasSecrets } from '../../../shared/domain/capture-secrets';
+import { SecretBox } from '../../../shared/secrets/secret-box';
 import { WebsiteRepository } from '../application/ports';
 import { findPage } from '../../../shared/persistence/hot-query';
 import { WebsiteRow } from './website.row';
 
-function toWebsite(row: WebsiteRow): WebsiteProps {
-  return {
-    ...row,
-    status: row.status as WebsiteStatus,
-    fullPage: Boolean(row.fullPage),
-    captureOptions: row.captureOptions ?? {},
-  };
-}
+/** capture_options as stored: the secrets sealed into one string, never in plain text (API.md, Capture options). */
+type StoredCaptureOptions = Omit<WebsiteCaptureOptions, 'secrets'> & { sealedSecrets?: string };
 
 @Injectable()
 export class TypeOrmWebsiteRepository extends WebsiteRepository {
-  constructor(@InjectRepository(WebsiteRow) private readonly rows: Repository<WebsiteRow>) {
+  constructor(
+    @InjectRepository(WebsiteRow) private readonly rows: Repository<WebsiteRow>,
+    private readonly secretBox: SecretBox,
+  ) {
     super();
   }
 
+  private readonly toWebsite = (row: WebsiteRow): WebsiteProps => {
+    const { sealedSecrets, ...options } = (row.captureOptions ?? {}) as StoredCaptureOptions;
+    return {
+      ...row,
+      status: row.status as WebsiteStatus,
+      fullPage: Boolean(row.fullPage),
+      captureOptions: sealedSecrets ? { ...options, secrets: JSON.parse(this.secretBox.open(sealedSecrets)) as CaptureSecrets } : options,
+    };
+  };
+
+  private stored(options: WebsiteCaptureOptions | undefined): StoredCaptureOptions | undefined {
+    if (!options) return options;
+    const { secrets, ...rest } = options;
+    return hasSecrets(secrets) ? { ...rest, sealedSecrets: this.secretBox.seal(JSON.stringify(secrets)) } : rest;
+  }
+
   async create(draft: WebsiteDraft, now: Date): Promise<WebsiteProps> {
-    return toWebsite(await this.rows.save(this.rows.create({ ...draft, lastScreenshotAt: null, createdAt: now, updatedAt: now })));
+    const row = this.rows.create({
+      ...draft,
+      captureOptions: this.stored(draft.captureOptions) as WebsiteCaptureOptions,
+      lastScreenshotAt: null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    return this.toWebsite(await this.rows.save(row));
   }
 
   async findOwned(accountId: number, id: number): Promise<WebsiteProps | null> {
     const row = await this.rows.findOneBy({ id, accountId });
-    return row ? toWebsite(row) : null;
+    return row ? this.toWebsite(row) : null;
   }
 
   async findById(id: number): Promise<WebsiteProps | null> {
     const row = await this.rows.findOneBy({ id });
-    return row ? toWebsite(row) : null;
+    return row ? this.toWebsite(row) : null;
   }
 
   async list(accountId: number, page: PageRequest): Promise<{ items: WebsiteProps[]; total: number }> {
     const { rows, total } = await findPage(this.rows, { accountId }, [['id', 'DESC']], page);
-    return { items: rows.map(toWebsite), total };
+    return { items: rows.map(this.toWebsite), total };
   }
 
   async update(id: number, changes: WebsiteChanges, now: Date): Promise<WebsiteProps> {
-    await this.rows.update({ id }, { ...changes, updatedAt: now });
+    const { captureOptions, ...rest } = changes;
+    await this.rows.update(
+      { id },
+      { ...rest, ...(captureOptions !== undefined ? { captureOptions: this.stored(captureOptions) } : {}), updatedAt: now },
+    );
     // Deleted between the caller's ownership check and here: the answer a moment later would be 404 too.
     const row = await this.rows.findOneBy({ id });
     if (!row) throw new NotFoundError('Website');
-    return toWebsite(row);
+    return this.toWebsite(row);
   }
 
   async delete(id: number): Promise<void> {

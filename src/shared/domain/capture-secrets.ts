@@ -1,0 +1,107 @@
+/**
+ * What a capture sends that only the website may see (API.md, Capture options: `headers`, `cookies`,
+ * `http_auth`): the rules for them, and how they are shown — never their values.
+ */
+export interface CookieSpec {
+  name: string;
+  value: string;
+  /** Defaults to the website's host; must be that host or a domain it belongs to. */
+  domain?: string;
+  path?: string;
+  secure?: boolean;
+  httpOnly?: boolean;
+  sameSite?: 'Strict' | 'Lax' | 'None';
+}
+
+export interface CaptureSecrets {
+  headers?: Record<string, string>;
+  cookies?: CookieSpec[];
+  httpAuth?: { username: string; password: string };
+}
+
+export const SECRET_LIMITS = { headers: 20, cookies: 50, valueMax: 4096 } as const;
+
+/** What responses show in place of a secret value; sent back as it is, it keeps the stored value. */
+export const REDACTED = '********';
+
+/**
+ * Headers a capture may not set: the browser owns them (Host, Content-Length, Connection, Transfer-Encoding),
+ * cookies go through `cookies`, and Proxy-* would reach our egress proxy instead of the site.
+ */
+export function isForbiddenHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return ['host', 'cookie', 'content-length', 'connection', 'transfer-encoding'].includes(lower) || lower.startsWith('proxy-');
+}
+
+/** An HTTP token (RFC 9110 field-name). */
+export function isHeaderName(name: string): boolean {
+  return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name);
+}
+
+/** Whether `host` is the website's host or one of its subdomains: the only hosts that get the secrets. */
+export function isFirstParty(host: string, websiteHost: string): boolean {
+  const h = host.toLowerCase();
+  const w = websiteHost.toLowerCase();
+  return h === w || h.endsWith(`.${w}`);
+}
+
+/** A cookie's domain (leading dot ignored) must be the website's host or a parent domain of it. */
+export function cookieDomainAllowed(domain: string, websiteHost: string): boolean {
+  const d = domain.replace(/^\./, '').toLowerCase();
+  return d.length > 0 && d.includes('.') === websiteHost.includes('.') && isFirstParty(websiteHost, d);
+}
+
+export function hasSecrets(secrets: CaptureSecrets | undefined): secrets is CaptureSecrets {
+  return !!secrets && (secrets.headers !== undefined || secrets.cookies !== undefined || secrets.httpAuth !== undefined);
+}
+
+/** Values replaced by REDACTED; names, domains and flags kept. */
+export function redactSecrets(secrets: CaptureSecrets): CaptureSecrets {
+  return {
+    ...(secrets.headers ? { headers: Object.fromEntries(Object.keys(secrets.headers).map((name) => [name, REDACTED])) } : {}),
+    ...(secrets.cookies ? { cookies: secrets.cookies.map((c) => ({ ...c, value: REDACTED })) } : {}),
+    ...(secrets.httpAuth ? { httpAuth: { username: REDACTED, password: REDACTED } } : {}),
+  };
+}
+
+/**
+ * New secrets for a website whose stored ones are `stored`: a value sent back as REDACTED (a client echoing
+ * GET) keeps the stored value of that header, cookie or credential.
+ */
+export function keepRedacted(next: CaptureSecrets, stored: CaptureSecrets | undefined): CaptureSecrets {
+  const out: CaptureSecrets = {};
+  if (next.headers) {
+    const storedHeaders = new Map(Object.entries(stored?.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+    out.headers = Object.fromEntries(
+      Object.entries(next.headers).map(([name, value]) => [name, value === REDACTED ? (storedHeaders.get(name.toLowerCase()) ?? value) : value]),
+    );
+  }
+  if (next.cookies) {
+    out.cookies = next.cookies.map((c) => (c.value === REDACTED ? { ...c, value: stored?.cookies?.find((s) => s.name === c.name)?.value ?? c.value } : c));
+  }
+  if (next.httpAuth) {
+    out.httpAuth = {
+      username: next.httpAuth.username === REDACTED ? (stored?.httpAuth?.username ?? REDACTED) : next.httpAuth.username,
+      password: next.httpAuth.password === REDACTED ? (stored?.httpAuth?.password ?? REDACTED) : next.httpAuth.password,
+    };
+  }
+  return out;
+}
+
+/** Cookies whose domain is not the website's (`cookies[i].domain`): a capture never sets a third party's cookie. */
+export function secretConflicts(secrets: CaptureSecrets | undefined, websiteHost: string): Array<{ field: string; message: string }> {
+  return (secrets?.cookies ?? []).flatMap((cookie, i) =>
+    cookie.domain === undefined || cookieDomainAllowed(cookie.domain, websiteHost)
+      ? []
+      : [{ field: `cookies[${i}].domain`, message: `cookies[${i}].domain must be the website's host (${websiteHost}) or a domain it belongs to` }],
+  );
+}
+
+/** The request's secrets over the website's, field by field (headers, cookies, http_auth each as a whole). */
+export function mergeSecrets(request: CaptureSecrets | undefined, website: CaptureSecrets | undefined): CaptureSecrets {
+  return {
+    ...((request?.headers ?? website?.headers) ? { headers: request?.headers ?? website?.headers } : {}),
+    ...((request?.cookies ?? website?.cookies) ? { cookies: request?.cookies ?? website?.cookies } : {}),
+    ...((request?.httpAuth ?? website?.httpAuth) ? { httpAuth: request?.httpAuth ?? website?.httpAuth } : {}),
+  };
+}
