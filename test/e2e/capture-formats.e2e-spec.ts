@@ -1,5 +1,9 @@
 import AdmZip from 'adm-zip';
 import sharp from 'sharp';
+import { DataSource } from 'typeorm';
+import { AccountsService } from '../../src/modules/accounts/application/accounts.service';
+import { ScheduleTicker } from '../../src/modules/schedules/application/schedule-ticker';
+import { DashboardClient } from '../support/dashboard-session';
 import request from 'supertest';
 import { binary } from '../support/assertions';
 import { BLUE, decodeImage, RED, Rgb } from '../support/images';
@@ -216,6 +220,38 @@ describe('Capture formats: png, jpeg, webp, pdf (real Chromium)', () => {
     const echoed = await api().put(`/websites/${id}`).set(account.auth).send({ capture_options: pdf.body.data.capture_options });
     expect(echoed.status).toBe(200);
     expect((await capture(id, {})).format).toBe('pdf');
+  });
+
+  it('a website’s saved options are used by its schedule’s captures and the dashboard’s "Take screenshot" button', async () => {
+    const res = await api()
+      .post('/websites')
+      .set(account.auth)
+      .send({ name: 'formats', url: `${pages.url}/page`, capture_options: { format: 'webp', device: 'iPhone 15 Pro' } });
+    const id = res.body.data.id;
+    const db = t.app.get(DataSource);
+    const lastJob = async () => (await db.query(`SELECT id FROM jobs WHERE website_id = ${id} ORDER BY created_at DESC LIMIT 1`))[0].id as string;
+    const shotOf = async (jobId: string) => {
+      const job = await waitForJob(t.url, account.auth, jobId);
+      expect(job.status).toBe('succeeded');
+      return (await api().get(`/screenshots/${job.screenshot_id}`).set(account.auth).expect(200)).body.data as Shot;
+    };
+
+    // A schedule's occurrence, fired by one pass of the ticker at its time.
+    const now = new Date(minute);
+    const at = new Date(now.getTime() + 60_000);
+    const hhmm = `${String(at.getUTCHours()).padStart(2, '0')}:${String(at.getUTCMinutes()).padStart(2, '0')}`;
+    await api().post('/schedules').set(account.auth).send({ name: 'daily', website_id: id, frequency: 'daily', time: hhmm, timezone: 'UTC' }).expect(201);
+    t.clock.set(new Date(at.getTime() + 1_000));
+    expect(await t.app.get(ScheduleTicker).tick()).toBe(1);
+    const scheduled = await shotOf(await lastJob());
+    expect(scheduled).toMatchObject({ format: 'webp', width: 1179 });
+
+    // The dashboard's button posts no options: the website's apply.
+    await t.app.get(AccountsService).setPassword(account.email, 'a long dashboard password');
+    const dashboard = await new DashboardClient(t.url).signInOk(account.email, 'a long dashboard password');
+    expect((await dashboard.submit(`/dashboard/websites/${id}/screenshot`)).status).toBe(303);
+    const clicked = await shotOf(await lastJob());
+    expect(clicked).toMatchObject({ format: 'webp', width: 1179 });
   });
 
   it('bulk download: each entry named with its format’s extension, byte-identical to the downloads', async () => {
