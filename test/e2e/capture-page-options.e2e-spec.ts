@@ -30,6 +30,18 @@ const REPORT_PAGE =
   '<script>fetch("/report?" + new URLSearchParams({ language: navigator.language, zone: Intl.DateTimeFormat().resolvedOptions().timeZone, ' +
   'offset: String(new Date(Date.UTC(2030, 0, 1)).getTimezoneOffset()), ua: navigator.userAgent, touch: String(navigator.maxTouchPoints) }))</script></body></html>';
 
+/**
+ * A OneTrust consent banner (its real element ids): a red bar over the bottom of a white page. Rejecting removes
+ * it and tells the server, as OneTrust's own script would record the choice.
+ */
+const CONSENT_PAGE =
+  '<!doctype html><html><head><style>html,body{margin:0;background:#fff;height:100%}' +
+  '#onetrust-banner-sdk{position:fixed;left:0;right:0;bottom:0;height:200px;background:rgb(255,0,0)}</style></head><body>' +
+  '<h1>News</h1><div id="onetrust-consent-sdk"><div id="onetrust-banner-sdk" role="dialog"><p>We use cookies</p>' +
+  '<button id="onetrust-accept-btn-handler">Accept all</button>' +
+  '<button id="onetrust-reject-all-handler" onclick="document.getElementById(\'onetrust-consent-sdk\').remove(); fetch(\'/rejected\')">Reject all</button>' +
+  '</div></div></body></html>';
+
 const PNG_1PX = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64');
 
 function expectColour(actual: Rgb, expected: Rgb): void {
@@ -79,6 +91,10 @@ describe('Capture page options: element, clip, device, user agent, locale, time 
     t = await startTestApp({ env: { CAPTURE_TIMEOUT_MS: String(TIMEOUT_MS) } });
     pages = await new PageServer({
       '/box': BOX_PAGE,
+      '/consent': CONSENT_PAGE,
+      '/rejected': (_req, res) => {
+        res.writeHead(204).end();
+      },
       '/report': (req, res) => {
         reports.push(new URL(req.url ?? '/', 'http://x').searchParams);
         res.writeHead(204).end();
@@ -162,6 +178,17 @@ describe('Capture page options: element, clip, device, user agent, locale, time 
     const before = pages.requests.filter((url) => url === '/pixel.png').length;
     await capture(id, {});
     expect(pages.requests.filter((url) => url === '/pixel.png').length).toBe(before + 1);
+  });
+
+  it('block_cookie_banners: a OneTrust banner is answered “reject” and gone from the capture; without it, it shows', async () => {
+    const id = await website('/consent');
+    const plain = await capture(id, {});
+    expectColour(plain.image.at(640, 750), RED);
+    expect(pages.requests).not.toContain('/rejected');
+
+    const blocked = await capture(id, { block_cookie_banners: true });
+    expectColour(blocked.image.at(640, 750), [255, 255, 255]);
+    expect(pages.requests).toContain('/rejected'); // rejected, not merely hidden
   });
 
   it('css: a style sheet added before the capture', async () => {

@@ -5,6 +5,7 @@ import { CaptureFailure, type CaptureRequest, type CaptureResult } from './captu
 import type { CaptureSettings } from './capture-options';
 import { isNavigationRace, PAGE_CRASHED_MESSAGE, toCaptureFailure } from './capture-errors';
 import { readyStateCompleteScript } from './in-page-scripts';
+import { CookieBanners } from './cookie-banners';
 import { NavigationEgress } from './navigation-egress';
 import { addStyleSheet, assertValidSelector, hideElements, LAZY_SCROLL_BUDGET_MS, preparePage, revealLazyContent, takeScreenshot } from './page-steps';
 import { PageSettler } from './page-stability';
@@ -101,6 +102,7 @@ export class CaptureRun {
       siteUrl: this.request.url,
     });
 
+    const banners = this.request.blockCookieBanners ? await CookieBanners.install(page) : null;
     const egress = new NavigationEgress(page, this.lease.egress);
     const settler = new PageSettler(page, this.request.waitUntil ?? 'stable', this.settings);
 
@@ -114,7 +116,7 @@ export class CaptureRun {
 
     for (let document = 1; ; document++) {
       try {
-        return await this.captureLoadedDocument(page, egress, settler);
+        return await this.captureLoadedDocument(page, egress, settler, banners);
       } catch (error) {
         if (document >= MAX_DOCUMENTS || !isNavigationRace(error)) throw error;
         this.phase = 'navigation';
@@ -123,10 +125,15 @@ export class CaptureRun {
     }
   }
 
-  private async captureLoadedDocument(page: Page, egress: NavigationEgress, settler: PageSettler): Promise<CaptureResult> {
+  private async captureLoadedDocument(page: Page, egress: NavigationEgress, settler: PageSettler, banners: CookieBanners | null): Promise<CaptureResult> {
     const { request, settings } = this;
     this.phase = 'settling';
     await settler.afterLoad(this.budget(settings.networkIdleMaxWaitMs));
+    if (banners) {
+      // A consent dialog being answered: wait for the answer (bounded), then for what it changed.
+      await banners.answered(this.budget(settings.networkIdleMaxWaitMs));
+      await settler.afterChange(this.budget(settings.networkIdleMaxWaitMs));
+    }
 
     if (request.waitForSelector) {
       this.phase = 'selector';

@@ -37,6 +37,8 @@ export interface CaptureRequest {
   blockResources?: readonly string[];
   /** A style sheet added to the page before the capture. */
   css?: string | null;
+  /** Consent dialogs answered "reject" (or hidden) before the capture. */
+  blockCookieBanners?: boolean;
   /** Headers, cookies and Basic credentials for the website's host and its subdomains only. Never logged. */
   secrets?: CaptureSecrets;
 }

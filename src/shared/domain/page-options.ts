@@ -50,6 +50,7 @@ export interface PageOptions {
   timezone?: string;
   blockResources?: BlockableResource[];
   css?: string;
+  blockCookieBanners?: boolean;
 }
 
 export function devicePreset(name: string | undefined): DevicePreset | null {

@@ -43,6 +43,7 @@ export function captureRequestFor(website: WebsiteProps, job: JobProps, requestS
     emulation: rendering.emulation,
     blockResources: page.blockResources ?? [],
     css: page.css ?? null,
+    blockCookieBanners: page.blockCookieBanners ?? false,
     secrets: mergeSecrets(requestSecrets, website.captureOptions.secrets),
   };
 }

@@ -60,6 +60,7 @@ export class CaptureOptionsView {
   @ApiPropertyOptional({ type: 'string', description: 'When saved' }) timezone?: string;
   @ApiPropertyOptional({ type: 'array', items: { type: 'string' }, description: 'When saved' }) block_resources?: string[];
   @ApiPropertyOptional({ type: 'string', description: 'When saved' }) css?: string;
+  @ApiPropertyOptional({ type: 'boolean', description: 'When saved' }) block_cookie_banners?: boolean;
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', enum: ['********'] }, description: 'When saved: names, values never shown' })
   headers?: Record<string, string>;
   @ApiPropertyOptional({

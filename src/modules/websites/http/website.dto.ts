@@ -252,6 +252,15 @@ export class CaptureOptionsDto {
   @Satisfies('cssSize', (v) => typeof v === 'string' && Buffer.byteLength(v) <= P.cssMax, `must be at most ${P.cssMax} bytes`)
   css?: string;
   @ApiPropertyOptional({
+    type: 'boolean',
+    default: false,
+    description:
+      'Answer cookie consent dialogs with “reject” (or hide them) before the capture, with the rule set of @duckduckgo/autoconsent (shipped, never downloaded)',
+  })
+  @OptionalField()
+  @IsBoolean()
+  block_cookie_banners?: boolean;
+  @ApiPropertyOptional({
     type: 'object',
     additionalProperties: { type: 'string' },
     maxProperties: S.headers,
@@ -302,6 +311,7 @@ export function toCaptureDefaults(dto: CaptureOptionsDto): WebsiteCaptureOptions
   if (dto.timezone !== undefined) o.timezone = dto.timezone;
   if (dto.block_resources !== undefined) o.blockResources = dto.block_resources;
   if (dto.css !== undefined) o.css = dto.css;
+  if (dto.block_cookie_banners !== undefined) o.blockCookieBanners = dto.block_cookie_banners;
   const secrets: CaptureSecrets = {};
   if (dto.headers !== undefined) secrets.headers = { ...dto.headers };
   if (dto.cookies !== undefined) {
@@ -342,6 +352,7 @@ export function captureOptionsView(o: WebsiteCaptureOptions): CaptureOptionsView
     ...(o.timezone !== undefined ? { timezone: o.timezone } : {}),
     ...(o.blockResources !== undefined ? { block_resources: o.blockResources } : {}),
     ...(o.css !== undefined ? { css: o.css } : {}),
+    ...(o.blockCookieBanners !== undefined ? { block_cookie_banners: o.blockCookieBanners } : {}),
     ...(o.secrets ? secretsView(redactSecrets(o.secrets)) : {}),
   };
 }

@@ -66,10 +66,7 @@ export class TypeOrmWebsiteRepository extends WebsiteRepository {
 
   async update(id: number, changes: WebsiteChanges, now: Date): Promise<WebsiteProps> {
     const { captureOptions, ...rest } = changes;
-    await this.rows.update(
-      { id },
-      { ...rest, ...(captureOptions !== undefined ? { captureOptions: this.stored(captureOptions) } : {}), updatedAt: now },
-    );
+    await this.rows.update({ id }, { ...rest, ...(captureOptions !== undefined ? { captureOptions: this.stored(captureOptions) } : {}), updatedAt: now });
     // Deleted between the caller's ownership check and here: the answer a moment later would be 404 too.
     const row = await this.rows.findOneBy({ id });
     if (!row) throw new NotFoundError('Website');
