@@ -191,6 +191,17 @@ describe('Capture page options: element, clip, device, user agent, locale, time 
     expect(pages.requests).toContain('/rejected'); // rejected, not merely hidden
   });
 
+  it('block_ads and block_trackers: saved on the website, shown by GET, used by its captures (blocking itself: ad-blocking.int-spec)', async () => {
+    const id = await website('/page', { capture_options: { block_ads: true, block_trackers: true } });
+    const got = await api().get(`/websites/${id}`).set(account.auth).expect(200);
+    expect(got.body.data.capture_options).toMatchObject({ block_ads: true, block_trackers: true });
+    const before = pages.requests.filter((url) => url === '/pixel.png').length;
+    const { shot } = await capture(id, { block_trackers: false });
+    expect(shot.width).toBe(1280);
+    // The page's own image is first party and never matched by the lists.
+    expect(pages.requests.filter((url) => url === '/pixel.png').length).toBe(before + 1);
+  });
+
   it('css: a style sheet added before the capture', async () => {
     const id = await website('/box');
     const { image } = await capture(id, { css: 'body { background: rgb(0,200,0) !important }' });
@@ -237,6 +248,8 @@ describe('Capture page options: element, clip, device, user agent, locale, time 
     await expect422(id, { timezone: 'Mars/Olympus' }, ['timezone']);
     await expect422(id, { block_resources: ['document'] }, ['block_resources']);
     await expect422(id, { css: 'a{}'.repeat(7_000) }, ['css']);
+    await expect422(id, { block_ads: 'yes' }, ['block_ads']);
+    await expect422(id, { block_trackers: 1 }, ['block_trackers']);
     const jobs = await api().get(`/jobs?website_id=${id}`).set(account.auth).expect(200);
     expect(jobs.body.meta.total).toBe(0);
   });

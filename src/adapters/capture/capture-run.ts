@@ -98,6 +98,8 @@ export class CaptureRun {
       trackStability: (this.request.waitUntil ?? 'stable') === 'stable',
       emulation: this.request.emulation,
       blockResources: this.request.blockResources,
+      blockAds: this.request.blockAds,
+      blockTrackers: this.request.blockTrackers,
       secrets: this.request.secrets,
       siteUrl: this.request.url,
     });
@@ -153,7 +155,7 @@ export class CaptureRun {
       await settler.afterChange(this.budget(settings.networkIdleMaxWaitMs));
       this.phase = 'rendering';
     }
-    let element: ElementHandle<Element> | undefined;
+    let element: ElementHandle | undefined;
     if (request.selector) {
       this.phase = 'element';
       assertValidSelector(request.selector);

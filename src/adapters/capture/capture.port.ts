@@ -39,6 +39,9 @@ export interface CaptureRequest {
   css?: string | null;
   /** Consent dialogs answered "reject" (or hidden) before the capture. */
   blockCookieBanners?: boolean;
+  /** Requests to advertising hosts (block_ads) and analytics trackers (block_trackers) never made. */
+  blockAds?: boolean;
+  blockTrackers?: boolean;
   /** Headers, cookies and Basic credentials for the website's host and its subdomains only. Never logged. */
   secrets?: CaptureSecrets;
 }
@@ -113,6 +116,9 @@ export interface PageOptions {
   emulation?: Emulation;
   /** Resource types not loaded at all. */
   blockResources?: readonly string[];
+  /** Requests to advertising hosts and analytics trackers never made. */
+  blockAds?: boolean;
+  blockTrackers?: boolean;
   /** Headers, cookies and Basic credentials for siteUrl's host and its subdomains only. */
   secrets?: CaptureSecrets;
   siteUrl?: string;

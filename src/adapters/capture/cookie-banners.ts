@@ -97,7 +97,7 @@ export class CookieBanners {
   private async send(message: unknown): Promise<void> {
     await this.page
       .evaluate((msg) => {
-        const w = window as unknown as { autoconsentReceiveMessage?: (m: unknown) => unknown };
+        const w = globalThis as unknown as { autoconsentReceiveMessage?: (m: unknown) => unknown };
         return w.autoconsentReceiveMessage?.(msg);
       }, message)
       .catch(() => undefined);

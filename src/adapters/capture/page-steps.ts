@@ -1,7 +1,7 @@
 /**
  * The building blocks of a capture over a puppeteer Page, shared by one-shot captures and scenario pages.
  */
-import type { ElementHandle, Page } from 'puppeteer';
+import type { ElementHandle, HTTPRequest, Page } from 'puppeteer';
 
 import { CaptureFailure, type CaptureResult, type Emulation } from './capture.port';
 import { addStyleSheetScript, disableServiceWorkersScript, documentHeightScript, hideSelectorsScript, revealLazyContentScript } from './in-page-scripts';
@@ -11,8 +11,9 @@ import { imageSize } from 'image-size';
 import type { PdfPaper, ResolvedOutput } from '../../shared/domain/output-format';
 import type { Clip } from '../../shared/domain/page-options';
 import { CaptureSecrets, CookieSpec, isFirstParty } from '../../shared/domain/capture-secrets';
+import { requestBlocker, type BlockingChoice, type RequestBlocker } from './ad-blocking';
 
-export interface PageSetup {
+export interface PageSetup extends BlockingChoice {
   viewportWidth: number;
   viewportHeight: number;
   deviceScaleFactor: number;
@@ -53,7 +54,7 @@ export async function preparePage(page: Page, setup: PageSetup): Promise<void> {
     }),
     setup.darkMode ? page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]) : undefined,
     setup.emulation ? emulate(page, setup.emulation) : undefined,
-    interceptRequests(page, setup),
+    requestBlocker(setup).then((blocker) => interceptRequests(page, setup, blocker)),
     setup.secrets?.cookies?.length && setup.siteUrl ? setCookies(page, setup.secrets.cookies, new URL(setup.siteUrl).hostname) : undefined,
   ]);
 }
@@ -79,23 +80,34 @@ async function emulate(page: Page, emulation: Emulation): Promise<void> {
 
 /**
  * Request interception, only when something needs it (it pauses every request for a round-trip): blocked resource
- * types are aborted, and the website's own host and its subdomains get the extra headers and Basic credentials —
- * never a third party, whatever the page loads or redirects to.
+ * types and ad/tracker requests are aborted, and the website's own host and its subdomains get the extra headers
+ * and Basic credentials — never a third party, whatever the page loads or redirects to.
  */
-async function interceptRequests(page: Page, setup: PageSetup): Promise<void> {
+async function interceptRequests(page: Page, setup: PageSetup, blocker: RequestBlocker | null): Promise<void> {
   const blocked = new Set(setup.blockResources ?? []);
   const extra = firstPartyHeaders(setup.secrets);
   const siteHost = setup.siteUrl ? new URL(setup.siteUrl).hostname : null;
-  if (blocked.size === 0 && (!extra || !siteHost)) return;
+  if (blocked.size === 0 && !blocker && (!extra || !siteHost)) return;
   page.on('request', (request) => {
     if (request.isInterceptResolutionHandled()) return;
     let answer: Promise<void>;
     if (blocked.has(request.resourceType())) answer = request.abort('blockedbyclient');
+    else if (blocker && isBlockedByList(blocker, request, page, setup.siteUrl)) answer = request.abort('blockedbyclient');
     else if (extra && siteHost && isFirstParty(hostOf(request.url()), siteHost)) answer = request.continue({ headers: { ...request.headers(), ...extra } });
     else answer = request.continue();
     answer.catch(() => undefined);
   });
   await page.setRequestInterception(true);
+}
+
+/** The page's own document is never blocked (the user asked for it); frames and subresources are matched. */
+function isBlockedByList(blocker: RequestBlocker, request: HTTPRequest, page: Page, siteUrl: string | undefined): boolean {
+  const frame = request.frame();
+  if (request.isNavigationRequest() && frame === page.mainFrame()) return false;
+  const type = request.resourceType() === 'document' ? 'sub_frame' : request.resourceType();
+  // The document making the request decides what is third party; before its first commit a frame is about:blank.
+  const source = frame?.url() ?? '';
+  return blocker.blocks(request.url(), type, source.startsWith('http') ? source : (siteUrl ?? request.url()));
 }
 
 function firstPartyHeaders(secrets: CaptureSecrets | undefined): Record<string, string> | null {
@@ -182,7 +194,7 @@ const PNG_OUTPUT: ResolvedOutput = { format: 'png', quality: null, pdf: null, om
 export interface ScreenshotSetup {
   fullPage: boolean;
   /** Only this element (already waited for), scrolled into view; fullPage is ignored. */
-  element?: ElementHandle<Element>;
+  element?: ElementHandle;
   /** Only this rectangle, CSS px; fullPage is ignored. */
   clip?: Clip | null;
   maxFullPageHeight: number;

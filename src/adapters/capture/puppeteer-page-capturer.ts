@@ -89,6 +89,8 @@ export class PuppeteerPageCapturer extends PageCapturer implements BeforeApplica
         trackStability: (opts.waitUntil ?? 'stable') === 'stable',
         emulation: opts.emulation,
         blockResources: opts.blockResources,
+        blockAds: opts.blockAds,
+        blockTrackers: opts.blockTrackers,
         secrets: opts.secrets,
         siteUrl: opts.siteUrl,
       });

@@ -1,6 +1,6 @@
 /**
  * How the page is rendered and what is captured of it (API.md, Capture options: `selector`, `clip`, `device`,
- * `user_agent`, `locale`, `timezone`, `block_resources`, `css`). One definition shared by request and website
+ * `user_agent`, `locale`, `timezone`, `block_resources`, `block_ads`, `block_trackers`, `css`). One definition shared by request and website
  * validation, job rows and the capture request.
  */
 import { DEVICES, DevicePreset } from './devices';
@@ -51,6 +51,10 @@ export interface PageOptions {
   blockResources?: BlockableResource[];
   css?: string;
   blockCookieBanners?: boolean;
+  /** Requests to advertising hosts never made (Ghostery's tracker database). */
+  blockAds?: boolean;
+  /** Requests to analytics trackers never made (same database). */
+  blockTrackers?: boolean;
 }
 
 export function devicePreset(name: string | undefined): DevicePreset | null {

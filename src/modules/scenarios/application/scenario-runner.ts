@@ -112,6 +112,8 @@ export class ScenarioRunner implements JobTypeHandler {
       ...rendering,
       waitUntil: saved.waitUntil,
       blockResources: saved.blockResources,
+      blockAds: saved.blockAds,
+      blockTrackers: saved.blockTrackers,
       // Logged-in flows: the website's headers, cookies and credentials, for its own host only.
       secrets: saved.secrets,
       siteUrl: website.url,

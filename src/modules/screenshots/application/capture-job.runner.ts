@@ -44,6 +44,8 @@ export function captureRequestFor(website: WebsiteProps, job: JobProps, requestS
     blockResources: page.blockResources ?? [],
     css: page.css ?? null,
     blockCookieBanners: page.blockCookieBanners ?? false,
+    blockAds: page.blockAds ?? false,
+    blockTrackers: page.blockTrackers ?? false,
     secrets: mergeSecrets(requestSecrets, website.captureOptions.secrets),
   };
 }

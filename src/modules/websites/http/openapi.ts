@@ -61,6 +61,8 @@ export class CaptureOptionsView {
   @ApiPropertyOptional({ type: 'array', items: { type: 'string' }, description: 'When saved' }) block_resources?: string[];
   @ApiPropertyOptional({ type: 'string', description: 'When saved' }) css?: string;
   @ApiPropertyOptional({ type: 'boolean', description: 'When saved' }) block_cookie_banners?: boolean;
+  @ApiPropertyOptional({ type: 'boolean', description: 'When saved' }) block_ads?: boolean;
+  @ApiPropertyOptional({ type: 'boolean', description: 'When saved' }) block_trackers?: boolean;
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', enum: ['********'] }, description: 'When saved: names, values never shown' })
   headers?: Record<string, string>;
   @ApiPropertyOptional({

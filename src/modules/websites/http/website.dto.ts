@@ -261,6 +261,23 @@ export class CaptureOptionsDto {
   @IsBoolean()
   block_cookie_banners?: boolean;
   @ApiPropertyOptional({
+    type: 'boolean',
+    default: false,
+    description:
+      'Never request known advertising hosts (the advertising categories of Ghostery’s tracker database, @ghostery/trackerdb, shipped in the package). Network requests only: an ad slot is left empty.',
+  })
+  @OptionalField()
+  @IsBoolean()
+  block_ads?: boolean;
+  @ApiPropertyOptional({
+    type: 'boolean',
+    default: false,
+    description: 'Never request known analytics trackers (the site_analytics category of Ghostery’s tracker database).',
+  })
+  @OptionalField()
+  @IsBoolean()
+  block_trackers?: boolean;
+  @ApiPropertyOptional({
     type: 'object',
     additionalProperties: { type: 'string' },
     maxProperties: S.headers,
@@ -312,6 +329,8 @@ export function toCaptureDefaults(dto: CaptureOptionsDto): WebsiteCaptureOptions
   if (dto.block_resources !== undefined) o.blockResources = dto.block_resources;
   if (dto.css !== undefined) o.css = dto.css;
   if (dto.block_cookie_banners !== undefined) o.blockCookieBanners = dto.block_cookie_banners;
+  if (dto.block_ads !== undefined) o.blockAds = dto.block_ads;
+  if (dto.block_trackers !== undefined) o.blockTrackers = dto.block_trackers;
   const secrets: CaptureSecrets = {};
   if (dto.headers !== undefined) secrets.headers = { ...dto.headers };
   if (dto.cookies !== undefined) {
@@ -353,6 +372,8 @@ export function captureOptionsView(o: WebsiteCaptureOptions): CaptureOptionsView
     ...(o.blockResources !== undefined ? { block_resources: o.blockResources } : {}),
     ...(o.css !== undefined ? { css: o.css } : {}),
     ...(o.blockCookieBanners !== undefined ? { block_cookie_banners: o.blockCookieBanners } : {}),
+    ...(o.blockAds !== undefined ? { block_ads: o.blockAds } : {}),
+    ...(o.blockTrackers !== undefined ? { block_trackers: o.blockTrackers } : {}),
     ...(o.secrets ? secretsView(redactSecrets(o.secrets)) : {}),
   };
 }
