@@ -4,6 +4,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { ConfigError, loadConfig } from './config/app-config';
 import { checkStorageDir, StorageDirUnusableError } from './modules/screenshots/infrastructure/local-disk-storage';
+import { checkS3Bucket, S3StorageUnusableError } from './modules/screenshots/infrastructure/s3-storage';
 import { errorMessage } from './shared/domain/error-message';
 import { configureHttpApp, createFastifyAdapter, HTTP_APP_OPTIONS } from './http-app';
 
@@ -19,9 +20,10 @@ async function main(): Promise<void> {
     throw err;
   }
   try {
-    checkStorageDir(config.storageDir);
+    if (config.s3) await checkS3Bucket(config.s3);
+    else checkStorageDir(config.storageDir);
   } catch (err) {
-    if (!(err instanceof StorageDirUnusableError)) throw err;
+    if (!(err instanceof StorageDirUnusableError || err instanceof S3StorageUnusableError)) throw err;
     process.stderr.write(`configuration error: ${err.message}\n`);
     process.exit(2);
   }

@@ -52,6 +52,23 @@ export abstract class AppConfig {
   apiVersion!: string;
   /** SECRETS_KEY (32 bytes, hex or base64); null: a key generated once into DATA_DIR/secrets.key. */
   secretsKey!: Buffer | null;
+  /** STORAGE_DRIVER: screenshot files on local disk (STORAGE_DIR) or in an S3-compatible bucket (`s3`). */
+  storageDriver!: 'local' | 's3';
+  /** Set when storageDriver is 's3'. */
+  s3!: S3Settings | null;
+}
+
+export interface S3Settings {
+  bucket: string;
+  /** MinIO, R2, …; null: AWS's own endpoint for the region. */
+  endpoint: string | null;
+  region: string;
+  /** Both set, or both null (then the SDK's default credential chain: env, profile, instance role, …). */
+  accessKeyId: string | null;
+  secretAccessKey: string | null;
+  forcePathStyle: boolean;
+  /** Prepended to every key (`tenant-a/` → `tenant-a/screenshots/1/2/3.png`); '' by default. */
+  prefix: string;
 }
 
 export class ConfigError extends Error {}
@@ -157,8 +174,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const secretsKey = rawSecretsKey ? parseSecretsKey(rawSecretsKey) : null;
   if (rawSecretsKey && !secretsKey) throw new ConfigError('SECRETS_KEY must be 32 bytes as 64 hex characters or base64 (e.g. `openssl rand -base64 32`)');
 
+  const storageDriver = (env.STORAGE_DRIVER?.trim().toLowerCase() || 'local') as AppConfig['storageDriver'];
+  if (!['local', 's3'].includes(storageDriver)) throw new ConfigError(`STORAGE_DRIVER must be local or s3 (got "${env.STORAGE_DRIVER}")`);
+
   return {
     secretsKey,
+    storageDriver,
+    s3: storageDriver === 's3' ? s3Settings(env) : null,
     port: int(env, 'PORT', 3000, 0, 65535),
     host: env.HOST?.trim() || '0.0.0.0',
     dataDir,
@@ -186,5 +208,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     signInLimitPerMinute: int(env, 'SIGN_IN_LIMIT_PER_MINUTE', 20, 1, 1000000),
     trustProxy: trustProxy(env),
     apiVersion: packageVersion(),
+  };
+}
+
+function s3Settings(env: NodeJS.ProcessEnv): S3Settings {
+  const bucket = env.S3_BUCKET?.trim() || '';
+  if (!bucket) throw new ConfigError('STORAGE_DRIVER=s3 needs S3_BUCKET (the bucket screenshots are stored in)');
+  const endpoint = url(env, 'S3_ENDPOINT', ['http:', 'https:']);
+  const accessKeyId = env.S3_ACCESS_KEY_ID?.trim() || null;
+  const secretAccessKey = env.S3_SECRET_ACCESS_KEY?.trim() || null;
+  if ((accessKeyId === null) !== (secretAccessKey === null)) {
+    throw new ConfigError('Set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither (then the AWS SDK finds credentials itself)');
+  }
+  let prefix = (env.S3_PREFIX ?? '').trim().replace(/^\/+/, '');
+  if (prefix && !prefix.endsWith('/')) prefix += '/';
+  return {
+    bucket,
+    endpoint,
+    region: env.S3_REGION?.trim() || 'us-east-1',
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', false),
+    prefix,
   };
 }

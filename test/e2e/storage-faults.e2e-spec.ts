@@ -64,11 +64,11 @@ describe('storage faults', () => {
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mountPoint]);
     try {
       const storage = new LocalDiskStorage({ storageDir: mountPoint } as AppConfig);
-      const staged = await storage.stage(Buffer.alloc(16 * 1024, 1)); // fits
-      for (let i = 0; i < 3; i++) await expect(storage.stage(Buffer.alloc(256 * 1024, 1))).rejects.toThrow(/ENOSPC/);
-      expect(readdirSync(join(mountPoint, '.tmp'))).toEqual([staged.tempPath.split('/').pop()]);
-      await storage.discard(staged);
+      await storage.put('screenshots/1/1/1.png', Buffer.alloc(16 * 1024, 1)); // fits
+      for (let i = 0; i < 3; i++) await expect(storage.put(`screenshots/1/1/${i + 2}.png`, Buffer.alloc(256 * 1024, 1))).rejects.toThrow(/ENOSPC/);
       expect(readdirSync(join(mountPoint, '.tmp'))).toEqual([]);
+      expect(readdirSync(join(mountPoint, '1', '1'))).toEqual(['1.png']);
+      expect(await storage.read('screenshots/1/1/1.png')).toEqual(Buffer.alloc(16 * 1024, 1));
     } finally {
       execFileSync('umount', [mountPoint]);
     }

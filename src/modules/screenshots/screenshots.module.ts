@@ -12,6 +12,8 @@ import { JobsController } from './http/jobs.controller';
 import { ScreenshotsController, TakeScreenshotController } from './http/screenshots.controller';
 import { ThumbnailsController } from './http/thumbnails.controller';
 import { LocalDiskStorage } from './infrastructure/local-disk-storage';
+import { S3Storage } from './infrastructure/s3-storage';
+import { AppConfig } from '../../config/app-config';
 import { ScreenshotRow } from './infrastructure/screenshot.row';
 import { SharpThumbnailRenderer } from './infrastructure/sharp-thumbnail-renderer';
 import { TypeOrmScreenshotRepository } from './infrastructure/typeorm-screenshot.repository';
@@ -23,7 +25,12 @@ import { ArchiverZipWriter } from './infrastructure/zip-streamer';
   controllers: [TakeScreenshotController, ScreenshotsController, ThumbnailsController, JobsController, DevicesController],
   providers: [
     { provide: ScreenshotRepository, useClass: TypeOrmScreenshotRepository },
-    { provide: ScreenshotStorage, useClass: LocalDiskStorage },
+    {
+      // STORAGE_DRIVER picks the adapter; in s3 mode nothing is created on local disk.
+      provide: ScreenshotStorage,
+      useFactory: (config: AppConfig) => (config.s3 ? new S3Storage(config.s3) : new LocalDiskStorage(config)),
+      inject: [AppConfig],
+    },
     { provide: ThumbnailRenderer, useClass: SharpThumbnailRenderer },
     { provide: ZipWriter, useClass: ArchiverZipWriter },
     ScreenshotKeeper,

@@ -27,13 +27,18 @@ export class DuplicateScreenshotError extends Error {}
 
 export abstract class ScreenshotRepository {
   /**
-   * Inserts the screenshot row and lets `placeFile(id)` move the PNG into place (returning its key) in one
-   * transaction, so row and file exist together or not at all; for a capture job (`shot.jobId`) the same
-   * transaction marks the job succeeded. Throws DuplicateScreenshotError when the job already has its screenshot,
-   * and SupersededAttemptError when the attempt storing it (JobAttemptScope) no longer holds the job or execution.
-   * Throws only when nothing was committed: the caller may then remove the placed files.
+   * A new screenshot id, taken from the table's own sequence before anything is stored, so the file can be
+   * written under its final key (`screenshots/<account>/<website>/<id>.<ext>`) before the row commits. An id
+   * reserved and never inserted is simply skipped.
    */
-  abstract insertWithFile(shot: CapturedScreenshot, placeFile: (id: number) => string, finishedAt: Date): Promise<ScreenshotProps>;
+  abstract reserveId(): Promise<number>;
+  /**
+   * Inserts the row under a reserved id in one transaction which, for a capture job (`shot.jobId`), also marks
+   * the job succeeded. Throws DuplicateScreenshotError when the job already has its screenshot, and
+   * SupersededAttemptError when the attempt storing it (JobAttemptScope) no longer holds the job or execution.
+   * Throws only when nothing was committed: the caller then removes the file it wrote.
+   */
+  abstract insert(shot: CapturedScreenshot, id: number, filePath: string, finishedAt: Date): Promise<ScreenshotProps>;
   abstract listForExecution(executionId: string): Promise<ScreenshotProps[]>;
   abstract findOwned(accountId: number, id: number): Promise<ScreenshotProps | null>;
   abstract findOwnedMany(accountId: number, ids: number[]): Promise<ScreenshotProps[]>;
@@ -42,24 +47,22 @@ export abstract class ScreenshotRepository {
   abstract delete(id: number): Promise<void>;
 }
 
-/** A PNG written to a temporary name, not yet visible under its key. */
-export interface StagedFile {
-  tempPath: string;
-}
-
-/** Where PNGs live. Keys are relative (`screenshots/1/2/3.png`); no server path ever leaves the adapter. */
+/**
+ * Where screenshot files live (STORAGE_DRIVER: local disk, or an S3-compatible bucket). Keys are relative
+ * (`screenshots/1/2/3.png`); no server path or bucket name ever leaves the adapter. Every adapter keeps the same
+ * promises, checked by one contract suite (test/storage-contract.ts) against each of them.
+ */
 export abstract class ScreenshotStorage {
-  /** Writes the bytes to a temporary file in the storage area (never a half-written file under a real key). */
-  abstract stage(data: Buffer): Promise<StagedFile>;
-  /** Atomically renames a staged file to its key (synchronous so it can run inside a DB transaction). */
-  abstract placeSync(staged: StagedFile, key: string): void;
-  abstract discard(staged: StagedFile): Promise<void>;
+  /** Stores the bytes under the key, whole or not at all: a reader never sees part of a file. Replaces any earlier one. */
+  abstract put(key: string, data: Buffer): Promise<void>;
+  /** The file as a stream (memory independent of its size); a missing file is an error on the stream. */
   abstract open(key: string): Readable;
   /** The whole file, or null when there is none under this key (for small files: thumbnails). */
   abstract read(key: string): Promise<Buffer | null>;
   abstract exists(key: string): Promise<boolean>;
+  /** Removes the file; a missing one is not an error. */
   abstract delete(key: string): Promise<void>;
-  /** Removes every file under a folder key (`websiteArea()`), and the folder. */
+  /** Removes every file under a folder key (`websiteArea()`). */
   abstract deleteArea(area: string): Promise<void>;
 }
 

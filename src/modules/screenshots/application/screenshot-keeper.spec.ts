@@ -1,30 +1,23 @@
 import { Logger } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import { ScreenshotProps } from '../domain/screenshot';
-import { CapturedScreenshot, ScreenshotRepository, ScreenshotStorage, StagedFile, ThumbnailRenderer } from './ports';
+import { CapturedScreenshot, ScreenshotRepository, ScreenshotStorage, ThumbnailRenderer } from './ports';
 import { ScreenshotKeeper } from './screenshot-keeper';
 
-/** Storage in memory; `failPlace` makes placing a key fail like a full or read-only disk would. */
+/** Storage in memory; `failPut` makes a write fail like a full or read-only disk (or an unreachable bucket) would. */
 class MemoryStorage extends ScreenshotStorage {
   readonly files = new Map<string, Buffer>();
-  readonly staged = new Map<string, Buffer>();
-  failPlace: (key: string) => boolean = () => false;
-  private n = 0;
+  /** What happened, in order, across storage and repository (shared with MemoryScreenshots). */
+  constructor(readonly log: string[] = []) {
+    super();
+  }
+  failPut: (key: string) => boolean = () => false;
+  failDelete = false;
 
-  async stage(data: Buffer): Promise<StagedFile> {
-    const tempPath = `tmp-${++this.n}`;
-    this.staged.set(tempPath, data);
-    return { tempPath };
-  }
-  placeSync(staged: StagedFile, key: string): void {
-    if (this.failPlace(key)) throw new Error(`cannot place ${key}`);
-    const data = this.staged.get(staged.tempPath);
-    if (!data) throw new Error('nothing staged');
-    this.staged.delete(staged.tempPath);
+  async put(key: string, data: Buffer): Promise<void> {
+    if (this.failPut(key)) throw new Error(`cannot write ${key}`);
+    this.log.push(`put ${key}`);
     this.files.set(key, data);
-  }
-  async discard(staged: StagedFile): Promise<void> {
-    this.staged.delete(staged.tempPath);
   }
   open(key: string): Readable {
     return Readable.from([this.files.get(key) ?? Buffer.alloc(0)]);
@@ -36,6 +29,7 @@ class MemoryStorage extends ScreenshotStorage {
     return this.files.has(key);
   }
   async delete(key: string): Promise<void> {
+    if (this.failDelete) throw new Error('storage unreachable');
     this.files.delete(key);
   }
   async deleteArea(area: string): Promise<void> {
@@ -43,16 +37,20 @@ class MemoryStorage extends ScreenshotStorage {
   }
 }
 
-/** The part of the repository the store uses; `failCommit` fails the transaction after the files were placed. */
+/** The part of the repository the store uses; `failCommit` fails the transaction after the files were written. */
 class MemoryScreenshots {
   readonly rows = new Map<number, ScreenshotProps>();
   failCommit = false;
   private nextId = 1;
 
-  async insertWithFile(shot: CapturedScreenshot, placeFile: (id: number) => string): Promise<ScreenshotProps> {
-    const id = this.nextId++;
-    const filePath = placeFile(id);
+  constructor(private readonly log: string[]) {}
+
+  async reserveId(): Promise<number> {
+    return this.nextId++;
+  }
+  async insert(shot: CapturedScreenshot, id: number, filePath: string): Promise<ScreenshotProps> {
     if (this.failCommit) throw new Error('commit failed');
+    this.log.push(`insert ${id}`);
     const row: ScreenshotProps = { ...shot, id, filePath, scenarioId: shot.scenarioId ?? null, executionId: shot.executionId ?? null, status: 'success' };
     this.rows.set(id, row);
     return row;
@@ -89,25 +87,31 @@ describe('ScreenshotKeeper', () => {
   let renderer: FakeRenderer;
   let store: ScreenshotKeeper;
   let warnings: string[];
+  let errors: string[];
+  let log: string[];
 
   beforeEach(() => {
-    storage = new MemoryStorage();
-    screenshots = new MemoryScreenshots();
+    log = [];
+    storage = new MemoryStorage(log);
+    screenshots = new MemoryScreenshots(log);
     renderer = new FakeRenderer();
     store = new ScreenshotKeeper(storage, screenshots as unknown as ScreenshotRepository, renderer);
     warnings = [];
     jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(String(message)));
+    errors = [];
+    jest.spyOn(Logger.prototype, 'error').mockImplementation((message: unknown) => void errors.push(String(message)));
   });
   afterEach(() => jest.restoreAllMocks());
 
   const capture = () => store.store(OWNER, { data: PNG, format: 'png', width: 1280, height: 800 }, now);
 
-  it('stores the row and the PNG; nothing stays staged, and no thumbnail is rendered on the capture path', async () => {
+  it('stores the file under its final key before the row commits, and no thumbnail is rendered on the capture path', async () => {
     const shot = await capture();
     expect(shot.filePath).toBe(`screenshots/7/3/${shot.id}.png`);
     expect([...storage.files.keys()]).toEqual([`screenshots/7/3/${shot.id}.png`]);
     expect(storage.files.get(shot.filePath)).toEqual(PNG);
-    expect(storage.staged.size).toBe(0);
+    // A process killed between the two leaves a file without a row, never a row without its file.
+    expect(log).toEqual([`put ${shot.filePath}`, `insert ${shot.id}`]);
     expect(renderer.calls).toBe(0);
   });
 
@@ -115,22 +119,30 @@ describe('ScreenshotKeeper', () => {
     const shot = await capture();
     expect(await store.thumbnail(shot)).toEqual(Buffer.from('thumb of png bytes'));
     expect([...storage.files.keys()].sort()).toEqual([`screenshots/7/3/${shot.id}.png`, `screenshots/7/3/${shot.id}.thumb.webp`]);
-    expect(storage.staged.size).toBe(0);
   });
 
-  it('a transaction that fails after the PNG was placed leaves no file (and no row)', async () => {
+  it('a transaction that fails after the PNG was written leaves no file (and no row)', async () => {
     screenshots.failCommit = true;
     await expect(capture()).rejects.toThrow('commit failed');
     expect(storage.files.size).toBe(0);
-    expect(storage.staged.size).toBe(0);
     expect(screenshots.rows.size).toBe(0);
   });
 
-  it('a PNG that cannot be placed fails the store and leaves nothing staged', async () => {
-    storage.failPlace = (key) => key.endsWith('.png');
-    await expect(capture()).rejects.toThrow(/cannot place/);
+  it('a PNG that cannot be written fails the store before any row is inserted', async () => {
+    storage.failPut = (key) => key.endsWith('.png');
+    await expect(capture()).rejects.toThrow(/cannot write/);
     expect(storage.files.size).toBe(0);
-    expect(storage.staged.size).toBe(0);
+    expect(screenshots.rows.size).toBe(0);
+  });
+
+  it('a PDF: its thumbnail is written with it, and both go when the commit fails', async () => {
+    const pdf = { data: Buffer.from('%PDF-'), format: 'pdf' as const, width: 794, height: 1123, preview: PNG };
+    const shot = await store.store(OWNER, pdf, now);
+    expect([...storage.files.keys()].sort()).toEqual([shot.filePath, shot.filePath.replace(/\.pdf$/, '.thumb.webp')]);
+    storage.files.clear();
+    screenshots.failCommit = true;
+    await expect(store.store(OWNER, pdf, now)).rejects.toThrow('commit failed');
+    expect(storage.files.size).toBe(0);
   });
 
   it('thumbnail(): made from the PNG when missing, stored, then read from storage without rendering again', async () => {
@@ -143,7 +155,6 @@ describe('ScreenshotKeeper', () => {
     expect(storage.files.get(`screenshots/7/3/${shot.id}.thumb.webp`)).toEqual(first);
     expect(await store.thumbnail(shot)).toEqual(first);
     expect(renderer.calls).toBe(1);
-    expect(storage.staged.size).toBe(0);
   });
 
   it('thumbnail(): simultaneous first requests render once', async () => {
@@ -175,7 +186,6 @@ describe('ScreenshotKeeper', () => {
     open();
     await making;
     expect(storage.files.size).toBe(0);
-    expect(storage.staged.size).toBe(0);
   });
 
   it('remove(): the row, the PNG and the thumbnail go', async () => {
@@ -186,5 +196,13 @@ describe('ScreenshotKeeper', () => {
     await store.remove(shot);
     expect(screenshots.rows.has(shot.id)).toBe(false);
     expect([...storage.files.keys()].sort()).toEqual([other.filePath, other.filePath.replace(/\.png$/, '.thumb.webp')]);
+  });
+
+  it('remove(): storage that cannot delete leaves a logged orphan, never a row without its file, and does not fail the delete', async () => {
+    const shot = await capture();
+    storage.failDelete = true;
+    await expect(store.remove(shot)).resolves.toBeUndefined();
+    expect(screenshots.rows.has(shot.id)).toBe(false);
+    expect(errors.some((e) => e.includes(`orphaned file ${shot.filePath}`))).toBe(true);
   });
 });

@@ -1,11 +1,11 @@
-import { createReadStream, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { createReadStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { dirname, join, normalize, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
-import { ScreenshotStorage, StagedFile } from '../application/ports';
+import { ScreenshotStorage } from '../application/ports';
 
 /** The storage area's name in keys; the adapter maps it to STORAGE_DIR. */
 const AREA = 'screenshots/';
@@ -84,26 +84,19 @@ export class LocalDiskStorage extends ScreenshotStorage implements OnApplication
     return join(this.root, relative);
   }
 
-  async stage(data: Buffer): Promise<StagedFile> {
+  /** Written to `.tmp/` in the same tree, then renamed into place: a reader sees the whole file or none. */
+  async put(key: string, data: Buffer): Promise<void> {
+    const target = this.pathOf(key);
     const tempPath = join(this.tmpDir, `${randomUUID()}.part`);
     try {
       await writeFile(tempPath, data, { flag: 'wx' });
+      await mkdir(dirname(target), { recursive: true });
+      await rename(tempPath, target);
     } catch (err) {
       // A full disk leaves an empty or partial part behind; it would keep its space until the next start.
       await rm(tempPath, { force: true }).catch(() => undefined);
       throw err;
     }
-    return { tempPath };
-  }
-
-  placeSync(staged: StagedFile, key: string): void {
-    const target = this.pathOf(key);
-    mkdirSync(dirname(target), { recursive: true });
-    renameSync(staged.tempPath, target);
-  }
-
-  async discard(staged: StagedFile): Promise<void> {
-    await rm(staged.tempPath, { force: true });
   }
 
   open(key: string): Readable {

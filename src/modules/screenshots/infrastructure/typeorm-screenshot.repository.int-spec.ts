@@ -13,7 +13,7 @@ import { TypeOrmJobRepository } from '../../jobs/infrastructure/typeorm-job.repo
 import { TypeOrmScreenshotRepository } from './typeorm-screenshot.repository';
 
 /** The screenshot insert transaction on a real database (SQLite, or PostgreSQL when DATABASE_URL is set). */
-describe('TypeOrmScreenshotRepository.insertWithFile (real database)', () => {
+describe('TypeOrmScreenshotRepository: reserveId and insert (real database)', () => {
   let db: TestDatabase;
   let dataSource: DataSource;
   let shotRows: Repository<ScreenshotRow>;
@@ -67,6 +67,29 @@ describe('TypeOrmScreenshotRepository.insertWithFile (real database)', () => {
     return { accountId, websiteId, jobId: null, format: 'png', fileSize: 1234, width: 1280, height: 800, takenAt: at(5_000), ...owner };
   }
 
+  /** Reserves an id and inserts under it, as ScreenshotKeeper does once the file is written. */
+  async function insertShot(owner: Partial<CapturedScreenshot>, finishedAt: Date) {
+    const id = await screenshots.reserveId();
+    return screenshots.insert(shot(owner), id, `screenshots/${accountId}/${websiteId}/${id}.png`, finishedAt);
+  }
+
+  it('reserved ids are unique and increasing, never reused by a later insert, and skipped when never inserted', async () => {
+    const first = await screenshots.reserveId();
+    const reserved = await Promise.all(Array.from({ length: 20 }, () => screenshots.reserveId()));
+    expect(new Set(reserved).size).toBe(20);
+    expect(Math.min(...reserved)).toBeGreaterThan(first);
+    const stored = await insertShot({}, at(1_000));
+    expect(stored.id).toBeGreaterThan(Math.max(...reserved));
+    // A row inserted the ordinary way (an older code path, a manual fix) still continues after the reservations.
+    await dataSource.query(
+      `INSERT INTO screenshots (account_id, website_id, file_path, format, file_size, width, height, status, taken_at) VALUES (${accountId}, ${websiteId}, 'x', 'png', 1, 1, 1, 'success', ${dataSource.options.type === 'postgres' ? 'now()' : "'2030-01-01 00:00:00'"})`,
+    );
+    const [{ max }] = await dataSource.query('SELECT MAX(id) AS max FROM screenshots');
+    expect(Number(max)).toBeGreaterThan(stored.id);
+    expect(await screenshots.reserveId()).toBeGreaterThan(Number(max));
+    await dataSource.query(`DELETE FROM screenshots WHERE file_path = 'x'`);
+  });
+
   it('returns the row as inserted: once committed, a failing read-back cannot make it throw (finding 5)', async () => {
     const jobId = await newJob();
     const claimed = (await jobs.claim(jobId, at(0), LAPSED(at(0))))!;
@@ -74,13 +97,10 @@ describe('TypeOrmScreenshotRepository.insertWithFile (real database)', () => {
     for (const method of ['findOneByOrFail', 'findOneBy', 'findOne', 'findOneOrFail'] as const) {
       jest.spyOn(shotRows, method).mockRejectedValue(new Error('Connection terminated unexpectedly'));
     }
-    const placed: string[] = [];
-    const stored = await JobAttemptScope.run({ jobId, attempt: claimed.attempts }, () =>
-      screenshots.insertWithFile(shot({ jobId }), (id) => (placed.push(`screenshots/${id}.png`), `screenshots/${id}.png`), at(6_000)),
-    );
+    const stored = await JobAttemptScope.run({ jobId, attempt: claimed.attempts }, () => insertShot({ jobId }, at(6_000)));
     jest.restoreAllMocks();
 
-    expect(placed).toEqual([stored.filePath]);
+    expect(stored.filePath).toBe(`screenshots/${accountId}/${websiteId}/${stored.id}.png`);
     const row = await shotRows.findOneByOrFail({ id: stored.id });
     expect(stored).toEqual({ ...row, status: 'success' });
     expect(stored).toMatchObject({ jobId, executionId: null, scenarioId: null, fileSize: 1234, takenAt: at(5_000) });
@@ -91,16 +111,12 @@ describe('TypeOrmScreenshotRepository.insertWithFile (real database)', () => {
     const jobId = await newJob();
     await jobs.claim(jobId, at(0), LAPSED(at(0)));
     await jobs.claim(jobId, at(300_000), LAPSED(at(300_000))); // attempt 2 takes over
-    const placeFile = jest.fn((id: number) => `screenshots/${id}.png`);
 
-    await expect(JobAttemptScope.run({ jobId, attempt: 1 }, () => screenshots.insertWithFile(shot({ jobId }), placeFile, at(301_000)))).rejects.toBeInstanceOf(
-      SupersededAttemptError,
-    );
-    expect(placeFile).not.toHaveBeenCalled();
+    await expect(JobAttemptScope.run({ jobId, attempt: 1 }, () => insertShot({ jobId }, at(301_000)))).rejects.toBeInstanceOf(SupersededAttemptError);
     expect(await shotRows.countBy({ jobId })).toBe(0);
     expect(await jobs.findById(jobId)).toMatchObject({ status: 'running', attempts: 2, screenshotId: null });
 
-    const stored = await JobAttemptScope.run({ jobId, attempt: 2 }, () => screenshots.insertWithFile(shot({ jobId }), placeFile, at(302_000)));
+    const stored = await JobAttemptScope.run({ jobId, attempt: 2 }, () => insertShot({ jobId }, at(302_000)));
     expect(await shotRows.countBy({ jobId })).toBe(1);
     expect(await jobs.findById(jobId)).toMatchObject({ status: 'succeeded', attempts: 2, screenshotId: stored.id });
   });
@@ -111,12 +127,10 @@ describe('TypeOrmScreenshotRepository.insertWithFile (real database)', () => {
     await jobs.claim(executionId, at(300_000), LAPSED(at(300_000)));
     const owner = { executionId, scenarioId: null };
 
-    await expect(
-      JobAttemptScope.run({ jobId: executionId, attempt: 1 }, () => screenshots.insertWithFile(shot(owner), (id) => `screenshots/${id}.png`, at(301_000))),
-    ).rejects.toBeInstanceOf(SupersededAttemptError);
+    await expect(JobAttemptScope.run({ jobId: executionId, attempt: 1 }, () => insertShot(owner, at(301_000)))).rejects.toBeInstanceOf(SupersededAttemptError);
     expect(await screenshots.listForExecution(executionId)).toEqual([]);
 
-    await JobAttemptScope.run({ jobId: executionId, attempt: 2 }, () => screenshots.insertWithFile(shot(owner), (id) => `screenshots/${id}.png`, at(302_000)));
+    await JobAttemptScope.run({ jobId: executionId, attempt: 2 }, () => insertShot(owner, at(302_000)));
     expect(await screenshots.listForExecution(executionId)).toHaveLength(1);
     expect(await jobs.findById(executionId)).toMatchObject({ status: 'running', attempts: 2 });
   });
@@ -125,7 +139,7 @@ describe('TypeOrmScreenshotRepository.insertWithFile (real database)', () => {
     const jobId = await newJob();
     await jobs.claim(jobId, at(0), LAPSED(at(0)));
     await jobs.fail(jobId, 'net::ERR_CONNECTION_REFUSED', at(1_000));
-    await expect(screenshots.insertWithFile(shot({ jobId }), (id) => `screenshots/${id}.png`, at(2_000))).rejects.toBeInstanceOf(SupersededAttemptError);
+    await expect(insertShot({ jobId }, at(2_000))).rejects.toBeInstanceOf(SupersededAttemptError);
     expect(await shotRows.countBy({ jobId })).toBe(0);
     expect(await jobs.findById(jobId)).toMatchObject({ status: 'failed', error: 'net::ERR_CONNECTION_REFUSED' });
   });

@@ -16,7 +16,7 @@ function toScreenshot(row: ScreenshotRow): ScreenshotProps {
   return { ...row, status: 'success' };
 }
 
-/** The row as inserted: what insertWithFile returns without reading it back after the commit. */
+/** The row as inserted: what insert returns without reading it back after the commit. */
 function inserted(shot: CapturedScreenshot, id: number, filePath: string): ScreenshotProps {
   return {
     id,
@@ -66,8 +66,24 @@ function numbered(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
+/** The columns between id and status, in the INSERT's order. */
+function values(shot: CapturedScreenshot, filePath: string): unknown[] {
+  return [
+    shot.accountId,
+    shot.websiteId,
+    shot.jobId,
+    shot.scenarioId ?? null,
+    shot.executionId ?? null,
+    filePath,
+    shot.format,
+    shot.fileSize,
+    shot.width,
+    shot.height,
+  ];
+}
+
 interface SqliteHandle {
-  prepare(sql: string): { run(...params: unknown[]): { lastInsertRowid: number | bigint; changes: number } };
+  prepare(sql: string): { run(...params: unknown[]): { lastInsertRowid: number | bigint; changes: number }; get(...params: unknown[]): unknown };
   transaction<T>(fn: () => T): () => T;
 }
 
@@ -81,10 +97,27 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
     super();
   }
 
-  async insertWithFile(shot: CapturedScreenshot, placeFile: (id: number) => string, finishedAt: Date): Promise<ScreenshotProps> {
+  async reserveId(): Promise<number> {
+    if (this.dataSource.options.type === 'postgres') {
+      const [{ id }]: Array<{ id: string | number }> = await this.dataSource.query(`SELECT nextval(pg_get_serial_sequence('screenshots', 'id')) AS id`);
+      return Number(id);
+    }
+    // SQLite's AUTOINCREMENT keeps its high-water mark in sqlite_sequence, which may be written like any table
+    // (sqlite.org/autoinc.html): moving it on takes the next id for us, and later inserts continue after it.
+    const db = this.sqlite();
+    return db.transaction(() => {
+      const row = db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'screenshots'`).get() as { seq: number } | undefined;
+      const next = Number(row?.seq ?? 0) + 1;
+      if (row) db.prepare(`UPDATE sqlite_sequence SET seq = ? WHERE name = 'screenshots'`).run(next);
+      else db.prepare(`INSERT INTO sqlite_sequence (name, seq) VALUES ('screenshots', ?)`).run(next);
+      return next;
+    })();
+  }
+
+  async insert(shot: CapturedScreenshot, id: number, filePath: string, finishedAt: Date): Promise<ScreenshotProps> {
     try {
-      const { id, filePath } =
-        this.dataSource.options.type === 'postgres' ? await this.insertPostgres(shot, placeFile, finishedAt) : this.insertSqlite(shot, placeFile, finishedAt);
+      if (this.dataSource.options.type === 'postgres') await this.insertPostgres(shot, id, filePath, finishedAt);
+      else this.insertSqlite(shot, id, filePath, finishedAt);
       // Built from what was inserted, not read back: once committed, nothing may fail this call (the caller
       // would remove the files of a row that exists).
       if (shot.jobId) this.events.ended(shot.jobId); // the capture job was marked succeeded in the same commit
@@ -95,66 +128,38 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
     }
   }
 
+  private sqlite(): SqliteHandle {
+    return (this.dataSource.driver as unknown as { databaseConnection: SqliteHandle }).databaseConnection;
+  }
+
   /**
    * SQLite: TypeORM shares one connection between all concurrent callers, so an async transaction would
    * swallow unrelated statements. better-sqlite3's synchronous transaction cannot interleave with anything.
    */
-  private insertSqlite(shot: CapturedScreenshot, placeFile: (id: number) => string, finishedAt: Date): { id: number; filePath: string } {
-    const db = (this.dataSource.driver as unknown as { databaseConnection: SqliteHandle }).databaseConnection;
+  private insertSqlite(shot: CapturedScreenshot, id: number, filePath: string, finishedAt: Date): void {
+    const db = this.sqlite();
     const ts = (d: Date): string => DateUtils.mixedDateToUtcDatetimeString(d) as string;
-    return db.transaction(() => {
-      const { lastInsertRowid } = db
-        .prepare(
-          `INSERT INTO screenshots (account_id, website_id, job_id, scenario_id, execution_id, file_path, format, file_size, width, height, status, taken_at) VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, ?, 'success', ?)`,
-        )
-        .run(
-          shot.accountId,
-          shot.websiteId,
-          shot.jobId,
-          shot.scenarioId ?? null,
-          shot.executionId ?? null,
-          shot.format,
-          shot.fileSize,
-          shot.width,
-          shot.height,
-          ts(shot.takenAt),
-        );
-      const id = Number(lastInsertRowid);
+    db.transaction(() => {
+      db.prepare(
+        `INSERT INTO screenshots (id, account_id, website_id, job_id, scenario_id, execution_id, file_path, format, file_size, width, height, status, taken_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'success', ?)`,
+      ).run(id, ...values(shot, filePath), ts(shot.takenAt));
       const job = jobStatement(shot, id, ts(finishedAt));
       if (job && db.prepare(job.sql).run(...job.params).changes !== 1) throw new SupersededAttemptError(job.jobId);
-      const filePath = placeFile(id);
-      db.prepare(`UPDATE screenshots SET file_path = ? WHERE id = ?`).run(filePath, id);
-      return { id, filePath };
     })();
   }
 
-  private insertPostgres(shot: CapturedScreenshot, placeFile: (id: number) => string, finishedAt: Date): Promise<{ id: number; filePath: string }> {
-    return this.dataSource.transaction(async (manager) => {
-      const [{ id: rawId }]: Array<{ id: number | string }> = await manager.query(
-        `INSERT INTO screenshots (account_id, website_id, job_id, scenario_id, execution_id, file_path, format, file_size, width, height, status, taken_at) VALUES ($1, $2, $3, $4, $5, '', $6, $7, $8, $9, 'success', $10) RETURNING id`,
-        [
-          shot.accountId,
-          shot.websiteId,
-          shot.jobId,
-          shot.scenarioId ?? null,
-          shot.executionId ?? null,
-          shot.format,
-          shot.fileSize,
-          shot.width,
-          shot.height,
-          shot.takenAt,
-        ],
+  private async insertPostgres(shot: CapturedScreenshot, id: number, filePath: string, finishedAt: Date): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await manager.query(
+        `INSERT INTO screenshots (id, account_id, website_id, job_id, scenario_id, execution_id, file_path, format, file_size, width, height, status, taken_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'success', $12)`,
+        [id, ...values(shot, filePath), shot.takenAt],
       );
-      const id = Number(rawId);
       const job = jobStatement(shot, id, finishedAt);
       if (job) {
         // manager.query answers an UPDATE with [rows, affected count].
         const [, changed]: [unknown, number] = await manager.query(numbered(job.sql), job.params);
         if (changed !== 1) throw new SupersededAttemptError(job.jobId);
       }
-      const filePath = placeFile(id);
-      await manager.query(`UPDATE screenshots SET file_path = $1 WHERE id = $2`, [filePath, id]);
-      return { id, filePath };
     });
   }
 

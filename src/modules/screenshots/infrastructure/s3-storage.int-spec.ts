@@ -1,0 +1,58 @@
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { S3Server } from '../../../../test/support/s3-server';
+import { describeStorageContract } from '../../../../test/support/storage-contract';
+import { UnavailableError } from '../../../shared/domain/domain-error';
+import { checkS3Bucket, S3Storage } from './s3-storage';
+
+/** The S3 adapter against a real S3-protocol server process (s3rver), never an SDK mock. */
+const server = new S3Server('contract');
+const settings = (prefix = 'tenant-a/') => ({
+  bucket: server.bucket,
+  endpoint: server.endpoint,
+  region: 'us-east-1',
+  accessKeyId: S3Server.ACCESS_KEY,
+  secretAccessKey: S3Server.SECRET_KEY,
+  forcePathStyle: true,
+  prefix,
+});
+
+beforeAll(async () => {
+  await server.start();
+});
+afterAll(async () => {
+  await server.dispose();
+});
+
+describeStorageContract('S3Storage (s3rver)', async () => new S3Storage(settings()));
+
+describe('S3Storage specifics', () => {
+  it('keys are the file_path under S3_PREFIX, with the Content-Type of their extension', async () => {
+    const storage = new S3Storage(settings('tenant-b/'));
+    await storage.put('screenshots/3/4/5.webp', Buffer.from('RIFF....WEBP'));
+    expect(await server.keys('tenant-b/')).toEqual(['tenant-b/screenshots/3/4/5.webp']);
+    const head = await server.client().send(new HeadObjectCommand({ Bucket: server.bucket, Key: 'tenant-b/screenshots/3/4/5.webp' }));
+    expect(head.ContentType).toBe('image/webp');
+  });
+
+  it('checkS3Bucket passes for the bucket and names the problem for a missing one', async () => {
+    await expect(checkS3Bucket(settings())).resolves.toBeUndefined();
+    await expect(checkS3Bucket({ ...settings(), bucket: 'no-such-bucket' })).rejects.toThrow(
+      /S3 bucket no-such-bucket at http:\/\/127\.0\.0\.1:\d+ is not usable \(no such bucket\)/,
+    );
+  });
+
+  it('an unreachable server is 503 unavailable within the client bounds, never a hang; back when it is', async () => {
+    const storage = new S3Storage(settings());
+    await storage.put('screenshots/1/1/1.png', Buffer.from('kept'));
+    await server.stop();
+    try {
+      const started = Date.now();
+      await expect(storage.read('screenshots/1/1/1.png')).rejects.toBeInstanceOf(UnavailableError);
+      await expect(storage.exists('screenshots/1/1/1.png')).rejects.toThrow('Screenshot storage is unavailable; try again');
+      expect(Date.now() - started).toBeLessThan(20_000);
+    } finally {
+      await server.start();
+    }
+    expect((await storage.read('screenshots/1/1/1.png'))?.toString()).toBe('kept');
+  });
+});

@@ -1,0 +1,116 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+
+/**
+ * A real S3-protocol server for tests: `s3rver` (npm) in a process of its own, on a free loopback port, with its
+ * bucket created at start and its data in a temporary directory removed on stop. Never an SDK mock: the adapter
+ * under test speaks HTTP to it exactly as to AWS or MinIO.
+ */
+export class S3Server {
+  static readonly ACCESS_KEY = 'S3RVER';
+  static readonly SECRET_KEY = 'S3RVER';
+
+  private proc: ChildProcess | null = null;
+  readonly dir = mkdtempSync(join(tmpdir(), 's3rver-'));
+  port = 0;
+
+  constructor(readonly bucket = 'screenshots') {}
+
+  get endpoint(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** The env a service needs to store in this server's bucket. */
+  env(prefix = ''): Record<string, string> {
+    return {
+      STORAGE_DRIVER: 's3',
+      S3_BUCKET: this.bucket,
+      S3_ENDPOINT: this.endpoint,
+      S3_REGION: 'us-east-1',
+      S3_ACCESS_KEY_ID: S3Server.ACCESS_KEY,
+      S3_SECRET_ACCESS_KEY: S3Server.SECRET_KEY,
+      S3_FORCE_PATH_STYLE: 'true',
+      S3_PREFIX: prefix,
+    };
+  }
+
+  client(): S3Client {
+    return new S3Client({
+      endpoint: this.endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: S3Server.ACCESS_KEY, secretAccessKey: S3Server.SECRET_KEY },
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+  }
+
+  /** Every object key in the bucket (under `prefix`). */
+  async keys(prefix = ''): Promise<string[]> {
+    const client = this.client();
+    try {
+      const keys: string[] = [];
+      let token: string | undefined;
+      do {
+        const page = await client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }));
+        keys.push(...(page.Contents ?? []).map((o) => o.Key!));
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+      return keys.sort();
+    } finally {
+      client.destroy();
+    }
+  }
+
+  async start(): Promise<this> {
+    this.port ||= await freePort();
+    const bin = require.resolve('s3rver/bin/s3rver.js');
+    this.proc = spawn(process.execPath, [bin, '-d', this.dir, '-a', '127.0.0.1', '-p', String(this.port), '--silent', '--configure-bucket', this.bucket], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    this.proc.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      if (this.proc.exitCode !== null) throw new Error(`s3rver exited with ${this.proc.exitCode}: ${stderr}`);
+      try {
+        await this.keys();
+        return this;
+      } catch {
+        if (Date.now() > deadline) throw new Error(`s3rver did not answer on ${this.endpoint} within 15 s: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }
+
+  /** Stops the process (its data stays until dispose(), so start() again brings the same bucket back). */
+  async stop(): Promise<void> {
+    const proc = this.proc;
+    this.proc = null;
+    if (!proc || proc.exitCode !== null) return;
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGKILL');
+    await exited;
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
