@@ -71,6 +71,15 @@ module.exports = {
       to: { path: '^(bull|@nestjs/bull)($|/)' },
     },
     {
+      name: 'only-metrics-adapter-imports-prom-client',
+      comment:
+        'Only the metrics adapter (modules/metrics/infrastructure) imports prom-client; everything else records through the Metrics port, so the registry stays one per app.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/modules/metrics/infrastructure/' },
+      // Matched on the resolved file (node_modules/prom-client/…): a bare `^prom-client` never matches a resolved import.
+      to: { path: '^(node_modules/)?prom-client($|/)' },
+    },
+    {
       name: 'only-infrastructure-imports-typeorm',
       comment: 'Only infrastructure/ folders (and the persistence wiring in shared/persistence, the CLI and the migrations) import TypeORM.',
       severity: 'error',

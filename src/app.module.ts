@@ -10,12 +10,14 @@ import { AccountsModule } from './modules/accounts/accounts.module';
 import { ApiAccessGuard, AuthGuard } from './modules/accounts/http/auth.guards';
 import { DashboardModule } from './modules/dashboard/dashboard.module';
 import { HealthModule } from './modules/health/health.module';
+import { MetricsModule } from './modules/metrics/metrics.module';
 import { RateLimitGuard } from './modules/rate-limiting/http/rate-limit.guard';
 import { RateLimitingModule } from './modules/rate-limiting/rate-limiting.module';
 import { ScenariosModule } from './modules/scenarios/scenarios.module';
 import { SchedulesModule } from './modules/schedules/schedules.module';
 import { ScreenshotsModule } from './modules/screenshots/screenshots.module';
 import { WebsitesModule } from './modules/websites/websites.module';
+import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { RequestBodyGuard } from './shared/http/body-parsing';
 import { ErrorFilter } from './shared/http/error-filter';
 import { loggerOptions } from './shared/logging/access-log';
@@ -39,7 +41,9 @@ export class AppModule {
         ScreenshotsModule,
         ScenariosModule,
         SchedulesModule,
+        WebhooksModule,
         HealthModule,
+        MetricsModule,
         DashboardModule,
       ],
       // Last in no particular order: the router prefers every other route to this catch-all.

@@ -5,6 +5,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
 import { ApiAccessGuard, AuthGuard } from './modules/accounts/http/auth.guards';
+import { Metrics } from './modules/metrics/application/metrics';
+import { timeHttpRequests } from './modules/metrics/http/request-durations';
 import { RateLimitGuard } from './modules/rate-limiting/http/rate-limit.guard';
 import { BadRequestError, DomainError } from './shared/domain/domain-error';
 import { BODY_LIMIT_BYTES, registerBodyParsers } from './shared/http/body-parsing';
@@ -60,6 +62,7 @@ export function configureHttpApp(app: NestFastifyApplication): void {
   app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
   writeAccessLog(fastify, () => PinoLogger.root);
+  timeHttpRequests(fastify, app.get(Metrics));
   registerBodyParsers(fastify);
   // Errors Fastify raises before a route runs (a request it cannot read) reach the global ErrorFilter
   // through Nest's own Fastify error handler, so they get the same body as every other error.

@@ -49,9 +49,17 @@ export abstract class AppConfig {
    * client address is that many entries from the right of X-Forwarded-For), or the proxies' addresses/CIDRs.
    */
   trustProxy!: false | number | string[];
+  /** METRICS_TOKEN: the bearer token GET /metrics asks for; null: /metrics is open to whoever reaches the port. */
+  metricsToken!: string | null;
   apiVersion!: string;
   /** SECRETS_KEY (32 bytes, hex or base64); null: a key generated once into DATA_DIR/secrets.key. */
   secretsKey!: Buffer | null;
+  /** WEBHOOK_RETRY_DELAYS: seconds between a failed delivery attempt and the next; after the last, it has failed. */
+  webhookRetryDelays!: number[];
+  /** WEBHOOK_LIMIT_PER_MINUTE: deliveries sent per account per minute (their own limit, not the API's). */
+  webhookLimitPerMinute!: number;
+  /** WEBHOOK_POLL_MS: how often each worker looks for finished jobs to announce and deliveries that are due. */
+  webhookPollMs!: number;
   /** STORAGE_DRIVER: screenshot files on local disk (STORAGE_DIR) or in an S3-compatible bucket (`s3`). */
   storageDriver!: 'local' | 's3';
   /** Set when storageDriver is 's3'. */
@@ -134,6 +142,19 @@ function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string 
   return raw.trim();
 }
 
+/**
+ * Failed guesses at /metrics are not throttled (a scraper with a stale token must not lock itself out), so the
+ * token itself has to be unguessable.
+ */
+function metricsToken(env: NodeJS.ProcessEnv): string | null {
+  const raw = env.METRICS_TOKEN?.trim() ?? '';
+  if (raw === '') return null;
+  if (!/^[\x21-\x7e]{16,}$/.test(raw)) {
+    throw new ConfigError('METRICS_TOKEN must be at least 16 visible ASCII characters without spaces (e.g. `openssl rand -hex 32`)');
+  }
+  return raw;
+}
+
 function packageVersion(): string {
   try {
     const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version?: string };
@@ -179,6 +200,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 
   return {
     secretsKey,
+    webhookRetryDelays: retryDelays(env),
+    webhookLimitPerMinute: int(env, 'WEBHOOK_LIMIT_PER_MINUTE', 600, 1, 1000000),
+    webhookPollMs: int(env, 'WEBHOOK_POLL_MS', 1000, 50, 600000),
     storageDriver,
     s3: storageDriver === 's3' ? s3Settings(env) : null,
     port: int(env, 'PORT', 3000, 0, 65535),
@@ -207,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dashboardLimitPerMinute: int(env, 'DASHBOARD_LIMIT_PER_MINUTE', 600, 1, 1000000),
     signInLimitPerMinute: int(env, 'SIGN_IN_LIMIT_PER_MINUTE', 20, 1, 1000000),
     trustProxy: trustProxy(env),
+    metricsToken: metricsToken(env),
     apiVersion: packageVersion(),
   };
 }
@@ -231,4 +256,13 @@ function s3Settings(env: NodeJS.ProcessEnv): S3Settings {
     forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', false),
     prefix,
   };
+}
+
+function retryDelays(env: NodeJS.ProcessEnv): number[] {
+  const raw = env.WEBHOOK_RETRY_DELAYS?.trim() || '5,30,120,600,3600,21600';
+  const delays = raw.split(',').map((part) => Number(part.trim()));
+  if (delays.length > 20 || delays.some((d) => !Number.isInteger(d) || d < 0 || d > 7 * 24 * 3600)) {
+    throw new ConfigError(`WEBHOOK_RETRY_DELAYS must be up to 20 whole numbers of seconds (0..604800), comma-separated (got "${raw}")`);
+  }
+  return delays;
 }

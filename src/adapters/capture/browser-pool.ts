@@ -65,6 +65,8 @@ export interface LeaseOptions {
 
 export interface PoolStats {
   browsers: number;
+  /** Of `browsers`, those running at least one lease. */
+  busyBrowsers: number;
   pids: number[];
   inFlight: number;
   waiting: number;
@@ -371,6 +373,7 @@ export class BrowserPool {
     const live = [...this.live];
     return {
       browsers: live.length,
+      busyBrowsers: live.filter((b) => b.inFlight > 0).length,
       pids: live.map((b) => b.pid).filter((pid): pid is number => pid !== undefined),
       inFlight: this.permits.inUse,
       waiting: this.permits.waiting,

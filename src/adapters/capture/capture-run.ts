@@ -1,7 +1,7 @@
 import type { ElementHandle, Page } from 'puppeteer';
 
 import type { ContextLease } from './browser-pool';
-import { CaptureFailure, type CaptureRequest, type CaptureResult } from './capture.port';
+import { CaptureFailure, type CaptureRequest, type CaptureResult, type CaptureTiming } from './capture.port';
 import type { CaptureSettings } from './capture-options';
 import { isNavigationRace, PAGE_CRASHED_MESSAGE, toCaptureFailure } from './capture-errors';
 import { readyStateCompleteScript } from './in-page-scripts';
@@ -11,6 +11,16 @@ import { addStyleSheet, assertValidSelector, hideElements, LAZY_SCROLL_BUDGET_MS
 import { PageSettler } from './page-stability';
 
 type Phase = 'opening' | 'navigation' | 'settling' | 'selector' | 'element' | 'rendering';
+
+/** Which part of CaptureTiming the time spent in each phase goes to. */
+const TIMED_AS: Record<Phase, keyof CaptureTiming> = {
+  opening: 'navigationMs',
+  navigation: 'navigationMs',
+  settling: 'settleMs',
+  selector: 'settleMs',
+  element: 'settleMs',
+  rendering: 'renderMs',
+};
 
 /** A page that keeps navigating by itself after 'load' (script or meta redirects) gets this many tries. */
 const MAX_DOCUMENTS = 3;
@@ -51,6 +61,8 @@ export function assertSaneRequest(request: CaptureRequest): void {
  */
 export class CaptureRun {
   private phase: Phase = 'opening';
+  private phaseStartedAt = 0;
+  private readonly timing: CaptureTiming = { navigationMs: 0, settleMs: 0, renderMs: 0 };
   private deadline = 0;
   private readonly crashed: Promise<never>;
   private reportCrash!: (failure: CaptureFailure) => void;
@@ -68,6 +80,7 @@ export class CaptureRun {
 
   async execute(): Promise<CaptureResult> {
     this.deadline = Date.now() + this.settings.timeoutMs;
+    this.phaseStartedAt = performance.now();
     const work = this.steps();
     // After a timeout or crash nobody awaits the steps any more; their late failure is expected.
     work.catch(() => undefined);
@@ -108,7 +121,7 @@ export class CaptureRun {
     const egress = new NavigationEgress(page, this.lease.egress);
     const settler = new PageSettler(page, this.request.waitUntil ?? 'stable', this.settings);
 
-    this.phase = 'navigation';
+    this.enter('navigation');
     // An HTTP error status is not a failure: like commercial services we capture the error page. A
     // refusal by the egress proxy (the URL or a redirect leads somewhere the policy forbids) is one.
     const response = await page.goto(this.request.url, { waitUntil: settler.navigationEvent, timeout: this.remaining() }).catch((error: unknown) => {
@@ -121,7 +134,7 @@ export class CaptureRun {
         return await this.captureLoadedDocument(page, egress, settler, banners);
       } catch (error) {
         if (document >= MAX_DOCUMENTS || !isNavigationRace(error)) throw error;
-        this.phase = 'navigation';
+        this.enter('navigation');
         await page.waitForFunction(readyStateCompleteScript, { timeout: this.remaining() });
       }
     }
@@ -129,7 +142,7 @@ export class CaptureRun {
 
   private async captureLoadedDocument(page: Page, egress: NavigationEgress, settler: PageSettler, banners: CookieBanners | null): Promise<CaptureResult> {
     const { request, settings } = this;
-    this.phase = 'settling';
+    this.enter('settling');
     await settler.afterLoad(this.budget(settings.networkIdleMaxWaitMs));
     if (banners) {
       // A consent dialog being answered: wait for the answer (bounded), then for what it changed.
@@ -138,31 +151,32 @@ export class CaptureRun {
     }
 
     if (request.waitForSelector) {
-      this.phase = 'selector';
+      this.enter('selector');
       assertValidSelector(request.waitForSelector);
       await page.waitForSelector(request.waitForSelector, { timeout: this.remaining() });
       // What appeared with the selector may have started more (its images, a fetch): settle again.
-      this.phase = 'settling';
+      this.enter('settling');
       await settler.afterChange(this.budget(settings.networkIdleMaxWaitMs));
     }
 
-    this.phase = 'rendering';
+    this.enter('rendering');
     await hideElements(page, request.hideSelectors);
     if (request.css) {
       await addStyleSheet(page, request.css);
       // The sheet may start loading fonts or images: settle again (a probe or two when it does not).
-      this.phase = 'settling';
+      this.enter('settling');
       await settler.afterChange(this.budget(settings.networkIdleMaxWaitMs));
-      this.phase = 'rendering';
+      this.enter('rendering');
     }
     let element: ElementHandle | undefined;
     if (request.selector) {
-      this.phase = 'element';
+      this.enter('element');
       assertValidSelector(request.selector);
       element = (await page.waitForSelector(request.selector, { timeout: this.remaining() })) ?? undefined;
       if (!element) throw new CaptureFailure('page', `No element matches selector "${request.selector}"`);
-      this.phase = 'rendering';
     }
+    // Scrolling for lazy content and the client's delay_ms are waits for the page, timed as such.
+    this.enter('settling');
     // A PDF prints the whole document, so its lazy content is revealed as for a full-page image.
     if (!element && !request.clip && (request.fullPage || request.output?.format === 'pdf')) {
       // Lazy images and infinite lists start loading when scrolled into view: settle once more after
@@ -180,6 +194,7 @@ export class CaptureRun {
       }
     }
     if (request.delayMs > 0) await sleep(Math.min(request.delayMs, this.remaining()));
+    this.enter('rendering');
     // The page may have navigated itself (script, meta refresh) to a refused destination after load.
     egress.assertDocumentAllowed();
     const result = await takeScreenshot(page, {
@@ -192,7 +207,16 @@ export class CaptureRun {
     });
     // ...or while the screenshot was being taken: then the picture may show the refusal, not the page.
     egress.assertDocumentAllowed();
-    return { ...result, settle: { ...settler.report } };
+    this.enter('rendering'); // books the screenshot's own time, which no later phase change would
+    return { ...result, settle: { ...settler.report }, timing: { ...this.timing } };
+  }
+
+  /** Phases change at every step, so the time spent is booked here rather than around each await. */
+  private enter(phase: Phase): void {
+    const now = performance.now();
+    this.timing[TIMED_AS[this.phase]] += now - this.phaseStartedAt;
+    this.phase = phase;
+    this.phaseStartedAt = now;
   }
 
   /** Never 0: puppeteer reads a timeout of 0 as "wait forever". */

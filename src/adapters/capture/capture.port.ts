@@ -63,6 +63,31 @@ export interface CaptureResult {
    * picture, and whether a cap cut a wait short (a page that never settled). Logged; not part of the API.
    */
   settle?: { ms: number; capped: boolean };
+  /** Where the capture's time went (the metrics' capture phases); captures of scenario steps leave it out. */
+  timing?: CaptureTiming;
+}
+
+/**
+ * Milliseconds per part of one capture, from opening its tab to the picture: reaching the page (tab, navigation,
+ * redirects), waiting for it (wait_until, selectors, lazy content, delay_ms) and making the picture (hiding, CSS,
+ * the screenshot itself). Waiting for admission comes before and is in none of them.
+ */
+export interface CaptureTiming {
+  navigationMs: number;
+  settleMs: number;
+  renderMs: number;
+}
+
+/** How busy this process's capture engine is right now (read when metrics are scraped). */
+export interface CaptureLoad {
+  /** Browsers running at least one capture or scenario page. */
+  busyBrowsers: number;
+  /** Browsers up (or starting) with nothing to do. */
+  idleBrowsers: number;
+  /** Captures and scenario pages admitted and running. */
+  inFlight: number;
+  /** Captures and scenario pages waiting to be admitted. */
+  waiting: number;
 }
 
 /**
@@ -137,4 +162,6 @@ export abstract class PageCapturer {
    * the context is closed afterwards whatever happens.
    */
   abstract withPage<T>(opts: PageOptions, fn: (page: ScenarioTab) => Promise<T>): Promise<T>;
+  /** A cheap synchronous reading, safe to call at any time (before the first capture, after close). */
+  abstract load(): CaptureLoad;
 }

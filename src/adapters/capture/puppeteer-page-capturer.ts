@@ -2,7 +2,7 @@ import type { BeforeApplicationShutdown } from '@nestjs/common';
 import type { Page } from 'puppeteer';
 
 import { BrowserPool, type BrowserPoolDeps, type ContextLease, type PoolStats } from './browser-pool';
-import { CaptureFailure, PageCapturer, type ScenarioTab, type CaptureRequest, type CaptureResult, type PageOptions } from './capture.port';
+import { CaptureFailure, PageCapturer, type CaptureLoad, type ScenarioTab, type CaptureRequest, type CaptureResult, type PageOptions } from './capture.port';
 import { resolveCaptureSettings, type CaptureSettings } from './capture-options';
 import { toCaptureFailure } from './capture-errors';
 import { assertSaneRequest, CaptureRun } from './capture-run';
@@ -65,6 +65,11 @@ export class PuppeteerPageCapturer extends PageCapturer implements BeforeApplica
   /** For health checks and tests: live browsers, their process ids, captures running and waiting. */
   stats(): PoolStats {
     return this.pool.stats();
+  }
+
+  load(): CaptureLoad {
+    const { browsers, busyBrowsers, inFlight, waiting } = this.pool.stats();
+    return { busyBrowsers, idleBrowsers: browsers - busyBrowsers, inFlight, waiting };
   }
 
   close(): Promise<void> {

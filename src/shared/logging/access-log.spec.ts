@@ -23,9 +23,13 @@ describe('access log', () => {
     expect(serializeResponse({ statusCode: 201, ...({ headers: { 'set-cookie': 'a=b' } } as object) })).toEqual({ statusCode: 201 });
   });
 
-  it('does not log health checks', () => {
+  it('does not log health checks and successful scrapes of /metrics; a refused scrape is logged', () => {
     expect(isLoggedPath('/health')).toBe(false);
+    expect(isLoggedPath('/health', 503)).toBe(false);
+    expect(isLoggedPath('/metrics', 200)).toBe(false);
+    expect(isLoggedPath('/metrics', 401)).toBe(true);
     expect(isLoggedPath('/websites')).toBe(true);
+    expect(isLoggedPath('/websites', 500)).toBe(true);
   });
 
   it('writes one line per answered request from the onResponse hook, errors at error level', async () => {

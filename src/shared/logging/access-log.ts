@@ -24,9 +24,13 @@ export function serializeResponse(res: { statusCode?: number }): Record<string, 
   return { statusCode: res.statusCode };
 }
 
-/** Health checks are polled by load balancers every few seconds: logging them would drown everything else. */
-export function isLoggedPath(url: string | undefined): boolean {
-  return url !== '/health';
+/**
+ * Health checks are polled by load balancers, and /metrics by Prometheus, every few seconds: logging them would
+ * drown everything else. A refused scrape (a wrong METRICS_TOKEN) is logged.
+ */
+export function isLoggedPath(url: string | undefined, statusCode = 200): boolean {
+  if (url === '/health') return false;
+  return url !== '/metrics' || statusCode !== 200;
 }
 
 /** Options of the root logger (nestjs-pino's `pinoHttp`): the level, and secrets redacted should a line ever carry them. */
@@ -45,7 +49,7 @@ export function loggerOptions(level: string): LoggerOptions {
  */
 export function writeAccessLog(fastify: FastifyInstance, rootLogger: () => Logger): void {
   fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    if (isLoggedPath(request.url)) {
+    if (isLoggedPath(request.url, reply.statusCode)) {
       const logger = rootLogger();
       // `request`/`response`, not pino-http's `req`/`res`: its logger re-serializes those keys as raw Node requests.
       const line = { request: serializeRequest(request), response: serializeResponse(reply), responseTime: Math.round(reply.elapsedTime) };

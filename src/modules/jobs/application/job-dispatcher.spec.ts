@@ -9,6 +9,7 @@ import { JobHandlers, JobTypeHandler } from './job-handlers';
 import { JobDispatcher, RECORD_RETRY_BUDGET_MS, SWEEP_INTERVAL_MS } from './job-dispatcher';
 import { InfrastructureFailure } from './job-failure';
 import { JobCursor, JobRepository, NewJob, RunningCutoffs, StaleCutoffs } from './ports';
+import { RecordingMetrics } from '../../../../test/support/recording-metrics';
 
 /**
  * The jobs table in memory, with the port's rules: claim takes a queued job or a running one past its
@@ -125,6 +126,10 @@ class MemoryJobs extends JobRepository {
     for (const job of running) job.status = 'queued';
     return running.length;
   }
+  async countUnfinished() {
+    const jobs = [...this.rows.values()];
+    return { queued: jobs.filter((job) => job.status === 'queued').length, running: jobs.filter((job) => job.status === 'running').length };
+  }
 }
 
 class RecordingTransport extends JobTransport {
@@ -164,11 +169,12 @@ describe('JobDispatcher', () => {
   let clock: FakeClock;
   let errors: string[];
   let handlers: JobHandlers;
+  let metrics: RecordingMetrics;
   const on = (type: JobType, handle: JobTypeHandler['handle']) => handlers.register(type, { handle });
 
   function dispatcher(config: Partial<AppConfig> = {}): JobDispatcher {
     const full = { role: 'all', databaseUrl: 'postgres://db/jobs', ...SETTINGS, ...config } as AppConfig;
-    return new JobDispatcher(jobs, transport, clock, full, handlers);
+    return new JobDispatcher(jobs, transport, clock, full, handlers, metrics);
   }
 
   beforeEach(() => {
@@ -178,6 +184,7 @@ describe('JobDispatcher', () => {
     clock.set(START);
     errors = [];
     handlers = new JobHandlers();
+    metrics = new RecordingMetrics();
     jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     jest.spyOn(Logger.prototype, 'error').mockImplementation((message: unknown) => void errors.push(String(message)));
@@ -474,5 +481,75 @@ describe('JobDispatcher', () => {
     jobs.add('j', { type: 'mystery' as JobType });
     await dispatcher().dispatch('j');
     expect(jobs.get('j')).toMatchObject({ status: 'failed', error: 'No handler for jobs of type mystery' });
+  });
+
+  describe('counting ended jobs (screenshot_jobs_total)', () => {
+    it('counts each job once when it ends, by the outcome its handler recorded; retried attempts are not counted', async () => {
+      const d = dispatcher();
+      on('screenshot', async (job) => {
+        if (job.id === 'flaky' && job.attempts === 1) throw new Error('SQLITE_BUSY: database is locked');
+        await jobs.succeed(job.id, 1, clock.now());
+      });
+      on('scenario', async (job) => void (await jobs.fail(job.id, 'Step 0 (click) failed: no element', clock.now())));
+      jobs.add('ok');
+      jobs.add('flaky');
+      jobs.add('run', { type: 'scenario' });
+      await d.dispatch('ok');
+      await d.dispatch('flaky');
+      expect(metrics.jobs).toEqual([{ type: 'screenshot', outcome: 'succeeded' }]);
+      await d.dispatch('flaky');
+      await d.dispatch('run');
+      await d.dispatch('ok', { redelivered: true }); // finished: skipped, not counted again
+      expect(metrics.jobs).toEqual([
+        { type: 'screenshot', outcome: 'succeeded' },
+        { type: 'screenshot', outcome: 'succeeded' },
+        { type: 'scenario', outcome: 'failed' },
+      ]);
+    });
+
+    it('counts failures the dispatcher records: a page failure, the last attempt, a job without handler', async () => {
+      const d = dispatcher();
+      on('screenshot', async (job) => {
+        throw job.id === 'page' ? new CaptureFailure('page', 'net::ERR_NAME_NOT_RESOLVED') : new Error('Browser disconnected');
+      });
+      jobs.add('page');
+      jobs.add('last', { attempts: 2 });
+      jobs.add('mystery', { type: 'mystery' as JobType });
+      for (const id of ['page', 'last', 'mystery']) await d.dispatch(id);
+      expect(metrics.jobs).toEqual([
+        { type: 'screenshot', outcome: 'failed' },
+        { type: 'screenshot', outcome: 'failed' },
+        { type: 'mystery', outcome: 'failed' },
+      ]);
+    });
+
+    it('a job taken over from an attempt past its lease is counted once, by the attempt that ended it', async () => {
+      const d = dispatcher();
+      const late = deferred();
+      on('screenshot', async (job) => {
+        if (job.attempts === 1) await late.promise;
+        await jobs.succeed(job.id, job.attempts, clock.now());
+      });
+      jobs.add('j');
+      const first = d.dispatch('j');
+      await new Promise((r) => setImmediate(r));
+      clock.advance(CAPTURE_LEASE_MS);
+      await d.dispatch('j');
+      late.resolve();
+      await first;
+      expect(jobs.get('j')).toMatchObject({ status: 'succeeded', attempts: 2, screenshotId: 2 });
+      expect(metrics.jobs).toEqual([{ type: 'screenshot', outcome: 'succeeded' }]);
+    });
+
+    it('a count that cannot be read back is lost quietly: the job is not retried for it', async () => {
+      const d = dispatcher();
+      on('screenshot', async (job) => void (await jobs.succeed(job.id, 1, clock.now())));
+      jobs.add('j');
+      jest.spyOn(jobs, 'findById').mockRejectedValue(new Error('Connection terminated'));
+      await d.dispatch('j');
+      expect(jobs.get('j')).toMatchObject({ status: 'succeeded', attempts: 1 });
+      expect(metrics.jobs).toEqual([]);
+      expect(transport.enqueued).toEqual([]);
+    });
   });
 });

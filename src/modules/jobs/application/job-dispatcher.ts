@@ -9,6 +9,7 @@ import { errorMessage } from '../../../shared/domain/error-message';
 import { isPageFailure, publicInfrastructureReason } from './job-failure';
 import { leaseExpiredBefore, staleCutoffs } from './job-lease';
 import { JobCursor, JobRepository, RunningCutoffs, StaleCutoffs, SupersededAttemptError } from './ports';
+import { Metrics } from '../../metrics/application/metrics';
 
 const RETRY_BACKOFF_MS = [2_000, 5_000];
 
@@ -45,6 +46,7 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly handlers: JobHandlers,
+    private readonly metrics: Metrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -91,19 +93,37 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async runAttempt(job: JobProps): Promise<void> {
     if (job.attempts > MAX_JOB_ATTEMPTS) {
-      await this.jobs.fail(job.id, `Abandoned after ${MAX_JOB_ATTEMPTS} attempts (the worker stopped each time)`, this.clock.now());
+      if (await this.jobs.fail(job.id, `Abandoned after ${MAX_JOB_ATTEMPTS} attempts (the worker stopped each time)`, this.clock.now())) {
+        this.metrics.jobEnded(job.type, 'failed');
+      }
       return;
     }
     // Every known type has its handler (checked at boot): a miss is a row of a type this version does not know.
     const handler = this.handlers.handlerFor(job.type);
     if (!handler) {
-      await this.jobs.fail(job.id, `No handler for jobs of type ${job.type}`, this.clock.now());
+      if (await this.jobs.fail(job.id, `No handler for jobs of type ${job.type}`, this.clock.now())) this.metrics.jobEnded(job.type, 'failed');
       return;
     }
     try {
       await handler.handle(job);
     } catch (err) {
       await this.retryOrFail(job, err);
+      return;
+    }
+    await this.countOutcome(job);
+  }
+
+  /**
+   * Handlers record how their job ended themselves (a capture's is marked succeeded in the commit of its
+   * screenshot), so the outcome is read back. Counted only while the row still carries this attempt's number:
+   * fencing lets no other attempt write it then, so each job is counted once, by the attempt that ended it.
+   */
+  private async countOutcome(job: JobProps): Promise<void> {
+    try {
+      const ended = await this.jobs.findById(job.id);
+      if (ended?.attempts === job.attempts && (ended.status === 'succeeded' || ended.status === 'failed')) this.metrics.jobEnded(job.type, ended.status);
+    } catch {
+      // Only a count is lost: the job's outcome is recorded.
     }
   }
 
@@ -131,7 +151,7 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
       return;
     }
     if (isPageFailure(err)) {
-      await this.untilRecorded(job, () => this.jobs.fail(job.id, err.message, this.clock.now()));
+      if (await this.untilRecorded(job, () => this.jobs.fail(job.id, err.message, this.clock.now()))) this.metrics.jobEnded(job.type, 'failed');
       return;
     }
     const detail = errorMessage(err);
@@ -144,9 +164,10 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
       return;
     }
     this.logger.error(`job ${job.id} failed for good after ${MAX_JOB_ATTEMPTS} attempts: ${detail}`);
-    await this.untilRecorded(job, () =>
+    const failed = await this.untilRecorded(job, () =>
       this.jobs.fail(job.id, `Failed after ${MAX_JOB_ATTEMPTS} attempts: ${publicInfrastructureReason(err)}`, this.clock.now()),
     );
+    if (failed) this.metrics.jobEnded(job.type, 'failed');
   }
 
   private async recoverAtStart(): Promise<void> {

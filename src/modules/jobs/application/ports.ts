@@ -50,6 +50,8 @@ export abstract class JobRepository {
    * database (embedded mode at start), so every running row is an orphan of its previous life. Returns the count.
    */
   abstract requeueAllRunning(): Promise<number>;
+  /** How many jobs wait and run right now, across every process (one grouped COUNT on the status index). */
+  abstract countUnfinished(): Promise<Record<'queued' | 'running', number>>;
 }
 
 /** Per job type: a running attempt that started at or before this instant is presumed dead. */

@@ -207,4 +207,18 @@ export class TypeOrmJobRepository extends JobRepository {
     const result = await this.rows.update({ status: 'running' }, { status: 'queued' });
     return result.affected ?? 0;
   }
+
+  async countUnfinished(): Promise<Record<'queued' | 'running', number>> {
+    const rows = await this.rows
+      .createQueryBuilder('job')
+      .select('job.status', 'status')
+      .addSelect('COUNT(*)', 'count')
+      .where('job.status IN (:...statuses)', { statuses: ['queued', 'running'] })
+      .groupBy('job.status')
+      .getRawMany<{ status: string; count: string | number }>();
+    const counts = { queued: 0, running: 0 };
+    // PostgreSQL answers COUNT(*) as a bigint string, SQLite as a number.
+    for (const row of rows) if (row.status === 'queued' || row.status === 'running') counts[row.status] = Number(row.count);
+    return counts;
+  }
 }

@@ -3,6 +3,7 @@ import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
 import { decide, Limits, QuotaDecision, RateLimitExceededError, RateLimitHeaderValues, unixSeconds, windowAt } from '../domain/quota';
 import { CounterStore } from './counter-store';
+import { Metrics } from '../../metrics/application/metrics';
 
 /** Per-account request quota (spec, Limits) and the per-IP limit on failed authentication. */
 @Injectable()
@@ -11,6 +12,7 @@ export class RateLimiter {
     private readonly store: CounterStore,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {}
 
   /** The account's counter keys of the windows containing `now` (one definition for counting and reading). */
@@ -27,7 +29,10 @@ export class RateLimiter {
     const now = this.clock.now();
     const keys = this.accountKeys(accountId, now);
     const counts = await this.store.countRequest(keys.minute, keys.hour, limits.perMinute);
-    return decide(limits, counts, now);
+    const decision = decide(limits, counts, now);
+    // Counted here, where every 429 is decided, rather than where each caller turns it into an answer.
+    if (decision.exceeded) this.metrics.rateLimitRejected('api');
+    return decision;
   }
 
   /** This minute's and hour's API usage of an account, read without counting (the dashboard's overview). */
@@ -57,7 +62,10 @@ export class RateLimiter {
     const now = this.clock.now();
     const window = windowAt('minute', now);
     const count = await this.store.increment({ key: `rl:${scope}:${ip}:${window.start.getTime()}`, ttlMs: window.end.getTime() - now.getTime() });
-    if (count > limit) throw new RateLimitExceededError(window, limit, count, subject);
+    if (count > limit) {
+      this.metrics.rateLimitRejected(scope);
+      throw new RateLimitExceededError(window, limit, count, subject);
+    }
     return { limit, remaining: limit - count, reset: unixSeconds(window.end) };
   }
 

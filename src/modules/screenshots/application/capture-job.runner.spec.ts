@@ -12,6 +12,7 @@ import { InfrastructureFailure, publicInfrastructureReason } from '../../jobs/ap
 import { DuplicateScreenshotError, ScreenshotRepository } from './ports';
 import { JobRepository, SupersededAttemptError } from '../../jobs/application/ports';
 import { ScreenshotKeeper } from './screenshot-keeper';
+import { RecordingMetrics } from '../../../../test/support/recording-metrics';
 
 const WEBSITE = {
   id: 3,
@@ -33,6 +34,7 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
   let screenshots: { findByJob: jest.Mock };
   let runner: CaptureJobRunner;
   let warnings: string[];
+  let metrics: RecordingMetrics;
 
   beforeEach(() => {
     jobs = { fail: jest.fn(async () => true), succeed: jest.fn(async () => true) };
@@ -41,6 +43,7 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
     screenshots = { findByJob: jest.fn(async () => SHOT) };
     const capturer = { capture: jest.fn(async () => PNG) };
     const urlPolicy = { check: jest.fn(async () => ({ allowed: true })) };
+    metrics = new RecordingMetrics();
     runner = new CaptureJobRunner(
       jobs as unknown as JobRepository,
       screenshots as unknown as ScreenshotRepository,
@@ -50,6 +53,7 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
       urlPolicy as unknown as UrlPolicy,
       new FakeClock(),
       new SecretBox(Buffer.alloc(32, 7)),
+      metrics,
     );
     warnings = [];
     jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(String(message)));
@@ -95,6 +99,25 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
     await expect(runner.handle(JOB)).resolves.toBeUndefined();
     expect(jobs.fail).not.toHaveBeenCalled();
     expect(warnings.join('\n')).toMatch(/recording the capture time.*Connection terminated/);
+  });
+
+  it("times a stored capture's phases: the capturer's three, then the store", async () => {
+    const timed = { ...PNG, timing: { navigationMs: 120, settleMs: 450, renderMs: 30 } };
+    Object.assign(runner, { capturer: { capture: jest.fn(async () => timed) } });
+    await runner.handle(JOB);
+    expect(metrics.phases).toEqual([
+      { phase: 'navigation', seconds: 0.12 },
+      { phase: 'settle', seconds: 0.45 },
+      { phase: 'render', seconds: 0.03 },
+      { phase: 'store', seconds: expect.any(Number) },
+    ]);
+    expect(metrics.phases[3].seconds).toBeGreaterThanOrEqual(0);
+  });
+
+  it('a capture that was not stored is not timed', async () => {
+    store.store.mockRejectedValue(new Error('ENOSPC: no space left on device'));
+    await expect(runner.handle(JOB)).rejects.toBeInstanceOf(InfrastructureFailure);
+    expect(metrics.phases).toEqual([]);
   });
 
   it('page failures still fail the job with their message', async () => {

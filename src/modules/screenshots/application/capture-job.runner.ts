@@ -15,6 +15,7 @@ import { InfrastructureFailure } from '../../jobs/application/job-failure';
 import { DuplicateScreenshotError, ScreenshotRepository } from './ports';
 import { JobRepository, SupersededAttemptError } from '../../jobs/application/ports';
 import { ScreenshotKeeper } from './screenshot-keeper';
+import { Metrics } from '../../metrics/application/metrics';
 
 export function captureRequestFor(website: WebsiteProps, job: JobProps, requestSecrets?: CaptureSecrets): CaptureRequest {
   const o = job.options;
@@ -70,6 +71,7 @@ export class CaptureJobRunner implements JobTypeHandler {
     private readonly urlPolicy: UrlPolicy,
     private readonly clock: Clock,
     private readonly secretBox: SecretBox,
+    private readonly metrics: Metrics,
   ) {}
 
   /**
@@ -121,6 +123,7 @@ export class CaptureJobRunner implements JobTypeHandler {
   private async store(job: JobProps, website: WebsiteProps, result: CaptureResult): Promise<void> {
     // One instant for both: the website's last_screenshot_at is exactly its newest screenshot's taken_at.
     const takenAt = this.clock.now();
+    const started = performance.now();
     try {
       await this.screenshotStore.store({ accountId: job.accountId, websiteId: website.id, jobId: job.id }, result, takenAt);
     } catch (err) {
@@ -139,11 +142,22 @@ export class CaptureJobRunner implements JobTypeHandler {
       // like a browser crash, and described to the client without the detail.
       throw new InfrastructureFailure('the screenshot could not be stored', err);
     }
+    this.recordTiming(result, (performance.now() - started) / 1000);
     try {
       await this.websites.markCaptured(website.id, takenAt);
     } catch (err) {
       // The screenshot and the succeeded job are committed; a retry could not run again, so this is only logged.
       this.logger.warn(`job ${job.id}: recording the capture time on website ${website.id} failed: ${errorMessage(err)}`);
     }
+  }
+
+  /** Only captures that became a screenshot are timed, so every phase is observed the same number of times. */
+  private recordTiming(result: CaptureResult, storeSeconds: number): void {
+    if (result.timing) {
+      this.metrics.capturePhaseTimed('navigation', result.timing.navigationMs / 1000);
+      this.metrics.capturePhaseTimed('settle', result.timing.settleMs / 1000);
+      this.metrics.capturePhaseTimed('render', result.timing.renderMs / 1000);
+    }
+    this.metrics.capturePhaseTimed('store', storeSeconds);
   }
 }

@@ -141,7 +141,7 @@ export function ApiBearerController(tag: string): ClassDecorator {
 // ---------------------------------------------------------------------------------------------------------
 
 interface SuccessOptions {
-  status?: 200 | 201;
+  status?: 200 | 201 | 202;
   description: string;
 }
 

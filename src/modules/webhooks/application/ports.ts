@@ -1,0 +1,85 @@
+import type { PageRequest } from '../../../shared/domain/page-request';
+import type { DeliveryProps, WebhookEvent, WebhookProps } from '../domain/webhook';
+
+export interface NewWebhook {
+  accountId: number;
+  url: string;
+  events: WebhookEvent[];
+  description: string | null;
+  secret: string;
+  createdAt: Date;
+}
+
+export interface WebhookChanges {
+  url?: string;
+  events?: WebhookEvent[];
+  description?: string | null;
+  enabled?: boolean;
+}
+
+/** A finished job whose events have not been turned into deliveries yet. */
+export interface FinishedJob {
+  id: string;
+  type: 'screenshot' | 'scenario';
+  status: 'succeeded' | 'failed';
+  accountId: number;
+  finishedAt: Date;
+}
+
+/** What one attempt came to. */
+export interface AttemptOutcome {
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  at: Date;
+  /** Delivered (a 2xx in time). */
+  delivered: boolean;
+  /** When to try again; null: no tries left, the delivery has failed. Ignored when delivered. */
+  retryAt: Date | null;
+}
+
+export abstract class WebhookRepository {
+  abstract create(webhook: NewWebhook): Promise<WebhookProps>;
+  abstract findOwned(accountId: number, id: number): Promise<WebhookProps | null>;
+  abstract findById(id: number): Promise<WebhookProps | null>;
+  abstract list(accountId: number, page: PageRequest): Promise<{ items: WebhookProps[]; total: number }>;
+  abstract countForAccount(accountId: number): Promise<number>;
+  abstract update(id: number, changes: WebhookChanges, now: Date): Promise<WebhookProps>;
+  abstract delete(id: number): Promise<void>;
+
+  /** Enabled endpoints of the account subscribed to `event`, registered before the event happened. */
+  abstract subscribers(accountId: number, event: string, happenedAt: Date): Promise<WebhookProps[]>;
+  /**
+   * Finished jobs (since `since`) of accounts that have an enabled webhook registered before the job ended, whose
+   * events have not been emitted yet; oldest first. Accounts without webhooks never cost a write per job.
+   */
+  abstract jobsToEmit(since: Date, limit: number): Promise<FinishedJob[]>;
+  abstract markEmitted(jobId: string, now: Date): Promise<void>;
+  /** Inserts deliveries; one whose id exists already (another instance emitted the same event) is skipped. */
+  abstract insertDeliveries(deliveries: DeliveryProps[]): Promise<void>;
+  /**
+   * Takes up to `limit` due pending deliveries for one attempt each: attempts + 1 and held until `lockUntil`, so
+   * no other instance sends the same attempt. The returned `attempts` fences the outcome's write.
+   */
+  abstract claimDue(now: Date, lockUntil: Date, limit: number): Promise<DeliveryProps[]>;
+  /** Writes an attempt's outcome, only while that attempt still holds the delivery. */
+  abstract recordAttempt(delivery: DeliveryProps, outcome: AttemptOutcome): Promise<boolean>;
+  /** Gives an attempt back untried (the account's delivery rate is spent): due again at `until`. */
+  abstract postpone(delivery: DeliveryProps, until: Date): Promise<void>;
+  abstract listDeliveries(webhookId: number, page: PageRequest): Promise<{ items: DeliveryProps[]; total: number }>;
+  /** Delivered: the endpoint is healthy again. */
+  abstract markHealthy(webhookId: number): Promise<void>;
+  /** Failed attempt: failing since then (if not already); returns when it started failing. */
+  abstract markFailing(webhookId: number, now: Date): Promise<Date | null>;
+  abstract disable(webhookId: number, reason: string, now: Date): Promise<void>;
+}
+
+/** The `data` of an event about a job, as the API shows it (GET /jobs/{id} and the screenshot; or the execution). */
+export abstract class EventPayloads {
+  abstract forJob(job: FinishedJob): Promise<unknown>;
+}
+
+/** Where deliveries leave the service: an HTTP POST through the URL policy, with a time limit. */
+export abstract class WebhookSender {
+  abstract post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<{ statusCode: number | null; error: string | null }>;
+}

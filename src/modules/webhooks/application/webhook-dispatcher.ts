@@ -1,0 +1,168 @@
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { AppConfig } from '../../../config/app-config';
+import { Clock } from '../../../shared/domain/clock';
+import { errorMessage } from '../../../shared/domain/error-message';
+import { RateLimitExceededError } from '../../rate-limiting/domain/quota';
+import { RateLimiter } from '../../rate-limiting/application/rate-limiter';
+import {
+  DELIVERY_TIMEOUT_MS,
+  DeliveryProps,
+  eventBody,
+  eventForJob,
+  messageId,
+  retryAfter,
+  shouldDisable,
+  signedHeaders,
+  WebhookProps,
+} from '../domain/webhook';
+import { EventPayloads, FinishedJob, WebhookRepository, WebhookSender } from './ports';
+
+/** Jobs that ended longer ago than this are no longer announced (a worker down for a day does not replay it). */
+const EMIT_LOOKBACK_MS = 24 * 60 * 60 * 1000;
+/** An attempt holds its delivery this long: well past the send's own 10 s limit, so a live sender is never doubled. */
+const ATTEMPT_LOCK_MS = 60_000;
+const BATCH = 20;
+
+/**
+ * Turns finished jobs into deliveries and sends the deliveries that are due, in every worker process (ROLE all or
+ * worker), every WEBHOOK_POLL_MS. Both steps are safe to run on any number of instances at once:
+ * - emitting: a delivery's id is derived from (webhook, job, event), so two instances emitting the same job insert
+ *   one row; the job is then marked emitted. A process that dies in between leaves the job unmarked, and the next
+ *   pass emits it again (the insert is skipped), so no event is lost to a crash.
+ * - sending: claimDue takes each delivery for one attempt (attempts + 1, held for a minute) in one statement, and
+ *   the outcome is written only while that attempt still holds it: at least once, never the same attempt twice.
+ */
+@Injectable()
+export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('WebhookDispatcher');
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly webhooks: WebhookRepository,
+    private readonly payloads: EventPayloads,
+    private readonly sender: WebhookSender,
+    private readonly rateLimiter: RateLimiter,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.role === 'api') return; // API-only instances leave the work to the workers
+    this.timer = setInterval(() => this.nudge(), this.config.webhookPollMs);
+    this.timer.unref();
+  }
+
+  // Before the database closes (its module shuts down in onApplicationShutdown): an attempt in flight is recorded.
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Runs a pass now (or right after the one in progress); never overlaps itself. */
+  nudge(): void {
+    if (this.stopped || this.config.role === 'api') return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.pass()
+      .catch((err: unknown) => this.logger.warn(`webhook pass failed, retried on the next: ${errorMessage(err)}`))
+      .finally(() => {
+        this.running = null;
+        if (this.again && !this.stopped) {
+          this.again = false;
+          this.nudge();
+        }
+      });
+  }
+
+  /** One emit-and-send pass; public for tests that drive it step by step. */
+  async pass(): Promise<void> {
+    await this.emit();
+    await this.send();
+  }
+
+  private async emit(): Promise<void> {
+    const now = this.clock.now();
+    for (const job of await this.webhooks.jobsToEmit(new Date(now.getTime() - EMIT_LOOKBACK_MS), BATCH)) {
+      const event = eventForJob(job.type, job.status);
+      const subscribers = await this.webhooks.subscribers(job.accountId, event, job.finishedAt);
+      if (subscribers.length > 0) {
+        const data = await this.payloads.forJob(job);
+        await this.webhooks.insertDeliveries(subscribers.map((webhook) => this.delivery(webhook, job, event, data, now)));
+      }
+      await this.webhooks.markEmitted(job.id, now);
+    }
+  }
+
+  private delivery(webhook: WebhookProps, job: FinishedJob, event: string, data: unknown, now: Date): DeliveryProps {
+    const id = messageId(webhook.id, job.id, event);
+    return {
+      id,
+      webhookId: webhook.id,
+      accountId: job.accountId,
+      eventType: event,
+      sourceId: job.id,
+      payload: eventBody(id, event, job.finishedAt, data),
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: now,
+      lastStatusCode: null,
+      lastError: null,
+      lastDurationMs: null,
+      lastAttemptAt: null,
+      createdAt: now,
+    };
+  }
+
+  private async send(): Promise<void> {
+    const now = this.clock.now();
+    const claimed = await this.webhooks.claimDue(now, new Date(now.getTime() + ATTEMPT_LOCK_MS), BATCH);
+    await Promise.all(claimed.map((delivery) => this.attempt(delivery)));
+  }
+
+  private async attempt(delivery: DeliveryProps): Promise<void> {
+    const webhook = await this.webhooks.findById(delivery.webhookId);
+    const now = this.clock.now();
+    if (!webhook) return; // deleted meanwhile: its deliveries went with it
+    if (!webhook.enabled) {
+      await this.webhooks.recordAttempt(delivery, { statusCode: null, error: 'webhook is disabled', durationMs: 0, at: now, delivered: false, retryAt: null });
+      return;
+    }
+    try {
+      // Deliveries have their own per-account limit; past it the attempt is given back, due when the window turns.
+      await this.rateLimiter.hitPerAddress('webhook', String(delivery.accountId), this.config.webhookLimitPerMinute, 'webhook deliveries');
+    } catch (err) {
+      if (!(err instanceof RateLimitExceededError)) throw err;
+      await this.webhooks.postpone(delivery, err.window.end);
+      return;
+    }
+    const started = Date.now();
+    const headers = signedHeaders(webhook.secret, delivery.id, Math.floor(this.clock.now().getTime() / 1000), delivery.payload);
+    const { statusCode, error } = await this.sender.post(webhook.url, delivery.payload, headers, DELIVERY_TIMEOUT_MS);
+    const at = this.clock.now();
+    const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;
+    const outcome = {
+      statusCode,
+      error: delivered ? null : (error ?? `endpoint answered ${statusCode}`),
+      durationMs: Date.now() - started,
+      at,
+      delivered,
+      retryAt: delivered ? null : retryAfter(delivery.attempts, this.config.webhookRetryDelays, at),
+    };
+    if (!(await this.webhooks.recordAttempt(delivery, outcome))) return; // taken over: that attempt's outcome counts
+    if (delivered) {
+      if (webhook.failingSince) await this.webhooks.markHealthy(webhook.id);
+      return;
+    }
+    const failingSince = await this.webhooks.markFailing(webhook.id, at);
+    if (shouldDisable(failingSince, at)) {
+      await this.webhooks.disable(webhook.id, 'every delivery failed for 3 days', at);
+      this.logger.warn(`webhook ${webhook.id} disabled: every delivery failed for 3 days`);
+    }
+  }
+}

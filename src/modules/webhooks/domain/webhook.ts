@@ -1,0 +1,98 @@
+/**
+ * Webhooks (API.md "Webhooks", Standard Webhooks format — standardwebhooks.com): the rules of an endpoint and of
+ * the delivery of one event to it. Plain TypeScript; node:crypto only for the secret and the signature.
+ */
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+
+export const WEBHOOK_EVENTS = ['screenshot.succeeded', 'screenshot.failed', 'execution.succeeded', 'execution.failed'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+/** Sent by POST /webhooks/{id}/test only; never subscribed to. */
+export const TEST_EVENT = 'webhook.test';
+
+export const WEBHOOK_LIMITS = { descriptionMax: 500, urlMax: 2048, perAccount: 20 } as const;
+
+/** A delivery attempt must be answered with a 2xx within this long to count as delivered. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** An endpoint whose deliveries have all failed for this long is disabled (visible on GET, re-enabled by PUT). */
+export const DISABLE_AFTER_FAILING_MS = 3 * 24 * 60 * 60 * 1000;
+export const DEFAULT_RETRY_DELAYS_S = [5, 30, 120, 600, 3600, 21600];
+
+export interface WebhookProps {
+  id: number;
+  accountId: number;
+  url: string;
+  events: WebhookEvent[];
+  description: string | null;
+  enabled: boolean;
+  /** `whsec_<base64 of 32 random bytes>`; shown once, at creation. */
+  secret: string;
+  failingSince: Date | null;
+  disabledReason: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface DeliveryProps {
+  /** The message id: `webhook-id` on every attempt, and the body's `id`. */
+  id: string;
+  webhookId: number;
+  accountId: number;
+  eventType: string;
+  sourceId: string | null;
+  /** The exact body sent on every attempt. */
+  payload: string;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: Date;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  lastDurationMs: number | null;
+  lastAttemptAt: Date | null;
+  createdAt: Date;
+}
+
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/**
+ * The message id of one event for one endpoint: derived, not random, so every instance that turns the same
+ * finished job into deliveries names them alike and the database keeps one.
+ */
+export function messageId(webhookId: number, sourceId: string, eventType: string): string {
+  return `msg_${createHash('sha256').update(`${webhookId}:${sourceId}:${eventType}`).digest('base64url').slice(0, 27)}`;
+}
+
+export function randomMessageId(): string {
+  return `msg_${randomBytes(20).toString('base64url')}`;
+}
+
+/** The three Standard Webhooks headers for one attempt: `v1,` + base64 HMAC-SHA256 of "id.timestamp.body". */
+export function signedHeaders(secret: string, id: string, timestampSeconds: number, body: string): Record<string, string> {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const signature = createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64');
+  return { 'webhook-id': id, 'webhook-timestamp': String(timestampSeconds), 'webhook-signature': `v1,${signature}` };
+}
+
+/** The body: `{id, type, created_at, data}`. */
+export function eventBody(id: string, type: string, createdAt: Date, data: unknown): string {
+  return JSON.stringify({ id, type, created_at: createdAt.toISOString(), data });
+}
+
+/** What follows a failed attempt number `attempt` (1-based): the next try, or none left. */
+export function retryAfter(attempt: number, delaysSeconds: readonly number[], now: Date): Date | null {
+  if (attempt > delaysSeconds.length) return null;
+  return new Date(now.getTime() + delaysSeconds[attempt - 1] * 1000);
+}
+
+/** An endpoint that has been failing since `failingSince` is disabled once that reaches three days. */
+export function shouldDisable(failingSince: Date | null, now: Date): boolean {
+  return failingSince !== null && now.getTime() - failingSince.getTime() >= DISABLE_AFTER_FAILING_MS;
+}
+
+/** Which event a finished job is: capture jobs are screenshots, scenario runs executions. */
+export function eventForJob(type: 'screenshot' | 'scenario', status: 'succeeded' | 'failed'): WebhookEvent {
+  return `${type === 'screenshot' ? 'screenshot' : 'execution'}.${status}`;
+}

@@ -1,0 +1,30 @@
+import { Injectable } from '@nestjs/common';
+import { ScenariosService } from '../../scenarios/application/scenarios.service';
+import { executionView } from '../../scenarios/http/dto';
+import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
+import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
+import { jobView, screenshotView } from '../../screenshots/http/dto';
+import { EventPayloads, FinishedJob } from '../application/ports';
+
+/**
+ * An event's `data` exactly as the API shows the same things (GET /jobs/{id} and GET /screenshots/{id}, or
+ * GET /executions/{id}): one view per resource, so a webhook never disagrees with the API.
+ */
+@Injectable()
+export class ApiEventPayloads extends EventPayloads {
+  constructor(
+    private readonly jobs: CaptureJobsService,
+    private readonly screenshots: ScreenshotsService,
+    private readonly scenarios: ScenariosService,
+  ) {
+    super();
+  }
+
+  async forJob(job: FinishedJob): Promise<unknown> {
+    if (job.type === 'scenario') return { execution: executionView(await this.scenarios.execution(job.accountId, job.id)) };
+    const props = await this.jobs.get(job.accountId, job.id);
+    // A screenshot deleted before the event went out is reported as absent, not as an error.
+    const shot = props.screenshotId ? await this.screenshots.get(job.accountId, props.screenshotId).catch(() => null) : null;
+    return { job: jobView(props), screenshot: shot ? screenshotView(shot) : null };
+  }
+}
