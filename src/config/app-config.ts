@@ -54,6 +54,8 @@ export abstract class AppConfig {
   apiVersion!: string;
   /** SECRETS_KEY (32 bytes, hex or base64); null: a key generated once into DATA_DIR/secrets.key. */
   secretsKey!: Buffer | null;
+  /** RETENTION_DAYS: screenshots older than this many days are deleted by a periodic sweep; null: kept forever. */
+  retentionDays!: number | null;
   /** WEBHOOK_RETRY_DELAYS: seconds between a failed delivery attempt and the next; after the last, it has failed. */
   webhookRetryDelays!: number[];
   /** WEBHOOK_LIMIT_PER_MINUTE: deliveries sent per account per minute (their own limit, not the API's). */
@@ -200,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 
   return {
     secretsKey,
+    retentionDays: env.RETENTION_DAYS?.trim() ? int(env, 'RETENTION_DAYS', 0, 1, 36500) : null,
     webhookRetryDelays: retryDelays(env),
     webhookLimitPerMinute: int(env, 'WEBHOOK_LIMIT_PER_MINUTE', 600, 1, 1000000),
     webhookPollMs: int(env, 'WEBHOOK_POLL_MS', 1000, 50, 600000),

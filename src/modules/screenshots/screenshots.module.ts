@@ -8,6 +8,7 @@ import { CaptureJobsService } from './application/capture-jobs.service';
 import { ScreenshotRepository, ScreenshotStorage, ThumbnailRenderer, ZipWriter } from './application/ports';
 import { ScreenshotKeeper } from './application/screenshot-keeper';
 import { ScreenshotsService } from './application/screenshots.service';
+import { RetentionSweeper } from './application/retention-sweeper';
 import { JobsController } from './http/jobs.controller';
 import { ScreenshotsController, TakeScreenshotController } from './http/screenshots.controller';
 import { ThumbnailsController } from './http/thumbnails.controller';
@@ -37,6 +38,7 @@ import { ArchiverZipWriter } from './infrastructure/zip-streamer';
     CaptureJobsService,
     CaptureJobRunner,
     ScreenshotsService,
+    RetentionSweeper,
   ],
   exports: [CaptureJobsService, ScreenshotRepository, ScreenshotStorage, ScreenshotKeeper, ScreenshotsService],
 })

@@ -45,6 +45,8 @@ export abstract class ScreenshotRepository {
   abstract findByJob(jobId: string): Promise<ScreenshotProps | null>;
   abstract list(accountId: number, page: PageRequest, filter: ScreenshotFilter): Promise<{ items: ScreenshotProps[]; total: number }>;
   abstract delete(id: number): Promise<void>;
+  /** The oldest screenshots taken before `cutoff` (retention), at most `limit`. */
+  abstract takenBefore(cutoff: Date, limit: number): Promise<ScreenshotProps[]>;
 }
 
 /**

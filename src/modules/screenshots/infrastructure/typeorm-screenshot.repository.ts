@@ -1,7 +1,7 @@
 import { JobEvents } from '../../jobs/application/job-events';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, In, Repository } from 'typeorm';
+import { DataSource, In, LessThan, Repository } from 'typeorm';
 import { DateUtils } from 'typeorm/util/DateUtils';
 import { PageRequest } from '../../../shared/domain/page-request';
 import { ScreenshotProps } from '../domain/screenshot';
@@ -190,5 +190,9 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
 
   async delete(id: number): Promise<void> {
     await this.rows.delete({ id });
+  }
+
+  async takenBefore(cutoff: Date, limit: number): Promise<ScreenshotProps[]> {
+    return (await this.rows.find({ where: { takenAt: LessThan(cutoff) }, order: { takenAt: 'ASC' }, take: limit })).map(toScreenshot);
   }
 }

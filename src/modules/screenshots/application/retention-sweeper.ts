@@ -1,0 +1,63 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '../../../config/app-config';
+import { Clock } from '../../../shared/domain/clock';
+import { errorMessage } from '../../../shared/domain/error-message';
+import { ScreenshotRepository } from './ports';
+import { ScreenshotKeeper } from './screenshot-keeper';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** How often each worker sweeps: retention is counted in days, so once an hour is plenty. */
+const SWEEP_EVERY_MS = 60 * 60 * 1000;
+const BATCH = 100;
+
+/**
+ * RETENTION_DAYS: screenshots taken longer ago than that are deleted — row, file or object, thumbnail — by every
+ * worker process once an hour (and shortly after it starts). Safe on any number of instances at once: each
+ * removal deletes the row, then the files, and every step of it is idempotent, so two sweepers meeting on one
+ * screenshot both succeed and nothing is left half-deleted.
+ */
+@Injectable()
+export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('RetentionSweeper');
+  private timers: NodeJS.Timeout[] = [];
+  private sweeping: Promise<number> | null = null;
+
+  constructor(
+    private readonly screenshots: ScreenshotRepository,
+    private readonly keeper: ScreenshotKeeper,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.retentionDays === null || this.config.role === 'api') return;
+    const run = () => void this.sweep().catch((err: unknown) => this.logger.error(`retention sweep failed, retried in an hour: ${errorMessage(err)}`));
+    this.timers = [setTimeout(run, 30_000), setInterval(run, SWEEP_EVERY_MS)];
+    for (const timer of this.timers) timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    for (const timer of this.timers) clearTimeout(timer);
+    await this.sweeping?.catch(() => undefined);
+  }
+
+  /** Deletes every screenshot older than the retention; returns how many this call removed. */
+  sweep(): Promise<number> {
+    if (this.config.retentionDays === null) return Promise.resolve(0);
+    this.sweeping ??= this.removeExpired(this.config.retentionDays).finally(() => (this.sweeping = null));
+    return this.sweeping;
+  }
+
+  private async removeExpired(days: number): Promise<number> {
+    const cutoff = new Date(this.clock.now().getTime() - days * DAY_MS);
+    let removed = 0;
+    for (;;) {
+      const expired = await this.screenshots.takenBefore(cutoff, BATCH);
+      for (const shot of expired) await this.keeper.remove(shot);
+      removed += expired.length;
+      if (expired.length < BATCH) break;
+    }
+    if (removed > 0) this.logger.log(`retention: removed ${removed} screenshot(s) taken before ${cutoff.toISOString()}`);
+    return removed;
+  }
+}
