@@ -2,7 +2,9 @@
  * The dependency rules of DESIGN.md ("Architecture"), as errors of `npm run lint`. One rule per sentence of
  * the design; the comment of each rule is what `depcruise` prints when it is broken.
  */
-const FRAMEWORKS = '^(@nestjs|typeorm|fastify|@fastify|puppeteer|bull|ioredis|class-validator|class-transformer|nestjs-pino|pino|@aws-sdk|rxjs)($|/)';
+// Matched on the resolved file (`node_modules/typeorm/index.js`), which is what dependency-cruiser compares: a bare
+// `^typeorm` never matched, so these rules had silently passed everything until they were anchored on node_modules/.
+const FRAMEWORKS = '^(node_modules/)?(@nestjs|typeorm|fastify|@fastify|puppeteer|bull|ioredis|class-validator|class-transformer|nestjs-pino|pino|@aws-sdk|rxjs)($|/)';
 
 module.exports = {
   forbidden: [
@@ -61,14 +63,14 @@ module.exports = {
       comment: 'Only adapters/capture imports puppeteer.',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/adapters/capture/' },
-      to: { path: '^(puppeteer|puppeteer-core)($|/)', dependencyTypes: ['npm', 'npm-dev', 'npm-no-pkg', 'npm-unknown'] },
+      to: { path: '^(node_modules/)?(puppeteer|puppeteer-core)($|/)', dependencyTypes: ['npm', 'npm-dev', 'npm-no-pkg', 'npm-unknown'] },
     },
     {
       name: 'only-queue-imports-bull',
       comment: 'Only adapters/queue imports bull (and @nestjs/bull).',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/adapters/queue/' },
-      to: { path: '^(bull|@nestjs/bull)($|/)' },
+      to: { path: '^(node_modules/)?(bull|@nestjs/bull)($|/)' },
     },
     {
       name: 'only-metrics-adapter-imports-prom-client',
@@ -81,10 +83,11 @@ module.exports = {
     },
     {
       name: 'only-infrastructure-imports-typeorm',
-      comment: 'Only infrastructure/ folders (and the persistence wiring in shared/persistence, the CLI and the migrations) import TypeORM.',
+      comment:
+        'Only infrastructure/ folders (and the persistence wiring: shared/persistence, the CLI, the migrations and the *.module.ts files that register their entities with TypeOrmModule.forFeature) import TypeORM.',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(modules/[^/]+/infrastructure|shared/persistence|cli)/|^src/(core\\.module|cli|main)\\.ts$' },
-      to: { path: '^(typeorm|@nestjs/typeorm)($|/)' },
+      from: { path: '^src/', pathNot: '^src/(modules/[^/]+/infrastructure|shared/persistence|cli)/|^src/(core\\.module|cli|main)\\.ts$|^src/modules/[^/]+/[^/]+\\.module\\.ts$' },
+      to: { path: '^(node_modules/)?(typeorm|@nestjs/typeorm)($|/)' },
     },
     {
       name: 'no-circular',
