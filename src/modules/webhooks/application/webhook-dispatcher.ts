@@ -7,9 +7,9 @@ import { RateLimiter } from '../../rate-limiting/application/rate-limiter';
 import {
   DELIVERY_TIMEOUT_MS,
   DeliveryProps,
-  eventBody,
   eventForJob,
   messageId,
+  newDelivery,
   retryAfter,
   shouldDisable,
   signedHeaders,
@@ -101,22 +101,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   private delivery(webhook: WebhookProps, job: FinishedJob, event: string, data: unknown, now: Date): DeliveryProps {
     const id = messageId(webhook.id, job.id, event);
-    return {
-      id,
-      webhookId: webhook.id,
-      accountId: job.accountId,
-      eventType: event,
-      sourceId: job.id,
-      payload: eventBody(id, event, job.finishedAt, data),
-      status: 'pending',
-      attempts: 0,
-      nextAttemptAt: now,
-      lastStatusCode: null,
-      lastError: null,
-      lastDurationMs: null,
-      lastAttemptAt: null,
-      createdAt: now,
-    };
+    return newDelivery({ id, webhookId: webhook.id, accountId: job.accountId, eventType: event, sourceId: job.id, happenedAt: job.finishedAt, data, now });
   }
 
   private async send(): Promise<void> {

@@ -3,7 +3,7 @@ import { Clock } from '../../../shared/domain/clock';
 import { NotFoundError, ValidationFailedError } from '../../../shared/domain/domain-error';
 import type { PageRequest } from '../../../shared/domain/page-request';
 import { UrlPolicy } from '../../../shared/url-policy';
-import { DeliveryProps, eventBody, newWebhookSecret, randomMessageId, TEST_EVENT, WEBHOOK_LIMITS, WebhookEvent, WebhookProps } from '../domain/webhook';
+import { DeliveryProps, newDelivery, newWebhookSecret, randomMessageId, TEST_EVENT, WEBHOOK_LIMITS, WebhookEvent, WebhookProps } from '../domain/webhook';
 import { WebhookChanges, WebhookRepository } from './ports';
 import { WebhookDispatcher } from './webhook-dispatcher';
 
@@ -60,25 +60,16 @@ export class WebhooksService {
     const webhook = await this.get(accountId, id);
     const now = this.clock.now();
     const messageId = randomMessageId();
-    const delivery: DeliveryProps = {
+    const delivery = newDelivery({
       id: messageId,
       webhookId: webhook.id,
       accountId,
       eventType: TEST_EVENT,
       sourceId: null,
-      payload: eventBody(messageId, TEST_EVENT, now, {
-        webhook_id: webhook.id,
-        message: 'A test event: your endpoint is reachable and can verify signatures.',
-      }),
-      status: 'pending',
-      attempts: 0,
-      nextAttemptAt: now,
-      lastStatusCode: null,
-      lastError: null,
-      lastDurationMs: null,
-      lastAttemptAt: null,
-      createdAt: now,
-    };
+      happenedAt: now,
+      data: { webhook_id: webhook.id, message: 'A test event: your endpoint is reachable and can verify signatures.' },
+      now,
+    });
     await this.webhooks.insertDeliveries([delivery]);
     this.dispatcher.nudge();
     return delivery;

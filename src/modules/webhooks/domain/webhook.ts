@@ -76,6 +76,35 @@ export function signedHeaders(secret: string, id: string, timestampSeconds: numb
   return { 'webhook-id': id, 'webhook-timestamp': String(timestampSeconds), 'webhook-signature': `v1,${signature}` };
 }
 
+/** A delivery not yet attempted: due at once, its body fixed for every attempt. */
+export function newDelivery(d: {
+  id: string;
+  webhookId: number;
+  accountId: number;
+  eventType: string;
+  sourceId: string | null;
+  happenedAt: Date;
+  data: unknown;
+  now: Date;
+}): DeliveryProps {
+  return {
+    id: d.id,
+    webhookId: d.webhookId,
+    accountId: d.accountId,
+    eventType: d.eventType,
+    sourceId: d.sourceId,
+    payload: eventBody(d.id, d.eventType, d.happenedAt, d.data),
+    status: 'pending',
+    attempts: 0,
+    nextAttemptAt: d.now,
+    lastStatusCode: null,
+    lastError: null,
+    lastDurationMs: null,
+    lastAttemptAt: null,
+    createdAt: d.now,
+  };
+}
+
 /** The body: `{id, type, created_at, data}`. */
 export function eventBody(id: string, type: string, createdAt: Date, data: unknown): string {
   return JSON.stringify({ id, type, created_at: createdAt.toISOString(), data });

@@ -1,44 +1,32 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { BodyRequired, OptionalField } from '../../../shared/http/validation';
 import { DeliveryProps, WEBHOOK_EVENTS, WEBHOOK_LIMITS, WebhookEvent, WebhookProps } from '../domain/webhook';
 import { DeliveryView, WEBHOOK_FIELDS as F, WebhookView } from './openapi';
 
+/** One or more distinct known event names. */
+const Events = () => applyDecorators(IsArray(), ArrayMinSize(1), ArrayMaxSize(WEBHOOK_EVENTS.length), ArrayUnique(), IsIn(WEBHOOK_EVENTS, { each: true }));
+/** A short text, or null to clear it. */
+const Description = () =>
+  applyDecorators(
+    ValidateIf((_, v) => v !== null),
+    IsString(),
+    MaxLength(WEBHOOK_LIMITS.descriptionMax),
+  );
+
 export class CreateWebhookDto {
   @ApiProperty(F.url) @IsString() @MaxLength(WEBHOOK_LIMITS.urlMax) url!: string;
-  @ApiProperty(F.events)
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(WEBHOOK_EVENTS.length)
-  @ArrayUnique()
-  @IsIn(WEBHOOK_EVENTS, { each: true })
-  events!: WebhookEvent[];
-  @ApiPropertyOptional(F.description)
-  @OptionalField()
-  @ValidateIf((_, v) => v !== null)
-  @IsString()
-  @MaxLength(WEBHOOK_LIMITS.descriptionMax)
-  description?: string | null;
+  @ApiProperty(F.events) @Events() events!: WebhookEvent[];
+  @ApiPropertyOptional(F.description) @OptionalField() @Description() description?: string | null;
 }
 
 @ApiSchema({ description: 'Any subset of the fields. The secret never changes (delete and create to rotate it).' })
 @BodyRequired()
 export class UpdateWebhookDto {
   @ApiPropertyOptional(F.url) @OptionalField() @IsString() @MaxLength(WEBHOOK_LIMITS.urlMax) url?: string;
-  @ApiPropertyOptional(F.events)
-  @OptionalField()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(WEBHOOK_EVENTS.length)
-  @ArrayUnique()
-  @IsIn(WEBHOOK_EVENTS, { each: true })
-  events?: WebhookEvent[];
-  @ApiPropertyOptional(F.description)
-  @OptionalField()
-  @ValidateIf((_, v) => v !== null)
-  @IsString()
-  @MaxLength(WEBHOOK_LIMITS.descriptionMax)
-  description?: string | null;
+  @ApiPropertyOptional(F.events) @OptionalField() @Events() events?: WebhookEvent[];
+  @ApiPropertyOptional(F.description) @OptionalField() @Description() description?: string | null;
   @ApiPropertyOptional(F.enabled) @OptionalField() @IsBoolean() enabled?: boolean;
 }
 
