@@ -72,7 +72,11 @@ export class Webhooks1763800600000 implements MigrationInterface {
     // Plain ALTER (same text on both databases): TypeORM's addColumn would rebuild the table on SQLite.
     await queryRunner.query(`ALTER TABLE jobs ADD COLUMN webhooks_emitted_at ${isPostgres(queryRunner) ? 'timestamptz' : 'datetime'} NULL`);
     await queryRunner.query(`UPDATE jobs SET webhooks_emitted_at = finished_at WHERE finished_at IS NOT NULL`);
-    await queryRunner.createIndex('jobs', new TableIndex({ name: 'ix_jobs_webhooks_pending', columnNames: ['webhooks_emitted_at', 'finished_at'] }));
+    // The emitter looks only at the jobs of accounts that have webhooks: by account, then unemitted, then by end.
+    await queryRunner.createIndex(
+      'jobs',
+      new TableIndex({ name: 'ix_jobs_webhooks_pending', columnNames: ['account_id', 'webhooks_emitted_at', 'finished_at'] }),
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
