@@ -146,6 +146,13 @@ describe('dashboard in a real browser', () => {
 
   it('websites: latest screenshot as a thumbnail, "Take screenshot" queues a real capture', async () => {
     await go('/dashboard/websites');
+    // The rows have their final height before the thumbnails (made on first request) arrive: nothing moves under the pointer.
+    const rowHeights = () => page.$$eval('tr[data-website-id]', (rows) => rows.map((r) => r.getBoundingClientRect().height));
+    const early = await rowHeights();
+    await page.waitForFunction(() => Array.from(document.querySelectorAll('td.thumb-cell img')).every((img) => (img as HTMLImageElement).complete), {
+      timeout: 10_000,
+    });
+    expect(await rowHeights()).toEqual(early);
     const before = (await api().get('/jobs').set(account.auth).expect(200)).body.meta.total;
     await clickAndWait('tr[data-website-id] button[type=submit]');
     expect(await page.$eval('[role=status]', (el) => el.textContent)).toMatch(/Screenshot job queued/);

@@ -1,5 +1,6 @@
 import type { JobProps } from '../../../../jobs/domain/job';
 import type { ScreenshotProps } from '../../../../screenshots/domain/screenshot';
+import { thumbnailSize } from '../../../../screenshots/domain/thumbnail';
 import type { WebsiteProps } from '../../../../websites/domain/website';
 import type { DashboardViewer } from '../../dashboard-request';
 import { accessNotice, dataTable, hiddenHeading, noticeBox, PageInfo, pager } from '../components';
@@ -21,6 +22,20 @@ export interface WebsitesView {
   notice?: string;
 }
 
+/** The websites table shows thumbnails this wide (CSS px). */
+const THUMB_WIDTH = 160;
+
+/**
+ * The thumbnail's height at THUMB_WIDTH, as an attribute, so the row has its final height before the image
+ * arrives (thumbnails are made on their first request, often after the page's load): nothing moves under the
+ * pointer while the page fills in. A PDF's thumbnail is of its first viewport, whose size the row does not know.
+ */
+function thumbHeight(shot: ScreenshotProps): Html | string {
+  if (shot.format === 'pdf') return '';
+  const thumb = thumbnailSize(shot);
+  return html` height="${Math.round((thumb.height * THUMB_WIDTH) / thumb.width)}"`;
+}
+
 export function websitesPage(viewer: DashboardViewer, view: WebsitesView): Html {
   const busy = view.rows.some((r) => r.activeJob);
   const rows = view.rows.map(({ website: w, latest, activeJob, lastJob }) => {
@@ -28,7 +43,7 @@ export function websitesPage(viewer: DashboardViewer, view: WebsitesView): Html 
     return html`<tr data-website-id="${w.id}">
   <td class="thumb-cell">${
     latest
-      ? html`<a href="/dashboard/screenshots/${latest.id}"><img src="/dashboard/screenshots/${latest.id}/thumbnail" alt="Latest screenshot of ${w.name}" width="160" loading="lazy"></a>`
+      ? html`<a href="/dashboard/screenshots/${latest.id}"><img src="/dashboard/screenshots/${latest.id}/thumbnail" alt="Latest screenshot of ${w.name}" width="${THUMB_WIDTH}"${thumbHeight(latest)} loading="lazy"></a>`
       : html`<span class="muted">no screenshot yet</span>`
   }</td>
   <td><strong>${w.name}</strong><br><a class="mono" href="${w.url}" rel="noopener noreferrer nofollow">${w.url}</a><br>
