@@ -1,12 +1,20 @@
+import { execFile } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import { createServer, request as httpRequest, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { DataSource } from 'typeorm';
 import AdmZip from 'adm-zip';
 import request from 'supertest';
 import { binary } from '../support/assertions';
 import { waitForJob } from '../support/jobs';
 import { PageServer, solidPage } from '../support/page-server';
 import { S3Server } from '../support/s3-server';
+import { startServiceProcess } from '../support/service-process';
 import { startTestApp, TestAccount, TestApp } from '../support/test-app';
+import { createTestDatabase } from '../support/test-database';
 
 /**
  * STORAGE_DRIVER=s3 end to end (issue 18): real Chromium captures stored as objects in a real S3-protocol server
@@ -138,3 +146,83 @@ describe('Screenshots in S3-compatible storage (s3rver, real Chromium)', () => {
     await api().get(`/screenshots/${shot.id}/download`).set(account.auth).expect(200);
   });
 });
+
+/**
+ * The worst moment for a crash: the object is in the bucket, the row not yet committed. A proxy in front of the S3
+ * server lets the screenshot's PUT reach it, and SIGKILLs the service before the answer gets back — so the
+ * process dies between upload and commit, for real. What must hold: no screenshot row without its object; after
+ * the restart the job completes, and the killed attempt's object is at most an orphan (never referenced).
+ */
+describe('S3: a worker killed between upload and commit', () => {
+  it('leaves no row without an object; after the restart the job completes with exactly one row, whose object exists', async () => {
+    const s3 = await new S3Server('kill-shots').start();
+    const db = await createTestDatabase({ engine: 'sqlite' });
+    const pages = await new PageServer({ '/': solidPage('rgb(200,0,0)') }).start();
+    let killService: (() => Promise<void>) | null = null;
+    let killedAfterUpload: string | null = null;
+    const proxy: Server = createServer((req, res) => {
+      const upstream = httpRequest({ host: '127.0.0.1', port: s3.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+        if (req.method === 'PUT' && /\/screenshots\/\d+\/\d+\/\d+\.png$/.test((req.url ?? '').split('?')[0]) && killedAfterUpload === null) {
+          killedAfterUpload = (req.url ?? '').split('?')[0];
+          answer.resume();
+          answer.on('end', () => void killService!().then(() => res.destroy()));
+          return;
+        }
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    });
+    proxy.listen(0, '127.0.0.1');
+    await once(proxy, 'listening');
+    const viaProxy = { ...s3.env(), S3_ENDPOINT: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` };
+    const env = { DATA_DIR: db.dataDir, DATABASE_URL: '', REDIS_URL: '', ALLOW_PRIVATE_NETWORKS: 'true', ...viaProxy };
+    const cli = join(__dirname, '..', '..', 'dist', 'cli.js');
+    const { stdout } = await promisify(execFile)('node', [cli, 'account', 'create', '--email', 'kill@example.com', '--name', 'K', '--plan', 'business'], {
+      env: { ...process.env, ...env },
+    });
+    const auth = { Authorization: `Bearer ${(JSON.parse(stdout) as { token: string }).token}` };
+    const first = await startServiceProcess(env);
+    killService = () => first.crash();
+    let second: TestApp | null = null;
+    try {
+      const site = await request(first.url)
+        .post('/websites')
+        .set(auth)
+        .send({ name: 'Killed', url: `${pages.url}/` })
+        .expect(201);
+      const jobId = (await request(first.url).post(`/websites/${site.body.data.id}/screenshot`).set(auth).send({}).expect(200)).body.job_id as string;
+      await within(30_000, once(first.child, 'exit'), 'the service was not killed after its upload');
+      expect(killedAfterUpload).not.toBeNull(); // it died right after its upload, before any commit
+
+      second = await startTestApp({ database: db, env: { ...s3.env(), DATABASE_URL: '', REDIS_URL: '' } });
+      const rowsAfterCrash: Array<{ file_path: string }> = await second.app.get(DataSource).query('SELECT file_path FROM screenshots');
+      const job = await waitForJob(second.url, auth, jobId, 60_000);
+      expect(job.status).toBe('succeeded');
+      const rows: Array<{ id: number; file_path: string }> = await second.app.get(DataSource).query('SELECT id, file_path FROM screenshots');
+      expect(rows).toHaveLength(1);
+      expect(rows[0].id).toBe(job.screenshot_id);
+      const objects = await s3.keys();
+      for (const row of [...rowsAfterCrash, ...rows]) expect(objects).toContain(row.file_path);
+      // The killed attempt's upload stays as an unreferenced object under its own (skipped) id, never a row's.
+      const orphan = decodeURIComponent(killedAfterUpload!).replace(/^\/kill-shots\//, '');
+      expect(objects).toContain(orphan);
+      expect(rows[0].file_path).not.toBe(orphan);
+    } finally {
+      await first.stop();
+      await second?.close();
+      proxy.closeAllConnections();
+      proxy.close();
+      await pages.stop();
+      await s3.dispose();
+      await db.drop();
+    }
+  });
+});
+
+function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(what)), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
