@@ -6,6 +6,7 @@ import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
+import { OrphanSweeper } from '../../src/modules/screenshots/application/orphan-sweeper';
 import AdmZip from 'adm-zip';
 import request from 'supertest';
 import { binary } from '../support/assertions';
@@ -209,6 +210,9 @@ describe('S3: a worker killed between upload and commit', () => {
       const orphan = decodeURIComponent(killedAfterUpload!).replace(/^\/kill-shots\//, '');
       expect(objects).toContain(orphan);
       expect(rows[0].file_path).not.toBe(orphan);
+      // The orphan sweep (daily, for files over an hour old; here for any age) removes it, and only it.
+      expect(await second.app.get(OrphanSweeper).sweep(new Date(Date.now() + 1_000))).toBe(1);
+      expect(await s3.keys()).toEqual(objects.filter((key) => key !== orphan));
     } finally {
       await first.stop();
       await second?.close();

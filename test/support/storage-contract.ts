@@ -70,6 +70,18 @@ export function describeStorageContract(name: string, open: () => Promise<Screen
       expect(await storage.exists('screenshots/1/20/4.png')).toBe(true);
     });
 
+    it('listOlderThan pages through every stored key written before the instant, and none after', async () => {
+      await storage.put('screenshots/30/1/1.png', Buffer.from('a'));
+      await storage.put('screenshots/30/2/2.thumb.webp', Buffer.from('b'));
+      const all: string[] = [];
+      for await (const page of storage.listOlderThan(new Date(Date.now() + 60_000))) all.push(...page);
+      expect(all).toEqual(expect.arrayContaining(['screenshots/30/1/1.png', 'screenshots/30/2/2.thumb.webp']));
+      expect(all.every((key) => key.startsWith('screenshots/') && !key.includes('.part'))).toBe(true);
+      const none: string[] = [];
+      for await (const page of storage.listOlderThan(new Date(Date.now() - 60_000))) none.push(...page);
+      expect(none.filter((key) => key.startsWith('screenshots/30/'))).toEqual([]);
+    });
+
     it('refuses keys outside its area or climbing out of it', async () => {
       await expect(storage.read('other/a.png')).rejects.toThrow();
       await expect(storage.read('screenshots/../../etc/passwd')).rejects.toThrow();

@@ -9,6 +9,7 @@ import { ScreenshotRepository, ScreenshotStorage, ThumbnailRenderer, ZipWriter }
 import { ScreenshotKeeper } from './application/screenshot-keeper';
 import { ScreenshotsService } from './application/screenshots.service';
 import { RetentionSweeper } from './application/retention-sweeper';
+import { OrphanSweeper } from './application/orphan-sweeper';
 import { JobsController } from './http/jobs.controller';
 import { ScreenshotsController, TakeScreenshotController } from './http/screenshots.controller';
 import { ThumbnailsController } from './http/thumbnails.controller';
@@ -39,6 +40,7 @@ import { ArchiverZipWriter } from './infrastructure/zip-streamer';
     CaptureJobRunner,
     ScreenshotsService,
     RetentionSweeper,
+    OrphanSweeper,
   ],
   exports: [CaptureJobsService, ScreenshotRepository, ScreenshotStorage, ScreenshotKeeper, ScreenshotsService],
 })

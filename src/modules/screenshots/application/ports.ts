@@ -45,6 +45,8 @@ export abstract class ScreenshotRepository {
   abstract findByJob(jobId: string): Promise<ScreenshotProps | null>;
   abstract list(accountId: number, page: PageRequest, filter: ScreenshotFilter): Promise<{ items: ScreenshotProps[]; total: number }>;
   abstract delete(id: number): Promise<void>;
+  /** Which of these ids have a row (the orphan sweep). */
+  abstract existingIds(ids: number[]): Promise<Set<number>>;
   /** The oldest screenshots taken before `cutoff` (retention), at most `limit`. */
   abstract takenBefore(cutoff: Date, limit: number): Promise<ScreenshotProps[]>;
 }
@@ -66,6 +68,11 @@ export abstract class ScreenshotStorage {
   abstract delete(key: string): Promise<void>;
   /** Removes every file under a folder key (`websiteArea()`). */
   abstract deleteArea(area: string): Promise<void>;
+  /**
+   * Every stored file's key last written before `before`, a page at a time (the orphan sweep). Reads the whole
+   * area: O(files), which is why the sweep runs once a day.
+   */
+  abstract listOlderThan(before: Date): AsyncIterable<string[]>;
 }
 
 /** Makes a screenshot's thumbnail (domain/thumbnail.ts: THUMBNAIL) from its PNG. */

@@ -35,6 +35,9 @@ class MemoryStorage extends ScreenshotStorage {
   async deleteArea(area: string): Promise<void> {
     for (const key of [...this.files.keys()]) if (key.startsWith(area)) this.files.delete(key);
   }
+  async *listOlderThan(): AsyncIterable<string[]> {
+    yield [...this.files.keys()];
+  }
 }
 
 /** The part of the repository the store uses; `failCommit` fails the transaction after the files were written. */

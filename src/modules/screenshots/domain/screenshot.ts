@@ -42,6 +42,13 @@ export function thumbnailKey(screenshotKey: string): string {
   return `${screenshotKey.replace(FILE_EXTENSION, '')}.thumb.webp`;
 }
 
+/** The screenshot id a stored file belongs to (its image or its thumbnail), or null for a key of no screenshot. */
+export function screenshotIdOfKey(key: string): number | null {
+  const match = /^screenshots\/\d+\/\d+\/(\d+)\.[a-z.]+$/.exec(key);
+  const id = match ? Number(match[1]) : NaN;
+  return Number.isSafeInteger(id) && id > 0 ? id : null;
+}
+
 /** A name safe in a Content-Disposition header and a ZIP entry on every OS. */
 export function safeFileStem(name: string): string {
   const stem = name

@@ -131,6 +131,27 @@ export class LocalDiskStorage extends ScreenshotStorage implements OnApplication
     await rm(this.pathOf(area), { recursive: true, force: true });
   }
 
+  async *listOlderThan(before: Date): AsyncIterable<string[]> {
+    // Depth-first over account/website folders; `.tmp/` holds staging parts, swept on their own at start.
+    const walk = async function* (dir: string, key: string): AsyncGenerator<string> {
+      for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+        if (entry.name === '.tmp') continue;
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) yield* walk(path, `${key}${entry.name}/`);
+        else if (entry.isFile() && ((await stat(path).catch(() => null))?.mtimeMs ?? Infinity) < before.getTime()) yield `${key}${entry.name}`;
+      }
+    };
+    let page: string[] = [];
+    for await (const key of walk(this.root, AREA)) {
+      page.push(key);
+      if (page.length === 1000) {
+        yield page;
+        page = [];
+      }
+    }
+    if (page.length > 0) yield page;
+  }
+
   /** For tests and diagnostics: where a key lives on this disk. */
   absolutePath(key: string): string {
     return this.pathOf(key);

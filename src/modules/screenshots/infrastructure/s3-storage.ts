@@ -165,6 +165,19 @@ export class S3Storage extends ScreenshotStorage {
     });
   }
 
+  async *listOlderThan(before: Date): AsyncIterable<string[]> {
+    let token: string | undefined;
+    do {
+      const page = await this.unavailableOnFailure('listing files', () =>
+        this.client.send(new ListObjectsV2Command({ Bucket: this.settings.bucket, Prefix: this.objectKey(AREA), ContinuationToken: token })),
+      );
+      yield (page.Contents ?? [])
+        .filter((o) => o.Key && o.LastModified && o.LastModified.getTime() < before.getTime())
+        .map((o) => o.Key!.slice(this.settings.prefix.length));
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
   /** An S3 outage is the service's, not the client's: 503 `unavailable` with the reason logged, never a 500. */
   private async unavailableOnFailure<T>(what: string, fn: () => Promise<T>): Promise<T> {
     try {

@@ -192,6 +192,12 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
     await this.rows.delete({ id });
   }
 
+  async existingIds(ids: number[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.rows.find({ select: { id: true }, where: { id: In(ids) } });
+    return new Set(rows.map((r) => r.id));
+  }
+
   async takenBefore(cutoff: Date, limit: number): Promise<ScreenshotProps[]> {
     return (await this.rows.find({ where: { takenAt: LessThan(cutoff) }, order: { takenAt: 'ASC' }, take: limit })).map(toScreenshot);
   }
