@@ -1053,7 +1053,7 @@ describe('Dashboard over HTTP', () => {
       expectPage(page, 'Websites');
       const latest = (await screenshotIdsOf(alice, ids.aliceBlog))[0];
       expect(rowOf(page.text, 'website', ids.aliceBlog)).toContain(
-        `<a href="/dashboard/screenshots/${latest}"><img src="/dashboard/screenshots/${latest}/thumbnail" alt="Latest screenshot of Alice blog" width="160" loading="lazy"></a>`,
+        `<a href="/dashboard/screenshots/${latest}"><img src="/dashboard/screenshots/${latest}/thumbnail" alt="Latest screenshot of Alice blog" width="160" height="100" loading="lazy"></a>`,
       );
       expect(rowOf(page.text, 'website', ids.aliceBlog)).toContain(
         `<form class="inline" method="post" action="/dashboard/websites/${ids.aliceBlog}/screenshot">`,
