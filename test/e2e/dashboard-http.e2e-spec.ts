@@ -977,6 +977,24 @@ describe('Dashboard over HTTP', () => {
       }
     });
 
+    it('error pages keep the navigation for a signed-in viewer (a wrong address is not a dead end); without a session they have none', async () => {
+      const signedIn = await a.get('/dashboard/whatever/else');
+      expectErrorPage(signedIn, 404, 'Page not found');
+      expect(signedIn.text).toContain('<nav class="main" aria-label="Main">');
+      expect(signedIn.text).toContain('<a href="/dashboard/websites">Websites</a>');
+      const inPage = await a.get(`/dashboard/settings/api-keys/999999/revoke`);
+      expectErrorPage(inPage, 404, 'Token not found');
+      expect(inPage.text).toContain('<nav class="main" aria-label="Main">');
+      const anonymous = await new DashboardClient(t.url).get('/dashboard/whatever/else');
+      expectErrorPage(anonymous, 404, 'Page not found');
+      expect(anonymous.text).not.toContain('<nav class="main"');
+    });
+
+    it('/dashboard/api-keys, where people look first, redirects to Settings → API Keys', async () => {
+      const res = await a.get('/dashboard/api-keys');
+      expect({ status: res.status, location: res.headers.location }).toEqual({ status: 301, location: '/dashboard/settings/api-keys' });
+    });
+
     it('unknown /dashboard/… addresses are 404 HTML pages, signed in or not; the assets are served', async () => {
       for (const client of [a, new DashboardClient(t.url)]) {
         const res = await client.get('/dashboard/whatever/else');

@@ -25,6 +25,13 @@ export class AssetsController {
 /** Any other /dashboard/… address: the dashboard's own 404 page rather than the API's JSON body. */
 @DashboardController('dashboard', { signedIn: false })
 export class DashboardNotFoundController {
+  /** Where people (and the spec's "Settings → API Keys") look for it first. */
+  @Get('api-keys')
+  apiKeys(@Res({ passthrough: true }) reply: FastifyReply): string {
+    reply.status(301).header('Location', '/dashboard/settings/api-keys');
+    return '';
+  }
+
   @Get('*')
   notFound(): never {
     throw new NotFoundError('Page');

@@ -1,8 +1,11 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Injectable, Logger } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { RateLimitExceededError } from '../../rate-limiting/domain/quota';
 import { Clock } from '../../../shared/domain/clock';
 import { toErrorResponse } from '../../../shared/http/error-filter';
+import { SignInService } from '../../accounts/application/sign-in.service';
+import { readCookie, SESSION_COOKIE } from './cookies';
+import type { DashboardRequest, DashboardViewer } from './dashboard-request';
 import { SignInRequired } from './guards';
 import { errorPage } from './views/pages/error-page';
 
@@ -15,11 +18,14 @@ import { errorPage } from './views/pages/error-page';
 export class DashboardErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('Dashboard');
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly signIn: SignInService,
+  ) {}
 
-  catch(exception: unknown, host: ArgumentsHost): void {
+  catch(exception: unknown, host: ArgumentsHost): Promise<void> | void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
-    const request = host.switchToHttp().getRequest<FastifyRequest>();
+    const request = host.switchToHttp().getRequest<DashboardRequest>();
     if (reply.sent) return;
     if (exception instanceof SignInRequired) {
       const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
@@ -30,6 +36,21 @@ export class DashboardErrorFilter implements ExceptionFilter {
     const { status, body } = toErrorResponse(exception, this.logger);
     if (exception instanceof RateLimitExceededError) reply.header('Retry-After', String(exception.retryAfterSeconds(this.clock.now())));
     const message = typeof body.message === 'string' && status === 429 ? body.message : String(body.error);
-    reply.status(status).header('Content-Type', 'text/html; charset=utf-8').send(errorPage(status, message).toString());
+    return this.viewerOf(request, status).then((viewer) => {
+      reply
+        .status(status)
+        .header('Content-Type', 'text/html; charset=utf-8')
+        .send(errorPage(status, message, viewer).toString());
+    });
+  }
+
+  /**
+   * Who is looking, for the navigation: known when the session guard ran; read from the cookie on routes without
+   * it (an unknown address). Never for 429s, whose point is to do no more work, nor when reading it fails.
+   */
+  private async viewerOf(request: DashboardRequest, status: number): Promise<DashboardViewer | undefined> {
+    if (request.viewer) return request.viewer;
+    if (status === 429 || request.method !== 'GET') return undefined;
+    return (await this.signIn.authenticate(readCookie(request, SESSION_COOKIE)).catch(() => null)) ?? undefined;
   }
 }

@@ -38,10 +38,12 @@ ${body}
 export interface PageOptions {
   /** Reload the page while something it shows is still changing (a job running), without any script. */
   refreshSeconds?: number;
+  /** false: the content brings its own heading (error pages' cards). Default true. */
+  heading?: boolean;
 }
 
 /** A signed-in page: top bar with navigation, the account and sign-out, then the content. */
-export function layout(viewer: DashboardViewer, section: Section, title: string, content: Html, options: PageOptions = {}): Html {
+export function layout(viewer: DashboardViewer, section: Section | null, title: string, content: Html, options: PageOptions = {}): Html {
   const body = html`<a class="sr-only" href="#content">Skip to content</a>
 <header class="top"><div class="inner">
   <a class="brand" href="/dashboard">Screenshot service</a>
@@ -55,7 +57,7 @@ export function layout(viewer: DashboardViewer, section: Section, title: string,
   </div>
 </div></header>
 <main id="content">
-<h1>${title}</h1>
+${options.heading === false ? '' : html`<h1>${title}</h1>`}
 ${content}
 </main>`;
   return documentShell(title, body, options.refreshSeconds);
