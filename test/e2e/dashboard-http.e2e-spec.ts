@@ -549,7 +549,7 @@ describe('Dashboard over HTTP', () => {
 
       // The right token from our own origin works.
       const made = await a.submit('/dashboard/settings/api-keys', { name: 'made by the real form' }, { headers: { Origin: t.url } });
-      expect(made.status).toBe(201);
+      expectRedirect(made, '/dashboard/settings/api-keys');
       expect((await accounts.listTokensOf(alice.id)).length).toBe(before.tokens.length + 1);
     });
   });
@@ -625,8 +625,12 @@ describe('Dashboard over HTTP', () => {
   describe('API keys', () => {
     it('generate shows the secret once; it works on GET /test; the database holds only its SHA-256', async () => {
       const tokensBefore = (await accounts.listTokensOf(alice.id)).length;
-      const res = await a.submit('/dashboard/settings/api-keys', { name: 'ci pipeline' });
-      expect({ status: res.status, type: res.headers['content-type'] }).toEqual({ status: 201, type: HTML });
+      const posted = await a.submit('/dashboard/settings/api-keys', { name: 'ci pipeline' });
+      // Post/Redirect/Get: the form's answer is a redirect; the page it leads to shows the new token once.
+      expectRedirect(posted, '/dashboard/settings/api-keys');
+      expectDashboardHeaders(posted);
+      const res = await a.get('/dashboard/settings/api-keys');
+      expect({ status: res.status, type: res.headers['content-type'] }).toEqual({ status: 200, type: HTML });
       expectDashboardHeaders(res);
       expect(res.text).toContain('<h1>Settings · API Keys</h1>');
       expect(res.text).toContain(
@@ -659,8 +663,8 @@ describe('Dashboard over HTTP', () => {
       expect(dump).not.toContain(secret.slice(8));
 
       // No name → "dashboard"; a name over 255 characters → 422 page, nothing made.
-      const unnamed = await a.submit('/dashboard/settings/api-keys', { name: '   ' });
-      expect(unnamed.status).toBe(201);
+      expectRedirect(await a.submit('/dashboard/settings/api-keys', { name: '   ' }), '/dashboard/settings/api-keys');
+      const unnamed = await a.get('/dashboard/settings/api-keys');
       expect(unnamed.text).toContain('Your new API token “dashboard”.');
       const count = (await accounts.listTokensOf(alice.id)).length;
       const tooLong = await a.submit('/dashboard/settings/api-keys', { name: 'n'.repeat(256) });
@@ -670,9 +674,32 @@ describe('Dashboard over HTTP', () => {
       expect((await accounts.listTokensOf(alice.id)).length).toBe(count);
     });
 
+    it('reloading the page that showed a new token neither shows it again nor makes another; another session never sees it', async () => {
+      const count = (await accounts.listTokensOf(alice.id)).length;
+      const thief = a.copy(); // the same session cookie, but not the flash cookie set after this point
+      expectRedirect(await a.submit('/dashboard/settings/api-keys', { name: 'reloaded' }), '/dashboard/settings/api-keys');
+      const carried = a.cookies.get('sst_new_token')!;
+      expect(carried).toBeDefined();
+      expect(carried).not.toContain('sst_'); // sealed, not the token itself
+      const shown = await a.get('/dashboard/settings/api-keys');
+      const secret = newSecretOf(shown.text)!;
+      expect(secret).toMatch(/^sst_/);
+      for (let reload = 0; reload < 3; reload++) {
+        const again = await a.get('/dashboard/settings/api-keys');
+        expect(again.text).not.toContain(secret);
+        expect(newSecretOf(again.text)).toBeUndefined();
+      }
+      expect((await accounts.listTokensOf(alice.id)).length).toBe(count + 1);
+      // The sealed cookie is bound to the session that made it: presented by another session, it shows nothing.
+      const bob = await signedInAs(alice);
+      bob.cookies.set('sst_new_token', carried);
+      expect(newSecretOf((await bob.get('/dashboard/settings/api-keys')).text)).toBeUndefined();
+      expect(newSecretOf((await thief.get('/dashboard/settings/api-keys')).text)).toBeUndefined();
+    });
+
     it("revoke through the confirm page's form → the very next API call with it is 401 with exactly the spec body", async () => {
-      const made = await a.submit('/dashboard/settings/api-keys', { name: 'to revoke' });
-      const secret = newSecretOf(made.text)!;
+      expectRedirect(await a.submit('/dashboard/settings/api-keys', { name: 'to revoke' }), '/dashboard/settings/api-keys');
+      const secret = newSecretOf((await a.get('/dashboard/settings/api-keys')).text)!;
       await api().get('/test').set('Authorization', `Bearer ${secret}`).expect(200);
       const token = (await accounts.listTokensOf(alice.id)).find((tk) => tk.props.name === 'to revoke')!;
 

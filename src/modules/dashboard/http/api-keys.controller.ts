@@ -8,7 +8,20 @@ import { PlanNoApiAccessError } from '../../accounts/domain/errors';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
 import { HtmlPage, seeOther } from './responses';
+import { clearCookie, NEW_TOKEN_COOKIE, readCookie, setCookie } from './cookies';
+import { SecretBox } from '../../../shared/secrets/secret-box';
+import { AppConfig } from '../../../config/app-config';
 import { apiKeysPage, revokeConfirmPage } from './views/pages/api-keys.page';
+
+/** Long enough for a slow redirect, short enough that a forgotten cookie does not outlive the moment. */
+const NEW_TOKEN_COOKIE_SECONDS = 300;
+
+interface CarriedToken {
+  /** Digest of the session's CSRF token: only the session that generated the token sees it. */
+  session: string;
+  name: string;
+  secret: string;
+}
 
 /** Settings → API Keys (spec, Authentication 2 and 3): generate (shown once) and revoke. */
 @DashboardController('dashboard/settings/api-keys')
@@ -16,14 +29,30 @@ export class ApiKeysController {
   constructor(
     private readonly accounts: AccountsService,
     private readonly clock: Clock,
+    private readonly secretBox: SecretBox,
+    private readonly config: AppConfig,
   ) {}
 
+  /** The list; right after a generate, once, the new token (from its sealed cookie, which this answer clears). */
   @Get()
   @HtmlPage()
-  async list(@Viewer() viewer: DashboardViewer, @Query('notice') notice?: string) {
-    return this.page(viewer, { notice });
+  async list(
+    @Viewer() viewer: DashboardViewer,
+    @Req() request: DashboardRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Query('notice') notice?: string,
+  ) {
+    const carried = readCookie(request, NEW_TOKEN_COOKIE);
+    if (carried === undefined) return this.page(viewer, { notice });
+    clearCookie(reply, request, this.config.publicUrl, NEW_TOKEN_COOKIE);
+    return this.page(viewer, { notice, newSecret: this.openCarried(carried, viewer) ?? undefined });
   }
 
+  /**
+   * Post/Redirect/Get: the new token is sealed into a short-lived cookie and the browser sent to the list, which
+   * shows it once. A reload of that page, or of the form's answer, never makes another token. A cookie rather
+   * than server memory, so the GET may reach any instance.
+   */
   @Post()
   @HtmlPage()
   async generate(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Res({ passthrough: true }) reply: FastifyReply) {
@@ -32,8 +61,9 @@ export class ApiKeysController {
     const name = (formFields(request).get('name') ?? '').trim() || 'dashboard';
     try {
       const { token, secret } = await this.accounts.issueTokenFor(viewer.account, name);
-      reply.status(201);
-      return this.page(viewer, { newSecret: { name: token.props.name, secret } });
+      const carried: CarriedToken = { session: this.secretBox.digest(viewer.session.csrfToken), name: token.props.name, secret };
+      setCookie(reply, request, this.config.publicUrl, NEW_TOKEN_COOKIE, this.secretBox.seal(JSON.stringify(carried)), NEW_TOKEN_COOKIE_SECONDS);
+      return seeOther(reply, '/dashboard/settings/api-keys');
     } catch (err) {
       if (!(err instanceof ValidationFailedError)) throw err;
       reply.status(422);
@@ -53,6 +83,16 @@ export class ApiKeysController {
   async revoke(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Res({ passthrough: true }) reply: FastifyReply) {
     await this.accounts.revokeToken(id, viewer.account.id);
     return seeOther(reply, '/dashboard/settings/api-keys?notice=token-revoked');
+  }
+
+  /** The carried token, if the cookie is intact and was made for this session. */
+  private openCarried(sealed: string, viewer: DashboardViewer): { name: string; secret: string } | null {
+    try {
+      const carried = JSON.parse(this.secretBox.open(sealed)) as CarriedToken;
+      return carried.session === this.secretBox.digest(viewer.session.csrfToken) ? { name: carried.name, secret: carried.secret } : null;
+    } catch {
+      return null; // tampered, or sealed with another key: show nothing
+    }
   }
 
   private async page(viewer: DashboardViewer, extra: { notice?: string; newSecret?: { name: string; secret: string }; nameError?: string }): Promise<string> {

@@ -1,10 +1,12 @@
 import { parse, serialize } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-/** The two cookies of the dashboard. Both HTTP-only: no script of any page ever needs to read them. */
+/** The cookies of the dashboard. All HTTP-only: no script of any page ever needs to read them. */
 export const SESSION_COOKIE = 'sst_session';
 /** Double-submit token of the sign-in form, which is posted before any session exists. */
 export const SIGN_IN_CSRF_COOKIE = 'sst_signin_csrf';
+/** A token just generated, sealed, carried from the form post to the page that shows it once (Post/Redirect/Get). */
+export const NEW_TOKEN_COOKIE = 'sst_new_token';
 
 /** The named cookie's value, or undefined; when the browser sends the name twice, the first one counts. */
 export function readCookie(request: FastifyRequest, name: string): string | undefined {
