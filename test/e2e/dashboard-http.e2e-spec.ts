@@ -1091,6 +1091,19 @@ describe('Dashboard over HTTP', () => {
       expect(page.text).toContain(`<a href="/dashboard/screenshots/${job.screenshot_id}">View</a>`);
       // Reading the page counted nothing.
       expect((await c.get('/dashboard')).text).toContain('aria-label="API requests this minute: 3 of 20 used"');
+
+      // Near the limit the bar turns amber; at or over it the card says the account is rate limited, until when.
+      for (let i = 0; i < 14; i++) await api().get('/test').set(carol.auth).expect(200);
+      const near = (await c.get('/dashboard')).text;
+      expect(near).toContain('<progress class="near" max="20" value="17" aria-label="API requests this minute: 17 of 20 used"></progress>');
+      expect(near).not.toContain('Rate limited');
+      for (let i = 0; i < 3; i++) await api().get('/test').set(carol.auth).expect(200);
+      const refused = await api().get('/test').set(carol.auth);
+      expect(refused.status).toBe(429);
+      const over = (await c.get('/dashboard')).text;
+      expect(over).toContain('<div class="card stat limited">');
+      expect(over).toMatch(/<progress class="limited" max="20" value="20" aria-label="API requests this minute: 2\d of 20 used"><\/progress>/);
+      expect(over).toContain(`<div class="limit-note" role="status">Rate limited: API requests are answered 429 until <time datetime="${minuteEnd}">`);
     });
 
     it('websites: the latest screenshot as a thumbnail; "Take screenshot" queues a real job that GET /jobs lists and that succeeds', async () => {

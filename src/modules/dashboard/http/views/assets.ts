@@ -24,6 +24,10 @@ h2 { font-size:18px; margin:28px 0 12px; }
 .stat .label { color:var(--muted); font-size:13px; }
 .stat .value { font-size:22px; font-weight:600; }
 progress { width:100%; height:10px; margin-top:6px; accent-color:var(--accent); }
+progress.near { accent-color:var(--warn); }
+progress.limited { accent-color:var(--danger); }
+.card.stat.limited { border-color:var(--danger); }
+.limit-note { color:var(--danger); font-weight:600; margin-top:4px; }
 table { width:100%; border-collapse:collapse; background:var(--card); border:1px solid var(--line); border-radius:10px; overflow:hidden; }
 th, td { text-align:left; padding:10px 12px; border-bottom:1px solid var(--line); vertical-align:middle; }
 th { font-size:13px; color:var(--muted); font-weight:600; background:#fafbfd; }

@@ -19,12 +19,18 @@ export interface OverviewView {
 
 const PLAN_LABEL: Record<string, string> = { free: 'Free', starter: 'Starter', pro: 'Pro', business: 'Business' };
 
+/** From this share of the limit on, the bar turns amber: the next burst may be refused. */
+const NEAR_LIMIT = 0.8;
+
 function usageCard(label: string, window: UsageWindow, hasAccess: boolean): Html {
-  return html`<div class="card stat">
+  const limited = hasAccess && window.used >= window.limit;
+  const near = hasAccess && !limited && window.used >= NEAR_LIMIT * window.limit;
+  const state = limited ? html` class="limited"` : near ? html` class="near"` : '';
+  return html`<div class="card stat${limited ? ' limited' : ''}">
   <div class="label">${label}</div>
   <div class="value">${hasAccess ? html`${window.used} <span class="muted">/ ${window.limit}</span>` : '—'}</div>
-  <progress max="${Math.max(1, window.limit)}" value="${Math.min(window.used, window.limit)}" aria-label="${label}: ${window.used} of ${window.limit} used"></progress>
-  <div class="muted">resets ${utcTime(window.resetsAt)}</div>
+  <progress${state} max="${Math.max(1, window.limit)}" value="${Math.min(window.used, window.limit)}" aria-label="${label}: ${window.used} of ${window.limit} used"></progress>
+  ${limited ? html`<div class="limit-note" role="status">Rate limited: API requests are answered 429 until ${utcTime(window.resetsAt)}.</div>` : html`<div class="muted">resets ${utcTime(window.resetsAt)}</div>`}
 </div>`;
 }
 
