@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
 import { errorMessage } from '../../../shared/domain/error-message';
+import { PeriodicTask } from '../../../shared/scheduling/periodic-task';
 import { screenshotIdOfKey } from '../domain/screenshot';
 import { ScreenshotRepository, ScreenshotStorage } from './ports';
 
@@ -17,8 +18,7 @@ const SWEEP_EVERY_MS = 24 * 60 * 60 * 1000;
 @Injectable()
 export class OrphanSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('OrphanSweeper');
-  private timers: NodeJS.Timeout[] = [];
-  private sweeping: Promise<number> | null = null;
+  private readonly task = new PeriodicTask<number>((err) => this.logger.error(`orphan sweep failed, retried tomorrow: ${errorMessage(err)}`));
 
   constructor(
     private readonly storage: ScreenshotStorage,
@@ -29,23 +29,16 @@ export class OrphanSweeper implements OnApplicationBootstrap, OnApplicationShutd
   onApplicationBootstrap(): void {
     if (this.config.role === 'api') return;
     // File ages are the storage's clock (file times, S3's LastModified), so this compares with real time.
-    const run = () =>
-      void this.sweep(new Date(Date.now() - ORPHAN_MIN_AGE_MS)).catch((err: unknown) =>
-        this.logger.error(`orphan sweep failed, retried tomorrow: ${errorMessage(err)}`),
-      );
-    this.timers = [setTimeout(run, 10 * 60_000), setInterval(run, SWEEP_EVERY_MS)];
-    for (const timer of this.timers) timer.unref();
+    this.task.start(10 * 60_000, SWEEP_EVERY_MS, () => this.sweep(new Date(Date.now() - ORPHAN_MIN_AGE_MS)));
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    for (const timer of this.timers) clearTimeout(timer);
-    await this.sweeping?.catch(() => undefined);
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
   /** Removes files written before `before` whose screenshot has no row; returns how many. */
   sweep(before: Date): Promise<number> {
-    this.sweeping ??= this.removeOrphans(before).finally(() => (this.sweeping = null));
-    return this.sweeping;
+    return this.task.exclusive(() => this.removeOrphans(before));
   }
 
   private async removeOrphans(before: Date): Promise<number> {

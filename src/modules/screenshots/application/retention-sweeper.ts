@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
 import { errorMessage } from '../../../shared/domain/error-message';
+import { PeriodicTask } from '../../../shared/scheduling/periodic-task';
 import { ScreenshotRepository } from './ports';
 import { ScreenshotKeeper } from './screenshot-keeper';
 
@@ -19,8 +20,7 @@ const BATCH = 100;
 @Injectable()
 export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('RetentionSweeper');
-  private timers: NodeJS.Timeout[] = [];
-  private sweeping: Promise<number> | null = null;
+  private readonly task = new PeriodicTask<number>((err) => this.logger.error(`retention sweep failed, retried in an hour: ${errorMessage(err)}`));
 
   constructor(
     private readonly screenshots: ScreenshotRepository,
@@ -31,21 +31,17 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
 
   onApplicationBootstrap(): void {
     if (this.config.retentionDays === null || this.config.role === 'api') return;
-    const run = () => void this.sweep().catch((err: unknown) => this.logger.error(`retention sweep failed, retried in an hour: ${errorMessage(err)}`));
-    this.timers = [setTimeout(run, 30_000), setInterval(run, SWEEP_EVERY_MS)];
-    for (const timer of this.timers) timer.unref();
+    this.task.start(30_000, SWEEP_EVERY_MS, () => this.sweep());
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    for (const timer of this.timers) clearTimeout(timer);
-    await this.sweeping?.catch(() => undefined);
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
   }
 
   /** Deletes every screenshot older than the retention; returns how many this call removed. */
   sweep(): Promise<number> {
-    if (this.config.retentionDays === null) return Promise.resolve(0);
-    this.sweeping ??= this.removeExpired(this.config.retentionDays).finally(() => (this.sweeping = null));
-    return this.sweeping;
+    const days = this.config.retentionDays;
+    return days === null ? Promise.resolve(0) : this.task.exclusive(() => this.removeExpired(days));
   }
 
   private async removeExpired(days: number): Promise<number> {

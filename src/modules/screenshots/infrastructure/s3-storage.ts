@@ -12,13 +12,14 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import type { S3Settings } from '../../../config/app-config';
 import { UnavailableError } from '../../../shared/domain/domain-error';
+import { FORMAT_FILES } from '../../../shared/domain/output-format';
 import { errorMessage } from '../../../shared/domain/error-message';
 import { ScreenshotStorage } from '../application/ports';
 
 const AREA = 'screenshots/';
 
 /** What the key's extension says the file is (so a browser opening the object directly gets it right too). */
-const CONTENT_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', pdf: 'application/pdf' };
+const CONTENT_TYPES: Record<string, string> = Object.fromEntries(Object.values(FORMAT_FILES).map((f) => [f.extension, f.mimeType]));
 
 /** Bounds on one S3 call, so an unreachable endpoint fails a request in seconds instead of hanging it. */
 const CONNECT_TIMEOUT_MS = 3_000;

@@ -107,11 +107,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private async send(): Promise<void> {
     const now = this.clock.now();
     const claimed = await this.webhooks.claimDue(now, new Date(now.getTime() + ATTEMPT_LOCK_MS), BATCH);
-    await Promise.all(claimed.map((delivery) => this.attempt(delivery)));
+    // One read (and one secret decryption) per endpoint, however many of its deliveries are due.
+    const endpoints = new Map([...new Set(claimed.map((d) => d.webhookId))].map((id) => [id, this.webhooks.findById(id)]));
+    await Promise.all(claimed.map(async (delivery) => this.attempt(delivery, await endpoints.get(delivery.webhookId)!)));
   }
 
-  private async attempt(delivery: DeliveryProps): Promise<void> {
-    const webhook = await this.webhooks.findById(delivery.webhookId);
+  private async attempt(delivery: DeliveryProps, webhook: WebhookProps | null): Promise<void> {
     const now = this.clock.now();
     if (!webhook) return; // deleted meanwhile: its deliveries went with it
     if (!webhook.enabled) {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Brackets, DataSource, In, IsNull, LessThanOrEqual, Repository } from 'typeorm';
+import { Brackets, DataSource, IsNull, LessThanOrEqual, Repository } from 'typeorm';
 import { DateUtils } from 'typeorm/util/DateUtils';
 import { NotFoundError } from '../../../shared/domain/domain-error';
 import type { PageRequest } from '../../../shared/domain/page-request';
@@ -220,6 +220,6 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
   }
 
   async disable(webhookId: number, reason: string, now: Date): Promise<void> {
-    await this.rows.update({ id: In([webhookId]) }, { enabled: false, disabledReason: reason, updatedAt: now });
+    await this.rows.update({ id: webhookId }, { enabled: false, disabledReason: reason, updatedAt: now });
   }
 }
