@@ -14,7 +14,8 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY migrations ./migrations
-RUN npx tsc -p tsconfig.build.json && npx tsc -p migrations/tsconfig.json
+# tsc copies only what it compiles: the dashboard's stylesheet and script are copied by build:static.
+RUN npx tsc -p tsconfig.build.json && npx tsc -p migrations/tsconfig.json && npm run --silent build:static
 RUN npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim

@@ -1045,6 +1045,26 @@ describe('Dashboard over HTTP', () => {
       expectDashboardHeaders(js, 'public, max-age=3600');
     });
 
+    it('the stylesheet and script are the files in src/modules/dashboard/static, with an ETag: a revalidation is a bodiless 304', async () => {
+      for (const [name, type] of [
+        ['dashboard.css', 'text/css; charset=utf-8'],
+        ['dashboard.js', 'text/javascript; charset=utf-8'],
+      ]) {
+        const res = await request(t.url).get(`/dashboard/assets/${name}`);
+        expect({ status: res.status, type: res.headers['content-type'] }).toEqual({ status: 200, type });
+        expect(res.text).toBe(readFileSync(join(__dirname, '../../src/modules/dashboard/static', name), 'utf8'));
+        const etag = res.headers.etag;
+        expect(etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+        const again = await request(t.url).get(`/dashboard/assets/${name}`).set('If-None-Match', etag);
+        expect({ status: again.status, body: again.text ?? '', etag: again.headers.etag, cache: again.headers['cache-control'] }).toEqual({
+          status: 304,
+          body: '',
+          etag,
+          cache: 'public, max-age=3600',
+        });
+      }
+    });
+
     it('DASHBOARD_LIMIT_PER_MINUTE=5: the 6th dashboard request of an address in a minute is 429; other addresses and the API are unaffected', async () => {
       aux.clock.set(new Date());
       const c = auxClient();

@@ -11,6 +11,7 @@ import { AutomationController } from './http/automation.controller';
 import { OverviewController } from './http/overview.controller';
 import { ScreenshotsPageController } from './http/screenshots-page.controller';
 import { SignInController } from './http/sign-in.controller';
+import { StaticAssets } from './http/static-assets';
 import { WebsiteNames } from './http/website-names';
 import { WebsitesPageController } from './http/websites-page.controller';
 
@@ -30,6 +31,6 @@ import { WebsitesPageController } from './http/websites-page.controller';
     AutomationController,
     DashboardNotFoundController,
   ],
-  providers: [WebsiteNames],
+  providers: [WebsiteNames, StaticAssets],
 })
 export class DashboardModule {}

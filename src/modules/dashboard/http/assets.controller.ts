@@ -1,23 +1,29 @@
-import { Get, Header, NotFoundException, Param, Res } from '@nestjs/common';
+import { Get, Headers, NotFoundException, Param, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { NotFoundError } from '../../../shared/domain/domain-error';
 import { DashboardController } from './dashboard-pages.decorator';
-import { DASHBOARD_CSS, DASHBOARD_JS } from './views/assets';
-
-const ASSETS: Record<string, { type: string; body: string }> = {
-  'dashboard.css': { type: 'text/css; charset=utf-8', body: DASHBOARD_CSS },
-  'dashboard.js': { type: 'text/javascript; charset=utf-8', body: DASHBOARD_JS },
-};
+import { StaticAssets } from './static-assets';
 
 @DashboardController('dashboard/assets', { signedIn: false })
 export class AssetsController {
+  constructor(private readonly assets: StaticAssets) {}
+
   @Get(':name')
-  @Header('Cache-Control', 'public, max-age=3600')
-  asset(@Param('name') name: string, @Res({ passthrough: true }) reply: FastifyReply): string {
-    const asset = Object.prototype.hasOwnProperty.call(ASSETS, name) ? ASSETS[name] : undefined;
+  asset(
+    @Param('name') name: string,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Buffer | string {
+    const asset = this.assets.get(name);
     if (!asset) throw new NotFoundException();
-    reply.header('Content-Type', asset.type);
+    // Set here rather than with @Header: the guard's no-store for pages must not win over it.
     reply.header('Cache-Control', 'public, max-age=3600');
+    reply.header('ETag', asset.etag);
+    if (ifNoneMatch === asset.etag) {
+      reply.status(304);
+      return '';
+    }
+    reply.header('Content-Type', asset.type);
     return asset.body;
   }
 }
