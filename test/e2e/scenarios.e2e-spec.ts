@@ -243,6 +243,7 @@ describe('Scenarios and executions with real Chromium', () => {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(loggedIn ? DASHBOARD_PAGE : SIGNED_OUT_PAGE);
       },
       '/plain': solidPage('rgb(0,200,0)'),
+      '/tall': solidPage('rgb(0,0,200)', 1500),
     }).start();
   });
   afterAll(async () => {
@@ -256,7 +257,7 @@ describe('Scenarios and executions with real Chromium', () => {
       ['a form POST that redirects to /dashboard (a navigation)', '/login'],
       ['a form handled by JavaScript (fetch, dashboard rendered in place)', '/js-login'],
     ])(
-      'login via %s: fill, fill, click, wait_for #dashboard, screenshot → succeeded; step records, two screenshots, the PNG shows the logged-in page',
+      'login via %s: fill, fill, click, wait_for #dashboard, screenshot → succeeded; step records, the last step’s screenshot is the final one (stored once), the PNG shows the logged-in page',
       async (_label, loginPath) => {
         const api = () => request(t.url);
         const account = await t.createAccount({ plan: 'pro' });
@@ -283,7 +284,8 @@ describe('Scenarios and executions with real Chromium', () => {
             duration_ms: expect.any(Number),
             error: null,
           })),
-          screenshot_ids: [expect.any(Number), expect.any(Number)],
+          // The last step is a `screenshot` taken as the final one would be: its image IS the final screenshot.
+          screenshot_ids: [expect.any(Number)],
           error: null,
           attempts: expect.any(Number),
           created_at: expect.stringMatching(ISO_UTC),
@@ -297,11 +299,10 @@ describe('Scenarios and executions with real Chromium', () => {
         // The execution is a job of type 'scenario' too (GET /jobs/{id}).
         const asJob = await api().get(`/jobs/${executionId}`).set(account.auth).expect(200);
         expect(asJob.body.data).toMatchObject({ id: executionId, type: 'scenario', status: 'succeeded', website_id: site.id, error: null });
+        const [stepShotId] = execution.screenshot_ids;
+        expect(asJob.body.data.screenshot_id).toBe(stepShotId);
 
-        const [stepShotId, finalShotId] = execution.screenshot_ids;
-        expect(stepShotId).not.toBe(finalShotId);
-
-        // Both are normal screenshot rows of the scenario's website, tied to the scenario and the execution.
+        // A normal screenshot row of the scenario's website, tied to the scenario and the execution.
         for (const id of execution.screenshot_ids) {
           const got = await api().get(`/screenshots/${id}`).set(account.auth);
           expect(got.status).toBe(200);
@@ -317,13 +318,11 @@ describe('Scenarios and executions with real Chromium', () => {
           });
         }
 
-        // The screenshot step's PNG shows the logged-in page (its colour), and so does the final one.
+        // The screenshot step's PNG (the final one too) shows the logged-in page (its colour).
         const stepPng = await download(t, account, stepShotId);
         expect([stepPng.width, stepPng.height]).toEqual([800, 600]);
         expect(pixel(stepPng, 10, 10)).toEqual([...DASHBOARD_RGB, 255]);
         expect(pixel(stepPng, 790, 590)).toEqual([...DASHBOARD_RGB, 255]);
-        const finalPng = await download(t, account, finalShotId);
-        expect(pixel(finalPng, 10, 10)).toEqual([...DASHBOARD_RGB, 255]);
 
         freshMinute();
         // A plain capture of the same website: in the unfiltered list, not in the scenario_id filter.
@@ -333,14 +332,14 @@ describe('Scenarios and executions with real Chromium', () => {
 
         const filtered = await api().get(`/screenshots?scenario_id=${scenario.id}`).set(account.auth);
         expect(filtered.status).toBe(200);
-        expect(filtered.body.data.map((s: { id: number }) => s.id).sort()).toEqual([...execution.screenshot_ids].sort());
-        expect(filtered.body.meta).toMatchObject({ total: 2 });
+        expect(filtered.body.data.map((s: { id: number }) => s.id)).toEqual([stepShotId]);
+        expect(filtered.body.meta).toMatchObject({ total: 1 });
         for (const shot of filtered.body.data) expect(shot).toMatchObject({ scenario_id: scenario.id, execution_id: executionId });
 
         const all = await api().get(`/screenshots?website_id=${site.id}`).set(account.auth);
         expect(all.status).toBe(200);
-        expect(all.body.meta).toMatchObject({ total: 3 });
-        expect(all.body.data.map((s: { id: number }) => s.id)).toContain(plainJob.screenshot_id);
+        expect(all.body.meta).toMatchObject({ total: 2 });
+        expect(all.body.data.map((s: { id: number }) => s.id)).toEqual([plainJob.screenshot_id, stepShotId]);
 
         const none = await api()
           .get(`/screenshots?scenario_id=${scenario.id + 1000}`)
@@ -367,6 +366,34 @@ describe('Scenarios and executions with real Chromium', () => {
         outcomes.push(execution.status === 'succeeded' ? 'succeeded' : `${execution.status}: ${execution.error}`);
       }
       expect(outcomes).toEqual(ids.map(() => 'succeeded'));
+    });
+
+    it('a last `screenshot` step whose full_page differs from the final shot, or one followed by another step: two screenshots, the final one last', async () => {
+      const account = await t.createAccount({ plan: 'pro' });
+      const site = await createWebsite(t, account, { name: 'fixture-tall', url: `${pages.url}/tall`, viewport_width: 800, viewport_height: 600 });
+      const fullPageLast = await createScenario(t, account, { name: 'Full page last', website_id: site.id, steps: [{ type: 'screenshot', full_page: true }] });
+      const thenWait = await createScenario(t, account, {
+        name: 'Screenshot, then wait',
+        website_id: site.id,
+        steps: [{ type: 'screenshot' }, { type: 'wait', duration: 10 }],
+      });
+
+      for (const [scenario, stepShotHeight] of [
+        [fullPageLast, 1500],
+        [thenWait, 600],
+      ] as const) {
+        const executionId = await run(t, account, scenario.id);
+        const { execution } = await settle(t, account, executionId);
+        expect(execution.status).toBe('succeeded');
+        expect(execution.screenshot_ids).toEqual([expect.any(Number), expect.any(Number)]);
+        const [stepShotId, finalShotId] = execution.screenshot_ids;
+        expect(finalShotId).toBeGreaterThan(stepShotId);
+        const asJob = await settleJob(account, executionId);
+        expect(asJob.screenshot_id).toBe(finalShotId);
+        expect((await download(t, account, stepShotId)).height).toBe(stepShotHeight);
+        expect((await download(t, account, finalShotId)).height).toBe(600);
+        freshMinute();
+      }
     });
 
     async function settleJob(account: TestAccount, jobId: string): Promise<{ status: string; screenshot_id: number | null }> {

@@ -28,6 +28,8 @@ const WEBSITE: WebsiteProps = {
   url: 'https://example.com/',
   viewportWidth: 800,
   viewportHeight: 600,
+  changeThreshold: 0.001,
+  changeIgnoreSelectors: [],
   fullPage: false,
   status: 'active',
   captureOptions: {},
@@ -78,6 +80,8 @@ interface Harness {
   runner: ScenarioRunner;
   /** The job's end: the error it failed with, or null when it succeeded. */
   outcome: () => { status: 'failed' | 'succeeded' | 'unfinished'; error: string | null };
+  /** The screenshot id the job succeeded with (its final screenshot). */
+  finalShot: () => number | null;
   records: () => StepRecord[];
   stored: jest.Mock;
   pageOptions: PageOptions[];
@@ -94,6 +98,7 @@ function harness(opts: {
 }): Harness {
   let status: 'failed' | 'succeeded' | 'unfinished' = 'unfinished';
   let error: string | null = null;
+  let finalShot: number | null = null;
   let lastRecords: StepRecord[] = [];
   const writes: unknown[] = [];
   const jobs = {
@@ -103,8 +108,9 @@ function harness(opts: {
       writes.push(message);
       return true;
     },
-    succeed: async () => {
+    succeed: async (_id: string, screenshotId: number | null) => {
       status = 'succeeded';
+      finalShot = screenshotId;
       return true;
     },
     saveResult: async (_id: string, result: StepRecord[]) => {
@@ -149,6 +155,7 @@ function harness(opts: {
   return {
     runner,
     outcome: () => ({ status, error }),
+    finalShot: () => finalShot,
     records: () => lastRecords,
     stored,
     pageOptions,
@@ -165,6 +172,58 @@ describe('ScenarioRunner', () => {
     });
   });
   afterEach(() => jest.restoreAllMocks());
+
+  describe('a scenario ending in a screenshot step stores its image once', () => {
+    const fullPageArgs = (page: { screenshot: jest.Mock }) => page.screenshot.mock.calls.map(([o]: [{ fullPage: boolean }]) => o.fullPage);
+
+    it('last step `screenshot` (as the final shot would be taken): one capture, one row, and it is the final screenshot', async () => {
+      const page = fakePage({ screenshot: jest.fn(async () => PNG) });
+      const h = harness({ page });
+      await h.runner.handle(job([{ type: 'wait', duration: 0 }, { type: 'screenshot' }]));
+      expect(h.outcome()).toEqual({ status: 'succeeded', error: null });
+      expect(fullPageArgs(page as never)).toEqual([false]);
+      expect(h.stored).toHaveBeenCalledTimes(1);
+      expect(h.finalShot()).toBe(101);
+    });
+
+    it('`full_page` given but equal to the website’s: still one image', async () => {
+      const page = fakePage({ screenshot: jest.fn(async () => PNG) });
+      const h = harness({ page });
+      await h.runner.handle(job([{ type: 'screenshot', full_page: false }]));
+      expect(h.stored).toHaveBeenCalledTimes(1);
+      expect(h.finalShot()).toBe(101);
+    });
+
+    it('a `full_page` that differs from the final shot’s: two images, the final one taken as the website says', async () => {
+      const page = fakePage({ screenshot: jest.fn(async () => PNG) });
+      const h = harness({ page });
+      await h.runner.handle(job([{ type: 'screenshot', full_page: true }]));
+      expect(fullPageArgs(page as never)).toEqual([true, false]);
+      expect(h.stored).toHaveBeenCalledTimes(2);
+      expect(h.finalShot()).toBe(102);
+    });
+
+    it('a step after the screenshot step: the final screenshot is a capture of its own', async () => {
+      const page = fakePage({ screenshot: jest.fn(async () => PNG) });
+      const h = harness({ page });
+      await h.runner.handle(job([{ type: 'screenshot' }, { type: 'wait', duration: 0 }]));
+      expect(h.stored).toHaveBeenCalledTimes(2);
+      expect(h.finalShot()).toBe(102);
+    });
+
+    it('the last screenshot step failed to store: the debugging screenshot is taken, the execution fails', async () => {
+      const page = fakePage({ screenshot: jest.fn(async () => PNG) });
+      const h = harness({
+        page,
+        store: async (n) => {
+          if (n === 1) throw new Error('disk full');
+        },
+      });
+      await h.runner.handle(job([{ type: 'screenshot' }]));
+      expect(h.outcome()).toEqual({ status: 'failed', error: 'Step 0 (screenshot) failed: Storing the screenshot failed' });
+      expect(h.stored).toHaveBeenCalledTimes(2);
+    });
+  });
 
   describe('the time limit (SCENARIO_TIMEOUT_MS) bounds every phase', () => {
     it('a step that never ends fails with the cap as its reason, and the debugging screenshot is still stored within the cap', async () => {

@@ -61,12 +61,28 @@ interface RunContext {
   website: WebsiteProps;
   steps: Step[];
   budget: ExecutionBudget;
+  /** The latest screenshot a `screenshot` step stored: the step's index, the row and whether it was full-page. */
+  lastStepShot: { index: number; screenshotId: number; fullPage: boolean } | null;
+}
+
+/**
+ * The run's final screenshot is the last step's own shot when that step is a `screenshot` step that succeeded,
+ * nothing ran after it and it was taken as the final one would be (same full_page): a second capture of the same
+ * page at the same moment would only store the same image twice (API.md, Scenarios).
+ */
+export function reusableFinalShot(ctx: Pick<RunContext, 'steps' | 'website' | 'lastStepShot'>, records: readonly StepRecord[]): number | null {
+  const last = ctx.steps.length - 1;
+  const shot = ctx.lastStepShot;
+  if (last < 0 || shot === null || shot.index !== last || ctx.steps[last].type !== 'screenshot') return null;
+  if (records[last]?.status !== 'succeeded' || shot.fullPage !== ctx.website.fullPage) return null;
+  return shot.screenshotId;
 }
 
 /**
  * Runs a scenario execution: opens the website at its viewport in a fresh context, performs the steps in
  * order, stores one screenshot per `screenshot` step and always a final one — also after a failed step, to
- * show what went wrong. Every phase is bounded by the time left of SCENARIO_TIMEOUT_MS (ExecutionBudget),
+ * show what went wrong. When the last step is a `screenshot` step taken as the final shot would be, its image
+ * is the final screenshot (stored once; see reusableFinalShot). Every phase is bounded by the time left of SCENARIO_TIMEOUT_MS (ExecutionBudget),
  * which keeps a reserve for the final screenshot. Errors from the page are shown as they are (fill values
  * redacted); errors of ours (database, storage) show a fixed text and are logged. Fill values never reach
  * errors or logs.
@@ -98,7 +114,7 @@ export class ScenarioRunner implements JobTypeHandler {
     }
     // A retried attempt starts over: what an interrupted attempt stored goes first.
     for (const shot of await this.screenshots.listForExecution(job.id)) await this.screenshotStore.remove(shot);
-    const ctx: RunContext = { job, website, steps, budget };
+    const ctx: RunContext = { job, website, steps, budget, lastStepShot: null };
     const records = initialStepRecords(steps);
     let failure: string | null = null;
     let finalShotId: number | null = null;
@@ -126,6 +142,8 @@ export class ScenarioRunner implements JobTypeHandler {
         await this.jobs.saveResult(job.id, records);
       }
       for (const record of records) if (record.status === 'pending') record.status = 'skipped';
+      if (failure === null) finalShotId = reusableFinalShot(ctx, records);
+      if (finalShotId !== null) return;
       try {
         const limit = Math.min(this.config.captureTimeoutMs, budget.forFinalScreenshot(Date.now()));
         const result = await bounded(page.screenshot({ fullPage: website.fullPage }), limit, 'The final screenshot timed out');
@@ -227,7 +245,7 @@ export class ScenarioRunner implements JobTypeHandler {
       const limit = Math.min(this.stepTimeout(step), this.forSteps(ctx));
       if (limit < this.stepTimeout(step)) cutOffAt = started + limit;
       const reason = cutOffAt !== null ? this.capExceeded() : `Step timed out after ${limit} ms`;
-      await bounded(this.perform(page, ctx, step), limit, reason);
+      await bounded(this.perform(page, ctx, step, record.index), limit, reason);
       record.status = 'succeeded';
       return null;
     } catch (err) {
@@ -255,7 +273,7 @@ export class ScenarioRunner implements JobTypeHandler {
     }
   }
 
-  private async perform(page: ScenarioTab, ctx: RunContext, step: Step): Promise<void> {
+  private async perform(page: ScenarioTab, ctx: RunContext, step: Step, index: number): Promise<void> {
     // Element waits end with the step's own budget, so nothing keeps trying in the page after it failed.
     const elementTimeout = Math.min(this.config.scenarioStepTimeoutMs, this.forSteps(ctx));
     switch (step.type) {
@@ -280,8 +298,10 @@ export class ScenarioRunner implements JobTypeHandler {
       case 'scroll':
         return page.scrollTo(scrollTargetOf(step), elementTimeout);
       case 'screenshot': {
-        const result = await page.screenshot({ fullPage: step.full_page ?? ctx.website.fullPage });
-        await this.storeScreenshot(ctx, result);
+        const fullPage = step.full_page ?? ctx.website.fullPage;
+        const result = await page.screenshot({ fullPage });
+        const shot = await this.storeScreenshot(ctx, result);
+        ctx.lastStepShot = { index, screenshotId: shot.id, fullPage };
         return;
       }
     }
