@@ -4,7 +4,7 @@ import type { ContextLease } from './browser-pool';
 import { CaptureFailure, type CaptureRequest, type CaptureResult, type CaptureTiming } from './capture.port';
 import type { CaptureSettings } from './capture-options';
 import { isNavigationRace, PAGE_CRASHED_MESSAGE, toCaptureFailure } from './capture-errors';
-import { readyStateCompleteScript } from './in-page-scripts';
+import { boxesScript, ImageOrigin, readyStateCompleteScript } from './in-page-scripts';
 import { CookieBanners } from './cookie-banners';
 import { NavigationEgress } from './navigation-egress';
 import { addStyleSheet, assertValidSelector, hideElements, LAZY_SCROLL_BUDGET_MS, preparePage, revealLazyContent, takeScreenshot } from './page-steps';
@@ -197,6 +197,7 @@ export class CaptureRun {
     this.enter('rendering');
     // The page may have navigated itself (script, meta refresh) to a refused destination after load.
     egress.assertDocumentAllowed();
+    const ignoreBoxes = await this.measureIgnoredBoxes(page, element !== undefined);
     const result = await takeScreenshot(page, {
       fullPage: request.fullPage,
       element,
@@ -208,7 +209,22 @@ export class CaptureRun {
     // ...or while the screenshot was being taken: then the picture may show the refusal, not the page.
     egress.assertDocumentAllowed();
     this.enter('rendering'); // books the screenshot's own time, which no later phase change would
-    return { ...result, settle: { ...settler.report }, timing: { ...this.timing } };
+    return { ...result, settle: { ...settler.report }, timing: { ...this.timing }, ...(ignoreBoxes ? { ignoreBoxes } : {}) };
+  }
+
+  /** Change history's ignored regions, measured just before the picture (in its pixels); none for a PDF. */
+  private async measureIgnoredBoxes(page: Page, ofElement: boolean): Promise<CaptureResult['ignoreBoxes']> {
+    const { request } = this;
+    if (!request.ignoreSelectors?.length || request.output?.format === 'pdf') return undefined;
+    const origin: ImageOrigin =
+      ofElement && request.selector
+        ? { kind: 'element', selector: request.selector }
+        : request.clip
+          ? { kind: 'clip', x: request.clip.x, y: request.clip.y }
+          : request.fullPage
+            ? { kind: 'document' }
+            : { kind: 'viewport' };
+    return page.evaluate(boxesScript(request.ignoreSelectors, origin)) as Promise<CaptureResult['ignoreBoxes']>;
   }
 
   /** Phases change at every step, so the time spent is booked here rather than around each await. */

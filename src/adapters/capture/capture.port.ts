@@ -44,6 +44,8 @@ export interface CaptureRequest {
   blockTrackers?: boolean;
   /** Headers, cookies and Basic credentials for the website's host and its subdomains only. Never logged. */
   secrets?: CaptureSecrets;
+  /** Change history: the boxes of these elements are measured into the result (ignoreBoxes). Images only. */
+  ignoreSelectors?: readonly string[];
 }
 
 export interface CaptureResult {
@@ -65,6 +67,8 @@ export interface CaptureResult {
   settle?: { ms: number; capped: boolean };
   /** Where the capture's time went (the metrics' capture phases); captures of scenario steps leave it out. */
   timing?: CaptureTiming;
+  /** Where the elements of request.ignoreSelectors were in the image, [x, y, width, height] in its pixels. */
+  ignoreBoxes?: Array<[number, number, number, number]>;
 }
 
 /**

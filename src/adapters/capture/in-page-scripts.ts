@@ -185,3 +185,36 @@ export function addStyleSheetScript(css: string): string {
     document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
   })()`;
 }
+
+/** Where a capture's image starts, for boxesScript: the viewport, the document, a clip, or an element's box. */
+export type ImageOrigin = { kind: 'viewport' } | { kind: 'document' } | { kind: 'clip'; x: number; y: number } | { kind: 'element'; selector: string };
+
+/**
+ * Evaluates to the boxes ([x, y, width, height], in the image's pixels: CSS px × devicePixelRatio) of every
+ * visible element matching the selectors (change history's ignored regions). Invalid selectors match nothing
+ * (they were validated when saved). Measured right before the image is taken, so they are where the image has them.
+ */
+export function boxesScript(selectors: readonly string[], origin: ImageOrigin): string {
+  return `(() => {
+    const origin = ${JSON.stringify(origin)};
+    let ox = 0, oy = 0;
+    if (origin.kind === 'document') { ox = -window.scrollX; oy = -window.scrollY; }
+    if (origin.kind === 'clip') { ox = origin.x - window.scrollX; oy = origin.y - window.scrollY; }
+    if (origin.kind === 'element') {
+      const element = document.querySelector(origin.selector);
+      if (element) { const r = element.getBoundingClientRect(); ox = r.left; oy = r.top; }
+    }
+    const scale = window.devicePixelRatio || 1;
+    const boxes = [];
+    for (const selector of ${JSON.stringify(selectors)}) {
+      let found = [];
+      try { found = document.querySelectorAll(selector); } catch (error) { continue; }
+      for (const element of found) {
+        for (const r of element.getClientRects()) {
+          if (r.width > 0 && r.height > 0) boxes.push([(r.left - ox) * scale, (r.top - oy) * scale, r.width * scale, r.height * scale]);
+        }
+      }
+    }
+    return boxes;
+  })()`;
+}

@@ -5,13 +5,15 @@ import { JobsModule } from '../jobs/jobs.module';
 import { WebsitesModule } from '../websites/websites.module';
 import { CaptureJobRunner } from './application/capture-job.runner';
 import { CaptureJobsService } from './application/capture-jobs.service';
-import { ScreenshotRepository, ScreenshotStorage, ThumbnailRenderer, ZipWriter } from './application/ports';
+import { ImageDiffer, ScreenshotRepository, ScreenshotStorage, ThumbnailRenderer, ZipWriter } from './application/ports';
+import { ChangeDetector } from './application/change-detector';
+import { PixelImageDiffer } from './infrastructure/pixel-image-differ';
 import { ScreenshotKeeper } from './application/screenshot-keeper';
 import { ScreenshotsService } from './application/screenshots.service';
 import { RetentionSweeper } from './application/retention-sweeper';
 import { OrphanSweeper } from './application/orphan-sweeper';
 import { JobsController } from './http/jobs.controller';
-import { ScreenshotsController, TakeScreenshotController } from './http/screenshots.controller';
+import { ScreenshotsController, TakeScreenshotController, WebsiteChangesController } from './http/screenshots.controller';
 import { ThumbnailsController } from './http/thumbnails.controller';
 import { LocalDiskStorage } from './infrastructure/local-disk-storage';
 import { S3Storage } from './infrastructure/s3-storage';
@@ -24,7 +26,7 @@ import { ArchiverZipWriter } from './infrastructure/zip-streamer';
 /** Screenshots: capture jobs (their handler and their API), storage, downloads and ZIPs. */
 @Module({
   imports: [TypeOrmModule.forFeature([ScreenshotRow]), JobsModule, WebsitesModule],
-  controllers: [TakeScreenshotController, ScreenshotsController, ThumbnailsController, JobsController, DevicesController],
+  controllers: [TakeScreenshotController, WebsiteChangesController, ScreenshotsController, ThumbnailsController, JobsController, DevicesController],
   providers: [
     { provide: ScreenshotRepository, useClass: TypeOrmScreenshotRepository },
     {
@@ -35,6 +37,8 @@ import { ArchiverZipWriter } from './infrastructure/zip-streamer';
     },
     { provide: ThumbnailRenderer, useClass: SharpThumbnailRenderer },
     { provide: ZipWriter, useClass: ArchiverZipWriter },
+    { provide: ImageDiffer, useClass: PixelImageDiffer },
+    ChangeDetector,
     ScreenshotKeeper,
     CaptureJobsService,
     CaptureJobRunner,
@@ -42,6 +46,6 @@ import { ArchiverZipWriter } from './infrastructure/zip-streamer';
     RetentionSweeper,
     OrphanSweeper,
   ],
-  exports: [CaptureJobsService, ScreenshotRepository, ScreenshotStorage, ScreenshotKeeper, ScreenshotsService],
+  exports: [CaptureJobsService, ScreenshotRepository, ScreenshotStorage, ScreenshotKeeper, ScreenshotsService, ChangeDetector],
 })
 export class ScreenshotsModule {}

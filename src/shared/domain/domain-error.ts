@@ -50,6 +50,13 @@ export class NotFoundError extends DomainError {
   constructor(what = 'Resource', extra: Record<string, unknown> = {}) {
     super('not_found', `${what} not found`, extra);
   }
+
+  /** A 404 that says why, where "X not found" would not (a diff whose previous capture was deleted). */
+  static because(message: string): NotFoundError {
+    const error = new NotFoundError();
+    error.message = message;
+    return error;
+  }
 }
 
 export class UnauthorizedError extends DomainError {

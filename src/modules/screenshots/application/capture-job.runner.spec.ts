@@ -11,6 +11,7 @@ import { CaptureJobRunner, captureRequestFor } from './capture-job.runner';
 import { InfrastructureFailure, publicInfrastructureReason } from '../../jobs/application/job-failure';
 import { DuplicateScreenshotError, ScreenshotRepository } from './ports';
 import { JobRepository, SupersededAttemptError } from '../../jobs/application/ports';
+import { ChangeDetector } from './change-detector';
 import { ScreenshotKeeper } from './screenshot-keeper';
 import { RecordingMetrics } from '../../../../test/support/recording-metrics';
 
@@ -54,6 +55,7 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
       new FakeClock(),
       new SecretBox(Buffer.alloc(32, 7)),
       metrics,
+      { compareSoon: jest.fn() } as unknown as ChangeDetector,
     );
     warnings = [];
     jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(String(message)));

@@ -16,6 +16,10 @@ import { DuplicateScreenshotError, ScreenshotRepository } from './ports';
 import { JobRepository, SupersededAttemptError } from '../../jobs/application/ports';
 import { ScreenshotKeeper } from './screenshot-keeper';
 import { Metrics } from '../../metrics/application/metrics';
+import type { OutputFormat } from '../../../shared/domain/output-format';
+import { compareKey } from '../domain/change';
+import type { ScreenshotProps } from '../domain/screenshot';
+import { ChangeDetector } from './change-detector';
 
 export function captureRequestFor(website: WebsiteProps, job: JobProps, requestSecrets?: CaptureSecrets): CaptureRequest {
   const o = job.options;
@@ -48,7 +52,25 @@ export function captureRequestFor(website: WebsiteProps, job: JobProps, requestS
     blockAds: page.blockAds ?? false,
     blockTrackers: page.blockTrackers ?? false,
     secrets: mergeSecrets(requestSecrets, website.captureOptions.secrets),
+    ignoreSelectors: website.changeIgnoreSelectors,
   };
+}
+
+/**
+ * The compare key of a capture (change history): images only, from the settings that decide what the picture
+ * shows. A PDF is never compared.
+ */
+export function compareKeyFor(website: WebsiteProps, job: JobProps, request: CaptureRequest, format: OutputFormat): string | null {
+  if (format === 'pdf') return null;
+  return compareKey({
+    viewportWidth: request.viewportWidth,
+    viewportHeight: request.viewportHeight,
+    deviceScaleFactor: request.deviceScaleFactor,
+    device: mergePageOptions(job.options, website.captureOptions).device ?? null,
+    fullPage: request.fullPage,
+    selector: request.selector ?? null,
+    clip: request.clip ?? null,
+  });
 }
 
 /**
@@ -72,6 +94,7 @@ export class CaptureJobRunner implements JobTypeHandler {
     private readonly clock: Clock,
     private readonly secretBox: SecretBox,
     private readonly metrics: Metrics,
+    private readonly changes: ChangeDetector,
   ) {}
 
   /**
@@ -101,9 +124,11 @@ export class CaptureJobRunner implements JobTypeHandler {
       return;
     }
     let result;
+    let request: CaptureRequest;
     try {
       const secrets = job.options.sealedSecrets ? (JSON.parse(this.secretBox.open(job.options.sealedSecrets)) as CaptureSecrets) : undefined;
-      result = await this.capturer.capture(captureRequestFor(website, job, secrets));
+      request = captureRequestFor(website, job, secrets);
+      result = await this.capturer.capture(request);
     } catch (err) {
       if (err instanceof CaptureFailure && err.kind === 'page') {
         await this.jobs.fail(job.id, err.message, this.clock.now());
@@ -116,16 +141,18 @@ export class CaptureJobRunner implements JobTypeHandler {
       const { ms, capped } = result.settle;
       this.logger.debug(`job ${job.id}: page settled in ${ms} ms${capped ? ' (cut at the cap: it never settled)' : ''}`);
     }
-    await this.store(job, website, result);
+    await this.store(job, website, result, request);
     await this.eraseSecrets(job);
   }
 
-  private async store(job: JobProps, website: WebsiteProps, result: CaptureResult): Promise<void> {
+  private async store(job: JobProps, website: WebsiteProps, result: CaptureResult, request: CaptureRequest): Promise<void> {
     // One instant for both: the website's last_screenshot_at is exactly its newest screenshot's taken_at.
     const takenAt = this.clock.now();
     const started = performance.now();
+    let shot: ScreenshotProps;
     try {
-      await this.screenshotStore.store({ accountId: job.accountId, websiteId: website.id, jobId: job.id }, result, takenAt);
+      const owner = { accountId: job.accountId, websiteId: website.id, jobId: job.id, fullPage: request.fullPage };
+      shot = await this.screenshotStore.store({ ...owner, compareKey: compareKeyFor(website, job, request, result.format) }, result, takenAt);
     } catch (err) {
       // A later attempt holds the job now: this one's screenshot is dropped (the dispatcher logs it).
       if (err instanceof SupersededAttemptError) throw err;
@@ -143,6 +170,8 @@ export class CaptureJobRunner implements JobTypeHandler {
       throw new InfrastructureFailure('the screenshot could not be stored', err);
     }
     this.recordTiming(result, (performance.now() - started) / 1000);
+    // The job has succeeded (in the insert's commit): the comparison follows in the background.
+    this.changes.compareSoon(shot);
     try {
       await this.websites.markCaptured(website.id, takenAt);
     } catch (err) {

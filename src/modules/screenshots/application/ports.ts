@@ -2,6 +2,7 @@ import type { OutputFormat } from '../../../shared/domain/output-format';
 import type { Readable } from 'node:stream';
 import { PageRequest } from '../../../shared/domain/page-request';
 import { ScreenshotProps } from '../domain/screenshot';
+import type { Box } from '../domain/change';
 
 export interface ScreenshotFilter {
   websiteId?: number;
@@ -21,6 +22,18 @@ export interface CapturedScreenshot {
   width: number;
   height: number;
   takenAt: Date;
+  fullPage?: boolean;
+  /** compareKey() of its settings, for captures that are compared with the previous one; else absent. */
+  compareKey?: string | null;
+  ignoreBoxes?: Box[];
+}
+
+/** A comparison's outcome, written on the newer screenshot. */
+export interface ComparisonOutcome {
+  previousId: number;
+  changedRatio: number;
+  changed: boolean;
+  comparedAt: Date;
 }
 
 export class DuplicateScreenshotError extends Error {}
@@ -49,6 +62,21 @@ export abstract class ScreenshotRepository {
   abstract existingIds(ids: number[]): Promise<Set<number>>;
   /** The oldest screenshots taken before `cutoff` (retention), at most `limit`. */
   abstract takenBefore(cutoff: Date, limit: number): Promise<ScreenshotProps[]>;
+
+  // Change history (domain/change.ts).
+  abstract findById(id: number): Promise<ScreenshotProps | null>;
+  /** The newest existing capture of the same website with the same compare key and a lower id. */
+  abstract previousComparable(shot: ScreenshotProps): Promise<ScreenshotProps | null>;
+  /** Ids of comparisons still pending and not held by a live claim, oldest first. */
+  abstract pendingComparisons(now: Date, limit: number): Promise<number[]>;
+  /** Takes a pending comparison until `until` (compare-and-set): false when another worker holds or did it. */
+  abstract claimComparison(id: number, now: Date, until: Date): Promise<boolean>;
+  /** Writes the outcome while the comparison is still pending; false when it was done already. */
+  abstract recordComparison(id: number, outcome: ComparisonOutcome): Promise<boolean>;
+  /** No comparable capture is left to compare with (all deleted): the screenshot's change becomes null. */
+  abstract dropComparison(id: number): Promise<void>;
+  /** The website's captures whose comparison found a change, newest first. */
+  abstract listChanges(accountId: number, websiteId: number, page: PageRequest): Promise<{ items: ScreenshotProps[]; total: number }>;
 }
 
 /**
@@ -73,6 +101,23 @@ export abstract class ScreenshotStorage {
    * area: O(files), which is why the sweep runs once a day.
    */
   abstract listOlderThan(before: Date): AsyncIterable<string[]>;
+}
+
+/** What a comparison of two images found: changed pixels within the overlap (masks never count as changed). */
+export interface PixelComparison {
+  changedInOverlap: number;
+  newer: { width: number; height: number };
+  older: { width: number; height: number };
+}
+
+/**
+ * Compares two stored images (any image formats) pixel by pixel, anti-aliasing tolerant, with the boxes of
+ * `masks` (in the newer image's pixels, and the older's) left out of the comparison.
+ */
+export abstract class ImageDiffer {
+  abstract compare(newer: Buffer, older: Buffer, masks: { newer: Box[]; older: Box[] }): Promise<PixelComparison>;
+  /** A PNG the size of the newer image: unchanged pixels dimmed, changed ones highlighted, masks tinted. */
+  abstract diffImage(newer: Buffer, older: Buffer, masks: { newer: Box[]; older: Box[] }): Promise<Buffer>;
 }
 
 /** Makes a screenshot's thumbnail (domain/thumbnail.ts: THUMBNAIL) from its PNG. */

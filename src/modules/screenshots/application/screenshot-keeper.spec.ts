@@ -54,7 +54,18 @@ class MemoryScreenshots {
   async insert(shot: CapturedScreenshot, id: number, filePath: string): Promise<ScreenshotProps> {
     if (this.failCommit) throw new Error('commit failed');
     this.log.push(`insert ${id}`);
-    const row: ScreenshotProps = { ...shot, id, filePath, scenarioId: shot.scenarioId ?? null, executionId: shot.executionId ?? null, status: 'success' };
+    const row: ScreenshotProps = {
+      ...shot,
+      id,
+      filePath,
+      scenarioId: shot.scenarioId ?? null,
+      executionId: shot.executionId ?? null,
+      status: 'success',
+      fullPage: shot.fullPage ?? false,
+      compareKey: shot.compareKey ?? null,
+      ignoreBoxes: shot.ignoreBoxes ?? [],
+      change: null,
+    };
     this.rows.set(id, row);
     return row;
   }

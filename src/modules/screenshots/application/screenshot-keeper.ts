@@ -2,10 +2,10 @@ import { Injectable, Logger } from '@nestjs/common';
 import { UnavailableError } from '../../../shared/domain/domain-error';
 import { errorMessage } from '../../../shared/domain/error-message';
 import { CaptureResult } from '../../../adapters/capture/capture.port';
-import { ScreenshotProps, screenshotKey, thumbnailKey } from '../domain/screenshot';
+import { diffKey, ScreenshotProps, screenshotKey, thumbnailKey } from '../domain/screenshot';
 import { CapturedScreenshot, ScreenshotRepository, ScreenshotStorage, ThumbnailRenderer } from './ports';
 
-export type ScreenshotOwner = Pick<CapturedScreenshot, 'accountId' | 'websiteId' | 'jobId' | 'scenarioId' | 'executionId'>;
+export type ScreenshotOwner = Pick<CapturedScreenshot, 'accountId' | 'websiteId' | 'jobId' | 'scenarioId' | 'executionId' | 'fullPage' | 'compareKey'>;
 
 /**
  * A screenshot's files and row kept together: the PNG is stored with the row, its thumbnail made on first
@@ -47,7 +47,15 @@ export class ScreenshotKeeper {
         written.push(thumbnailKey(key));
       }
       return await this.screenshots.insert(
-        { ...owner, format: result.format, fileSize: result.data.length, width: result.width, height: result.height, takenAt: now },
+        {
+          ...owner,
+          format: result.format,
+          fileSize: result.data.length,
+          width: result.width,
+          height: result.height,
+          takenAt: now,
+          ignoreBoxes: result.ignoreBoxes ?? [],
+        },
         id,
         key,
         now,
@@ -81,7 +89,7 @@ export class ScreenshotKeeper {
     await this.screenshots.delete(shot.id);
     // The row is gone, so the delete has happened for the client: a file that cannot be removed now (storage
     // unreachable) is an orphan to log, never a reason to answer an error for a delete that took effect.
-    for (const key of [shot.filePath, thumbnailKey(shot.filePath)]) {
+    for (const key of [shot.filePath, thumbnailKey(shot.filePath), diffKey(shot.filePath)]) {
       await this.storage.delete(key).catch((err: unknown) => this.logger.error(`orphaned file ${key} of deleted screenshot ${shot.id}: ${errorMessage(err)}`));
     }
   }

@@ -14,6 +14,7 @@ import { THUMBNAIL } from '../domain/thumbnail';
 import { JobRepository } from '../../jobs/application/ports';
 import { ScreenshotFilter, ScreenshotRepository, ScreenshotStorage, ZipWriter } from './ports';
 import { ScreenshotKeeper } from './screenshot-keeper';
+import { ChangeDetector } from './change-detector';
 
 export interface ScreenshotDownload {
   fileName: string;
@@ -48,6 +49,7 @@ export class ScreenshotsService implements OnModuleInit {
     private readonly websites: WebsiteRepository,
     private readonly websitesService: WebsitesService,
     private readonly clock: Clock,
+    private readonly changes: ChangeDetector,
   ) {}
 
   onModuleInit(): void {
@@ -121,5 +123,19 @@ export class ScreenshotsService implements OnModuleInit {
 
   async delete(accountId: number, id: number): Promise<void> {
     await this.store.remove(await this.get(accountId, id));
+  }
+
+  /** GET /screenshots/{id}/diff: the PNG of what changed since the previous comparable capture (ChangeDetector.diff). */
+  async diff(accountId: number, id: number): Promise<ScreenshotThumbnail> {
+    const shot = await this.get(accountId, id);
+    const data = await this.changes.diff(shot);
+    const digest = createHash('sha256').update(data).digest('base64url').slice(0, 22);
+    return { data, contentType: 'image/png', etag: `"df-${shot.id}-${digest}"`, size: data.length };
+  }
+
+  /** GET /websites/{id}/changes: the website's captures whose comparison found a change, newest first. */
+  async changesOf(accountId: number, websiteId: number, page: PageRequest) {
+    await this.websitesService.get(accountId, websiteId); // another account's website is 404
+    return this.screenshots.listChanges(accountId, websiteId, page);
   }
 }

@@ -1,4 +1,5 @@
 import { FORMAT_FILES, OutputFormat } from '../../../shared/domain/output-format';
+import type { Box, ChangeRecord } from './change';
 
 export interface ScreenshotProps {
   id: number;
@@ -16,6 +17,14 @@ export interface ScreenshotProps {
   height: number;
   status: 'success';
   takenAt: Date;
+  /** Taken as a full page (false for rows from before this was recorded). */
+  fullPage: boolean;
+  /** compareKey() of its settings; null when it is never compared (scenario shots, PDFs). */
+  compareKey: string | null;
+  /** Where the website's change_ignore_selectors were when it was taken, in the image's pixels. */
+  ignoreBoxes: Box[];
+  /** The comparison with the previous comparable capture; null when there was none to compare with. */
+  change: ChangeRecord | null;
 }
 
 /** The folder of all of a website's files (PNGs and thumbnails): `screenshots/<account>/<website>/`. */
@@ -40,6 +49,11 @@ const FILE_EXTENSION = new RegExp(
  */
 export function thumbnailKey(screenshotKey: string): string {
   return `${screenshotKey.replace(FILE_EXTENSION, '')}.thumb.webp`;
+}
+
+/** The stored diff with the previous capture (`<id>.diff.png`), made on its first request and kept beside the image. */
+export function diffKey(screenshotKey: string): string {
+  return `${screenshotKey.replace(FILE_EXTENSION, '')}.diff.png`;
 }
 
 /** The screenshot id a stored file belongs to (its image or its thumbnail), or null for a key of no screenshot. */

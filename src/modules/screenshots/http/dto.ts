@@ -1,3 +1,4 @@
+import { changeView } from '../domain/change';
 import { MAX_WAIT_SECONDS } from '../../jobs/application/job-wait';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
@@ -162,6 +163,7 @@ export function screenshotView(s: ScreenshotProps): ScreenshotView {
     height: s.height,
     status: s.status,
     taken_at: s.takenAt.toISOString(),
+    change: changeView(s.change),
   };
 }
 

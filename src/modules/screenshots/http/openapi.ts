@@ -2,6 +2,7 @@ import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { TIMESTAMP } from '../../../shared/http/openapi';
 import { FORMAT_FILES, OUTPUT_FORMATS, OutputFormat } from '../../../shared/domain/output-format';
 import { JOB_STATUSES, JobSource, JobStatus, JobType } from '../../jobs/domain/job';
+import type { ChangeView } from '../domain/change';
 
 const JOB_TYPES: readonly JobType[] = ['screenshot', 'scenario'];
 const JOB_SOURCES: readonly JobSource[] = ['api', 'schedule'];
@@ -28,6 +29,37 @@ export class ScreenshotView {
   height!: number;
   @ApiProperty({ enum: ['success'], description: 'Rows exist only for captures that produced an image; failures live on the job' }) status!: 'success';
   @ApiProperty(TIMESTAMP) taken_at!: string;
+  @ApiProperty({
+    nullable: true,
+    oneOf: [
+      {
+        type: 'object',
+        title: 'Compared',
+        properties: {
+          previous_id: { type: 'integer', description: 'The capture it was compared with (it may have been deleted since)' },
+          changed_ratio: {
+            type: 'number',
+            minimum: 0,
+            maximum: 1,
+            description: 'Share of pixels that differ (anti-aliasing tolerant; masked boxes never count)',
+          },
+          changed: { type: 'boolean', description: 'changed_ratio > the website’s change_threshold' },
+          compared_at: TIMESTAMP,
+        },
+        required: ['previous_id', 'changed_ratio', 'changed', 'compared_at'],
+      },
+      {
+        type: 'object',
+        title: 'Pending',
+        properties: { previous_id: { type: 'integer' }, status: { type: 'string', enum: ['pending'] } },
+        required: ['previous_id', 'status'],
+      },
+    ],
+    description:
+      'Change history: the comparison with the previous capture of the website taken with comparable settings (viewport, scale factor, device, full_page, selector/clip; any image format). ' +
+      'null when there was none (the first capture, PDFs, scenario step shots); `{previous_id, status: "pending"}` while the comparison runs (it never delays the job)',
+  })
+  change!: ChangeView;
 }
 
 @ApiSchema({ name: 'Job', description: 'A capture job or a scenario run: queued → running → succeeded | failed' })

@@ -17,7 +17,7 @@ import {
   ApiSuccessResponse,
   MessageResponse,
 } from '../../../shared/http/openapi';
-import { paginate } from '../../../shared/http/pagination';
+import { PageQuery, paginate } from '../../../shared/http/pagination';
 import type { Account } from '../../accounts/domain/account';
 import { CaptureJobsService } from '../application/capture-jobs.service';
 import { ScreenshotsService } from '../application/screenshots.service';
@@ -52,6 +52,28 @@ export class TakeScreenshotController {
   ) {
     const job = await this.captureJobs.requestCapture(account.id, id, toCaptureOptions(dto), idempotencyKey(key));
     return { success: true, message: 'Screenshot job queued', job_id: job.id };
+  }
+}
+
+@ApiBearerController('Websites')
+@Controller()
+export class WebsiteChangesController {
+  constructor(
+    private readonly screenshots: ScreenshotsService,
+    private readonly config: AppConfig,
+  ) {}
+
+  @ApiOperation({
+    summary: 'List Website Changes',
+    description:
+      'Change history: the website’s screenshots whose comparison with the previous comparable capture found a change (`change.changed: true`), newest first.',
+  })
+  @ApiIdParam('Website')
+  @ApiPageResponse(ScreenshotView, 'Screenshots with changed: true')
+  @ApiErrorResponses('not_found', 'validation_failed')
+  @Get('websites/:id/changes')
+  async changes(@CurrentAccount() account: Account, @Param('id', IdParam) id: number, @Query() query: PageQuery, @Req() request: FastifyRequest) {
+    return paginate(request, this.config.publicUrl, query, (page) => this.screenshots.changesOf(account.id, id, page), screenshotView);
   }
 }
 

@@ -36,4 +36,25 @@ export class ThumbnailsController {
       () => new StreamableFile(thumbnail.data, { type: thumbnail.contentType, length: thumbnail.size }),
     );
   }
+
+  @ApiOperation({
+    summary: 'Screenshot diff',
+    description:
+      'Change history: a PNG the size of this screenshot — pixels unchanged since the previous comparable capture dimmed, changed ones in red, ' +
+      'ignored boxes (change_ignore_selectors) in light blue, height the previous capture did not have counted as changed. Made on the first request ' +
+      '(at once for captures found changed) and kept. 404 when there is no previous capture, or it was deleted before the diff was made.',
+  })
+  @ApiIdParam('Screenshot')
+  @ApiFileResponse('image/png', 'The diff image', { conditional: true })
+  @ApiErrorResponses('not_found')
+  @Get(':id/diff')
+  async diff(
+    @CurrentAccount() account: Account,
+    @Param('id', IdParam) id: number,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const diff = await this.screenshots.diff(account.id, id);
+    return replyWithStoredImage(reply, ifNoneMatch, diff.etag, () => new StreamableFile(diff.data, { type: diff.contentType, length: diff.size }));
+  }
 }

@@ -16,4 +16,14 @@ export class ScreenshotRow {
   @Column({ type: 'integer' }) height!: number;
   @Column({ type: 'varchar' }) status!: string;
   @Column({ name: 'taken_at', type: Date }) takenAt!: Date;
+  @Column({ name: 'full_page', type: Boolean, default: false }) fullPage!: boolean;
+  @Column({ name: 'compare_key', type: 'varchar', nullable: true }) compareKey!: string | null;
+  /** JSON list of [x, y, width, height]. */
+  @Column({ name: 'ignore_boxes', type: 'text', nullable: true }) ignoreBoxes!: string | null;
+  @Column({ name: 'previous_id', type: 'integer', nullable: true }) previousId!: number | null;
+  @Column({ name: 'change_status', type: 'varchar', nullable: true }) changeStatus!: 'pending' | 'done' | null;
+  @Column({ name: 'changed_ratio', type: 'double precision', nullable: true }) changedRatio!: number | null;
+  @Column({ type: Boolean, nullable: true }) changed!: boolean | null;
+  @Column({ name: 'compared_at', type: Date, nullable: true }) comparedAt!: Date | null;
+  @Column({ name: 'compare_claimed_until', type: Date, nullable: true }) compareClaimedUntil!: Date | null;
 }

@@ -1,23 +1,30 @@
 import { JobEvents } from '../../jobs/application/job-events';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, In, LessThan, Repository } from 'typeorm';
+import { Brackets, DataSource, In, LessThan, Repository } from 'typeorm';
 import { DateUtils } from 'typeorm/util/DateUtils';
 import { PageRequest } from '../../../shared/domain/page-request';
 import { ScreenshotProps } from '../domain/screenshot';
+import { parseBoxes } from '../domain/change';
 import { JobAttemptScope } from '../../jobs/application/job-attempt-scope';
-import { CapturedScreenshot, DuplicateScreenshotError, ScreenshotFilter, ScreenshotRepository } from '../application/ports';
+import { CapturedScreenshot, ComparisonOutcome, DuplicateScreenshotError, ScreenshotFilter, ScreenshotRepository } from '../application/ports';
 import { SupersededAttemptError } from '../../jobs/application/ports';
 import { ScreenshotRow } from './screenshot.row';
 import { findPage } from '../../../shared/persistence/hot-query';
 import { isUniqueViolation } from '../../../shared/persistence/constraint-violations';
 
 function toScreenshot(row: ScreenshotRow): ScreenshotProps {
-  return { ...row, status: 'success' };
+  const { ignoreBoxes, previousId, changeStatus, changedRatio, changed, comparedAt, compareClaimedUntil: _claim, ...plain } = row;
+  return {
+    ...plain,
+    status: 'success',
+    ignoreBoxes: parseBoxes(ignoreBoxes),
+    change: previousId !== null && changeStatus !== null ? { previousId, status: changeStatus, changedRatio, changed, comparedAt } : null,
+  };
 }
 
 /** The row as inserted: what insert returns without reading it back after the commit. */
-function inserted(shot: CapturedScreenshot, id: number, filePath: string): ScreenshotProps {
+function inserted(shot: CapturedScreenshot, id: number, filePath: string, previousId: number | null): ScreenshotProps {
   return {
     id,
     accountId: shot.accountId,
@@ -32,6 +39,10 @@ function inserted(shot: CapturedScreenshot, id: number, filePath: string): Scree
     height: shot.height,
     status: 'success',
     takenAt: shot.takenAt,
+    fullPage: shot.fullPage ?? false,
+    compareKey: shot.compareKey ?? null,
+    ignoreBoxes: shot.ignoreBoxes ?? [],
+    change: previousId === null ? null : { previousId, status: 'pending', changedRatio: null, changed: null, comparedAt: null },
   };
 }
 
@@ -66,8 +77,18 @@ function numbered(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
-/** The columns between id and status, in the INSERT's order. */
-function values(shot: CapturedScreenshot, filePath: string): unknown[] {
+const INSERT_COLUMNS =
+  'id, account_id, website_id, job_id, scenario_id, execution_id, file_path, format, file_size, width, height, full_page, compare_key, ignore_boxes, previous_id, change_status, status, taken_at';
+
+/**
+ * The previous capture of the same website with the same comparable settings (the newest with a lower id), read
+ * in the inserting transaction. Ids are reserved before the files are written, so of two captures stored at the
+ * same moment the one with the higher id is compared with the other only if that one committed first.
+ */
+const PREVIOUS_SQL = 'SELECT id FROM screenshots WHERE website_id = ? AND compare_key = ? AND id < ? ORDER BY id DESC LIMIT 1';
+
+/** The columns between id and status, in the INSERT's order (booleans as the driver stores them). */
+function values(shot: CapturedScreenshot, filePath: string, previousId: number | null, bool: (b: boolean) => unknown): unknown[] {
   return [
     shot.accountId,
     shot.websiteId,
@@ -79,6 +100,11 @@ function values(shot: CapturedScreenshot, filePath: string): unknown[] {
     shot.fileSize,
     shot.width,
     shot.height,
+    bool(shot.fullPage ?? false),
+    shot.compareKey ?? null,
+    shot.ignoreBoxes && shot.ignoreBoxes.length > 0 ? JSON.stringify(shot.ignoreBoxes) : null,
+    previousId,
+    previousId === null ? null : 'pending',
   ];
 }
 
@@ -116,12 +142,14 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
 
   async insert(shot: CapturedScreenshot, id: number, filePath: string, finishedAt: Date): Promise<ScreenshotProps> {
     try {
-      if (this.dataSource.options.type === 'postgres') await this.insertPostgres(shot, id, filePath, finishedAt);
-      else this.insertSqlite(shot, id, filePath, finishedAt);
+      const previousId =
+        this.dataSource.options.type === 'postgres'
+          ? await this.insertPostgres(shot, id, filePath, finishedAt)
+          : this.insertSqlite(shot, id, filePath, finishedAt);
       // Built from what was inserted, not read back: once committed, nothing may fail this call (the caller
       // would remove the files of a row that exists).
       if (shot.jobId) this.events.ended(shot.jobId); // the capture job was marked succeeded in the same commit
-      return inserted(shot, id, filePath);
+      return inserted(shot, id, filePath, previousId);
     } catch (err) {
       if (isUniqueViolation(err)) throw new DuplicateScreenshotError(`job ${shot.jobId} already has a screenshot`);
       throw err;
@@ -136,30 +164,42 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
    * SQLite: TypeORM shares one connection between all concurrent callers, so an async transaction would
    * swallow unrelated statements. better-sqlite3's synchronous transaction cannot interleave with anything.
    */
-  private insertSqlite(shot: CapturedScreenshot, id: number, filePath: string, finishedAt: Date): void {
+  /** Returns the previous comparable screenshot's id it recorded (null: none). */
+  private insertSqlite(shot: CapturedScreenshot, id: number, filePath: string, finishedAt: Date): number | null {
     const db = this.sqlite();
     const ts = (d: Date): string => DateUtils.mixedDateToUtcDatetimeString(d) as string;
-    db.transaction(() => {
-      db.prepare(
-        `INSERT INTO screenshots (id, account_id, website_id, job_id, scenario_id, execution_id, file_path, format, file_size, width, height, status, taken_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'success', ?)`,
-      ).run(id, ...values(shot, filePath), ts(shot.takenAt));
+    return db.transaction(() => {
+      const previous = shot.compareKey ? (db.prepare(PREVIOUS_SQL).get(shot.websiteId, shot.compareKey, id) as { id: number } | undefined) : undefined;
+      const previousId = previous ? Number(previous.id) : null;
+      db.prepare(`INSERT INTO screenshots (${INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'success', ?)`).run(
+        id,
+        ...values(shot, filePath, previousId, (b) => (b ? 1 : 0)),
+        ts(shot.takenAt),
+      );
       const job = jobStatement(shot, id, ts(finishedAt));
       if (job && db.prepare(job.sql).run(...job.params).changes !== 1) throw new SupersededAttemptError(job.jobId);
+      return previousId;
     })();
   }
 
-  private async insertPostgres(shot: CapturedScreenshot, id: number, filePath: string, finishedAt: Date): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `INSERT INTO screenshots (id, account_id, website_id, job_id, scenario_id, execution_id, file_path, format, file_size, width, height, status, taken_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'success', $12)`,
-        [id, ...values(shot, filePath), shot.takenAt],
-      );
+  private async insertPostgres(shot: CapturedScreenshot, id: number, filePath: string, finishedAt: Date): Promise<number | null> {
+    return this.dataSource.transaction(async (manager) => {
+      const previous: Array<{ id: number | string }> = shot.compareKey
+        ? await manager.query(numbered(PREVIOUS_SQL), [shot.websiteId, shot.compareKey, id])
+        : [];
+      const previousId = previous.length > 0 ? Number(previous[0].id) : null;
+      await manager.query(`INSERT INTO screenshots (${INSERT_COLUMNS}) VALUES (${numbered(Array(16).fill('?').join(', '))}, 'success', $17)`, [
+        id,
+        ...values(shot, filePath, previousId, (b) => b),
+        shot.takenAt,
+      ]);
       const job = jobStatement(shot, id, finishedAt);
       if (job) {
         // manager.query answers an UPDATE with [rows, affected count].
         const [, changed]: [unknown, number] = await manager.query(numbered(job.sql), job.params);
         if (changed !== 1) throw new SupersededAttemptError(job.jobId);
       }
+      return previousId;
     });
   }
 
@@ -200,5 +240,65 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
 
   async takenBefore(cutoff: Date, limit: number): Promise<ScreenshotProps[]> {
     return (await this.rows.find({ where: { takenAt: LessThan(cutoff) }, order: { takenAt: 'ASC' }, take: limit })).map(toScreenshot);
+  }
+
+  async findById(id: number): Promise<ScreenshotProps | null> {
+    const row = await this.rows.findOneBy({ id });
+    return row ? toScreenshot(row) : null;
+  }
+
+  async previousComparable(shot: ScreenshotProps): Promise<ScreenshotProps | null> {
+    if (!shot.compareKey) return null;
+    const row = await this.rows.findOne({ where: { websiteId: shot.websiteId, compareKey: shot.compareKey, id: LessThan(shot.id) }, order: { id: 'DESC' } });
+    return row ? toScreenshot(row) : null;
+  }
+
+  async pendingComparisons(now: Date, limit: number): Promise<number[]> {
+    const rows = await this.rows
+      .createQueryBuilder('s')
+      .select('s.id', 'id')
+      .where('s.change_status = :pending', { pending: 'pending' })
+      .andWhere(new Brackets((q) => q.where('s.compare_claimed_until IS NULL').orWhere('s.compare_claimed_until < :now', { now })))
+      .orderBy('s.id', 'ASC')
+      .limit(limit)
+      .getRawMany<{ id: number | string }>();
+    return rows.map((r) => Number(r.id));
+  }
+
+  async claimComparison(id: number, now: Date, until: Date): Promise<boolean> {
+    const result = await this.rows
+      .createQueryBuilder()
+      .update()
+      .set({ compareClaimedUntil: until })
+      .where('id = :id AND change_status = :pending', { id, pending: 'pending' })
+      .andWhere(new Brackets((q) => q.where('compare_claimed_until IS NULL').orWhere('compare_claimed_until < :now', { now })))
+      .execute();
+    return result.affected === 1;
+  }
+
+  async recordComparison(id: number, outcome: ComparisonOutcome): Promise<boolean> {
+    const result = await this.rows
+      .createQueryBuilder()
+      .update()
+      .set({
+        changeStatus: 'done',
+        previousId: outcome.previousId,
+        changedRatio: outcome.changedRatio,
+        changed: outcome.changed,
+        comparedAt: outcome.comparedAt,
+        compareClaimedUntil: null,
+      })
+      .where('id = :id AND change_status = :pending', { id, pending: 'pending' })
+      .execute();
+    return result.affected === 1;
+  }
+
+  async dropComparison(id: number): Promise<void> {
+    await this.rows.update({ id, changeStatus: 'pending' }, { changeStatus: null, previousId: null, compareClaimedUntil: null });
+  }
+
+  async listChanges(accountId: number, websiteId: number, page: PageRequest) {
+    const { rows, total } = await findPage(this.rows, { accountId, websiteId, changed: true }, [['id', 'DESC']], page);
+    return { items: rows.map(toScreenshot), total };
   }
 }

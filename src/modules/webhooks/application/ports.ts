@@ -26,6 +26,13 @@ export interface FinishedJob {
   finishedAt: Date;
 }
 
+/** A capture whose comparison found a change, not announced yet (change history). */
+export interface FoundChange {
+  screenshotId: number;
+  accountId: number;
+  comparedAt: Date;
+}
+
 /** What one attempt came to. */
 export interface AttemptOutcome {
   statusCode: number | null;
@@ -55,6 +62,9 @@ export abstract class WebhookRepository {
    */
   abstract jobsToEmit(since: Date, limit: number): Promise<FinishedJob[]>;
   abstract markEmitted(jobId: string, now: Date): Promise<void>;
+  /** Like jobsToEmit, for screenshot.changed: changed captures (compared since `since`) not announced yet, oldest first. */
+  abstract changesToEmit(since: Date, limit: number): Promise<FoundChange[]>;
+  abstract markChangeEmitted(screenshotId: number, now: Date): Promise<void>;
   /** Inserts deliveries; one whose id exists already (another instance emitted the same event) is skipped. */
   abstract insertDeliveries(deliveries: DeliveryProps[]): Promise<void>;
   /**
@@ -77,6 +87,8 @@ export abstract class WebhookRepository {
 /** The `data` of an event about a job, as the API shows it (GET /jobs/{id} and the screenshot; or the execution). */
 export abstract class EventPayloads {
   abstract forJob(job: FinishedJob): Promise<unknown>;
+  /** screenshot.changed: both ids, the ratio and the screenshot as the API shows it; null when it was deleted meanwhile. */
+  abstract forChange(change: FoundChange): Promise<unknown>;
 }
 
 /** Where deliveries leave the service: an HTTP POST through the URL policy, with a time limit. */

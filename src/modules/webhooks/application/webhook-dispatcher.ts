@@ -5,6 +5,7 @@ import { errorMessage } from '../../../shared/domain/error-message';
 import { RateLimitExceededError } from '../../rate-limiting/domain/quota';
 import { RateLimiter } from '../../rate-limiting/application/rate-limiter';
 import {
+  CHANGED_EVENT,
   DELIVERY_TIMEOUT_MS,
   DeliveryProps,
   eventForJob,
@@ -96,6 +97,28 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
         await this.webhooks.insertDeliveries(subscribers.map((webhook) => this.delivery(webhook, job, event, data, now)));
       }
       await this.webhooks.markEmitted(job.id, now);
+    }
+    for (const change of await this.webhooks.changesToEmit(new Date(now.getTime() - EMIT_LOOKBACK_MS), BATCH)) {
+      const subscribers = await this.webhooks.subscribers(change.accountId, CHANGED_EVENT, change.comparedAt);
+      const data = subscribers.length > 0 ? await this.payloads.forChange(change) : null;
+      if (data) {
+        const sourceId = `screenshot-${change.screenshotId}`;
+        await this.webhooks.insertDeliveries(
+          subscribers.map((webhook) =>
+            newDelivery({
+              id: messageId(webhook.id, sourceId, CHANGED_EVENT),
+              webhookId: webhook.id,
+              accountId: change.accountId,
+              eventType: CHANGED_EVENT,
+              sourceId,
+              happenedAt: change.comparedAt,
+              data,
+              now,
+            }),
+          ),
+        );
+      }
+      await this.webhooks.markChangeEmitted(change.screenshotId, now);
     }
   }
 

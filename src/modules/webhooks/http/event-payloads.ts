@@ -4,7 +4,7 @@ import { executionView } from '../../scenarios/http/dto';
 import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
 import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
 import { jobView, screenshotView } from '../../screenshots/http/dto';
-import { EventPayloads, FinishedJob } from '../application/ports';
+import { EventPayloads, FinishedJob, FoundChange } from '../application/ports';
 
 /**
  * An event's `data` exactly as the API shows the same things (GET /jobs/{id} and GET /screenshots/{id}, or
@@ -26,5 +26,11 @@ export class ApiEventPayloads extends EventPayloads {
     // A screenshot deleted before the event went out is reported as absent, not as an error.
     const shot = props.screenshotId ? await this.screenshots.get(job.accountId, props.screenshotId).catch(() => null) : null;
     return { job: jobView(props), screenshot: shot ? screenshotView(shot) : null };
+  }
+
+  async forChange(change: FoundChange): Promise<unknown> {
+    const shot = await this.screenshots.get(change.accountId, change.screenshotId).catch(() => null);
+    if (!shot?.change || shot.change.changedRatio === null) return null; // deleted before the event went out
+    return { screenshot_id: shot.id, previous_id: shot.change.previousId, changed_ratio: shot.change.changedRatio, screenshot: screenshotView(shot) };
   }
 }

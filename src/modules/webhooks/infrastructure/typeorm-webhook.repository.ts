@@ -7,7 +7,7 @@ import type { PageRequest } from '../../../shared/domain/page-request';
 import { findPage } from '../../../shared/persistence/hot-query';
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import { DeliveryProps, DeliveryStatus, WebhookEvent, WebhookProps } from '../domain/webhook';
-import { AttemptOutcome, FinishedJob, NewWebhook, WebhookChanges, WebhookRepository } from '../application/ports';
+import { AttemptOutcome, FinishedJob, NewWebhook, WebhookChanges, WebhookRepository, FoundChange } from '../application/ports';
 import { WebhookDeliveryRow, WebhookRow } from './webhook.rows';
 
 /** A raw timestamp as the driver returns it: a Date (PostgreSQL) or TypeORM's UTC text (SQLite). */
@@ -135,6 +135,38 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
       accountId: Number(r.account_id),
       finishedAt: toDate(r.finished_at),
     }));
+  }
+
+  async changesToEmit(since: Date, limit: number): Promise<FoundChange[]> {
+    // As jobsToEmit: only accounts with an enabled webhook are read at all.
+    const accounts: Array<{ account_id: number | string }> = await this.rows
+      .createQueryBuilder('w')
+      .select('DISTINCT w.account_id', 'account_id')
+      .where('w.enabled = :enabled', { enabled: true })
+      .getRawMany();
+    if (accounts.length === 0) return [];
+    const raw: Array<Record<string, unknown>> = await this.dataSource
+      .createQueryBuilder()
+      .select(['s.id AS id', 's.account_id AS account_id', 's.compared_at AS compared_at'])
+      .from('screenshots', 's')
+      .where('s.account_id IN (:...accounts)', { accounts: accounts.map((a) => Number(a.account_id)) })
+      .andWhere('s.changed = :changed', { changed: true })
+      .andWhere('s.change_emitted_at IS NULL')
+      .andWhere('s.compared_at >= :since', { since })
+      .andWhere('EXISTS (SELECT 1 FROM webhooks w WHERE w.account_id = s.account_id AND w.enabled = :enabled AND w.created_at <= s.compared_at)', {
+        enabled: true,
+      })
+      .orderBy('s.compared_at', 'ASC')
+      .limit(limit)
+      .getRawMany();
+    return raw.map((r) => ({ screenshotId: Number(r.id), accountId: Number(r.account_id), comparedAt: toDate(r.compared_at) }));
+  }
+
+  async markChangeEmitted(screenshotId: number, now: Date): Promise<void> {
+    // Raw, as markEmitted: the column belongs to webhooks alone.
+    if (this.dataSource.options.type === 'postgres')
+      await this.dataSource.query('UPDATE screenshots SET change_emitted_at = $1 WHERE id = $2', [now, screenshotId]);
+    else await this.dataSource.query('UPDATE screenshots SET change_emitted_at = ? WHERE id = ?', [DateUtils.mixedDateToUtcDatetimeString(now), screenshotId]);
   }
 
   async markEmitted(jobId: string, now: Date): Promise<void> {

@@ -10,6 +10,10 @@ export const WEBSITE_RULES = {
   viewportWidth: { min: 320, max: 3840, default: 1280 },
   viewportHeight: { min: 240, max: 2160, default: 800 },
   fullPageDefault: false,
+  /** Change history (API.md): `changed` = changed_ratio > change_threshold; the selectors' boxes are masked out. */
+  changeThreshold: { min: 0, max: 1, default: 0.001 },
+  changeIgnoreSelectorsMax: 50,
+  selectorMax: 1000,
 } as const;
 
 export const WEBSITE_STATUSES = ['active', 'paused'] as const;
@@ -35,6 +39,8 @@ export interface WebsiteProps {
   fullPage: boolean;
   status: WebsiteStatus;
   captureOptions: WebsiteCaptureOptions;
+  changeThreshold: number;
+  changeIgnoreSelectors: string[];
   lastScreenshotAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
@@ -50,6 +56,8 @@ export interface WebsiteInput {
   fullPage?: boolean;
   status?: WebsiteStatus;
   captureOptions?: WebsiteCaptureOptions;
+  changeThreshold?: number;
+  changeIgnoreSelectors?: string[];
 }
 
 export type WebsiteChanges = Partial<WebsiteInput>;
@@ -69,6 +77,8 @@ export class Website {
       fullPage: input.fullPage ?? WEBSITE_RULES.fullPageDefault,
       status: input.status ?? 'active',
       captureOptions: input.captureOptions ?? {},
+      changeThreshold: input.changeThreshold ?? WEBSITE_RULES.changeThreshold.default,
+      changeIgnoreSelectors: input.changeIgnoreSelectors ?? [],
     });
   }
 

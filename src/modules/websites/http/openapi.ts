@@ -24,6 +24,20 @@ export const WEBSITE_FIELDS = {
   viewport_height: { type: 'integer', minimum: R.viewportHeight.min, maximum: R.viewportHeight.max },
   full_page: { type: 'boolean', description: 'Capture the whole page, not just the viewport' },
   status: { enum: WEBSITE_STATUSES, description: 'Paused websites are skipped by schedules' },
+  change_threshold: {
+    type: 'number',
+    minimum: R.changeThreshold.min,
+    maximum: R.changeThreshold.max,
+    description:
+      'Change history: a capture counts as `changed` when the share of its pixels that differ from the previous comparable capture is above this (0..1)',
+  },
+  change_ignore_selectors: {
+    type: 'array',
+    items: { type: 'string', format: 'css-selector', minLength: 1, maxLength: R.selectorMax },
+    maxItems: R.changeIgnoreSelectorsMax,
+    description:
+      'Change history: elements whose boxes (where they are in each capture) are left out of the comparison — dates, ads, counters. Applies to captures taken from then on',
+  },
 } as const;
 
 /** What wait_until means, for the request body and the website's saved default alike. */
@@ -102,6 +116,8 @@ export class WebsiteView {
   @ApiProperty(WEBSITE_FIELDS.full_page) full_page!: boolean;
   @ApiProperty(WEBSITE_FIELDS.status) status!: WebsiteStatus;
   @ApiProperty({ type: CaptureOptionsView }) capture_options!: CaptureOptionsView;
+  @ApiProperty({ ...WEBSITE_FIELDS.change_threshold, default: R.changeThreshold.default }) change_threshold!: number;
+  @ApiProperty({ ...WEBSITE_FIELDS.change_ignore_selectors, default: [] }) change_ignore_selectors!: string[];
   @ApiPropertyOptional({ ...TIMESTAMP, nullable: true, description: 'Time of the latest screenshot; in list and get responses (null before the first)' })
   last_screenshot_at?: string | null;
   @ApiProperty(TIMESTAMP) created_at!: string;

@@ -46,6 +46,31 @@ const ViewportWidth = () => applyDecorators(OptionalField(), IsInt(), Min(R.view
 const ViewportHeight = () => applyDecorators(OptionalField(), IsInt(), Min(R.viewportHeight.min), Max(R.viewportHeight.max));
 const FullPage = () => applyDecorators(OptionalField(), IsBoolean());
 const Status = () => applyDecorators(OptionalField(), IsIn(WEBSITE_STATUSES));
+const ChangeThreshold = () =>
+  applyDecorators(
+    ApiPropertyOptional({ ...F.change_threshold, default: R.changeThreshold.default }),
+    OptionalField(),
+    // One message whatever is wrong (a string, NaN, out of range), not one per rule.
+    Satisfies(
+      'isThreshold',
+      (v) => typeof v === 'number' && v >= R.changeThreshold.min && v <= R.changeThreshold.max,
+      `must be a number from ${R.changeThreshold.min} to ${R.changeThreshold.max}`,
+    ),
+  );
+const ChangeIgnoreSelectors = () =>
+  applyDecorators(
+    ApiPropertyOptional({ ...F.change_ignore_selectors, default: [] }),
+    OptionalField(),
+    Satisfies(
+      'isSelectorList',
+      (v) => Array.isArray(v) && v.length <= R.changeIgnoreSelectorsMax,
+      `must be an array of at most ${R.changeIgnoreSelectorsMax} CSS selectors`,
+    ),
+    IsString({ each: true }),
+    MinLength(1, { each: true }),
+    MaxLength(R.selectorMax, { each: true }),
+    IsCssSelector({ each: true }),
+  );
 
 const OBJECT_MESSAGE = { message: ({ property }: { property: string }) => `${property} must be an object` };
 
@@ -428,6 +453,8 @@ export class CreateWebsiteDto {
   @ApiPropertyOptional({ ...F.full_page, default: R.fullPageDefault }) @FullPage() full_page?: boolean;
   @ApiPropertyOptional({ ...F.status, default: 'active' }) @Status() status?: WebsiteStatus;
   @CaptureOptions() capture_options?: CaptureOptionsDto;
+  @ChangeThreshold() change_threshold?: number;
+  @ChangeIgnoreSelectors() change_ignore_selectors?: string[];
 }
 
 /** PUT is partial. Read-only fields a client echoes back from GET are accepted and ignored. */
@@ -444,6 +471,8 @@ export class UpdateWebsiteDto {
   @ApiPropertyOptional(F.full_page) @FullPage() full_page?: boolean;
   @ApiPropertyOptional(F.status) @Status() status?: WebsiteStatus;
   @CaptureOptions() capture_options?: CaptureOptionsDto;
+  @ChangeThreshold() change_threshold?: number;
+  @ChangeIgnoreSelectors() change_ignore_selectors?: string[];
 
   @OptionalField() @IsInt() id?: number;
   @OptionalField() last_screenshot_at?: unknown;
@@ -461,6 +490,8 @@ export function websiteView(w: WebsiteProps, withLastScreenshot = true): Website
     full_page: w.fullPage,
     status: w.status,
     capture_options: captureOptionsView(w.captureOptions),
+    change_threshold: w.changeThreshold,
+    change_ignore_selectors: w.changeIgnoreSelectors,
     ...(withLastScreenshot ? { last_screenshot_at: w.lastScreenshotAt?.toISOString() ?? null } : {}),
     created_at: w.createdAt.toISOString(),
     updated_at: w.updatedAt.toISOString(),

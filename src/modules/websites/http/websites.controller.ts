@@ -20,7 +20,8 @@ import { WebsiteChanges } from '../domain/website';
 import { WebsiteView } from './openapi';
 import { CreateWebsiteDto, toWebsiteCaptureOptions, UpdateWebsiteDto, websiteView } from './website.dto';
 
-function toChanges(dto: CreateWebsiteDto | UpdateWebsiteDto): WebsiteChanges {
+/** A validated body in the domain's names (also used by the dashboard's website form). */
+export function toChanges(dto: CreateWebsiteDto | UpdateWebsiteDto): WebsiteChanges {
   const changes: WebsiteChanges = {};
   if (dto.name !== undefined) changes.name = dto.name;
   if (dto.url !== undefined) changes.url = dto.url;
@@ -29,6 +30,8 @@ function toChanges(dto: CreateWebsiteDto | UpdateWebsiteDto): WebsiteChanges {
   if (dto.full_page !== undefined) changes.fullPage = dto.full_page;
   if (dto.status !== undefined) changes.status = dto.status;
   if (dto.capture_options !== undefined) changes.captureOptions = toWebsiteCaptureOptions(dto.capture_options);
+  if (dto.change_threshold !== undefined) changes.changeThreshold = dto.change_threshold;
+  if (dto.change_ignore_selectors !== undefined) changes.changeIgnoreSelectors = dto.change_ignore_selectors;
   return changes;
 }
 

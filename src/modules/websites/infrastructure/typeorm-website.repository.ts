@@ -28,6 +28,8 @@ export class TypeOrmWebsiteRepository extends WebsiteRepository {
       ...row,
       status: row.status as WebsiteStatus,
       fullPage: Boolean(row.fullPage),
+      changeThreshold: Number(row.changeThreshold),
+      changeIgnoreSelectors: row.changeIgnoreSelectors ?? [],
       captureOptions: sealedSecrets ? { ...options, secrets: JSON.parse(this.secretBox.open(sealedSecrets)) as CaptureSecrets } : options,
     };
   };

@@ -13,6 +13,9 @@ export class WebsiteRow {
   @Column({ type: 'varchar' }) status!: string;
   /** JSON; NULL for rows from before the column (no defaults saved). */
   @Column({ name: 'capture_options', type: 'simple-json', nullable: true }) captureOptions!: WebsiteCaptureOptions | null;
+  @Column({ name: 'change_threshold', type: 'double precision', default: 0.001 }) changeThreshold!: number;
+  /** JSON list of CSS selectors; NULL for none. */
+  @Column({ name: 'change_ignore_selectors', type: 'simple-json', nullable: true }) changeIgnoreSelectors!: string[] | null;
   @Column({ name: 'last_screenshot_at', type: Date, nullable: true }) lastScreenshotAt!: Date | null;
   @Column({ name: 'created_at', type: Date }) createdAt!: Date;
   @Column({ name: 'updated_at', type: Date }) updatedAt!: Date;

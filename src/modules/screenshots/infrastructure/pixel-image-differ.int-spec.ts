@@ -1,0 +1,65 @@
+import sharp from 'sharp';
+import { PixelImageDiffer } from './pixel-image-differ';
+
+/** A w×h image of one colour with rectangles of others, encoded as `format`. */
+async function image(
+  w: number,
+  h: number,
+  rects: Array<{ x: number; y: number; w: number; h: number; rgb: [number, number, number] }>,
+  format: 'png' | 'jpeg' | 'webp' = 'png',
+): Promise<Buffer> {
+  const composites = await Promise.all(
+    rects.map(async (r) => ({
+      input: await sharp({ create: { width: r.w, height: r.h, channels: 3, background: { r: r.rgb[0], g: r.rgb[1], b: r.rgb[2] } } })
+        .png()
+        .toBuffer(),
+      left: r.x,
+      top: r.y,
+    })),
+  );
+  const base = sharp({ create: { width: w, height: h, channels: 3, background: { r: 255, g: 255, b: 255 } } }).composite(composites);
+  return format === 'png' ? base.png().toBuffer() : format === 'jpeg' ? base.jpeg({ quality: 100 }).toBuffer() : base.webp({ lossless: true }).toBuffer();
+}
+
+const NO_MASKS = { newer: [], older: [] };
+
+describe('PixelImageDiffer (sharp + pixelmatch)', () => {
+  const differ = new PixelImageDiffer();
+
+  it('identical images: nothing changed; a 200×100 box of another colour: exactly its 20,000 pixels', async () => {
+    const blue = await image(1280, 800, [{ x: 100, y: 100, w: 200, h: 100, rgb: [0, 0, 255] }]);
+    const green = await image(1280, 800, [{ x: 100, y: 100, w: 200, h: 100, rgb: [0, 160, 0] }]);
+    expect(await differ.compare(blue, blue, NO_MASKS)).toEqual({
+      changedInOverlap: 0,
+      newer: { width: 1280, height: 800 },
+      older: { width: 1280, height: 800 },
+    });
+    expect((await differ.compare(green, blue, NO_MASKS)).changedInOverlap).toBe(20000);
+  });
+
+  it('masks of either image leave their boxes out of the comparison', async () => {
+    const a = await image(400, 300, [{ x: 10, y: 10, w: 50, h: 20, rgb: [0, 0, 0] }]);
+    const b = await image(400, 300, [{ x: 12, y: 10, w: 50, h: 20, rgb: [0, 0, 0] }]);
+    expect((await differ.compare(a, b, NO_MASKS)).changedInOverlap).toBeGreaterThan(0);
+    expect((await differ.compare(a, b, { newer: [[10, 10, 52, 20]], older: [] })).changedInOverlap).toBe(0);
+    expect((await differ.compare(a, b, { newer: [], older: [[0, 0, 100, 40]] })).changedInOverlap).toBe(0);
+  });
+
+  it('any image formats are compared by their pixels: a lossless webp and a png of one picture are equal', async () => {
+    const rects = [{ x: 20, y: 20, w: 60, h: 60, rgb: [200, 30, 30] as [number, number, number] }];
+    expect((await differ.compare(await image(200, 200, rects, 'webp'), await image(200, 200, rects, 'png'), NO_MASKS)).changedInOverlap).toBe(0);
+  });
+
+  it('the diff image: the newer image’s size, the changed box highlighted, unchanged pixels dimmed, extra height marked, masks tinted', async () => {
+    const older = await image(300, 200, [{ x: 10, y: 10, w: 40, h: 40, rgb: [0, 0, 255] }]);
+    const newer = await image(300, 260, [{ x: 10, y: 10, w: 40, h: 40, rgb: [0, 160, 0] }]);
+    const png = await differ.diffImage(newer, older, { newer: [[200, 100, 50, 50]], older: [] });
+    const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    expect({ width: info.width, height: info.height }).toEqual({ width: 300, height: 260 });
+    const at = (x: number, y: number) => [...data.subarray((y * info.width + x) * 3, (y * info.width + x) * 3 + 3)];
+    expect(at(30, 30)).toEqual([230, 0, 60]); // changed
+    expect(at(150, 50).every((c) => c > 240)).toBe(true); // unchanged white, dimmed towards white
+    expect(at(150, 230)[0]).toBeGreaterThan(at(150, 230)[1] + 100); // below the older image's bottom: changed tint
+    expect(at(220, 120)).toEqual([190, 210, 255]); // masked
+  });
+});
