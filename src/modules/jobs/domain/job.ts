@@ -9,7 +9,9 @@ export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as cons
 export type JobStatus = (typeof JOB_STATUSES)[number];
 export const JOB_TYPES = ['screenshot', 'scenario'] as const;
 export type JobType = (typeof JOB_TYPES)[number];
-export type JobSource = 'api' | 'schedule';
+/** Who asked for the job: a client of the API, a schedule's occurrence, or a person in the dashboard. */
+export const JOB_SOURCES = ['api', 'schedule', 'dashboard'] as const;
+export type JobSource = (typeof JOB_SOURCES)[number];
 
 /** Infrastructure failures (browser crash, worker killed) are retried up to this many attempts in all. */
 export const MAX_JOB_ATTEMPTS = 3;

@@ -1,11 +1,10 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { TIMESTAMP } from '../../../shared/http/openapi';
 import { FORMAT_FILES, OUTPUT_FORMATS, OutputFormat } from '../../../shared/domain/output-format';
-import { JOB_STATUSES, JobSource, JobStatus, JobType } from '../../jobs/domain/job';
+import { JOB_SOURCES, JOB_STATUSES, JobSource, JobStatus, JobType } from '../../jobs/domain/job';
 import type { ChangeView } from '../domain/change';
 
 const JOB_TYPES: readonly JobType[] = ['screenshot', 'scenario'];
-const JOB_SOURCES: readonly JobSource[] = ['api', 'schedule'];
 
 @ApiSchema({ name: 'Screenshot' })
 export class ScreenshotView {
@@ -67,7 +66,7 @@ export class JobView {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ enum: JOB_TYPES }) type!: JobType;
   @ApiProperty({ enum: JOB_STATUSES }) status!: JobStatus;
-  @ApiProperty({ enum: JOB_SOURCES, description: '`schedule` when a schedule queued it' }) source!: JobSource;
+  @ApiProperty({ enum: JOB_SOURCES, description: '`api`: a client of the API; `schedule`: a schedule’s occurrence; `dashboard`: the dashboard (Take screenshot, playground)' }) source!: JobSource;
   @ApiProperty({ type: 'integer', nullable: true }) schedule_id!: number | null;
   @ApiProperty({ type: 'integer', nullable: true, description: 'null once the website was deleted' }) website_id!: number | null;
   @ApiProperty({ type: 'integer', nullable: true, description: 'The screenshot it produced, once succeeded' }) screenshot_id!: number | null;
