@@ -66,7 +66,11 @@ export class JobView {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ enum: JOB_TYPES }) type!: JobType;
   @ApiProperty({ enum: JOB_STATUSES }) status!: JobStatus;
-  @ApiProperty({ enum: JOB_SOURCES, description: '`api`: a client of the API; `schedule`: a schedule’s occurrence; `dashboard`: the dashboard (Take screenshot, playground)' }) source!: JobSource;
+  @ApiProperty({
+    enum: JOB_SOURCES,
+    description: '`api`: a client of the API; `schedule`: a schedule’s occurrence; `dashboard`: the dashboard (Take screenshot, playground)',
+  })
+  source!: JobSource;
   @ApiProperty({ type: 'integer', nullable: true }) schedule_id!: number | null;
   @ApiProperty({ type: 'integer', nullable: true, description: 'null once the website was deleted' }) website_id!: number | null;
   @ApiProperty({ type: 'integer', nullable: true, description: 'The screenshot it produced, once succeeded' }) screenshot_id!: number | null;
