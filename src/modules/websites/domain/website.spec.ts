@@ -1,7 +1,7 @@
 import { Website, WEBSITE_RULES, WebsiteProps } from './website';
 
 describe('Website', () => {
-  it('create: the rules’ defaults for what the input leaves out, active, no capture options', () => {
+  it('create: the rules’ defaults for what the input leaves out, active, no capture options, the default change threshold and no ignored selectors', () => {
     expect(Website.create(7, { name: 'Home', url: 'https://example.com/' }).props).toEqual({
       accountId: 7,
       name: 'Home',
@@ -11,6 +11,8 @@ describe('Website', () => {
       fullPage: WEBSITE_RULES.fullPageDefault,
       status: 'active',
       captureOptions: {},
+      changeThreshold: 0.001,
+      changeIgnoreSelectors: [],
     });
   });
 
@@ -23,8 +25,18 @@ describe('Website', () => {
       fullPage: true,
       status: 'paused',
       captureOptions: { waitUntil: 'load' },
+      changeThreshold: 0.05,
+      changeIgnoreSelectors: ['#clock'],
     });
-    expect(site.props).toMatchObject({ viewportWidth: 390, viewportHeight: 844, fullPage: true, status: 'paused', captureOptions: { waitUntil: 'load' } });
+    expect(site.props).toMatchObject({
+      viewportWidth: 390,
+      viewportHeight: 844,
+      fullPage: true,
+      status: 'paused',
+      captureOptions: { waitUntil: 'load' },
+      changeThreshold: 0.05,
+      changeIgnoreSelectors: ['#clock'],
+    });
   });
 
   it('isCapturedBySchedules: active websites are, paused ones are not', () => {
