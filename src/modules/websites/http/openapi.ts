@@ -33,7 +33,13 @@ export const WEBSITE_FIELDS = {
   },
   change_ignore_selectors: {
     type: 'array',
-    items: { type: 'string', format: 'css-selector', minLength: 1, maxLength: R.selectorMax },
+    items: {
+      type: 'string',
+      format: 'css-selector',
+      minLength: 1,
+      maxLength: R.selectorMax,
+      description: 'A CSS selector (checked with a CSS parser when saved)',
+    },
     maxItems: R.changeIgnoreSelectorsMax,
     description:
       'Change history: elements whose boxes (where they are in each capture) are left out of the comparison — dates, ads, counters. Applies to captures taken from then on',
