@@ -299,7 +299,8 @@ describe('Screenshot thumbnails with real Chromium captures', () => {
     const created = await api()
       .post('/scenarios')
       .set(account.auth)
-      .send({ name: 'two shots', website_id: site.id, steps: [{ type: 'wait', duration: 0 }, { type: 'screenshot' }] });
+      // A step after the screenshot step, so the run takes a final shot of its own (a last screenshot step IS the final shot).
+      .send({ name: 'two shots', website_id: site.id, steps: [{ type: 'screenshot' }, { type: 'wait', duration: 0 }] });
     expect(created.status).toBe(201);
     const run = await api().post(`/scenarios/${created.body.data.id}/run`).set(account.auth);
     expect(run.status).toBe(200);
