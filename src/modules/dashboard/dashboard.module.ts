@@ -8,6 +8,9 @@ import { WebsitesModule } from '../websites/websites.module';
 import { ApiKeysController } from './http/api-keys.controller';
 import { AssetsController, DashboardNotFoundController } from './http/assets.controller';
 import { AutomationController } from './http/automation.controller';
+import { JobsPageController } from './http/jobs-page.controller';
+import { ScenarioEditorController } from './http/scenario-editor.controller';
+import { ScheduleEditorController } from './http/schedule-editor.controller';
 import { OverviewController } from './http/overview.controller';
 import { ScreenshotsPageController } from './http/screenshots-page.controller';
 import { SignInController } from './http/sign-in.controller';
@@ -29,6 +32,9 @@ import { WebsitesPageController } from './http/websites-page.controller';
     WebsitesPageController,
     ScreenshotsPageController,
     AutomationController,
+    ScenarioEditorController,
+    ScheduleEditorController,
+    JobsPageController,
     DashboardNotFoundController,
   ],
   providers: [WebsiteNames, StaticAssets],

@@ -1,4 +1,4 @@
-import { Get, Param, Post, Query, Res } from '@nestjs/common';
+import { Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Clock } from '../../../shared/domain/clock';
 import { IdParam } from '../../../shared/http/id-param';
@@ -6,7 +6,7 @@ import { PlanNoApiAccessError } from '../../accounts/domain/errors';
 import { ScenariosService } from '../../scenarios/application/scenarios.service';
 import { SchedulesService } from '../../schedules/application/schedules.service';
 import { DashboardController } from './dashboard-pages.decorator';
-import { DashboardViewer, Viewer } from './dashboard-request';
+import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
 import { DASHBOARD_PAGE_SIZE, HtmlPage, lastPage, pageParam, seeOther } from './responses';
 import { WebsiteNames } from './website-names';
 import { scenariosPage, schedulesPage } from './views/pages/automation.page';
@@ -46,10 +46,17 @@ export class AutomationController {
     }).toString();
   }
 
+  /** From the list: back to the list. From the editor or a run's page (`then=details`): to the new run's page. */
   @Post('scenarios/:id/run')
-  async run(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Res({ passthrough: true }) reply: FastifyReply) {
+  async run(
+    @Viewer() viewer: DashboardViewer,
+    @Param('id', IdParam) id: number,
+    @Req() request: DashboardRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     if (!viewer.account.hasApiAccess(this.clock.now())) throw new PlanNoApiAccessError(viewer.account.plan);
-    await this.scenarios.run(viewer.account.id, id, null);
+    const job = await this.scenarios.run(viewer.account.id, id, null);
+    if (formFields(request).get('then') === 'details') return seeOther(reply, `/dashboard/executions/${job.id}?notice=run-started`);
     return seeOther(reply, '/dashboard/scenarios?notice=scenario-started');
   }
 

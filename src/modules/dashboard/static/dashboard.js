@@ -21,3 +21,24 @@ document.addEventListener('submit', function (event) {
   var question = form.getAttribute('data-confirm') || (event.submitter && event.submitter.getAttribute('data-confirm'));
   if (question && !window.confirm(question)) event.preventDefault();
 });
+
+/* --- automation: scenario editor, schedules (issue 19) --- */
+(function () {
+  // After "add / remove / move step" the form comes back from the server: bring the step that changed into view.
+  var focus = document.getElementById('focus-step');
+  var step = focus && document.getElementById(focus.value);
+  if (step) {
+    step.scrollIntoView({ block: 'center' });
+    var input = step.querySelector('input:not([type=hidden]), select');
+    if (input) input.focus({ preventScroll: true });
+  }
+  // A new schedule starts in the browser's own time zone rather than UTC (the field stays editable).
+  var zone = document.querySelector('input[data-guess-zone]');
+  if (zone && zone.value === 'UTC' && window.Intl && Intl.DateTimeFormat) {
+    var guessed = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (guessed && /^[A-Z][A-Za-z_]+\/[A-Za-z_\/+-]+$/.test(guessed) && guessed !== 'Etc/Unknown') zone.value = guessed;
+  }
+  // With errors on the page, the summary comes first: focus it so a screen reader announces it.
+  var errors = document.getElementById('form-errors');
+  if (errors) { errors.setAttribute('tabindex', '-1'); errors.focus(); }
+})();

@@ -2,7 +2,7 @@ import type { DashboardViewer } from '../dashboard-request';
 import { CSRF_FIELD } from '../csrf';
 import { Html, html } from './html';
 
-export type Section = 'overview' | 'websites' | 'screenshots' | 'scenarios' | 'schedules' | 'api-keys';
+export type Section = 'overview' | 'websites' | 'screenshots' | 'scenarios' | 'schedules' | 'jobs' | 'api-keys';
 
 const NAV: Array<[Section, string, string]> = [
   ['overview', 'Overview', '/dashboard'],
@@ -10,6 +10,7 @@ const NAV: Array<[Section, string, string]> = [
   ['screenshots', 'Screenshots', '/dashboard/screenshots'],
   ['scenarios', 'Scenarios', '/dashboard/scenarios'],
   ['schedules', 'Schedules', '/dashboard/schedules'],
+  ['jobs', 'Jobs', '/dashboard/jobs'],
   ['api-keys', 'API Keys', '/dashboard/settings/api-keys'],
 ];
 

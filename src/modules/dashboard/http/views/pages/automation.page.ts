@@ -3,9 +3,10 @@ import type { JobProps } from '../../../../jobs/domain/job';
 import type { ScenarioProps } from '../../../../scenarios/domain/scenario';
 import type { ScheduleProps } from '../../../../schedules/domain/schedule';
 import type { DashboardViewer } from '../../dashboard-request';
-import { accessNotice, dataTable, hiddenHeading, noticeBox, PageInfo, pager } from '../components';
+import { accessNotice, dataTable, hiddenHeading, PageInfo, pager } from '../components';
 import { badge, Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
+import { automationNotice, executionHref, jobErrorText, jobLink, scrollBox } from './automation-parts';
 
 export interface ScenarioRow {
   scenario: ScenarioProps;
@@ -20,20 +21,22 @@ export function scenariosPage(viewer: DashboardViewer, view: { rows: ScenarioRow
   <td><strong>${s.name}</strong>${s.description ? html`<br><span class="muted">${s.description}</span>` : ''}</td>
   <td>${websiteName}</td>
   <td>${s.steps.length}</td>
-  <td>${lastRun ? html`${badge(lastRun.status)} ${utcTime(lastRun.finishedAt ?? lastRun.createdAt)}${lastRun.error ? html`<br><span class="muted">${lastRun.error}</span>` : ''}` : html`<span class="muted">never run</span>`}</td>
-  <td><form class="inline" method="post" action="/dashboard/scenarios/${s.id}/run">${csrfField(viewer)}
-    <button type="submit"${view.hasAccess ? '' : html` disabled aria-disabled="true"`}>Run</button></form></td>
+  <td>${lastRun ? html`${badge(lastRun.status)} ${utcTime(lastRun.finishedAt ?? lastRun.createdAt)} <a class="run-details" href="${executionHref(lastRun.id)}">${lastRun.status === 'failed' ? 'What failed' : 'Run details'}</a>${jobErrorText(lastRun) ? html`<br><span class="muted">${jobErrorText(lastRun)}</span>` : ''}` : html`<span class="muted">never run</span>`}</td>
+  <td class="actions-cell"><form class="inline" method="post" action="/dashboard/scenarios/${s.id}/run">${csrfField(viewer)}
+    <button type="submit"${view.hasAccess ? '' : html` disabled aria-disabled="true"`}>Run</button></form>
+    <a class="button secondary" href="/dashboard/scenarios/${s.id}/edit">Edit</a></td>
 </tr>`,
   );
   return layout(
     viewer,
     'scenarios',
     'Scenarios',
-    html`${noticeBox(view.notice)}${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
+    html`${automationNotice(view.notice)}${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
+<div class="page-actions"><a class="button" href="/dashboard/scenarios/new" id="new-scenario">New scenario</a></div>
 ${
   view.rows.length
-    ? html`${dataTable(['Scenario', 'Website', 'Steps', 'Last execution', hiddenHeading('Actions')], rows)}${pager('/dashboard/scenarios', view.page)}`
-    : html`<p class="muted">No scenarios yet. Define one with <code>POST /scenarios</code> (see the <a href="/docs">API docs</a>).</p>`
+    ? html`${scrollBox(dataTable(['Scenario', 'Website', 'Steps', 'Last execution', hiddenHeading('Actions')], rows))}${pager('/dashboard/scenarios', view.page)}`
+    : html`<p class="muted">No scenarios yet. <a href="/dashboard/scenarios/new">Create one here</a>, or with <code>POST /scenarios</code> (see the <a href="/docs">API docs</a>).</p>`
 }`,
     { refreshSeconds: busy ? 3 : undefined },
   );
@@ -64,21 +67,23 @@ export function schedulesPage(
   <td>${websiteName}</td>
   <td>${rhythm(s)}<br><span class="muted">${s.timezone}</span></td>
   <td>${nextRun(s)}</td>
-  <td>${utcTime(s.lastRunAt, 'never')}</td>
+  <td>${utcTime(s.lastRunAt, 'never')}${s.lastJobId ? html`<br><span class="muted">job</span> ${jobLink(s.lastJobId)}` : ''}</td>
   <td>${badge(s.enabled ? 'enabled' : 'disabled')}</td>
-  <td><form class="inline" method="post" action="/dashboard/schedules/${s.id}/${s.enabled ? 'disable' : 'enable'}">${csrfField(viewer)}
-    <button type="submit" class="${s.enabled ? 'secondary' : ''}">${s.enabled ? 'Disable' : 'Enable'}</button></form></td>
+  <td class="actions-cell"><form class="inline" method="post" action="/dashboard/schedules/${s.id}/${s.enabled ? 'disable' : 'enable'}">${csrfField(viewer)}
+    <button type="submit" class="${s.enabled ? 'secondary' : ''}">${s.enabled ? 'Disable' : 'Enable'}</button></form>
+    <a class="button secondary" href="/dashboard/schedules/${s.id}/edit">Edit</a></td>
 </tr>`,
   );
   return layout(
     viewer,
     'schedules',
     'Schedules',
-    html`${noticeBox(view.notice)}
+    html`${automationNotice(view.notice)}
+<div class="page-actions"><a class="button" href="/dashboard/schedules/new" id="new-schedule">New schedule</a></div>
 ${
   view.rows.length
-    ? html`${dataTable(['Schedule', 'Website', 'When', 'Next run', 'Last run', 'Status', hiddenHeading('Actions')], rows)}${pager('/dashboard/schedules', view.page)}`
-    : html`<p class="muted">No schedules yet. Create one with <code>POST /schedules</code> (see the <a href="/docs">API docs</a>).</p>`
+    ? html`${scrollBox(dataTable(['Schedule', 'Website', 'When', 'Next run', 'Last run', 'Status', hiddenHeading('Actions')], rows))}${pager('/dashboard/schedules', view.page)}`
+    : html`<p class="muted">No schedules yet. <a href="/dashboard/schedules/new">Create one here</a>, or with <code>POST /schedules</code> (see the <a href="/docs">API docs</a>).</p>`
 }`,
   );
 }

@@ -1,0 +1,65 @@
+import { Get, Param, Query } from '@nestjs/common';
+import { UuidParam } from '../../../shared/http/uuid-param';
+import { JOB_STATUSES, JOB_TYPES, JobStatus, JobType } from '../../jobs/domain/job';
+import { ScenariosService } from '../../scenarios/application/scenarios.service';
+import { SchedulesService } from '../../schedules/application/schedules.service';
+import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
+import { DashboardController } from './dashboard-pages.decorator';
+import { DashboardViewer, Viewer } from './dashboard-request';
+import { DASHBOARD_PAGE_SIZE, HtmlPage, idQuery, lastPage, pageParam } from './responses';
+import { WebsiteNames } from './website-names';
+import { jobPage, jobsPage } from './views/pages/jobs.page';
+
+const oneOf = <T extends string>(values: readonly T[], raw: string | undefined): T | undefined =>
+  raw !== undefined && (values as readonly string[]).includes(raw) ? (raw as T) : undefined;
+
+/** Every job of the account (captures and scenario runs) with filters, and one job's detail. */
+@DashboardController('dashboard/jobs')
+export class JobsPageController {
+  constructor(
+    private readonly captureJobs: CaptureJobsService,
+    private readonly scenarios: ScenariosService,
+    private readonly schedules: SchedulesService,
+    private readonly names: WebsiteNames,
+  ) {}
+
+  @Get()
+  @HtmlPage()
+  async list(
+    @Viewer() viewer: DashboardViewer,
+    @Query('page') rawPage?: string,
+    @Query('status') rawStatus?: string,
+    @Query('type') rawType?: string,
+    @Query('website_id') rawWebsite?: string,
+  ) {
+    const accountId = viewer.account.id;
+    const page = pageParam(rawPage);
+    // Lenient, as the other dashboard lists: an unknown filter value shows everything rather than an error.
+    const status = oneOf<JobStatus>(JOB_STATUSES, rawStatus);
+    const type = oneOf<JobType>(JOB_TYPES, rawType);
+    const websiteId = idQuery(rawWebsite);
+    const { items, total } = await this.captureJobs.list(accountId, { page, perPage: DASHBOARD_PAGE_SIZE }, { status, type, websiteId });
+    const names = await this.names.of(
+      accountId,
+      items.flatMap((j) => (j.websiteId === null ? [] : [j.websiteId])),
+    );
+    return jobsPage(viewer, {
+      jobs: items,
+      names,
+      websites: await this.names.all(accountId),
+      filter: { status, type, websiteId },
+      page: { page, lastPage: lastPage(total, DASHBOARD_PAGE_SIZE), total },
+    }).toString();
+  }
+
+  @Get(':id')
+  @HtmlPage()
+  async detail(@Viewer() viewer: DashboardViewer, @Param('id', UuidParam) id: string) {
+    const accountId = viewer.account.id;
+    const job = await this.captureJobs.get(accountId, id);
+    const websiteName = job.websiteId === null ? null : ((await this.names.of(accountId, [job.websiteId])).get(job.websiteId) ?? null);
+    const scenario = job.scenarioId === null ? null : await this.scenarios.get(accountId, job.scenarioId).catch(() => null);
+    const schedule = job.scheduleId === null ? null : await this.schedules.get(accountId, job.scheduleId).catch(() => null);
+    return jobPage(viewer, { job, websiteName, scenarioName: scenario?.name ?? null, scheduleName: schedule?.name ?? null }).toString();
+  }
+}

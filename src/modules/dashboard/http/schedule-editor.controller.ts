@@ -1,0 +1,169 @@
+import { Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { Clock } from '../../../shared/domain/clock';
+import { IdParam } from '../../../shared/http/id-param';
+import { UrlPolicy } from '../../../shared/url-policy';
+import { SchedulesService } from '../../schedules/application/schedules.service';
+import { Schedule, ScheduleProps } from '../../schedules/domain/schedule';
+import { Frequency } from '../../schedules/domain/schedule-rules';
+import { CreateScheduleDto } from '../../schedules/http/dto';
+import { apiFieldErrors, errorsByField, fieldErrorsOf, idField } from './api-form-validation';
+import { DashboardController } from './dashboard-pages.decorator';
+import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
+import { HtmlPage, idQuery, seeOther } from './responses';
+import { WebsiteNames } from './website-names';
+import { deleteSchedulePage, ScheduleForm, scheduleEditorPage } from './views/pages/schedule-editor.page';
+
+export const UPCOMING_RUNS = 5;
+
+/**
+ * The next runs of a schedule, each computed by the entity's own rule (Schedule.nextRunAfter: DST included): the
+ * stored next_run_at first (a due occurrence not fired yet is still the next one), then each after the previous.
+ * A disabled schedule shows when it would run once enabled.
+ */
+export function upcomingRuns(schedule: Schedule, now: Date, count = UPCOMING_RUNS): { runs: Date[]; paused: boolean } {
+  const paused = !schedule.enabled;
+  const rule = paused ? Schedule.restore({ ...(schedule.props as ScheduleProps), enabled: true }) : schedule;
+  const runs: Date[] = [];
+  let next = !paused && schedule.nextRunAt ? schedule.nextRunAt : rule.nextRunAfter(now);
+  while (next !== null && runs.length < count) {
+    runs.push(next);
+    next = rule.nextRunAfter(next);
+  }
+  return { runs, paused };
+}
+
+/** Schedules: create, edit (with the next five runs in the schedule's zone and in UTC) and delete. */
+@DashboardController()
+export class ScheduleEditorController {
+  constructor(
+    private readonly schedules: SchedulesService,
+    private readonly names: WebsiteNames,
+    private readonly urlPolicy: UrlPolicy,
+    private readonly clock: Clock,
+  ) {}
+
+  @Get('schedules/new')
+  @HtmlPage()
+  newForm(@Viewer() viewer: DashboardViewer, @Query('website_id') website?: string) {
+    const form: ScheduleForm = {
+      name: '',
+      websiteId: idQuery(website)?.toString() ?? '',
+      frequency: 'daily',
+      time: '09:00',
+      timezone: 'UTC',
+      dayOfWeek: '',
+      enabled: true,
+    };
+    return this.page(viewer, null, form);
+  }
+
+  @Post('schedules/new')
+  @HtmlPage()
+  @HttpCode(200)
+  create(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.submit(viewer, null, request, reply);
+  }
+
+  @Get('schedules/:id/edit')
+  @HtmlPage()
+  async editForm(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Query('notice') notice?: string) {
+    const s = await this.schedules.get(viewer.account.id, id);
+    const form: ScheduleForm = {
+      name: s.name,
+      websiteId: String(s.websiteId),
+      frequency: s.frequency,
+      time: s.time,
+      timezone: s.timezone,
+      dayOfWeek: s.dayOfWeek === null ? '' : String(s.dayOfWeek),
+      enabled: s.enabled,
+    };
+    return this.page(viewer, s, form, new Map(), notice);
+  }
+
+  @Post('schedules/:id/edit')
+  @HtmlPage()
+  @HttpCode(200)
+  async update(
+    @Viewer() viewer: DashboardViewer,
+    @Param('id', IdParam) id: number,
+    @Req() request: DashboardRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const schedule = await this.schedules.get(viewer.account.id, id);
+    return this.submit(viewer, schedule, request, reply);
+  }
+
+  @Get('schedules/:id/delete')
+  @HtmlPage()
+  async confirmDelete(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number) {
+    return deleteSchedulePage(viewer, (await this.schedules.get(viewer.account.id, id)).props as ScheduleProps).toString();
+  }
+
+  @Post('schedules/:id/delete')
+  async delete(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.schedules.delete(viewer.account.id, id);
+    return seeOther(reply, '/dashboard/schedules?notice=schedule-deleted');
+  }
+
+  private async submit(viewer: DashboardViewer, schedule: Schedule | null, request: DashboardRequest, reply: FastifyReply): Promise<string> {
+    const fields = formFields(request);
+    const form: ScheduleForm = {
+      name: fields.get('name') ?? '',
+      websiteId: fields.get('website_id') ?? '',
+      frequency: fields.get('frequency') ?? '',
+      time: (fields.get('time') ?? '').trim(),
+      timezone: (fields.get('timezone') ?? '').trim(),
+      dayOfWeek: fields.get('day_of_week') ?? '',
+      enabled: fields.get('enabled') === 'true',
+    };
+    // The JSON an API client would send, judged by the API's own DTO and the schedule's domain rules.
+    const body = {
+      name: form.name,
+      website_id: idField(form.websiteId),
+      frequency: form.frequency,
+      time: form.time,
+      timezone: form.timezone,
+      day_of_week: form.dayOfWeek === '' ? null : /^\d$/.test(form.dayOfWeek) ? Number(form.dayOfWeek) : form.dayOfWeek,
+      enabled: form.enabled,
+    };
+    let errors = await apiFieldErrors(this.urlPolicy, CreateScheduleDto, body);
+    if (errors.length === 0) {
+      const accountId = viewer.account.id;
+      const input = {
+        name: body.name,
+        websiteId: body.website_id as number,
+        frequency: body.frequency as Frequency,
+        time: body.time,
+        timezone: body.timezone,
+        dayOfWeek: body.day_of_week as number | null,
+        enabled: body.enabled,
+      };
+      try {
+        const saved = schedule ? await this.schedules.update(accountId, schedule.id, input) : await this.schedules.create({ accountId, ...input });
+        return seeOther(reply, `/dashboard/schedules/${saved.id}/edit?notice=${schedule ? 'schedule-saved' : 'schedule-created'}`);
+      } catch (err) {
+        errors = fieldErrorsOf(err);
+      }
+    }
+    reply.status(422);
+    return this.page(viewer, schedule, form, errorsByField(errors));
+  }
+
+  private async page(
+    viewer: DashboardViewer,
+    schedule: Schedule | null,
+    form: ScheduleForm,
+    errors = new Map<string, string>(),
+    notice?: string,
+  ): Promise<string> {
+    return scheduleEditorPage(viewer, {
+      schedule: schedule ? (schedule.props as ScheduleProps) : null,
+      form,
+      websites: await this.names.all(viewer.account.id),
+      errors,
+      upcoming: schedule ? upcomingRuns(schedule, this.clock.now()) : null,
+      notice,
+    }).toString();
+  }
+}

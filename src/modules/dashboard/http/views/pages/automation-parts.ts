@@ -1,0 +1,81 @@
+import type { JobProps } from '../../../../jobs/domain/job';
+import type { StepRecord } from '../../../../scenarios/domain/execution';
+import { noticeBox } from '../components';
+import { Html, html } from '../html';
+
+/**
+ * Pieces the automation pages (scenario editor, run detail, schedules, jobs) share. Exported for the other pages
+ * too: every job id the dashboard shows should be jobLink(id).
+ */
+
+/** Fixed texts shown after a redirect of the automation pages (`?notice=`); other keys fall back to noticeBox's. */
+const NOTICES: Record<string, { kind: 'ok' | 'info' | 'warn'; text: string }> = {
+  'scenario-created': { kind: 'ok', text: 'Scenario created.' },
+  'scenario-saved': { kind: 'ok', text: 'Scenario saved.' },
+  'scenario-deleted': { kind: 'ok', text: 'Scenario deleted.' },
+  'schedule-created': { kind: 'ok', text: 'Schedule created.' },
+  'schedule-saved': { kind: 'ok', text: 'Schedule saved.' },
+  'schedule-deleted': { kind: 'ok', text: 'Schedule deleted.' },
+  'run-started': { kind: 'ok', text: 'Scenario run queued. This page refreshes until it has finished.' },
+};
+
+export function automationNotice(key: string | undefined): Html {
+  const notice = key ? NOTICES[key] : undefined;
+  return notice ? html`<div class="notice ${notice.kind}" role="status">${notice.text}</div>` : noticeBox(key);
+}
+
+/** A job id as people see it (its first 8 characters; the whole id on hover), linked to its detail page. */
+export function jobLink(id: string): Html {
+  return html`<a class="mono" href="/dashboard/jobs/${id}" title="${id}">${id.slice(0, 8)}</a>`;
+}
+
+/** Where a scenario run's details are shown. */
+export function executionHref(id: string): string {
+  return `/dashboard/executions/${id}`;
+}
+
+/** The per-step records of a scenario run (empty for other jobs or before it started). */
+export function stepRecordsOf(job: JobProps): StepRecord[] {
+  return job.type === 'scenario' && Array.isArray(job.result) ? (job.result as StepRecord[]) : [];
+}
+
+/**
+ * A job's error for people: a failed step is named by its number from 1 ("Step 1 (click) failed: …"), where the
+ * API's text counts from 0 as its `steps[i]` do. Other errors are the API's text.
+ */
+export function jobErrorText(job: JobProps): string | null {
+  if (job.error === null) return null;
+  const failed = stepRecordsOf(job).find((r) => r.status === 'failed');
+  if (failed && failed.error !== null) return `Step ${failed.index + 1} (${failed.type}) failed: ${failed.error}`;
+  return job.error;
+}
+
+/** A table that scrolls inside its own box on a narrow screen instead of widening the page. */
+export function scrollBox(table: Html): Html {
+  return html`<div class="table-scroll">${table}</div>`;
+}
+
+/** The message under an input, tied to it by id (aria-describedby). */
+export function fieldError(id: string, message: string | undefined): Html {
+  return message ? html`<p class="field-error" id="${id}-error">${message}</p>` : html``;
+}
+
+/** Attributes for an input that has an error. */
+export function invalidAttrs(id: string, message: string | undefined): Html {
+  return message ? html` aria-invalid="true" aria-describedby="${id}-error"` : html``;
+}
+
+/** Milliseconds as people read them: "850 ms", "2.4 s", "1 min 5 s". */
+export function duration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '—';
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** The error summary at the top of a form: every problem, each linked to its input. */
+export function errorSummary(errors: Array<{ message: string; anchor: string | null }>): Html {
+  if (errors.length === 0) return html``;
+  return html`<div class="notice error" role="alert" id="form-errors"><strong>${errors.length === 1 ? 'One problem' : `${errors.length} problems`} to fix:</strong>
+<ul>${errors.map((e) => html`<li>${e.anchor ? html`<a href="#${e.anchor}">${e.message}</a>` : e.message}</li>`)}</ul></div>`;
+}
