@@ -7,6 +7,8 @@ import { isPostgres } from './support/columns';
  * - screenshots.full_page: how it was taken (the gallery's badge; part of what makes two captures comparable).
  * - screenshots.compare_key: a digest of the settings that make captures comparable (viewport, scale, device,
  *   full_page, selector, clip); NULL for what is never compared (scenario shots, PDFs, rows from before).
+ * - screenshots.content_hash: a digest of the file's bytes; a capture whose bytes equal its previous one's is
+ *   recorded unchanged (ratio 0) in the transaction that inserts it, without any comparison work.
  * - screenshots.ignore_boxes: JSON boxes, in the image's pixels, of the website's change_ignore_selectors when
  *   the capture was taken (masked out of comparisons).
  * - screenshots.previous_id .. compared_at: the comparison; change_status 'pending' until it is done ('done'),
@@ -25,6 +27,7 @@ export class ChangeHistory1763800700000 implements MigrationInterface {
     for (const column of [
       'full_page boolean NOT NULL DEFAULT false',
       'compare_key varchar(64) NULL',
+      'content_hash varchar(64) NULL',
       'ignore_boxes text NULL',
       'previous_id integer NULL',
       'change_status varchar(8) NULL',
@@ -50,6 +53,7 @@ export class ChangeHistory1763800700000 implements MigrationInterface {
     for (const column of [
       'full_page',
       'compare_key',
+      'content_hash',
       'ignore_boxes',
       'previous_id',
       'change_status',

@@ -12,6 +12,7 @@ import { JobsPageController } from './http/jobs-page.controller';
 import { ScenarioEditorController } from './http/scenario-editor.controller';
 import { ScheduleEditorController } from './http/schedule-editor.controller';
 import { OverviewController } from './http/overview.controller';
+import { PlaygroundController } from './http/playground.controller';
 import { ScreenshotsPageController } from './http/screenshots-page.controller';
 import { SignInController } from './http/sign-in.controller';
 import { StaticAssets } from './http/static-assets';
@@ -30,6 +31,7 @@ import { WebsitesPageController } from './http/websites-page.controller';
     OverviewController,
     ApiKeysController,
     WebsitesPageController,
+    PlaygroundController,
     ScreenshotsPageController,
     AutomationController,
     ScenarioEditorController,

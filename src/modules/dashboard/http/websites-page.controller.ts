@@ -1,17 +1,45 @@
-import { Get, Param, Post, Query, Res } from '@nestjs/common';
+import { Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Clock } from '../../../shared/domain/clock';
+import { ValidationFailedError } from '../../../shared/domain/domain-error';
 import { IdParam } from '../../../shared/http/id-param';
+import { UuidParam } from '../../../shared/http/uuid-param';
+import { SecretBox } from '../../../shared/secrets/secret-box';
+import { UrlPolicy } from '../../../shared/url-policy';
 import { PlanNoApiAccessError } from '../../accounts/domain/errors';
+import { isFinished, JobProps } from '../../jobs/domain/job';
 import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
 import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
-import { isFinished } from '../../jobs/domain/job';
+import { TakeScreenshotDto, toCaptureOptions } from '../../screenshots/http/dto';
 import { WebsitesService } from '../../websites/application/websites.service';
+import type { WebsiteProps } from '../../websites/domain/website';
+import { CreateWebsiteDto, UpdateWebsiteDto } from '../../websites/http/website.dto';
+import { toChanges } from '../../websites/http/websites.controller';
 import { DashboardController } from './dashboard-pages.decorator';
-import { DashboardViewer, Viewer } from './dashboard-request';
+import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
 import { DASHBOARD_PAGE_SIZE, HtmlPage, lastPage, pageParam, seeOther } from './responses';
+import { CaptureResult, deleteConfirmPage, FormState, takeScreenshotPage, websiteFormPage } from './views/pages/website-form.page';
 import { websitesPage } from './views/pages/websites.page';
+import {
+  FormRejected,
+  CAPTURE_REQUEST_FIELDS,
+  errorsByField,
+  formToBody,
+  FormField,
+  maskSecrets,
+  pickValues,
+  queryOf,
+  typedSecrets,
+  unmaskSecrets,
+  validateBody,
+  WEBSITE_FIELDS,
+  websiteValues,
+} from './website-form';
 
+/**
+ * Websites: the list, create / edit (every field of POST/PUT /websites, validated by the API's own DTOs and
+ * service), pause / resume, delete (confirm page), and "Take screenshot" with or without options.
+ */
 @DashboardController('dashboard/websites')
 export class WebsitesPageController {
   constructor(
@@ -19,6 +47,8 @@ export class WebsitesPageController {
     private readonly screenshots: ScreenshotsService,
     private readonly captureJobs: CaptureJobsService,
     private readonly clock: Clock,
+    private readonly urlPolicy: UrlPolicy,
+    private readonly secretBox: SecretBox,
   ) {}
 
   @Get()
@@ -38,16 +68,206 @@ export class WebsitesPageController {
     return websitesPage(viewer, {
       rows,
       page: { page, lastPage: lastPage(total, DASHBOARD_PAGE_SIZE), total },
-      hasAccess: viewer.account.hasApiAccess(this.clock.now()),
+      hasAccess: this.hasAccess(viewer),
       notice,
     }).toString();
   }
 
-  /** "Take screenshot": the same durable job as POST /websites/{id}/screenshot, with the website's defaults. */
+  @Get('new')
+  @HtmlPage()
+  newForm(@Viewer() viewer: DashboardViewer) {
+    const values = new URLSearchParams({ status: 'active' });
+    return websiteFormPage(viewer, null, { values, errors: new Map() }, this.hasAccess(viewer)).toString();
+  }
+
+  @Post()
+  @HtmlPage()
+  async create(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    this.requireAccess(viewer);
+    const values = this.typedWebsiteForm(viewer, request);
+    try {
+      const dto = await this.parse(CreateWebsiteDto, WEBSITE_FIELDS, values, true);
+      await this.asFormErrors(() => this.websites.create(viewer.account.id, { ...toChanges(dto), name: dto.name, url: dto.url }));
+      return seeOther(reply, '/dashboard/websites?notice=website-created');
+    } catch (err) {
+      if (!(err instanceof FormRejected)) throw err;
+      reply.status(422);
+      return websiteFormPage(viewer, null, this.rejectedState(viewer, values, err, WEBSITE_FIELDS, true), true).toString();
+    }
+  }
+
+  @Get(':id/edit')
+  @HtmlPage()
+  async editForm(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number) {
+    const website = await this.websites.get(viewer.account.id, id);
+    return websiteFormPage(viewer, website, { values: websiteValues(website), errors: new Map() }, this.hasAccess(viewer)).toString();
+  }
+
+  /** The whole form is sent, so it is a full update: capture_options replaced as a whole, "********" kept (as PUT does). */
+  @Post(':id/edit')
+  @HtmlPage()
+  async update(
+    @Viewer() viewer: DashboardViewer,
+    @Param('id', IdParam) id: number,
+    @Req() request: DashboardRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const website = await this.websites.get(viewer.account.id, id);
+    this.requireAccess(viewer);
+    const values = this.typedWebsiteForm(viewer, request);
+    try {
+      const dto = await this.parse(UpdateWebsiteDto, WEBSITE_FIELDS, values, true);
+      await this.asFormErrors(() => this.websites.update(viewer.account.id, id, toChanges(dto)));
+      return seeOther(reply, '/dashboard/websites?notice=website-saved');
+    } catch (err) {
+      if (!(err instanceof FormRejected)) throw err;
+      reply.status(422);
+      return websiteFormPage(viewer, website, this.rejectedState(viewer, values, err, WEBSITE_FIELDS, true), true).toString();
+    }
+  }
+
+  @Post(':id/pause')
+  async pause(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.setStatus(viewer, id, 'paused', reply);
+  }
+
+  @Post(':id/resume')
+  async resume(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.setStatus(viewer, id, 'active', reply);
+  }
+
+  @Get(':id/delete')
+  @HtmlPage()
+  async confirmDelete(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number) {
+    return deleteConfirmPage(viewer, await this.websites.get(viewer.account.id, id)).toString();
+  }
+
+  @Post(':id/delete')
+  async delete(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.websites.get(viewer.account.id, id);
+    this.requireAccess(viewer);
+    await this.websites.delete(viewer.account.id, id);
+    return seeOther(reply, '/dashboard/websites?notice=website-deleted');
+  }
+
+  /** "Take screenshot" with options; `?job=` shows that capture's progress and result above the form. */
+  @Get(':id/screenshot')
+  @HtmlPage()
+  async screenshotForm(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Req() request: DashboardRequest, @Query('job') jobId?: string) {
+    const website = await this.websites.get(viewer.account.id, id);
+    const result = jobId ? await this.captureResult(viewer, jobId, website.id) : null;
+    const query = new URLSearchParams(request.url.split('?')[1] ?? '');
+    const state: FormState = { values: pickValues(CAPTURE_REQUEST_FIELDS, query), errors: new Map() };
+    return takeScreenshotPage(viewer, website, CAPTURE_REQUEST_FIELDS, state, this.hasAccess(viewer), result).toString();
+  }
+
+  /**
+   * The same durable job as POST /websites/{id}/screenshot. From the list (no options) with the website's
+   * defaults, back to the list; from the options form with its options, validated as the API's body, to the
+   * form again with the job's live result.
+   */
   @Post(':id/screenshot')
-  async take(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Res({ passthrough: true }) reply: FastifyReply) {
-    if (!viewer.account.hasApiAccess(this.clock.now())) throw new PlanNoApiAccessError(viewer.account.plan);
-    await this.captureJobs.requestCapture(viewer.account.id, id, {}, null);
-    return seeOther(reply, '/dashboard/websites?notice=screenshot-queued');
+  @HtmlPage()
+  async take(
+    @Viewer() viewer: DashboardViewer,
+    @Param('id', IdParam) id: number,
+    @Req() request: DashboardRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    this.requireAccess(viewer);
+    const form = formFields(request);
+    if (!form.has('_options')) {
+      await this.captureJobs.requestCapture(viewer.account.id, id, {}, null, 'dashboard');
+      return seeOther(reply, '/dashboard/websites?notice=screenshot-queued');
+    }
+    const website = await this.websites.get(viewer.account.id, id);
+    const values = pickValues(CAPTURE_REQUEST_FIELDS, form);
+    try {
+      const dto = await this.parse(TakeScreenshotDto, CAPTURE_REQUEST_FIELDS, values, false);
+      const job = await this.asFormErrors(() => this.captureJobs.requestCapture(viewer.account.id, id, toCaptureOptions(dto), null, 'dashboard'));
+      const query = queryOf(values);
+      query.set('job', job.id);
+      return seeOther(reply, `/dashboard/websites/${id}/screenshot?${query.toString()}`);
+    } catch (err) {
+      if (!(err instanceof FormRejected)) throw err;
+      reply.status(422);
+      const state: FormState = { values, errors: errorsByField(CAPTURE_REQUEST_FIELDS, err.errors, false) };
+      return takeScreenshotPage(viewer, website, CAPTURE_REQUEST_FIELDS, state, true, null).toString();
+    }
+  }
+
+  private hasAccess(viewer: DashboardViewer): boolean {
+    return viewer.account.hasApiAccess(this.clock.now());
+  }
+
+  /** Changing websites and capturing need API access, as on the API (plan_no_api_access → the 403 page). */
+  private requireAccess(viewer: DashboardViewer): void {
+    if (!this.hasAccess(viewer)) throw new PlanNoApiAccessError(viewer.account.plan);
+  }
+
+  private async setStatus(viewer: DashboardViewer, id: number, status: WebsiteProps['status'], reply: FastifyReply): Promise<string> {
+    await this.websites.get(viewer.account.id, id);
+    this.requireAccess(viewer);
+    await this.websites.update(viewer.account.id, id, { status });
+    return seeOther(reply, `/dashboard/websites?notice=website-${status === 'paused' ? 'paused' : 'resumed'}`);
+  }
+
+  /** The website form as typed, secrets shown "********" after an error put back from the sealed carry. */
+  private typedWebsiteForm(viewer: DashboardViewer, request: DashboardRequest): URLSearchParams {
+    const form = formFields(request);
+    const values = pickValues(WEBSITE_FIELDS, form);
+    const carried = this.openCarry(viewer, form.get('_carry'));
+    return carried ? unmaskSecrets(values, carried) : values;
+  }
+
+  /** The API body of a form, validated by the API's DTO (same rules and messages); FormRejected if it fails. */
+  private async parse<T>(metatype: new () => T, fields: readonly FormField[], values: URLSearchParams, nestOptions: boolean): Promise<T> {
+    const { body, errors: textErrors } = formToBody(fields, values, nestOptions);
+    const { dto, errors } = await validateBody(this.urlPolicy, metatype, body);
+    if (textErrors.length || !dto) throw new FormRejected([...textErrors, ...errors]);
+    return dto;
+  }
+
+  /** The service's own refusals (URL policy, options that contradict each other) as field errors. */
+  private async asFormErrors<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof ValidationFailedError) throw new FormRejected(err.details);
+      throw err;
+    }
+  }
+
+  private rejectedState(viewer: DashboardViewer, values: URLSearchParams, err: FormRejected, fields: readonly FormField[], nestOptions: boolean): FormState {
+    const secrets = typedSecrets(values);
+    return {
+      values: maskSecrets(values),
+      errors: errorsByField(fields, err.errors, nestOptions),
+      carry: secrets ? this.secretBox.seal(JSON.stringify({ session: this.secretBox.digest(viewer.session.csrfToken), secrets })) : undefined,
+    };
+  }
+
+  /** Typed secrets carried by the form, if sealed by us for this very session. */
+  private openCarry(viewer: DashboardViewer, sealed: string | null): Record<string, string> | null {
+    if (!sealed) return null;
+    try {
+      const carried = JSON.parse(this.secretBox.open(sealed)) as { session: string; secrets: Record<string, string> };
+      return carried.session === this.secretBox.digest(viewer.session.csrfToken) ? carried.secrets : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private async captureResult(viewer: DashboardViewer, jobId: string, websiteId: number): Promise<CaptureResult | null> {
+    let id: string;
+    try {
+      id = new UuidParam().transform(jobId);
+    } catch {
+      return null;
+    }
+    const job: JobProps = await this.captureJobs.get(viewer.account.id, id);
+    if (job.type !== 'screenshot' || job.websiteId !== websiteId) return null;
+    const shot = job.screenshotId ? await this.screenshots.get(viewer.account.id, job.screenshotId).catch(() => null) : null;
+    return { job, shot };
   }
 }

@@ -42,3 +42,23 @@ document.addEventListener('submit', function (event) {
   var errors = document.getElementById('form-errors');
   if (errors) { errors.setAttribute('tabindex', '-1'); errors.focus(); }
 })();
+/* --- websites and the capture playground (issue 19): a capture's result panel follows its job --- */
+(function () {
+  var panel = document.querySelector('[data-job-poll]');
+  if (!panel || !window.fetch) return;
+  var url = panel.getAttribute('data-job-poll');
+  var body = panel.querySelector('.capture-result-body');
+  var failures = 0;
+  function later() { setTimeout(poll, 1000); }
+  function poll() {
+    fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } })
+      .then(function (res) { if (!res.ok) throw new Error('HTTP ' + res.status); return res.json(); })
+      .then(function (state) {
+        body.innerHTML = state.html;
+        if (state.finished) panel.removeAttribute('data-job-poll');
+        else later();
+      })
+      .catch(function () { if (++failures < 10) later(); });
+  }
+  later();
+})();

@@ -25,6 +25,8 @@ export interface CapturedScreenshot {
   fullPage?: boolean;
   /** compareKey() of its settings, for captures that are compared with the previous one; else absent. */
   compareKey?: string | null;
+  /** Digest of the file's bytes: equal to the previous comparable capture's, the comparison is known at once (ratio 0). */
+  contentHash?: string | null;
   ignoreBoxes?: Box[];
 }
 

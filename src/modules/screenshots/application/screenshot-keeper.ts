@@ -1,9 +1,15 @@
+import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { UnavailableError } from '../../../shared/domain/domain-error';
 import { errorMessage } from '../../../shared/domain/error-message';
 import { CaptureResult } from '../../../adapters/capture/capture.port';
 import { diffKey, ScreenshotProps, screenshotKey, thumbnailKey } from '../domain/screenshot';
 import { CapturedScreenshot, ScreenshotRepository, ScreenshotStorage, ThumbnailRenderer } from './ports';
+
+/** SHA-256 of the file, for the change history's shortcut (about 0.3 ms for a 100 kB PNG). */
+function contentHash(data: Buffer): string {
+  return createHash('sha256').update(data).digest('base64url');
+}
 
 export type ScreenshotOwner = Pick<CapturedScreenshot, 'accountId' | 'websiteId' | 'jobId' | 'scenarioId' | 'executionId' | 'fullPage' | 'compareKey'>;
 
@@ -55,6 +61,7 @@ export class ScreenshotKeeper {
           height: result.height,
           takenAt: now,
           ignoreBoxes: result.ignoreBoxes ?? [],
+          contentHash: owner.compareKey ? contentHash(result.data) : null,
         },
         id,
         key,

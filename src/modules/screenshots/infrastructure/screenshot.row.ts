@@ -18,6 +18,8 @@ export class ScreenshotRow {
   @Column({ name: 'taken_at', type: Date }) takenAt!: Date;
   @Column({ name: 'full_page', type: Boolean, default: false }) fullPage!: boolean;
   @Column({ name: 'compare_key', type: 'varchar', nullable: true }) compareKey!: string | null;
+  /** Digest of the file's bytes (change history's shortcut for captures identical to the previous one). */
+  @Column({ name: 'content_hash', type: 'varchar', nullable: true }) contentHash!: string | null;
   /** JSON list of [x, y, width, height]. */
   @Column({ name: 'ignore_boxes', type: 'text', nullable: true }) ignoreBoxes!: string | null;
   @Column({ name: 'previous_id', type: 'integer', nullable: true }) previousId!: number | null;

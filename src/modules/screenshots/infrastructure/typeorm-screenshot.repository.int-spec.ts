@@ -101,8 +101,9 @@ describe('TypeOrmScreenshotRepository: reserveId and insert (real database)', ()
     jest.restoreAllMocks();
 
     expect(stored.filePath).toBe(`screenshots/${accountId}/${websiteId}/${stored.id}.png`);
-    const row = await shotRows.findOneByOrFail({ id: stored.id });
-    expect(stored).toEqual({ ...row, status: 'success' });
+    // Every field equal to the row as the repository reads it back (the mapping of the stored columns).
+    expect(await shotRows.countBy({ id: stored.id })).toBe(1);
+    expect(stored).toEqual(await screenshots.findById(stored.id));
     expect(stored).toMatchObject({ jobId, executionId: null, scenarioId: null, fileSize: 1234, takenAt: at(5_000) });
     expect(await jobs.findById(jobId)).toMatchObject({ status: 'succeeded', screenshotId: stored.id, finishedAt: at(6_000) });
   });
@@ -142,5 +143,43 @@ describe('TypeOrmScreenshotRepository: reserveId and insert (real database)', ()
     await expect(insertShot({ jobId }, at(2_000))).rejects.toBeInstanceOf(SupersededAttemptError);
     expect(await shotRows.countBy({ jobId })).toBe(0);
     expect(await jobs.findById(jobId)).toMatchObject({ status: 'failed', error: 'net::ERR_CONNECTION_REFUSED' });
+  });
+
+  describe('change history', () => {
+    it('the inserting transaction records the previous comparable capture; equal file bytes are recorded unchanged at once, other bytes pending', async () => {
+      const compareKey = `key-${randomUUID().slice(0, 8)}`;
+      const first = await insertShot({ compareKey, contentHash: 'aaa' }, at(1_000));
+      const same = await insertShot({ compareKey, contentHash: 'aaa' }, at(2_000));
+      const other = await insertShot({ compareKey, contentHash: 'bbb' }, at(3_000));
+      const elsewhere = await insertShot({ compareKey: `${compareKey}-other`, contentHash: 'bbb' }, at(4_000));
+      expect(first.change).toBeNull();
+      expect(same.change).toEqual({ previousId: first.id, status: 'done', changedRatio: 0, changed: false, comparedAt: at(5_000) });
+      expect(other.change).toEqual({ previousId: same.id, status: 'pending', changedRatio: null, changed: null, comparedAt: null });
+      expect(elsewhere.change).toBeNull();
+      // What insert returned is what a read gives.
+      for (const stored of [first, same, other, elsewhere]) expect(await screenshots.findById(stored.id)).toEqual(stored);
+    });
+
+    it('a pending comparison is claimed by one worker until its claim lapses, recorded once, and no longer listed as pending', async () => {
+      const compareKey = `key-${randomUUID().slice(0, 8)}`;
+      const first = await insertShot({ compareKey, contentHash: 'one' }, at(1_000));
+      const second = await insertShot({ compareKey, contentHash: 'two' }, at(2_000));
+      expect(await screenshots.pendingComparisons(at(10_000), 1000)).toContain(second.id);
+      const claims = await Promise.all([1, 2, 3].map(() => screenshots.claimComparison(second.id, at(10_000), at(70_000))));
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect(await screenshots.pendingComparisons(at(20_000), 1000)).not.toContain(second.id); // held
+      expect(await screenshots.claimComparison(second.id, at(20_000), at(80_000))).toBe(false);
+      expect(await screenshots.pendingComparisons(at(71_000), 1000)).toContain(second.id); // the claim lapsed
+      expect(await screenshots.claimComparison(second.id, at(71_000), at(131_000))).toBe(true);
+      const outcome = { previousId: first.id, changedRatio: 0.25, changed: true, comparedAt: at(72_000) };
+      expect(await screenshots.recordComparison(second.id, outcome)).toBe(true);
+      expect(await screenshots.recordComparison(second.id, { ...outcome, changedRatio: 0.5 })).toBe(false);
+      expect((await screenshots.findById(second.id))?.change).toEqual({ ...outcome, status: 'done' });
+      expect(await screenshots.pendingComparisons(at(200_000), 1000)).not.toContain(second.id);
+      expect(await screenshots.claimComparison(second.id, at(200_000), at(260_000))).toBe(false);
+      const changes = await screenshots.listChanges(accountId, websiteId, { page: 1, perPage: 100 });
+      expect(changes.items.map((c) => c.id)).toContain(second.id);
+      expect(changes.items.every((c) => c.change?.changed === true)).toBe(true);
+    });
   });
 });

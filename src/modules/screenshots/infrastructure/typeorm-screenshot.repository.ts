@@ -14,7 +14,7 @@ import { findPage } from '../../../shared/persistence/hot-query';
 import { isUniqueViolation } from '../../../shared/persistence/constraint-violations';
 
 function toScreenshot(row: ScreenshotRow): ScreenshotProps {
-  const { ignoreBoxes, previousId, changeStatus, changedRatio, changed, comparedAt, compareClaimedUntil: _claim, ...plain } = row;
+  const { ignoreBoxes, previousId, changeStatus, changedRatio, changed, comparedAt, compareClaimedUntil: _claim, contentHash: _hash, ...plain } = row;
   return {
     ...plain,
     status: 'success',
@@ -23,8 +23,27 @@ function toScreenshot(row: ScreenshotRow): ScreenshotProps {
   };
 }
 
+/**
+ * What the inserting transaction knows of the comparison: the previous comparable capture, and — when its file's
+ * bytes are the same as the new one's — that nothing changed (equal files are equal images, whatever the masks).
+ */
+interface KnownChange {
+  previousId: number;
+  unchanged: boolean;
+}
+
+interface PreviousRow {
+  id: number | string;
+  content_hash: string | null;
+}
+
+function knownChange(shot: CapturedScreenshot, previous: PreviousRow | undefined): KnownChange | null {
+  if (!previous) return null;
+  return { previousId: Number(previous.id), unchanged: Boolean(shot.contentHash) && previous.content_hash === shot.contentHash };
+}
+
 /** The row as inserted: what insert returns without reading it back after the commit. */
-function inserted(shot: CapturedScreenshot, id: number, filePath: string, previousId: number | null): ScreenshotProps {
+function inserted(shot: CapturedScreenshot, id: number, filePath: string, known: KnownChange | null): ScreenshotProps {
   return {
     id,
     accountId: shot.accountId,
@@ -42,7 +61,11 @@ function inserted(shot: CapturedScreenshot, id: number, filePath: string, previo
     fullPage: shot.fullPage ?? false,
     compareKey: shot.compareKey ?? null,
     ignoreBoxes: shot.ignoreBoxes ?? [],
-    change: previousId === null ? null : { previousId, status: 'pending', changedRatio: null, changed: null, comparedAt: null },
+    change: !known
+      ? null
+      : known.unchanged
+        ? { previousId: known.previousId, status: 'done', changedRatio: 0, changed: false, comparedAt: shot.takenAt }
+        : { previousId: known.previousId, status: 'pending', changedRatio: null, changed: null, comparedAt: null },
   };
 }
 
@@ -78,17 +101,20 @@ function numbered(sql: string): string {
 }
 
 const INSERT_COLUMNS =
-  'id, account_id, website_id, job_id, scenario_id, execution_id, file_path, format, file_size, width, height, full_page, compare_key, ignore_boxes, previous_id, change_status, status, taken_at';
+  'id, account_id, website_id, job_id, scenario_id, execution_id, file_path, format, file_size, width, height, full_page, compare_key, content_hash, ' +
+  'ignore_boxes, previous_id, change_status, changed_ratio, changed, compared_at, status, taken_at';
+/** Placeholders before status (id and what values() gives); then status and taken_at. */
+const INSERT_VALUES = 20;
 
 /**
  * The previous capture of the same website with the same comparable settings (the newest with a lower id), read
  * in the inserting transaction. Ids are reserved before the files are written, so of two captures stored at the
  * same moment the one with the higher id is compared with the other only if that one committed first.
  */
-const PREVIOUS_SQL = 'SELECT id FROM screenshots WHERE website_id = ? AND compare_key = ? AND id < ? ORDER BY id DESC LIMIT 1';
+const PREVIOUS_SQL = 'SELECT id, content_hash FROM screenshots WHERE website_id = ? AND compare_key = ? AND id < ? ORDER BY id DESC LIMIT 1';
 
-/** The columns between id and status, in the INSERT's order (booleans as the driver stores them). */
-function values(shot: CapturedScreenshot, filePath: string, previousId: number | null, bool: (b: boolean) => unknown): unknown[] {
+/** The columns between id and status, in the INSERT's order (booleans and dates as the driver stores them). */
+function values(shot: CapturedScreenshot, filePath: string, known: KnownChange | null, bool: (b: boolean) => unknown, date: (d: Date) => unknown): unknown[] {
   return [
     shot.accountId,
     shot.websiteId,
@@ -102,9 +128,13 @@ function values(shot: CapturedScreenshot, filePath: string, previousId: number |
     shot.height,
     bool(shot.fullPage ?? false),
     shot.compareKey ?? null,
+    shot.contentHash ?? null,
     shot.ignoreBoxes && shot.ignoreBoxes.length > 0 ? JSON.stringify(shot.ignoreBoxes) : null,
-    previousId,
-    previousId === null ? null : 'pending',
+    known?.previousId ?? null,
+    !known ? null : known.unchanged ? 'done' : 'pending',
+    known?.unchanged ? 0 : null,
+    known?.unchanged ? bool(false) : null,
+    known?.unchanged ? date(shot.takenAt) : null,
   ];
 }
 
@@ -142,14 +172,14 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
 
   async insert(shot: CapturedScreenshot, id: number, filePath: string, finishedAt: Date): Promise<ScreenshotProps> {
     try {
-      const previousId =
+      const known =
         this.dataSource.options.type === 'postgres'
           ? await this.insertPostgres(shot, id, filePath, finishedAt)
           : this.insertSqlite(shot, id, filePath, finishedAt);
       // Built from what was inserted, not read back: once committed, nothing may fail this call (the caller
       // would remove the files of a row that exists).
       if (shot.jobId) this.events.ended(shot.jobId); // the capture job was marked succeeded in the same commit
-      return inserted(shot, id, filePath, previousId);
+      return inserted(shot, id, filePath, known);
     } catch (err) {
       if (isUniqueViolation(err)) throw new DuplicateScreenshotError(`job ${shot.jobId} already has a screenshot`);
       throw err;
@@ -163,34 +193,39 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
   /**
    * SQLite: TypeORM shares one connection between all concurrent callers, so an async transaction would
    * swallow unrelated statements. better-sqlite3's synchronous transaction cannot interleave with anything.
+   * Returns what it recorded of the comparison (null: nothing to compare with).
    */
-  /** Returns the previous comparable screenshot's id it recorded (null: none). */
-  private insertSqlite(shot: CapturedScreenshot, id: number, filePath: string, finishedAt: Date): number | null {
+  private insertSqlite(shot: CapturedScreenshot, id: number, filePath: string, finishedAt: Date): KnownChange | null {
     const db = this.sqlite();
     const ts = (d: Date): string => DateUtils.mixedDateToUtcDatetimeString(d) as string;
     return db.transaction(() => {
-      const previous = shot.compareKey ? (db.prepare(PREVIOUS_SQL).get(shot.websiteId, shot.compareKey, id) as { id: number } | undefined) : undefined;
-      const previousId = previous ? Number(previous.id) : null;
-      db.prepare(`INSERT INTO screenshots (${INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'success', ?)`).run(
+      const previous = shot.compareKey ? (db.prepare(PREVIOUS_SQL).get(shot.websiteId, shot.compareKey, id) as PreviousRow | undefined) : undefined;
+      const known = knownChange(shot, previous);
+      db.prepare(`INSERT INTO screenshots (${INSERT_COLUMNS}) VALUES (${Array(INSERT_VALUES).fill('?').join(', ')}, 'success', ?)`).run(
         id,
-        ...values(shot, filePath, previousId, (b) => (b ? 1 : 0)),
+        ...values(shot, filePath, known, (b) => (b ? 1 : 0), ts),
         ts(shot.takenAt),
       );
       const job = jobStatement(shot, id, ts(finishedAt));
       if (job && db.prepare(job.sql).run(...job.params).changes !== 1) throw new SupersededAttemptError(job.jobId);
-      return previousId;
+      return known;
     })();
   }
 
-  private async insertPostgres(shot: CapturedScreenshot, id: number, filePath: string, finishedAt: Date): Promise<number | null> {
+  private async insertPostgres(shot: CapturedScreenshot, id: number, filePath: string, finishedAt: Date): Promise<KnownChange | null> {
     return this.dataSource.transaction(async (manager) => {
-      const previous: Array<{ id: number | string }> = shot.compareKey
-        ? await manager.query(numbered(PREVIOUS_SQL), [shot.websiteId, shot.compareKey, id])
-        : [];
-      const previousId = previous.length > 0 ? Number(previous[0].id) : null;
-      await manager.query(`INSERT INTO screenshots (${INSERT_COLUMNS}) VALUES (${numbered(Array(16).fill('?').join(', '))}, 'success', $17)`, [
+      const previous: PreviousRow[] = shot.compareKey ? await manager.query(numbered(PREVIOUS_SQL), [shot.websiteId, shot.compareKey, id]) : [];
+      const known = knownChange(shot, previous[0]);
+      const placeholders = numbered(Array(INSERT_VALUES).fill('?').join(', '));
+      await manager.query(`INSERT INTO screenshots (${INSERT_COLUMNS}) VALUES (${placeholders}, 'success', $${INSERT_VALUES + 1})`, [
         id,
-        ...values(shot, filePath, previousId, (b) => b),
+        ...values(
+          shot,
+          filePath,
+          known,
+          (b) => b,
+          (d) => d,
+        ),
         shot.takenAt,
       ]);
       const job = jobStatement(shot, id, finishedAt);
@@ -199,7 +234,7 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
         const [, changed]: [unknown, number] = await manager.query(numbered(job.sql), job.params);
         if (changed !== 1) throw new SupersededAttemptError(job.jobId);
       }
-      return previousId;
+      return known;
     });
   }
 

@@ -13,6 +13,11 @@ const NOTICES: Record<string, { kind: 'ok' | 'info' | 'warn'; text: string }> = 
   'schedule-disabled': { kind: 'ok', text: 'Schedule disabled.' },
   'nothing-selected': { kind: 'warn', text: 'Select at least one screenshot first.' },
   'signed-out': { kind: 'info', text: 'You have signed out.' },
+  'website-created': { kind: 'ok', text: 'Website created.' },
+  'website-saved': { kind: 'ok', text: 'Website saved.' },
+  'website-paused': { kind: 'ok', text: 'Website paused: schedules skip it until it is resumed.' },
+  'website-resumed': { kind: 'ok', text: 'Website resumed.' },
+  'website-deleted': { kind: 'ok', text: 'Website deleted, with its screenshots, scenarios and schedules.' },
 };
 
 export function noticeBox(key: string | undefined): Html {

@@ -51,9 +51,15 @@ export function websitesPage(viewer: DashboardViewer, view: WebsitesView): Html 
   <td>${badge(w.status)}</td>
   <td>${utcTime(w.lastScreenshotAt, 'never')}</td>
   <td class="job-status">${job ? html`${badge(job.status)}${job.status === 'failed' && job.error ? html`<br><span class="muted">${job.error}</span>` : ''}` : html`<span class="muted">—</span>`}</td>
-  <td><form class="inline" method="post" action="/dashboard/websites/${w.id}/screenshot">${csrfField(viewer)}
+  <td class="row-actions"><form class="inline" method="post" action="/dashboard/websites/${w.id}/screenshot">${csrfField(viewer)}
     <button type="submit"${view.hasAccess ? '' : html` disabled aria-disabled="true"`}>Take screenshot</button></form>
-    <a href="/dashboard/screenshots?website_id=${w.id}">All screenshots</a></td>
+    <a href="/dashboard/screenshots?website_id=${w.id}">All screenshots</a>
+    <span class="more-actions"><a href="/dashboard/websites/${w.id}/screenshot">With options…</a>
+    <a href="/dashboard/websites/${w.id}/edit">Edit</a>
+    <form class="inline" method="post" action="/dashboard/websites/${w.id}/${w.status === 'paused' ? 'resume' : 'pause'}">${csrfField(viewer)}<button type="submit" class="link"${
+      view.hasAccess ? '' : html` disabled aria-disabled="true"`
+    }>${w.status === 'paused' ? 'Resume' : 'Pause'}</button></form>
+    <a class="danger-link" href="/dashboard/websites/${w.id}/delete">Delete</a></span></td>
 </tr>`;
   });
   return layout(
@@ -62,11 +68,14 @@ export function websitesPage(viewer: DashboardViewer, view: WebsitesView): Html 
     'Websites',
     html`${noticeBox(view.notice)}
 ${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
+${view.rows.length ? html`<p class="page-actions"><a class="button" id="new-website" href="/dashboard/websites/new">Add a website</a> <a class="button secondary" href="/dashboard/playground">Playground</a></p>` : ''}
 ${
   view.rows.length
-    ? html`${dataTable(['Latest', 'Website', 'Status', 'Last screenshot', 'Last job', hiddenHeading('Actions')], rows)}
+    ? html`<div class="table-scroll">${dataTable(['Latest', 'Website', 'Status', 'Last screenshot', 'Last job', hiddenHeading('Actions')], rows)}</div>
 ${pager('/dashboard/websites', view.page)}`
-    : html`<p class="muted">No websites yet. Register one with <code>POST /websites</code> (see the <a href="/docs">API docs</a>).</p>`
+    : html`<div class="card empty-state"><p><strong>No websites yet.</strong> Add the first page you want to capture: its URL, viewport and capture options.</p>
+  <p><a class="button" href="/dashboard/websites/new">Add a website</a> <a class="button secondary" href="/dashboard/playground">Try a URL in the playground</a></p>
+  <p class="muted">Or with the API: <code>POST /websites</code> (see the <a href="/docs">API docs</a>).</p></div>`
 }`,
     { refreshSeconds: busy ? 3 : undefined },
   );

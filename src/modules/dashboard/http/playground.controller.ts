@@ -1,0 +1,198 @@
+import { Get, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { AppConfig } from '../../../config/app-config';
+import { Clock } from '../../../shared/domain/clock';
+import { FieldError, ValidationFailedError } from '../../../shared/domain/domain-error';
+import { requestOrigin } from '../../../shared/http/pagination';
+import { parseId } from '../../../shared/http/validation';
+import { UuidParam } from '../../../shared/http/uuid-param';
+import { UrlPolicy } from '../../../shared/url-policy';
+import { PlanNoApiAccessError } from '../../accounts/domain/errors';
+import { isFinished } from '../../jobs/domain/job';
+import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
+import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
+import { TakeScreenshotDto, toCaptureOptions } from '../../screenshots/http/dto';
+import { WebsitesService } from '../../websites/application/websites.service';
+import type { WebsiteProps } from '../../websites/domain/website';
+import { CreateWebsiteDto, UpdateWebsiteDto } from '../../websites/http/website.dto';
+import { toChanges } from '../../websites/http/websites.controller';
+import { DashboardController } from './dashboard-pages.decorator';
+import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
+import { HtmlPage, seeOther } from './responses';
+import { captureResultBody, CaptureResult } from './views/pages/website-form.page';
+import { curlCommand, playgroundPage, PLAYGROUND_SOURCE_FIELDS } from './views/pages/playground.page';
+import {
+  CAPTURE_REQUEST_FIELDS,
+  errorsByField,
+  FormRejected,
+  formToBody,
+  FormField,
+  pickValues,
+  queryOf,
+  SAVABLE_OPTION_NAMES,
+  validateBody,
+} from './website-form';
+import { WebsiteNames } from './website-names';
+
+/** The website a URL-only try captures: one per account, paused (schedules skip it), its URL set by each try. */
+export const PLAYGROUND_WEBSITE_NAME = 'Playground (dashboard)';
+
+/** Every control of the playground's form. */
+const PLAYGROUND_FIELDS: readonly FormField[] = [...PLAYGROUND_SOURCE_FIELDS, ...CAPTURE_REQUEST_FIELDS];
+
+/** A capture job of the account with its screenshot, once there is one (404 for another account's job). */
+export async function loadCaptureResult(
+  captureJobs: CaptureJobsService,
+  screenshots: ScreenshotsService,
+  accountId: number,
+  rawJobId: string,
+): Promise<CaptureResult> {
+  const job = await captureJobs.get(accountId, new UuidParam().transform(rawJobId));
+  const shot = job.screenshotId ? await screenshots.get(accountId, job.screenshotId).catch(() => null) : null;
+  return { job, shot };
+}
+
+/**
+ * The capture playground: a URL (or one of the account's websites) and any capture option → a real capture
+ * job through CaptureJobsService.requestCapture (plan check, URL policy, the API's validation), its progress
+ * and result in place, the equivalent curl command, and "save as website" with the options a website keeps.
+ */
+@DashboardController('dashboard/playground')
+export class PlaygroundController {
+  constructor(
+    private readonly websites: WebsitesService,
+    private readonly screenshots: ScreenshotsService,
+    private readonly captureJobs: CaptureJobsService,
+    private readonly names: WebsiteNames,
+    private readonly clock: Clock,
+    private readonly urlPolicy: UrlPolicy,
+    private readonly config: AppConfig,
+  ) {}
+
+  @Get()
+  @HtmlPage()
+  async page(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Query('job') jobId?: string) {
+    const query = new URLSearchParams(request.url.split('?')[1] ?? '');
+    const values = pickValues(PLAYGROUND_FIELDS, query);
+    const result = jobId ? await loadCaptureResult(this.captureJobs, this.screenshots, viewer.account.id, jobId) : null;
+    return this.render(viewer, request, values, new Map(), result);
+  }
+
+  @Post()
+  @HtmlPage()
+  async submit(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    if (!viewer.account.hasApiAccess(this.clock.now())) throw new PlanNoApiAccessError(viewer.account.plan);
+    const form = formFields(request);
+    const values = pickValues(PLAYGROUND_FIELDS, form);
+    try {
+      if (form.get('action') === 'save') {
+        await this.saveAsWebsite(viewer, values);
+        return seeOther(reply, '/dashboard/websites?notice=website-created');
+      }
+      const jobId = await this.tryCapture(viewer, values);
+      const query = queryOf(values);
+      query.set('job', jobId);
+      return seeOther(reply, `/dashboard/playground?${query.toString()}`);
+    } catch (err) {
+      if (!(err instanceof FormRejected)) throw err;
+      reply.status(422);
+      return this.render(viewer, request, values, errorsByField(PLAYGROUND_FIELDS, err.errors, form.get('action') === 'save'), null);
+    }
+  }
+
+  /** The job's state and the result panel's markup, for the page's script (polled while the job runs). */
+  @Get('jobs/:id')
+  async jobStatus(@Viewer() viewer: DashboardViewer, @Param('id') id: string) {
+    const result = await loadCaptureResult(this.captureJobs, this.screenshots, viewer.account.id, id);
+    return { status: result.job.status, finished: isFinished(result.job.status), html: captureResultBody(result).toString() };
+  }
+
+  private async render(
+    viewer: DashboardViewer,
+    request: DashboardRequest,
+    values: URLSearchParams,
+    errors: Map<string, string[]>,
+    result: CaptureResult | null,
+  ): Promise<string> {
+    const websites = (await this.names.all(viewer.account.id)).filter((w) => w.name !== PLAYGROUND_WEBSITE_NAME);
+    const selected = parseId(values.get('website_id') ?? undefined);
+    const website = selected ? await this.websites.find(viewer.account.id, selected) : null;
+    const { body } = formToBody(CAPTURE_REQUEST_FIELDS, values, false);
+    const curl = curlCommand(requestOrigin(request, this.config.publicUrl), website, values.get('url') ?? '', body, result?.job.websiteId ?? null);
+    return playgroundPage(viewer, {
+      websites,
+      state: { values, errors },
+      hasAccess: viewer.account.hasApiAccess(this.clock.now()),
+      result,
+      curl,
+    }).toString();
+  }
+
+  /** One capture: of the chosen website (its saved options fill the rest), or of the URL through the playground website. */
+  private async tryCapture(viewer: DashboardViewer, values: URLSearchParams): Promise<string> {
+    const accountId = viewer.account.id;
+    const { body, errors: textErrors } = formToBody(CAPTURE_REQUEST_FIELDS, values, false);
+    const checked = await validateBody(this.urlPolicy, TakeScreenshotDto, body);
+    const websiteId = parseId(values.get('website_id') ?? undefined);
+    const url = (values.get('url') ?? '').trim();
+    const urlErrors: FieldError[] = [];
+    if (!websiteId) {
+      const urlCheck = await validateBody(this.urlPolicy, UpdateWebsiteDto, { url });
+      urlErrors.push(...urlCheck.errors);
+    }
+    if (textErrors.length || urlErrors.length || !checked.dto) throw new FormRejected([...urlErrors, ...textErrors, ...checked.errors]);
+    const target = websiteId ? await this.websites.get(accountId, websiteId) : await this.asFormErrors(() => this.playgroundWebsite(accountId, url));
+    const job = await this.asFormErrors(() => this.captureJobs.requestCapture(accountId, target.id, toCaptureOptions(checked.dto), null, 'dashboard'));
+    return job.id;
+  }
+
+  /**
+   * The account's playground website, pointed at `url`. Its URL is only changed while none of its captures is
+   * unfinished: a job reads its website's URL when it runs, so a second try meanwhile would capture the wrong page.
+   */
+  private async playgroundWebsite(accountId: number, url: string): Promise<WebsiteProps> {
+    const all = await this.names.all(accountId);
+    const existing = all.find((w) => w.name === PLAYGROUND_WEBSITE_NAME);
+    if (!existing) return this.websites.create(accountId, { name: PLAYGROUND_WEBSITE_NAME, url, status: 'paused' });
+    const website = await this.websites.get(accountId, existing.id);
+    const verdict = await this.urlPolicy.check(url);
+    if (website.url === url || (verdict.allowed && website.url === verdict.url.toString())) return website;
+    const last = (await this.captureJobs.list(accountId, { page: 1, perPage: 1 }, { websiteId: website.id, type: 'screenshot' })).items[0];
+    if (last && !isFinished(last.status)) {
+      throw new FormRejected([{ field: 'url', message: 'The previous try is still running; try another URL once it has finished.' }]);
+    }
+    return this.websites.update(accountId, website.id, { url });
+  }
+
+  /** A new website with the URL and every option a website keeps (the one-off ones cannot be saved). */
+  private async saveAsWebsite(viewer: DashboardViewer, values: URLSearchParams): Promise<WebsiteProps> {
+    const accountId = viewer.account.id;
+    const websiteId = parseId(values.get('website_id') ?? undefined);
+    const source = websiteId ? await this.websites.get(accountId, websiteId) : null;
+    const url = source?.url ?? (values.get('url') ?? '').trim();
+    const { body: request, errors: textErrors } = formToBody(CAPTURE_REQUEST_FIELDS, values, false);
+    const options = Object.fromEntries(Object.entries(request).filter(([k]) => SAVABLE_OPTION_NAMES.has(k)));
+    const body: Record<string, unknown> = { name: (values.get('name') ?? '').trim() || hostOf(url), url, capture_options: options };
+    for (const k of ['viewport_width', 'viewport_height', 'full_page']) if (request[k] !== undefined) body[k] = request[k];
+    const { dto, errors } = await validateBody(this.urlPolicy, CreateWebsiteDto, body);
+    if (textErrors.length || !dto) throw new FormRejected([...textErrors, ...errors]);
+    return this.asFormErrors(() => this.websites.create(accountId, { ...toChanges(dto), name: dto.name, url: dto.url }));
+  }
+
+  private async asFormErrors<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof ValidationFailedError) throw new FormRejected(err.details);
+      throw err;
+    }
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname || url;
+  } catch {
+    return url;
+  }
+}

@@ -1,0 +1,473 @@
+import type { ArgumentMetadata } from '@nestjs/common';
+import { REDACTED, redactSecrets } from '../../../shared/domain/capture-secrets';
+import { DEVICES } from '../../../shared/domain/devices';
+import { FieldError, ValidationFailedError } from '../../../shared/domain/domain-error';
+import { OUTPUT_FORMATS, PDF_PAPERS } from '../../../shared/domain/output-format';
+import { BLOCKABLE_RESOURCES } from '../../../shared/domain/page-options';
+import { WAIT_UNTIL_VALUES } from '../../../shared/domain/wait-until';
+import { createValidationPipe } from '../../../shared/http/validation';
+import type { UrlPolicy } from '../../../shared/url-policy';
+import { WEBSITE_RULES, WEBSITE_STATUSES, WebsiteProps } from '../../websites/domain/website';
+
+/**
+ * The dashboard's website and capture forms, described once: each field says how it is shown and how its
+ * text becomes the API's JSON body. The body then goes through the API's own DTO validation (the same
+ * class-validator rules, messages and domain checks as POST/PUT /websites and POST /websites/{id}/screenshot),
+ * so a form can never accept what the API refuses, nor word a rule differently.
+ *
+ * Adding a website field to the edit form is one entry in WEBSITE_FIELDS (its kind decides parsing and markup).
+ */
+
+export type FieldKind =
+  /** One line of text; '' is "not set" (a `required` field sends '' so the API names it). */
+  | 'text'
+  /** A whole number; text that is not one is sent as it is, and the API's rule names it. */
+  | 'int'
+  | 'decimal'
+  /** A checkbox that is false when unchecked (a website's full_page). */
+  | 'checkbox'
+  /** A checkbox that is "not set" when unchecked (block_ads: off is the default). */
+  | 'flag'
+  /** Default / yes / no, for an option whose default depends on others (pdf_print_background). */
+  | 'tristate'
+  | 'select'
+  | 'textarea'
+  /** One value a line (hide_selectors), sent as an array. */
+  | 'lines'
+  /** Several checkboxes of one name (block_resources), sent as an array. */
+  | 'choices'
+  /** x, y, width, height. */
+  | 'clip'
+  /** Secrets (never shown: values are "********", which sent back keeps the saved value). */
+  | 'headers'
+  | 'cookies'
+  | 'http_auth';
+
+export type FieldSection = 'website' | 'capture' | 'output' | 'page' | 'blocking' | 'secrets';
+
+export interface FormField {
+  /** The control's name and the API body's key. */
+  name: string;
+  label: string;
+  kind: FieldKind;
+  section: FieldSection;
+  /** Part of the website's `capture_options` (the website form nests it there; a capture request has it at the top). */
+  option?: boolean;
+  required?: boolean;
+  /** select / choices: the values offered ('' = "default" is added for optional selects). */
+  choices?: readonly string[];
+  /** What "not set" means, shown as the placeholder or the default choice. */
+  placeholder?: string;
+  hint?: string;
+}
+
+const DEVICE_NAMES = Object.keys(DEVICES);
+const R = WEBSITE_RULES;
+
+/** Every capture option a website saves (API.md, Capture options), in the order the form shows them. */
+export const CAPTURE_OPTION_FIELDS: readonly FormField[] = [
+  { name: 'wait_until', label: 'Wait until', kind: 'select', section: 'page', option: true, choices: WAIT_UNTIL_VALUES, placeholder: 'stable' },
+  { name: 'format', label: 'Format', kind: 'select', section: 'output', option: true, choices: OUTPUT_FORMATS, placeholder: 'png' },
+  { name: 'quality', label: 'Quality (jpeg, webp)', kind: 'int', section: 'output', option: true, placeholder: '80' },
+  { name: 'pdf_paper', label: 'PDF paper', kind: 'select', section: 'output', option: true, choices: PDF_PAPERS, placeholder: 'a4' },
+  { name: 'pdf_landscape', label: 'PDF landscape', kind: 'tristate', section: 'output', option: true, placeholder: 'no' },
+  { name: 'pdf_print_background', label: 'PDF prints backgrounds', kind: 'tristate', section: 'output', option: true, placeholder: 'yes' },
+  { name: 'omit_background', label: 'Transparent background (png, webp)', kind: 'tristate', section: 'output', option: true, placeholder: 'no' },
+  { name: 'device', label: 'Device', kind: 'select', section: 'page', option: true, choices: DEVICE_NAMES, placeholder: 'none (desktop viewport)' },
+  { name: 'selector', label: 'Capture only this element (CSS selector)', kind: 'text', section: 'page', option: true, placeholder: '#pricing' },
+  { name: 'clip', label: 'Capture only this rectangle (CSS px)', kind: 'clip', section: 'page', option: true },
+  { name: 'user_agent', label: 'User agent', kind: 'text', section: 'page', option: true },
+  { name: 'locale', label: 'Locale', kind: 'text', section: 'page', option: true, placeholder: 'en-US' },
+  { name: 'timezone', label: 'Time zone', kind: 'text', section: 'page', option: true, placeholder: 'Europe/Berlin' },
+  { name: 'css', label: 'Extra CSS', kind: 'textarea', section: 'page', option: true, placeholder: '.chat-widget { display: none }' },
+  { name: 'block_cookie_banners', label: 'Reject cookie banners', kind: 'flag', section: 'blocking', option: true },
+  { name: 'block_ads', label: 'Block ads', kind: 'flag', section: 'blocking', option: true },
+  { name: 'block_trackers', label: 'Block trackers', kind: 'flag', section: 'blocking', option: true },
+  { name: 'block_resources', label: 'Do not load', kind: 'choices', section: 'blocking', option: true, choices: BLOCKABLE_RESOURCES },
+  {
+    name: 'headers',
+    label: 'Extra request headers',
+    kind: 'headers',
+    section: 'secrets',
+    option: true,
+    placeholder: 'X-Api-Version: 2',
+    hint: 'One "Name: value" a line. Saved values show as ******** — leave them so to keep them.',
+  },
+  {
+    name: 'cookies',
+    label: 'Cookies',
+    kind: 'cookies',
+    section: 'secrets',
+    option: true,
+    placeholder: 'session=abc; Domain=example.com; Path=/; Secure; HttpOnly; SameSite=Lax',
+    hint: 'One cookie a line: name=value, then optional Domain, Path, Secure, HttpOnly, SameSite.',
+  },
+  { name: 'http_auth', label: 'HTTP Basic credentials', kind: 'http_auth', section: 'secrets', option: true },
+];
+
+/** The website form: its own fields, then its capture options. Add a website field here (one entry). */
+export const WEBSITE_FIELDS: readonly FormField[] = [
+  { name: 'name', label: 'Name', kind: 'text', section: 'website', required: true },
+  { name: 'url', label: 'URL', kind: 'text', section: 'website', required: true, placeholder: 'https://example.com/' },
+  { name: 'viewport_width', label: 'Viewport width', kind: 'int', section: 'website', placeholder: String(R.viewportWidth.default) },
+  { name: 'viewport_height', label: 'Viewport height', kind: 'int', section: 'website', placeholder: String(R.viewportHeight.default) },
+  { name: 'full_page', label: 'Full page', kind: 'checkbox', section: 'website' },
+  { name: 'status', label: 'Status', kind: 'select', section: 'website', choices: WEBSITE_STATUSES },
+  ...CAPTURE_OPTION_FIELDS,
+];
+
+/** What one capture may set beyond the website's saved options (Take Screenshot body). */
+export const CAPTURE_REQUEST_FIELDS: readonly FormField[] = [
+  { name: 'full_page', label: 'Full page', kind: 'tristate', section: 'capture', placeholder: 'the website’s' },
+  { name: 'viewport_width', label: 'Viewport width', kind: 'int', section: 'capture', placeholder: 'the website’s' },
+  { name: 'viewport_height', label: 'Viewport height', kind: 'int', section: 'capture', placeholder: 'the website’s' },
+  { name: 'device_scale_factor', label: 'Scale factor (1–3)', kind: 'decimal', section: 'capture', placeholder: '1' },
+  { name: 'delay_ms', label: 'Delay after load (ms)', kind: 'int', section: 'capture', placeholder: '0' },
+  { name: 'wait_for_selector', label: 'Wait for selector', kind: 'text', section: 'capture', placeholder: '#app.ready' },
+  { name: 'hide_selectors', label: 'Hide elements (one selector a line)', kind: 'lines', section: 'capture', placeholder: '.cookie-banner' },
+  { name: 'dark_mode', label: 'Dark mode', kind: 'flag', section: 'capture' },
+  // Secrets stay the website's: a one-off capture form never asks for (nor shows) them.
+  ...CAPTURE_OPTION_FIELDS.filter((f) => f.section !== 'secrets'),
+];
+
+/** The option fields a website can save, of a capture request (what "save as website" keeps). */
+export const SAVABLE_OPTION_NAMES = new Set(CAPTURE_OPTION_FIELDS.map((f) => f.name));
+
+/** The form controls a field owns (clip and http_auth have several). */
+export function controlNames(field: FormField): string[] {
+  if (field.kind === 'clip') return ['clip.x', 'clip.y', 'clip.width', 'clip.height'];
+  if (field.kind === 'http_auth') return ['http_auth.username', 'http_auth.password'];
+  return [field.name];
+}
+
+/** A form's typed values, exactly as typed (re-shown after an error), copied from a posted form or a query. */
+export function pickValues(fields: readonly FormField[], source: URLSearchParams): URLSearchParams {
+  const out = new URLSearchParams();
+  for (const field of fields) for (const name of controlNames(field)) for (const v of source.getAll(name)) out.append(name, v);
+  return out;
+}
+
+/** The non-empty values as a query string's parameters (a page's address that reopens the form as it was). */
+export function queryOf(values: URLSearchParams): URLSearchParams {
+  const query = new URLSearchParams();
+  for (const [k, v] of values) if (v !== '') query.append(k, v);
+  return query;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Text → JSON body
+
+const INTEGER = /^[-+]?\d{1,15}$/;
+const DECIMAL = /^[-+]?(\d{1,15}(\.\d{1,15})?|\.\d{1,15})$/;
+
+function toNumber(raw: string, pattern: RegExp): number | string {
+  const trimmed = raw.trim();
+  return pattern.test(trimmed) ? Number(trimmed) : raw;
+}
+
+function lines(raw: string): string[] {
+  return raw
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+}
+
+function parseHeaders(raw: string, errors: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  lines(raw).forEach((line, i) => {
+    const colon = line.indexOf(':');
+    if (colon <= 0) errors.push(`line ${i + 1}: write a header as "Name: value"`);
+    else headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  });
+  return headers;
+}
+
+function parseCookies(raw: string, errors: string[]): Array<Record<string, unknown>> {
+  const cookies: Array<Record<string, unknown>> = [];
+  lines(raw).forEach((line, i) => {
+    const [pair, ...attributes] = line.split(';').map((s) => s.trim());
+    const eq = pair.indexOf('=');
+    if (eq <= 0) return errors.push(`line ${i + 1}: write a cookie as "name=value; Domain=…; Path=/"`);
+    const cookie: Record<string, unknown> = { name: pair.slice(0, eq).trim(), value: pair.slice(eq + 1).trim() };
+    for (const attribute of attributes.filter((a) => a !== '')) {
+      const [key, ...rest] = attribute.split('=');
+      const value = rest.join('=').trim();
+      const k = key.trim().toLowerCase();
+      if (k === 'domain') cookie.domain = value;
+      else if (k === 'path') cookie.path = value;
+      else if (k === 'secure') cookie.secure = true;
+      else if (k === 'httponly') cookie.http_only = true;
+      else if (k === 'samesite') cookie.same_site = value;
+      else errors.push(`line ${i + 1}: unknown cookie attribute "${key.trim()}" (Domain, Path, Secure, HttpOnly, SameSite)`);
+    }
+    cookies.push(cookie);
+  });
+  return cookies;
+}
+
+export interface ParsedForm {
+  /** The API's JSON body. */
+  body: Record<string, unknown>;
+  /** Text the form could not turn into JSON at all (a header line without a colon), by field name. */
+  errors: FieldError[];
+}
+
+/**
+ * The API body a form's text stands for. `nestOptions`: capture options go under `capture_options` (the
+ * website form) rather than at the top (a capture request).
+ */
+export function formToBody(fields: readonly FormField[], form: URLSearchParams, nestOptions: boolean): ParsedForm {
+  const body: Record<string, unknown> = {};
+  const options: Record<string, unknown> = {};
+  const errors: FieldError[] = [];
+  for (const field of fields) {
+    const target = nestOptions && field.option ? options : body;
+    const raw = form.get(field.name) ?? '';
+    const problems: string[] = [];
+    let value: unknown;
+    switch (field.kind) {
+      case 'text':
+      case 'select':
+      case 'textarea':
+        value = raw === '' && !field.required ? undefined : raw;
+        break;
+      case 'int':
+        value = raw.trim() === '' ? undefined : toNumber(raw, INTEGER);
+        break;
+      case 'decimal':
+        value = raw.trim() === '' ? undefined : toNumber(raw, DECIMAL);
+        break;
+      case 'checkbox':
+        value = form.has(field.name);
+        break;
+      case 'flag':
+        value = form.has(field.name) ? true : undefined;
+        break;
+      case 'tristate':
+        value = raw === 'true' ? true : raw === 'false' ? false : raw === '' ? undefined : raw;
+        break;
+      case 'lines': {
+        const list = lines(raw);
+        value = list.length ? list : undefined;
+        break;
+      }
+      case 'choices': {
+        const list = form.getAll(field.name);
+        value = list.length ? list : undefined;
+        break;
+      }
+      case 'clip': {
+        const parts = ['x', 'y', 'width', 'height'].map((k) => [k, (form.get(`clip.${k}`) ?? '').trim()] as const);
+        if (parts.some(([, v]) => v !== '')) value = Object.fromEntries(parts.filter(([, v]) => v !== '').map(([k, v]) => [k, toNumber(v, INTEGER)]));
+        break;
+      }
+      case 'headers': {
+        const headers = parseHeaders(raw, problems);
+        value = Object.keys(headers).length || problems.length ? headers : undefined;
+        break;
+      }
+      case 'cookies': {
+        const cookies = parseCookies(raw, problems);
+        value = cookies.length || problems.length ? cookies : undefined;
+        break;
+      }
+      case 'http_auth': {
+        const username = form.get('http_auth.username') ?? '';
+        const password = form.get('http_auth.password') ?? '';
+        value = username === '' && password === '' ? undefined : { username, password };
+        break;
+      }
+    }
+    if (problems.length) errors.push(...problems.map((message) => ({ field: field.name, message: `${field.name}: ${message}` })));
+    else if (value !== undefined) target[field.name] = value;
+  }
+  if (nestOptions) body.capture_options = options;
+  return { body, errors };
+}
+
+/** A form post that did not pass: its page again (422) with what was typed and these errors by field. */
+export class FormRejected extends Error {
+  constructor(readonly errors: FieldError[]) {
+    super('form rejected');
+  }
+}
+
+/** Runs a body through an API DTO's validation pipe (the very one the API uses): the DTO, or the 422's details. */
+export async function validateBody<T>(
+  urlPolicy: Pick<UrlPolicy, 'checkSyntax'>,
+  metatype: new () => T,
+  body: Record<string, unknown>,
+): Promise<{ dto: T; errors: [] } | { dto: null; errors: FieldError[] }> {
+  const metadata: ArgumentMetadata = { type: 'body', metatype, data: undefined };
+  try {
+    return { dto: (await createValidationPipe({ urlPolicy }).transform(body, metadata)) as T, errors: [] };
+  } catch (err) {
+    if (err instanceof ValidationFailedError) return { dto: null, errors: err.details };
+    throw err;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Errors → the field they belong to
+
+/** Where a field sits in the API body (`capture_options.quality`, or `quality` in a capture request). */
+function apiPath(field: FormField, nestOptions: boolean): string {
+  return nestOptions && field.option ? `capture_options.${field.name}` : field.name;
+}
+
+/** Errors by form field name; those naming no field of the form (or the whole body) under ''. */
+export function errorsByField(fields: readonly FormField[], errors: FieldError[], nestOptions: boolean): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const error of errors) {
+    const field = fields.find((f) => {
+      const path = apiPath(f, nestOptions);
+      return error.field === f.name || error.field === path || error.field.startsWith(`${path}.`) || error.field.startsWith(`${path}[`);
+    });
+    const key = field?.name ?? '';
+    out.set(key, [...(out.get(key) ?? []), error.message]);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Saved values → form text
+
+const camel = (name: string) => name.replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
+
+/** A saved value as the form shows it. */
+function valueText(form: URLSearchParams, field: FormField, value: unknown): void {
+  if (value === undefined || value === null) return;
+  if (field.kind === 'clip') {
+    const clip = value as Record<string, number>;
+    for (const k of ['x', 'y', 'width', 'height']) form.set(`clip.${k}`, String(clip[k]));
+  } else if (field.kind === 'choices') {
+    for (const v of value as string[]) form.append(field.name, v);
+  } else if (field.kind === 'lines') {
+    form.set(field.name, (value as string[]).join('\n'));
+  } else if (field.kind === 'checkbox' || field.kind === 'flag') {
+    if (value === true) form.set(field.name, 'on');
+  } else {
+    form.set(field.name, typeof value === 'string' ? value : JSON.stringify(value));
+  }
+}
+
+/** The edit form's text for a saved website: its secrets as "********" only. */
+export function websiteValues(website: WebsiteProps): URLSearchParams {
+  const form = new URLSearchParams();
+  const o = website.captureOptions as Record<string, unknown>;
+  for (const field of WEBSITE_FIELDS) {
+    if (field.section === 'secrets') continue;
+    valueText(form, field, field.option ? o[camel(field.name)] : (website as unknown as Record<string, unknown>)[camel(field.name)]);
+  }
+  const secrets = website.captureOptions.secrets ? redactSecrets(website.captureOptions.secrets) : {};
+  if (secrets.headers)
+    form.set(
+      'headers',
+      Object.entries(secrets.headers)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\n'),
+    );
+  if (secrets.cookies) {
+    const cookieLine = (c: NonNullable<typeof secrets.cookies>[number]) =>
+      [
+        `${c.name}=${c.value}`,
+        c.domain !== undefined ? `Domain=${c.domain}` : '',
+        c.path !== undefined ? `Path=${c.path}` : '',
+        c.secure ? 'Secure' : '',
+        c.httpOnly ? 'HttpOnly' : '',
+        c.sameSite ? `SameSite=${c.sameSite}` : '',
+      ]
+        .filter((p) => p !== '')
+        .join('; ');
+    form.set('cookies', secrets.cookies.map(cookieLine).join('\n'));
+  }
+  if (secrets.httpAuth) {
+    form.set('http_auth.username', secrets.httpAuth.username);
+    form.set('http_auth.password', secrets.httpAuth.password);
+  }
+  return form;
+}
+
+/** A capture request's options as form text (the playground's link back to what was tried). */
+export function bodyToValues(fields: readonly FormField[], body: Record<string, unknown>): URLSearchParams {
+  const form = new URLSearchParams();
+  for (const field of fields) valueText(form, field, body[field.name]);
+  return form;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Secrets typed into a form that is shown again (a validation error elsewhere) are never written back into the
+// page: the page shows them as "********" and carries what was typed sealed (SecretBox) in a hidden field, so
+// posting the form again keeps them. "********" is then resolved against that carry first, the saved website next.
+
+export const SECRET_CONTROLS = ['headers', 'cookies', 'http_auth.username', 'http_auth.password'] as const;
+
+/** A header line "Name: value" or a cookie line's "name=value" part, split; null when the line is neither. */
+function secretLine(kind: 'headers' | 'cookies', line: string): { key: string; value: string; rest: string } | null {
+  const head = kind === 'headers' ? line : line.split(';')[0];
+  const at = head.indexOf(kind === 'headers' ? ':' : '=');
+  if (at <= 0) return null;
+  return { key: head.slice(0, at).trim(), value: head.slice(at + 1).trim(), rest: line.slice(head.length) };
+}
+
+function joinSecretLine(kind: 'headers' | 'cookies', key: string, value: string, rest: string): string {
+  return kind === 'headers' ? `${key}: ${value}` : `${key}=${value}${rest}`;
+}
+
+/** The typed secrets with their values masked, as the page may show them. */
+export function maskSecrets(form: URLSearchParams): URLSearchParams {
+  const out = new URLSearchParams(form);
+  for (const kind of ['headers', 'cookies'] as const) {
+    const raw = form.get(kind);
+    if (!raw) continue;
+    out.set(
+      kind,
+      lines(raw)
+        .map((line) => {
+          const parsed = secretLine(kind, line);
+          return parsed ? joinSecretLine(kind, parsed.key, REDACTED, parsed.rest) : REDACTED;
+        })
+        .join('\n'),
+    );
+  }
+  for (const name of ['http_auth.username', 'http_auth.password']) if (form.get(name)) out.set(name, REDACTED);
+  return out;
+}
+
+/** Puts back values shown as "********" from the carried typed text (same header name, same cookie name). */
+export function unmaskSecrets(form: URLSearchParams, carried: Record<string, string>): URLSearchParams {
+  const out = new URLSearchParams(form);
+  for (const kind of ['headers', 'cookies'] as const) {
+    const now = form.get(kind);
+    if (!now || carried[kind] === undefined) continue;
+    const before = new Map<string, string>();
+    for (const line of lines(carried[kind])) {
+      const parsed = secretLine(kind, line);
+      if (parsed) before.set(parsed.key.toLowerCase(), parsed.value);
+    }
+    out.set(
+      kind,
+      lines(now)
+        .map((line) => {
+          const parsed = secretLine(kind, line);
+          const old = parsed ? before.get(parsed.key.toLowerCase()) : undefined;
+          return parsed && parsed.value === REDACTED && old !== undefined ? joinSecretLine(kind, parsed.key, old, parsed.rest) : line;
+        })
+        .join('\n'),
+    );
+  }
+  for (const name of ['http_auth.username', 'http_auth.password']) {
+    if (form.get(name) === REDACTED && carried[name]) out.set(name, carried[name]);
+  }
+  return out;
+}
+
+/** Whether the typed form holds any secret text worth carrying. */
+export function typedSecrets(form: URLSearchParams): Record<string, string> | null {
+  const out: Record<string, string> = {};
+  for (const name of SECRET_CONTROLS) {
+    const v = form.get(name);
+    if (v) out[name] = v;
+  }
+  return Object.keys(out).length ? out : null;
+}
