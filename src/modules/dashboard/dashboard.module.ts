@@ -8,6 +8,7 @@ import { WebsitesModule } from '../websites/websites.module';
 import { ApiKeysController } from './http/api-keys.controller';
 import { AssetsController, DashboardNotFoundController } from './http/assets.controller';
 import { AutomationController } from './http/automation.controller';
+import { ChangeHistoryController } from './http/change-history.controller';
 import { JobsPageController } from './http/jobs-page.controller';
 import { ScenarioEditorController } from './http/scenario-editor.controller';
 import { ScheduleEditorController } from './http/schedule-editor.controller';
@@ -37,6 +38,7 @@ import { WebsitesPageController } from './http/websites-page.controller';
     ScenarioEditorController,
     ScheduleEditorController,
     JobsPageController,
+    ChangeHistoryController,
     DashboardNotFoundController,
   ],
   providers: [WebsiteNames, StaticAssets],

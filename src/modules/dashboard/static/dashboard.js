@@ -62,3 +62,106 @@ document.addEventListener('submit', function (event) {
   }
   later();
 })();
+/* --- change history (issue 20): "changes only" applies at once; the compare view gets a before/after slider --- */
+(function () {
+  document.addEventListener('change', function (event) {
+    var box = event.target;
+    if (box.matches && box.matches('[data-autosubmit]') && box.form) box.form.submit();
+  });
+  var view = document.querySelector('[data-compare]');
+  var before = view && view.querySelector('.ch-before img');
+  var after = view && view.querySelector('.ch-after img');
+  if (!before || !after) return; // nothing to slide between (first capture, previous deleted)
+  var diff = view.querySelector('.ch-diff img');
+  var pair = view.querySelector('.ch-pair');
+  // Side by side: the two frames scroll together (a full page is taller than the frame).
+  var frames = pair.querySelectorAll('.ch-frame');
+  var syncing = false;
+  Array.prototype.forEach.call(frames, function (frame) {
+    frame.addEventListener('scroll', function () {
+      if (syncing) { syncing = false; return; }
+      Array.prototype.forEach.call(frames, function (other) {
+        if (other !== frame) { syncing = true; other.scrollTop = frame.scrollTop; }
+      });
+    });
+  });
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text) node.textContent = text;
+    return node;
+  }
+  // The slider: the newer capture, and the older one over it cut at the handle (clip-path reads --ch-pos).
+  var slider = el('div', 'ch-slider');
+  var frame = el('div', 'ch-frame');
+  var stage = el('div', 'ch-stage');
+  var base = el('img');
+  base.src = after.src;
+  base.alt = after.alt;
+  var over = el('div', 'ch-over');
+  var old = el('img');
+  old.src = before.src;
+  old.alt = before.alt;
+  over.appendChild(old);
+  stage.appendChild(base);
+  stage.appendChild(over);
+  stage.appendChild(el('div', 'ch-handle'));
+  frame.appendChild(stage);
+  var ends = el('div', 'ch-ends');
+  ends.appendChild(el('span', '', '← Before'));
+  ends.appendChild(el('span', '', diff ? 'After (or diff) →' : 'After →'));
+  var range = el('input');
+  range.type = 'range';
+  range.min = '0';
+  range.max = '100';
+  range.value = '50';
+  range.setAttribute('aria-label', 'Share of the picture showing the previous capture');
+  slider.appendChild(frame);
+  slider.appendChild(range);
+  slider.appendChild(ends);
+  pair.parentNode.insertBefore(slider, pair.nextSibling);
+  function place(percent) {
+    var p = Math.max(0, Math.min(100, percent));
+    stage.style.setProperty('--ch-pos', p + '%'); // CSSOM, not a style attribute: allowed by the CSP
+    range.value = String(Math.round(p));
+  }
+  range.addEventListener('input', function () { place(Number(range.value)); });
+  var dragging = false;
+  function follow(event) {
+    var box = stage.getBoundingClientRect();
+    place(((event.clientX - box.left) / box.width) * 100);
+  }
+  stage.addEventListener('pointerdown', function (event) { dragging = true; follow(event); });
+  window.addEventListener('pointermove', function (event) { if (dragging) follow(event); });
+  window.addEventListener('pointerup', function () { dragging = false; });
+  // Tools: side by side or slider; in the slider the newer side can show the diff instead (the overlay).
+  var tools = el('div', 'ch-tools');
+  tools.setAttribute('role', 'group');
+  tools.setAttribute('aria-label', 'How to compare');
+  var sideButton = el('button', 'small', 'Side by side');
+  var sliderButton = el('button', 'small', 'Slider');
+  sideButton.type = sliderButton.type = 'button';
+  tools.appendChild(sideButton);
+  tools.appendChild(sliderButton);
+  if (diff) {
+    var overlay = el('label');
+    var check = el('input');
+    check.type = 'checkbox';
+    check.id = 'ch-diff-overlay';
+    overlay.appendChild(check);
+    overlay.appendChild(document.createTextNode('Show the diff on the after side'));
+    tools.appendChild(overlay);
+    check.addEventListener('change', function () { base.src = check.checked ? diff.src : after.src; });
+  }
+  view.insertBefore(tools, view.firstChild);
+  function mode(name) {
+    view.classList.toggle('ch-mode-slider', name === 'slider');
+    sideButton.setAttribute('aria-pressed', String(name !== 'slider'));
+    sliderButton.setAttribute('aria-pressed', String(name === 'slider'));
+    if (overlay) overlay.hidden = name !== 'slider';
+  }
+  sideButton.addEventListener('click', function () { mode('side'); });
+  sliderButton.addEventListener('click', function () { mode('slider'); });
+  place(50);
+  mode('slider');
+})();

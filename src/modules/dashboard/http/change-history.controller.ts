@@ -1,0 +1,105 @@
+import { Get, Headers, Param, Query, Res, StreamableFile } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { NotFoundError } from '../../../shared/domain/domain-error';
+import { replyWithStoredImage } from '../../../shared/http/conditional';
+import { IdParam } from '../../../shared/http/id-param';
+import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
+import type { ScreenshotProps } from '../../screenshots/domain/screenshot';
+import { WebsitesService } from '../../websites/application/websites.service';
+import { DashboardController } from './dashboard-pages.decorator';
+import { DashboardViewer, Viewer } from './dashboard-request';
+import { DASHBOARD_PAGE_SIZE, HtmlPage, lastPage, pageParam } from './responses';
+import { comparePage } from './views/pages/compare.page';
+import { changeState, historyPage } from './views/pages/history.page';
+
+/** The compare view looks this far (newest first) for the capture that follows the one shown. */
+const NEXT_SCAN = { perPage: 100, pages: 10 } as const;
+
+/**
+ * Change history in the dashboard (issue 20, API.md "Change history"): a website's captures as a timeline with
+ * their change badges, and a before/after view of one capture with the diff. Everything is read through
+ * ScreenshotsService and WebsitesService, so another account's id is a 404 exactly as in the API.
+ */
+@DashboardController('dashboard')
+export class ChangeHistoryController {
+  constructor(
+    private readonly screenshots: ScreenshotsService,
+    private readonly websites: WebsitesService,
+  ) {}
+
+  @Get('websites/:id/history')
+  @HtmlPage()
+  async history(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Query('page') rawPage?: string, @Query('changes') changes?: string) {
+    const accountId = viewer.account.id;
+    const website = await this.websites.get(accountId, id); // another account's website is 404
+    const page = pageParam(rawPage);
+    const changesOnly = changes === '1' || changes === 'on' || changes === 'true';
+    const request = { page, perPage: DASHBOARD_PAGE_SIZE };
+    const { items, total } = changesOnly
+      ? await this.screenshots.changesOf(accountId, id, request)
+      : await this.screenshots.list(accountId, request, { websiteId: id });
+    return historyPage(viewer, { website, shots: items, changesOnly, page: { page, lastPage: lastPage(total, DASHBOARD_PAGE_SIZE), total } }).toString();
+  }
+
+  @Get('screenshots/:id/compare')
+  @HtmlPage()
+  async compare(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number) {
+    const accountId = viewer.account.id;
+    const shot = await this.screenshots.get(accountId, id);
+    const website = await this.websites.get(accountId, shot.websiteId);
+    const state = changeState(shot);
+    const previousId = 'previousId' in state ? state.previousId : null;
+    const previous = previousId === null ? null : await this.screenshots.get(accountId, previousId).catch(notFoundAsNull);
+    const previousDeleted = previousId !== null && previous === null;
+    // With the previous capture at hand the diff route makes the diff on request; without it, only a diff made
+    // before the delete can be shown (always the case for a capture found changed).
+    const diffAvailable = previousId !== null && (previous !== null || (await this.hasStoredDiff(accountId, id)));
+    const next = await this.nextInHistory(accountId, shot);
+    return comparePage(viewer, { shot, website, previous, previousDeleted, next, diffAvailable }).toString();
+  }
+
+  /** The diff PNG (ChangeDetector.diff, as GET /screenshots/{id}/diff), cached like the dashboard's other images. */
+  @Get('screenshots/:id/diff')
+  async diff(
+    @Viewer() viewer: DashboardViewer,
+    @Param('id', IdParam) id: number,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const diff = await this.screenshots.diff(viewer.account.id, id);
+    return replyWithStoredImage(reply, ifNoneMatch, diff.etag, () => new StreamableFile(diff.data, { type: diff.contentType, length: diff.size }));
+  }
+
+  private async hasStoredDiff(accountId: number, id: number): Promise<boolean> {
+    return this.screenshots.diff(accountId, id).then(
+      () => true,
+      (err: unknown) => {
+        if (err instanceof NotFoundError) return false;
+        throw err;
+      },
+    );
+  }
+
+  /**
+   * The capture that follows `shot` in its history (the oldest newer capture of the website with the same
+   * settings): null when there is none, undefined when it lies beyond the newest NEXT_SCAN captures.
+   */
+  private async nextInHistory(accountId: number, shot: ScreenshotProps): Promise<ScreenshotProps | null | undefined> {
+    if (!shot.compareKey) return null;
+    let next: ScreenshotProps | null = null;
+    for (let page = 1; page <= NEXT_SCAN.pages; page++) {
+      const { items } = await this.screenshots.list(accountId, { page, perPage: NEXT_SCAN.perPage }, { websiteId: shot.websiteId });
+      for (const candidate of items) {
+        if (candidate.id <= shot.id) return next; // newest first: everything from here on is older
+        if (candidate.compareKey === shot.compareKey) next = candidate;
+      }
+      if (items.length < NEXT_SCAN.perPage) return next;
+    }
+    return undefined;
+  }
+}
+
+function notFoundAsNull(err: unknown): null {
+  if (err instanceof NotFoundError) return null;
+  throw err;
+}

@@ -1,0 +1,118 @@
+import type { ScreenshotProps } from '../../../../screenshots/domain/screenshot';
+import type { WebsiteProps } from '../../../../websites/domain/website';
+import type { DashboardViewer } from '../../dashboard-request';
+import { Html, html, utcTime } from '../html';
+import { layout } from '../layout';
+import { changeBadge, changeState, percent, thresholdText } from './history.page';
+
+/**
+ * Change history (issue 20): one capture and the one it was compared with, before/after side by side, and the
+ * diff below. dashboard.js turns the pair into a slider (with the diff as an overlay) when scripts run; without
+ * them the page shows everything at once.
+ */
+export interface CompareView {
+  shot: ScreenshotProps;
+  website: WebsiteProps;
+  /** The capture it was compared with; null when there is none, or it was deleted (see previousDeleted). */
+  previous: ScreenshotProps | null;
+  previousDeleted: boolean;
+  /** The next capture of the same history (same settings), null when this is the newest, undefined when not looked up that far. */
+  next: ScreenshotProps | null | undefined;
+  /** Whether /dashboard/screenshots/:id/diff has an image to serve. */
+  diffAvailable: boolean;
+}
+
+function shotImage(shot: ScreenshotProps, label: string): Html {
+  return html`<a href="/dashboard/screenshots/${shot.id}/image"><img src="/dashboard/screenshots/${shot.id}/image" alt="${label}" width="${shot.width}" height="${shot.height}"></a>`;
+}
+
+function caption(role: string, shot: ScreenshotProps): Html {
+  return html`<figcaption><strong>${role}</strong> · <a href="/dashboard/screenshots/${shot.id}">#${shot.id}</a> · ${utcTime(shot.takenAt)} · ${shot.width}×${shot.height}</figcaption>`;
+}
+
+function facts(view: CompareView): Html {
+  const state = changeState(view.shot);
+  const rows: Array<[string, Html | string]> = [['Result', changeBadge(state)]];
+  if (state.kind === 'changed' || state.kind === 'unchanged') {
+    rows.push(['Changed pixels', html`<span id="change-ratio">${percent(state.ratio)}</span> <span class="muted">(ratio ${state.ratio})</span>`]);
+    rows.push(['Compared', utcTime(state.comparedAt)]);
+  }
+  rows.push(['Threshold', html`<span id="change-threshold">${thresholdText(view.website.changeThreshold)}</span> <span class="muted">changed above it</span>`]);
+  if (view.website.changeIgnoreSelectors.length) {
+    rows.push(['Ignored selectors', html`<code class="break">${view.website.changeIgnoreSelectors.join(', ')}</code>`]);
+  }
+  return html`<dl class="facts ch-facts">${rows.map(([k, v]) => html`<div><dt>${k}</dt><dd>${v}</dd></div>`)}</dl>`;
+}
+
+function navigation(view: CompareView): Html {
+  const { shot, previous, next } = view;
+  const history = `/dashboard/websites/${shot.websiteId}/history`;
+  return html`<nav class="page-actions ch-nav" aria-label="Captures">
+  ${previous ? html`<a class="button secondary" rel="prev" href="/dashboard/screenshots/${previous.id}/compare">← Previous capture</a>` : ''}
+  ${next ? html`<a class="button secondary" rel="next" href="/dashboard/screenshots/${next.id}/compare">Next capture →</a>` : ''}
+  <a href="${history}">History of ${view.website.name}</a>
+  <a href="/dashboard/screenshots/${shot.id}">Screenshot page</a>
+</nav>`;
+}
+
+function diffFigure(view: CompareView): Html {
+  const { shot } = view;
+  return html`<figure class="ch-diff" id="diff">
+  <figcaption><strong>Diff</strong> · changed pixels in red, unchanged ones dimmed, ignored areas in light blue${
+    view.previous ? '' : ' (made before the previous capture was deleted)'
+  }</figcaption>
+  <div class="ch-frame"><a href="/dashboard/screenshots/${shot.id}/diff"><img src="/dashboard/screenshots/${shot.id}/diff" alt="Diff of capture ${shot.id} with the previous capture" width="${shot.width}" height="${shot.height}" loading="lazy"></a></div>
+</figure>`;
+}
+
+function comparison(view: CompareView, previousId: number): Html {
+  const { shot, previous } = view;
+  const name = view.website.name;
+  const before = previous
+    ? html`<figure class="ch-before">${caption('Before', previous)}<div class="ch-frame">${shotImage(previous, `Before: capture ${previous.id} of ${name}`)}</div></figure>`
+    : html`<figure class="ch-before ch-gone"><figcaption><strong>Before</strong> · #${previousId}</figcaption>
+  <div class="ch-frame ch-missing"><p id="previous-deleted">The previous capture (screenshot ${previousId}) was deleted. ${
+    view.diffAvailable ? 'The comparison and its diff were kept.' : 'The comparison’s result was kept, but no diff was made before it was deleted.'
+  }</p></div></figure>`;
+  return html`<section class="ch-compare-view" data-compare aria-label="Before and after">
+  <div class="ch-pair">
+    ${before}
+    <figure class="ch-after">${caption('After', shot)}<div class="ch-frame">${shotImage(shot, `After: capture ${shot.id} of ${name}`)}</div></figure>
+  </div>
+  ${view.diffAvailable ? diffFigure(view) : ''}
+</section>`;
+}
+
+export function comparePage(viewer: DashboardViewer, view: CompareView): Html {
+  const { shot } = view;
+  const state = changeState(shot);
+  let body: Html;
+  if (state.kind === 'first' || state.kind === 'not-compared') {
+    const why =
+      state.kind === 'first'
+        ? 'This is the first capture of this website with these settings: there is nothing earlier to compare it with.'
+        : shot.scenarioId
+          ? 'Scenario step shots are not compared with earlier captures.'
+          : shot.format === 'pdf'
+            ? 'PDFs are not compared with earlier captures.'
+            : 'This capture was taken before change history existed, so it was not compared.';
+    body = html`<div class="notice info" id="no-previous" role="note">${why}</div>
+<div class="full">${shot.format === 'pdf' ? html`<a href="/dashboard/screenshots/${shot.id}">Open the screenshot</a>` : shotImage(shot, `Capture ${shot.id} of ${view.website.name}`)}</div>`;
+  } else {
+    body = html`${
+      state.kind === 'pending'
+        ? html`<div class="notice info" role="status">Comparing with the previous capture… this page refreshes until it is done.</div>`
+        : ''
+    }${comparison(view, state.previousId)}`;
+  }
+  return layout(
+    viewer,
+    'screenshots',
+    `Capture ${shot.id} of ${view.website.name}`,
+    html`<p class="muted">Taken ${utcTime(shot.takenAt)} · ${shot.format.toUpperCase()} · ${shot.width}×${shot.height}${shot.fullPage ? ' · full page' : ''}</p>
+${facts(view)}
+${navigation(view)}
+${body}`,
+    { refreshSeconds: state.kind === 'pending' ? 3 : undefined },
+  );
+}

@@ -1,0 +1,125 @@
+import type { ScreenshotProps } from '../../../../screenshots/domain/screenshot';
+import { thumbnailSize } from '../../../../screenshots/domain/thumbnail';
+import type { WebsiteProps } from '../../../../websites/domain/website';
+import type { DashboardViewer } from '../../dashboard-request';
+import { PageInfo, pager } from '../components';
+import { Html, html, utcTime } from '../html';
+import { layout } from '../layout';
+
+/**
+ * Change history (issue 20): a website's captures as a timeline, each with the outcome of its comparison with the
+ * previous comparable capture (API.md "Change history"), and a link to the compare view.
+ */
+
+/** What a capture's comparison says, in the words of the badge. */
+export type ChangeState =
+  | { kind: 'not-compared' } // scenario step shots, PDFs, rows from before change history: never compared
+  | { kind: 'first' } // nothing earlier to compare with (or every earlier comparable capture was deleted)
+  | { kind: 'pending'; previousId: number }
+  | { kind: 'unchanged' | 'changed'; previousId: number; ratio: number; comparedAt: Date };
+
+export function changeState(shot: ScreenshotProps): ChangeState {
+  const change = shot.change;
+  if (!change) return shot.compareKey ? { kind: 'first' } : { kind: 'not-compared' };
+  if (change.status === 'pending' || change.changedRatio === null || change.comparedAt === null) return { kind: 'pending', previousId: change.previousId };
+  return { kind: change.changed ? 'changed' : 'unchanged', previousId: change.previousId, ratio: change.changedRatio, comparedAt: change.comparedAt };
+}
+
+/** A ratio (0..1) as a percentage with two decimals; a change too small for that still reads as more than zero. */
+export function percent(ratio: number): string {
+  if (ratio > 0 && ratio < 0.00005) return '<0.01%';
+  return `${(ratio * 100).toFixed(2)}%`;
+}
+
+/** The change badge: first capture / no change / changed N.NN% / comparing… (the word is always there, not just a colour). */
+export function changeBadge(state: ChangeState): Html {
+  switch (state.kind) {
+    case 'first':
+      return html`<span class="badge ch-badge ch-first">first capture</span>`;
+    case 'not-compared':
+      return html`<span class="badge ch-badge ch-none">not compared</span>`;
+    case 'pending':
+      return html`<span class="badge ch-badge ch-pending">comparing…</span>`;
+    case 'unchanged':
+      return html`<span class="badge ch-badge ch-unchanged">no change</span>`;
+    case 'changed':
+      return html`<span class="badge ch-badge ch-changed">changed ${percent(state.ratio)}</span>`;
+  }
+}
+
+/** A threshold (0..1) as people read it: `0.1% (0.001)`. */
+export function thresholdText(threshold: number): string {
+  return `${percent(threshold)} (${threshold})`;
+}
+
+export interface HistoryView {
+  website: WebsiteProps;
+  shots: ScreenshotProps[];
+  changesOnly: boolean;
+  page: PageInfo;
+}
+
+/** The thumbnails are shown this wide (CSS px); their height is given too, so rows never move as they arrive. */
+const THUMB_WIDTH = 200;
+
+function thumbnail(shot: ScreenshotProps, name: string): Html {
+  const height = shot.format === 'pdf' ? 125 : Math.round((thumbnailSize(shot).height * THUMB_WIDTH) / thumbnailSize(shot).width);
+  return html`<img src="/dashboard/screenshots/${shot.id}/thumbnail" alt="Capture ${shot.id} of ${name}" width="${THUMB_WIDTH}" height="${height}" loading="lazy">`;
+}
+
+function entry(shot: ScreenshotProps, name: string): Html {
+  const state = changeState(shot);
+  const compareLink =
+    state.kind === 'not-compared'
+      ? html`<a href="/dashboard/screenshots/${shot.id}">View</a>`
+      : html`<a class="ch-compare" href="/dashboard/screenshots/${shot.id}/compare">${state.kind === 'first' ? 'View' : 'Compare with previous'}</a>`;
+  const detail =
+    state.kind === 'unchanged' && state.ratio > 0
+      ? html`<span class="muted">${percent(state.ratio)} of pixels differ, under the threshold</span>`
+      : state.kind === 'not-compared'
+        ? html`<span class="muted">${shot.scenarioId ? 'scenario step shot' : shot.format === 'pdf' ? 'PDF' : 'taken before change history'}</span>`
+        : '';
+  return html`<li class="ch-entry ch-entry-${state.kind}" data-screenshot-id="${shot.id}" data-change="${state.kind}">
+  <a class="ch-thumb" href="${state.kind === 'not-compared' ? `/dashboard/screenshots/${shot.id}` : `/dashboard/screenshots/${shot.id}/compare`}">${thumbnail(shot, name)}</a>
+  <div class="ch-body">
+    <div class="ch-head">${changeBadge(state)} ${utcTime(shot.takenAt)}</div>
+    <div class="ch-meta muted">#${shot.id} · ${shot.format.toUpperCase()} · ${shot.width}×${shot.height}${shot.fullPage ? ' · full page' : ''}</div>
+    ${detail ? html`<div class="ch-meta">${detail}</div>` : ''}
+    <div class="ch-links">${compareLink}</div>
+  </div>
+</li>`;
+}
+
+export function historyPage(viewer: DashboardViewer, view: HistoryView): Html {
+  const w = view.website;
+  const pending = view.shots.some((s) => changeState(s).kind === 'pending');
+  const base = `/dashboard/websites/${w.id}/history`;
+  const filter = html`<form class="toolbar ch-filter" method="get" action="${base}">
+  <label class="ch-check"><input type="checkbox" name="changes" value="1" data-autosubmit${view.changesOnly ? html` checked` : ''}> Changes only</label>
+  <button type="submit" class="secondary">Apply</button>
+</form>`;
+  const empty = view.changesOnly
+    ? html`<p class="muted" id="history-empty">No capture of this website has changed${view.page.total === 0 ? '' : ' on this page'}.</p>`
+    : html`<p class="muted" id="history-empty">No captures of this website yet.</p>`;
+  return layout(
+    viewer,
+    'websites',
+    `History of ${w.name}`,
+    html`<p class="ch-site"><a class="mono break" href="${w.url}" rel="noopener noreferrer nofollow">${w.url}</a></p>
+<p class="muted ch-rules">Each capture is compared with the previous one taken with the same settings (viewport, device, full page, element).
+  Changed means more than <strong>${thresholdText(w.changeThreshold)}</strong> of the pixels differ${
+    w.changeIgnoreSelectors.length
+      ? html`; ${w.changeIgnoreSelectors.length} ignored selector${w.changeIgnoreSelectors.length === 1 ? '' : 's'} masked out`
+      : ''
+  }.</p>
+<p class="page-actions"><a class="button secondary" href="/dashboard/screenshots?website_id=${w.id}">All screenshots of this website</a> <a href="/dashboard/websites">Websites</a></p>
+${filter}
+${
+  view.shots.length
+    ? html`<ol class="ch-timeline" id="history">${view.shots.map((s) => entry(s, w.name))}</ol>${pager(base, view.page, { changes: view.changesOnly ? '1' : undefined })}`
+    : empty
+}`,
+    // A comparison still running is done within seconds: show its outcome without a script.
+    { refreshSeconds: pending ? 5 : undefined },
+  );
+}
