@@ -382,6 +382,9 @@ describe('Dashboard automation pages', () => {
       const page = await a.get(`/dashboard/executions/${run.id}`);
       expectPage(page, 'Run of “Breaks at step 3”');
       expect(page.text).not.toContain('http-equiv="refresh"');
+      expect(page.text).toContain(
+        '<li class="tl-step tl-succeeded" id="open-website"><div class="tl-head"><strong>Open the website</strong> <span class="badge badge-succeeded">succeeded</span></div></li>',
+      );
       const step = (i: number) => new RegExp(`<li class="tl-step tl-[a-z]+" id="step-${i}" data-step-index="${i}">[\\s\\S]*?</li>`).exec(page.text)?.[0] ?? '';
       expect(step(0)).toContain('<strong>Step 1</strong> <code>wait</code> <span class="badge badge-succeeded">succeeded</span>');
       expect(step(1)).toContain('<strong>Step 2</strong> <code>screenshot</code> <span class="badge badge-succeeded">succeeded</span>');
@@ -410,6 +413,24 @@ describe('Dashboard automation pages', () => {
       expect(row).toContain(`<a class="run-details" href="/dashboard/executions/${run.id}">What failed</a>`);
       expect(row).toContain('<span class="muted">Step 3 (click) failed: ');
       expect(row).not.toContain('Step 2 (click)');
+    });
+
+    it('a website that does not open: the opening fails, every step is skipped, the failure screenshot is shown', async () => {
+      // Nothing listens on port 1: the browser's navigation fails.
+      const created = await api().post('/websites').set(alice.auth).send({ name: 'Unreachable', url: 'http://127.0.0.1:1/' }).expect(201);
+      const website = created.body.data.id as number;
+      const id = await createScenario(alice, { name: 'Never opens', website_id: website, steps: [{ type: 'screenshot' }] });
+      const run = await runScenario(alice, id);
+      expect(run.status).toBe('failed');
+      expect(run.error).toMatch(/^Opening the website failed: /);
+      const page = await a.get(`/dashboard/executions/${run.id}`);
+      expect(page.text).toContain(
+        `<li class="tl-step tl-failed" id="open-website"><div class="tl-head"><strong>Open the website</strong> <span class="badge badge-failed">failed</span></div><p class="field-error">${escapeHtml(run.error!)}</p></li>`,
+      );
+      expect(page.text).toContain('<strong>Step 1</strong> <code>screenshot</code> <span class="badge badge-skipped">skipped</span>');
+      expect(run.screenshot_ids).toHaveLength(1);
+      expect(page.text).toContain('<li class="tl-step tl-final" id="final-screenshot"><div class="tl-head"><strong>Failure screenshot</strong></div>');
+      expect(page.text).toContain(`data-screenshot-id="${run.screenshot_ids[0]}"`);
     });
 
     it('a run ending in a screenshot step: one image, shown as the step’s and as the final screenshot', async () => {

@@ -67,6 +67,14 @@ function timing(job: JobProps): Html {
 </dl>`;
 }
 
+/** How opening the website went: it comes before the steps, so any step that ran means it succeeded. */
+function openingOf(job: JobProps, records: readonly StepRecord[]): { status: string; error: string | null } {
+  if (job.error?.startsWith('Opening the website failed')) return { status: 'failed', error: job.error };
+  if (records.some((r) => r.status !== 'pending' && r.status !== 'skipped') || job.status === 'succeeded') return { status: 'succeeded', error: null };
+  if (job.status === 'failed') return { status: 'skipped', error: null };
+  return { status: job.status === 'running' ? 'running' : 'pending', error: null };
+}
+
 /** One scenario run: its steps as a timeline (status, duration, error, the step's screenshot) and its final shot. */
 export function executionPage(viewer: DashboardViewer, view: ExecutionView): Html {
   const { job } = view;
@@ -98,6 +106,7 @@ export function executionPage(viewer: DashboardViewer, view: ExecutionView): Htm
   const otherItem = place.other.length
     ? html`<li class="tl-step" id="other-screenshots"><div class="tl-head"><strong>Other screenshots of this run</strong></div><div class="shots">${place.other.map((id) => thumb(id, `Screenshot ${id} of this run`))}</div></li>`
     : '';
+  const open = openingOf(job, records);
   const title = view.scenario ? `Run of “${view.scenario.name}”` : 'Scenario run';
   const content = html`${automationNotice(view.notice)}
 <div class="card">
@@ -114,7 +123,7 @@ export function executionPage(viewer: DashboardViewer, view: ExecutionView): Htm
 <h2>Timeline</h2>
 ${isFinished(job.status) ? '' : html`<p class="muted" role="status">This run is ${job.status}; the page refreshes until it has finished.</p>`}
 <ol class="timeline">
-  <li class="tl-step tl-open"><div class="tl-head"><strong>Open the website</strong>${job.status === 'failed' && !failedStep && records.every((r) => r.status !== 'succeeded') && error?.startsWith('Opening') ? html` ${badge('failed')}` : ''}</div></li>
+  <li class="tl-step tl-${open.status}" id="open-website"><div class="tl-head"><strong>Open the website</strong> ${badge(open.status)}</div>${open.error ? html`<p class="field-error">${open.error}</p>` : ''}</li>
   ${items}${finalItem}${otherItem}
 </ol>`;
   return layout(viewer, 'scenarios', title, content, { refreshSeconds: isFinished(job.status) ? undefined : 2 });
