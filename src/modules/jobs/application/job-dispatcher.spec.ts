@@ -5,7 +5,7 @@ import { AppConfig } from '../../../config/app-config';
 import { FakeClock } from '../../../../test/support/fake-clock';
 import { JobProps, JobStatus, JobType } from '../domain/job';
 import { JobAttemptScope } from './job-attempt-scope';
-import { JobHandlers, JobTypeHandler } from './job-handlers';
+import { endedIf, JobHandlers, JobTypeHandler } from './job-handlers';
 import { JobDispatcher, RECORD_RETRY_BUDGET_MS, SWEEP_INTERVAL_MS } from './job-dispatcher';
 import { InfrastructureFailure } from './job-failure';
 import { JobCursor, JobRepository, NewJob, RunningCutoffs, StaleCutoffs } from './ports';
@@ -539,6 +539,27 @@ describe('JobDispatcher', () => {
       await first;
       expect(jobs.get('j')).toMatchObject({ status: 'succeeded', attempts: 2, screenshotId: 2 });
       expect(metrics.jobs).toEqual([{ type: 'screenshot', outcome: 'succeeded' }]);
+    });
+
+    it('a handler that says what its writes did is counted from that, without reading the job back; `unchanged` is not counted', async () => {
+      const d = dispatcher();
+      on('screenshot', async (job) => endedIf(await jobs.succeed(job.id, 1, clock.now()), 'succeeded'));
+      on('scenario', async (job) => endedIf(await jobs.fail(job.id, 'Step 1 (click) failed', clock.now()), 'failed'));
+      jobs.add('ok');
+      jobs.add('run', { type: 'scenario' });
+      const reads = jest.spyOn(jobs, 'findById');
+      await d.dispatch('ok');
+      await d.dispatch('run');
+      expect(reads).not.toHaveBeenCalled();
+      expect(metrics.jobs).toEqual([
+        { type: 'screenshot', outcome: 'succeeded' },
+        { type: 'scenario', outcome: 'failed' },
+      ]);
+      on('mystery' as JobType, async () => 'unchanged');
+      jobs.add('other', { type: 'mystery' as JobType });
+      await d.dispatch('other');
+      expect(metrics.jobs).toHaveLength(2);
+      expect(reads).not.toHaveBeenCalled();
     });
 
     it('a count that cannot be read back is lost quietly: the job is not retried for it', async () => {

@@ -4,7 +4,7 @@ import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
 import { JobProps, MAX_JOB_ATTEMPTS } from '../domain/job';
 import { JobAttemptScope } from './job-attempt-scope';
-import { JobHandlers } from './job-handlers';
+import { HandledOutcome, JobHandlers } from './job-handlers';
 import { errorMessage } from '../../../shared/domain/error-message';
 import { isPageFailure, publicInfrastructureReason } from './job-failure';
 import { leaseExpiredBefore, staleCutoffs } from './job-lease';
@@ -104,18 +104,20 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
       if (await this.jobs.fail(job.id, `No handler for jobs of type ${job.type}`, this.clock.now())) this.metrics.jobEnded(job.type, 'failed');
       return;
     }
+    let outcome: HandledOutcome | void;
     try {
-      await handler.handle(job);
+      outcome = await handler.handle(job);
     } catch (err) {
       await this.retryOrFail(job, err);
       return;
     }
-    await this.countOutcome(job);
+    if (outcome === 'succeeded' || outcome === 'failed') this.metrics.jobEnded(job.type, outcome);
+    else if (outcome === undefined) await this.countOutcome(job);
   }
 
   /**
    * Handlers record how their job ended themselves (a capture's is marked succeeded in the commit of its
-   * screenshot), so the outcome is read back. Counted only while the row still carries this attempt's number:
+   * screenshot); one that does not say what its writes did has the outcome read back. Counted only while the row still carries this attempt's number:
    * fencing lets no other attempt write it then, so each job is counted once, by the attempt that ended it.
    */
   private async countOutcome(job: JobProps): Promise<void> {

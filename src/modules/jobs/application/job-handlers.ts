@@ -2,9 +2,21 @@ import { Injectable, OnModuleInit, Optional, SetMetadata } from '@nestjs/common'
 import { DiscoveryService } from '@nestjs/core';
 import { JOB_TYPES, JobProps, JobType } from '../domain/job';
 
+/**
+ * What an attempt's own writes did to its job, when the handler knows: ended it (`succeeded` / `failed`), or
+ * nothing (`unchanged`: the write did not apply, another attempt or a delete got there first). The dispatcher
+ * counts the outcome from it; a handler that returns nothing has the job read back instead (one more query).
+ */
+export type HandledOutcome = 'succeeded' | 'failed' | 'unchanged';
+
 /** Runs one claimed attempt of a job. Throws for an infrastructure failure (the dispatcher retries it). */
 export interface JobTypeHandler {
-  handle(job: JobProps): Promise<void>;
+  handle(job: JobProps): Promise<HandledOutcome | void>;
+}
+
+/** The outcome of a fenced write that would end the job: it ended it only when it applied. */
+export function endedIf(applied: boolean, status: 'succeeded' | 'failed'): HandledOutcome {
+  return applied ? status : 'unchanged';
 }
 
 const HANDLES_JOBS = 'jobs:handles';

@@ -79,14 +79,17 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
   it('a website deleted meanwhile (the insert hits its foreign key) still fails the job as such', async () => {
     store.store.mockRejectedValue(new Error('FOREIGN KEY constraint failed'));
     websites.findById.mockResolvedValueOnce(WEBSITE).mockResolvedValueOnce(null);
-    await runner.handle(JOB);
+    expect(await runner.handle(JOB)).toBe('failed');
     expect(jobs.fail).toHaveBeenCalledWith('job-1', 'Website was deleted', expect.any(Date));
   });
 
   it('a job that already has its screenshot ends succeeded with it', async () => {
     store.store.mockRejectedValue(new DuplicateScreenshotError('job job-1 already has a screenshot'));
-    await runner.handle(JOB);
+    expect(await runner.handle(JOB)).toBe('succeeded');
     expect(jobs.succeed).toHaveBeenCalledWith('job-1', 42, expect.any(Date));
+    // ...and when that write no longer applies (another attempt ended the job), the dispatcher counts nothing.
+    jobs.succeed.mockResolvedValueOnce(false);
+    expect(await runner.handle(JOB)).toBe('unchanged');
   });
 
   it('an attempt that lost its job lets the dispatcher drop its result', async () => {
@@ -98,7 +101,7 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
 
   it('once the screenshot is committed, failing to record the capture time is only logged', async () => {
     websites.markCaptured.mockRejectedValue(new Error('Connection terminated unexpectedly'));
-    await expect(runner.handle(JOB)).resolves.toBeUndefined();
+    await expect(runner.handle(JOB)).resolves.toBe('succeeded');
     expect(jobs.fail).not.toHaveBeenCalled();
     expect(warnings.join('\n')).toMatch(/recording the capture time.*Connection terminated/);
   });
@@ -125,7 +128,7 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
   it('page failures still fail the job with their message', async () => {
     const capturer = { capture: jest.fn(async () => Promise.reject(new CaptureFailure('page', 'net::ERR_NAME_NOT_RESOLVED'))) };
     Object.assign(runner, { capturer });
-    await runner.handle(JOB);
+    expect(await runner.handle(JOB)).toBe('failed');
     expect(jobs.fail).toHaveBeenCalledWith('job-1', 'net::ERR_NAME_NOT_RESOLVED', expect.any(Date));
   });
 });

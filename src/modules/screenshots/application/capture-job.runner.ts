@@ -8,7 +8,7 @@ import { mergePageOptions, renderingFor } from '../../../shared/domain/page-opti
 import { UrlPolicy } from '../../../shared/url-policy';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
-import { HandlesJobs, JobTypeHandler } from '../../jobs/application/job-handlers';
+import { endedIf, HandledOutcome, HandlesJobs, JobTypeHandler } from '../../jobs/application/job-handlers';
 import { JobProps } from '../../jobs/domain/job';
 import { errorMessage } from '../../../shared/domain/error-message';
 import { InfrastructureFailure } from '../../jobs/application/job-failure';
@@ -112,17 +112,11 @@ export class CaptureJobRunner implements JobTypeHandler {
     }
   }
 
-  async handle(job: JobProps): Promise<void> {
+  async handle(job: JobProps): Promise<HandledOutcome> {
     const website = job.websiteId === null ? null : await this.websites.findById(job.websiteId);
-    if (!website) {
-      await this.jobs.fail(job.id, 'Website was deleted', this.clock.now());
-      return;
-    }
+    if (!website) return endedIf(await this.jobs.fail(job.id, 'Website was deleted', this.clock.now()), 'failed');
     const verdict = await this.urlPolicy.check(website.url);
-    if (!verdict.allowed) {
-      await this.jobs.fail(job.id, `blocked by URL policy: ${verdict.reason}`, this.clock.now());
-      return;
-    }
+    if (!verdict.allowed) return endedIf(await this.jobs.fail(job.id, `blocked by URL policy: ${verdict.reason}`, this.clock.now()), 'failed');
     let result;
     let request: CaptureRequest;
     try {
@@ -131,9 +125,9 @@ export class CaptureJobRunner implements JobTypeHandler {
       result = await this.capturer.capture(request);
     } catch (err) {
       if (err instanceof CaptureFailure && err.kind === 'page') {
-        await this.jobs.fail(job.id, err.message, this.clock.now());
+        const failed = await this.jobs.fail(job.id, err.message, this.clock.now());
         await this.eraseSecrets(job);
-        return;
+        return endedIf(failed, 'failed');
       }
       throw err;
     }
@@ -141,11 +135,12 @@ export class CaptureJobRunner implements JobTypeHandler {
       const { ms, capped } = result.settle;
       this.logger.debug(`job ${job.id}: page settled in ${ms} ms${capped ? ' (cut at the cap: it never settled)' : ''}`);
     }
-    await this.store(job, website, result, request);
+    const outcome = await this.store(job, website, result, request);
     await this.eraseSecrets(job);
+    return outcome;
   }
 
-  private async store(job: JobProps, website: WebsiteProps, result: CaptureResult, request: CaptureRequest): Promise<void> {
+  private async store(job: JobProps, website: WebsiteProps, result: CaptureResult, request: CaptureRequest): Promise<HandledOutcome> {
     // One instant for both: the website's last_screenshot_at is exactly its newest screenshot's taken_at.
     const takenAt = this.clock.now();
     const started = performance.now();
@@ -158,13 +153,9 @@ export class CaptureJobRunner implements JobTypeHandler {
       if (err instanceof SupersededAttemptError) throw err;
       if (err instanceof DuplicateScreenshotError) {
         const existing = await this.screenshots.findByJob(job.id);
-        if (existing) await this.jobs.succeed(job.id, existing.id, this.clock.now());
-        return;
+        return endedIf(existing !== null && (await this.jobs.succeed(job.id, existing.id, this.clock.now())), 'succeeded');
       }
-      if (!(await this.websites.findById(website.id))) {
-        await this.jobs.fail(job.id, 'Website was deleted', this.clock.now());
-        return;
-      }
+      if (!(await this.websites.findById(website.id))) return endedIf(await this.jobs.fail(job.id, 'Website was deleted', this.clock.now()), 'failed');
       // Disk full, a database timeout, SQLite busy: our fault, not the page's, and maybe passing — so retried
       // like a browser crash, and described to the client without the detail.
       throw new InfrastructureFailure('the screenshot could not be stored', err);
@@ -178,6 +169,8 @@ export class CaptureJobRunner implements JobTypeHandler {
       // The screenshot and the succeeded job are committed; a retry could not run again, so this is only logged.
       this.logger.warn(`job ${job.id}: recording the capture time on website ${website.id} failed: ${errorMessage(err)}`);
     }
+    // The insert's commit marked the job succeeded, fenced to this attempt (else it would have thrown).
+    return 'succeeded';
   }
 
   /** Only captures that became a screenshot are timed, so every phase is observed the same number of times. */
