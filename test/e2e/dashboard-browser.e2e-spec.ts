@@ -181,7 +181,12 @@ describe('dashboard in a real browser', () => {
     for (const width of widths) expect(width).toBeGreaterThan(0);
     await save('screenshots');
 
-    await clickAndWait(`.gallery li[data-screenshot-id="${shotIds[0]}"] a`);
+    // A tile opens the lightbox (dashboard.js); its "Details" link is the tile's own page (where the tile leads without script).
+    await page.click(`.gallery li[data-screenshot-id="${shotIds[0]}"] a`);
+    await page.waitForSelector('dialog.lightbox[open] img.lb-image');
+    expect(await page.$eval('dialog.lightbox .lb-open', (a) => a.getAttribute('href'))).toBe(`/dashboard/screenshots/${shotIds[0]}`);
+    await clickAndWait('dialog.lightbox .lb-open');
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/screenshots/${shotIds[0]}`);
     const full = await page.$eval('.full img', (img) => ({ w: img.naturalWidth, h: img.naturalHeight }));
     expect(full).toEqual({ w: 1280, h: 800 });
     await save('screenshot');

@@ -19,6 +19,8 @@ import { SignInController } from './http/sign-in.controller';
 import { StaticAssets } from './http/static-assets';
 import { WebsiteNames } from './http/website-names';
 import { WebsitesPageController } from './http/websites-page.controller';
+import { DashboardQueries } from './application/dashboard-queries';
+import { TypeOrmDashboardQueries } from './infrastructure/typeorm-dashboard-queries';
 
 /**
  * The account dashboard: server-rendered pages over the same application services the API uses, signed
@@ -41,6 +43,6 @@ import { WebsitesPageController } from './http/websites-page.controller';
     ChangeHistoryController,
     DashboardNotFoundController,
   ],
-  providers: [WebsiteNames, StaticAssets],
+  providers: [WebsiteNames, StaticAssets, { provide: DashboardQueries, useClass: TypeOrmDashboardQueries }],
 })
 export class DashboardModule {}

@@ -11,6 +11,7 @@ import { HtmlPage, seeOther } from './responses';
 import { clearCookie, NEW_TOKEN_COOKIE, readCookie, setCookie } from './cookies';
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import { AppConfig } from '../../../config/app-config';
+import { requestOrigin } from '../../../shared/http/pagination';
 import { apiKeysPage, revokeConfirmPage } from './views/pages/api-keys.page';
 
 /** Long enough for a slow redirect, short enough that a forgotten cookie does not outlive the moment. */
@@ -43,9 +44,9 @@ export class ApiKeysController {
     @Query('notice') notice?: string,
   ) {
     const carried = readCookie(request, NEW_TOKEN_COOKIE);
-    if (carried === undefined) return this.page(viewer, { notice });
+    if (carried === undefined) return this.page(viewer, request, { notice });
     clearCookie(reply, request, this.config.publicUrl, NEW_TOKEN_COOKIE);
-    return this.page(viewer, { notice, newSecret: this.openCarried(carried, viewer) ?? undefined });
+    return this.page(viewer, request, { notice, newSecret: this.openCarried(carried, viewer) ?? undefined });
   }
 
   /**
@@ -67,7 +68,7 @@ export class ApiKeysController {
     } catch (err) {
       if (!(err instanceof ValidationFailedError)) throw err;
       reply.status(422);
-      return this.page(viewer, { nameError: 'The name must be at most 255 characters.' });
+      return this.page(viewer, request, { nameError: 'The name must be at most 255 characters.' });
     }
   }
 
@@ -95,8 +96,13 @@ export class ApiKeysController {
     }
   }
 
-  private async page(viewer: DashboardViewer, extra: { notice?: string; newSecret?: { name: string; secret: string }; nameError?: string }): Promise<string> {
+  private async page(
+    viewer: DashboardViewer,
+    request: DashboardRequest,
+    extra: { notice?: string; newSecret?: { name: string; secret: string }; nameError?: string },
+  ): Promise<string> {
     const tokens = await this.accounts.listTokensOf(viewer.account.id);
-    return apiKeysPage(viewer, { tokens, hasAccess: viewer.account.hasApiAccess(this.clock.now()), ...extra }).toString();
+    const origin = requestOrigin(request, this.config.publicUrl);
+    return apiKeysPage(viewer, { tokens, hasAccess: viewer.account.hasApiAccess(this.clock.now()), origin, ...extra }).toString();
   }
 }

@@ -2,6 +2,7 @@ import { Get } from '@nestjs/common';
 import { Clock } from '../../../shared/domain/clock';
 import { RateLimiter } from '../../rate-limiting/application/rate-limiter';
 import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
+import { DashboardQueries } from '../application/dashboard-queries';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardViewer, Viewer } from './dashboard-request';
 import { HtmlPage } from './responses';
@@ -15,15 +16,25 @@ export class OverviewController {
     private readonly jobs: CaptureJobsService,
     private readonly names: WebsiteNames,
     private readonly clock: Clock,
+    private readonly queries: DashboardQueries,
   ) {}
 
   @Get()
   @HtmlPage()
   async overview(@Viewer() viewer: DashboardViewer) {
     const account = viewer.account;
-    const { items } = await this.jobs.list(account.id, { page: 1, perPage: 10 }, {});
+    const now = this.clock.now();
+    const [{ items }, hourly, daily, storedBytes] = await Promise.all([
+      this.jobs.list(account.id, { page: 1, perPage: 10 }, {}),
+      this.queries.usage(account.id, now, 3600, 24),
+      this.queries.usage(account.id, now, 86400, 30),
+      this.queries.storedBytes(account.id),
+    ]);
     return overviewPage(viewer, {
-      hasAccess: account.hasApiAccess(this.clock.now()),
+      hourly,
+      daily,
+      storedBytes,
+      hasAccess: account.hasApiAccess(now),
       usage: await this.limiter.usage(account.id, account.rateLimits()),
       recentJobs: items,
       websiteNames: await this.names.of(

@@ -5,19 +5,42 @@ import { IdParam } from '../../../shared/http/id-param';
 import { parseId } from '../../../shared/http/validation';
 import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
 import { BULK_DOWNLOAD_MAX_IDS } from '../../screenshots/domain/screenshot';
-import { ValidationFailedError } from '../../../shared/domain/domain-error';
+import { NotFoundError, ValidationFailedError } from '../../../shared/domain/domain-error';
+import { DashboardQueries, GalleryFilter } from '../application/dashboard-queries';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
 import { DASHBOARD_PAGE_SIZE, HtmlPage, idQuery, lastPage, pageParam, seeOther } from './responses';
 import { WebsiteNames } from './website-names';
-import { galleryPage, screenshotPage } from './views/pages/screenshots.page';
+import { bulkDeleteConfirmPage, GalleryQuery, galleryPage, screenshotPage } from './views/pages/screenshots.page';
 
-/** The gallery: thumbnails newest first, full size, download, ZIP of a selection (Pro/Business), delete. */
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** A `YYYY-MM-DD` day (UTC) as typed in a date field, or undefined when it is not one. */
+function dayParam(raw: string | undefined): string | undefined {
+  if (!raw || !/^\d{4}-\d{2}-\d{2}$/.test(raw)) return undefined;
+  const day = new Date(`${raw}T00:00:00.000Z`);
+  return Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== raw ? undefined : raw;
+}
+
+/** The ids of a bulk form (`ids`, repeated), the unreadable ones dropped. */
+function selectedIds(request: DashboardRequest): number[] {
+  return [
+    ...new Set(
+      formFields(request)
+        .getAll('ids')
+        .map(parseId)
+        .filter((id): id is number => id !== null),
+    ),
+  ];
+}
+
+/** The gallery: thumbnails newest first with where they came from, filters and search, lightbox, ZIP of a selection (Pro/Business), delete. */
 @DashboardController('dashboard/screenshots')
 export class ScreenshotsPageController {
   constructor(
     private readonly screenshots: ScreenshotsService,
     private readonly names: WebsiteNames,
+    private readonly queries: DashboardQueries,
   ) {}
 
   @Get()
@@ -26,32 +49,69 @@ export class ScreenshotsPageController {
     @Viewer() viewer: DashboardViewer,
     @Query('page') rawPage?: string,
     @Query('website_id') rawWebsite?: string,
+    @Query('from') rawFrom?: string,
+    @Query('to') rawTo?: string,
+    @Query('q') rawSearch?: string,
     @Query('notice') notice?: string,
   ) {
     const accountId = viewer.account.id;
     const page = pageParam(rawPage);
-    const websiteId = idQuery(rawWebsite);
-    const { items, total } = await this.screenshots.list(accountId, { page, perPage: DASHBOARD_PAGE_SIZE }, { websiteId });
-    const websites = await this.names.all(accountId);
+    const query: GalleryQuery = {
+      websiteId: idQuery(rawWebsite),
+      from: dayParam(rawFrom),
+      to: dayParam(rawTo),
+      q: typeof rawSearch === 'string' && rawSearch.trim() ? rawSearch.trim().slice(0, 200) : undefined,
+    };
+    const filter: GalleryFilter = {
+      websiteId: query.websiteId,
+      from: query.from ? new Date(`${query.from}T00:00:00.000Z`) : undefined,
+      // "To" is the last day shown, whole.
+      until: query.to ? new Date(new Date(`${query.to}T00:00:00.000Z`).getTime() + DAY_MS) : undefined,
+      search: query.q,
+    };
+    const { items, total } = await this.queries.gallery(accountId, filter, { page, perPage: DASHBOARD_PAGE_SIZE });
+    const [websites, sources] = await Promise.all([this.names.all(accountId), this.queries.sources(accountId, items)]);
     return galleryPage(viewer, {
       shots: items,
+      sources,
       websiteNames: new Map(websites.map((w) => [w.id, w.name])),
       websites,
-      websiteId,
+      query,
       page: { page, lastPage: lastPage(total, DASHBOARD_PAGE_SIZE), total },
       canZip: viewer.account.allowsBulkDownload(),
       notice,
     }).toString();
   }
 
+  /**
+   * "Delete selected": every id must be the account's (else a 404 page and nothing is deleted). Without the
+   * `confirmed` field (no script asked) the selection is shown again with one button that deletes it.
+   */
+  @Post('delete')
+  @HtmlPage()
+  async bulkDelete(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const accountId = viewer.account.id;
+    const ids = selectedIds(request);
+    if (ids.length === 0) return seeOther(reply, '/dashboard/screenshots?notice=nothing-selected');
+    if (ids.length > BULK_DOWNLOAD_MAX_IDS) throw ValidationFailedError.of('ids', `select at most ${BULK_DOWNLOAD_MAX_IDS} screenshots`);
+    const shots = await this.queries.shotsByIds(accountId, ids);
+    if (shots.length !== ids.length) throw new NotFoundError('Screenshot');
+    if (formFields(request).get('confirmed') !== '1') {
+      const names = await this.names.of(
+        accountId,
+        shots.map((s) => s.websiteId),
+      );
+      return bulkDeleteConfirmPage(viewer, shots, names).toString();
+    }
+    for (const id of ids) await this.screenshots.delete(accountId, id);
+    return seeOther(reply, '/dashboard/screenshots?notice=screenshots-deleted');
+  }
+
   /** "Download selected as ZIP": the API's bulk download, same plan rule and limits. */
   @Post('download')
   @HttpCode(200)
   async zip(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    const ids = formFields(request)
-      .getAll('ids')
-      .map(parseId)
-      .filter((id): id is number => id !== null);
+    const ids = selectedIds(request);
     if (ids.length === 0) return seeOther(reply, '/dashboard/screenshots?notice=nothing-selected');
     if (ids.length > BULK_DOWNLOAD_MAX_IDS) throw ValidationFailedError.of('ids', `select at most ${BULK_DOWNLOAD_MAX_IDS} screenshots`);
     const archive = await this.screenshots.zipArchive(viewer.account, ids);
@@ -65,7 +125,8 @@ export class ScreenshotsPageController {
   async show(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number) {
     const shot = await this.screenshots.get(viewer.account.id, id);
     const name = (await this.names.of(viewer.account.id, [shot.websiteId])).get(shot.websiteId) ?? `Website ${shot.websiteId}`;
-    return screenshotPage(viewer, shot, name).toString();
+    const source = (await this.queries.sources(viewer.account.id, [shot])).get(shot.id);
+    return screenshotPage(viewer, shot, name, { source }).toString();
   }
 
   @Get(':id/image')

@@ -18,9 +18,91 @@ document.addEventListener('change', function (event) {
 });
 document.addEventListener('submit', function (event) {
   var form = event.target;
-  var question = form.getAttribute('data-confirm') || (event.submitter && event.submitter.getAttribute('data-confirm'));
-  if (question && !window.confirm(question)) event.preventDefault();
+  var submitter = event.submitter;
+  var question = (submitter && submitter.getAttribute('data-confirm')) || form.getAttribute('data-confirm');
+  if (!question) return;
+  if (!window.confirm(question)) { event.preventDefault(); return; }
+  // Asked here already: tell the server, which otherwise shows its own confirmation page (no script needed).
+  var name = submitter && submitter.getAttribute('data-confirmed-field');
+  if (name && !form.querySelector('input[type=hidden][name="' + name + '"]')) {
+    var field = document.createElement('input');
+    field.type = 'hidden';
+    field.name = name;
+    field.value = '1';
+    form.appendChild(field);
+  }
 });
+
+/* --- gallery lightbox (issue 19): previous / next, zoom, keyboard; without script each tile opens its own page --- */
+(function () {
+  var links = Array.prototype.slice.call(document.querySelectorAll('a[data-lightbox]'));
+  if (!links.length || typeof HTMLDialogElement !== 'function') return;
+  var dialog = document.createElement('dialog');
+  dialog.className = 'lightbox';
+  dialog.setAttribute('aria-label', 'Screenshot viewer');
+  // Fixed markup only: every text that comes from the page is set with textContent below.
+  dialog.innerHTML =
+    '<div class="lb-bar"><div class="lb-caption"><strong class="lb-title"></strong> <span class="muted lb-count"></span></div>' +
+    '<div class="lb-tools"><button type="button" class="lb-zoom" aria-pressed="false">Zoom</button>' +
+    '<a class="lb-open" href="#">Details</a><a class="lb-download" href="#">Download</a>' +
+    '<button type="button" class="lb-close">Close <span aria-hidden="true">✕</span></button></div></div>' +
+    '<div class="lb-stage"><button type="button" class="lb-prev" aria-label="Previous screenshot">‹</button>' +
+    '<img class="lb-image" alt=""><button type="button" class="lb-next" aria-label="Next screenshot">›</button></div>';
+  document.body.appendChild(dialog);
+  var $ = function (selector) { return dialog.querySelector(selector); };
+  var img = $('.lb-image'), prev = $('.lb-prev'), next = $('.lb-next'), zoom = $('.lb-zoom');
+  var index = -1;
+
+  function setZoom(on) {
+    dialog.classList.toggle('zoomed', on);
+    zoom.setAttribute('aria-pressed', on ? 'true' : 'false');
+  }
+  function show(i) {
+    if (i < 0 || i >= links.length) return;
+    index = i;
+    var link = links[i];
+    var thumb = link.querySelector('img');
+    setZoom(false);
+    img.src = link.getAttribute('data-full');
+    img.alt = thumb ? thumb.alt : '';
+    $('.lb-title').textContent = link.getAttribute('data-caption') || '';
+    $('.lb-count').textContent = (i + 1) + ' of ' + links.length + (link.getAttribute('data-size') ? ' · ' + link.getAttribute('data-size') + ' px' : '');
+    $('.lb-open').href = link.getAttribute('href');
+    $('.lb-download').href = link.getAttribute('href') + '/download';
+    prev.disabled = i === 0;
+    next.disabled = i === links.length - 1;
+    dialog.setAttribute('data-index', String(i));
+    if (i + 1 < links.length) new Image().src = links[i + 1].getAttribute('data-full');
+  }
+  function close() { if (dialog.open) dialog.close(); }
+
+  document.addEventListener('click', function (event) {
+    var link = event.target.closest && event.target.closest('a[data-lightbox]');
+    if (!link || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    show(links.indexOf(link));
+    if (!dialog.open) dialog.showModal();
+    $('.lb-close').focus();
+  });
+  prev.addEventListener('click', function () { show(index - 1); });
+  next.addEventListener('click', function () { show(index + 1); });
+  zoom.addEventListener('click', function () { setZoom(!dialog.classList.contains('zoomed')); });
+  img.addEventListener('click', function () { setZoom(!dialog.classList.contains('zoomed')); });
+  $('.lb-close').addEventListener('click', close);
+  $('.lb-stage').addEventListener('click', function (event) { if (event.target === this) close(); });
+  dialog.addEventListener('keydown', function (event) {
+    if (event.key === 'ArrowLeft') { event.preventDefault(); show(index - 1); }
+    else if (event.key === 'ArrowRight') { event.preventDefault(); show(index + 1); }
+    else if (event.key === '+' || event.key === '=' || event.key === 'z') { event.preventDefault(); setZoom(true); }
+    else if (event.key === '-') { event.preventDefault(); setZoom(false); }
+    else if (event.key === 'Escape') { event.preventDefault(); close(); }
+  });
+  dialog.addEventListener('close', function () {
+    img.removeAttribute('src');
+    if (links[index]) links[index].focus();
+    dialog.removeAttribute('data-index');
+  });
+})();
 
 /* --- automation: scenario editor, schedules (issue 19) --- */
 (function () {

@@ -7,6 +7,7 @@ import { Html, html } from './html';
 const NOTICES: Record<string, { kind: 'ok' | 'info' | 'warn'; text: string }> = {
   'screenshot-queued': { kind: 'ok', text: 'Screenshot job queued. This page refreshes until it has finished.' },
   'screenshot-deleted': { kind: 'ok', text: 'Screenshot deleted.' },
+  'screenshots-deleted': { kind: 'ok', text: 'The selected screenshots were deleted.' },
   'token-revoked': { kind: 'ok', text: 'Token revoked. Every request using it is now refused.' },
   'scenario-started': { kind: 'ok', text: 'Scenario run queued.' },
   'schedule-enabled': { kind: 'ok', text: 'Schedule enabled.' },
@@ -62,4 +63,12 @@ export function hiddenHeading(text: string): Html {
 /** A data table with column headings; `rows` are the <tr> elements. */
 export function dataTable(columns: Array<string | Html>, rows: Html[]): Html {
   return html`<table><thead><tr>${columns.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+/**
+ * Content that may be wider than a phone (a table), scrolling sideways inside its own box rather than the page;
+ * focusable and named so a keyboard can scroll it too.
+ */
+export function tableBox(label: string, content: Html): Html {
+  return html`<div class="table-box" tabindex="0" role="region" aria-label="${label}">${content}</div>`;
 }

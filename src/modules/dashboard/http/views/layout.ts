@@ -44,19 +44,40 @@ export interface PageOptions {
   heading?: boolean;
 }
 
-/** A signed-in page: top bar with navigation, the account and sign-out, then the content. */
+function navLinks(section: Section | null): Html[] {
+  return NAV.map(([key, label, href]) => html`<a href="${href}"${key === section ? html` aria-current="page"` : ''}>${label}</a>`);
+}
+
+/**
+ * A signed-in page: top bar with navigation, the account and sign-out, then the content. Wide screens show the
+ * navigation in the bar; narrow ones fold it into a "Menu" (<details>: opens and closes without any script).
+ */
 export function layout(viewer: DashboardViewer, section: Section | null, title: string, content: Html, options: PageOptions = {}): Html {
+  const current = NAV.find(([key]) => key === section);
   const body = html`<a class="sr-only" href="#content">Skip to content</a>
 <header class="top"><div class="inner">
   <a class="brand" href="/dashboard">Screenshot service</a>
   <nav class="main" aria-label="Main">
-    ${NAV.map(([key, label, href]) => html`<a href="${href}"${key === section ? html` aria-current="page"` : ''}>${label}</a>`)}
+    ${navLinks(section)}
   </nav>
   <div class="who">
     <a href="/docs">API docs</a>
     <span title="${viewer.account.email}">${viewer.account.email}</span>
     <form class="inline" method="post" action="/dashboard/logout">${csrfField(viewer)}<button class="secondary" type="submit">Sign out</button></form>
   </div>
+  <details class="menu">
+    <summary><span class="menu-icon" aria-hidden="true"></span>Menu${current ? html`<span class="sr-only">, current page ${current[1]}</span>` : ''}</summary>
+    <div class="menu-panel">
+      <nav class="menu-links" aria-label="Main menu">
+        ${navLinks(section)}
+        <a href="/docs">API docs</a>
+      </nav>
+      <div class="menu-account">
+        <span title="${viewer.account.email}">${viewer.account.email}</span>
+        <form class="inline" method="post" action="/dashboard/logout">${csrfField(viewer)}<button class="secondary" type="submit">Sign out</button></form>
+      </div>
+    </div>
+  </details>
 </div></header>
 <main id="content">
 ${options.heading === false ? '' : html`<h1>${title}</h1>`}

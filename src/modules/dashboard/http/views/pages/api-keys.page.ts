@@ -1,6 +1,6 @@
 import type { ApiToken } from '../../../../accounts/domain/api-token';
 import type { DashboardViewer } from '../../dashboard-request';
-import { accessNotice, dataTable, hiddenHeading, noticeBox } from '../components';
+import { accessNotice, dataTable, hiddenHeading, noticeBox, tableBox } from '../components';
 import { badge, Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
 
@@ -11,6 +11,33 @@ export interface ApiKeysView {
   newSecret?: { name: string; secret: string };
   notice?: string;
   nameError?: string;
+  /** Where this service answers, for the curl example (PUBLIC_URL, else the address the browser used). */
+  origin: string;
+}
+
+/** Stands for the token in the example until one has just been generated. */
+export const TOKEN_PLACEHOLDER = 'YOUR_API_TOKEN';
+
+/** A first request to try, ready to paste into a shell: the account's websites. */
+export function curlExample(origin: string, token: string): string {
+  const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+  return `curl -sS ${quote(`${origin}/websites`)} \\\n  -H ${quote(`Authorization: Bearer ${token}`)}`;
+}
+
+function curlCard(view: ApiKeysView): Html {
+  const token = view.newSecret?.secret ?? TOKEN_PLACEHOLDER;
+  const command = curlExample(view.origin, token);
+  return html`<section class="card curl-example" aria-labelledby="curl-title">
+  <h2 id="curl-title">Try it with curl</h2>
+  <p class="muted">${view.newSecret ? 'With the token you just generated:' : html`Replace <code>${TOKEN_PLACEHOLDER}</code> with one of your tokens:`} lists your websites.</p>
+  <label class="sr-only" for="curl-command">curl command</label>
+  <textarea id="curl-command" class="curl" rows="2" readonly spellcheck="false">${command}</textarea>
+  <p><button type="button" class="secondary" data-copy="curl-command">Copy command</button> <a href="/docs">All endpoints (API docs)</a></p>
+</section>`;
+}
+
+function tokenTable(rows: Html[], label: string): Html {
+  return tableBox(label, dataTable(['Name', 'Prefix', 'Created', 'Last used', 'Status', hiddenHeading('Actions')], rows));
 }
 
 function generateForm(viewer: DashboardViewer, view: ApiKeysView): Html {
@@ -24,7 +51,7 @@ function generateForm(viewer: DashboardViewer, view: ApiKeysView): Html {
 }
 
 export function apiKeysPage(viewer: DashboardViewer, view: ApiKeysView): Html {
-  const rows = view.tokens.map((token) => {
+  const row = (token: ApiToken) => {
     const t = token.props;
     return html`<tr data-token-id="${t.id}">
   <td>${t.name}</td>
@@ -34,7 +61,9 @@ export function apiKeysPage(viewer: DashboardViewer, view: ApiKeysView): Html {
   <td>${t.revokedAt ? html`${badge('revoked')} ${utcTime(t.revokedAt)}` : badge('active')}</td>
   <td>${t.revokedAt ? '' : html`<a class="button danger" href="/dashboard/settings/api-keys/${t.id}/revoke">Revoke Token</a>`}</td>
 </tr>`;
-  });
+  };
+  const active = view.tokens.filter((t) => !t.props.revokedAt);
+  const revoked = view.tokens.filter((t) => t.props.revokedAt);
   return layout(
     viewer,
     'api-keys',
@@ -54,11 +83,15 @@ ${
 ${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
 ${generateForm(viewer, view)}
 <h2>Your tokens</h2>
+${active.length ? tokenTable(active.map(row), 'Active tokens') : html`<p class="muted">${revoked.length ? 'No active tokens.' : 'No tokens yet.'}</p>`}
 ${
-  view.tokens.length
-    ? dataTable(['Name', 'Prefix', 'Created', 'Last used', 'Status', hiddenHeading('Actions')], rows)
-    : html`<p class="muted">No tokens yet.</p>`
-}`,
+  revoked.length
+    ? html`<details class="revoked-tokens"><summary>Revoked tokens (${revoked.length})</summary>
+${tokenTable(revoked.map(row), 'Revoked tokens')}
+</details>`
+    : ''
+}
+${curlCard(view)}`,
   );
 }
 

@@ -1,8 +1,11 @@
 import type { JobProps } from '../../../../jobs/domain/job';
 import type { DashboardViewer } from '../../dashboard-request';
-import { accessNotice, dataTable, hiddenHeading } from '../components';
+import type { UsageBucket, UsageSeries } from '../../../application/dashboard-queries';
+import { barChart } from '../charts';
+import { accessNotice, dataTable, hiddenHeading, tableBox } from '../components';
 import { badge, Html, html, utcTime } from '../html';
 import { layout } from '../layout';
+import { sizeText } from './screenshots.page';
 
 export interface UsageWindow {
   used: number;
@@ -15,6 +18,78 @@ export interface OverviewView {
   usage: { minute: UsageWindow; hour: UsageWindow };
   recentJobs: JobProps[];
   websiteNames: Map<number, string>;
+  /** The last 24 hours by hour and the last 30 days by day (UTC). */
+  hourly: UsageSeries;
+  daily: UsageSeries;
+  /** Bytes of every screenshot the account keeps. */
+  storedBytes: number;
+}
+
+function bytesText(bytes: number): string {
+  return bytes === 0 ? '0' : sizeText(bytes);
+}
+
+function bucketName(b: UsageBucket, hourly: boolean): string {
+  const iso = b.start.toISOString();
+  return hourly ? `${iso.slice(0, 10)} ${iso.slice(11, 13)}:00 UTC` : `${iso.slice(0, 10)} (UTC)`;
+}
+
+function totals(series: UsageSeries) {
+  return series.buckets.reduce((t, b) => ({ jobs: t.jobs + b.jobs, failures: t.failures + b.failures, bytes: t.bytes + b.storedBytes }), {
+    jobs: 0,
+    failures: 0,
+    bytes: 0,
+  });
+}
+
+/** One window's charts (jobs with their failures; storage added), its totals in words and its data as a table. */
+function usagePanel(key: string, heading: string, series: UsageSeries): Html {
+  const hourly = series.bucketSeconds < 86400;
+  const sum = totals(series);
+  const every = hourly ? 6 : 7;
+  const last = series.buckets.length - 1;
+  const axisLabel = (b: UsageBucket, i: number) =>
+    (last - i) % every === 0 ? (hourly ? `${b.start.toISOString().slice(11, 13)}:00` : b.start.toISOString().slice(5, 10)) : null;
+  const summary = `${sum.jobs} job${sum.jobs === 1 ? '' : 's'}, ${sum.failures} failed, ${bytesText(sum.bytes)} of screenshots stored`;
+  const jobsChart = barChart({
+    id: `${key}-jobs`,
+    title: `Captures and failures, ${heading.toLowerCase()}`,
+    desc: `${hourly ? 'Hourly' : 'Daily'} bars, UTC: ${sum.jobs} captures and scenario runs, ${sum.failures} of them failed (red).`,
+    formatValue: (v) => String(Math.round(v * 10) / 10),
+    bars: series.buckets.map((b, i) => ({
+      axisLabel: axisLabel(b, i),
+      label: `${bucketName(b, hourly)}: ${b.jobs} job${b.jobs === 1 ? '' : 's'}, ${b.failures} failed`,
+      parts: [
+        [b.jobs - b.failures, 'bar-ok'],
+        [b.failures, 'bar-fail'],
+      ],
+    })),
+  });
+  const storageChart = barChart({
+    id: `${key}-storage`,
+    title: `Storage added, ${heading.toLowerCase()}`,
+    desc: `${hourly ? 'Hourly' : 'Daily'} bars, UTC: ${bytesText(sum.bytes)} of screenshots taken in this time and still kept.`,
+    formatValue: bytesText,
+    bars: series.buckets.map((b, i) => ({
+      axisLabel: axisLabel(b, i),
+      label: `${bucketName(b, hourly)}: ${bytesText(b.storedBytes)} stored`,
+      parts: [[b.storedBytes, 'bar-storage']],
+    })),
+  });
+  const rows = series.buckets.map(
+    (b) => html`<tr><th scope="row">${bucketName(b, hourly)}</th><td>${b.jobs}</td><td>${b.failures}</td><td>${bytesText(b.storedBytes)}</td></tr>`,
+  );
+  return html`<section class="card usage-panel" id="usage-${key}" aria-labelledby="usage-${key}-heading">
+  <h3 id="usage-${key}-heading">${heading}</h3>
+  <p class="usage-summary">${summary}.</p>
+  <div class="legend" aria-hidden="true"><span class="key key-ok"></span>succeeded or running <span class="key key-fail"></span>failed</div>
+  ${jobsChart}
+  <div class="legend" aria-hidden="true"><span class="key key-storage"></span>storage added</div>
+  ${storageChart}
+  <details class="chart-data"><summary>Show the numbers</summary>
+  ${tableBox(`${heading}, as a table`, html`<table><thead><tr><th scope="col">${hourly ? 'Hour' : 'Day'}</th><th scope="col">Jobs</th><th scope="col">Failed</th><th scope="col">Stored</th></tr></thead><tbody>${rows}</tbody></table>`)}
+  </details>
+</section>`;
 }
 
 const PLAN_LABEL: Record<string, string> = { free: 'Free', starter: 'Starter', pro: 'Pro', business: 'Business' };
@@ -58,10 +133,16 @@ export function overviewPage(viewer: DashboardViewer, view: OverviewView): Html 
   ${usageCard('API requests this minute', view.usage.minute, view.hasAccess)}
   ${usageCard('API requests this hour', view.usage.hour, view.hasAccess)}
 </div>
+<h2>Usage</h2>
+<p class="muted">Screenshots kept: ${bytesText(view.storedBytes)} in all.</p>
+<div class="usage">
+${usagePanel('24h', 'Last 24 hours', view.hourly)}
+${usagePanel('30d', 'Last 30 days', view.daily)}
+</div>
 <h2>Recent jobs</h2>
 ${
   view.recentJobs.length
-    ? dataTable(['Job', 'Kind', 'Website', 'Status', 'Created', hiddenHeading('Screenshot')], jobRows)
+    ? tableBox('Recent jobs', dataTable(['Job', 'Kind', 'Website', 'Status', 'Created', hiddenHeading('Screenshot')], jobRows))
     : html`<p class="muted">No jobs yet. Take a screenshot from the <a href="/dashboard/websites">Websites</a> page or with the API.</p>`
 }`,
   );

@@ -1,0 +1,151 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, In } from 'typeorm';
+import type { PageRequest } from '../../../shared/domain/page-request';
+import type { JobSource } from '../../jobs/domain/job';
+import { JobRow } from '../../jobs/infrastructure/job.row';
+import type { StepRecord } from '../../scenarios/domain/execution';
+import { ScreenshotRow } from '../../screenshots/infrastructure/screenshot.row';
+import { DashboardQueries, GalleryFilter, GalleryShot, ShotSource, UsageBucket, UsageSeries } from '../application/dashboard-queries';
+
+/** `%`, `_` and the escape character itself are literal in a search. */
+function likePattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function toTile(row: ScreenshotRow): GalleryShot {
+  const { id, websiteId, jobId, scenarioId, executionId, format, fileSize, width, height, takenAt, fullPage } = row;
+  return { id, websiteId, jobId, scenarioId, executionId, format, fileSize, width, height, takenAt, fullPage };
+}
+
+/**
+ * A failed run's failure screenshot is the one taken after its steps: a run stores one screenshot per succeeded
+ * `screenshot` step, in order, then the final one. When there are more screenshots than such steps, the newest is it.
+ */
+function failureShotOf(records: unknown, shotIds: number[]): number | null {
+  const steps = Array.isArray(records) ? (records as StepRecord[]) : [];
+  const stepShots = steps.filter((r) => r.type === 'screenshot' && r.status === 'succeeded').length;
+  return shotIds.length > stepShots ? Math.max(...shotIds) : null;
+}
+
+@Injectable()
+export class TypeOrmDashboardQueries extends DashboardQueries {
+  constructor(private readonly dataSource: DataSource) {
+    super();
+  }
+
+  private get shots() {
+    return this.dataSource.getRepository(ScreenshotRow);
+  }
+
+  private get jobs() {
+    return this.dataSource.getRepository(JobRow);
+  }
+
+  private get postgres(): boolean {
+    return this.dataSource.options.type === 'postgres';
+  }
+
+  async gallery(accountId: number, filter: GalleryFilter, page: PageRequest): Promise<{ items: GalleryShot[]; total: number }> {
+    const query = this.shots.createQueryBuilder('s').where('s.account_id = :accountId', { accountId });
+    if (filter.websiteId) query.andWhere('s.website_id = :websiteId', { websiteId: filter.websiteId });
+    if (filter.from) query.andWhere('s.taken_at >= :from', { from: filter.from });
+    if (filter.until) query.andWhere('s.taken_at < :until', { until: filter.until });
+    if (filter.search) {
+      // The account's websites whose name or URL contains the text: a handful of rows, read through its own index.
+      query.andWhere(
+        `s.website_id IN (SELECT w.id FROM websites w WHERE w.account_id = :accountId AND (LOWER(w.name) LIKE :pattern ESCAPE '\\' OR LOWER(w.url) LIKE :pattern ESCAPE '\\'))`,
+        { pattern: likePattern(filter.search) },
+      );
+    }
+    const [rows, total] = await query
+      .orderBy('s.id', 'DESC')
+      .skip((page.page - 1) * page.perPage)
+      .take(page.perPage)
+      .getManyAndCount();
+    return { items: rows.map(toTile), total };
+  }
+
+  async sources(accountId: number, shots: readonly GalleryShot[]): Promise<Map<number, ShotSource>> {
+    const out = new Map<number, ShotSource>();
+    const jobIds = [...new Set(shots.flatMap((s) => (s.jobId ? [s.jobId] : [])))];
+    const executionIds = [...new Set(shots.flatMap((s) => (s.executionId ? [s.executionId] : [])))];
+    const ids = [...jobIds, ...executionIds];
+    const jobs = ids.length
+      ? await this.jobs.find({ select: { id: true, status: true, source: true, result: true, type: true }, where: { accountId, id: In(ids) } })
+      : [];
+    const byId = new Map(jobs.map((j) => [j.id, j]));
+    // Every screenshot of the failed runs shown (not only those on this page), to tell their failure shot.
+    const failed = executionIds.filter((id) => byId.get(id)?.status === 'failed');
+    const runShots = failed.length ? await this.shots.find({ select: { id: true, executionId: true }, where: { accountId, executionId: In(failed) } }) : [];
+    const failureShots = new Set<number>();
+    for (const id of failed) {
+      const shot = failureShotOf(
+        byId.get(id)?.result,
+        runShots.filter((s) => s.executionId === id).map((s) => s.id),
+      );
+      if (shot !== null) failureShots.add(shot);
+    }
+    for (const shot of shots) {
+      if (failureShots.has(shot.id)) out.set(shot.id, 'failure');
+      else if (shot.executionId || shot.scenarioId) out.set(shot.id, 'scenario');
+      else if (shot.jobId && byId.has(shot.jobId)) out.set(shot.id, byId.get(shot.jobId)!.source as JobSource);
+    }
+    return out;
+  }
+
+  async shotsByIds(accountId: number, ids: readonly number[]): Promise<GalleryShot[]> {
+    if (ids.length === 0) return [];
+    return (await this.shots.find({ where: { accountId, id: In([...ids]) }, order: { id: 'DESC' } })).map(toTile);
+  }
+
+  async usage(accountId: number, now: Date, bucketSeconds: number, count: number): Promise<UsageSeries> {
+    const nowSeconds = Math.floor(now.getTime() / 1000);
+    const origin = (Math.floor(nowSeconds / bucketSeconds) - (count - 1)) * bucketSeconds;
+    const since = new Date(origin * 1000);
+    const bucket = (column: string) =>
+      this.postgres
+        ? `FLOOR((EXTRACT(EPOCH FROM ${column}) - ${origin}) / ${bucketSeconds})`
+        : `((CAST(strftime('%s', ${column}) AS INTEGER) - ${origin}) / ${bucketSeconds})`;
+    // origin and bucketSeconds are integers computed here, never input: safe to write into the SQL.
+    const jobRows = await this.jobs
+      .createQueryBuilder('j')
+      .select(bucket('j.created_at'), 'bucket')
+      .addSelect('COUNT(*)', 'jobs')
+      .addSelect(`SUM(CASE WHEN j.status = 'failed' THEN 1 ELSE 0 END)`, 'failures')
+      .where('j.account_id = :accountId AND j.created_at >= :since', { accountId, since })
+      .groupBy('bucket')
+      .getRawMany<{ bucket: number | string; jobs: number | string; failures: number | string }>();
+    const shotRows = await this.shots
+      .createQueryBuilder('s')
+      .select(bucket('s.taken_at'), 'bucket')
+      .addSelect('SUM(s.file_size)', 'bytes')
+      .where('s.account_id = :accountId AND s.taken_at >= :since', { accountId, since })
+      .groupBy('bucket')
+      .getRawMany<{ bucket: number | string; bytes: number | string }>();
+    const buckets: UsageBucket[] = Array.from({ length: count }, (_, i) => ({
+      start: new Date((origin + i * bucketSeconds) * 1000),
+      jobs: 0,
+      failures: 0,
+      storedBytes: 0,
+    }));
+    const at = (raw: number | string) => buckets[Number(raw)] as UsageBucket | undefined;
+    for (const row of jobRows) {
+      const b = at(row.bucket);
+      if (b) Object.assign(b, { jobs: Number(row.jobs), failures: Number(row.failures) });
+    }
+    for (const row of shotRows) {
+      const b = at(row.bucket);
+      if (b) b.storedBytes = Number(row.bytes);
+    }
+    return { buckets, bucketSeconds };
+  }
+
+  async storedBytes(accountId: number): Promise<number> {
+    const row = await this.shots
+      .createQueryBuilder('s')
+      .select('COALESCE(SUM(s.file_size), 0)', 'bytes')
+      .where('s.account_id = :accountId', { accountId })
+      .getRawOne<{ bytes: number | string }>();
+    return Number(row?.bytes ?? 0);
+  }
+}
