@@ -573,7 +573,20 @@ describe('Dashboard automation pages', () => {
       expect(shown.map(([id]) => id).sort()).toEqual(['schedule-day', 'schedule-frequency', 'schedule-name', 'schedule-time', 'schedule-timezone']);
       expect(inputValue(res.text, 'time')).toBe('7:5');
       expect(inputValue(res.text, 'timezone')).toBe('Mars/Olympus');
+      // Another account's website: refused as the API refuses it.
+      const foreign = await a.submit('/dashboard/schedules/new', {
+        ...fields,
+        name: 'x',
+        frequency: 'daily',
+        time: '07:00',
+        timezone: 'UTC',
+        day_of_week: '',
+        website_id: String(ids.bobSite),
+      });
+      expect(foreign.status).toBe(422);
+      expect(foreign.text).toContain('<p class="field-error" id="schedule-website-error">website_id must be the id of one of your websites</p>');
       expect(await scheduleCount(alice)).toBe(before);
+      expect(await scheduleCount(bob)).toBe(0);
     });
 
     it('edit (disabled: next runs shown as "once enabled"), weekly with a day; delete asks first', async () => {
@@ -809,7 +822,7 @@ describe('Dashboard automation pages', () => {
 
     const save = async (name: string) => {
       mkdirSync(SHOTS_DIR, { recursive: true });
-      await page.screenshot({ path: join(SHOTS_DIR, `${name}-${label}.png`), fullPage: true });
+      await page.screenshot({ path: join(SHOTS_DIR, `${name}-${width}.png`), fullPage: true });
     };
     /** No page of ours is wider than the screen (tables scroll inside their own box). */
     const fitsTheScreen = async () => {
@@ -965,7 +978,9 @@ describe('Dashboard automation pages', () => {
       await save('job');
       await go(`/dashboard/jobs?status=succeeded&type=screenshot&website_id=${ids.aliceHome}`);
       await go(`/dashboard/scenarios/${ids.aliceScenario}/delete`);
+      await save('scenario-delete');
       await go(`/dashboard/schedules/${ids.aliceSchedule}/delete`);
+      await save('schedule-delete');
       await go('/dashboard/scenarios/new');
       await save('scenario-new');
       const kinds = new Set(visited.map((p) => p.replace(/[0-9a-f-]{36}/, ':uuid').replace(/\/\d+\//, '/:id/')));

@@ -50,9 +50,12 @@ export function jobErrorText(job: JobProps): string | null {
   return job.error;
 }
 
-/** A table that scrolls inside its own box on a narrow screen instead of widening the page. */
-export function scrollBox(table: Html): Html {
-  return html`<div class="table-scroll">${table}</div>`;
+/**
+ * A table that never widens the page: on a narrow screen it scrolls inside its own box or, given a `cards` name
+ * (its column labels live in dashboard.css under .cards-<name>), each row becomes a card.
+ */
+export function scrollBox(table: Html, cards?: 'scenarios' | 'schedules' | 'jobs' | 'runs'): Html {
+  return html`<div class="table-scroll${cards ? ` cards-on-phone cards-${cards}` : ''}">${table}</div>`;
 }
 
 /** The message under an input, tied to it by id (aria-describedby). */

@@ -35,7 +35,7 @@ export function scenariosPage(viewer: DashboardViewer, view: { rows: ScenarioRow
 <div class="page-actions"><a class="button" href="/dashboard/scenarios/new" id="new-scenario">New scenario</a></div>
 ${
   view.rows.length
-    ? html`${scrollBox(dataTable(['Scenario', 'Website', 'Steps', 'Last execution', hiddenHeading('Actions')], rows))}${pager('/dashboard/scenarios', view.page)}`
+    ? html`${scrollBox(dataTable(['Scenario', 'Website', 'Steps', 'Last execution', hiddenHeading('Actions')], rows), 'scenarios')}${pager('/dashboard/scenarios', view.page)}`
     : html`<p class="muted">No scenarios yet. <a href="/dashboard/scenarios/new">Create one here</a>, or with <code>POST /scenarios</code> (see the <a href="/docs">API docs</a>).</p>`
 }`,
     { refreshSeconds: busy ? 3 : undefined },
@@ -82,7 +82,7 @@ export function schedulesPage(
 <div class="page-actions"><a class="button" href="/dashboard/schedules/new" id="new-schedule">New schedule</a></div>
 ${
   view.rows.length
-    ? html`${scrollBox(dataTable(['Schedule', 'Website', 'When', 'Next run', 'Last run', 'Status', hiddenHeading('Actions')], rows))}${pager('/dashboard/schedules', view.page)}`
+    ? html`${scrollBox(dataTable(['Schedule', 'Website', 'When', 'Next run', 'Last run', 'Status', hiddenHeading('Actions')], rows), 'schedules')}${pager('/dashboard/schedules', view.page)}`
     : html`<p class="muted">No schedules yet. <a href="/dashboard/schedules/new">Create one here</a>, or with <code>POST /schedules</code> (see the <a href="/docs">API docs</a>).</p>`
 }`,
   );

@@ -59,7 +59,7 @@ export function jobsPage(viewer: DashboardViewer, view: JobsView): Html {
 </form>
 ${
   view.jobs.length
-    ? html`${scrollBox(dataTable(['Job', 'Type', 'Website', 'Status', 'Queued', 'Took', 'Error', 'Result'], rows))}${pager('/dashboard/jobs', view.page, params)}`
+    ? html`${scrollBox(dataTable(['Job', 'Type', 'Website', 'Status', 'Queued', 'Took', 'Error', 'Result'], rows), 'jobs')}${pager('/dashboard/jobs', view.page, params)}`
     : html`<p class="muted">${filtered ? 'No jobs match these filters.' : 'No jobs yet: take a screenshot or run a scenario.'}</p>`
 }`,
     { refreshSeconds: busy ? 3 : undefined },

@@ -149,7 +149,7 @@ function recentRuns(runs: JobProps[]): Html {
   <td><a href="${executionHref(run.id)}">Run details</a></td>
 </tr>`,
   );
-  return scrollBox(dataTable(['Started', 'Status', 'Job', 'Error', hiddenHeading('Details')], rows));
+  return scrollBox(dataTable(['Started', 'Status', 'Job', 'Error', hiddenHeading('Details')], rows), 'runs');
 }
 
 /** The scenario editor: name, description, website and the steps, each step's inputs generated from STEP_DEFINITIONS. */
