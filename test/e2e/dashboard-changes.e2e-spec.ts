@@ -3,10 +3,12 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import puppeteer, { Browser, Page } from 'puppeteer';
 import request, { Response } from 'supertest';
+import { DataSource } from 'typeorm';
 import { CHROME_ARGS } from '../../src/adapters/capture/browser-pool';
 import { findChrome } from '../../src/adapters/capture/capture-options';
 import { AccountsService } from '../../src/modules/accounts/application/accounts.service';
 import { ScreenshotRepository } from '../../src/modules/screenshots/application/ports';
+import { ScreenshotRow } from '../../src/modules/screenshots/infrastructure/screenshot.row';
 import { DashboardClient } from '../support/dashboard-session';
 import { decodeImage } from '../support/images';
 import { waitForJob } from '../support/jobs';
@@ -72,9 +74,9 @@ describe('Dashboard change history (issue 20)', () => {
   let a: DashboardClient;
   let b: DashboardClient;
   const hits: Record<string, number> = {};
-  const ids = { still: 0, flip: 0, gone: 0, bobSite: 0 };
+  const ids = { still: 0, flip: 0, gone: 0, pending: 0, bobSite: 0 };
   /** Screenshot ids by website, oldest first. */
-  const shots = { still: [] as number[], flip: [] as number[], gone: [] as number[], bob: [] as number[] };
+  const shots = { still: [] as number[], flip: [] as number[], gone: [] as number[], pending: [] as number[], bob: [] as number[] };
 
   const count = (path: string) => (hits[path] = (hits[path] ?? 0) + 1);
   const nextMinute = () => t.clock.set(new Date(Math.floor(t.clock.now().getTime() / 60_000) * 60_000 + 60_000));
@@ -126,6 +128,8 @@ describe('Dashboard change history (issue 20)', () => {
       // The box is blue on the first request and green from then on: capture 2 changed, capture 3 did not.
       '/flip': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(boxPage(count('/flip') === 1 ? 'rgb(36,84,214)' : 'rgb(6,118,71)')),
       '/gone': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(boxPage(count('/gone') === 1 ? 'rgb(36,84,214)' : 'rgb(200,120,0)')),
+      '/pending': (_req, res) =>
+        res.writeHead(200, { 'content-type': 'text/html' }).end(boxPage(count('/pending') === 1 ? 'rgb(36,84,214)' : 'rgb(124,58,237)')),
       '/bob': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(boxPage(count('/bob') === 1 ? 'rgb(36,84,214)' : 'rgb(180,35,24)')),
     }).start();
     t = await startTestApp({ env: { SIGN_IN_LIMIT_PER_MINUTE: '100000', DASHBOARD_LIMIT_PER_MINUTE: '100000' } });
@@ -135,10 +139,12 @@ describe('Dashboard change history (issue 20)', () => {
     ids.still = await website(alice, 'Still page', '/still');
     ids.flip = await website(alice, 'Flipping page', '/flip');
     ids.gone = await website(alice, 'Deleted previous', '/gone');
+    ids.pending = await website(alice, 'Pending page', '/pending');
     ids.bobSite = await website(bob, 'Bob site', '/bob');
     for (let i = 0; i < 2; i++) shots.still.push(await capture(alice, ids.still));
     for (let i = 0; i < 3; i++) shots.flip.push(await capture(alice, ids.flip));
     for (let i = 0; i < 2; i++) shots.gone.push(await capture(alice, ids.gone));
+    for (let i = 0; i < 2; i++) shots.pending.push(await capture(alice, ids.pending));
     for (let i = 0; i < 2; i++) shots.bob.push(await capture(bob, ids.bobSite));
     // The previous capture of "gone" is deleted after the comparison: its diff was kept (a change).
     nextMinute();
@@ -274,6 +280,34 @@ describe('Dashboard change history (issue 20)', () => {
       // The history still shows the change, and the deleted capture is gone from it.
       const history = await a.get(`/dashboard/websites/${ids.gone}/history`);
       expect(entries(history.text).map((e) => [e.id, e.kind])).toEqual([[kept, 'changed']]);
+    });
+
+    it('a comparison still pending: "comparing…" in the history and the compare view, both reload themselves until it is done', async () => {
+      const [first, second] = shots.pending;
+      // Put the comparison back to pending, held by a claim no worker takes over (as while a worker compares it).
+      await t.app
+        .get(DataSource)
+        .getRepository(ScreenshotRow)
+        .update(second, {
+          changeStatus: 'pending',
+          changedRatio: null,
+          changed: null,
+          comparedAt: null,
+          compareClaimedUntil: new Date('2099-01-01T00:00:00Z'),
+        });
+      const history = await a.get(`/dashboard/websites/${ids.pending}/history`);
+      expectPage(history, 'History of Pending page');
+      expect(entries(history.text)).toEqual([
+        { id: second, kind: 'pending', badge: 'comparing…' },
+        { id: first, kind: 'first', badge: 'first capture' },
+      ]);
+      expect(history.text).toContain('<meta http-equiv="refresh" content="5">');
+      const compare = await a.get(`/dashboard/screenshots/${second}/compare`);
+      expectPage(compare, `Capture ${second} of Pending page`);
+      expect(compare.text).toContain('<meta http-equiv="refresh" content="3">');
+      expect(compare.text).toContain('Comparing with the previous capture… this page refreshes until it is done.');
+      expect(compare.text).toContain(`<img src="/dashboard/screenshots/${first}/image"`);
+      expect(compare.text).not.toContain('id="change-ratio"');
     });
 
     it('another account’s website or screenshot id is a 404 page on every new route (and its owner sees them)', async () => {
