@@ -812,6 +812,59 @@ describe('Dashboard automation pages', () => {
     });
   });
 
+  describe('every automation page', () => {
+    it('answers HTML under the CSP with no inline script, style or handler; without a session it sends you to sign in', async () => {
+      const csp = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+      const paths = [
+        '/dashboard/scenarios',
+        '/dashboard/scenarios/new',
+        `/dashboard/scenarios/new?website_id=${ids.aliceBlog}`,
+        `/dashboard/scenarios/${ids.aliceScenario}/edit`,
+        `/dashboard/scenarios/${ids.aliceScenario}/delete`,
+        `/dashboard/executions/${ids.aliceExecution}`,
+        '/dashboard/schedules',
+        '/dashboard/schedules/new',
+        `/dashboard/schedules/${ids.aliceSchedule}/edit`,
+        `/dashboard/schedules/${ids.aliceSchedule}/delete`,
+        '/dashboard/jobs',
+        '/dashboard/jobs?status=nonsense&type=&website_id=abc',
+        `/dashboard/jobs/${ids.aliceJob}`,
+        `/dashboard/jobs/${ids.aliceExecution}`,
+      ];
+      for (const path of paths) {
+        const res = await a.get(path);
+        expect({
+          path,
+          status: res.status,
+          type: res.headers['content-type'],
+          csp: res.headers['content-security-policy'],
+          cache: res.headers['cache-control'],
+        }).toEqual({
+          path,
+          status: 200,
+          type: HTML,
+          csp,
+          cache: 'no-store',
+        });
+        expect(res.text).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+        expect(res.text).not.toMatch(/\sstyle=|<style|\son[a-z]+=/i);
+        // Every POST form carries the session's CSRF field.
+        const forms = [...res.text.matchAll(/<form [^>]*method="post"[^>]*>([\s\S]*?)<\/form>/g)];
+        for (const form of forms) expect(form[1]).toContain(`<input type="hidden" name="_csrf" value="${await a.csrf()}">`);
+        const anonymous = await new DashboardClient(t.url).get(path);
+        expectRedirect(anonymous, `/dashboard/login?next=${encodeURIComponent(path)}`);
+      }
+      // The new scenario form takes its website from the link that led to it.
+      expect((await a.get(`/dashboard/scenarios/new?website_id=${ids.aliceBlog}`)).text).toContain(
+        `<option value="${ids.aliceBlog}" selected>Alice blog</option>`,
+      );
+      const schedule = await a.get('/dashboard/schedules/new');
+      expectPage(schedule, 'New schedule');
+      expect(schedule.text).toContain('<input type="checkbox" id="schedule-enabled" name="enabled" value="true" checked>');
+      expect(schedule.text).toContain('<option value="UTC">');
+    });
+  });
+
   describe.each([
     ['desktop', 1280, 800],
     ['phone', 390, 844],
