@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import puppeteer, { Browser, Page } from 'puppeteer';
 import request, { Response } from 'supertest';
 import { DataSource } from 'typeorm';
@@ -21,9 +21,10 @@ import { startTestApp, TestAccount, TestApp } from '../support/test-app';
  * HTTP and in a real headless Chromium at 1280×800 and 390×844. Captures are real Chromium renderings of pages
  * served on 127.0.0.1; comparisons are awaited by reading the screenshots table (as change-history.e2e-spec does).
  *
- * Pictures of the pages go to DASHBOARD_CHANGES_SHOTS (default /tmp/dashboard-changes).
+ * Pictures of the pages go to DASHBOARD_SCREENSHOTS when set (`DASHBOARD_SCREENSHOTS=docs/dashboard npx jest
+ * test/e2e/dashboard-changes` refreshes the README's), else to /tmp/dashboard-changes.
  */
-const SHOTS_DIR = process.env.DASHBOARD_CHANGES_SHOTS ?? '/tmp/dashboard-changes';
+const SHOTS_DIR = resolve(process.env.DASHBOARD_SCREENSHOTS ?? '/tmp/dashboard-changes');
 const PASSWORD = 'change history password';
 const HTML = 'text/html; charset=utf-8';
 const START = Date.parse('2031-03-02T09:00:00.000Z');
@@ -392,7 +393,7 @@ describe('Dashboard change history (issue 20)', () => {
         await open(`/dashboard/websites/${ids.flip}/history`);
         expect(await brokenImages()).toEqual([]);
         expect(await page.$$eval('li.ch-entry', (items) => items.map((li) => li.getAttribute('data-change')))).toEqual(['unchanged', 'changed', 'first']);
-        await save(`history-${label}`);
+        await save(`history-${viewport.width}`);
 
         // "Changes only" applies as soon as it is ticked (dashboard.js submits the form).
         await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('input[name=changes]')]);
@@ -414,14 +415,14 @@ describe('Dashboard change history (issue 20)', () => {
           range.dispatchEvent(new Event('input', { bubbles: true }));
         });
         expect(await page.$eval('.ch-stage', (stage) => (stage as HTMLElement).style.getPropertyValue('--ch-pos'))).toBe('30%');
-        await save(`compare-slider-${label}`);
+        await save(`compare-slider-${viewport.width}`);
         await page.click('#ch-diff-overlay');
         expect(await page.$eval('.ch-stage > img', (img) => new URL(img.src).pathname)).toBe(`/dashboard/screenshots/${shots.flip[1]}/diff`);
         await page.waitForFunction(() => (document.querySelector('.ch-stage > img') as HTMLImageElement).complete);
-        await save(`compare-slider-diff-${label}`);
+        await save(`compare-slider-diff-${viewport.width}`);
         await page.click('.ch-tools button:first-child');
         expect({ slider: await visible('.ch-slider'), pair: await visible('.ch-pair') }).toEqual({ slider: false, pair: true });
-        await save(`compare-side-${label}`);
+        await save(`compare-side-${viewport.width}`);
         const fits = await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
         expect(fits).toBe(true);
       });
@@ -434,11 +435,11 @@ describe('Dashboard change history (issue 20)', () => {
         await open(`/dashboard/screenshots/${shots.flip[1]}/compare`);
         expect(await page.$('.ch-slider')).toBeNull();
         expect(await page.$$eval('.ch-pair img, .ch-diff img', (imgs) => imgs.map((img) => img.naturalWidth))).toEqual([1280, 1280, 1280]);
-        await save('compare-nojs-phone');
+        await save('compare-nojs-390');
         await open(`/dashboard/screenshots/${shots.gone[1]}/compare`);
-        await save('compare-deleted-previous-phone');
+        await save('compare-deleted-previous-390');
         await open(`/dashboard/screenshots/${shots.flip[0]}/compare`);
-        await save('compare-first-phone');
+        await save('compare-first-390');
       } finally {
         await page.setJavaScriptEnabled(true);
       }
