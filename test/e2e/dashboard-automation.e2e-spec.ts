@@ -812,6 +812,50 @@ describe('Dashboard automation pages', () => {
     });
   });
 
+  describe('without API access (an expired subscription)', () => {
+    it('the forms say why and cannot save; saving or deleting is the 403 page, as on the API; nothing changes', async () => {
+      const accounts = t.app.get(AccountsService);
+      const before = {
+        scenario: (await api().get(`/scenarios/${ids.aliceScenario}`).set(alice.auth).expect(200)).body.data,
+        schedule: (await api().get(`/schedules/${ids.aliceSchedule}`).set(alice.auth).expect(200)).body.data,
+        scenarios: await scenarioCount(alice),
+        schedules: await scheduleCount(alice),
+      };
+      await accounts.updateAccount(alice.email, { status: 'expired' });
+      try {
+        const editor = await a.get(`/dashboard/scenarios/${ids.aliceScenario}/edit`);
+        expect(editor.text).toContain('<strong>Your subscription is expired.</strong>');
+        expect(editor.text).toContain('id="save-scenario" disabled aria-disabled="true"');
+        expect((await a.get('/dashboard/schedules/new')).text).toContain('id="save-schedule" disabled aria-disabled="true"');
+        // Moving steps around changes nothing stored: still possible.
+        const form = scenarioForm({ name: 'Expired edit', website: ids.aliceHome, steps: [{ type: 'wait', duration: '1' }] });
+        expect((await a.submit(`/dashboard/scenarios/${ids.aliceScenario}/edit`, { ...form, op: 'add:click' })).status).toBe(200);
+        const schedule = { name: 'Expired', website_id: String(ids.aliceHome), frequency: 'daily', time: '01:00', timezone: 'UTC', enabled: 'true' };
+        for (const res of [
+          await a.submit('/dashboard/scenarios/new', form),
+          await a.submit(`/dashboard/scenarios/${ids.aliceScenario}/edit`, form),
+          await a.submit(`/dashboard/scenarios/${ids.aliceScenario}/delete`),
+          await a.submit('/dashboard/schedules/new', schedule),
+          await a.submit(`/dashboard/schedules/${ids.aliceSchedule}/edit`, schedule),
+          await a.submit(`/dashboard/schedules/${ids.aliceSchedule}/delete`),
+        ]) {
+          expectErrorPage(res, 403, 'API access is not available on your plan');
+        }
+        // Another account's ids are still 404 first: no existence leaks through the plan check.
+        expectErrorPage(await a.submit(`/dashboard/scenarios/${ids.aliceScenario + 100000}/delete`), 404, 'Scenario not found');
+      } finally {
+        await accounts.updateAccount(alice.email, { status: 'active' });
+      }
+      freshMinute();
+      expect({
+        scenario: (await api().get(`/scenarios/${ids.aliceScenario}`).set(alice.auth).expect(200)).body.data,
+        schedule: (await api().get(`/schedules/${ids.aliceSchedule}`).set(alice.auth).expect(200)).body.data,
+        scenarios: await scenarioCount(alice),
+        schedules: await scheduleCount(alice),
+      }).toEqual(before);
+    });
+  });
+
   describe('every automation page', () => {
     it('answers HTML under the CSP with no inline script, style or handler; without a session it sends you to sign in', async () => {
       const csp = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";

@@ -1,6 +1,7 @@
 import { Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Clock } from '../../../shared/domain/clock';
+import { PlanNoApiAccessError } from '../../accounts/domain/errors';
 import { IdParam } from '../../../shared/http/id-param';
 import { UuidParam } from '../../../shared/http/uuid-param';
 import { UrlPolicy } from '../../../shared/url-policy';
@@ -81,6 +82,8 @@ export class ScenarioEditorController {
 
   @Post('scenarios/:id/delete')
   async delete(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.scenarios.get(viewer.account.id, id);
+    this.requireAccess(viewer);
     await this.scenarios.delete(viewer.account.id, id);
     return seeOther(reply, '/dashboard/scenarios?notice=scenario-deleted');
   }
@@ -116,6 +119,7 @@ export class ScenarioEditorController {
       return this.page(viewer, scenario, form, { focusStep: focusAfter(op, form.steps.length) });
     }
 
+    this.requireAccess(viewer);
     // The JSON an API client would send for this form, judged by the API's own DTO and step parser.
     const body = {
       name: form.name,
@@ -136,6 +140,11 @@ export class ScenarioEditorController {
     }
     reply.status(422);
     return this.page(viewer, scenario, form, { errors: errorsByField(errors) });
+  }
+
+  /** Saving and deleting need API access, as on the API (plan_no_api_access → the 403 page); editing the form does not. */
+  private requireAccess(viewer: DashboardViewer): void {
+    if (!viewer.account.hasApiAccess(this.clock.now())) throw new PlanNoApiAccessError(viewer.account.plan);
   }
 
   private async page(

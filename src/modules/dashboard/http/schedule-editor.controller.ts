@@ -1,6 +1,7 @@
 import { Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Clock } from '../../../shared/domain/clock';
+import { PlanNoApiAccessError } from '../../accounts/domain/errors';
 import { IdParam } from '../../../shared/http/id-param';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { SchedulesService } from '../../schedules/application/schedules.service';
@@ -102,11 +103,14 @@ export class ScheduleEditorController {
 
   @Post('schedules/:id/delete')
   async delete(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.schedules.get(viewer.account.id, id);
+    this.requireAccess(viewer);
     await this.schedules.delete(viewer.account.id, id);
     return seeOther(reply, '/dashboard/schedules?notice=schedule-deleted');
   }
 
   private async submit(viewer: DashboardViewer, schedule: Schedule | null, request: DashboardRequest, reply: FastifyReply): Promise<string> {
+    this.requireAccess(viewer);
     const fields = formFields(request);
     const form: ScheduleForm = {
       name: fields.get('name') ?? '',
@@ -150,6 +154,11 @@ export class ScheduleEditorController {
     return this.page(viewer, schedule, form, errorsByField(errors));
   }
 
+  /** Saving and deleting need API access, as on the API (plan_no_api_access → the 403 page). */
+  private requireAccess(viewer: DashboardViewer): void {
+    if (!viewer.account.hasApiAccess(this.clock.now())) throw new PlanNoApiAccessError(viewer.account.plan);
+  }
+
   private async page(
     viewer: DashboardViewer,
     schedule: Schedule | null,
@@ -163,6 +172,7 @@ export class ScheduleEditorController {
       websites: await this.names.all(viewer.account.id),
       errors,
       upcoming: schedule ? upcomingRuns(schedule, this.clock.now()) : null,
+      hasAccess: viewer.account.hasApiAccess(this.clock.now()),
       notice,
     }).toString();
   }

@@ -165,9 +165,9 @@ ${
     ? html`<div class="page-actions">
   <form class="inline" method="post" action="/dashboard/scenarios/${s.id}/run">${csrfField(viewer)}<input type="hidden" name="then" value="details"><button type="submit" id="run-scenario"${view.hasAccess ? '' : html` disabled aria-disabled="true"`}>Run now</button></form>
   <a class="button danger" href="/dashboard/scenarios/${s.id}/delete" id="delete-scenario">Delete…</a>
-</div>${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}`
+</div>`
     : ''
-}
+}${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
 <form method="post" action="${action}" class="editor" id="scenario-form" novalidate>
 ${csrfField(viewer)}
 <button type="submit" name="op" value="save" class="default-submit" tabindex="-1" aria-hidden="true">Save</button>
@@ -208,7 +208,7 @@ ${count === 0 ? html`<p class="muted">No steps yet: add one below.</p>` : ''}
 <datalist id="press-keys">${PRESS_NAMED_KEYS.map((k) => html`<option value="${k}">`)}</datalist>
 <datalist id="scroll-targets"><option value="${SCROLL_TO_BOTTOM}"></datalist>
 <div class="form-actions">
-  <button type="submit" name="op" value="save" id="save-scenario">${s ? 'Save scenario' : 'Create scenario'}</button>
+  <button type="submit" name="op" value="save" id="save-scenario"${view.hasAccess ? '' : html` disabled aria-disabled="true"`}>${s ? 'Save scenario' : 'Create scenario'}</button>
   <a href="/dashboard/scenarios">Cancel</a>
 </div>
 ${view.focusStep !== null ? html`<input type="hidden" id="focus-step" value="step-${view.focusStep}">` : ''}

@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import type { ScheduleProps } from '../../../../schedules/domain/schedule';
 import { FREQUENCIES } from '../../../../schedules/domain/schedule-rules';
 import type { DashboardViewer } from '../../dashboard-request';
+import { accessNotice } from '../components';
 import { Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
 import { automationNotice, errorSummary, fieldError, invalidAttrs, jobLink } from './automation-parts';
@@ -25,6 +26,8 @@ export interface ScheduleEditorView {
   errors: Map<string, string>;
   /** The next runs of the saved schedule (computed by the entity), and whether it is paused (then: once enabled). */
   upcoming: { runs: Date[]; paused: boolean } | null;
+  /** Saving needs API access, as on the API. */
+  hasAccess: boolean;
   notice?: string;
 }
 
@@ -74,7 +77,7 @@ export function scheduleEditorPage(viewer: DashboardViewer, view: ScheduleEditor
   };
   const websiteKnown = view.websites.some((w) => String(w.id) === f.websiteId);
   const content = html`${automationNotice(view.notice)}${errorSummary([...e].map(([field, message]) => ({ message, anchor: ids[field] ?? null })))}
-${s ? html`<div class="page-actions"><a class="button danger" href="/dashboard/schedules/${s.id}/delete" id="delete-schedule">Delete…</a></div>` : ''}
+${s ? html`<div class="page-actions"><a class="button danger" href="/dashboard/schedules/${s.id}/delete" id="delete-schedule">Delete…</a></div>` : ''}${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
 <div class="editor-columns">
 <form method="post" action="${action}" class="card editor" id="schedule-form" novalidate>
 ${csrfField(viewer)}
@@ -129,7 +132,7 @@ ${csrfField(viewer)}
   ${fieldError('schedule-enabled', e.get('enabled'))}
 </div>
 <div class="form-actions">
-  <button type="submit" id="save-schedule">${s ? 'Save schedule' : 'Create schedule'}</button>
+  <button type="submit" id="save-schedule"${view.hasAccess ? '' : html` disabled aria-disabled="true"`}>${s ? 'Save schedule' : 'Create schedule'}</button>
   <a href="/dashboard/schedules">Cancel</a>
 </div>
 </form>
