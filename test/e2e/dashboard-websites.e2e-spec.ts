@@ -197,7 +197,7 @@ describe('Dashboard: websites and the capture playground', () => {
       ]) {
         expect(form.text).toContain(`name="${name}"`);
       }
-      expect(form.text).toContain('<option value="iPhone 15 Pro">iPhone 15 Pro</option>');
+      expect(form.text).toContain('<option value="iPhone 15 Pro">iPhone 15 Pro — 393×659</option>');
 
       const res = await a.submit('/dashboard/websites', FULL_FORM());
       expectRedirect(res, '/dashboard/websites?notice=website-created');
@@ -599,7 +599,11 @@ describe('Dashboard: websites and the capture playground', () => {
         const out: string[] = [];
         document.querySelectorAll('body *').forEach((el) => {
           const box = el.getBoundingClientRect();
-          if (box.right > limit + 1 && out.length < 8) out.push(`${el.tagName.toLowerCase()}.${el.className} (${Math.round(box.right)} px)`);
+          let clipped = false;
+          for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+            if (getComputedStyle(p).overflowX !== 'visible' || (p.tagName === 'DETAILS' && !(p as HTMLDetailsElement).open)) clipped = true;
+          }
+          if (!clipped && box.right > limit + 1 && out.length < 4) out.push(`${el.outerHTML.slice(0, 90)} (${Math.round(box.right)} px)`);
         });
         return out;
       }, client);

@@ -74,8 +74,9 @@ export function playgroundPage(viewer: DashboardViewer, view: PlaygroundView): H
     html`${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
 <p class="muted">Try a page with any capture option and see the result here. A URL is captured through your account’s
 <strong>Playground (dashboard)</strong> website (paused, so no schedule runs it); <em>Save as website</em> keeps the URL and options.</p>
-${captureResultPanel(view.result)}
-${formErrors(state)}
+<div class="playground">
+<div class="pg-result">${view.result ? captureResultPanel(view.result) : html`<section class="card muted" id="capture-result"><h2>Result</h2><p>Press <strong>Try</strong>: the capture shows here.</p></section>`}</div>
+<div class="pg-form">${formErrors(state)}
 <form class="wform" id="playground-form" method="post" action="/dashboard/playground" novalidate>${csrfField(viewer)}
 <fieldset class="section"><legend>Page</legend><div class="form-grid">
   <div class="field wide" data-field="url"><label for="f-url">URL</label>
@@ -93,12 +94,13 @@ ${formFields(CAPTURE_REQUEST_FIELDS, state, ['capture'])}
   <button type="submit" name="action" value="save" class="secondary" id="save-as-website"${view.hasAccess ? '' : html` disabled aria-disabled="true"`}>Save as website</button>
 </div>
 <p class="hint">A website keeps every option except ${notSaved.map((f, i) => html`${i ? ', ' : ''}<code>${f.name}</code>`)}, which apply to one capture only.</p>
-</form>
-<section class="card">
+</form></div>
+<section class="card pg-curl">
   <h2>The same with the API</h2>
   <label class="sr-only" for="curl-command">curl command</label>
   <textarea id="curl-command" class="mono curl" readonly rows="${view.curl.split('\n').length}">${view.curl}</textarea>
   <p><button type="button" class="secondary" data-copy="curl-command">Copy</button> <span class="muted">Replace <code>$TOKEN</code> with an API token (Settings → API Keys).</span></p>
-</section>`,
+</section>
+</div>`,
   );
 }

@@ -1,3 +1,4 @@
+import { DEVICES } from '../../../../../shared/domain/devices';
 import type { JobProps } from '../../../../jobs/domain/job';
 import type { ScreenshotProps } from '../../../../screenshots/domain/screenshot';
 import type { WebsiteProps } from '../../../../websites/domain/website';
@@ -39,6 +40,12 @@ function invalid(state: FormState, field: FormField): Html {
   return state.errors.get(field.name)?.length ? html` aria-invalid="true" aria-describedby="e-${field.name}"` : html``;
 }
 
+/** A device's name with the viewport it sets (as GET /devices lists it); other choices as they are. */
+function choiceLabel(field: FormField, choice: string): string {
+  const device = field.name === 'device' ? DEVICES[choice] : undefined;
+  return device ? `${choice} — ${device.width}×${device.height}` : choice;
+}
+
 function defaultLabel(field: FormField): string {
   return field.placeholder ? `default (${field.placeholder})` : 'default';
 }
@@ -66,7 +73,7 @@ function control(field: FormField, state: FormState): Html {
     case 'select':
       return html`${label}<select id="${id}" name="${field.name}"${invalid(state, field)}>
   ${field.required || field.name === 'status' ? '' : html`<option value="">${defaultLabel(field)}</option>`}
-  ${(field.choices ?? []).map((c) => html`<option value="${c}"${c === value ? html` selected` : ''}>${c}</option>`)}</select>`;
+  ${(field.choices ?? []).map((c) => html`<option value="${c}"${c === value ? html` selected` : ''}>${choiceLabel(field, c)}</option>`)}</select>`;
     case 'textarea':
     case 'lines':
     case 'headers':

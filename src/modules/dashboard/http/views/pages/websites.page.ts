@@ -3,7 +3,7 @@ import type { ScreenshotProps } from '../../../../screenshots/domain/screenshot'
 import { thumbnailSize } from '../../../../screenshots/domain/thumbnail';
 import type { WebsiteProps } from '../../../../websites/domain/website';
 import type { DashboardViewer } from '../../dashboard-request';
-import { accessNotice, dataTable, hiddenHeading, noticeBox, PageInfo, pager } from '../components';
+import { accessNotice, dataTable, hiddenHeading, noticeBox, PageInfo, pager, tableBox } from '../components';
 import { badge, Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
 
@@ -71,7 +71,7 @@ ${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionS
 ${view.rows.length ? html`<p class="page-actions"><a class="button" id="new-website" href="/dashboard/websites/new">Add a website</a> <a class="button secondary" href="/dashboard/playground">Playground</a></p>` : ''}
 ${
   view.rows.length
-    ? html`<div class="table-scroll">${dataTable(['Latest', 'Website', 'Status', 'Last screenshot', 'Last job', hiddenHeading('Actions')], rows)}</div>
+    ? html`${tableBox('Websites', dataTable(['Latest', 'Website', 'Status', 'Last screenshot', 'Last job', hiddenHeading('Actions')], rows))}
 ${pager('/dashboard/websites', view.page)}`
     : html`<div class="card empty-state"><p><strong>No websites yet.</strong> Add the first page you want to capture: its URL, viewport and capture options.</p>
   <p><a class="button" href="/dashboard/websites/new">Add a website</a> <a class="button secondary" href="/dashboard/playground">Try a URL in the playground</a></p>
