@@ -134,7 +134,12 @@ export class ExecutionView {
   @ApiProperty({ type: 'integer', nullable: true, description: 'null once the scenario was deleted' }) scenario_id!: number | null;
   @ApiProperty({ enum: JOB_STATUSES }) status!: JobStatus;
   @ApiProperty({ type: [ExecutionStepView] }) steps!: ExecutionStepView[];
-  @ApiProperty({ type: 'integer', isArray: true, description: 'Screenshots it stored: one per screenshot step, and a final one (also after a failure)' })
+  @ApiProperty({
+    type: 'integer',
+    isArray: true,
+    description:
+      'Screenshots it stored, oldest first: one per screenshot step, and a final one (also after a failure). When the last step is a screenshot step taken as the final shot would be (full_page absent or equal to the website’s), its image is the final screenshot, listed once.',
+  })
   screenshot_ids!: number[];
   @ApiProperty({ type: 'string', nullable: true, example: 'Step 2 (click) failed: no element matches #submit' }) error!: string | null;
   @ApiProperty({ type: 'integer' }) attempts!: number;
