@@ -190,7 +190,7 @@ export function captureResultBody(result: CaptureResult): Html {
   const { job, shot } = result;
   const waiting = job.status === 'queued' || job.status === 'running';
   const took = job.startedAt && job.finishedAt ? ` in ${((job.finishedAt.getTime() - job.startedAt.getTime()) / 1000).toFixed(1)} s` : '';
-  return html`<p class="job-line">Job <code>${job.id}</code> ${badge(job.status)}${
+  return html`<p class="job-line">Job <a href="/dashboard/jobs/${job.id}"><code>${job.id}</code></a> ${badge(job.status)}${
     waiting ? html` <span class="muted">${job.status === 'queued' ? 'waiting for a browser…' : 'capturing…'}</span>` : html` <span class="muted">${took}</span>`
   }</p>
 ${waiting ? html`<progress class="job-progress" aria-label="Capture in progress"></progress><noscript><p><a href="">Reload</a> to see the result (this page also reloads by itself).</p></noscript>` : ''}
