@@ -1045,7 +1045,10 @@ describe('Dashboard automation pages', () => {
       await fitsTheScreen();
       await page.type('#schedule-name', `Weekly ${label}`);
       await page.select('#schedule-website', String(ids.aliceHome));
+      // The day of the week shows for weekly schedules only (script; without it, always).
+      expect(await page.$eval('#schedule-day', (el) => (el.closest('.field') as HTMLElement).hidden)).toBe(true);
       await page.select('#schedule-frequency', 'weekly');
+      expect(await page.$eval('#schedule-day', (el) => (el.closest('.field') as HTMLElement).hidden)).toBe(false);
       await page.$eval('#schedule-time', (el) => ((el as HTMLInputElement).value = ''));
       await page.type('#schedule-time', '09:15');
       await page.$eval('#schedule-timezone', (el) => ((el as HTMLInputElement).value = ''));

@@ -120,6 +120,15 @@ document.addEventListener('submit', function (event) {
     var guessed = Intl.DateTimeFormat().resolvedOptions().timeZone;
     if (guessed && /^[A-Z][A-Za-z_]+\/[A-Za-z_\/+-]+$/.test(guessed) && guessed !== 'Etc/Unknown') zone.value = guessed;
   }
+  // The day of the week matters for weekly schedules only: shown when the frequency is weekly (always without script).
+  var frequency = document.getElementById('schedule-frequency');
+  var day = document.getElementById('schedule-day');
+  if (frequency && day && day.closest) {
+    var dayField = day.closest('.field');
+    var showDay = function () { dayField.hidden = frequency.value !== 'weekly'; };
+    frequency.addEventListener('change', showDay);
+    showDay();
+  }
   // With errors on the page, the summary comes first: focus it so a screen reader announces it.
   var errors = document.getElementById('form-errors');
   if (errors) { errors.setAttribute('tabindex', '-1'); errors.focus(); }
