@@ -71,7 +71,7 @@ ${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionS
 ${view.rows.length ? html`<p class="page-actions"><a class="button" id="new-website" href="/dashboard/websites/new">Add a website</a> <a class="button secondary" href="/dashboard/playground">Playground</a></p>` : ''}
 ${
   view.rows.length
-    ? html`${tableBox('Websites', dataTable(['Latest', 'Website', 'Status', 'Last screenshot', 'Last job', hiddenHeading('Actions')], rows))}
+    ? html`<div class="website-cards">${tableBox('Websites', dataTable(['Latest', 'Website', 'Status', 'Last screenshot', 'Last job', hiddenHeading('Actions')], rows))}</div>
 ${pager('/dashboard/websites', view.page)}`
     : html`<div class="card empty-state"><p><strong>No websites yet.</strong> Add the first page you want to capture: its URL, viewport and capture options.</p>
   <p><a class="button" href="/dashboard/websites/new">Add a website</a> <a class="button secondary" href="/dashboard/playground">Try a URL in the playground</a></p>
