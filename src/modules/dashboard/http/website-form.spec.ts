@@ -118,6 +118,8 @@ describe('website form ↔ API body', () => {
         clip: { x: 1, y: 2, width: 3, height: 4 },
         secrets: { headers: { 'X-Key': 'k' }, cookies: [{ name: 'sid', value: 'v', path: '/', httpOnly: true }], httpAuth: { username: 'u', password: 'p' } },
       },
+      changeThreshold: 0.001,
+      changeIgnoreSelectors: [],
       lastScreenshotAt: null,
       createdAt: new Date(),
       updatedAt: new Date(),
