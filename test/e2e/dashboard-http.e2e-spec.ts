@@ -1106,7 +1106,7 @@ describe('Dashboard over HTTP', () => {
       expect(page.text).not.toContain('role="note"');
 
       expect(page.text).toContain('<h2>Recent jobs</h2>');
-      expect(page.text).toContain(`<td class="mono">${job.id.slice(0, 8)}</td>`);
+      expect(page.text).toContain(`<td><a class="mono" href="/dashboard/jobs/${job.id}" title="${job.id}">${job.id.slice(0, 8)}</a></td>`);
       expect(page.text).toMatch(new RegExp(`<td>screenshot</td>\\s*<td>Carol site</td>\\s*<td><span class="badge badge-succeeded">succeeded</span></td>`));
       expect(page.text).toContain(`<a href="/dashboard/screenshots/${job.screenshot_id}">View</a>`);
       // Reading the page counted nothing.

@@ -88,6 +88,7 @@ export class ScreenshotsPageController {
    * `confirmed` field (no script asked) the selection is shown again with one button that deletes it.
    */
   @Post('delete')
+  @HttpCode(200)
   @HtmlPage()
   async bulkDelete(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const accountId = viewer.account.id;

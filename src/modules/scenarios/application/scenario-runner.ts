@@ -147,7 +147,7 @@ export class ScenarioRunner implements JobTypeHandler {
       try {
         const limit = Math.min(this.config.captureTimeoutMs, budget.forFinalScreenshot(Date.now()));
         const result = await bounded(page.screenshot({ fullPage: website.fullPage }), limit, 'The final screenshot timed out');
-        finalShotId = (await this.storeScreenshot(ctx, result)).id;
+        finalShotId = (await this.storeScreenshot(ctx, result, website.fullPage)).id;
       } catch (err) {
         if (isInfrastructure(err)) throw err;
         failure ??= `Final screenshot failed: ${this.publicMessage(ctx, err)}`;
@@ -180,10 +180,10 @@ export class ScenarioRunner implements JobTypeHandler {
   }
 
   /** Stores a screenshot of the run; a failure is ours, told apart only when the website went away meanwhile. */
-  private async storeScreenshot(ctx: RunContext, result: CaptureResult): Promise<ScreenshotProps> {
+  private async storeScreenshot(ctx: RunContext, result: CaptureResult, fullPage: boolean): Promise<ScreenshotProps> {
     try {
       return await this.screenshotStore.store(
-        { accountId: ctx.job.accountId, websiteId: ctx.website.id, jobId: null, scenarioId: ctx.job.scenarioId, executionId: ctx.job.id },
+        { accountId: ctx.job.accountId, websiteId: ctx.website.id, jobId: null, scenarioId: ctx.job.scenarioId, executionId: ctx.job.id, fullPage },
         result,
         this.clock.now(),
       );
@@ -300,7 +300,7 @@ export class ScenarioRunner implements JobTypeHandler {
       case 'screenshot': {
         const fullPage = step.full_page ?? ctx.website.fullPage;
         const result = await page.screenshot({ fullPage });
-        const shot = await this.storeScreenshot(ctx, result);
+        const shot = await this.storeScreenshot(ctx, result, fullPage);
         ctx.lastStepShot = { index, screenshotId: shot.id, fullPage };
         return;
       }

@@ -21,11 +21,13 @@ export interface BarChartOptions {
   bars: ChartBar[];
   /** How a value on the axis reads (counts, bytes). */
   formatValue: (value: number) => string;
+  /** Bytes: the axis's top is a round number of KB or MB rather than of bytes. */
+  bytes?: boolean;
 }
 
 const WIDTH = 640;
 const HEIGHT = 180;
-const PAD = { left: 52, right: 8, top: 10, bottom: 24 };
+const PAD = { left: 64, right: 8, top: 10, bottom: 24 };
 
 /** 1, 2, 5, 10, 20, 50 …: the smallest round number not below `value`. */
 export function niceCeiling(value: number): number {
@@ -41,15 +43,18 @@ function round(n: number): number {
 
 export function barChart(options: BarChartOptions): Html {
   const { id, bars } = options;
-  const max = niceCeiling(Math.max(0, ...bars.map((b) => b.parts.reduce((sum, [v]) => sum + v, 0))));
+  const highest = Math.max(0, ...bars.map((b) => b.parts.reduce((sum, [v]) => sum + v, 0)));
+  const unit = options.bytes ? (highest >= 1024 * 1024 ? 1024 * 1024 : 1024) : 1;
+  const max = Math.max(options.bytes ? 1 : 2, niceCeiling(highest / unit)) * unit;
   const plotW = WIDTH - PAD.left - PAD.right;
   const plotH = HEIGHT - PAD.top - PAD.bottom;
   const slot = plotW / Math.max(1, bars.length);
   const barW = Math.max(1, slot * 0.72);
   const y = (v: number) => PAD.top + plotH - (v / max) * plotH;
+  // Lines at 0, half and the top; only 0 and the top are labelled (half of a count may be no count).
   const grid = [0, max / 2, max].map(
     (v) => html`<line class="grid" x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${round(y(v))}" y2="${round(y(v))}"></line>
-<text class="axis" x="${PAD.left - 6}" y="${round(y(v) + 4)}" text-anchor="end">${options.formatValue(v)}</text>`,
+${v === max / 2 ? '' : html`<text class="axis" x="${PAD.left - 6}" y="${round(y(v) + 4)}" text-anchor="end">${options.formatValue(v)}</text>`}`,
   );
   const drawn = bars.map((bar, i) => {
     const x = round(PAD.left + i * slot + (slot - barW) / 2);

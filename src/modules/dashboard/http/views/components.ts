@@ -69,6 +69,6 @@ export function dataTable(columns: Array<string | Html>, rows: Html[]): Html {
  * Content that may be wider than a phone (a table), scrolling sideways inside its own box rather than the page;
  * focusable and named so a keyboard can scroll it too.
  */
-export function tableBox(label: string, content: Html): Html {
-  return html`<div class="table-box" tabindex="0" role="region" aria-label="${label}">${content}</div>`;
+export function tableBox(label: string, content: Html, extraClass = ''): Html {
+  return html`<div class="table-box${extraClass ? ` ${extraClass}` : ''}" tabindex="0" role="region" aria-label="${label}">${content}</div>`;
 }

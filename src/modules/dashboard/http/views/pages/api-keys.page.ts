@@ -37,7 +37,7 @@ function curlCard(view: ApiKeysView): Html {
 }
 
 function tokenTable(rows: Html[], label: string): Html {
-  return tableBox(label, dataTable(['Name', 'Prefix', 'Created', 'Last used', 'Status', hiddenHeading('Actions')], rows));
+  return tableBox(label, dataTable(['Name', 'Prefix', 'Created', 'Last used', 'Status', hiddenHeading('Actions')], rows), 'token-cards');
 }
 
 function generateForm(viewer: DashboardViewer, view: ApiKeysView): Html {

@@ -70,6 +70,7 @@ function usagePanel(key: string, heading: string, series: UsageSeries): Html {
     title: `Storage added, ${heading.toLowerCase()}`,
     desc: `${hourly ? 'Hourly' : 'Daily'} bars, UTC: ${bytesText(sum.bytes)} of screenshots taken in this time and still kept.`,
     formatValue: bytesText,
+    bytes: true,
     bars: series.buckets.map((b, i) => ({
       axisLabel: axisLabel(b, i),
       label: `${bucketName(b, hourly)}: ${bytesText(b.storedBytes)} stored`,
@@ -113,12 +114,14 @@ export function overviewPage(viewer: DashboardViewer, view: OverviewView): Html 
   const a = viewer.account;
   const jobRows = view.recentJobs.map(
     (job) => html`<tr>
-  <td class="mono">${job.id.slice(0, 8)}</td>
+  <td><a class="mono" href="/dashboard/jobs/${job.id}" title="${job.id}">${job.id.slice(0, 8)}</a></td>
   <td>${job.type === 'scenario' ? 'scenario run' : 'screenshot'}${job.source === 'schedule' ? html` <span class="muted">(schedule)</span>` : ''}</td>
   <td>${job.websiteId ? (view.websiteNames.get(job.websiteId) ?? `#${job.websiteId}`) : '—'}</td>
   <td>${badge(job.status)}${job.error ? html` <span class="muted">${job.error}</span>` : ''}</td>
   <td>${utcTime(job.createdAt)}</td>
-  <td>${job.screenshotId ? html`<a href="/dashboard/screenshots/${job.screenshotId}">View</a>` : ''}</td>
+  <td class="actions-cell">${job.screenshotId ? html`<a href="/dashboard/screenshots/${job.screenshotId}">View</a>` : ''}${
+    job.type === 'scenario' ? html`${job.screenshotId ? ' · ' : ''}<a href="/dashboard/executions/${job.id}">Run details</a>` : ''
+  }</td>
 </tr>`,
   );
   return layout(
@@ -142,7 +145,7 @@ ${usagePanel('30d', 'Last 30 days', view.daily)}
 <h2>Recent jobs</h2>
 ${
   view.recentJobs.length
-    ? tableBox('Recent jobs', dataTable(['Job', 'Kind', 'Website', 'Status', 'Created', hiddenHeading('Screenshot')], jobRows))
+    ? tableBox('Recent jobs', dataTable(['Job', 'Kind', 'Website', 'Status', 'Created', hiddenHeading('Screenshot and run')], jobRows))
     : html`<p class="muted">No jobs yet. Take a screenshot from the <a href="/dashboard/websites">Websites</a> page or with the API.</p>`
 }`,
   );
