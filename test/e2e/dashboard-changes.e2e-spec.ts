@@ -187,6 +187,8 @@ describe('Dashboard change history (issue 20)', () => {
         { id: shots.flip[0], kind: 'first', badge: 'first capture' },
       ]);
       expect(all.text).toContain('<input type="checkbox" name="changes" value="1" data-autosubmit> Changes only');
+      expect(all.text).toContain(`#${shots.flip[1]} · PNG · 1280×800 · compared with #${shots.flip[0]}</div>`);
+      expect(all.text).toContain(`#${shots.flip[0]} · PNG · 1280×800</div>`);
 
       const changes = await a.get(`/dashboard/websites/${ids.flip}/history?changes=1`);
       expectPage(changes, 'History of Flipping page');

@@ -83,7 +83,9 @@ function entry(shot: ScreenshotProps, name: string): Html {
   <a class="ch-thumb" href="${state.kind === 'not-compared' ? `/dashboard/screenshots/${shot.id}` : `/dashboard/screenshots/${shot.id}/compare`}">${thumbnail(shot, name)}</a>
   <div class="ch-body">
     <div class="ch-head">${changeBadge(state)} ${utcTime(shot.takenAt)}</div>
-    <div class="ch-meta muted">#${shot.id} · ${shot.format.toUpperCase()} · ${shot.width}×${shot.height}${shot.fullPage ? ' · full page' : ''}</div>
+    <div class="ch-meta muted">#${shot.id} · ${shot.format.toUpperCase()} · ${shot.width}×${shot.height}${shot.fullPage ? ' · full page' : ''}${
+      'previousId' in state ? ` · compared with #${state.previousId}` : ''
+    }</div>
     ${detail ? html`<div class="ch-meta">${detail}</div>` : ''}
     <div class="ch-links">${compareLink}</div>
   </div>
