@@ -145,7 +145,7 @@ ${usagePanel('30d', 'Last 30 days', view.daily)}
 <h2>Recent jobs</h2>
 ${
   view.recentJobs.length
-    ? tableBox('Recent jobs', dataTable(['Job', 'Kind', 'Website', 'Status', 'Created', hiddenHeading('Screenshot and run')], jobRows))
+    ? tableBox('Recent jobs', dataTable(['Job', 'Kind', 'Website', 'Status', 'Created', hiddenHeading('Screenshot and run')], jobRows), 'job-cards')
     : html`<p class="muted">No jobs yet. Take a screenshot from the <a href="/dashboard/websites">Websites</a> page or with the API.</p>`
 }`,
   );

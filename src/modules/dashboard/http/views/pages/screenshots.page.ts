@@ -148,7 +148,7 @@ export function screenshotPage(viewer: DashboardViewer, shot: ScreenshotProps, w
     'screenshots',
     `Screenshot ${shot.id}`,
     html`<p><strong>${websiteName}</strong> ${shotBadges(extra.source, shot.fullPage)} · taken ${utcTime(shot.takenAt)} · ${shot.format.toUpperCase()} · ${shot.width}×${shot.height} px · ${sizeText(shot.fileSize)}
-  ${shot.scenarioId ? html` · from scenario #${shot.scenarioId}` : ''}${origin}</p>
+  ${shot.scenarioId ? html` · from scenario <a href="/dashboard/scenarios/${shot.scenarioId}/edit">#${shot.scenarioId}</a>` : ''}${origin}</p>
 <p class="toolbar">
   <a class="button" href="/dashboard/screenshots/${shot.id}/download">Download ${shot.format.toUpperCase()}</a>
   <a class="button secondary" href="/dashboard/screenshots?website_id=${shot.websiteId}">More of this website</a>
