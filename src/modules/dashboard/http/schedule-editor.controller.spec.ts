@@ -6,7 +6,7 @@ const iso = (dates: Date[]) => dates.map((d) => d.toISOString());
 
 function schedule(input: Partial<Parameters<typeof Schedule.create>[0]> = {}): Schedule {
   const created = Schedule.create({ accountId: 1, websiteId: 1, name: 's', frequency: 'daily', time: '02:30', timezone: 'Europe/Berlin', ...input }, NOW);
-  return Schedule.restore({ ...created.props, id: 1 } as Parameters<typeof Schedule.restore>[0]);
+  return Schedule.restore({ ...created.props, id: 1 });
 }
 
 describe('the next five runs a schedule page shows', () => {
