@@ -5,6 +5,7 @@ import { barChart } from '../charts';
 import { accessNotice, dataTable, hiddenHeading, tableBox } from '../components';
 import { badge, Html, html, utcTime } from '../html';
 import { layout } from '../layout';
+import { jobErrorText } from './automation-parts';
 import { sizeText } from './screenshots.page';
 
 export interface UsageWindow {
@@ -117,7 +118,7 @@ export function overviewPage(viewer: DashboardViewer, view: OverviewView): Html 
   <td><a class="mono" href="/dashboard/jobs/${job.id}" title="${job.id}">${job.id.slice(0, 8)}</a></td>
   <td>${job.type === 'scenario' ? 'scenario run' : 'screenshot'}${job.source === 'schedule' ? html` <span class="muted">(schedule)</span>` : ''}</td>
   <td>${job.websiteId ? (view.websiteNames.get(job.websiteId) ?? `#${job.websiteId}`) : '—'}</td>
-  <td>${badge(job.status)}${job.error ? html` <span class="muted">${job.error}</span>` : ''}</td>
+  <td>${badge(job.status)}${job.error ? html` <span class="muted">${jobErrorText(job)}</span>` : ''}</td>
   <td>${utcTime(job.createdAt)}</td>
   <td class="actions-cell">${job.screenshotId ? html`<a href="/dashboard/screenshots/${job.screenshotId}">View</a>` : ''}${
     job.type === 'scenario' ? html`${job.screenshotId ? ' · ' : ''}<a href="/dashboard/executions/${job.id}">Run details</a>` : ''
