@@ -428,6 +428,12 @@ describe('Dashboard: websites and the capture playground', () => {
       const missing = await a.submit('/dashboard/playground', { action: 'try', url: '' });
       expect(missing.status).toBe(422);
       expect(fieldError(missing.text, 'url')).toBe('url should not be empty');
+      // The URL policy judges a tried URL as it judges a website's (here its rule on schemes).
+      const policy = await api().post('/websites').set(alice.auth).send({ name: 'x', url: 'file:///etc/passwd' }).expect(422);
+      const refused = await a.submit('/dashboard/playground', { action: 'try', url: 'file:///etc/passwd' });
+      expect(refused.status).toBe(422);
+      expect(fieldError(refused.text, 'url')).toBe(policy.body.details[0].message.replace(/'/g, '&#39;').replace(/"/g, '&quot;'));
+      expect(formValues(refused.text, '/dashboard/playground').url).toBe('file:///etc/passwd');
 
       const res = await a.submit('/dashboard/playground', {
         action: 'try',
@@ -645,6 +651,9 @@ describe('Dashboard: websites and the capture playground', () => {
         await openSection('Output format');
         await page.select('#f-format', 'jpeg');
         await page.type('#f-quality', '75');
+        // The script disables what jpeg does not use (so it is not sent), and nothing else.
+        expect(await page.$eval('#f-pdf_paper', (el) => (el as HTMLSelectElement).disabled)).toBe(true);
+        expect(await page.$eval('#f-quality', (el) => (el as HTMLInputElement).disabled)).toBe(false);
         await openSection('Blocking');
         await page.click('#f-block_trackers');
         await save('website-new', width);

@@ -2,7 +2,7 @@ import type { ArgumentMetadata } from '@nestjs/common';
 import { REDACTED, redactSecrets } from '../../../shared/domain/capture-secrets';
 import { DEVICES } from '../../../shared/domain/devices';
 import { FieldError, ValidationFailedError } from '../../../shared/domain/domain-error';
-import { OUTPUT_FORMATS, PDF_PAPERS } from '../../../shared/domain/output-format';
+import { LOSSY_FORMATS, OUTPUT_FORMATS, OutputFormat, PDF_PAPERS, TRANSPARENT_FORMATS } from '../../../shared/domain/output-format';
 import { BLOCKABLE_RESOURCES } from '../../../shared/domain/page-options';
 import { WAIT_UNTIL_VALUES } from '../../../shared/domain/wait-until';
 import { createValidationPipe } from '../../../shared/http/validation';
@@ -59,23 +59,43 @@ export interface FormField {
   /** What "not set" means, shown as the placeholder or the default choice. */
   placeholder?: string;
   hint?: string;
+  /** Only these output formats use it (the page's script disables it for the others). */
+  formats?: readonly OutputFormat[];
 }
 
 const DEVICE_NAMES = Object.keys(DEVICES);
+const PDF_ONLY: readonly OutputFormat[] = ['pdf'];
+const IMAGES: readonly OutputFormat[] = OUTPUT_FORMATS.filter((f) => f !== 'pdf');
 const R = WEBSITE_RULES;
 
 /** Every capture option a website saves (API.md, Capture options), in the order the form shows them. */
 export const CAPTURE_OPTION_FIELDS: readonly FormField[] = [
   { name: 'wait_until', label: 'Wait until', kind: 'select', section: 'page', option: true, choices: WAIT_UNTIL_VALUES, placeholder: 'stable' },
   { name: 'format', label: 'Format', kind: 'select', section: 'output', option: true, choices: OUTPUT_FORMATS, placeholder: 'png' },
-  { name: 'quality', label: 'Quality (jpeg, webp)', kind: 'int', section: 'output', option: true, placeholder: '80' },
-  { name: 'pdf_paper', label: 'PDF paper', kind: 'select', section: 'output', option: true, choices: PDF_PAPERS, placeholder: 'a4' },
-  { name: 'pdf_landscape', label: 'PDF landscape', kind: 'tristate', section: 'output', option: true, placeholder: 'no' },
-  { name: 'pdf_print_background', label: 'PDF prints backgrounds', kind: 'tristate', section: 'output', option: true, placeholder: 'yes' },
-  { name: 'omit_background', label: 'Transparent background (png, webp)', kind: 'tristate', section: 'output', option: true, placeholder: 'no' },
+  { name: 'quality', label: 'Quality (jpeg, webp)', kind: 'int', section: 'output', option: true, placeholder: '80', formats: LOSSY_FORMATS },
+  { name: 'pdf_paper', label: 'PDF paper', kind: 'select', section: 'output', option: true, choices: PDF_PAPERS, placeholder: 'a4', formats: PDF_ONLY },
+  { name: 'pdf_landscape', label: 'PDF landscape', kind: 'tristate', section: 'output', option: true, placeholder: 'no', formats: PDF_ONLY },
+  { name: 'pdf_print_background', label: 'PDF prints backgrounds', kind: 'tristate', section: 'output', option: true, placeholder: 'yes', formats: PDF_ONLY },
+  {
+    name: 'omit_background',
+    label: 'Transparent background (png, webp)',
+    kind: 'tristate',
+    section: 'output',
+    option: true,
+    placeholder: 'no',
+    formats: TRANSPARENT_FORMATS,
+  },
   { name: 'device', label: 'Device', kind: 'select', section: 'page', option: true, choices: DEVICE_NAMES, placeholder: 'none (desktop viewport)' },
-  { name: 'selector', label: 'Capture only this element (CSS selector)', kind: 'text', section: 'page', option: true, placeholder: '#pricing' },
-  { name: 'clip', label: 'Capture only this rectangle (CSS px)', kind: 'clip', section: 'page', option: true },
+  {
+    name: 'selector',
+    label: 'Capture only this element (CSS selector)',
+    kind: 'text',
+    section: 'page',
+    option: true,
+    placeholder: '#pricing',
+    formats: IMAGES,
+  },
+  { name: 'clip', label: 'Capture only this rectangle (CSS px)', kind: 'clip', section: 'page', option: true, formats: IMAGES },
   { name: 'user_agent', label: 'User agent', kind: 'text', section: 'page', option: true },
   { name: 'locale', label: 'Locale', kind: 'text', section: 'page', option: true, placeholder: 'en-US' },
   { name: 'timezone', label: 'Time zone', kind: 'text', section: 'page', option: true, placeholder: 'Europe/Berlin' },

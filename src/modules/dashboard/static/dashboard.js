@@ -153,6 +153,23 @@ document.addEventListener('submit', function (event) {
   }
   later();
 })();
+/* Options that the chosen format does not use are disabled (so not sent); the server judges them anyway. */
+(function () {
+  document.querySelectorAll('form[data-default-format]').forEach(function (form) {
+    var format = form.querySelector('select[name="format"]');
+    if (!format) return;
+    function apply() {
+      var chosen = format.value || form.getAttribute('data-default-format');
+      form.querySelectorAll('[data-formats]').forEach(function (field) {
+        var off = field.getAttribute('data-formats').split(' ').indexOf(chosen) < 0;
+        field.classList.toggle('not-applicable', off);
+        field.querySelectorAll('input, select, textarea').forEach(function (control) { control.disabled = off; });
+      });
+    }
+    format.addEventListener('change', apply);
+    apply();
+  });
+})();
 /* --- change history (issue 20): "changes only" applies at once; the compare view gets a before/after slider --- */
 (function () {
   document.addEventListener('change', function (event) {

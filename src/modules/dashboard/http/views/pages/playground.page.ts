@@ -77,7 +77,7 @@ export function playgroundPage(viewer: DashboardViewer, view: PlaygroundView): H
 <div class="playground">
 <div class="pg-result">${view.result ? captureResultPanel(view.result) : html`<section class="card muted" id="capture-result"><h2>Result</h2><p>Press <strong>Try</strong>: the capture shows here.</p></section>`}</div>
 <div class="pg-form">${formErrors(state)}
-<form class="wform" id="playground-form" method="post" action="/dashboard/playground" novalidate>${csrfField(viewer)}
+<form class="wform" id="playground-form" method="post" action="/dashboard/playground" data-default-format="png" novalidate>${csrfField(viewer)}
 <fieldset class="section"><legend>Page</legend><div class="form-grid">
   <div class="field wide" data-field="url"><label for="f-url">URL</label>
     <input type="text" id="f-url" name="url" value="${v.get('url') ?? ''}" placeholder="https://example.com/"${invalid(state, 'url')}>

@@ -1,4 +1,5 @@
 import { DEVICES } from '../../../../../shared/domain/devices';
+import { DEFAULT_FORMAT, resolveOutput } from '../../../../../shared/domain/output-format';
 import type { JobProps } from '../../../../jobs/domain/job';
 import type { ScreenshotProps } from '../../../../screenshots/domain/screenshot';
 import type { WebsiteProps } from '../../../../websites/domain/website';
@@ -102,7 +103,8 @@ function control(field: FormField, state: FormState): Html {
 
 function fieldBlock(field: FormField, state: FormState): Html {
   const wide = ['textarea', 'lines', 'headers', 'cookies', 'choices', 'clip', 'http_auth'].includes(field.kind) || field.name === 'url';
-  return html`<div class="field${wide ? ' wide' : ''}" data-field="${field.name}">${control(field, state)}${
+  const formats = field.formats ? html` data-formats="${field.formats.join(' ')}"` : html``;
+  return html`<div class="field${wide ? ' wide' : ''}" data-field="${field.name}"${formats}>${control(field, state)}${
     field.hint ? html`<p class="hint">${field.hint}</p>` : ''
   }${errorList(state, field)}</div>`;
 }
@@ -146,7 +148,7 @@ export function websiteFormPage(viewer: DashboardViewer, website: WebsiteProps |
     title,
     html`${accessNotice(hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
 ${formErrors(state)}
-<form class="wform" method="post" action="${action}" novalidate>${csrfField(viewer)}${carryField(state)}
+<form class="wform" method="post" action="${action}" data-default-format="${DEFAULT_FORMAT}" novalidate>${csrfField(viewer)}${carryField(state)}
 ${formFields(WEBSITE_FIELDS, state)}
 <p class="hint">Options left at “default” use the service’s defaults; a capture request can override each of them.</p>
 <div class="form-actions">
@@ -236,7 +238,7 @@ export function takeScreenshotPage(
     } · <a href="/dashboard/websites/${website.id}/edit">Edit the website’s saved options</a></p>
 ${captureResultPanel(result)}
 ${formErrors(state)}
-<form class="wform" method="post" action="/dashboard/websites/${website.id}/screenshot" novalidate>${csrfField(viewer)}
+<form class="wform" method="post" action="/dashboard/websites/${website.id}/screenshot" data-default-format="${resolveOutput({}, website.captureOptions).format}" novalidate>${csrfField(viewer)}
 <input type="hidden" name="_options" value="1">
 ${formFields(fields, state)}
 <p class="hint">Left at “default”, an option is the website’s saved one (or the service’s default).</p>
