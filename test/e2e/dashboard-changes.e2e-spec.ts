@@ -75,18 +75,18 @@ describe('Dashboard change history (issue 20)', () => {
   let a: DashboardClient;
   let b: DashboardClient;
   const hits: Record<string, number> = {};
-  const ids = { still: 0, flip: 0, gone: 0, pending: 0, bobSite: 0 };
+  const ids = { still: 0, flip: 0, gone: 0, pending: 0, long: 0, bobSite: 0 };
   /** Screenshot ids by website, oldest first. */
-  const shots = { still: [] as number[], flip: [] as number[], gone: [] as number[], pending: [] as number[], bob: [] as number[] };
+  const shots = { still: [] as number[], flip: [] as number[], gone: [] as number[], pending: [] as number[], long: [] as number[], bob: [] as number[] };
 
   const count = (path: string) => (hits[path] = (hits[path] ?? 0) + 1);
   const nextMinute = () => t.clock.set(new Date(Math.floor(t.clock.now().getTime() / 60_000) * 60_000 + 60_000));
 
-  async function website(account: TestAccount, name: string, path: string): Promise<number> {
+  async function website(account: TestAccount, name: string, path: string, extra: Record<string, unknown> = {}): Promise<number> {
     const res = await request(t.url)
       .post('/websites')
       .set(account.auth)
-      .send({ name, url: `${site.url}${path}` });
+      .send({ name, url: `${site.url}${path}`, ...extra });
     expect(res.status).toBe(201);
     return res.body.data.id as number;
   }
@@ -131,6 +131,18 @@ describe('Dashboard change history (issue 20)', () => {
       '/gone': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(boxPage(count('/gone') === 1 ? 'rgb(36,84,214)' : 'rgb(200,120,0)')),
       '/pending': (_req, res) =>
         res.writeHead(200, { 'content-type': 'text/html' }).end(boxPage(count('/pending') === 1 ? 'rgb(36,84,214)' : 'rgb(124,58,237)')),
+      // A full page that grows by 400 px (and whose box changes colour) between its two captures.
+      '/long': (_req, res) => {
+        const first = count('/long') === 1;
+        res.writeHead(200, { 'content-type': 'text/html' }).end(
+          boxPage(first ? 'rgb(36,84,214)' : 'rgb(6,118,71)')
+            .replace('</body>', `<div class="tall"></div><footer>Footer</footer></body>`)
+            .replace(
+              '</style>',
+              `.tall{height:${first ? 2400 : 2800}px;background:linear-gradient(#fff,#dfe6f5)}footer{padding:40px;background:#111a2e;color:#fff}</style>`,
+            ),
+        );
+      },
       '/bob': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(boxPage(count('/bob') === 1 ? 'rgb(36,84,214)' : 'rgb(180,35,24)')),
     }).start();
     t = await startTestApp({ env: { SIGN_IN_LIMIT_PER_MINUTE: '100000', DASHBOARD_LIMIT_PER_MINUTE: '100000' } });
@@ -141,11 +153,13 @@ describe('Dashboard change history (issue 20)', () => {
     ids.flip = await website(alice, 'Flipping page', '/flip');
     ids.gone = await website(alice, 'Deleted previous', '/gone');
     ids.pending = await website(alice, 'Pending page', '/pending');
+    ids.long = await website(alice, 'Long page', '/long', { full_page: true });
     ids.bobSite = await website(bob, 'Bob site', '/bob');
     for (let i = 0; i < 2; i++) shots.still.push(await capture(alice, ids.still));
     for (let i = 0; i < 3; i++) shots.flip.push(await capture(alice, ids.flip));
     for (let i = 0; i < 2; i++) shots.gone.push(await capture(alice, ids.gone));
     for (let i = 0; i < 2; i++) shots.pending.push(await capture(alice, ids.pending));
+    for (let i = 0; i < 2; i++) shots.long.push(await capture(alice, ids.long));
     for (let i = 0; i < 2; i++) shots.bob.push(await capture(bob, ids.bobSite));
     // The previous capture of "gone" is deleted after the comparison: its diff was kept (a change).
     nextMinute();
@@ -351,9 +365,10 @@ describe('Dashboard change history (issue 20)', () => {
     let browser: Browser;
     let page: Page;
 
-    const save = async (name: string) => {
+    /** Saves the page as a PNG (the whole page; `fullPage: false` keeps the viewport, so 75vh frames keep their scroll). */
+    const save = async (name: string, fullPage = true) => {
       const path = join(SHOTS_DIR, `${name}.png`);
-      await page.screenshot({ path, fullPage: true });
+      await page.screenshot({ path, fullPage });
       expect(readFileSync(path).subarray(1, 4).toString()).toBe('PNG');
     };
     /** Opens a page, waits for its images, and checks it is no wider than the viewport. */
@@ -429,6 +444,25 @@ describe('Dashboard change history (issue 20)', () => {
         expect(fits).toBe(true);
       });
     }
+
+    it('full pages of different heights (1280×800): the frames scroll inside the page and together, side by side', async () => {
+      await page.setViewport({ width: 1280, height: 800 });
+      const [older, newer] = shots.long;
+      await open(`/dashboard/screenshots/${newer}/compare`);
+      const heights = await page.$$eval('.ch-pair img, .ch-diff img', (imgs) => imgs.map((img) => img.naturalHeight));
+      expect(heights[0]).toBeLessThan(heights[1]);
+      expect(heights[2]).toBe(heights[1]); // the diff has the newer image's size
+      expect(await page.$eval('.ch-badge', (el) => el.textContent)).toMatch(/^changed \d+\.\d\d%$/);
+      await save('compare-full-page-slider-1280');
+      await page.click('.ch-tools button:first-child');
+      const frames = await page.$$('.ch-pair .ch-frame');
+      expect(await frames[0].evaluate((f) => f.scrollHeight > f.clientHeight)).toBe(true);
+      await frames[1].evaluate((f) => (f.scrollTop = 500));
+      await page.waitForFunction(() => document.querySelectorAll('.ch-pair .ch-frame')[0].scrollTop === 500, { timeout: 5_000 });
+      await page.$eval('.ch-tools', (tools) => tools.scrollIntoView());
+      await save('compare-full-page-side-1280', false);
+      expect(older).toBeLessThan(newer);
+    });
 
     it('without scripts (390×844): side by side with the diff below; the deleted-previous and first-capture views fit too', async () => {
       await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });

@@ -183,13 +183,18 @@ document.addEventListener('submit', function (event) {
   var diff = view.querySelector('.ch-diff img');
   var pair = view.querySelector('.ch-pair');
   // Side by side: the two frames scroll together (a full page is taller than the frame).
+  // The frame being scrolled leads until it rests a moment; the scroll events the others fire in reply are ignored.
   var frames = pair.querySelectorAll('.ch-frame');
-  var syncing = false;
+  var leader = null;
+  var rest = 0;
   Array.prototype.forEach.call(frames, function (frame) {
     frame.addEventListener('scroll', function () {
-      if (syncing) { syncing = false; return; }
+      if (leader && leader !== frame) return;
+      leader = frame;
+      clearTimeout(rest);
+      rest = setTimeout(function () { leader = null; }, 150);
       Array.prototype.forEach.call(frames, function (other) {
-        if (other !== frame) { syncing = true; other.scrollTop = frame.scrollTop; }
+        if (other !== frame) other.scrollTop = frame.scrollTop;
       });
     });
   });
