@@ -152,6 +152,8 @@ export function screenshotPage(viewer: DashboardViewer, shot: ScreenshotProps, w
 <p class="toolbar">
   <a class="button" href="/dashboard/screenshots/${shot.id}/download">Download ${shot.format.toUpperCase()}</a>
   <a class="button secondary" href="/dashboard/screenshots?website_id=${shot.websiteId}">More of this website</a>
+  <a class="button secondary" href="/dashboard/websites/${shot.websiteId}/history">History</a>
+  ${shot.change ? html`<a class="button secondary" href="/dashboard/screenshots/${shot.id}/compare">Compare with the previous capture</a>` : ''}
   <form class="inline" method="post" action="/dashboard/screenshots/${shot.id}/delete" data-confirm="Delete this screenshot? This cannot be undone.">${csrfField(viewer)}
     <button class="danger" type="submit">Delete</button></form>
 </p>
