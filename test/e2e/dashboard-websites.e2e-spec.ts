@@ -529,6 +529,7 @@ describe('Dashboard: websites and the capture playground', () => {
       }
       expectErrorPage(await b.get(`/dashboard/websites/${bobSite}/screenshot?job=${aliceJob.id}`), 404, 'Job not found');
       expectErrorPage(await b.get(`/dashboard/playground?job=${aliceJob.id}`), 404, 'Job not found');
+      expectErrorPage(await b.get(`/dashboard/playground?website_id=${aliceSite}`), 404, 'Website not found');
       expect((await b.get(`/dashboard/playground/jobs/${aliceJob.id}`)).status).toBe(404);
       for (const [path, fields] of [
         [`/dashboard/websites/${aliceSite}/edit`, { name: 'hijacked', url: `${site.url}/`, status: 'paused' }],

@@ -116,7 +116,8 @@ export class PlaygroundController {
   ): Promise<string> {
     const websites = (await this.names.all(viewer.account.id)).filter((w) => w.name !== PLAYGROUND_WEBSITE_NAME);
     const selected = parseId(values.get('website_id') ?? undefined);
-    const website = selected ? await this.websites.find(viewer.account.id, selected) : null;
+    // Another account's website is a 404 here as on every route (the form would show nothing of it anyway).
+    const website = selected ? await this.websites.get(viewer.account.id, selected) : null;
     const { body } = formToBody(CAPTURE_REQUEST_FIELDS, values, false);
     const curl = curlCommand(requestOrigin(request, this.config.publicUrl), website, values.get('url') ?? '', body, result?.job.websiteId ?? null);
     return playgroundPage(viewer, {
