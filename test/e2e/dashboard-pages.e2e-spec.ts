@@ -456,6 +456,7 @@ describe('dashboard pages: every page fits a phone; gallery, overview and API ke
       const visited: string[] = [];
       const tooWide: string[] = [];
       const broken: string[] = [];
+      const noNavigation: string[] = [];
       while (queue.length && visited.length < MAX_PAGES) {
         const path = queue.shift()!;
         const res = await page.goto(`${t.url}${path}`, { waitUntil: 'load' });
@@ -470,6 +471,7 @@ describe('dashboard pages: every page fits a phone; gallery, overview and API ke
         }
         const { scroll, client } = await overflow(page);
         if (scroll > client) tooWide.push(`${path}: ${scroll} px wide at ${client} px`);
+        if (!(await page.$('nav.main')) || !(await page.$('details.menu'))) noNavigation.push(path);
         const name = PICTURES[pathPattern(new URL(page.url()).pathname)];
         if (name) await save(page, `${name}-${suffix}`);
         const links = await page.$$eval('a[href]', (as) => as.map((el) => el.href));
@@ -482,13 +484,14 @@ describe('dashboard pages: every page fits a phone; gallery, overview and API ke
           queue.push(url.pathname + url.search);
         }
       }
-      return { visited, tooWide, broken };
+      return { visited, tooWide, broken, noNavigation };
     }
 
     it('no page the navigation reaches is wider than the screen at 390x844 (crawl of every /dashboard link), and the sign-in page neither', async () => {
-      const { visited, tooWide, broken } = await crawl(PHONE, 'phone');
+      const { visited, tooWide, broken, noNavigation } = await crawl(PHONE, 'phone');
       expect(broken).toEqual([]);
       expect(tooWide).toEqual([]);
+      expect(noNavigation).toEqual([]);
       // The navigation's pages and the detail pages the seeded content links to were all reached.
       const patterns = visited.map((p) => pathPattern(p.split('?')[0]));
       for (const pattern of [
@@ -525,6 +528,7 @@ describe('dashboard pages: every page fits a phone; gallery, overview and API ke
 
     it('on a phone the navigation is a Menu that opens without script and leads to every section; on a desktop it is in the bar', async () => {
       await page.setViewport(PHONE);
+      await page.setJavaScriptEnabled(false);
       await page.goto(`${t.url}/dashboard/screenshots`, { waitUntil: 'load' });
       const visible = (selector: string) =>
         page.$eval(selector, (el) => (el as HTMLElement).offsetParent !== null || getComputedStyle(el).position === 'fixed');
@@ -542,6 +546,13 @@ describe('dashboard pages: every page fits a phone; gallery, overview and API ke
       await save(page, 'menu-phone', false);
       await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('.menu-links a[href="/dashboard/settings/api-keys"]')]);
       expect(new URL(page.url()).pathname).toBe('/dashboard/settings/api-keys');
+
+      // Without the script a gallery tile is a plain link to the screenshot's page.
+      await page.goto(`${t.url}/dashboard/screenshots`, { waitUntil: 'load' });
+      const first = await page.$eval('.gallery li', (li) => li.getAttribute('data-screenshot-id'));
+      await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('.gallery li a')]);
+      expect(new URL(page.url()).pathname).toBe(`/dashboard/screenshots/${first}`);
+      await page.setJavaScriptEnabled(true);
 
       await page.setViewport(DESKTOP);
       await page.goto(`${t.url}/dashboard`, { waitUntil: 'load' });
