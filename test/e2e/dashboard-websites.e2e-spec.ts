@@ -282,7 +282,7 @@ describe('Dashboard: websites and the capture playground', () => {
       };
       const res = await a.submit('/dashboard/websites', typed);
       expect({ status: res.status, type: res.headers['content-type'] }).toEqual({ status: 422, type: HTML });
-      expect(res.text).toContain('<div class="notice error" role="alert">');
+      expect(res.text).toContain('<div class="notice error" role="alert" id="form-errors">');
 
       // The API answers the same body with these messages; each is shown next to its field.
       const apiBody = {
@@ -646,6 +646,17 @@ describe('Dashboard: websites and the capture playground', () => {
         expect(await page.$eval('h1', (h) => h.textContent)).toBe('New website');
         await notWider('new website');
         const name = `Browser ${width}`;
+        // A first try with mistakes: the same page again, each message beside its field, what was typed kept.
+        await page.type('#f-url', 'ftp://example.com/');
+        await page.type('#f-viewport_width', '100');
+        await clickAndWait('#save-website');
+        expect(await page.$eval('#e-name', (el) => el.textContent)).toBe('name should not be empty');
+        expect(await page.$eval('#e-viewport_width', (el) => el.textContent)).toBe('viewport_width must not be less than 320');
+        expect(await page.$eval('#f-url', (el) => (el as HTMLInputElement).value)).toBe('ftp://example.com/');
+        await notWider('new website with errors');
+        await save('website-errors', width);
+        await page.$eval('#f-url', (el) => ((el as HTMLInputElement).value = ''));
+        await page.$eval('#f-viewport_width', (el) => ((el as HTMLInputElement).value = ''));
         await page.type('#f-name', name);
         await page.type('#f-url', `${site.url}/`);
         await page.type('#f-viewport_width', '1000');

@@ -129,7 +129,7 @@ export function formErrors(state: FormState): Html {
   const general = state.errors.get('');
   const count = [...state.errors.values()].reduce((n, list) => n + list.length, 0);
   if (count === 0) return html``;
-  return html`<div class="notice error" role="alert"><strong>Please correct ${count === 1 ? 'this' : `these ${count}`}:</strong>${
+  return html`<div class="notice error" role="alert" id="form-errors"><strong>Please correct ${count === 1 ? 'this' : `these ${count}`}:</strong>${
     general?.length ? html`<ul>${general.map((m) => html`<li>${m}</li>`)}</ul>` : html` see the fields marked below.`
   }</div>`;
 }
