@@ -448,7 +448,7 @@ describe('dashboard pages: every page fits a phone; gallery, overview and API ke
      * Follows every same-origin /dashboard link from the navigation on, one page per path pattern (ids
      * replaced), at most MAX_PAGES. Returns the pages that are wider than the screen, by path.
      */
-    async function crawl(viewport: { width: number; height: number }, suffix: string) {
+    async function crawl(viewport: { width: number; height: number }, suffix: string | null) {
       await page.setViewport(viewport);
       const origin = new URL(t.url).origin;
       const queue = ['/dashboard'];
@@ -473,7 +473,7 @@ describe('dashboard pages: every page fits a phone; gallery, overview and API ke
         if (scroll > client) tooWide.push(`${path}: ${scroll} px wide at ${client} px`);
         if (!(await page.$('nav.main')) || !(await page.$('details.menu'))) noNavigation.push(path);
         const name = PICTURES[pathPattern(new URL(page.url()).pathname)];
-        if (name) await save(page, `${name}-${suffix}`);
+        if (name && suffix) await save(page, `${name}-${suffix}`);
         const links = await page.$$eval('a[href]', (as) => as.map((el) => el.href));
         for (const href of links) {
           const url = new URL(href);
@@ -517,6 +517,13 @@ describe('dashboard pages: every page fits a phone; gallery, overview and API ke
       await signInPage.setViewport(DESKTOP);
       await save(signInPage, 'sign-in-desktop');
       await anonymous.close();
+    }, 240_000);
+
+    it('nor at 360x740, the narrowest phone the issue names', async () => {
+      const { tooWide, broken, visited } = await crawl({ width: 360, height: 740 }, null);
+      expect(broken).toEqual([]);
+      expect(tooWide).toEqual([]);
+      expect(visited.length).toBeGreaterThanOrEqual(10);
     }, 240_000);
 
     it('no page is wider than the screen at 1280x800 either', async () => {
