@@ -24,7 +24,7 @@ const SIZES = [
 ];
 
 /** A page of `height` px: sections of text and coloured cards; `changed` recolours one card and rewords one line. */
-function page(height: number, changed: boolean): string {
+function page(height: number, changed: boolean, shifted = false): string {
   const sections: string[] = [];
   for (let i = 0; sections.length * 400 < height; i++) {
     const colour = changed && i === 1 ? '#c2410c' : ['#2454d6', '#0f766e', '#7c3aed', '#b45309'][i % 4];
@@ -40,26 +40,30 @@ function page(height: number, changed: boolean): string {
     h2{margin:0 0 8px} .cards{display:flex;gap:24px;margin-top:16px}
     .card{flex:1;height:140px;border-radius:12px;background:#eef1f7;border-top:12px solid #999}
     #end{height:${height}px;position:absolute;top:0;left:0;width:1px}
-  </style></head><body><div id="end"></div><header>Acme — ${changed ? 'new' : 'old'} plans</header>${sections.join('')}</body></html>`;
+  </style></head><body><div id="end"></div>${shifted ? '<div style="height:24px;background:#fef0c7">A new banner</div>' : ''}<header>Acme — ${changed ? 'new' : 'old'} plans</header>${sections.join('')}</body></html>`;
 }
 
-async function capture(): Promise<Record<string, { older: Buffer; newer: Buffer }>> {
+async function capture(): Promise<Record<string, { older: Buffer; newer: Buffer; shifted: Buffer }>> {
   const browser = await puppeteer.launch({ executablePath: findChrome(process.env.CHROME_PATH), headless: 'shell', args: [...CHROME_ARGS] });
   try {
     const tab = await browser.newPage();
     await tab.setViewport({ width: WIDTH, height: 800 });
-    const out: Record<string, { older: Buffer; newer: Buffer }> = {};
+    const out: Record<string, { older: Buffer; newer: Buffer; shifted: Buffer }> = {};
     for (const size of SIZES) {
       const shots: Buffer[] = [];
-      for (const changed of [false, true]) {
-        await tab.setContent(page(size.height, changed), { waitUntil: 'load' });
+      for (const [changed, shifted] of [
+        [false, false],
+        [true, false],
+        [false, true],
+      ]) {
+        await tab.setContent(page(size.height, changed, shifted), { waitUntil: 'load' });
         const png = await tab.screenshot({
           type: 'png',
           ...(size.fullPage ? { clip: { x: 0, y: 0, width: WIDTH, height: size.height }, captureBeyondViewport: true } : {}),
         });
         shots.push(Buffer.from(png));
       }
-      out[size.label] = { older: shots[0], newer: shots[1] };
+      out[size.label] = { older: shots[0], newer: shots[1], shifted: shots[2] };
     }
     return out;
   } finally {
@@ -111,6 +115,13 @@ function bandedPixelmatch(a: Buffer, b: Buffer, width: number, height: number): 
   return changed;
 }
 
+function differingRows(a: Buffer, b: Buffer, width: number, height: number): number {
+  const stride = width * 4;
+  let rows = 0;
+  for (let y = 0; y < height; y++) if (a.compare(b, y * stride, (y + 1) * stride, y * stride, (y + 1) * stride) !== 0) rows++;
+  return rows;
+}
+
 const decode = (png: Buffer) => sharp(png, { limitInputPixels: false }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
 
 async function main(): Promise<void> {
@@ -119,7 +130,7 @@ async function main(): Promise<void> {
   const none = { newer: [], older: [] };
   console.log(`change-bench: median of ${RUNS} runs (after one warm-up), sharp concurrency ${sharp.concurrency()}, ${process.version}`);
   for (const size of SIZES) {
-    const { older, newer } = images[size.label];
+    const { older, newer, shifted } = images[size.label];
     const meta = await sharp(newer, { limitInputPixels: false }).metadata();
     const result = await differ.compare(newer, older, none);
     const [a, b] = await Promise.all([decode(newer), decode(older)]);
@@ -159,6 +170,18 @@ async function main(): Promise<void> {
         `diffImage() ${ms(row.diffImage)} (of which PNG encoding at level 6 ${ms(row.encode6)}; level 2 would take ${ms(row.encode2)}); ` +
         `pixelmatch on differing row bands only ${ms(row.banded)} (${row.bandedCount} changed pixels${row.bandedCount === row.changedPixels ? ', the same count' : ', A DIFFERENT COUNT'}), ` +
         `so compare() with it: ${ms(row.proposed)}`,
+    );
+    // The worst case for the banded variant: a banner inserted at the top moves every row below it.
+    const [c, d] = await Promise.all([decode(shifted), decode(older)]);
+    const shiftedRow = {
+      changedPixels: (await differ.compare(shifted, older, none)).changedInOverlap,
+      compare: await median(RUNS, () => differ.compare(shifted, older, none)),
+      banded: await median(RUNS, async () => bandedPixelmatch(c.data, d.data, c.info.width, Math.min(c.info.height, d.info.height))),
+      differingRows: differingRows(c.data, d.data, c.info.width, Math.min(c.info.height, d.info.height)),
+    };
+    console.log(
+      `${size.label}, everything moved down 24 px by a new banner: ${shiftedRow.changedPixels} changed pixels — compare() ${ms(shiftedRow.compare)}, ` +
+        `banded pixelmatch ${ms(shiftedRow.banded)} (${shiftedRow.differingRows} of ${Math.min(c.info.height, d.info.height)} rows differ)`,
     );
   }
 }
