@@ -212,6 +212,10 @@ describe('Dashboard change history (issue 20)', () => {
       const none = await a.get(`/dashboard/websites/${ids.still}/history?changes=1`);
       expect(entries(none.text)).toEqual([]);
       expect(none.text).toContain('<p class="muted" id="history-empty">No capture of this website has changed.</p>');
+      // A page past the last one says so and leads back to the newest.
+      const past = await a.get(`/dashboard/websites/${ids.flip}/history?changes=1&page=9`);
+      expect(entries(past.text)).toEqual([]);
+      expect(past.text).toContain(`Nothing on this page. <a href="/dashboard/websites/${ids.flip}/history?changes=1">Go to the newest</a>.`);
     });
 
     it('compare view of a changed capture: before and after images, the diff, ratio and threshold, previous and next links', async () => {

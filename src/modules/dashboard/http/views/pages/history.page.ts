@@ -100,9 +100,12 @@ export function historyPage(viewer: DashboardViewer, view: HistoryView): Html {
   <label class="ch-check"><input type="checkbox" name="changes" value="1" data-autosubmit${view.changesOnly ? html` checked` : ''}> Changes only</label>
   <button type="submit" class="secondary">Apply</button>
 </form>`;
-  const empty = view.changesOnly
-    ? html`<p class="muted" id="history-empty">No capture of this website has changed${view.page.total === 0 ? '' : ' on this page'}.</p>`
-    : html`<p class="muted" id="history-empty">No captures of this website yet.</p>`;
+  const empty =
+    view.page.total > 0
+      ? html`<p class="muted" id="history-empty">Nothing on this page. <a href="${base}${view.changesOnly ? '?changes=1' : ''}">Go to the newest</a>.</p>`
+      : view.changesOnly
+        ? html`<p class="muted" id="history-empty">No capture of this website has changed.</p>`
+        : html`<p class="muted" id="history-empty">No captures of this website yet.</p>`;
   return layout(
     viewer,
     'websites',
