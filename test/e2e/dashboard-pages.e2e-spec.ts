@@ -561,6 +561,17 @@ describe('dashboard pages: every page fits a phone; gallery, overview and API ke
       expect(new URL(page.url()).pathname).toBe(`/dashboard/screenshots/${first}`);
       await page.setJavaScriptEnabled(true);
 
+      // With the script, Escape or a tap outside closes the open menu.
+      await page.goto(`${t.url}/dashboard`, { waitUntil: 'load' });
+      const isOpen = () => page.$eval('details.menu', (d) => d.open);
+      await page.click('details.menu > summary');
+      expect(await isOpen()).toBe(true);
+      await page.keyboard.press('Escape');
+      expect(await isOpen()).toBe(false);
+      await page.click('details.menu > summary');
+      await page.mouse.click(PHONE.width / 2, PHONE.height - 20); // below the open panel
+      expect(await isOpen()).toBe(false);
+
       await page.setViewport(DESKTOP);
       await page.goto(`${t.url}/dashboard`, { waitUntil: 'load' });
       expect(await visible('nav.main')).toBe(true);

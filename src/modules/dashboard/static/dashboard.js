@@ -33,6 +33,18 @@ document.addEventListener('submit', function (event) {
   }
 });
 
+/* --- layout (issue 19): the phone Menu (a <details>) also closes on Escape or a tap outside it --- */
+(function () {
+  var menu = document.querySelector('details.menu');
+  if (!menu) return;
+  document.addEventListener('click', function (event) {
+    if (menu.open && !menu.contains(event.target)) menu.open = false;
+  });
+  document.addEventListener('keydown', function (event) {
+    if (event.key === 'Escape' && menu.open) { menu.open = false; menu.querySelector('summary').focus(); }
+  });
+})();
+
 /* --- gallery lightbox (issue 19): previous / next, zoom, keyboard; without script each tile opens its own page --- */
 (function () {
   var links = Array.prototype.slice.call(document.querySelectorAll('a[data-lightbox]'));
