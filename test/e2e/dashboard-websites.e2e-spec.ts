@@ -447,6 +447,9 @@ describe('Dashboard: websites and the capture playground', () => {
       const jobId = /job=([0-9a-f-]{36})/.exec(res.headers.location)![1];
       const playground = (await websiteNamed(alice, 'Playground (dashboard)'))!;
       expect(playground).toMatchObject({ url: `${site.url}/blog`, status: 'paused' });
+      expect((await a.get('/dashboard/websites')).text).toContain(
+        '<strong>Playground (dashboard)</strong> <a class="badge" href="/dashboard/playground">playground</a>',
+      );
       const done = await waitForJob(t.url, alice.auth, jobId);
       expect(done).toMatchObject({ status: 'succeeded', website_id: playground.id, source: 'dashboard' });
       const shot = (await t.app.get(ScreenshotRepository).findById(done.screenshot_id as number))!;

@@ -28,14 +28,12 @@ import {
   formToBody,
   FormField,
   pickValues,
+  PLAYGROUND_WEBSITE_NAME,
   queryOf,
   SAVABLE_OPTION_NAMES,
   validateBody,
 } from './website-form';
 import { WebsiteNames } from './website-names';
-
-/** The website a URL-only try captures: one per account, paused (schedules skip it), its URL set by each try. */
-export const PLAYGROUND_WEBSITE_NAME = 'Playground (dashboard)';
 
 /** Every control of the playground's form. */
 const PLAYGROUND_FIELDS: readonly FormField[] = [...PLAYGROUND_SOURCE_FIELDS, ...CAPTURE_REQUEST_FIELDS];

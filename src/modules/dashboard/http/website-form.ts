@@ -150,6 +150,9 @@ export const CAPTURE_REQUEST_FIELDS: readonly FormField[] = [
   ...CAPTURE_OPTION_FIELDS.filter((f) => f.section !== 'secrets'),
 ];
 
+/** The website a playground try of a bare URL captures: one per account, paused (schedules skip it), its URL set by each try. */
+export const PLAYGROUND_WEBSITE_NAME = 'Playground (dashboard)';
+
 /** The option fields a website can save, of a capture request (what "save as website" keeps). */
 export const SAVABLE_OPTION_NAMES = new Set(CAPTURE_OPTION_FIELDS.map((f) => f.name));
 

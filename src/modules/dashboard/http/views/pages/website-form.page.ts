@@ -156,6 +156,12 @@ ${formFields(WEBSITE_FIELDS, state)}
   <a class="button secondary" href="/dashboard/websites">Cancel</a>
   ${website ? html`<a class="button danger" href="/dashboard/websites/${website.id}/delete">Delete…</a>` : ''}
 </div>
+${
+  website
+    ? html`<p class="hint"><a href="/dashboard/websites/${website.id}/screenshot">Take a screenshot with options</a> ·
+  <a href="/dashboard/playground?website_id=${website.id}">Try options in the playground</a> (saved changes first)</p>`
+    : ''
+}
 </form>`,
   );
 }

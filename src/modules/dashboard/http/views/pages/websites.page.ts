@@ -6,6 +6,7 @@ import type { DashboardViewer } from '../../dashboard-request';
 import { accessNotice, dataTable, hiddenHeading, noticeBox, PageInfo, pager, tableBox } from '../components';
 import { badge, Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
+import { PLAYGROUND_WEBSITE_NAME } from '../../website-form';
 
 export interface WebsiteRow {
   website: WebsiteProps;
@@ -46,7 +47,7 @@ export function websitesPage(viewer: DashboardViewer, view: WebsitesView): Html 
       ? html`<a href="/dashboard/screenshots/${latest.id}"><img src="/dashboard/screenshots/${latest.id}/thumbnail" alt="Latest screenshot of ${w.name}" width="${THUMB_WIDTH}"${thumbHeight(latest)} loading="lazy"></a>`
       : html`<span class="muted">no screenshot yet</span>`
   }</td>
-  <td><strong>${w.name}</strong><br><a class="mono" href="${w.url}" rel="noopener noreferrer nofollow">${w.url}</a><br>
+  <td><strong>${w.name}</strong>${w.name === PLAYGROUND_WEBSITE_NAME ? html` <a class="badge" href="/dashboard/playground">playground</a>` : ''}<br><a class="mono" href="${w.url}" rel="noopener noreferrer nofollow">${w.url}</a><br>
     <span class="muted">${w.viewportWidth}×${w.viewportHeight}${w.fullPage ? ', full page' : ''}</span></td>
   <td>${badge(w.status)}</td>
   <td>${utcTime(w.lastScreenshotAt, 'never')}</td>
