@@ -526,6 +526,22 @@ describe('dashboard pages: every page fits a phone; gallery, overview and API ke
       expect(visited.length).toBeGreaterThanOrEqual(10);
     }, 240_000);
 
+    it('an error page (404) keeps the navigation and fits a phone', async () => {
+      for (const [viewport, suffix] of [
+        [PHONE, 'phone'],
+        [DESKTOP, 'desktop'],
+      ] as const) {
+        await page.setViewport(viewport);
+        const res = await page.goto(`${t.url}/dashboard/screenshots/99999999`, { waitUntil: 'load' });
+        expect(res?.status()).toBe(404);
+        expect(await page.$('nav.main')).not.toBeNull();
+        expect(await page.$('details.menu')).not.toBeNull();
+        const size = await overflow(page);
+        expect(size.scroll).toBeLessThanOrEqual(size.client);
+        await save(page, `not-found-${suffix}`);
+      }
+    });
+
     it('no page is wider than the screen at 1280x800 either', async () => {
       const { tooWide, broken, visited } = await crawl(DESKTOP, 'desktop');
       expect(broken).toEqual([]);
