@@ -66,6 +66,12 @@ describe('website form ↔ API body', () => {
     expect(formToBody(CAPTURE_REQUEST_FIELDS, form([['full_page', '']]), false).body).toEqual({});
   });
 
+  it('a field the edit form must be able to clear sends its empty value; one more website field is one entry', () => {
+    const fields = [...WEBSITE_FIELDS, { name: 'change_ignore_selectors', label: 'Ignore', kind: 'lines', section: 'website', emptyValue: [] } as const];
+    expect(formToBody(fields, form([]), true).body.change_ignore_selectors).toEqual([]);
+    expect(formToBody(fields, form([['change_ignore_selectors', '.ad\n\n #clock ']]), true).body.change_ignore_selectors).toEqual(['.ad', '#clock']);
+  });
+
   it('secret text it cannot read is an error of its field, not a guess', () => {
     const { body, errors } = formToBody(
       WEBSITE_FIELDS,

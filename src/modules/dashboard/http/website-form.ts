@@ -61,6 +61,11 @@ export interface FormField {
   hint?: string;
   /** Only these output formats use it (the page's script disables it for the others). */
   formats?: readonly OutputFormat[];
+  /**
+   * Sent when the field is left empty, instead of leaving it out: a website field the edit form must be able to
+   * clear (a list: `[]`), since a field left out of a PUT keeps its saved value.
+   */
+  emptyValue?: unknown;
 }
 
 const DEVICE_NAMES = Object.keys(DEVICES);
@@ -125,7 +130,12 @@ export const CAPTURE_OPTION_FIELDS: readonly FormField[] = [
   { name: 'http_auth', label: 'HTTP Basic credentials', kind: 'http_auth', section: 'secrets', option: true },
 ];
 
-/** The website form: its own fields, then its capture options. Add a website field here (one entry). */
+/**
+ * The website form: its own fields, then its capture options. Add a website field here, one entry, e.g.
+ * `{ name: 'change_ignore_selectors', label: 'Ignore these elements', kind: 'lines', section: 'website', emptyValue: [] }`:
+ * its kind decides the markup and the parsing, the edit form reads the saved value from the website's camelCase
+ * property, and the API's DTO judges it.
+ */
 export const WEBSITE_FIELDS: readonly FormField[] = [
   { name: 'name', label: 'Name', kind: 'text', section: 'website', required: true },
   { name: 'url', label: 'URL', kind: 'text', section: 'website', required: true, placeholder: 'https://example.com/' },
@@ -301,6 +311,7 @@ export function formToBody(fields: readonly FormField[], form: URLSearchParams, 
         break;
       }
     }
+    if (value === undefined && field.emptyValue !== undefined) value = field.emptyValue;
     if (problems.length) errors.push(...problems.map((message) => ({ field: field.name, message: `${field.name}: ${message}` })));
     else if (value !== undefined) target[field.name] = value;
   }
