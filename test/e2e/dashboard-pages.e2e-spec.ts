@@ -649,15 +649,27 @@ describe('dashboard pages: every page fits a phone; gallery, overview and API ke
       expect(await state()).toMatchObject({ open: false });
       expect(await page.evaluate(() => document.activeElement?.closest('li')?.getAttribute('data-screenshot-id'))).toBe(String(order[0]));
 
-      // On a phone the viewer fits the screen too.
-      await page.setViewport(PHONE);
+      // On a phone (a touch screen) the viewer fits the screen too, and a swipe goes to the next or previous one.
+      await page.setViewport({ ...PHONE, hasTouch: true, isMobile: true });
       await page.goto(`${t.url}/dashboard/screenshots`, { waitUntil: 'load' });
-      await page.click(`.gallery li[data-screenshot-id="${order[1]}"] a`);
+      await page.tap(`.gallery li[data-screenshot-id="${order[1]}"] a`);
       await loaded();
       const size = await overflow(page);
       expect(size.scroll).toBeLessThanOrEqual(size.client);
       await save(page, 'lightbox-phone', false);
+      expect(await state()).toMatchObject({ index: '1' });
+      const swipe = async (from: number, to: number) => {
+        await page.touchscreen.touchStart(from, 400);
+        await page.touchscreen.touchMove((from + to) / 2, 400);
+        await page.touchscreen.touchMove(to, 400);
+        await page.touchscreen.touchEnd();
+      };
+      await swipe(300, 80); // to the left: the next one
+      expect(await state()).toMatchObject({ index: '2' });
+      await swipe(80, 300);
+      expect(await state()).toMatchObject({ index: '1' });
       await page.keyboard.press('Escape');
+      expect(await state()).toMatchObject({ open: false });
       await page.setViewport(DESKTOP);
     });
 

@@ -102,6 +102,15 @@ document.addEventListener('submit', function (event) {
   img.addEventListener('click', function () { setZoom(!dialog.classList.contains('zoomed')); });
   $('.lb-close').addEventListener('click', close);
   $('.lb-stage').addEventListener('click', function (event) { if (event.target === this) close(); });
+  // On a touch screen a sideways swipe (not while zoomed, where it scrolls the picture) goes to the next or previous one.
+  var touchX = null;
+  $('.lb-stage').addEventListener('touchstart', function (event) { touchX = event.touches.length === 1 ? event.touches[0].clientX : null; }, { passive: true });
+  $('.lb-stage').addEventListener('touchend', function (event) {
+    if (touchX === null || dialog.classList.contains('zoomed')) return;
+    var dx = event.changedTouches[0].clientX - touchX;
+    touchX = null;
+    if (Math.abs(dx) > 50) show(dx < 0 ? index + 1 : index - 1);
+  });
   dialog.addEventListener('keydown', function (event) {
     if (event.key === 'ArrowLeft') { event.preventDefault(); show(index - 1); }
     else if (event.key === 'ArrowRight') { event.preventDefault(); show(index + 1); }
