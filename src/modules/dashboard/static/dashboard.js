@@ -55,11 +55,11 @@ document.addEventListener('submit', function (event) {
   // Fixed markup only: every text that comes from the page is set with textContent below.
   dialog.innerHTML =
     '<div class="lb-bar"><div class="lb-caption"><strong class="lb-title"></strong> <span class="muted lb-count"></span></div>' +
-    '<div class="lb-tools"><button type="button" class="lb-zoom" aria-pressed="false">Zoom</button>' +
+    '<div class="lb-tools"><button type="button" class="lb-zoom" aria-pressed="false" aria-keyshortcuts="+" title="Zoom (+ / −)">Zoom</button>' +
     '<a class="lb-open" href="#">Details</a><a class="lb-download" href="#">Download</a>' +
-    '<button type="button" class="lb-close">Close <span aria-hidden="true">✕</span></button></div></div>' +
-    '<div class="lb-stage"><button type="button" class="lb-prev" aria-label="Previous screenshot">‹</button>' +
-    '<img class="lb-image" alt=""><button type="button" class="lb-next" aria-label="Next screenshot">›</button></div>';
+    '<button type="button" class="lb-close" aria-keyshortcuts="Escape" title="Close (Esc)">Close <span aria-hidden="true">✕</span></button></div></div>' +
+    '<div class="lb-stage"><button type="button" class="lb-prev" aria-label="Previous screenshot" aria-keyshortcuts="ArrowLeft" title="Previous (←)">‹</button>' +
+    '<img class="lb-image" alt=""><button type="button" class="lb-next" aria-label="Next screenshot" aria-keyshortcuts="ArrowRight" title="Next (→)">›</button></div>';
   document.body.appendChild(dialog);
   var $ = function (selector) { return dialog.querySelector(selector); };
   var img = $('.lb-image'), prev = $('.lb-prev'), next = $('.lb-next'), zoom = $('.lb-zoom');
