@@ -704,8 +704,12 @@ describe('Dashboard: websites and the capture playground', () => {
         await page.type('#f-url', `${site.url}/blog`);
         await openSection('Output format');
         await page.select('#f-format', 'webp');
-        await clickAndWait('#try-capture');
+        // With the script, Try stays on the page: the queued job's panel replaces the placeholder and follows the job.
+        await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true));
+        await page.click('#try-capture');
         await page.waitForSelector('#capture-image', { timeout: 60_000 });
+        expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
+        expect(page.url()).toMatch(/\/dashboard\/playground\?.*job=[0-9a-f-]{36}/);
         await page.waitForFunction(() => (document.getElementById('capture-image') as HTMLImageElement).naturalWidth > 0, { timeout: 20_000 });
         expect(await page.$eval('#capture-result .badge', (el) => el.textContent)).toBe('succeeded');
         expect(await page.$eval('#curl-command', (el) => (el as HTMLTextAreaElement).value)).toContain('"format":"webp"');

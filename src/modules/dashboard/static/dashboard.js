@@ -156,40 +156,84 @@ document.addEventListener('submit', function (event) {
 })();
 /* --- websites and the capture playground (issue 19): a capture's result panel follows its job --- */
 (function () {
-  var panel = document.querySelector('[data-job-poll]');
-  if (!panel || !window.fetch) return;
-  var url = panel.getAttribute('data-job-poll');
-  var body = panel.querySelector('.capture-result-body');
-  var failures = 0;
-  function later() { setTimeout(poll, 1000); }
-  function poll() {
-    fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } })
-      .then(function (res) { if (!res.ok) throw new Error('HTTP ' + res.status); return res.json(); })
-      .then(function (state) {
-        body.innerHTML = state.html;
-        if (state.finished) panel.removeAttribute('data-job-poll');
-        else later();
-      })
-      .catch(function () { if (++failures < 10) later(); });
-  }
-  later();
-})();
-/* Options that the chosen format does not use are disabled (so not sent); the server judges them anyway. */
-(function () {
-  document.querySelectorAll('form[data-default-format]').forEach(function (form) {
-    var format = form.querySelector('select[name="format"]');
-    if (!format) return;
-    function apply() {
-      var chosen = format.value || form.getAttribute('data-default-format');
-      form.querySelectorAll('[data-formats]').forEach(function (field) {
-        var off = field.getAttribute('data-formats').split(' ').indexOf(chosen) < 0;
-        field.classList.toggle('not-applicable', off);
-        field.querySelectorAll('input, select, textarea').forEach(function (control) { control.disabled = off; });
-      });
+  /** The result panel polls its job (JSON with the panel's markup) until the job has ended. */
+  function followJob(root) {
+    var panel = root.querySelector('[data-job-poll]');
+    if (!panel || !window.fetch) return;
+    var url = panel.getAttribute('data-job-poll');
+    var body = panel.querySelector('.capture-result-body');
+    var failures = 0;
+    function later() { setTimeout(poll, 1000); }
+    function poll() {
+      fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } })
+        .then(function (res) { if (!res.ok) throw new Error('HTTP ' + res.status); return res.json(); })
+        .then(function (state) {
+          body.innerHTML = state.html;
+          if (state.finished) panel.removeAttribute('data-job-poll');
+          else later();
+        })
+        .catch(function () { if (++failures < 10) later(); });
     }
-    format.addEventListener('change', apply);
-    apply();
-  });
+    later();
+  }
+  /* Options that the chosen format does not use are disabled (so not sent); the server judges them anyway. */
+  function formatAware(root) {
+    root.querySelectorAll('form[data-default-format]').forEach(function (form) {
+      var format = form.querySelector('select[name="format"]');
+      if (!format) return;
+      function apply() {
+        var chosen = format.value || form.getAttribute('data-default-format');
+        form.querySelectorAll('[data-formats]').forEach(function (field) {
+          var off = field.getAttribute('data-formats').split(' ').indexOf(chosen) < 0;
+          field.classList.toggle('not-applicable', off);
+          field.querySelectorAll('input, select, textarea').forEach(function (control) { control.disabled = off; });
+        });
+      }
+      format.addEventListener('change', apply);
+      apply();
+    });
+  }
+  /*
+   * The playground's Try without leaving the page: the same form post (the server answers with the page of the
+   * queued job, or the form with its errors), whose <main> replaces this one; then the new result panel polls.
+   */
+  function tryInPlace() {
+    var form = document.getElementById('playground-form');
+    if (!form || !window.fetch || !window.DOMParser || !window.FormData || !window.history) return;
+    form.addEventListener('submit', function (event) {
+      var button = event.submitter;
+      if (!button || button.value !== 'try' || event.defaultPrevented) return;
+      event.preventDefault();
+      var data = new URLSearchParams(new FormData(form));
+      data.set('action', 'try');
+      button.disabled = true;
+      // getAttribute: form.action would be the buttons named "action".
+      fetch(form.getAttribute('action'), {
+        method: 'POST',
+        body: data.toString(),
+        // Exactly this type: the dashboard takes forms as application/x-www-form-urlencoded without parameters.
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        credentials: 'same-origin',
+      })
+        .then(function (res) {
+          return res.text().then(function (text) {
+            var next = new DOMParser().parseFromString(text, 'text/html').querySelector('main');
+            if (!next) throw new Error('no page');
+            document.querySelector('main').replaceWith(next);
+            if (res.redirected) history.replaceState(null, '', res.url);
+            formatAware(next);
+            followJob(next);
+            tryInPlace();
+            var result = document.getElementById('capture-result');
+            if (result && result.scrollIntoView && res.redirected) result.scrollIntoView({ block: 'nearest' });
+          });
+        })
+        .catch(function (err) { if (window.console) console.error('try in place', err); form.submit(); });
+    });
+  }
+  followJob(document);
+  formatAware(document);
+  tryInPlace();
 })();
 /* --- change history (issue 20): "changes only" applies at once; the compare view gets a before/after slider --- */
 (function () {
