@@ -685,11 +685,14 @@ describe('Dashboard: websites and the capture playground', () => {
         await notWider('take screenshot');
         await page.select('#f-full_page', 'true');
         await page.type('#f-delay_ms', '50');
-        await clickAndWait('#take-screenshot');
+        await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true));
+        await page.click('#take-screenshot');
         // The script follows the job and puts the picture in place.
         await page.waitForSelector('#capture-image', { timeout: 60_000 });
         await page.waitForFunction(() => (document.getElementById('capture-image') as HTMLImageElement).naturalWidth > 0, { timeout: 20_000 });
         expect(await page.$eval('#capture-result .badge', (el) => el.textContent)).toBe('succeeded');
+        expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true); // no reload
+        expect(page.url()).toMatch(/job=[0-9a-f-]{36}/);
         const shown = await page.$eval('#capture-image', (img) => (img as HTMLImageElement).naturalWidth);
         expect(shown).toBe(1000);
         await notWider('take screenshot with result');

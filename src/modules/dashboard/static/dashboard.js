@@ -194,46 +194,49 @@ document.addEventListener('submit', function (event) {
     });
   }
   /*
-   * The playground's Try without leaving the page: the same form post (the server answers with the page of the
-   * queued job, or the form with its errors), whose <main> replaces this one; then the new result panel polls.
+   * A capture form marked data-in-place (Take screenshot with options, the playground's Try) is posted without
+   * leaving the page: the same post the form makes; the answer's <main> (the queued job's panel, or the form with
+   * its errors) replaces this one, the address becomes the answer's, and the new panel follows the job. A button
+   * marked data-navigate (Save as website) submits as usual.
    */
-  function tryInPlace() {
-    var form = document.getElementById('playground-form');
-    if (!form || !window.fetch || !window.DOMParser || !window.FormData || !window.history) return;
-    form.addEventListener('submit', function (event) {
-      var button = event.submitter;
-      if (!button || button.value !== 'try' || event.defaultPrevented) return;
-      event.preventDefault();
-      var data = new URLSearchParams(new FormData(form));
-      data.set('action', 'try');
-      button.disabled = true;
-      // getAttribute: form.action would be the buttons named "action".
-      fetch(form.getAttribute('action'), {
-        method: 'POST',
-        body: data.toString(),
-        // Exactly this type: the dashboard takes forms as application/x-www-form-urlencoded without parameters.
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-        credentials: 'same-origin',
-      })
-        .then(function (res) {
-          return res.text().then(function (text) {
-            var next = new DOMParser().parseFromString(text, 'text/html').querySelector('main');
-            if (!next) throw new Error('no page');
-            document.querySelector('main').replaceWith(next);
-            if (res.redirected) history.replaceState(null, '', res.url);
-            formatAware(next);
-            followJob(next);
-            tryInPlace();
-            var result = document.getElementById('capture-result');
-            if (result && result.scrollIntoView && res.redirected) result.scrollIntoView({ block: 'nearest' });
-          });
+  function inPlace(root) {
+    root.querySelectorAll('form[data-in-place]').forEach(function (form) {
+      if (!window.fetch || !window.DOMParser || !window.FormData || !window.history) return;
+      form.addEventListener('submit', function (event) {
+        var button = event.submitter;
+        if (event.defaultPrevented || (button && button.hasAttribute('data-navigate'))) return;
+        event.preventDefault();
+        var data = new URLSearchParams(new FormData(form));
+        if (button && button.name) data.set(button.name, button.value);
+        if (button) button.disabled = true;
+        // getAttribute: form.action would be a control named "action".
+        fetch(form.getAttribute('action'), {
+          method: 'POST',
+          body: data.toString(),
+          // Exactly this type: the dashboard takes forms as application/x-www-form-urlencoded without parameters.
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          credentials: 'same-origin',
         })
-        .catch(function (err) { if (window.console) console.error('try in place', err); form.submit(); });
+          .then(function (res) {
+            return res.text().then(function (text) {
+              var next = new DOMParser().parseFromString(text, 'text/html').querySelector('main');
+              if (!next) throw new Error('no page');
+              document.querySelector('main').replaceWith(next);
+              if (res.redirected) history.replaceState(null, '', res.url);
+              formatAware(next);
+              followJob(next);
+              inPlace(next);
+              var result = document.getElementById('capture-result');
+              if (result && result.scrollIntoView && res.redirected) result.scrollIntoView({ block: 'nearest' });
+            });
+          })
+          .catch(function (err) { if (window.console) console.error('posting in place', err); form.submit(); });
+      });
     });
   }
   followJob(document);
   formatAware(document);
-  tryInPlace();
+  inPlace(document);
 })();
 /* --- change history (issue 20): "changes only" applies at once; the compare view gets a before/after slider --- */
 (function () {

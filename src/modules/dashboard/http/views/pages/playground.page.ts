@@ -77,7 +77,7 @@ export function playgroundPage(viewer: DashboardViewer, view: PlaygroundView): H
 <div class="playground">
 <div class="pg-result">${view.result ? captureResultPanel(view.result) : html`<section class="card muted" id="capture-result"><h2>Result</h2><p>Press <strong>Try</strong>: the capture shows here.</p></section>`}</div>
 <div class="pg-form">${formErrors(state)}
-<form class="wform" id="playground-form" method="post" action="/dashboard/playground" data-default-format="png" novalidate>${csrfField(viewer)}
+<form class="wform" id="playground-form" method="post" action="/dashboard/playground" data-default-format="png" data-in-place novalidate>${csrfField(viewer)}
 <fieldset class="section"><legend>Page</legend><div class="form-grid">
   <div class="field wide" data-field="url"><label for="f-url">URL</label>
     <input type="text" id="f-url" name="url" value="${v.get('url') ?? ''}" placeholder="https://example.com/"${invalid(state, 'url')}>
@@ -91,7 +91,7 @@ export function playgroundPage(viewer: DashboardViewer, view: PlaygroundView): H
 ${formFields(CAPTURE_REQUEST_FIELDS, state, ['capture'])}
 <div class="form-actions">
   <button type="submit" name="action" value="try" id="try-capture"${view.hasAccess ? '' : html` disabled aria-disabled="true"`}>Try</button>
-  <button type="submit" name="action" value="save" class="secondary" id="save-as-website"${view.hasAccess ? '' : html` disabled aria-disabled="true"`}>Save as website</button>
+  <button type="submit" name="action" value="save" class="secondary" id="save-as-website" data-navigate${view.hasAccess ? '' : html` disabled aria-disabled="true"`}>Save as website</button>
 </div>
 <p class="hint">A website keeps every option except ${notSaved.map((f, i) => html`${i ? ', ' : ''}<code>${f.name}</code>`)}, which apply to one capture only.</p>
 </form></div>

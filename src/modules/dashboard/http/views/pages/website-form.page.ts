@@ -244,7 +244,7 @@ export function takeScreenshotPage(
     } · <a href="/dashboard/websites/${website.id}/edit">Edit the website’s saved options</a></p>
 ${captureResultPanel(result)}
 ${formErrors(state)}
-<form class="wform" method="post" action="/dashboard/websites/${website.id}/screenshot" data-default-format="${resolveOutput({}, website.captureOptions).format}" novalidate>${csrfField(viewer)}
+<form class="wform" method="post" action="/dashboard/websites/${website.id}/screenshot" data-default-format="${resolveOutput({}, website.captureOptions).format}" data-in-place novalidate>${csrfField(viewer)}
 <input type="hidden" name="_options" value="1">
 ${formFields(fields, state)}
 <p class="hint">Left at “default”, an option is the website’s saved one (or the service’s default).</p>
