@@ -2,10 +2,9 @@ import { Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
-import { FieldError, ValidationFailedError } from '../../../shared/domain/domain-error';
+import { FieldError } from '../../../shared/domain/domain-error';
 import { requestOrigin } from '../../../shared/http/pagination';
 import { parseId } from '../../../shared/http/validation';
-import { UuidParam } from '../../../shared/http/uuid-param';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { PlanNoApiAccessError } from '../../accounts/domain/errors';
 import { isFinished } from '../../jobs/domain/job';
@@ -22,6 +21,7 @@ import { HtmlPage, seeOther } from './responses';
 import { captureResultBody, CaptureResult } from './views/pages/website-form.page';
 import { curlCommand, playgroundPage, PLAYGROUND_SOURCE_FIELDS } from './views/pages/playground.page';
 import {
+  asFormErrors,
   CAPTURE_REQUEST_FIELDS,
   errorsByField,
   FormRejected,
@@ -34,21 +34,10 @@ import {
   validateBody,
 } from './website-form';
 import { WebsiteNames } from './website-names';
+import { loadCaptureResult } from './capture-result';
 
 /** Every control of the playground's form. */
 const PLAYGROUND_FIELDS: readonly FormField[] = [...PLAYGROUND_SOURCE_FIELDS, ...CAPTURE_REQUEST_FIELDS];
-
-/** A capture job of the account with its screenshot, once there is one (404 for another account's job). */
-export async function loadCaptureResult(
-  captureJobs: CaptureJobsService,
-  screenshots: ScreenshotsService,
-  accountId: number,
-  rawJobId: string,
-): Promise<CaptureResult> {
-  const job = await captureJobs.get(accountId, new UuidParam().transform(rawJobId));
-  const shot = job.screenshotId ? await screenshots.get(accountId, job.screenshotId).catch(() => null) : null;
-  return { job, shot };
-}
 
 /**
  * The capture playground: a URL (or one of the account's websites) and any capture option → a real capture
@@ -140,8 +129,8 @@ export class PlaygroundController {
       urlErrors.push(...urlCheck.errors);
     }
     if (textErrors.length || urlErrors.length || !checked.dto) throw new FormRejected([...urlErrors, ...textErrors, ...checked.errors]);
-    const target = websiteId ? await this.websites.get(accountId, websiteId) : await this.asFormErrors(() => this.playgroundWebsite(accountId, url));
-    const job = await this.asFormErrors(() => this.captureJobs.requestCapture(accountId, target.id, toCaptureOptions(checked.dto), null, 'dashboard'));
+    const target = websiteId ? await this.websites.get(accountId, websiteId) : await asFormErrors(() => this.playgroundWebsite(accountId, url));
+    const job = await asFormErrors(() => this.captureJobs.requestCapture(accountId, target.id, toCaptureOptions(checked.dto), null, 'dashboard'));
     return job.id;
   }
 
@@ -175,16 +164,7 @@ export class PlaygroundController {
     for (const k of ['viewport_width', 'viewport_height', 'full_page']) if (request[k] !== undefined) body[k] = request[k];
     const { dto, errors } = await validateBody(this.urlPolicy, CreateWebsiteDto, body);
     if (textErrors.length || !dto) throw new FormRejected([...textErrors, ...errors]);
-    return this.asFormErrors(() => this.websites.create(accountId, { ...toChanges(dto), name: dto.name, url: dto.url }));
-  }
-
-  private async asFormErrors<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (err) {
-      if (err instanceof ValidationFailedError) throw new FormRejected(err.details);
-      throw err;
-    }
+    return asFormErrors(() => this.websites.create(accountId, { ...toChanges(dto), name: dto.name, url: dto.url }));
   }
 }
 

@@ -326,6 +326,16 @@ export class FormRejected extends Error {
   }
 }
 
+/** A service's own refusals (URL policy, options that contradict each other) as the form's field errors. */
+export async function asFormErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof ValidationFailedError) throw new FormRejected(err.details);
+    throw err;
+  }
+}
+
 /** Runs a body through an API DTO's validation pipe (the very one the API uses): the DTO, or the 422's details. */
 export async function validateBody<T>(
   urlPolicy: Pick<UrlPolicy, 'checkSyntax'>,

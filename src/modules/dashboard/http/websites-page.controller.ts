@@ -1,13 +1,11 @@
 import { Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Clock } from '../../../shared/domain/clock';
-import { ValidationFailedError } from '../../../shared/domain/domain-error';
 import { IdParam } from '../../../shared/http/id-param';
-import { UuidParam } from '../../../shared/http/uuid-param';
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { PlanNoApiAccessError } from '../../accounts/domain/errors';
-import { isFinished, JobProps } from '../../jobs/domain/job';
+import { isFinished } from '../../jobs/domain/job';
 import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
 import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
 import { TakeScreenshotDto, toCaptureOptions } from '../../screenshots/http/dto';
@@ -18,9 +16,11 @@ import { toChanges } from '../../websites/http/websites.controller';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
 import { DASHBOARD_PAGE_SIZE, HtmlPage, lastPage, pageParam, seeOther } from './responses';
-import { CaptureResult, deleteConfirmPage, FormState, takeScreenshotPage, websiteFormPage } from './views/pages/website-form.page';
+import { deleteConfirmPage, FormState, takeScreenshotPage, websiteFormPage } from './views/pages/website-form.page';
 import { websitesPage } from './views/pages/websites.page';
+import { loadCaptureResult } from './capture-result';
 import {
+  asFormErrors,
   FormRejected,
   CAPTURE_REQUEST_FIELDS,
   errorsByField,
@@ -87,7 +87,7 @@ export class WebsitesPageController {
     const values = this.typedWebsiteForm(viewer, request);
     try {
       const dto = await this.parse(CreateWebsiteDto, WEBSITE_FIELDS, values, true);
-      await this.asFormErrors(() => this.websites.create(viewer.account.id, { ...toChanges(dto), name: dto.name, url: dto.url }));
+      await asFormErrors(() => this.websites.create(viewer.account.id, { ...toChanges(dto), name: dto.name, url: dto.url }));
       return seeOther(reply, '/dashboard/websites?notice=website-created');
     } catch (err) {
       if (!(err instanceof FormRejected)) throw err;
@@ -117,7 +117,7 @@ export class WebsitesPageController {
     const values = this.typedWebsiteForm(viewer, request);
     try {
       const dto = await this.parse(UpdateWebsiteDto, WEBSITE_FIELDS, values, true);
-      await this.asFormErrors(() => this.websites.update(viewer.account.id, id, toChanges(dto)));
+      await asFormErrors(() => this.websites.update(viewer.account.id, id, toChanges(dto)));
       return seeOther(reply, '/dashboard/websites?notice=website-saved');
     } catch (err) {
       if (!(err instanceof FormRejected)) throw err;
@@ -155,7 +155,9 @@ export class WebsitesPageController {
   @HtmlPage()
   async screenshotForm(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Req() request: DashboardRequest, @Query('job') jobId?: string) {
     const website = await this.websites.get(viewer.account.id, id);
-    const result = jobId ? await this.captureResult(viewer, jobId, website.id) : null;
+    const loaded = jobId ? await loadCaptureResult(this.captureJobs, this.screenshots, viewer.account.id, jobId) : null;
+    // Only this website's captures are shown here.
+    const result = loaded && loaded.job.type === 'screenshot' && loaded.job.websiteId === website.id ? loaded : null;
     const query = new URLSearchParams(request.url.split('?')[1] ?? '');
     const state: FormState = { values: pickValues(CAPTURE_REQUEST_FIELDS, query), errors: new Map() };
     return takeScreenshotPage(viewer, website, CAPTURE_REQUEST_FIELDS, state, this.hasAccess(viewer), result).toString();
@@ -184,7 +186,7 @@ export class WebsitesPageController {
     const values = pickValues(CAPTURE_REQUEST_FIELDS, form);
     try {
       const dto = await this.parse(TakeScreenshotDto, CAPTURE_REQUEST_FIELDS, values, false);
-      const job = await this.asFormErrors(() => this.captureJobs.requestCapture(viewer.account.id, id, toCaptureOptions(dto), null, 'dashboard'));
+      const job = await asFormErrors(() => this.captureJobs.requestCapture(viewer.account.id, id, toCaptureOptions(dto), null, 'dashboard'));
       const query = queryOf(values);
       query.set('job', job.id);
       return seeOther(reply, `/dashboard/websites/${id}/screenshot?${query.toString()}`);
@@ -228,16 +230,6 @@ export class WebsitesPageController {
     return dto;
   }
 
-  /** The service's own refusals (URL policy, options that contradict each other) as field errors. */
-  private async asFormErrors<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (err) {
-      if (err instanceof ValidationFailedError) throw new FormRejected(err.details);
-      throw err;
-    }
-  }
-
   private rejectedState(viewer: DashboardViewer, values: URLSearchParams, err: FormRejected, fields: readonly FormField[], nestOptions: boolean): FormState {
     const secrets = typedSecrets(values);
     return {
@@ -256,18 +248,5 @@ export class WebsitesPageController {
     } catch {
       return null;
     }
-  }
-
-  private async captureResult(viewer: DashboardViewer, jobId: string, websiteId: number): Promise<CaptureResult | null> {
-    let id: string;
-    try {
-      id = new UuidParam().transform(jobId);
-    } catch {
-      return null;
-    }
-    const job: JobProps = await this.captureJobs.get(viewer.account.id, id);
-    if (job.type !== 'screenshot' || job.websiteId !== websiteId) return null;
-    const shot = job.screenshotId ? await this.screenshots.get(viewer.account.id, job.screenshotId).catch(() => null) : null;
-    return { job, shot };
   }
 }
