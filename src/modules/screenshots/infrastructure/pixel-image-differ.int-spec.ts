@@ -1,3 +1,4 @@
+import pixelmatch from 'pixelmatch';
 import sharp from 'sharp';
 import { PixelImageDiffer } from './pixel-image-differ';
 
@@ -65,5 +66,61 @@ describe('PixelImageDiffer (sharp + pixelmatch)', () => {
     expect(at(150, 50).every((c) => c > 240)).toBe(true); // unchanged white, dimmed towards white
     expect(at(150, 230)[0]).toBeGreaterThan(at(150, 230)[1] + 100); // below the older image's bottom: changed tint
     expect(at(220, 120)).toEqual([190, 210, 255]); // masked
+  });
+
+  it('counting on the bands of rows that differ gives pixelmatch’s count over the whole image (anti-aliased text, boxes near each other and at the edges)', async () => {
+    // Text is anti-aliased: its edge pixels are where the band margins matter.
+    const text = (y: number, words: string) =>
+      Buffer.from(
+        `<svg xmlns="http://www.w3.org/2000/svg" width="600" height="40"><text x="4" y="${y}" font-size="22" font-family="sans-serif">${words}</text></svg>`,
+      );
+    const page = async (words: string, boxes: Array<{ x: number; y: number; w: number; h: number; rgb: [number, number, number] }>) =>
+      sharp(await image(640, 400, boxes))
+        .composite([
+          { input: text(28, words), left: 10, top: 0 },
+          { input: text(28, 'always the same line'), left: 10, top: 200 },
+          { input: text(28, words), left: 10, top: 362 },
+        ])
+        .png()
+        .toBuffer();
+    const older = await page('the first words', [{ x: 300, y: 0, w: 40, h: 3, rgb: [0, 0, 255] }]);
+    const newer = await page('other wording here', [
+      { x: 300, y: 0, w: 40, h: 3, rgb: [0, 160, 0] },
+      { x: 50, y: 120, w: 30, h: 1, rgb: [200, 0, 0] },
+      { x: 50, y: 124, w: 30, h: 1, rgb: [200, 0, 0] },
+      { x: 500, y: 398, w: 20, h: 2, rgb: [0, 0, 0] },
+    ]);
+    const decode = async (png: Buffer) => (await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true })).data;
+    const whole = pixelmatch(await decode(newer), await decode(older), null, 640, 400, { threshold: 0.1 });
+    expect(whole).toBeGreaterThan(100);
+    expect((await differ.compare(newer, older, NO_MASKS)).changedInOverlap).toBe(whole);
+  });
+
+  it('a change running down a whole tall page is counted in chunks of rows, yielding between them, and still exactly as pixelmatch counts the whole image', async () => {
+    // 1,200 rows of anti-aliased text that differs on every line: one band of changed rows, cut into chunks.
+    const lines = (words: string) =>
+      Buffer.from(
+        `<svg xmlns="http://www.w3.org/2000/svg" width="640" height="1200">${Array.from(
+          { length: 60 },
+          (_, i) => `<text x="${4 + (i % 7)}" y="${18 + i * 20}" font-size="17" font-family="sans-serif">${words} ${i}</text>`,
+        ).join('')}</svg>`,
+      );
+    const page = async (words: string) =>
+      sharp(await image(640, 1200, []))
+        .composite([{ input: lines(words), left: 0, top: 0 }])
+        .png()
+        .toBuffer();
+    const [older, newer] = [await page('the quick brown fox'), await page('a slow red hen jumps')];
+    const decode = async (png: Buffer) => (await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true })).data;
+    const whole = pixelmatch(await decode(newer), await decode(older), null, 640, 1200, { threshold: 0.1 });
+    expect(whole).toBeGreaterThan(5000);
+    let turns = 0;
+    const ticking = setInterval(() => turns++, 0);
+    try {
+      expect((await differ.compare(newer, older, NO_MASKS)).changedInOverlap).toBe(whole);
+    } finally {
+      clearInterval(ticking);
+    }
+    expect(turns).toBeGreaterThan(0); // the event loop ran during the comparison
   });
 });

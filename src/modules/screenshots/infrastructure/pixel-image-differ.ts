@@ -63,6 +63,57 @@ function overlap(newer: Rgba, older: Rgba, masks: { newer: Box[]; older: Box[] }
   return { width, height, a, b };
 }
 
+/** Rows kept above and below the rows being counted: all the neighbourhood pixelmatch's anti-aliasing test reads. */
+const MARGIN = 2;
+/**
+ * Rows counted per pixelmatch call. pixelmatch is synchronous JavaScript: on a 16,384 px page one call would hold
+ * the event loop (the API, in embedded mode, answers nothing meanwhile) for up to a second. 256 rows of 1280 px
+ * take a few milliseconds, and the comparison yields to the event loop between them.
+ */
+const CHUNK_ROWS = 256;
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * pixelmatch's count over the whole image, computed only where rows differ, a chunk of rows at a time. Equal rows
+ * (memcmp: Buffer.compare, a few ms for a 16,384 px page) hold no changed pixel, so a change in one place of a long
+ * page costs pixelmatch on that place, not on the page. Each chunk is matched with MARGIN rows above and below and
+ * only its own rows are counted (pixelmatch's diff mask): every pixel's anti-aliasing test (its 3×3 neighbours and
+ * theirs, and the image-edge rule, which only the margin rows meet) reads what it reads in the whole image, so the
+ * count is exactly pixelmatch's over the whole image (int-spec).
+ */
+async function changedPixels(a: Buffer, b: Buffer, width: number, height: number): Promise<number> {
+  const stride = width * 4;
+  const equal = (y: number) => a.compare(b, y * stride, (y + 1) * stride, y * stride, (y + 1) * stride) === 0;
+  let changed = 0;
+  let y = 0;
+  while (y < height) {
+    if (equal(y)) {
+      y++;
+      continue;
+    }
+    // A chunk: from this differing row to the last differing row before a run of equal rows, at most CHUNK_ROWS.
+    let end = y + 1;
+    for (let run = 0; end < height && end - y < CHUNK_ROWS + run; end++) {
+      run = equal(end) ? run + 1 : 0;
+      if (run > 2 * MARGIN) break;
+    }
+    while (end > y + 1 && equal(end - 1)) end--;
+    const top = Math.max(0, y - MARGIN);
+    const bottom = Math.min(height, end + MARGIN);
+    const mask = Buffer.alloc((bottom - top) * stride);
+    pixelmatch(a.subarray(top * stride, bottom * stride), b.subarray(top * stride, bottom * stride), mask, width, bottom - top, {
+      threshold: THRESHOLD,
+      diffMask: true,
+    });
+    // Changed pixels are drawn opaque on the transparent mask; anti-aliased ones are not drawn at all.
+    for (let i = (y - top) * stride + 3; i < (end - top) * stride; i += 4) if (mask[i] !== 0) changed++;
+    y = end;
+    await yieldToEventLoop();
+  }
+  return changed;
+}
+
 /**
  * Image comparison with pixelmatch on pixels decoded by sharp (any of our image formats), the only code that
  * imports pixelmatch. Costs measured in README "Change history".
@@ -78,21 +129,25 @@ export class PixelImageDiffer extends ImageDiffer {
     }
     const [newer, older] = await Promise.all([decode(newerFile), decode(olderFile)]);
     const { width, height, a, b } = overlap(newer, older, masks);
-    const changedInOverlap = width > 0 && height > 0 ? pixelmatch(a, b, null, width, height, { threshold: THRESHOLD }) : 0;
+    const changedInOverlap = width > 0 && height > 0 ? await changedPixels(a, b, width, height) : 0;
     return { changedInOverlap, newer: { width: newer.width, height: newer.height }, older: { width: older.width, height: older.height } };
   }
 
   async diffImage(newerFile: Buffer, olderFile: Buffer, masks: { newer: Box[]; older: Box[] }): Promise<Buffer> {
     const [newer, older] = await Promise.all([decode(newerFile), decode(olderFile)]);
     const { width, height, a, b } = overlap(newer, older, masks);
-    const out = Buffer.alloc(newer.width * newer.height * 4);
-    // Beyond the overlap (the newer page grew) everything counts as changed: the newer pixels, tinted.
-    for (let i = 0; i < out.length; i += 4) {
-      const grey = 0.299 * newer.data[i] + 0.587 * newer.data[i + 1] + 0.114 * newer.data[i + 2];
-      out[i] = Math.round(CHANGED[0] * 0.6 + grey * 0.4);
-      out[i + 1] = Math.round(CHANGED[1] * 0.6 + grey * 0.4);
-      out[i + 2] = Math.round(CHANGED[2] * 0.6 + grey * 0.4);
-      out[i + 3] = 255;
+    const out = Buffer.allocUnsafe(newer.width * newer.height * 4);
+    // Beyond the overlap (the newer page grew) everything counts as changed: the newer pixels, tinted. The overlap
+    // is written by pixelmatch below, so every byte of `out` is written once.
+    for (let y = 0; y < newer.height; y++) {
+      for (let x = y < height ? width : 0; x < newer.width; x++) {
+        const i = (y * newer.width + x) * 4;
+        const grey = 0.299 * newer.data[i] + 0.587 * newer.data[i + 1] + 0.114 * newer.data[i + 2];
+        out[i] = Math.round(CHANGED[0] * 0.6 + grey * 0.4);
+        out[i + 1] = Math.round(CHANGED[1] * 0.6 + grey * 0.4);
+        out[i + 2] = Math.round(CHANGED[2] * 0.6 + grey * 0.4);
+        out[i + 3] = 255;
+      }
     }
     if (width > 0 && height > 0) {
       const inside = Buffer.alloc(width * height * 4);
