@@ -1,12 +1,11 @@
-import type { ArgumentMetadata } from '@nestjs/common';
 import { REDACTED, redactSecrets } from '../../../shared/domain/capture-secrets';
 import { DEVICES } from '../../../shared/domain/devices';
 import { FieldError, ValidationFailedError } from '../../../shared/domain/domain-error';
 import { LOSSY_FORMATS, OUTPUT_FORMATS, OutputFormat, PDF_PAPERS, TRANSPARENT_FORMATS } from '../../../shared/domain/output-format';
 import { BLOCKABLE_RESOURCES } from '../../../shared/domain/page-options';
 import { WAIT_UNTIL_VALUES } from '../../../shared/domain/wait-until';
-import { createValidationPipe } from '../../../shared/http/validation';
 import type { UrlPolicy } from '../../../shared/url-policy';
+import { apiFieldErrors } from './api-form-validation';
 import { WEBSITE_RULES, WEBSITE_STATUSES, WebsiteProps } from '../../websites/domain/website';
 
 /**
@@ -336,19 +335,17 @@ export async function asFormErrors<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Runs a body through an API DTO's validation pipe (the very one the API uses): the DTO, or the 422's details. */
+/**
+ * Runs a body through the API DTO's validation pipe (apiFieldErrors: the very pipe the API uses). A body that
+ * passes is what the API's handler would get (the DTOs hold plain fields), typed as the DTO.
+ */
 export async function validateBody<T>(
-  urlPolicy: Pick<UrlPolicy, 'checkSyntax'>,
+  urlPolicy: UrlPolicy,
   metatype: new () => T,
   body: Record<string, unknown>,
 ): Promise<{ dto: T; errors: [] } | { dto: null; errors: FieldError[] }> {
-  const metadata: ArgumentMetadata = { type: 'body', metatype, data: undefined };
-  try {
-    return { dto: (await createValidationPipe({ urlPolicy }).transform(body, metadata)) as T, errors: [] };
-  } catch (err) {
-    if (err instanceof ValidationFailedError) return { dto: null, errors: err.details };
-    throw err;
-  }
+  const errors = await apiFieldErrors(urlPolicy, metatype, body);
+  return errors.length ? { dto: null, errors } : { dto: body as T, errors: [] };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
