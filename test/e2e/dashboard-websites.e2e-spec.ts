@@ -112,7 +112,12 @@ describe('Dashboard: websites and the capture playground', () => {
     (await websites.list(account.id, { page: 1, perPage: 100 })).items.find((w) => w.name === name);
 
   beforeAll(async () => {
-    site = await new PageServer({ '/': landing('Acme Rockets', '#2454d6'), '/blog': landing('Acme Blog', '#0f766e') }).start();
+    site = await new PageServer({
+      '/': landing('Acme Rockets', '#2454d6'),
+      '/blog': landing('Acme Blog', '#0f766e'),
+      // Answers after 2 s: a capture of it is still running when the next request comes.
+      '/slow': (_req, res) => void setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(landing('Slow', '#b54708')), 2000),
+    }).start();
     t = await startTestApp({ env: { SIGN_IN_LIMIT_PER_MINUTE: '100000', DASHBOARD_LIMIT_PER_MINUTE: '100000' } });
     t.clock.set(new Date(START));
     websites = t.app.get(WebsitesService);
@@ -473,6 +478,18 @@ describe('Dashboard: websites and the capture playground', () => {
         .set(alice.auth)
         .send({ full_page: false, delay_ms: 20, format: 'webp', device: 'iPhone 15 Pro' });
       expect(viaApi.status).toBe(200);
+      expect((await waitForJob(t.url, alice.auth, viaApi.body.job_id)).status).toBe('succeeded');
+
+      // The playground website's URL is not changed under a running try (its job reads the URL when it runs).
+      const slow = await a.submit('/dashboard/playground', { action: 'try', url: `${site.url}/slow` });
+      expectRedirect(slow, /job=/);
+      const meanwhile = await a.submit('/dashboard/playground', { action: 'try', url: `${site.url}/` });
+      expect(meanwhile.status).toBe(422);
+      expect(fieldError(meanwhile.text, 'url')).toBe('The previous try is still running; try another URL once it has finished.');
+      const slowJob = await waitForJob(t.url, alice.auth, /job=([0-9a-f-]{36})/.exec(slow.headers.location)![1]);
+      expect(slowJob.status).toBe('succeeded');
+      expectRedirect(await a.submit('/dashboard/playground', { action: 'try', url: `${site.url}/` }), /job=/);
+      expect((await websites.get(alice.id, playground.id)).url).toBe(`${site.url}/`);
 
       // A try of one of the account's websites, then "save as website" keeps the options a website holds.
       const withSite = await a.get(`/dashboard/playground?website_id=${aliceSite}&format=jpeg`);

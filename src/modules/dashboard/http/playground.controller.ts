@@ -145,8 +145,14 @@ export class PlaygroundController {
     const website = await this.websites.get(accountId, existing.id);
     const verdict = await this.urlPolicy.check(url);
     if (website.url === url || (verdict.allowed && website.url === verdict.url.toString())) return website;
-    const last = (await this.captureJobs.list(accountId, { page: 1, perPage: 1 }, { websiteId: website.id, type: 'screenshot' })).items[0];
-    if (last && !isFinished(last.status)) {
+    // Any unfinished capture of it (not just the newest: several can share a creation time).
+    const first = { page: 1, perPage: 1 };
+    const unfinished = await Promise.all(
+      (['queued', 'running'] as const).map(
+        async (status) => (await this.captureJobs.list(accountId, first, { websiteId: website.id, type: 'screenshot', status })).total,
+      ),
+    );
+    if (unfinished.some((n) => n > 0)) {
       throw new FormRejected([{ field: 'url', message: 'The previous try is still running; try another URL once it has finished.' }]);
     }
     return this.websites.update(accountId, website.id, { url });

@@ -47,6 +47,11 @@ function choiceLabel(field: FormField, choice: string): string {
   return device ? `${choice} — ${device.width}×${device.height}` : choice;
 }
 
+/** A group of controls (fieldset) names its error; aria-invalid belongs to single controls. */
+function describedBy(state: FormState, field: FormField): Html {
+  return state.errors.get(field.name)?.length ? html` aria-describedby="e-${field.name}"` : html``;
+}
+
 function defaultLabel(field: FormField): string {
   return field.placeholder ? `default (${field.placeholder})` : 'default';
 }
@@ -82,19 +87,19 @@ function control(field: FormField, state: FormState): Html {
       return html`${label}<textarea id="${id}" name="${field.name}" rows="3"${field.kind === 'textarea' ? '' : html` class="mono"`}${placeholder}${invalid(state, field)}>${value}</textarea>`;
     case 'choices': {
       const chosen = new Set(v.getAll(field.name));
-      return html`<fieldset class="choices"${invalid(state, field)}><legend>${field.label}</legend>
+      return html`<fieldset class="choices"${describedBy(state, field)}><legend>${field.label}</legend>
   ${(field.choices ?? []).map(
     (c) => html`<label class="check"><input type="checkbox" name="${field.name}" value="${c}"${chosen.has(c) ? html` checked` : ''}> ${c}</label>`,
   )}</fieldset>`;
     }
     case 'clip':
-      return html`<fieldset class="clip"${invalid(state, field)}><legend>${field.label} <span class="muted">(optional)</span></legend>
+      return html`<fieldset class="clip"${describedBy(state, field)}><legend>${field.label} <span class="muted">(optional)</span></legend>
   ${controlNames(field).map((name) => {
     const part = name.split('.')[1];
     return html`<label for="${controlId(name)}">${part}<input type="text" class="short" inputmode="numeric" id="${controlId(name)}" name="${name}" value="${v.get(name) ?? ''}"></label>`;
   })}</fieldset>`;
     case 'http_auth':
-      return html`<fieldset class="clip"${invalid(state, field)}><legend>${field.label} <span class="muted">(optional)</span></legend>
+      return html`<fieldset class="clip"${describedBy(state, field)}><legend>${field.label} <span class="muted">(optional)</span></legend>
   <label for="${controlId('http_auth.username')}">username<input type="text" autocomplete="off" id="${controlId('http_auth.username')}" name="http_auth.username" value="${v.get('http_auth.username') ?? ''}"></label>
   <label for="${controlId('http_auth.password')}">password<input type="password" autocomplete="new-password" id="${controlId('http_auth.password')}" name="http_auth.password" value="${v.get('http_auth.password') ?? ''}"></label>
 </fieldset>`;
