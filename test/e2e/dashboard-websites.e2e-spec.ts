@@ -232,6 +232,7 @@ describe('Dashboard: websites and the capture playground', () => {
       const list = await a.get('/dashboard/websites?notice=website-created');
       expect(list.text).toContain('<div class="notice ok" role="status">Website created.</div>');
       expect(list.text).toContain(`<a href="/dashboard/websites/${saved.id}/edit">Edit</a>`);
+      expect(list.text).toContain('<span class="muted">1024×700, full page · jpeg · a rectangle · blocking · headers/cookies/credentials</span>');
     });
 
     it('edit shows every saved value and the secrets only as ********; posted back unchanged they are kept, as PUT /websites/{id} keeps them', async () => {

@@ -37,6 +37,20 @@ function thumbHeight(shot: ScreenshotProps): Html | string {
   return html` height="${Math.round((thumb.height * THUMB_WIDTH) / thumb.width)}"`;
 }
 
+/** The saved options that change what a capture looks like, in a few words (` · jpeg · iPhone 15 Pro`). */
+function optionSummary(w: WebsiteProps): string {
+  const o = w.captureOptions;
+  const parts = [
+    o.format,
+    o.device,
+    o.selector !== undefined ? 'one element' : undefined,
+    o.clip ? 'a rectangle' : undefined,
+    o.blockAds || o.blockTrackers || o.blockCookieBanners || o.blockResources?.length ? 'blocking' : undefined,
+    o.secrets ? 'headers/cookies/credentials' : undefined,
+  ].filter((p): p is string => !!p);
+  return parts.map((p) => ` · ${p}`).join('');
+}
+
 export function websitesPage(viewer: DashboardViewer, view: WebsitesView): Html {
   const busy = view.rows.some((r) => r.activeJob);
   const rows = view.rows.map(({ website: w, latest, activeJob, lastJob }) => {
@@ -48,7 +62,7 @@ export function websitesPage(viewer: DashboardViewer, view: WebsitesView): Html 
       : html`<span class="muted">no screenshot yet</span>`
   }</td>
   <td><strong>${w.name}</strong>${w.name === PLAYGROUND_WEBSITE_NAME ? html` <a class="badge" href="/dashboard/playground">playground</a>` : ''}<br><a class="mono" href="${w.url}" rel="noopener noreferrer nofollow">${w.url}</a><br>
-    <span class="muted">${w.viewportWidth}×${w.viewportHeight}${w.fullPage ? ', full page' : ''}</span></td>
+    <span class="muted">${w.viewportWidth}×${w.viewportHeight}${w.fullPage ? ', full page' : ''}${optionSummary(w)}</span></td>
   <td>${badge(w.status)}</td>
   <td>${utcTime(w.lastScreenshotAt, 'never')}</td>
   <td class="job-status">${job ? html`${badge(job.status)}${job.status === 'failed' && job.error ? html`<br><span class="muted">${job.error}</span>` : ''}` : html`<span class="muted">—</span>`}</td>
