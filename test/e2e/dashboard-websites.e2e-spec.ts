@@ -203,6 +203,10 @@ describe('Dashboard: websites and the capture playground', () => {
         expect(form.text).toContain(`name="${name}"`);
       }
       expect(form.text).toContain('<option value="iPhone 15 Pro">iPhone 15 Pro — 393×659</option>');
+      expect(form.text).toContain(
+        '<input type="text" id="f-timezone" name="timezone" value="" placeholder="Europe/Berlin" list="dl-timezone" autocomplete="off">',
+      );
+      expect(form.text).toContain('<option value="Asia/Tokyo">');
 
       const res = await a.submit('/dashboard/websites', FULL_FORM());
       expectRedirect(res, '/dashboard/websites?notice=website-created');

@@ -65,6 +65,8 @@ export interface FormField {
    * clear (a list: `[]`), since a field left out of a PUT keeps its saved value.
    */
   emptyValue?: unknown;
+  /** Values offered while typing (a <datalist>); any other value is still judged by the API's rule. */
+  suggestions?: readonly string[];
 }
 
 const DEVICE_NAMES = Object.keys(DEVICES);
@@ -102,7 +104,15 @@ export const CAPTURE_OPTION_FIELDS: readonly FormField[] = [
   { name: 'clip', label: 'Capture only this rectangle (CSS px)', kind: 'clip', section: 'page', option: true, formats: IMAGES },
   { name: 'user_agent', label: 'User agent', kind: 'text', section: 'page', option: true },
   { name: 'locale', label: 'Locale', kind: 'text', section: 'page', option: true, placeholder: 'en-US' },
-  { name: 'timezone', label: 'Time zone', kind: 'text', section: 'page', option: true, placeholder: 'Europe/Berlin' },
+  {
+    name: 'timezone',
+    label: 'Time zone',
+    kind: 'text',
+    section: 'page',
+    option: true,
+    placeholder: 'Europe/Berlin',
+    suggestions: Intl.supportedValuesOf('timeZone'),
+  },
   { name: 'css', label: 'Extra CSS', kind: 'textarea', section: 'page', option: true, placeholder: '.chat-widget { display: none }' },
   { name: 'block_cookie_banners', label: 'Reject cookie banners', kind: 'flag', section: 'blocking', option: true },
   { name: 'block_ads', label: 'Block ads', kind: 'flag', section: 'blocking', option: true },

@@ -63,8 +63,13 @@ function control(field: FormField, state: FormState): Html {
   const placeholder = field.placeholder ? html` placeholder="${field.placeholder}"` : html``;
   const label = html`<label for="${id}">${field.label}${field.required ? '' : html` <span class="muted">(optional)</span>`}</label>`;
   switch (field.kind) {
-    case 'text':
-      return html`${label}<input type="text" id="${id}" name="${field.name}" value="${value}"${placeholder}${field.required ? html` required` : ''}${invalid(state, field)}>`;
+    case 'text': {
+      const list = field.suggestions ? html` list="dl-${field.name}" autocomplete="off"` : html``;
+      const options = field.suggestions
+        ? html`<datalist id="dl-${field.name}">${field.suggestions.map((o) => html`<option value="${o}">`)}</datalist>`
+        : html``;
+      return html`${label}<input type="text" id="${id}" name="${field.name}" value="${value}"${placeholder}${field.required ? html` required` : ''}${list}${invalid(state, field)}>${options}`;
+    }
     case 'int':
     case 'decimal':
       return html`${label}<input type="text" class="short" inputmode="${field.kind === 'int' ? 'numeric' : 'decimal'}" id="${id}" name="${field.name}" value="${value}"${placeholder}${invalid(state, field)}>`;
