@@ -734,6 +734,11 @@ describe('Dashboard: websites and the capture playground', () => {
 
         await go('/dashboard/playground');
         await notWider('playground');
+        // Try without a URL: the form comes back in place with the message beside the field, the summary focused.
+        await page.click('#try-capture');
+        await page.waitForSelector('#e-url');
+        expect(await page.$eval('#e-url', (el) => el.textContent)).toBe('url should not be empty');
+        expect(await page.evaluate(() => document.activeElement?.id)).toBe('form-errors');
         await page.type('#f-url', `${site.url}/blog`);
         await openSection('Output format');
         await page.select('#f-format', 'webp');

@@ -226,8 +226,10 @@ document.addEventListener('submit', function (event) {
               formatAware(next);
               followJob(next);
               inPlace(next);
+              var errors = document.getElementById('form-errors');
               var result = document.getElementById('capture-result');
-              if (result && result.scrollIntoView && res.redirected) result.scrollIntoView({ block: 'nearest' });
+              if (errors) { errors.setAttribute('tabindex', '-1'); errors.focus(); }
+              else if (result && result.scrollIntoView && res.redirected) result.scrollIntoView({ block: 'nearest' });
             });
           })
           .catch(function (err) { if (window.console) console.error('posting in place', err); form.submit(); });
