@@ -1,8 +1,8 @@
 import request from 'supertest';
-import { ScreenshotRepository } from '../../src/modules/screenshots/application/ports';
 import { ScheduleTicker } from '../../src/modules/schedules/application/schedule-ticker';
 import { binary } from '../support/assertions';
 import { decodeImage, Rgb } from '../support/images';
+import { waitForComparison } from '../support/changes';
 import { waitForJob } from '../support/jobs';
 import { PageServer } from '../support/page-server';
 import { startTestApp, TestAccount, TestApp } from '../support/test-app';
@@ -89,16 +89,7 @@ describe('Change history (API.md: Change history)', () => {
     return job.screenshot_id as number;
   }
 
-  /** The comparison, once it is no longer pending (the screenshots table, bounded wait). */
-  async function compared(id: number): Promise<void> {
-    const repository = t.app.get(ScreenshotRepository);
-    for (const until = Date.now() + 20_000; Date.now() < until;) {
-      const shot = await repository.findById(id);
-      if (shot && shot.change?.status !== 'pending') return;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error(`the comparison of screenshot ${id} did not finish within 20 s`);
-  }
+  const compared = (id: number) => waitForComparison(t.app, id);
 
   async function shot(account: TestAccount, id: number): Promise<ShotBody> {
     const res = await request(t.url).get(`/screenshots/${id}`).set(account.auth);

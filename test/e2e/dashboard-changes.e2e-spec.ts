@@ -11,6 +11,7 @@ import { ScreenshotRepository } from '../../src/modules/screenshots/application/
 import { ScreenshotRow } from '../../src/modules/screenshots/infrastructure/screenshot.row';
 import { DashboardClient } from '../support/dashboard-session';
 import { decodeImage } from '../support/images';
+import { waitForComparison } from '../support/changes';
 import { waitForJob } from '../support/jobs';
 import { PageServer } from '../support/page-server';
 import { startTestApp, TestAccount, TestApp } from '../support/test-app';
@@ -103,16 +104,7 @@ describe('Dashboard change history (issue 20)', () => {
     return id;
   }
 
-  /** Waits until the capture's comparison is no longer pending (the screenshots table, bounded). */
-  async function compared(id: number): Promise<void> {
-    const repository = t.app.get(ScreenshotRepository);
-    for (const until = Date.now() + 20_000; Date.now() < until;) {
-      const shot = await repository.findById(id);
-      if (shot && shot.change?.status !== 'pending') return;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error(`the comparison of screenshot ${id} did not finish within 20 s`);
-  }
+  const compared = (id: number) => waitForComparison(t.app, id);
 
   const ratioOf = async (id: number) => (await t.app.get(ScreenshotRepository).findById(id))!.change!.changedRatio!;
 

@@ -38,6 +38,19 @@ export function replyWithStoredImage<T>(
   return send();
 }
 
+/** A small stored image held whole (a thumbnail, a diff), with its strong validator. */
+export interface StoredImageBytes {
+  data: Buffer;
+  contentType: string;
+  etag: string;
+  size: number;
+}
+
+/** replyWithStoredImage for an image held whole: the API's and the dashboard's thumbnail and diff routes. */
+export function replyWithImageBytes(reply: FastifyReply, ifNoneMatch: string | undefined, image: StoredImageBytes): StreamableFile | undefined {
+  return replyWithStoredImage(reply, ifNoneMatch, image.etag, () => new StreamableFile(image.data, { type: image.contentType, length: image.size }));
+}
+
 /** A stored file as a download answers it. */
 export interface StoredFileDownload {
   fileName: string;

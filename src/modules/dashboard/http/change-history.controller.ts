@@ -1,7 +1,7 @@
-import { Get, Headers, Param, Query, Res, StreamableFile } from '@nestjs/common';
+import { Get, Headers, Param, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { NotFoundError } from '../../../shared/domain/domain-error';
-import { replyWithStoredImage } from '../../../shared/http/conditional';
+import { replyWithImageBytes } from '../../../shared/http/conditional';
 import { IdParam } from '../../../shared/http/id-param';
 import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
 import type { ScreenshotProps } from '../../screenshots/domain/screenshot';
@@ -67,7 +67,7 @@ export class ChangeHistoryController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const diff = await this.screenshots.diff(viewer.account.id, id);
-    return replyWithStoredImage(reply, ifNoneMatch, diff.etag, () => new StreamableFile(diff.data, { type: diff.contentType, length: diff.size }));
+    return replyWithImageBytes(reply, ifNoneMatch, diff);
   }
 
   private async hasStoredDiff(accountId: number, id: number): Promise<boolean> {

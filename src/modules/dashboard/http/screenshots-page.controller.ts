@@ -1,6 +1,6 @@
 import { Get, Headers, HttpCode, Param, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { replyWithStoredFile, replyWithStoredImage } from '../../../shared/http/conditional';
+import { replyWithImageBytes, replyWithStoredFile } from '../../../shared/http/conditional';
 import { IdParam } from '../../../shared/http/id-param';
 import { parseId } from '../../../shared/http/validation';
 import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
@@ -159,12 +159,7 @@ export class ScreenshotsPageController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const thumbnail = await this.screenshots.thumbnail(viewer.account.id, id);
-    return replyWithStoredImage(
-      reply,
-      ifNoneMatch,
-      thumbnail.etag,
-      () => new StreamableFile(thumbnail.data, { type: thumbnail.contentType, length: thumbnail.size }),
-    );
+    return replyWithImageBytes(reply, ifNoneMatch, thumbnail);
   }
 
   @Post(':id/delete')

@@ -1,7 +1,7 @@
-import { Controller, Get, Headers, Param, Res, StreamableFile } from '@nestjs/common';
+import { Controller, Get, Headers, Param, Res } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { replyWithStoredImage } from '../../../shared/http/conditional';
+import { replyWithImageBytes } from '../../../shared/http/conditional';
 import { CurrentAccount } from '../../../shared/http/decorators';
 import { IdParam } from '../../../shared/http/id-param';
 import { ApiBearerController, ApiErrorResponses, ApiFileResponse, ApiIdParam } from '../../../shared/http/openapi';
@@ -29,12 +29,7 @@ export class ThumbnailsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const thumbnail = await this.screenshots.thumbnail(account.id, id);
-    return replyWithStoredImage(
-      reply,
-      ifNoneMatch,
-      thumbnail.etag,
-      () => new StreamableFile(thumbnail.data, { type: thumbnail.contentType, length: thumbnail.size }),
-    );
+    return replyWithImageBytes(reply, ifNoneMatch, thumbnail);
   }
 
   @ApiOperation({
@@ -55,6 +50,6 @@ export class ThumbnailsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const diff = await this.screenshots.diff(account.id, id);
-    return replyWithStoredImage(reply, ifNoneMatch, diff.etag, () => new StreamableFile(diff.data, { type: diff.contentType, length: diff.size }));
+    return replyWithImageBytes(reply, ifNoneMatch, diff);
   }
 }
