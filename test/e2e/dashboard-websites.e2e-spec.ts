@@ -275,6 +275,31 @@ describe('Dashboard: websites and the capture playground', () => {
       expect((await websites.get(alice.id, saved.id)).captureOptions).toEqual({});
     });
 
+    it('change history settings: the edit form saves change_threshold and change_ignore_selectors, shows them again, refuses a bad one beside its field, and clears the list', async () => {
+      const saved = (await websiteNamed(alice, 'Acme full'))!;
+      const action = `/dashboard/websites/${saved.id}/edit`;
+      const values = formValues((await a.get(action)).text, action);
+      expect({ threshold: values.change_threshold, selectors: values.change_ignore_selectors }).toEqual({ threshold: '0.001', selectors: '' });
+
+      expectRedirect(
+        await a.submit(action, { ...values, change_threshold: '0.05', change_ignore_selectors: '#clock\n.ad-slot\n' }),
+        '/dashboard/websites?notice=website-saved',
+      );
+      expect(await websites.get(alice.id, saved.id)).toMatchObject({ changeThreshold: 0.05, changeIgnoreSelectors: ['#clock', '.ad-slot'] });
+      const again = formValues((await a.get(action)).text, action);
+      expect({ threshold: again.change_threshold, selectors: again.change_ignore_selectors }).toEqual({ threshold: '0.05', selectors: '#clock\n.ad-slot' });
+
+      const bad = await a.submit(action, { ...again, change_threshold: '2', change_ignore_selectors: 'div[' });
+      expect(bad.status).toBe(422);
+      expect(fieldError(bad.text, 'change_threshold')).toBe('change_threshold must be a number from 0 to 1');
+      expect(fieldError(bad.text, 'change_ignore_selectors')).toMatch(/CSS selector/);
+      expect(await websites.get(alice.id, saved.id)).toMatchObject({ changeThreshold: 0.05, changeIgnoreSelectors: ['#clock', '.ad-slot'] });
+
+      expectRedirect(await a.submit(action, { ...again, change_ignore_selectors: '' }), '/dashboard/websites?notice=website-saved');
+      expect((await websites.get(alice.id, saved.id)).changeIgnoreSelectors).toEqual([]);
+      expect((await a.get('/dashboard/websites')).text).toContain(`<a href="/dashboard/websites/${saved.id}/history">History</a>`);
+    });
+
     it("validation errors are the API's own messages, next to their fields; the form keeps what was typed, but never a secret", async () => {
       const typed: FormFields = {
         name: '',

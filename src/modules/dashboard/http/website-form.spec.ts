@@ -58,11 +58,12 @@ describe('website form ↔ API body', () => {
         cookies: [{ name: 'sid', value: 'abc=def', domain: 'acme.test', path: '/', secure: true, http_only: true, same_site: 'Lax' }],
         http_auth: { username: 'u', password: '' },
       },
+      change_ignore_selectors: [], // an empty list is sent, so an edit can clear it
     });
   });
 
   it('required fields are sent empty (the API says they should not be), optional ones left out', () => {
-    expect(formToBody(WEBSITE_FIELDS, form([]), true).body).toEqual({ name: '', url: '', full_page: false, capture_options: {} });
+    expect(formToBody(WEBSITE_FIELDS, form([]), true).body).toEqual({ name: '', url: '', full_page: false, capture_options: {}, change_ignore_selectors: [] });
     expect(formToBody(CAPTURE_REQUEST_FIELDS, form([['full_page', '']]), false).body).toEqual({});
   });
 
@@ -148,6 +149,8 @@ describe('website form ↔ API body', () => {
         cookies: [{ name: 'sid', value: '********', path: '/', http_only: true }],
         http_auth: { username: '********', password: '********' },
       },
+      change_threshold: 0.001,
+      change_ignore_selectors: [],
     });
   });
 

@@ -42,7 +42,7 @@ export type FieldKind =
   | 'cookies'
   | 'http_auth';
 
-export type FieldSection = 'website' | 'capture' | 'output' | 'page' | 'blocking' | 'secrets';
+export type FieldSection = 'website' | 'capture' | 'output' | 'page' | 'blocking' | 'secrets' | 'changes';
 
 export interface FormField {
   /** The control's name and the API body's key. */
@@ -153,6 +153,23 @@ export const WEBSITE_FIELDS: readonly FormField[] = [
   { name: 'full_page', label: 'Full page', kind: 'checkbox', section: 'website' },
   { name: 'status', label: 'Status', kind: 'select', section: 'website', choices: WEBSITE_STATUSES },
   ...CAPTURE_OPTION_FIELDS,
+  {
+    name: 'change_threshold',
+    label: 'Changed above (share of pixels, 0–1)',
+    kind: 'decimal',
+    section: 'changes',
+    placeholder: String(R.changeThreshold.default),
+    hint: 'A capture counts as changed when more than this share of its pixels differ from the previous one (0.001 = 0.1 %).',
+  },
+  {
+    name: 'change_ignore_selectors',
+    label: 'Ignore these elements (one CSS selector a line)',
+    kind: 'lines',
+    section: 'changes',
+    placeholder: '#clock',
+    emptyValue: [],
+    hint: 'Dates, ads, counters: their boxes are left out of the comparison, from the next capture on.',
+  },
 ];
 
 /** What one capture may set beyond the website's saved options (Take Screenshot body). */

@@ -26,6 +26,7 @@ const SECTION_TITLES: Record<FieldSection, string> = {
   page: 'Page and device',
   blocking: 'Blocking',
   secrets: 'Headers, cookies and credentials (never shown again once saved)',
+  changes: 'Change history',
 };
 
 const controlId = (name: string) => `f-${name.replace(/[^a-z0-9_-]/gi, '-')}`;

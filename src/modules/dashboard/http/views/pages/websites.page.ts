@@ -71,6 +71,7 @@ export function websitesPage(viewer: DashboardViewer, view: WebsitesView): Html 
     <a href="/dashboard/screenshots?website_id=${w.id}">All screenshots</a>
     <span class="more-actions"><a href="/dashboard/websites/${w.id}/screenshot">With options…</a>
     <a href="/dashboard/websites/${w.id}/edit">Edit</a>
+    <a href="/dashboard/websites/${w.id}/history">History</a>
     <form class="inline" method="post" action="/dashboard/websites/${w.id}/${w.status === 'paused' ? 'resume' : 'pause'}">${csrfField(viewer)}<button type="submit" class="link"${
       view.hasAccess ? '' : html` disabled aria-disabled="true"`
     }>${w.status === 'paused' ? 'Resume' : 'Pause'}</button></form>
