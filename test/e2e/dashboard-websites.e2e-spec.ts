@@ -689,7 +689,7 @@ describe('Dashboard: websites and the capture playground', () => {
       [1280, 800],
       [390, 844],
     ]) {
-      it(`at ${width}×${height}: create a website with options, take a screenshot and see it finish; try a URL in the playground`, async () => {
+      it(`at ${width}×${height}: create a website with options, take a screenshot, see it finish and open it in the lightbox; try a URL in the playground`, async () => {
         page = await (await browser.createBrowserContext()).newPage();
         await page.setViewport({ width, height });
         await go('/dashboard/login');
@@ -752,6 +752,24 @@ describe('Dashboard: websites and the capture playground', () => {
         expect(shown).toBe(1000);
         await notWider('take screenshot with result');
         await save('website-screenshot', width);
+
+        // The new screenshot in the website's gallery, opened in the lightbox (no navigation, its full image shown).
+        await go(`/dashboard/screenshots?website_id=${created.id}`);
+        const tiles = await page.$$eval('.gallery li', (items) => items.map((li) => Number(li.getAttribute('data-screenshot-id'))));
+        expect(tiles).toHaveLength(1);
+        await page.click(`.gallery li[data-screenshot-id="${tiles[0]}"] a[data-lightbox]`);
+        await page.waitForFunction(() => (document.querySelector<HTMLImageElement>('dialog.lightbox img.lb-image')?.naturalWidth ?? 0) > 0, {
+          timeout: 10_000,
+        });
+        expect(
+          await page.evaluate(() => {
+            const dialog = document.querySelector<HTMLDialogElement>('dialog.lightbox');
+            return { open: Boolean(dialog?.open), src: dialog?.querySelector('img.lb-image')?.getAttribute('src'), path: location.pathname };
+          }),
+        ).toEqual({ open: true, src: `/dashboard/screenshots/${tiles[0]}/image`, path: '/dashboard/screenshots' });
+        await notWider('gallery with the lightbox open');
+        await page.keyboard.press('Escape');
+        await page.waitForFunction(() => !document.querySelector<HTMLDialogElement>('dialog.lightbox')?.open);
 
         await go(`/dashboard/websites/${created.id}/delete`);
         await notWider('delete confirm');
