@@ -137,8 +137,24 @@ export class PixelImageDiffer extends ImageDiffer {
     const [newer, older] = await Promise.all([decode(newerFile), decode(olderFile)]);
     const { width, height, a, b } = overlap(newer, older, masks);
     const out = Buffer.allocUnsafe(newer.width * newer.height * 4);
-    // Beyond the overlap (the newer page grew) everything counts as changed: the newer pixels, tinted. The overlap
-    // is written by pixelmatch below, so every byte of `out` is written once.
+    const stride = width * 4;
+    // The overlap by pixelmatch, CHUNK_ROWS rows at a time with MARGIN rows of context (each pixel drawn as in one
+    // whole-image call), yielding between chunks so the event loop stays responsive (as changedPixels).
+    for (let y = 0; y < height; y += CHUNK_ROWS) {
+      const end = Math.min(height, y + CHUNK_ROWS);
+      const top = Math.max(0, y - MARGIN);
+      const bottom = Math.min(height, end + MARGIN);
+      const chunk = Buffer.alloc((bottom - top) * stride);
+      pixelmatch(a.subarray(top * stride, bottom * stride), b.subarray(top * stride, bottom * stride), chunk, width, bottom - top, {
+        threshold: THRESHOLD,
+        alpha: DIM,
+        diffColor: CHANGED,
+        aaColor: ANTI_ALIASED,
+      });
+      for (let row = y; row < end; row++) chunk.copy(out, row * newer.width * 4, (row - top) * stride, (row - top + 1) * stride);
+      await yieldToEventLoop();
+    }
+    // Beyond the overlap (the newer page grew, or is wider) everything counts as changed: the newer pixels, tinted.
     for (let y = 0; y < newer.height; y++) {
       for (let x = y < height ? width : 0; x < newer.width; x++) {
         const i = (y * newer.width + x) * 4;
@@ -148,11 +164,7 @@ export class PixelImageDiffer extends ImageDiffer {
         out[i + 2] = Math.round(CHANGED[2] * 0.6 + grey * 0.4);
         out[i + 3] = 255;
       }
-    }
-    if (width > 0 && height > 0) {
-      const inside = Buffer.alloc(width * height * 4);
-      pixelmatch(a, b, inside, width, height, { threshold: THRESHOLD, alpha: DIM, diffColor: CHANGED, aaColor: ANTI_ALIASED });
-      for (let y = 0; y < height; y++) inside.copy(out, y * newer.width * 4, y * width * 4, (y + 1) * width * 4);
+      if (y % CHUNK_ROWS === CHUNK_ROWS - 1) await yieldToEventLoop();
     }
     for (const box of clipBoxes([...masks.newer, ...masks.older], newer.width, newer.height)) fill(out, newer.width, box, [...MASKED, 255]);
     return sharp(out, { raw: { width: newer.width, height: newer.height, channels: 4 }, limitInputPixels: false })
