@@ -75,6 +75,23 @@ const CHUNK_ROWS = 256;
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
+ * pixelmatch over rows [from, to) with MARGIN rows of context on each side (fewer at the image's edges): the output
+ * of those rows is exactly what one whole-image call draws for them (every pixel's anti-aliasing test, and the
+ * image-edge rule, which only margin rows meet, reads the same). Returns the output and where row `from` starts in it.
+ */
+function matchRows(a: Buffer, b: Buffer, width: number, height: number, from: number, to: number, options: pixelmatch.PixelmatchOptions) {
+  const stride = width * 4;
+  const top = Math.max(0, from - MARGIN);
+  const bottom = Math.min(height, to + MARGIN);
+  const out = Buffer.alloc((bottom - top) * stride);
+  pixelmatch(a.subarray(top * stride, bottom * stride), b.subarray(top * stride, bottom * stride), out, width, bottom - top, {
+    threshold: THRESHOLD,
+    ...options,
+  });
+  return { out, offset: (from - top) * stride };
+}
+
+/**
  * pixelmatch's count over the whole image, computed only where rows differ, a chunk of rows at a time. Equal rows
  * (memcmp: Buffer.compare, a few ms for a 16,384 px page) hold no changed pixel, so a change in one place of a long
  * page costs pixelmatch on that place, not on the page. Each chunk is matched with MARGIN rows above and below and
@@ -99,15 +116,9 @@ async function changedPixels(a: Buffer, b: Buffer, width: number, height: number
       if (run > 2 * MARGIN) break;
     }
     while (end > y + 1 && equal(end - 1)) end--;
-    const top = Math.max(0, y - MARGIN);
-    const bottom = Math.min(height, end + MARGIN);
-    const mask = Buffer.alloc((bottom - top) * stride);
-    pixelmatch(a.subarray(top * stride, bottom * stride), b.subarray(top * stride, bottom * stride), mask, width, bottom - top, {
-      threshold: THRESHOLD,
-      diffMask: true,
-    });
+    const { out: mask, offset } = matchRows(a, b, width, height, y, end, { diffMask: true });
     // Changed pixels are drawn opaque on the transparent mask; anti-aliased ones are not drawn at all.
-    for (let i = (y - top) * stride + 3; i < (end - top) * stride; i += 4) if (mask[i] !== 0) changed++;
+    for (let i = offset + 3; i < offset + (end - y) * stride; i += 4) if (mask[i] !== 0) changed++;
     y = end;
     await yieldToEventLoop();
   }
@@ -142,16 +153,8 @@ export class PixelImageDiffer extends ImageDiffer {
     // whole-image call), yielding between chunks so the event loop stays responsive (as changedPixels).
     for (let y = 0; y < height; y += CHUNK_ROWS) {
       const end = Math.min(height, y + CHUNK_ROWS);
-      const top = Math.max(0, y - MARGIN);
-      const bottom = Math.min(height, end + MARGIN);
-      const chunk = Buffer.alloc((bottom - top) * stride);
-      pixelmatch(a.subarray(top * stride, bottom * stride), b.subarray(top * stride, bottom * stride), chunk, width, bottom - top, {
-        threshold: THRESHOLD,
-        alpha: DIM,
-        diffColor: CHANGED,
-        aaColor: ANTI_ALIASED,
-      });
-      for (let row = y; row < end; row++) chunk.copy(out, row * newer.width * 4, (row - top) * stride, (row - top + 1) * stride);
+      const { out: chunk, offset } = matchRows(a, b, width, height, y, end, { alpha: DIM, diffColor: CHANGED, aaColor: ANTI_ALIASED });
+      for (let row = y; row < end; row++) chunk.copy(out, row * newer.width * 4, offset + (row - y) * stride, offset + (row - y + 1) * stride);
       await yieldToEventLoop();
     }
     // Beyond the overlap (the newer page grew, or is wider) everything counts as changed: the newer pixels, tinted.
