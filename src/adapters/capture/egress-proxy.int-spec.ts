@@ -380,6 +380,41 @@ describe('EgressProxy', () => {
       }
     });
 
+    it('replays on a new connection, not another pooled one that may be closing too', async () => {
+      // Two connections each serve one request and are pooled; both are dropped at their next request (keep-alive
+      // connections freed together expire together). The replay must not be handed the second stale one.
+      const sockets: Socket[] = [];
+      const server = (await import('node:net')).createServer((socket) => {
+        sockets.push(socket);
+        let served = 0;
+        socket.on('error', () => undefined);
+        socket.on('data', () => {
+          if (served++ === 0) setTimeout(() => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok'), 50);
+          else socket.destroy();
+        });
+      });
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      const { port } = server.address() as AddressInfo;
+      try {
+        const proxy = await startProxy({ allowPrivateNetworks: true });
+        const together = await Promise.all([viaProxy(proxy, `http://127.0.0.1:${port}/1`), viaProxy(proxy, `http://127.0.0.1:${port}/2`)]);
+        expect(sockets).toHaveLength(2);
+
+        const third = await viaProxy(proxy, `http://127.0.0.1:${port}/3`);
+
+        expect([...together, third].map((r) => [r.status, r.body])).toEqual([
+          [200, 'ok'],
+          [200, 'ok'],
+          [200, 'ok'],
+        ]);
+        expect(sockets).toHaveLength(3);
+      } finally {
+        for (const socket of sockets) socket.destroy();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    });
+
     it('counts a resolver that hangs as unresolvable after the timeout', async () => {
       const proxy = await startProxy({
         allowPrivateNetworks: true,

@@ -219,7 +219,11 @@ class OutcomeMemory {
 export class EgressProxy {
   private readonly server: Server;
   /** Pools upstream connections for plain HTTP. Keyed by the dialled IP, never by a name. */
-  private readonly agent = new Agent({ keepAlive: true, maxFreeSockets: 64, scheduling: 'lifo' });
+  /**
+   * Idle upstream connections are dropped after 4 s, before the 5 s keep-alive of Node's and Apache's servers:
+   * reusing one the server is closing at that moment is the stale keep-alive race (see forward()).
+   */
+  private readonly agent = new Agent({ keepAlive: true, maxFreeSockets: 64, scheduling: 'lifo', timeout: 4_000 });
   private readonly sockets = new Set<Duplex>();
   private readonly memory: OutcomeMemory;
   private readonly allowedOrigins: ReadonlySet<string>;
@@ -452,7 +456,9 @@ export class EgressProxy {
    * Sends the request to addresses[index]. Before anything reached the server it may be sent again: to
    * the next checked address when this one cannot be reached, or once more on a fresh connection when a
    * pooled keep-alive connection turned out to be closed already (the race Node's docs describe for
-   * `reusedSocket`). Only bodiless requests are replayed; a body has already been consumed.
+   * `reusedSocket`). That replay opens a new connection: connections freed together expire together, so
+   * the next pooled one may be closing as well (seen in the bench as a failed capture, ERR_EMPTY_RESPONSE).
+   * Only bodiless requests are replayed; a body has already been consumed.
    */
   private forward(req: IncomingMessage, res: ServerResponse, url: URL, addresses: string[], index: number, replayed = false): void {
     const port = url.port === '' ? 80 : Number(url.port);
@@ -465,7 +471,7 @@ export class EgressProxy {
       method: req.method,
       path: `${url.pathname}${url.search}`,
       headers,
-      agent: this.agent,
+      agent: replayed ? false : this.agent,
       setHost: false,
     });
     let connected = false;
