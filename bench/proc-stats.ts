@@ -70,17 +70,44 @@ export function treeStats(rootPid: number): TreeStats {
 }
 
 /**
- * Samples the tree's RSS every 100 ms until stopped; returns the peak in bytes. Run it from a process outside
- * the tree (the bench itself): each sample reads all of /proc, which costs a millisecond or two of CPU that
- * must not be charged to the runner being measured.
+ * Samples the tree every 100 ms until stopped: its peak RSS, and its CPU over the whole time, run from a process
+ * outside the tree (the bench itself: each sample reads all of /proc, a millisecond or two of CPU that must not be
+ * charged to the runner being measured).
+ *
+ * The CPU is the tree's total (own + reaped children's time of every live process) at the end minus at the start,
+ * plus what left the tree without being reaped inside it: when a recycled browser's process group is killed, the
+ * browser and its renderers die together, nobody in the tree waits for them, and their whole CPU time would vanish
+ * from the total (seen in the bench as a negative CPU per capture). Such a process — gone, and its parent gone too —
+ * is counted with its time at the last sample, at most 100 ms old.
  */
-export function peakRss(rootPid: number): { stop(): number } {
-  let peak = treeStats(rootPid).rssBytes;
-  const timer = setInterval(() => (peak = Math.max(peak, treeStats(rootPid).rssBytes)), 100);
+export function treeMeter(rootPid: number): { stop(): TreeStats & { peakRssBytes: number } } {
+  const start = treeStats(rootPid);
+  let peak = start.rssBytes;
+  let orphanedTicks = 0;
+  let seen = new Map<number, ProcEntry>();
+  const sample = (): TreeStats => {
+    const all = readAll();
+    const now = new Map(descendants(rootPid, all).map((pid) => [pid, all.get(pid) as ProcEntry]));
+    for (const [pid, entry] of seen) {
+      if (!now.has(pid) && !now.has(entry.ppid)) orphanedTicks += entry.cpuTicks;
+    }
+    seen = now;
+    let ticks = 0;
+    let pages = 0;
+    for (const entry of now.values()) {
+      ticks += entry.cpuTicks;
+      pages += entry.rssPages;
+    }
+    peak = Math.max(peak, pages * PAGE_SIZE);
+    return { cpuMs: (ticks * 1000) / TICKS_PER_SECOND, rssBytes: pages * PAGE_SIZE };
+  };
+  sample();
+  const timer = setInterval(sample, 100);
   return {
     stop() {
       clearInterval(timer);
-      return Math.max(peak, treeStats(rootPid).rssBytes);
+      const end = sample();
+      return { cpuMs: end.cpuMs - start.cpuMs + (orphanedTicks * 1000) / TICKS_PER_SECOND, rssBytes: end.rssBytes, peakRssBytes: peak };
     },
   };
 }
