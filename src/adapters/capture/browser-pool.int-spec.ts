@@ -28,12 +28,16 @@ function deferred<T>(): Deferred<T> {
 
 class FakeContext {
   closed = 0;
+  /** Every tab opened in this context, in order. */
+  readonly pages: Page[] = [];
   constructor(private readonly newPageAnswer: () => Promise<Page>) {}
   on(): this {
     return this;
   }
-  newPage(): Promise<Page> {
-    return this.newPageAnswer();
+  async newPage(): Promise<Page> {
+    const page = await this.newPageAnswer();
+    this.pages.push(page);
+    return page;
   }
   async close(): Promise<void> {
     this.closed += 1;
@@ -71,7 +75,12 @@ class FakeBrowser {
   }
 }
 
-function fakeLauncher(newPage: () => Promise<Page> = async () => ({}) as Page) {
+/** A tab as the pool sees it: it asks whether it is closed and listens for its crash. */
+function fakePage(closed = false): Page {
+  return { isClosed: () => closed, once: () => undefined } as unknown as Page;
+}
+
+function fakeLauncher(newPage: () => Promise<Page> = async () => fakePage()) {
   const browsers: FakeBrowser[] = [];
   const launch = async (): Promise<Browser> => {
     const browser = new FakeBrowser(newPage);
@@ -82,8 +91,9 @@ function fakeLauncher(newPage: () => Promise<Page> = async () => ({}) as Page) {
 }
 
 function settings(overrides: Partial<CaptureSettings> = {}): CaptureSettings {
-  // Any executable will do: the fake launcher never runs it.
-  return resolveCaptureSettings({ browsers: 1, concurrency: 2, chromePath: process.execPath, allowPrivateNetworks: true, ...overrides });
+  // Any executable will do: the fake launcher never runs it. No spare unless a test asks for one: these tests
+  // script every context request, and a spare's would be one more.
+  return resolveCaptureSettings({ browsers: 1, concurrency: 2, chromePath: process.execPath, allowPrivateNetworks: true, prewarm: false, ...overrides });
 }
 
 /** Settles within ms, or reports that it did not. */
@@ -172,6 +182,77 @@ describe('BrowserPool with a scripted browser', () => {
     });
   });
 
+  describe('the spare (prewarm): a context with an open tab, ready before the lease', () => {
+    it('is opened when the browser starts; the next lease takes it without opening a context, and the one after that again', async () => {
+      const fake = fakeLauncher();
+      pool = new BrowserPool(settings({ prewarm: true }), { launch: fake.launch });
+      await pool.warmUp();
+      await waitFor(() => fake.browsers[0].requested.length === 1);
+      const [spare] = fake.browsers[0].giveContexts();
+      await flush();
+
+      let leased: { context: unknown; page: Page; second: Page } | null = null;
+      await pool.withContext(async (lease) => {
+        leased = { context: lease.context, page: await lease.openPage(), second: await lease.openPage() };
+      });
+
+      expect(leased!.context).toBe(spare);
+      // The spare's tab first; any further tab is a new one in the same context.
+      expect(spare.pages).toEqual([leased!.page, leased!.second]);
+      expect(spare.closed).toBe(1);
+      // The lease asked for no context of its own: the one requested meanwhile is the next spare.
+      expect(fake.browsers[0].requested).toHaveLength(1);
+      const [next] = fake.browsers[0].giveContexts();
+      await flush();
+      await pool.withContext(async (lease) => expect(lease.context).toBe(next));
+    });
+
+    it('is not used when its tab is gone: closed, and the lease opens its own context', async () => {
+      const fake = fakeLauncher(async () => fakePage(true));
+      pool = new BrowserPool(settings({ prewarm: true }), { launch: fake.launch });
+      await pool.warmUp();
+      await waitFor(() => fake.browsers[0].requested.length === 1);
+      const [spare] = fake.browsers[0].giveContexts();
+      await flush();
+
+      const running = pool.withContext(async (lease) => lease.context);
+      await waitFor(() => fake.browsers[0].requested.length === 1);
+      const [own] = fake.browsers[0].giveContexts();
+
+      await expect(running).resolves.toBe(own);
+      expect(spare.closed).toBe(1);
+    });
+
+    it('whose context never arrives marks the browser wedged, as a lease would: its late context is closed on arrival, leases move to a new browser', async () => {
+      const fake = fakeLauncher();
+      pool = new BrowserPool(settings({ prewarm: true }), { launch: fake.launch });
+      await pool.warmUp();
+      await waitFor(() => fake.browsers[0].requested.length === 1);
+      const [spare] = fake.browsers[0].giveContexts();
+      await flush();
+      // A lease takes the spare; the next spare's context then never arrives: after 10 s the browser is wedged.
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+      const finish = deferred<void>();
+      const holding = pool.withContext(() => finish.promise);
+      await waitFor(() => fake.browsers[0].requested.length === 1);
+      await jest.advanceTimersByTimeAsync(10_000);
+      jest.useRealTimers();
+      const [late] = fake.browsers[0].giveContexts();
+      await flush();
+
+      expect(late.closed).toBe(1);
+      finish.resolve();
+      await holding;
+      // The lease that took the first spare ended as usual.
+      expect(spare.closed).toBe(1);
+      // The next lease goes to a new browser.
+      const next = pool.withContext(async () => 'ok');
+      await waitFor(() => fake.browsers.length === 2 && fake.browsers[1].requested.length >= 1);
+      fake.browsers[1].giveContexts();
+      await expect(next).resolves.toBe('ok');
+    });
+  });
+
   describe('drain (the application shutting down)', () => {
     it('lets a lease in flight finish, starts no new one, then closes the browsers', async () => {
       const fake = fakeLauncher();
@@ -240,7 +321,7 @@ describe('PuppeteerPageCapturer.withPage with a browser that cannot open a tab',
   it("gives up at openTimeoutMs (a scenario's time left) as an infrastructure failure, without running the scenario", async () => {
     const fake = fakeLauncher(() => new Promise<Page>(() => undefined));
     const capturer = new PuppeteerPageCapturer(
-      { browsers: 1, concurrency: 1, chromePath: process.execPath, allowPrivateNetworks: true },
+      { browsers: 1, concurrency: 1, chromePath: process.execPath, allowPrivateNetworks: true, prewarm: false },
       { launch: fake.launch },
     );
     try {

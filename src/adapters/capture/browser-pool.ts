@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { launch, TargetType, type Browser, type BrowserContext, type LaunchOptions, type Target } from 'puppeteer';
+import { launch, TargetType, type Browser, type BrowserContext, type LaunchOptions, type Page, type Target } from 'puppeteer';
 
 import type { HostResolver } from '../../shared/url-policy';
 import { CaptureFailure } from './capture.port';
@@ -37,6 +37,11 @@ const PROCESS_EXIT_WAIT_MS = 3_000;
 
 export interface ContextLease {
   context: BrowserContext;
+  /**
+   * A new tab in the context. The first may have been opened before the lease (settings.prewarm), so its renderer
+   * is already running; use this rather than context.newPage().
+   */
+  openPage(): Promise<Page>;
   /** Rejects with an infrastructure CaptureFailure when this lease's browser disconnects or crashes. */
   lost: Promise<never>;
   /** Synchronous twin of `lost`, for classifying an error that arrived before `lost` settled. */
@@ -70,6 +75,14 @@ export interface PoolStats {
   pids: number[];
   inFlight: number;
   waiting: number;
+}
+
+/** A fresh context with one blank tab, opened before a lease needs it: the tab's renderer is already running. */
+interface Spare {
+  context: BrowserContext;
+  page: Page;
+  /** Its renderer died while it waited (killed for memory, crashed): a capture in it would fail as the page's fault. */
+  crashed: boolean;
 }
 
 /** A time limit whose failure says what did not finish in time. */
@@ -139,6 +152,10 @@ function killProcessGroup(proc: ChildProcess): void {
 class PooledBrowser {
   /** Leases currently using this browser. */
   inFlight = 0;
+  /** The next lease's context and tab, opened ahead (settings.prewarm); null when none is ready. */
+  spare: Spare | null = null;
+  /** A spare is being opened. */
+  openingSpare = false;
   /** Leases ever handed out, for recycling. */
   leased = 0;
   /** No new leases; shut down once inFlight drops to 0. */
@@ -417,10 +434,19 @@ export class BrowserPool {
     const browser = this.pick();
     try {
       const chromium = await browser.ready;
-      const context = await this.openContext(browser, chromium, options.openBy);
-      closePopups(context);
+      // Taken even by the lease that retires the browser (recycling): it is this browser's last use for it.
+      const spare = this.takeSpare(browser);
+      const context = spare?.context ?? (await this.openContext(browser, chromium, options.openBy));
+      // The next lease's spare opens while this one's page loads and settles, when the cores tend to be idle.
+      this.refillSpare(browser, chromium);
+      let ready = spare?.page ?? null;
+      const openPage = (): Promise<Page> => {
+        const page = ready;
+        ready = null;
+        return page ? Promise.resolve(page) : context.newPage();
+      };
       try {
-        return await fn({ context, lost: browser.lost, isLost: () => browser.dead, egress: this.egress });
+        return await fn({ context, openPage, lost: browser.lost, isLost: () => browser.dead, egress: this.egress });
       } finally {
         await this.closeContext(browser, context);
       }
@@ -428,6 +454,54 @@ export class BrowserPool {
       browser.inFlight--;
       if (browser.retired && browser.inFlight === 0) void this.discard(browser);
     }
+  }
+
+  /** The browser's ready spare, now the caller's; null when there is none (or its tab is gone or crashed). */
+  private takeSpare(browser: PooledBrowser): Spare | null {
+    const spare = browser.spare;
+    browser.spare = null;
+    if (spare && (spare.crashed || spare.page.isClosed())) {
+      void this.closeContext(browser, spare.context);
+      return null;
+    }
+    return spare;
+  }
+
+  /**
+   * Opens the browser's next spare in the background (settings.prewarm), unless it has one or takes no new
+   * leases. Failing costs nothing but the head start: the next lease opens its own context, as without prewarm.
+   * A wedged browser is retired by openContext, as for a lease.
+   */
+  private refillSpare(browser: PooledBrowser, chromium: Browser): void {
+    if (!this.settings.prewarm || browser.spare || browser.openingSpare || !this.takesLeases(browser)) return;
+    browser.openingSpare = true;
+    void (async () => {
+      let context: BrowserContext | null = null;
+      try {
+        context = await this.openContext(browser, chromium, undefined);
+        const page = await inTime(context.newPage(), CONTEXT_CREATE_MS, 'Opening a spare tab timed out');
+        // Retired, dead or shut down meanwhile: the spare would never be used.
+        if (!this.takesLeases(browser)) throw new Error('no longer needed');
+        const spare: Spare = { context, page, crashed: false };
+        page.once('error', () => (spare.crashed = true));
+        browser.spare = spare;
+      } catch {
+        if (context) void this.closeContext(browser, context);
+      } finally {
+        browser.openingSpare = false;
+      }
+    })();
+  }
+
+  private takesLeases(browser: PooledBrowser): boolean {
+    return !browser.retired && !browser.dead && !this.draining && !this.closing;
+  }
+
+  /** Closes a browser's spare: it takes no new leases. */
+  private dropSpare(browser: PooledBrowser): void {
+    const spare = browser.spare;
+    browser.spare = null;
+    if (spare) void this.closeContext(browser, spare.context);
   }
 
   /**
@@ -441,10 +515,12 @@ export class BrowserPool {
     // Downloads are refused for the whole context: nothing a page serves is ever written to disk.
     const creating = chromium.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
     try {
-      return await Promise.race([
+      const context = await Promise.race([
         inTime(creating, byCaller ? Math.max(1, callerLimit) : CONTEXT_CREATE_MS, 'Creating a browser context timed out'),
         browser.lost,
       ]);
+      closePopups(context);
+      return context;
     } catch (error) {
       creating.then(
         (late) => {
@@ -502,6 +578,11 @@ export class BrowserPool {
       this.deps.launch,
     );
     this.live.add(browser);
+    // The first spare opens as soon as the browser is up, so even the first capture may find its tab ready.
+    browser.ready.then(
+      (chromium) => this.refillSpare(browser, chromium),
+      () => undefined,
+    );
     return browser;
   }
 
@@ -525,6 +606,7 @@ export class BrowserPool {
   /** No new leases for this browser; it shuts down once its last lease ends (see lease()). */
   private retire(browser: PooledBrowser): void {
     browser.retired = true;
+    this.dropSpare(browser);
     const index = this.slots.indexOf(browser);
     if (index >= 0) this.slots[index] = null;
   }

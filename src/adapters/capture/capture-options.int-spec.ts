@@ -18,6 +18,7 @@ describe('resolveCaptureSettings', () => {
       networkIdleMaxWaitMs: 3_000,
       settleWindowMs: 100,
       fastPngEncoding: false,
+      prewarm: true,
       allowPrivateNetworks: false,
       urlAllowlist: [],
     });

@@ -36,6 +36,12 @@ export interface CaptureSettings {
    */
   fastPngEncoding: boolean;
   /**
+   * CAPTURE_PREWARM: each browser keeps one fresh context with an open blank tab ready for the next capture, so a
+   * capture does not wait for its tab's renderer to start (measured: ~150 ms of a lone capture's latency on a slow
+   * 2-core VM, see README "Benchmark"). Costs one idle renderer per browser. Default true.
+   */
+  prewarm: boolean;
+  /**
    * ALLOW_PRIVATE_NETWORKS: the egress proxy stops refusing loopback, private, link-local and other
    * non-public addresses (intranet deployments, tests). Default false.
    */
@@ -63,6 +69,7 @@ export function defaultCaptureSettings(): CaptureSettings {
     networkIdleMaxWaitMs: 3_000,
     settleWindowMs: 100,
     fastPngEncoding: false,
+    prewarm: true,
     allowPrivateNetworks: false,
     urlAllowlist: [],
   };
@@ -85,7 +92,7 @@ export function resolveCaptureSettings(overrides: Partial<CaptureSettings> = {})
       throw new Error(`Capture setting ${key} must be a non-negative integer, got ${String(value)}`);
     }
   }
-  for (const key of ['fastPngEncoding', 'allowPrivateNetworks'] as const) {
+  for (const key of ['fastPngEncoding', 'prewarm', 'allowPrivateNetworks'] as const) {
     if (typeof settings[key] !== 'boolean') {
       throw new Error(`Capture setting ${key} must be a boolean, got ${String(settings[key])}`);
     }

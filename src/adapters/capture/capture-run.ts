@@ -101,7 +101,7 @@ export class CaptureRun {
   }
 
   private async steps(): Promise<CaptureResult> {
-    const page = await this.lease.context.newPage();
+    const page = await this.lease.openPage();
     page.on('error', () => this.reportCrash(new CaptureFailure('page', PAGE_CRASHED_MESSAGE)));
     await preparePage(page, {
       viewportWidth: this.request.viewportWidth,

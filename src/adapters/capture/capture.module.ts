@@ -17,6 +17,7 @@ import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
           timeoutMs: config.captureTimeoutMs,
           maxFullPageHeight: config.captureMaxHeight,
           recycleAfter: config.captureRecycleAfter,
+          prewarm: config.capturePrewarm,
           // The same switches as the URL policy at the API, enforced again for every request Chromium makes.
           allowPrivateNetworks: config.allowPrivateNetworks,
           urlAllowlist: config.urlAllowlist,

@@ -85,7 +85,7 @@ export class PuppeteerPageCapturer extends PageCapturer implements BeforeApplica
     const ms = Math.max(1, Math.min(OPEN_TAB_MS, openBy === undefined ? OPEN_TAB_MS : openBy - Date.now()));
     const limit = timeLimit(ms, () => new CaptureFailure('infrastructure', 'Timed out opening a browser tab'));
     const opening = (async () => {
-      const page = await lease.context.newPage();
+      const page = await lease.openPage();
       await preparePage(page, {
         viewportWidth: opts.viewportWidth,
         viewportHeight: opts.viewportHeight,
