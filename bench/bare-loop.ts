@@ -8,7 +8,8 @@
  *
  * Prints JSON lines on stdout: `{"event":"start"}` when the timed section begins (the bench samples this
  * process tree's RSS from outside from then on, so the sampling's own CPU is not charged to the floor), then
- * the result. CPU is measured here, from /proc, right around the timed section.
+ * the result, then waits for stdin to close before closing its browsers. Its own CPU figure (from /proc, right
+ * around the timed section) is for running it by hand; the bench replaces it with its outside measurement.
  */
 import { launch, type Browser } from 'puppeteer';
 import { CHROME_ARGS } from '../src/adapters/capture/browser-pool';
@@ -81,6 +82,14 @@ async function main(): Promise<void> {
         complete,
       }),
     );
+    // Run by the bench (stdin a pipe), the browsers close only once it has stopped measuring this tree.
+    if (!process.stdin.isTTY) {
+      await new Promise((resolve) => {
+        process.stdin.once('end', resolve);
+        process.stdin.once('close', resolve);
+        process.stdin.resume();
+      });
+    }
   } finally {
     await Promise.all(browsers.map((browser) => browser.close().catch(() => undefined)));
   }

@@ -11,7 +11,8 @@
  *   (e) the service at CAPTURE_CONCURRENCY = 4, 8, 16 (its cap; it sizes itself below it) on the 4-page mix.
  *
  * CPU per capture is the process tree's (node + every Chromium process) user + system time over the timed
- * section, from /proc; peak RSS is the tree's, sampled every 100 ms by this process. Each runner is its own
+ * section and peak RSS the tree's, both sampled from /proc every 100 ms by this process, alike for both runners
+ * (proc-stats.ts treeMeter). Each runner is its own
  * process tree, so neither pays for the other, for this client or for the page server (both live here).
  *
  * Env: BENCH_CAPTURES (per timed run, default 80), BENCH_ROUNDS (bare/service pairs, default 3: the ratios' median
@@ -141,7 +142,8 @@ function bareLoop(base: string, browsers: number, pages: PageSpec[], concurrency
   const child = spawn(
     process.execPath,
     ['-r', 'ts-node/register/transpile-only', join(__dirname, 'bare-loop.ts'), base, String(concurrency), String(captures), String(browsers), spec],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    // stdin: closed by us once the meter has stopped; only then does the loop close its browsers.
+    { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
   );
   children.add(child);
   let stderr = '';
@@ -152,9 +154,13 @@ function bareLoop(base: string, browsers: number, pages: PageSpec[], concurrency
     createInterface({ input: child.stdout }).on('line', (line) => {
       if (!line.startsWith('{')) return;
       const message = JSON.parse(line) as Result & { event?: string };
-      // The bare loop measures its own CPU (it recycles no browser, so nothing leaves its tree unreaped).
+      // Measured from here, exactly as the service is (treeMeter), from its "start" to its result.
       if (message.event === 'start') meter = treeMeter(child.pid as number);
-      else result = { ...message, peakRssMb: (meter?.stop().peakRssBytes ?? 0) / 1024 / 1024 };
+      else {
+        const measured = meter?.stop() ?? { cpuMs: NaN, peakRssBytes: 0 };
+        result = { ...message, cpuMsPerCapture: measured.cpuMs / captures, peakRssMb: measured.peakRssBytes / 1024 / 1024 };
+        child.stdin.end();
+      }
     });
     child.once('error', reject);
     child.once('close', (code) => {
@@ -447,7 +453,8 @@ async function main(): Promise<void> {
     }
     console.log(
       `\np50 one at a time, small page: ${single.p50.toFixed(0)} ms (target ≤ 250 ms: ${verdict(single.p50 <= 250)}); ` +
-        `the bare loop's ${bareSingle.p50.toFixed(0)} ms, of which the service adds ${(single.p50 - bareSingle.p50).toFixed(0)} ms (its settle window alone is ${defaultCaptureSettings().settleWindowMs} ms)`,
+        `the bare loop's ${bareSingle.p50.toFixed(0)} ms (service − bare: ${(single.p50 - bareSingle.p50).toFixed(0)} ms, ` +
+        `with the service's settle window of ${defaultCaptureSettings().settleWindowMs} ms in it)`,
     );
 
     console.log(`\n## (d) a page whose content arrives 1 s after \`load\` (${LATE_CAPTURES} captures each, one at a time)\n`);

@@ -13,6 +13,9 @@ const PAGE_SIZE = Number(execFileSync('getconf', ['PAGESIZE']).toString().trim()
 
 interface ProcEntry {
   ppid: number;
+  /** Its own user + system time. */
+  ownTicks: number;
+  /** Its own, plus its reaped children's (cutime + cstime). */
   cpuTicks: number;
   rssPages: number;
 }
@@ -26,7 +29,8 @@ function readAll(): Map<number, ProcEntry> {
       // Fields after the command name, which may itself contain spaces and parentheses: f[1] is ppid,
       // f[11..14] utime, stime, cutime, cstime, f[21] rss in pages.
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      all.set(Number(name), { ppid: Number(f[1]), cpuTicks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]), rssPages: Number(f[21]) });
+      const ownTicks = Number(f[11]) + Number(f[12]);
+      all.set(Number(name), { ppid: Number(f[1]), ownTicks, cpuTicks: ownTicks + Number(f[13]) + Number(f[14]), rssPages: Number(f[21]) });
     } catch {
       // The process exited while we looked.
     }
@@ -70,44 +74,40 @@ export function treeStats(rootPid: number): TreeStats {
 }
 
 /**
- * Samples the tree every 100 ms until stopped: its peak RSS, and its CPU over the whole time, run from a process
- * outside the tree (the bench itself: each sample reads all of /proc, a millisecond or two of CPU that must not be
- * charged to the runner being measured).
- *
- * The CPU is the tree's total (own + reaped children's time of every live process) at the end minus at the start,
- * plus what left the tree without being reaped inside it: when a recycled browser's process group is killed, the
- * browser and its renderers die together, nobody in the tree waits for them, and their whole CPU time would vanish
- * from the total (seen in the bench as a negative CPU per capture). Such a process — gone, and its parent gone too —
- * is counted with its time at the last sample, at most 100 ms old.
+ * Samples the tree every 100 ms until stopped, from a process outside it (the bench itself: each sample reads all of
+ * /proc, a millisecond or two of CPU that must not be charged to the runner being measured): its peak RSS, and the
+ * CPU its processes used meanwhile — each process's own time, from its first sample (or from 0 when it started after
+ * the first) to its last. Reaped children's time (cutime) is not used: when a recycled browser's process group is
+ * killed, nobody in the tree reaps its processes and their time would vanish from a total (seen as a negative CPU
+ * per capture), while when the browser exits gracefully it is reaped and would be counted twice. What this misses is
+ * a process's last < 100 ms before it exits, and processes that live less than 100 ms; both runners lose the same.
  */
-export function treeMeter(rootPid: number): { stop(): TreeStats & { peakRssBytes: number } } {
-  const start = treeStats(rootPid);
-  let peak = start.rssBytes;
-  let orphanedTicks = 0;
-  let seen = new Map<number, ProcEntry>();
-  const sample = (): TreeStats => {
+export function treeMeter(rootPid: number): { stop(): { cpuMs: number; peakRssBytes: number } } {
+  const first = new Map<number, number>();
+  const last = new Map<number, number>();
+  let peak = 0;
+  let initial = true;
+  const sample = (): void => {
     const all = readAll();
-    const now = new Map(descendants(rootPid, all).map((pid) => [pid, all.get(pid) as ProcEntry]));
-    for (const [pid, entry] of seen) {
-      if (!now.has(pid) && !now.has(entry.ppid)) orphanedTicks += entry.cpuTicks;
-    }
-    seen = now;
-    let ticks = 0;
     let pages = 0;
-    for (const entry of now.values()) {
-      ticks += entry.cpuTicks;
+    for (const pid of descendants(rootPid, all)) {
+      const entry = all.get(pid) as ProcEntry;
+      if (!first.has(pid)) first.set(pid, initial ? entry.ownTicks : 0);
+      last.set(pid, entry.ownTicks);
       pages += entry.rssPages;
     }
+    initial = false;
     peak = Math.max(peak, pages * PAGE_SIZE);
-    return { cpuMs: (ticks * 1000) / TICKS_PER_SECOND, rssBytes: pages * PAGE_SIZE };
   };
   sample();
   const timer = setInterval(sample, 100);
   return {
     stop() {
       clearInterval(timer);
-      const end = sample();
-      return { cpuMs: end.cpuMs - start.cpuMs + (orphanedTicks * 1000) / TICKS_PER_SECOND, rssBytes: end.rssBytes, peakRssBytes: peak };
+      sample();
+      let ticks = 0;
+      for (const [pid, ticksAtEnd] of last) ticks += ticksAtEnd - (first.get(pid) ?? 0);
+      return { cpuMs: (ticks * 1000) / TICKS_PER_SECOND, peakRssBytes: peak };
     },
   };
 }
