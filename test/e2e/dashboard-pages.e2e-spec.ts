@@ -658,15 +658,20 @@ describe('dashboard pages: every page fits a phone; gallery, overview and API ke
       expect(size.scroll).toBeLessThanOrEqual(size.client);
       await save(page, 'lightbox-phone', false);
       expect(await state()).toMatchObject({ index: '1' });
-      const swipe = async (from: number, to: number) => {
+      // Touch events reach the page's script after puppeteer's call returns (the compositor acknowledges them first),
+      // so the viewer's index is awaited, for at most 2 s.
+      const swipe = async (from: number, to: number, index: string) => {
         await page.touchscreen.touchStart(from, 400);
         await page.touchscreen.touchMove((from + to) / 2, 400);
         await page.touchscreen.touchMove(to, 400);
         await page.touchscreen.touchEnd();
+        await page
+          .waitForFunction((i) => document.querySelector('dialog.lightbox')?.getAttribute('data-index') === i, { timeout: 2_000 }, index)
+          .catch(() => undefined);
       };
-      await swipe(300, 80); // to the left: the next one
+      await swipe(300, 80, '2'); // to the left: the next one
       expect(await state()).toMatchObject({ index: '2' });
-      await swipe(80, 300);
+      await swipe(80, 300, '1');
       expect(await state()).toMatchObject({ index: '1' });
       await page.keyboard.press('Escape');
       expect(await state()).toMatchObject({ open: false });

@@ -111,6 +111,7 @@ document.addEventListener('submit', function (event) {
     touchX = null;
     if (Math.abs(dx) > 50) show(dx < 0 ? index + 1 : index - 1);
   });
+  $('.lb-stage').addEventListener('touchcancel', function () { touchX = null; });
   dialog.addEventListener('keydown', function (event) {
     if (event.key === 'ArrowLeft') { event.preventDefault(); show(index - 1); }
     else if (event.key === 'ArrowRight') { event.preventDefault(); show(index + 1); }
