@@ -183,16 +183,23 @@ describe('BrowserPool with a scripted browser', () => {
   });
 
   describe('the spare (prewarm): a context with an open tab, ready before the lease', () => {
-    it('is opened when the browser starts; the next lease takes it without opening a context, and the one after that again', async () => {
-      const fake = fakeLauncher();
-      pool = new BrowserPool(settings({ prewarm: true }), { launch: fake.launch });
-      await pool.warmUp();
+    /** A pool of one browser whose first spare has opened (its tabs from newPage). */
+    const poolWithSpare = async (newPage?: () => Promise<Page>) => {
+      const fake = fakeLauncher(newPage);
+      const spared = new BrowserPool(settings({ prewarm: true }), { launch: fake.launch });
+      pool = spared; // closed after the test
+      await spared.warmUp();
       await waitFor(() => fake.browsers[0].requested.length === 1);
       const [spare] = fake.browsers[0].giveContexts();
       await flush();
+      return { fake, spare, spared };
+    };
+
+    it('is opened when the browser starts; the next lease takes it without opening a context, and the one after that again', async () => {
+      const { fake, spare, spared } = await poolWithSpare();
 
       let leased: { context: unknown; page: Page; second: Page } | null = null;
-      await pool.withContext(async (lease) => {
+      await spared.withContext(async (lease) => {
         leased = { context: lease.context, page: await lease.openPage(), second: await lease.openPage() };
       });
 
@@ -204,18 +211,13 @@ describe('BrowserPool with a scripted browser', () => {
       expect(fake.browsers[0].requested).toHaveLength(1);
       const [next] = fake.browsers[0].giveContexts();
       await flush();
-      await pool.withContext(async (lease) => expect(lease.context).toBe(next));
+      await spared.withContext(async (lease) => expect(lease.context).toBe(next));
     });
 
     it('is not used when its tab is gone: closed, and the lease opens its own context', async () => {
-      const fake = fakeLauncher(async () => fakePage(true));
-      pool = new BrowserPool(settings({ prewarm: true }), { launch: fake.launch });
-      await pool.warmUp();
-      await waitFor(() => fake.browsers[0].requested.length === 1);
-      const [spare] = fake.browsers[0].giveContexts();
-      await flush();
+      const { fake, spare, spared } = await poolWithSpare(async () => fakePage(true));
 
-      const running = pool.withContext(async (lease) => lease.context);
+      const running = spared.withContext(async (lease) => lease.context);
       await waitFor(() => fake.browsers[0].requested.length === 1);
       const [own] = fake.browsers[0].giveContexts();
 
@@ -224,16 +226,11 @@ describe('BrowserPool with a scripted browser', () => {
     });
 
     it('whose context never arrives marks the browser wedged, as a lease would: its late context is closed on arrival, leases move to a new browser', async () => {
-      const fake = fakeLauncher();
-      pool = new BrowserPool(settings({ prewarm: true }), { launch: fake.launch });
-      await pool.warmUp();
-      await waitFor(() => fake.browsers[0].requested.length === 1);
-      const [spare] = fake.browsers[0].giveContexts();
-      await flush();
+      const { fake, spare, spared } = await poolWithSpare();
       // A lease takes the spare; the next spare's context then never arrives: after 10 s the browser is wedged.
       jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
       const finish = deferred<void>();
-      const holding = pool.withContext(() => finish.promise);
+      const holding = spared.withContext(() => finish.promise);
       await waitFor(() => fake.browsers[0].requested.length === 1);
       await jest.advanceTimersByTimeAsync(10_000);
       jest.useRealTimers();
@@ -246,7 +243,7 @@ describe('BrowserPool with a scripted browser', () => {
       // The lease that took the first spare ended as usual.
       expect(spare.closed).toBe(1);
       // The next lease goes to a new browser.
-      const next = pool.withContext(async () => 'ok');
+      const next = spared.withContext(async () => 'ok');
       await waitFor(() => fake.browsers.length === 2 && fake.browsers[1].requested.length >= 1);
       fake.browsers[1].giveContexts();
       await expect(next).resolves.toBe('ok');

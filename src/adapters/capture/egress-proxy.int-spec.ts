@@ -94,6 +94,33 @@ interface ProxyResponse {
   body: string;
 }
 
+/**
+ * Answers the first request of each connection (after answerAfterMs) and keeps the connection open, then drops it
+ * when a second request arrives on it: the stale keep-alive race, made deterministic.
+ */
+async function staleKeepAliveServer(answerAfterMs: number): Promise<{ port: number; sockets: Socket[]; close(): Promise<void> }> {
+  const sockets: Socket[] = [];
+  const server = (await import('node:net')).createServer((socket) => {
+    sockets.push(socket);
+    let served = 0;
+    socket.on('error', () => undefined);
+    socket.on('data', () => {
+      if (served++ > 0) return void socket.destroy();
+      setTimeout(() => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok'), answerAfterMs);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    port: (server.address() as AddressInfo).port,
+    sockets,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 function viaProxy(proxy: EgressProxy, url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<ProxyResponse> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({
@@ -351,67 +378,40 @@ describe('EgressProxy', () => {
     });
 
     it('replays a bodiless request once on a fresh connection when a pooled one was closed under it', async () => {
-      // Answers the first request of each connection and keeps it open, then drops the connection
-      // when a second request arrives on it: the stale keep-alive race, made deterministic.
-      const sockets: Socket[] = [];
-      const server = (await import('node:net')).createServer((socket) => {
-        sockets.push(socket);
-        let served = 0;
-        socket.on('error', () => undefined);
-        socket.on('data', () => {
-          if (served++ === 0) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok');
-          else socket.destroy();
-        });
-      });
-      server.listen(0, '127.0.0.1');
-      await once(server, 'listening');
-      const { port } = server.address() as AddressInfo;
+      const upstream = await staleKeepAliveServer(0);
       try {
         const proxy = await startProxy({ allowPrivateNetworks: true });
 
-        const first = await viaProxy(proxy, `http://127.0.0.1:${port}/1`);
-        const second = await viaProxy(proxy, `http://127.0.0.1:${port}/2`);
+        const first = await viaProxy(proxy, `http://127.0.0.1:${upstream.port}/1`);
+        const second = await viaProxy(proxy, `http://127.0.0.1:${upstream.port}/2`);
 
         expect([first.status, first.body, second.status, second.body]).toEqual([200, 'ok', 200, 'ok']);
-        expect(sockets).toHaveLength(2);
+        expect(upstream.sockets).toHaveLength(2);
       } finally {
-        for (const socket of sockets) socket.destroy();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await upstream.close();
       }
     });
 
     it('replays on a new connection, not another pooled one that may be closing too', async () => {
       // Two connections each serve one request and are pooled; both are dropped at their next request (keep-alive
       // connections freed together expire together). The replay must not be handed the second stale one.
-      const sockets: Socket[] = [];
-      const server = (await import('node:net')).createServer((socket) => {
-        sockets.push(socket);
-        let served = 0;
-        socket.on('error', () => undefined);
-        socket.on('data', () => {
-          if (served++ === 0) setTimeout(() => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok'), 50);
-          else socket.destroy();
-        });
-      });
-      server.listen(0, '127.0.0.1');
-      await once(server, 'listening');
-      const { port } = server.address() as AddressInfo;
+      const upstream = await staleKeepAliveServer(50);
       try {
         const proxy = await startProxy({ allowPrivateNetworks: true });
-        const together = await Promise.all([viaProxy(proxy, `http://127.0.0.1:${port}/1`), viaProxy(proxy, `http://127.0.0.1:${port}/2`)]);
-        expect(sockets).toHaveLength(2);
+        const url = (path: string) => `http://127.0.0.1:${upstream.port}${path}`;
+        const together = await Promise.all([viaProxy(proxy, url('/1')), viaProxy(proxy, url('/2'))]);
+        expect(upstream.sockets).toHaveLength(2);
 
-        const third = await viaProxy(proxy, `http://127.0.0.1:${port}/3`);
+        const third = await viaProxy(proxy, url('/3'));
 
         expect([...together, third].map((r) => [r.status, r.body])).toEqual([
           [200, 'ok'],
           [200, 'ok'],
           [200, 'ok'],
         ]);
-        expect(sockets).toHaveLength(3);
+        expect(upstream.sockets).toHaveLength(3);
       } finally {
-        for (const socket of sockets) socket.destroy();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await upstream.close();
       }
     });
 
