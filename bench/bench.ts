@@ -19,16 +19,15 @@
  * is reported), BENCH_SOAK (captures through the service on its defaults,
  * printing the tree's RSS every 100; off by default).
  */
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { defaultCaptureSettings, findChrome } from '../src/adapters/capture/capture-options';
 import { loadConfig } from '../src/config/app-config';
 import { LATE, MIX, PageSpec, showsLateContent, SMALL, startPages } from './pages';
-import { percentile, treeMeter, treePids, treeStats } from './proc-stats';
+import { treeMeter, treeStats } from './proc-stats';
+import { children, cleanUp, ensureBuilt, type Result, Service, serviceEnv } from './service';
 
 function positiveInt(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -51,86 +50,6 @@ const CONCURRENCIES = [4, 8, 16];
  */
 const ROUNDS = Math.max(1, positiveInt('BENCH_ROUNDS', 3));
 const ROOT = join(__dirname, '..');
-
-interface Result {
-  capturesPerSecond: number;
-  p50: number;
-  p95: number;
-  cpuMsPerCapture: number;
-  peakRssMb: number;
-  complete?: number;
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Everything this run starts, so that an error, Ctrl-C or a kill leaves no service, browser or temp dir behind
-// ---------------------------------------------------------------------------------------------------------
-
-const children = new Set<ChildProcess>();
-const tempDirs = new Set<string>();
-
-function killTree(child: ChildProcess): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  // Descendants first looked up, then all killed: Chromium is a grandchild (behind Debian's wrapper script)
-  // and would otherwise linger until it notices its pipe closed.
-  for (const pid of treePids(child.pid)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
-}
-
-function cleanUp(): void {
-  for (const child of children) killTree(child);
-  children.clear();
-  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
-  tempDirs.clear();
-}
-
-process.once('exit', cleanUp);
-for (const [signal, number] of [
-  ['SIGHUP', 1],
-  ['SIGINT', 2],
-  ['SIGTERM', 15],
-] as const) {
-  process.once(signal, () => {
-    console.error(`\nbench: ${signal}, stopping`);
-    process.exit(128 + number);
-  });
-}
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'sss-bench-'));
-  tempDirs.add(dir);
-  return dir;
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// The build: the service runs from dist/, which must be the code in src/
-// ---------------------------------------------------------------------------------------------------------
-
-function newestMtime(path: string): number {
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newestMtime(join(path, name))));
-}
-
-/** Builds only when dist/ is missing or older than its sources: `npm run build` empties dist/ first, which would
- *  pull it from under anyone else using it on this machine. */
-function ensureBuilt(): void {
-  const built = ['dist/main.js', 'dist/cli.js'].map((file) => {
-    try {
-      return statSync(join(ROOT, file)).mtimeMs;
-    } catch {
-      return 0;
-    }
-  });
-  const sources = Math.max(...['src', 'migrations', 'tsconfig.json', 'tsconfig.build.json', 'package.json'].map((p) => newestMtime(join(ROOT, p))));
-  if (Math.min(...built) > sources) return;
-  console.error('bench: dist/ is missing or older than src/, building');
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // (a) the bare loop, in a child process
@@ -170,176 +89,6 @@ function bareLoop(base: string, browsers: number, pages: PageSpec[], concurrency
       else reject(new Error(`the bare loop exited with ${code}:\n${stderr}`));
     });
   });
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// (b)–(e) the service, as `node dist/main.js`
-// ---------------------------------------------------------------------------------------------------------
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** The service's environment: its defaults, whatever CAPTURE_* this shell happens to export, plus `overrides`. */
-function serviceEnv(dataDir: string, port: number, overrides: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('CAPTURE_')));
-  return {
-    ...inherited,
-    DATA_DIR: dataDir,
-    DATABASE_URL: '',
-    REDIS_URL: '',
-    ALLOW_PRIVATE_NETWORKS: 'true',
-    LOG_LEVEL: 'warn',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    ...overrides,
-  };
-}
-
-interface JobView {
-  status: string;
-  error: string | null;
-  screenshot_id: number | null;
-}
-
-class Service {
-  private constructor(
-    readonly process: ChildProcess,
-    readonly api: string,
-    private readonly token: string,
-    private readonly dataDir: string,
-    private readonly websites: Map<string, number>,
-  ) {}
-
-  static async start(pagesUrl: string, overrides: Record<string, string> = {}): Promise<Service> {
-    const dataDir = tempDir();
-    const port = await freePort();
-    const env = serviceEnv(dataDir, port, overrides);
-    const cli = (...args: string[]) => execFileSync(process.execPath, [join(ROOT, 'dist/cli.js'), ...args], { env, encoding: 'utf8' });
-    const { token } = JSON.parse(cli('account', 'create', '--email', 'bench@example.com', '--name', 'Bench', '--plan', 'business')) as { token: string };
-    // The benchmark measures captures, not the plan's request quota.
-    cli('account', 'update', '--email', 'bench@example.com', '--limit-per-minute', '1000000', '--limit-per-hour', '1000000');
-    // Its output goes to a file, shown only if it fails: warnings would break the tables.
-    const log = openSync(join(dataDir, 'service.log'), 'a');
-    const child = spawn(process.execPath, [join(ROOT, 'dist/main.js')], { env, stdio: ['ignore', log, log] });
-    closeSync(log);
-    children.add(child);
-    const api = `http://127.0.0.1:${port}`;
-    const fail = (why: string) => new Error(`${why}; its log:\n${readFileSync(join(dataDir, 'service.log'), 'utf8').slice(-4000)}`);
-    for (let i = 0; ; i++) {
-      if (child.exitCode !== null || child.signalCode !== null) throw fail(`the service exited (${child.exitCode ?? child.signalCode})`);
-      const up = await fetch(`${api}/health`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (up) break;
-      if (i > 300) throw fail('the service did not answer /health within 30 s');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    const websites = new Map<string, number>();
-    const service = new Service(child, api, token, dataDir, websites);
-    for (const page of [...MIX, LATE]) {
-      const created = await service.call('POST', '/websites', { name: page.name, url: pagesUrl + page.path, full_page: page.fullPage });
-      websites.set(page.path, (created as { data: { id: number } }).data.id);
-    }
-    return service;
-  }
-
-  async call(method: string, path: string, body?: unknown): Promise<unknown> {
-    const res = await fetch(this.api + path, {
-      method,
-      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const answer: unknown = await res.json();
-    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(answer)}`);
-    return answer;
-  }
-
-  /**
-   * POST a capture (the website's defaults: wait_until stable), then long-poll its job until it ends — one
-   * request per job unless it is still running after 30 s; returns the screenshot id.
-   */
-  async capture(page: PageSpec): Promise<number> {
-    const { job_id } = (await this.call('POST', `/websites/${this.websites.get(page.path)}/screenshot`)) as { job_id: string };
-    for (;;) {
-      const { data } = (await this.call('GET', `/jobs/${job_id}?wait=30`)) as { data: JobView };
-      if (data.status === 'succeeded') return data.screenshot_id as number;
-      if (data.status === 'failed') throw new Error(`job ${job_id} (${page.path}) failed: ${data.error}`);
-    }
-  }
-
-  async download(screenshotId: number): Promise<Buffer> {
-    const res = await fetch(`${this.api}/screenshots/${screenshotId}/download`, { headers: { authorization: `Bearer ${this.token}` } });
-    if (!res.ok) throw new Error(`GET /screenshots/${screenshotId}/download answered ${res.status}`);
-    return Buffer.from(await res.arrayBuffer());
-  }
-
-  /** Untimed: every browser has rendered every page (jobs submitted together, so the pool spreads them). */
-  private async warmUp(pages: PageSpec[]): Promise<void> {
-    const browsers = loadConfig(serviceEnv(this.dataDir, 0)).captureBrowsers;
-    await Promise.all(Array.from({ length: pages.length * browsers }, (_, i) => this.capture(pages[i % pages.length])));
-  }
-
-  /** `captures` jobs submitted at once (round-robin over `pages`), each observed by its own long-poll. */
-  async batch(pages: PageSpec[], captures: number): Promise<Result> {
-    await this.warmUp(pages);
-    return this.timed(captures, (latency) =>
-      Promise.all(Array.from({ length: captures }, (_, i) => latency(() => this.capture(pages[i % pages.length])))).then(() => undefined),
-    );
-  }
-
-  /** One capture at a time: the latency a client sees, POST → long-poll answered. */
-  async oneAtATime(page: PageSpec, captures: number): Promise<Result> {
-    await this.warmUp([page]);
-    return this.timed(captures, async (latency) => {
-      for (let i = 0; i < captures; i++) await latency(() => this.capture(page));
-    });
-  }
-
-  /**
-   * Runs `work` (which times each capture through `latency`: POST sent → its long-poll answered) and measures the
-   * service's tree around it; the throughput is from the first POST to the last job ended.
-   */
-  async timed(captures: number, work: (latency: (capture: () => Promise<unknown>) => Promise<void>) => Promise<void>): Promise<Result> {
-    const pid = this.process.pid as number;
-    const meter = treeMeter(pid);
-    const latencies: number[] = [];
-    const started = performance.now();
-    await work(async (capture) => {
-      const t0 = performance.now();
-      await capture();
-      latencies.push(performance.now() - t0);
-    });
-    const seconds = (performance.now() - started) / 1000;
-    const measured = meter.stop();
-    latencies.sort((x, y) => x - y);
-    return {
-      capturesPerSecond: captures / seconds,
-      p50: percentile(latencies, 0.5),
-      p95: percentile(latencies, 0.95),
-      cpuMsPerCapture: measured.cpuMs / captures,
-      peakRssMb: measured.peakRssBytes / 1024 / 1024,
-    };
-  }
-
-  /** A graceful stop (SIGTERM: the service drains and closes its browsers), forced after 15 s. */
-  async stop(): Promise<void> {
-    if (this.process.exitCode === null && this.process.signalCode === null) {
-      const exited = new Promise((resolve) => this.process.once('exit', resolve));
-      this.process.kill('SIGTERM');
-      const timer = setTimeout(() => killTree(this.process), 15_000);
-      await exited;
-      clearTimeout(timer);
-    }
-    children.delete(this.process);
-    rmSync(this.dataDir, { recursive: true, force: true });
-    tempDirs.delete(this.dataDir);
-  }
 }
 
 // ---------------------------------------------------------------------------------------------------------
