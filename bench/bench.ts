@@ -19,15 +19,13 @@
  * is reported), BENCH_SOAK (captures through the service on its defaults,
  * printing the tree's RSS every 100; off by default).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { cpus, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { defaultCaptureSettings, findChrome } from '../src/adapters/capture/capture-options';
 import { loadConfig } from '../src/config/app-config';
-import { LATE, MIX, PageSpec, showsLateContent, SMALL, startPages } from './pages';
-import { treeMeter, treeStats } from './proc-stats';
-import { children, cleanUp, ensureBuilt, type Result, Service, serviceEnv } from './service';
+import { LATE, MIX, showsLateContent, SMALL, startPages } from './pages';
+import { treeStats } from './proc-stats';
+import { bareLoop, cleanUp, ensureBuilt, type Result, Service, serviceEnv } from './service';
 
 function positiveInt(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -49,47 +47,6 @@ const CONCURRENCIES = [4, 8, 16];
  * concurrency. The ratios' median is the verdict: one pair moves by ±0.1 between runs on a shared VM.
  */
 const ROUNDS = Math.max(1, positiveInt('BENCH_ROUNDS', 3));
-const ROOT = join(__dirname, '..');
-
-// ---------------------------------------------------------------------------------------------------------
-// (a) the bare loop, in a child process
-// ---------------------------------------------------------------------------------------------------------
-
-/** Asynchronous on purpose: the pages are served by this process, whose event loop must keep running. */
-function bareLoop(base: string, browsers: number, pages: PageSpec[], concurrency: number, captures: number): Promise<Result> {
-  const spec = pages.map((p) => `${p.path}:${p.fullPage ? 1 : 0}`).join(',');
-  const child = spawn(
-    process.execPath,
-    ['-r', 'ts-node/register/transpile-only', join(__dirname, 'bare-loop.ts'), base, String(concurrency), String(captures), String(browsers), spec],
-    // stdin: closed by us once the meter has stopped; only then does the loop close its browsers.
-    { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
-  );
-  children.add(child);
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-  return new Promise<Result>((resolve, reject) => {
-    let meter: ReturnType<typeof treeMeter> | undefined;
-    let result: Result | undefined;
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      if (!line.startsWith('{')) return;
-      const message = JSON.parse(line) as Result & { event?: string };
-      // Measured from here, exactly as the service is (treeMeter), from its "start" to its result.
-      if (message.event === 'start') meter = treeMeter(child.pid as number);
-      else {
-        const measured = meter?.stop() ?? { cpuMs: NaN, peakRssBytes: 0 };
-        result = { ...message, cpuMsPerCapture: measured.cpuMs / captures, peakRssMb: measured.peakRssBytes / 1024 / 1024 };
-        child.stdin.end();
-      }
-    });
-    child.once('error', reject);
-    child.once('close', (code) => {
-      children.delete(child);
-      meter?.stop();
-      if (code === 0 && result) resolve(result);
-      else reject(new Error(`the bare loop exited with ${code}:\n${stderr}`));
-    });
-  });
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // Report

@@ -82,9 +82,10 @@ export function treeStats(rootPid: number): TreeStats {
  * per capture), while when the browser exits gracefully it is reaped and would be counted twice. What this misses is
  * a process's last < 100 ms before it exits, and processes that live less than 100 ms; both runners lose the same.
  */
-export function treeMeter(rootPid: number): { stop(): { cpuMs: number; peakRssBytes: number } } {
+export function treeMeter(rootPid: number): { stop(): { cpuMs: number; peakRssBytes: number; cpuMsByKind: Record<ProcessKind, number> } } {
   const first = new Map<number, number>();
   const last = new Map<number, number>();
+  const kinds = new Map<number, ProcessKind>();
   let peak = 0;
   let initial = true;
   const sample = (): void => {
@@ -92,7 +93,10 @@ export function treeMeter(rootPid: number): { stop(): { cpuMs: number; peakRssBy
     let pages = 0;
     for (const pid of descendants(rootPid, all)) {
       const entry = all.get(pid) as ProcEntry;
-      if (!first.has(pid)) first.set(pid, initial ? entry.ownTicks : 0);
+      if (!first.has(pid)) {
+        first.set(pid, initial ? entry.ownTicks : 0);
+        kinds.set(pid, pid === rootPid ? 'node' : processKind(pid));
+      }
       last.set(pid, entry.ownTicks);
       pages += entry.rssPages;
     }
@@ -106,10 +110,42 @@ export function treeMeter(rootPid: number): { stop(): { cpuMs: number; peakRssBy
       clearInterval(timer);
       sample();
       let ticks = 0;
-      for (const [pid, ticksAtEnd] of last) ticks += ticksAtEnd - (first.get(pid) ?? 0);
-      return { cpuMs: (ticks * 1000) / TICKS_PER_SECOND, peakRssBytes: peak };
+      const cpuMsByKind: Record<ProcessKind, number> = { node: 0, browser: 0, renderer: 0, gpu: 0, network: 0, other: 0 };
+      for (const [pid, ticksAtEnd] of last) {
+        const used = ticksAtEnd - (first.get(pid) ?? 0);
+        ticks += used;
+        cpuMsByKind[kinds.get(pid) ?? 'other'] += (used * 1000) / TICKS_PER_SECOND;
+      }
+      return { cpuMs: (ticks * 1000) / TICKS_PER_SECOND, peakRssBytes: peak, cpuMsByKind };
     },
   };
+}
+
+/**
+ * Where a process's CPU goes: the runner's node, Chromium's browser process, its renderers, its GPU process, its
+ * network service, the rest (zygotes, the launcher script, other utilities).
+ */
+export type ProcessKind = 'node' | 'browser' | 'renderer' | 'gpu' | 'network' | 'other';
+
+function processKind(pid: number): ProcessKind {
+  let args: string[];
+  try {
+    // Chromium rewrites its processes' titles into one string of space-separated arguments.
+    args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/[\0 ]/);
+  } catch {
+    return 'other';
+  }
+  if (!/chrom/i.test(args[0] ?? '')) return 'other';
+  const type = args.find((arg) => arg.startsWith('--type='))?.slice('--type='.length);
+  if (type === undefined) return 'browser';
+  if (type === 'renderer') return 'renderer';
+  if (type === 'gpu-process') return 'gpu';
+  if (args.includes('--utility-sub-type=network.mojom.NetworkService')) return 'network';
+  return 'other';
+}
+
+export function perCapture(byKind: Record<ProcessKind, number>, captures: number): Record<ProcessKind, number> {
+  return Object.fromEntries(Object.entries(byKind).map(([kind, ms]) => [kind, ms / captures])) as Record<ProcessKind, number>;
 }
 
 /** Nearest-rank percentile of an ascending array. */

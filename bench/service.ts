@@ -1,16 +1,18 @@
 /**
  * What the bench scripts share: the processes and temporary directories they start (all removed however the
  * script ends), the build check, and the service as `node dist/main.js` in embedded mode with a benchmark account,
- * driven through its API (jobs submitted, each observed by one long-poll) and measured from outside (treeMeter).
+ * driven through its API (jobs submitted, each observed by one long-poll) and measured from outside (treeMeter),
+ * and the bare loop (bare-loop.ts, the floor) in its own process, measured the same way.
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
 import { loadConfig } from '../src/config/app-config';
 import { LATE, MIX, PageSpec } from './pages';
-import { percentile, treeMeter, treePids } from './proc-stats';
+import { percentile, type ProcessKind, perCapture, treeMeter, treePids } from './proc-stats';
 
 const ROOT = join(__dirname, '..');
 
@@ -20,6 +22,8 @@ export interface Result {
   p95: number;
   cpuMsPerCapture: number;
   peakRssMb: number;
+  /** CPU ms per capture by process kind (proc-stats.ts ProcessKind). */
+  cpuByKind?: Record<ProcessKind, number>;
   complete?: number;
 }
 
@@ -135,6 +139,8 @@ export class Service {
     private readonly token: string,
     private readonly dataDir: string,
     private readonly websites: Map<string, number>,
+    /** How many browsers it runs (CAPTURE_BROWSERS, one per core by default). */
+    readonly browsers: number,
   ) {}
 
   static async start(pagesUrl: string, overrides: Record<string, string> = {}): Promise<Service> {
@@ -147,7 +153,9 @@ export class Service {
     cli('account', 'update', '--email', 'bench@example.com', '--limit-per-minute', '1000000', '--limit-per-hour', '1000000');
     // Its output goes to a file, shown only if it fails: warnings would break the tables.
     const log = openSync(join(dataDir, 'service.log'), 'a');
-    const child = spawn(process.execPath, [join(ROOT, 'dist/main.js')], { env, stdio: ['ignore', log, log] });
+    // BENCH_NODE_ARGS: flags for the service's node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it.
+    const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist/main.js')], { env, stdio: ['ignore', log, log] });
     closeSync(log);
     children.add(child);
     const api = `http://127.0.0.1:${port}`;
@@ -163,7 +171,7 @@ export class Service {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const websites = new Map<string, number>();
-    const service = new Service(child, api, token, dataDir, websites);
+    const service = new Service(child, api, token, dataDir, websites, loadConfig(env).captureBrowsers);
     for (const page of [...MIX, LATE]) {
       const created = await service.call('POST', '/websites', { name: page.name, url: pagesUrl + page.path, full_page: page.fullPage });
       websites.set(page.path, (created as { data: { id: number } }).data.id);
@@ -203,8 +211,7 @@ export class Service {
 
   /** Untimed: every browser has rendered every page (jobs submitted together, so the pool spreads them). */
   private async warmUp(pages: PageSpec[]): Promise<void> {
-    const browsers = loadConfig(serviceEnv(this.dataDir, 0)).captureBrowsers;
-    await Promise.all(Array.from({ length: pages.length * browsers }, (_, i) => this.capture(pages[i % pages.length])));
+    await Promise.all(Array.from({ length: pages.length * this.browsers }, (_, i) => this.capture(pages[i % pages.length])));
   }
 
   /** `captures` jobs submitted at once (round-robin over `pages`), each observed by its own long-poll. */
@@ -246,6 +253,7 @@ export class Service {
       p95: percentile(latencies, 0.95),
       cpuMsPerCapture: measured.cpuMs / captures,
       peakRssMb: measured.peakRssBytes / 1024 / 1024,
+      cpuByKind: perCapture(measured.cpuMsByKind, captures),
     };
   }
 
@@ -262,4 +270,49 @@ export class Service {
     rmSync(this.dataDir, { recursive: true, force: true });
     tempDirs.delete(this.dataDir);
   }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// (a) the bare loop, in a child process
+// ---------------------------------------------------------------------------------------------------------
+
+/** Asynchronous on purpose: the pages are served by this process, whose event loop must keep running. */
+export function bareLoop(base: string, browsers: number, pages: PageSpec[], concurrency: number, captures: number): Promise<Result> {
+  const spec = pages.map((p) => `${p.path}:${p.fullPage ? 1 : 0}`).join(',');
+  const child = spawn(
+    process.execPath,
+    ['-r', 'ts-node/register/transpile-only', join(__dirname, 'bare-loop.ts'), base, String(concurrency), String(captures), String(browsers), spec],
+    // stdin: closed by us once the meter has stopped; only then does the loop close its browsers.
+    { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  children.add(child);
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  return new Promise<Result>((resolve, reject) => {
+    let meter: ReturnType<typeof treeMeter> | undefined;
+    let result: Result | undefined;
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (!line.startsWith('{')) return;
+      const message = JSON.parse(line) as Result & { event?: string };
+      // Measured from here, exactly as the service is (treeMeter), from its "start" to its result.
+      if (message.event === 'start') meter = treeMeter(child.pid as number);
+      else {
+        const measured = meter?.stop();
+        result = {
+          ...message,
+          cpuMsPerCapture: (measured?.cpuMs ?? NaN) / captures,
+          peakRssMb: (measured?.peakRssBytes ?? 0) / 1024 / 1024,
+          cpuByKind: measured && perCapture(measured.cpuMsByKind, captures),
+        };
+        child.stdin.end();
+      }
+    });
+    child.once('error', reject);
+    child.once('close', (code) => {
+      children.delete(child);
+      meter?.stop();
+      if (code === 0 && result) resolve(result);
+      else reject(new Error(`the bare loop exited with ${code}:\n${stderr}`));
+    });
+  });
 }

@@ -13,6 +13,8 @@ describe('loadConfig', () => {
       logLevel: 'info',
       captureTimeoutMs: 30000,
       captureMaxHeight: 16384,
+      capturePrewarm: true,
+      captureFastPng: true,
     });
     expect(c.dataDir).toMatch(/\/data$/);
     expect(c.storageDir).toBe(`${c.dataDir}/screenshots`);
@@ -30,6 +32,7 @@ describe('loadConfig', () => {
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
     [{ URL_ALLOWLIST: 'intranet' }, /URL_ALLOWLIST entries must be origins/],
     [{ CAPTURE_TIMEOUT_MS: '10' }, /CAPTURE_TIMEOUT_MS must be an integer between 1000/],
+    [{ CAPTURE_FAST_PNG: 'smaller' }, /CAPTURE_FAST_PNG must be true or false/],
     [{ TRUST_PROXY: 'nginx' }, /TRUST_PROXY must be true, false, a number of proxy hops/],
     [{ TRUST_PROXY: '10.0.0.0/33' }, /TRUST_PROXY must be/],
     [{ TRUST_PROXY: '11' }, /TRUST_PROXY must be an integer between 0 and 10/],

@@ -34,6 +34,8 @@ export abstract class AppConfig {
   captureRecycleAfter!: number;
   /** CAPTURE_PREWARM: a fresh context and tab kept open per browser for the next capture. */
   capturePrewarm!: boolean;
+  /** CAPTURE_FAST_PNG: Chromium's fast PNG encoder (less CPU per capture, larger files). */
+  captureFastPng!: boolean;
   scenarioTimeoutMs!: number;
   /** How long an element step (click, fill, hover, select, scroll) waits for its element. */
   scenarioStepTimeoutMs!: number;
@@ -229,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     captureMaxHeight: int(env, 'CAPTURE_MAX_HEIGHT', 16384, 240, 100000),
     captureRecycleAfter: int(env, 'CAPTURE_RECYCLE_AFTER', 200, 1, 1000000),
     capturePrewarm: bool(env, 'CAPTURE_PREWARM', true),
+    captureFastPng: bool(env, 'CAPTURE_FAST_PNG', true),
     scenarioTimeoutMs: int(env, 'SCENARIO_TIMEOUT_MS', 120000, 1000, 3600000),
     scenarioStepTimeoutMs: int(env, 'SCENARIO_STEP_TIMEOUT_MS', 10000, 100, 600000),
     scheduleTickMs: int(env, 'SCHEDULE_TICK_MS', 5000, 100, 3600000),

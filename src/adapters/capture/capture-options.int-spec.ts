@@ -17,7 +17,7 @@ describe('resolveCaptureSettings', () => {
       networkIdleMs: 500,
       networkIdleMaxWaitMs: 3_000,
       settleWindowMs: 100,
-      fastPngEncoding: false,
+      fastPngEncoding: true,
       prewarm: true,
       allowPrivateNetworks: false,
       urlAllowlist: [],

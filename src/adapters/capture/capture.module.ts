@@ -18,6 +18,7 @@ import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
           maxFullPageHeight: config.captureMaxHeight,
           recycleAfter: config.captureRecycleAfter,
           prewarm: config.capturePrewarm,
+          fastPngEncoding: config.captureFastPng,
           // The same switches as the URL policy at the API, enforced again for every request Chromium makes.
           allowPrivateNetworks: config.allowPrivateNetworks,
           urlAllowlist: config.urlAllowlist,
