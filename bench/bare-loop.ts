@@ -54,6 +54,7 @@ async function main(): Promise<void> {
 
     const latencies: number[] = [];
     let complete = 0;
+    let bytes = 0;
     let next = 0;
     console.log(JSON.stringify({ event: 'start' }));
     const before = treeStats(process.pid);
@@ -65,6 +66,7 @@ async function main(): Promise<void> {
           const t0 = performance.now();
           const png = await captureOne(page);
           latencies.push(performance.now() - t0);
+          bytes += png.length;
           // Decoding is outside the latency but inside the CPU figure; only the /late runs do it.
           if (page.path === '/late' && showsLateContent(png)) complete++;
         }
@@ -80,6 +82,7 @@ async function main(): Promise<void> {
         p95: percentile(latencies, 0.95),
         cpuMsPerCapture: (after.cpuMs - before.cpuMs) / captures,
         complete,
+        meanBytes: bytes / captures,
       }),
     );
     // Run by the bench (stdin a pipe), the browsers close only once it has stopped measuring this tree.

@@ -8,11 +8,12 @@
  *       (POST /websites/{id}/screenshot), each observed with one long-poll GET /jobs/{id}?wait=30;
  *   (c) one capture at a time through the API: POST, then GET /jobs/{id}?wait=30;
  *   (d) a page whose content arrives 1 s after `load`: does each capture show it?
- *   (e) the service at CAPTURE_CONCURRENCY = 4, 8, 16 (its cap; it sizes itself below it) on the 4-page mix.
+ *   (e) the service at CAPTURE_CONCURRENCY = 4, 8, 16 (its cap; it sizes itself below it) on the 4-page mix;
+ *   (f) the size of each page's PNG from both: the service's encoder (CAPTURE_FAST_PNG) trades size for CPU.
  *
  * CPU per capture is the process tree's (node + every Chromium process) user + system time over the timed
  * section and peak RSS the tree's, both sampled from /proc every 100 ms by this process, alike for both runners
- * (proc-stats.ts treeMeter). Each runner is its own
+ * (proc-stats.ts treeMeter), also split by process (node, Chromium's browser, renderers, GPU…). Each runner is its own
  * process tree, so neither pays for the other, for this client or for the page server (both live here).
  *
  * Env: BENCH_CAPTURES (per timed run, default 80), BENCH_ROUNDS (bare/service pairs, default 3: the ratios' median
@@ -23,7 +24,7 @@ import { execFileSync } from 'node:child_process';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { defaultCaptureSettings, findChrome } from '../src/adapters/capture/capture-options';
 import { loadConfig } from '../src/config/app-config';
-import { LATE, MIX, showsLateContent, SMALL, startPages } from './pages';
+import { LATE, MIX, type PageSpec, showsLateContent, SMALL, startPages } from './pages';
 import { treeStats } from './proc-stats';
 import { bareLoop, cleanUp, ensureBuilt, type Result, Service, serviceEnv } from './service';
 
@@ -117,7 +118,11 @@ async function main(): Promise<void> {
       for (let i = 0; i < LATE_CAPTURES; i++) await latency(async () => lateIds.push(await service.capture(LATE)));
     });
     for (const id of lateIds) if (showsLateContent(await service.download(id))) serviceShown++;
+    const serviceBytes = new Map<PageSpec, number>();
+    for (const page of MIX) serviceBytes.set(page, (await service.download(await service.capture(page))).length);
     await service.stop();
+    const bareBytes = new Map<PageSpec, number>();
+    for (const page of MIX) bareBytes.set(page, (await bareLoop(pages.url, browsers, [page], 1, 1)).meanBytes ?? NaN);
     const bareLate = await bareLoop(pages.url, browsers, [LATE], 1, LATE_CAPTURES);
     // The latency floor for (c): the same page, one capture at a time, by hand (no settle window, no API, no storage).
     const bareSingle = await bareLoop(pages.url, browsers, [SMALL], 1, ONE_AT_A_TIME);
@@ -172,6 +177,29 @@ async function main(): Promise<void> {
     console.log(
       `| (a) bare loop (\`load\` only) | ${bareShown}/${LATE_CAPTURES} | ${completeness(bareShown, LATE_CAPTURES)}${bareShown < LATE_CAPTURES ? ' ("Loading…")' : ''} | ${bareLate.p50.toFixed(0)} |`,
     );
+
+    console.log(`\n## (f) the PNG files: the service's encoder (CAPTURE_FAST_PNG=${String(defaults.captureFastPng)}) against Chromium's default\n`);
+    console.log('| page | (a) bare loop, KB | (b) service, KB | b/a |\n|---|---|---|---|');
+    for (const page of MIX) {
+      const [a, b] = [bareBytes.get(page) as number, serviceBytes.get(page) as number];
+      console.log(`| ${page.name} | ${(a / 1024).toFixed(1)} | ${(b / 1024).toFixed(1)} | ${(b / a).toFixed(2)} |`);
+    }
+
+    const last = rounds[rounds.length - 1];
+    const kinds = (r: Result) =>
+      Object.values(r.cpuByKind ?? {})
+        .map((ms) => ms.toFixed(0))
+        .join(' | ');
+    console.log(`\n## CPU ms per capture by process, round ${rounds.length}\n`);
+    console.log('| run | node | browser | renderers | GPU | network | other | total |\n|---|---|---|---|---|---|---|---|');
+    for (const [name, r] of [
+      ['(a) bare loop, small page', last.bareSmall],
+      ['(b) service, small page', last.small],
+      ['(a) bare loop, 4-page mix', last.bareMix],
+      ['(b) service, 4-page mix', last.mix],
+    ] as const) {
+      console.log(`| ${name} | ${kinds(r)} | ${r.cpuMsPerCapture.toFixed(0)} |`);
+    }
 
     console.log('\n## (e) the service at CAPTURE_CONCURRENCY = 4, 8, 16 (its cap; it sizes itself below it), 4-page mix\n');
     console.log(HEADER);

@@ -25,6 +25,8 @@ export interface Result {
   /** CPU ms per capture by process kind (proc-stats.ts ProcessKind). */
   cpuByKind?: Record<ProcessKind, number>;
   complete?: number;
+  /** Mean size of the PNGs (the bare loop's). */
+  meanBytes?: number;
 }
 
 // ---------------------------------------------------------------------------------------------------------
