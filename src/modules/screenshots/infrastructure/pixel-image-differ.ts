@@ -66,11 +66,16 @@ function overlap(newer: Rgba, older: Rgba, masks: { newer: Box[]; older: Box[] }
 /** Rows kept above and below the rows being counted: all the neighbourhood pixelmatch's anti-aliasing test reads. */
 const MARGIN = 2;
 /**
- * Rows counted per pixelmatch call. pixelmatch is synchronous JavaScript: on a 16,384 px page one call would hold
- * the event loop (the API, in embedded mode, answers nothing meanwhile) for up to a second. 256 rows of 1280 px
- * take a few milliseconds, and the comparison yields to the event loop between them.
+ * Pixels counted per pixelmatch call, and so the longest the comparison holds the event loop (the API, in embedded
+ * mode, answers nothing meanwhile). pixelmatch is synchronous JavaScript, and where every pixel differs it runs its
+ * anti-aliasing test on each: 256 rows of 1280 px took 80 ms in plain Node and over half a second under load, past
+ * the 300 ms a Redis command may take before its request is answered 503 (seen: a GET answered 503 during the
+ * comparison of a white capture with a green one). 65,536 pixels (51 rows at 1280 px) take ~10 ms at worst; the
+ * MARGIN rows each chunk adds cost 8 % more at that width. Equal rows cost only a memcmp and are skipped.
  */
-const CHUNK_ROWS = 256;
+const CHUNK_PIXELS = 65_536;
+/** At least 16 rows, so the margin rows stay a small part of a chunk even on a very wide image. */
+const chunkRows = (width: number) => Math.max(16, Math.floor(CHUNK_PIXELS / Math.max(1, width)));
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -102,6 +107,7 @@ function matchRows(a: Buffer, b: Buffer, width: number, height: number, from: nu
 async function changedPixels(a: Buffer, b: Buffer, width: number, height: number): Promise<number> {
   const stride = width * 4;
   const equal = (y: number) => a.compare(b, y * stride, (y + 1) * stride, y * stride, (y + 1) * stride) === 0;
+  const rows = chunkRows(width);
   let changed = 0;
   let y = 0;
   while (y < height) {
@@ -109,9 +115,9 @@ async function changedPixels(a: Buffer, b: Buffer, width: number, height: number
       y++;
       continue;
     }
-    // A chunk: from this differing row to the last differing row before a run of equal rows, at most CHUNK_ROWS.
+    // A chunk: from this differing row to the last differing row before a run of equal rows, at most `rows`.
     let end = y + 1;
-    for (let run = 0; end < height && end - y < CHUNK_ROWS + run; end++) {
+    for (let run = 0; end < height && end - y < rows + run; end++) {
       run = equal(end) ? run + 1 : 0;
       if (run > 2 * MARGIN) break;
     }
@@ -149,15 +155,17 @@ export class PixelImageDiffer extends ImageDiffer {
     const { width, height, a, b } = overlap(newer, older, masks);
     const out = Buffer.allocUnsafe(newer.width * newer.height * 4);
     const stride = width * 4;
-    // The overlap by pixelmatch, CHUNK_ROWS rows at a time with MARGIN rows of context (each pixel drawn as in one
+    // The overlap by pixelmatch, chunkRows() rows at a time with MARGIN rows of context (each pixel drawn as in one
     // whole-image call), yielding between chunks so the event loop stays responsive (as changedPixels).
-    for (let y = 0; y < height; y += CHUNK_ROWS) {
-      const end = Math.min(height, y + CHUNK_ROWS);
+    const rows = chunkRows(width);
+    for (let y = 0; y < height; y += rows) {
+      const end = Math.min(height, y + rows);
       const { out: chunk, offset } = matchRows(a, b, width, height, y, end, { alpha: DIM, diffColor: CHANGED, aaColor: ANTI_ALIASED });
       for (let row = y; row < end; row++) chunk.copy(out, row * newer.width * 4, offset + (row - y) * stride, offset + (row - y + 1) * stride);
       await yieldToEventLoop();
     }
     // Beyond the overlap (the newer page grew, or is wider) everything counts as changed: the newer pixels, tinted.
+    const tintRows = chunkRows(newer.width);
     for (let y = 0; y < newer.height; y++) {
       for (let x = y < height ? width : 0; x < newer.width; x++) {
         const i = (y * newer.width + x) * 4;
@@ -167,7 +175,7 @@ export class PixelImageDiffer extends ImageDiffer {
         out[i + 2] = Math.round(CHANGED[2] * 0.6 + grey * 0.4);
         out[i + 3] = 255;
       }
-      if (y % CHUNK_ROWS === CHUNK_ROWS - 1) await yieldToEventLoop();
+      if (y % tintRows === tintRows - 1) await yieldToEventLoop();
     }
     for (const box of clipBoxes([...masks.newer, ...masks.older], newer.width, newer.height)) fill(out, newer.width, box, [...MASKED, 255]);
     return sharp(out, { raw: { width: newer.width, height: newer.height, channels: 4 }, limitInputPixels: false })
