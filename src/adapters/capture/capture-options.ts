@@ -31,7 +31,7 @@ export interface CaptureSettings {
    */
   settleWindowMs: number;
   /**
-   * CAPTURE_FAST_PNG: Chromium's fast PNG encoder (zlib's fastest level, no row filters) instead of its compact
+   * CAPTURE_FAST_PNG: Chromium's fast PNG encoder (it compresses less to encode faster) instead of its compact
    * one. The compact encoder is the largest single cost a capture adds to Chromium's browser process: on the
    * bench's 4-page mix it took 141–151 ms of that process's CPU per capture against 84–85 with this on, and the
    * whole capture 362–387 ms against 304 (README "Benchmark"). The files are larger: 1.3× on pages of text or
