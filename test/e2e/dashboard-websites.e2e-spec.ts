@@ -792,8 +792,15 @@ describe('Dashboard: websites and the capture playground', () => {
         expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
         expect(page.url()).toMatch(/\/dashboard\/playground\?.*job=[0-9a-f-]{36}/);
         await page.waitForFunction(() => (document.getElementById('capture-image') as HTMLImageElement).naturalWidth > 0, { timeout: 20_000 });
-        expect(await page.$eval('#capture-result .badge', (el) => el.textContent)).toBe('succeeded');
-        expect(await page.$eval('#curl-command', (el) => (el as HTMLTextAreaElement).value)).toContain('"format":"webp"');
+        // Read in the page's own world (page.evaluate), not through $eval, which moves the element into puppeteer's
+        // utility world: that transfer failed once in CI with "Cannot find context with specified id" while the page
+        // had not navigated. A navigation would still fail evaluate ("Execution context was destroyed").
+        const result = await page.evaluate(() => ({
+          badge: document.querySelector('#capture-result .badge')?.textContent,
+          curl: (document.getElementById('curl-command') as HTMLTextAreaElement | null)?.value,
+          stayed: (window as unknown as { stayed?: boolean }).stayed,
+        }));
+        expect(result).toEqual({ badge: 'succeeded', curl: expect.stringContaining('"format":"webp"'), stayed: true });
         await notWider('playground with result');
         await save('playground', width);
         await page.close();

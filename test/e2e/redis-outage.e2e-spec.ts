@@ -4,7 +4,7 @@ import request from 'supertest';
 import { startTestApp, TestAccount, TestApp } from '../support/test-app';
 
 /**
- * Redis stopped under a running API (issue: faults): every authenticated route answers 503 `unavailable`
+ * Redis stopped or frozen under a running API (issue: faults): every authenticated route answers 503 `unavailable`
  * within 500 ms for the whole outage, and the service recovers by itself when Redis is back. The Redis here
  * is a real redis-server of this test's own, on a port of its own, so stopping it disturbs nothing else.
  */
@@ -109,5 +109,25 @@ describe('Redis outage', () => {
     const list = await request(t.url).get('/websites').set(alice.auth).expect(200);
     expect(list.body.data.map((w: { name: string }) => w.name)).toEqual(['Home']);
     await request(t.url).get('/health').expect(200);
+  });
+
+  it('a frozen Redis (SIGSTOP: connected, answering nothing) is a 503 within 500 ms too, and answers again on SIGCONT', async () => {
+    await request(t.url).get('/test').set(alice.auth).expect(200);
+    redis.kill('SIGSTOP');
+    try {
+      for (const [name, send] of routes.slice(0, 3)) {
+        const started = Date.now();
+        const res = await send(request(t.url)).set(alice.auth);
+        expect({ name, status: res.status, code: res.body.code, fast: Date.now() - started < 500 }).toEqual({
+          name,
+          status: 503,
+          code: 'unavailable',
+          fast: true,
+        });
+      }
+    } finally {
+      redis.kill('SIGCONT');
+    }
+    await request(t.url).get('/test').set(alice.auth).expect(200);
   });
 });

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { RedisConnection } from '../../../shared/redis/redis-connection';
+import { commandWithin, RedisConnection } from '../../../shared/redis/redis-connection';
 import { CountedKey, CounterStore } from '../application/counter-store';
 
 // One round trip, executed atomically by Redis: no other instance can interleave between the two counters.
@@ -36,24 +36,26 @@ export class RedisCounterStore extends CounterStore {
 
   async countRequest(minute: CountedKey, hour: CountedKey, minuteLimit: number): Promise<{ minute: number; hour: number }> {
     // A little slack on expiry so a key never vanishes while its window is still being read.
-    const [m, h] = (await this.redis.eval(
-      COUNT_REQUEST,
-      2,
-      this.connection.key(minute.key),
-      this.connection.key(hour.key),
-      String(minute.ttlMs + 5000),
-      String(hour.ttlMs + 5000),
-      String(minuteLimit),
+    const [m, h] = (await commandWithin(
+      this.redis.eval(
+        COUNT_REQUEST,
+        2,
+        this.connection.key(minute.key),
+        this.connection.key(hour.key),
+        String(minute.ttlMs + 5000),
+        String(hour.ttlMs + 5000),
+        String(minuteLimit),
+      ),
     )) as [number, number];
     return { minute: Number(m), hour: Number(h) };
   }
 
   async read(keys: string[]): Promise<number[]> {
     if (keys.length === 0) return [];
-    return (await this.redis.mget(...keys.map((k) => this.connection.key(k)))).map((v) => Number(v ?? 0));
+    return (await commandWithin(this.redis.mget(...keys.map((k) => this.connection.key(k))))).map((v) => Number(v ?? 0));
   }
 
   async increment(counter: CountedKey): Promise<number> {
-    return Number(await this.redis.eval(INCREMENT, 1, this.connection.key(counter.key), String(counter.ttlMs + 5000)));
+    return Number(await commandWithin(this.redis.eval(INCREMENT, 1, this.connection.key(counter.key), String(counter.ttlMs + 5000))));
   }
 }
