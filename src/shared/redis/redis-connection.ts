@@ -6,7 +6,7 @@ import { within } from '../domain/within';
 /**
  * How long one Redis command may take before the request that needed it is answered 503. A counter INCR takes
  * well under a millisecond; a Redis that is frozen (SIGSTOP, a network partition) must not hold requests.
- * Enforced by `commandWithin` (shared/domain/within.ts), which does not count time the event loop itself was held.
+ * Enforced by `commandWithin` (`within`'s afterPoll), which does not count time the event loop itself was held.
  */
 export const REDIS_COMMAND_TIMEOUT_MS = 300;
 
@@ -20,7 +20,7 @@ const CLIENT_COMMAND_TIMEOUT_MS = 5_000;
 
 /** `command`'s result, or "Command timed out" (the error filter's 503 `unavailable`) after REDIS_COMMAND_TIMEOUT_MS. */
 export function commandWithin<T>(command: Promise<T>): Promise<T> {
-  return within(command, REDIS_COMMAND_TIMEOUT_MS, () => new Error('Command timed out'));
+  return within(command, REDIS_COMMAND_TIMEOUT_MS, () => new Error('Command timed out'), { afterPoll: true });
 }
 
 /** How long the process waits at start for Redis before it serves anyway (requests then get 503 until it is up). */
