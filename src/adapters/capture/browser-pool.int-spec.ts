@@ -75,9 +75,26 @@ class FakeBrowser {
   }
 }
 
-/** A tab as the pool sees it: it asks whether it is closed and listens for its crash. */
+/** A tab as the pool sees it: it asks whether it is closed, listens for its crash and asks its renderer for a `1`. */
 function fakePage(closed = false): Page {
-  return { isClosed: () => closed, once: () => undefined } as unknown as Page;
+  return { isClosed: () => closed, once: () => undefined, evaluate: async () => 1, close: async () => undefined } as unknown as Page;
+}
+
+/** A tab whose renderer was killed: it never answers, and its crash is reported when the test says. */
+function deadRendererPage(): { page: Page; reportCrash: () => void; closed: () => boolean } {
+  let onError: (() => void) | undefined;
+  let closed = false;
+  const page = {
+    isClosed: () => closed,
+    once: (event: string, handler: () => void) => {
+      if (event === 'error') onError = handler;
+    },
+    evaluate: () => new Promise(() => undefined),
+    close: async () => {
+      closed = true;
+    },
+  } as unknown as Page;
+  return { page, reportCrash: () => onError?.(), closed: () => closed };
 }
 
 function fakeLauncher(newPage: () => Promise<Page> = async () => fakePage()) {
@@ -223,6 +240,22 @@ describe('BrowserPool with a scripted browser', () => {
 
       await expect(running).resolves.toBe(own);
       expect(spare.closed).toBe(1);
+    });
+
+    it('whose renderer died just before the lease (its crash reported late) is not used: the lease gets a fresh tab in the context', async () => {
+      const dead = deadRendererPage();
+      const tabs = [dead.page, fakePage()];
+      const { spare, spared } = await poolWithSpare(async () => tabs.shift() ?? fakePage());
+
+      const opened = spared.withContext(async (lease) => lease.openPage());
+      // The lease asked the spare's renderer for an answer; Chromium reports the crash instead.
+      await flush();
+      dead.reportCrash();
+
+      const page = await opened;
+      expect(page).not.toBe(dead.page);
+      expect(spare.pages).toEqual([dead.page, page]);
+      expect(dead.closed()).toBe(true);
     });
 
     it('whose context never arrives marks the browser wedged, as a lease would: its late context is closed on arrival, leases move to a new browser', async () => {

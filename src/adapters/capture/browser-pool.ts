@@ -33,6 +33,11 @@ const GRACEFUL_CLOSE_MS = 5_000;
 /** Closing a context should take milliseconds; a slow close means the browser is wedged. */
 const CONTEXT_CLOSE_MS = 5_000;
 const CONTEXT_CREATE_MS = 10_000;
+/**
+ * How long a spare's renderer may take to answer one round trip before the lease opens a fresh tab instead. An idle
+ * renderer answers in about a millisecond; one killed a moment ago answers never (its crash event arrives instead).
+ */
+const SPARE_PROBE_MS = 1_000;
 const PROCESS_EXIT_WAIT_MS = 3_000;
 
 export interface ContextLease {
@@ -83,6 +88,21 @@ interface Spare {
   page: Page;
   /** Its renderer died while it waited (killed for memory, crashed): a capture in it would fail as the page's fault. */
   crashed: boolean;
+  /** Settles when the crash is reported. */
+  died: Promise<void>;
+}
+
+/**
+ * Whether the spare's renderer still answers. Chromium reports a renderer's death some milliseconds after it, so a
+ * spare killed just before a lease took it (the OOM killer, a crash) still looks alive; one round trip through the
+ * renderer tells, for about a millisecond per capture. Otherwise the capture would run in the dead tab and fail
+ * as the page's fault ("The page crashed the browser tab") although the page was never loaded.
+ */
+async function rendererAnswers(spare: Spare): Promise<boolean> {
+  if (spare.crashed) return false;
+  const answered = spare.page.evaluate('1').then(() => true);
+  const died = spare.died.then(() => false);
+  return within(Promise.race([answered, died]), SPARE_PROBE_MS, () => new Error('no answer')).catch(() => false);
 }
 
 /** A time limit whose failure says what did not finish in time. */
@@ -439,11 +459,13 @@ export class BrowserPool {
       const context = spare?.context ?? (await this.openContext(browser, chromium, options.openBy));
       // The next lease's spare opens while this one's page loads and settles, when the cores tend to be idle.
       this.refillSpare(browser, chromium);
-      let ready = spare?.page ?? null;
-      const openPage = (): Promise<Page> => {
-        const page = ready;
+      let ready = spare;
+      const openPage = async (): Promise<Page> => {
+        const first = ready;
         ready = null;
-        return page ? Promise.resolve(page) : context.newPage();
+        if (first && (await rendererAnswers(first))) return first.page;
+        if (first) void first.page.close().catch(() => undefined);
+        return context.newPage();
       };
       try {
         return await fn({ context, openPage, lost: browser.lost, isLost: () => browser.dead, egress: this.egress });
@@ -482,8 +504,12 @@ export class BrowserPool {
         const page = await inTime(context.newPage(), CONTEXT_CREATE_MS, 'Opening a spare tab timed out');
         // Retired, dead or shut down meanwhile: the spare would never be used.
         if (!this.takesLeases(browser)) throw new Error('no longer needed');
-        const spare: Spare = { context, page, crashed: false };
-        page.once('error', () => (spare.crashed = true));
+        let reportDeath!: () => void;
+        const spare: Spare = { context, page, crashed: false, died: new Promise<void>((resolve) => (reportDeath = resolve)) };
+        page.once('error', () => {
+          spare.crashed = true;
+          reportDeath();
+        });
         browser.spare = spare;
       } catch {
         if (context) void this.closeContext(browser, context);

@@ -479,6 +479,23 @@ describe('PuppeteerPageCapturer browser lifecycle (real Chromium)', () => {
     }
   });
 
+  it('does not capture in a prewarmed tab whose renderer was killed a moment before (its crash not yet reported)', async () => {
+    const capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 1, timeoutMs: 10_000, allowPrivateNetworks: true, prewarm: true });
+    try {
+      await capturer.warmUp();
+      const [pid] = capturer.stats().pids;
+      // Idle, the browser has two renderers: its first blank tab's and the spare tab's.
+      await waitUntil(() => rendererPids(pid).length >= 2);
+
+      for (const renderer of rendererPids(pid)) process.kill(renderer, 'SIGKILL');
+      // At once: the crash may not have been reported when the lease takes the spare (the pool probes it).
+      expect(pixel(await capturer.capture(request('/red')), 1, 1)).toEqual(RED);
+      expect(capturer.stats().pids).toEqual([pid]);
+    } finally {
+      await capturer.close();
+    }
+  });
+
   it('reports a browser that cannot be launched as infrastructure', async () => {
     const capturer = new PuppeteerPageCapturer({ chromePath: '/nonexistent/chrome', allowPrivateNetworks: true });
     try {
