@@ -92,6 +92,11 @@ interface Spare {
   died: Promise<void>;
 }
 
+/** A time limit whose failure says what did not finish in time. */
+function inTime<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  return within(work, ms, () => new Error(message));
+}
+
 /**
  * Whether the spare's renderer still answers. Chromium reports a renderer's death some milliseconds after it, so a
  * spare killed just before a lease took it (the OOM killer, a crash) still looks alive; one round trip through the
@@ -102,12 +107,7 @@ async function rendererAnswers(spare: Spare): Promise<boolean> {
   if (spare.crashed) return false;
   const answered = spare.page.evaluate('1').then(() => true);
   const died = spare.died.then(() => false);
-  return within(Promise.race([answered, died]), SPARE_PROBE_MS, () => new Error('no answer')).catch(() => false);
-}
-
-/** A time limit whose failure says what did not finish in time. */
-function inTime<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
-  return within(work, ms, () => new Error(message));
+  return inTime(Promise.race([answered, died]), SPARE_PROBE_MS, 'The spare tab did not answer').catch(() => false);
 }
 
 /**
