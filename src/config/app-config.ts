@@ -83,6 +83,11 @@ export interface S3Settings {
   forcePathStyle: boolean;
   /** Prepended to every key (`tenant-a/` → `tenant-a/screenshots/1/2/3.png`); '' by default. */
   prefix: string;
+  /**
+   * S3_TIMEOUT_MS: the most one storage call may take, the SDK's own retries included (a whole upload, all its
+   * parts, is one call); past it the call fails as `unavailable`. Connecting is bounded by min(3 s, this).
+   */
+  timeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -264,6 +269,7 @@ function s3Settings(env: NodeJS.ProcessEnv): S3Settings {
     secretAccessKey,
     forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', false),
     prefix,
+    timeoutMs: int(env, 'S3_TIMEOUT_MS', 30000, 100, 600000),
   };
 }
 

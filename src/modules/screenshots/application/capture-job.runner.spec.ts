@@ -9,7 +9,8 @@ import { JobProps } from '../../jobs/domain/job';
 import { ScreenshotProps } from '../domain/screenshot';
 import { CaptureJobRunner, captureRequestFor } from './capture-job.runner';
 import { InfrastructureFailure, publicInfrastructureReason } from '../../jobs/application/job-failure';
-import { DuplicateScreenshotError, ScreenshotRepository } from './ports';
+import { DuplicateScreenshotError, ScreenshotRepository, StorageUnavailableError } from './ports';
+import { AppConfig } from '../../../config/app-config';
 import { JobRepository, SupersededAttemptError } from '../../jobs/application/ports';
 import { ChangeDetector } from './change-detector';
 import { ScreenshotKeeper } from './screenshot-keeper';
@@ -27,6 +28,8 @@ const WEBSITE = {
 const JOB = { id: 'job-1', type: 'screenshot', accountId: 7, websiteId: 3, status: 'running', attempts: 1, options: {} } as unknown as JobProps;
 const PNG: CaptureResult = { data: Buffer.from('png'), format: 'png', width: 1280, height: 800 };
 const SHOT = { id: 42, jobId: 'job-1' } as ScreenshotProps;
+/** Lease of a capture attempt: 30 s + the 60 s margin; each S3 upload bounded at 30 s. */
+const CONFIG = { captureTimeoutMs: 30_000, scenarioTimeoutMs: 120_000, s3: { timeoutMs: 30_000 } } as AppConfig;
 
 describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
   let jobs: { fail: jest.Mock; succeed: jest.Mock };
@@ -56,6 +59,7 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
       new SecretBox(Buffer.alloc(32, 7)),
       metrics,
       { compareSoon: jest.fn() } as unknown as ChangeDetector,
+      CONFIG,
     );
     warnings = [];
     jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(String(message)));
@@ -123,6 +127,60 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
     store.store.mockRejectedValue(new Error('ENOSPC: no space left on device'));
     await expect(runner.handle(JOB)).rejects.toBeInstanceOf(InfrastructureFailure);
     expect(metrics.phases).toEqual([]);
+  });
+
+  describe('an object store outage (issue 27)', () => {
+    beforeEach(() => jest.useFakeTimers({ doNotFake: ['performance'] }));
+    afterEach(() => jest.useRealTimers());
+
+    it('keeps the rendered file and stores it again 1, 2, 4, 5, 5 s apart until the store answers: one capture, one screenshot', async () => {
+      const capture = jest.fn(async () => PNG);
+      Object.assign(runner, { capturer: { capture } });
+      const tries: number[] = [];
+      store.store.mockImplementation(async () => {
+        tries.push(Date.now());
+        if (tries.length <= 5) throw new StorageUnavailableError();
+        return SHOT;
+      });
+      const outcome = runner.handle(JOB);
+      await jest.advanceTimersByTimeAsync(17_000);
+      expect(await outcome).toBe('succeeded');
+      expect(tries.slice(1).map((at, i) => at - tries[i])).toEqual([1_000, 2_000, 4_000, 5_000, 5_000]);
+      expect(capture).toHaveBeenCalledTimes(1);
+      expect(warnings.filter((w) => /storage is unavailable/.test(w))).toHaveLength(1);
+    });
+
+    it('stops before a store could end past the lease, and hands the failure to the dispatcher as an infrastructure failure', async () => {
+      // A lease of 90 s leaves no room for another 30 s upload once the next one could not start before 55 s.
+      const started = performance.now();
+      let clock = 0;
+      jest.spyOn(performance, 'now').mockImplementation(() => started + clock);
+      store.store.mockImplementation(async () => {
+        clock += 30_000; // each upload waits out its whole bound (a frozen store)
+        throw new StorageUnavailableError();
+      });
+      const outcome = runner.handle(JOB).catch((err: unknown) => err);
+      await jest.advanceTimersByTimeAsync(10_000);
+      const thrown = await outcome;
+      expect(thrown).toBeInstanceOf(InfrastructureFailure);
+      expect((thrown as InfrastructureFailure).cause).toBeInstanceOf(StorageUnavailableError);
+      expect(publicInfrastructureReason(thrown)).toBe('the screenshot could not be stored');
+      // 0 → 30 s (fails), wait 1 s, 31 → 61 s (fails); a third could end at 92 s or later, past the 85 s the lease leaves.
+      expect(store.store).toHaveBeenCalledTimes(2);
+    });
+
+    it('a full disk or a database error is not waited out: thrown at once', async () => {
+      store.store.mockRejectedValue(new Error('ENOSPC: no space left on device'));
+      await expect(runner.handle(JOB)).rejects.toBeInstanceOf(InfrastructureFailure);
+      expect(store.store).toHaveBeenCalledTimes(1);
+    });
+
+    it('a worker that is stopping does not wait: the job goes back to the dispatcher', async () => {
+      store.store.mockRejectedValue(new StorageUnavailableError());
+      runner.onModuleDestroy();
+      await expect(runner.handle(JOB)).rejects.toBeInstanceOf(InfrastructureFailure);
+      expect(store.store).toHaveBeenCalledTimes(1);
+    });
   });
 
   it('page failures still fail the job with their message', async () => {

@@ -1,4 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { AppConfig } from '../../../config/app-config';
 import { CaptureFailure, CaptureRequest, CaptureResult, PageCapturer } from '../../../adapters/capture/capture.port';
 import { Clock } from '../../../shared/domain/clock';
 import { CaptureSecrets, mergeSecrets } from '../../../shared/domain/capture-secrets';
@@ -12,7 +13,8 @@ import { endedIf, HandledOutcome, HandlesJobs, JobTypeHandler } from '../../jobs
 import { JobProps } from '../../jobs/domain/job';
 import { errorMessage } from '../../../shared/domain/error-message';
 import { InfrastructureFailure } from '../../jobs/application/job-failure';
-import { DuplicateScreenshotError, ScreenshotRepository } from './ports';
+import { DuplicateScreenshotError, ScreenshotRepository, StorageUnavailableError } from './ports';
+import { LEASE_MARGIN_MS, maxRunMs } from '../../jobs/application/job-lease';
 import { JobRepository, SupersededAttemptError } from '../../jobs/application/ports';
 import { ScreenshotKeeper } from './screenshot-keeper';
 import { Metrics } from '../../metrics/application/metrics';
@@ -73,6 +75,11 @@ export function compareKeyFor(website: WebsiteProps, job: JobProps, request: Cap
   });
 }
 
+/** While the object store is away, a rendered file is stored again 1, 2, 4, … at most this far apart. */
+const OUTAGE_RETRY_MAX_WAIT_MS = 5_000;
+/** What the end of an attempt needs after its last store: the row's commit, recording a failure. */
+const AFTER_STORE_MS = 5_000;
+
 /**
  * Handles capture jobs: renders the website, stores the PNG and the row together. Page errors fail the
  * job with a readable message; infrastructure errors (browser, storage, database) are thrown to the
@@ -81,8 +88,10 @@ export function compareKeyFor(website: WebsiteProps, job: JobProps, request: Cap
  */
 @Injectable()
 @HandlesJobs('screenshot')
-export class CaptureJobRunner implements JobTypeHandler {
+export class CaptureJobRunner implements JobTypeHandler, OnModuleDestroy {
   private readonly logger = new Logger('CaptureJobRunner');
+  /** Shutting down: an outage is no longer waited out here (the job goes back to the queue, for another worker). */
+  private stopping = false;
 
   constructor(
     private readonly jobs: JobRepository,
@@ -95,7 +104,12 @@ export class CaptureJobRunner implements JobTypeHandler {
     private readonly secretBox: SecretBox,
     private readonly metrics: Metrics,
     private readonly changes: ChangeDetector,
+    private readonly config: AppConfig,
   ) {}
+
+  onModuleDestroy(): void {
+    this.stopping = true;
+  }
 
   /**
    * A request's sealed secrets are erased from the job row once the job has ended (they are kept through
@@ -113,6 +127,7 @@ export class CaptureJobRunner implements JobTypeHandler {
   }
 
   async handle(job: JobProps): Promise<HandledOutcome> {
+    const attemptStarted = performance.now();
     const website = job.websiteId === null ? null : await this.websites.findById(job.websiteId);
     if (!website) return endedIf(await this.jobs.fail(job.id, 'Website was deleted', this.clock.now()), 'failed');
     const verdict = await this.urlPolicy.check(website.url);
@@ -135,19 +150,20 @@ export class CaptureJobRunner implements JobTypeHandler {
       const { ms, capped } = result.settle;
       this.logger.debug(`job ${job.id}: page settled in ${ms} ms${capped ? ' (cut at the cap: it never settled)' : ''}`);
     }
-    const outcome = await this.store(job, website, result, request);
+    const outcome = await this.store(job, website, result, request, attemptStarted);
     await this.eraseSecrets(job);
     return outcome;
   }
 
-  private async store(job: JobProps, website: WebsiteProps, result: CaptureResult, request: CaptureRequest): Promise<HandledOutcome> {
+  private async store(job: JobProps, website: WebsiteProps, result: CaptureResult, request: CaptureRequest, attemptStarted: number): Promise<HandledOutcome> {
     // One instant for both: the website's last_screenshot_at is exactly its newest screenshot's taken_at.
     const takenAt = this.clock.now();
     const started = performance.now();
     let shot: ScreenshotProps;
     try {
       const owner = { accountId: job.accountId, websiteId: website.id, jobId: job.id, fullPage: request.fullPage };
-      shot = await this.screenshotStore.store({ ...owner, compareKey: compareKeyFor(website, job, request, result.format) }, result, takenAt);
+      const store = () => this.screenshotStore.store({ ...owner, compareKey: compareKeyFor(website, job, request, result.format) }, result, takenAt);
+      shot = await this.throughStorageOutage(job, result, attemptStarted, store);
     } catch (err) {
       // A later attempt holds the job now: this one's screenshot is dropped (the dispatcher logs it).
       if (err instanceof SupersededAttemptError) throw err;
@@ -171,6 +187,34 @@ export class CaptureJobRunner implements JobTypeHandler {
     }
     // The insert's commit marked the job succeeded, fenced to this attempt (else it would have thrown).
     return 'succeeded';
+  }
+
+  /**
+   * Stores the rendered file, riding out an object-store outage like an outcome is recorded through a database
+   * outage (JobDispatcher.untilRecorded): the file is kept and stored again, 1, 2, 4, … at most 5 s apart, for
+   * as long as one more bounded store (S3_TIMEOUT_MS per upload) still ends inside the attempt's lease — so a
+   * job is never `running` past it. Past that the failure goes to the dispatcher, whose next attempt (2 s later,
+   * with a lease of its own) does the same: an outage of a minute or more loses no capture. Other failures (a
+   * full disk, the database) are not waited for here.
+   */
+  private async throughStorageOutage(
+    job: JobProps,
+    result: CaptureResult,
+    attemptStarted: number,
+    store: () => Promise<ScreenshotProps>,
+  ): Promise<ScreenshotProps> {
+    const storeMs = (result.preview ? 2 : 1) * (this.config.s3?.timeoutMs ?? 0); // a PDF's thumbnail is a second upload
+    const lastStoreBy = attemptStarted + maxRunMs('screenshot', this.config) + LEASE_MARGIN_MS - AFTER_STORE_MS - storeMs;
+    for (let retry = 0; ; retry++) {
+      try {
+        return await store();
+      } catch (err) {
+        const wait = Math.min(1000 * 2 ** retry, OUTAGE_RETRY_MAX_WAIT_MS);
+        if (!(err instanceof StorageUnavailableError) || this.stopping || performance.now() + wait > lastStoreBy) throw err;
+        if (retry === 0) this.logger.warn(`job ${job.id}: the screenshot storage is unavailable; storing again until it answers`);
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
   }
 
   /** Only captures that became a screenshot are timed, so every phase is observed the same number of times. */

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { PageRequest } from '../../../shared/domain/page-request';
 import { ScreenshotProps } from '../domain/screenshot';
 import type { Box } from '../domain/change';
+import { UnavailableError } from '../../../shared/domain/domain-error';
 
 export interface ScreenshotFilter {
   websiteId?: number;
@@ -86,6 +87,16 @@ export abstract class ScreenshotRepository {
  * (`screenshots/1/2/3.png`); no server path or bucket name ever leaves the adapter. Every adapter keeps the same
  * promises, checked by one contract suite (test/storage-contract.ts) against each of them.
  */
+/**
+ * The storage could not be reached, or did not answer within its bound (an object store's outage, maybe
+ * passing): 503 `unavailable` for a request, and a capture keeps its file and stores it again (CaptureJobRunner).
+ */
+export class StorageUnavailableError extends UnavailableError {
+  constructor() {
+    super('Screenshot storage is unavailable; try again');
+  }
+}
+
 export abstract class ScreenshotStorage {
   /** Stores the bytes under the key, whole or not at all: a reader never sees part of a file. Replaces any earlier one. */
   abstract put(key: string, data: Buffer): Promise<void>;

@@ -14,6 +14,7 @@ const settings = (prefix = 'tenant-a/') => ({
   secretAccessKey: S3Server.SECRET_KEY,
   forcePathStyle: true,
   prefix,
+  timeoutMs: 30_000,
 });
 
 beforeAll(async () => {

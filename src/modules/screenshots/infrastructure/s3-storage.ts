@@ -11,24 +11,30 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { S3Settings } from '../../../config/app-config';
-import { UnavailableError } from '../../../shared/domain/domain-error';
 import { FORMAT_FILES } from '../../../shared/domain/output-format';
 import { errorMessage } from '../../../shared/domain/error-message';
-import { ScreenshotStorage } from '../application/ports';
+import { ScreenshotStorage, StorageUnavailableError } from '../application/ports';
 
 const AREA = 'screenshots/';
 
 /** What the key's extension says the file is (so a browser opening the object directly gets it right too). */
 const CONTENT_TYPES: Record<string, string> = Object.fromEntries(Object.values(FORMAT_FILES).map((f) => [f.extension, f.mimeType]));
 
-/** Bounds on one S3 call, so an unreachable endpoint fails a request in seconds instead of hanging it. */
+/** Connecting is bounded apart (an address that drops SYNs fails in seconds), and never beyond a whole call. */
 const CONNECT_TIMEOUT_MS = 3_000;
-const REQUEST_TIMEOUT_MS = 30_000;
 /** Large full-page captures go up in parts of this size (lib-storage's multipart upload), two at a time. */
 const PART_SIZE = 8 * 1024 * 1024;
 
 /** STORAGE_DRIVER=s3 could not reach its bucket; one line naming the settings, for the operator. */
 export class S3StorageUnusableError extends Error {}
+
+/** A call that S3 did not finish within S3_TIMEOUT_MS (for the log: the client sees `unavailable`). */
+class S3TimeoutError extends Error {
+  constructor(ms: number) {
+    super(`no answer within ${ms} ms (S3_TIMEOUT_MS)`);
+    this.name = 'S3TimeoutError';
+  }
+}
 
 export function s3Client(settings: S3Settings): S3Client {
   return new S3Client({
@@ -42,7 +48,17 @@ export function s3Client(settings: S3Settings): S3Client {
     // accept the SDK's newer default of a CRC32 trailer on every upload.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
+    // Each HTTP request bounded for real. In this SDK (@smithy/node-http-handler 4.x) a requestTimeout alone only
+    // logs a warning unless throwOnRequestTimeout is set: a store that accepts connections but never answers
+    // (frozen, SIGSTOP) held downloads and captures for as long as the freeze (issue 27). socketTimeout bounds a
+    // body that stops flowing after its headers (a download from a store that froze mid-file). Every call is
+    // bounded as a whole as well, retries included (S3Storage.call).
+    requestHandler: {
+      connectionTimeout: Math.min(CONNECT_TIMEOUT_MS, settings.timeoutMs),
+      requestTimeout: settings.timeoutMs,
+      throwOnRequestTimeout: true,
+      socketTimeout: settings.timeoutMs,
+    },
     maxAttempts: 3,
   });
 }
@@ -54,7 +70,7 @@ export function s3Client(settings: S3Settings): S3Client {
 export async function checkS3Bucket(settings: S3Settings): Promise<void> {
   const client = s3Client(settings);
   try {
-    await client.send(new HeadBucketCommand({ Bucket: settings.bucket }));
+    await client.send(new HeadBucketCommand({ Bucket: settings.bucket }), { abortSignal: AbortSignal.timeout(settings.timeoutMs) });
   } catch (err) {
     const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
     const why = status === 404 ? 'no such bucket' : status === 403 ? 'access denied' : errorMessage(err);
@@ -101,29 +117,48 @@ export class S3Storage extends ScreenshotStorage {
       queueSize: 2,
       leavePartsOnError: false, // a failed multipart upload is aborted, so no parts are left to pay for
     });
-    await this.unavailableOnFailure('storing a file', () => upload.done());
+    // The whole upload, all its parts, is one call: aborted when its time is up (the parts still in flight end by
+    // the handler's own request bound, and a multipart upload is then aborted on the server).
+    await this.call('storing a file', (signal) => {
+      signal.addEventListener('abort', () => void upload.abort(), { once: true });
+      return upload.done();
+    });
   }
 
   open(key: string): Readable {
     const out = new PassThrough();
+    // The answer's headers within the bound; the body then flows as fast as the reader takes it (a stalled body is
+    // cut by the handler's socketTimeout), so a large file to a slow client is never cut for its size.
+    const controller = new AbortController();
+    let answered = false;
+    const timer = setTimeout(() => controller.abort(new S3TimeoutError(this.settings.timeoutMs)), this.settings.timeoutMs);
+    out.on('close', () => {
+      clearTimeout(timer);
+      if (!answered) controller.abort(); // the reader went away before S3 answered
+    });
     this.client
-      .send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key) }))
+      .send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key) }), { abortSignal: controller.signal })
       .then((res) => {
+        answered = true;
+        clearTimeout(timer);
         const body = res.Body as Readable;
         body.on('error', (err) => out.destroy(err));
         // A reader that goes away (client hang-up, ZIP aborted) must not leave the S3 socket open.
         out.on('close', () => body.destroy());
         body.pipe(out);
       })
-      .catch((err: unknown) => out.destroy(err instanceof Error ? err : new Error(String(err))));
+      .catch((err: unknown) => {
+        clearTimeout(timer);
+        out.destroy(err instanceof Error ? err : new Error(String(err)));
+      });
     return out;
   }
 
   async read(key: string): Promise<Buffer | null> {
     const Key = this.objectKey(key);
-    return this.unavailableOnFailure('reading a file', async () => {
+    return this.call('reading a file', async (abortSignal) => {
       try {
-        const res = await this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key }));
+        const res = await this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key }), { abortSignal });
         return Buffer.from(await res.Body!.transformToByteArray());
       } catch (err) {
         if (isNotFound(err)) return null;
@@ -134,9 +169,9 @@ export class S3Storage extends ScreenshotStorage {
 
   async exists(key: string): Promise<boolean> {
     const Key = this.objectKey(key);
-    return this.unavailableOnFailure('looking up a file', async () => {
+    return this.call('looking up a file', async (abortSignal) => {
       try {
-        await this.client.send(new HeadObjectCommand({ Bucket: this.settings.bucket, Key }));
+        await this.client.send(new HeadObjectCommand({ Bucket: this.settings.bucket, Key }), { abortSignal });
         return true;
       } catch (err) {
         if (isNotFound(err)) return false;
@@ -148,29 +183,33 @@ export class S3Storage extends ScreenshotStorage {
   async delete(key: string): Promise<void> {
     const Key = this.objectKey(key);
     // Deleting a missing object succeeds in S3: the port's "a missing file is not an error" comes for free.
-    await this.unavailableOnFailure('deleting a file', () => this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key })));
+    await this.call('deleting a file', (abortSignal) => this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key }), { abortSignal }));
   }
 
   async deleteArea(area: string): Promise<void> {
     if (!area.endsWith('/') || area === AREA) throw new Error('not a website area');
     const prefix = this.objectKey(area);
-    await this.unavailableOnFailure('deleting a website’s files', async () => {
-      let token: string | undefined;
-      do {
-        const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.settings.bucket, Prefix: prefix, ContinuationToken: token }));
-        const keys = (page.Contents ?? []).flatMap((o) => (o.Key ? [{ Key: o.Key }] : []));
-        // One request per 1,000 keys (the API's most), not one per object.
-        if (keys.length > 0) await this.client.send(new DeleteObjectsCommand({ Bucket: this.settings.bucket, Delete: { Objects: keys, Quiet: true } }));
-        token = page.IsTruncated ? page.NextContinuationToken : undefined;
-      } while (token);
-    });
+    let token: string | undefined;
+    do {
+      const page = await this.call('listing a website’s files', (abortSignal) =>
+        this.client.send(new ListObjectsV2Command({ Bucket: this.settings.bucket, Prefix: prefix, ContinuationToken: token }), { abortSignal }),
+      );
+      const keys = (page.Contents ?? []).flatMap((o) => (o.Key ? [{ Key: o.Key }] : []));
+      // One request per 1,000 keys (the API's most), not one per object.
+      if (keys.length > 0) {
+        await this.call('deleting a website’s files', (abortSignal) =>
+          this.client.send(new DeleteObjectsCommand({ Bucket: this.settings.bucket, Delete: { Objects: keys, Quiet: true } }), { abortSignal }),
+        );
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
   }
 
   async *listOlderThan(before: Date): AsyncIterable<string[]> {
     let token: string | undefined;
     do {
-      const page = await this.unavailableOnFailure('listing files', () =>
-        this.client.send(new ListObjectsV2Command({ Bucket: this.settings.bucket, Prefix: this.objectKey(AREA), ContinuationToken: token })),
+      const page = await this.call('listing files', (abortSignal) =>
+        this.client.send(new ListObjectsV2Command({ Bucket: this.settings.bucket, Prefix: this.objectKey(AREA), ContinuationToken: token }), { abortSignal }),
       );
       yield (page.Contents ?? [])
         .filter((o) => o.Key && o.LastModified && o.LastModified.getTime() < before.getTime())
@@ -179,13 +218,28 @@ export class S3Storage extends ScreenshotStorage {
     } while (token);
   }
 
-  /** An S3 outage is the service's, not the client's: 503 `unavailable` with the reason logged, never a 500. */
-  private async unavailableOnFailure<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  /**
+   * One storage call, bounded as a whole by S3_TIMEOUT_MS (the SDK's retries included): the signal aborts the
+   * SDK's request, and the race answers even should something below not heed it. An S3 outage is the service's,
+   * not the client's: StorageUnavailableError (503 `unavailable`) with the reason logged, never a 500 or a hang.
+   */
+  private async call<T>(what: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const timeout = new S3TimeoutError(this.settings.timeoutMs);
+        controller.abort(timeout);
+        reject(timeout);
+      }, this.settings.timeoutMs);
+    });
     try {
-      return await fn();
+      return await Promise.race([fn(controller.signal), late]);
     } catch (err) {
       this.logger.error(`S3 ${what} failed: ${errorMessage(err)}`);
-      throw new UnavailableError('Screenshot storage is unavailable; try again');
+      throw new StorageUnavailableError();
+    } finally {
+      clearTimeout(timer);
     }
   }
 }
