@@ -15,6 +15,7 @@ export class S3Server {
   static readonly SECRET_KEY = 'S3RVER';
 
   private proc: ChildProcess | null = null;
+  private frozen = false;
   readonly dir = mkdtempSync(join(tmpdir(), 's3rver-'));
   port = 0;
 
@@ -87,9 +88,25 @@ export class S3Server {
     }
   }
 
+  /**
+   * Freezes the server (SIGSTOP): its port still accepts connections (the kernel completes them), but nothing is
+   * ever answered — a hung store, not a refused one. thaw() resumes it; stop() and dispose() kill it either way.
+   */
+  freeze(): void {
+    if (!this.proc?.pid) throw new Error('s3rver is not running');
+    process.kill(this.proc.pid, 'SIGSTOP');
+    this.frozen = true;
+  }
+
+  thaw(): void {
+    if (this.proc?.pid && this.frozen) process.kill(this.proc.pid, 'SIGCONT');
+    this.frozen = false;
+  }
+
   /** Stops the process (its data stays until dispose(), so start() again brings the same bucket back). */
   async stop(): Promise<void> {
     const proc = this.proc;
+    this.thaw();
     this.proc = null;
     if (!proc || proc.exitCode !== null) return;
     const exited = new Promise((r) => proc.once('exit', r));

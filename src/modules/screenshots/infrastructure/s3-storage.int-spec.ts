@@ -3,6 +3,7 @@ import { S3Server } from '../../../../test/support/s3-server';
 import { describeStorageContract } from '../../../../test/support/storage-contract';
 import { UnavailableError } from '../../../shared/domain/domain-error';
 import { checkS3Bucket, S3Storage } from './s3-storage';
+import { StorageUnavailableError } from '../application/ports';
 
 /** The S3 adapter against a real S3-protocol server process (s3rver), never an SDK mock. */
 const server = new S3Server('contract');
@@ -55,5 +56,39 @@ describe('S3Storage specifics', () => {
       await server.start();
     }
     expect((await storage.read('screenshots/1/1/1.png'))?.toString()).toBe('kept');
+  });
+
+  it('a frozen server (SIGSTOP: connections accepted, never answered) fails every call within S3_TIMEOUT_MS, a whole multipart upload too', async () => {
+    const storage = new S3Storage({ ...settings(), timeoutMs: 1_000 });
+    await storage.put('screenshots/1/1/2.png', Buffer.from('kept'));
+    server.freeze();
+    try {
+      const calls: Array<[string, () => Promise<unknown>]> = [
+        ['read', () => storage.read('screenshots/1/1/2.png')],
+        ['exists', () => storage.exists('screenshots/1/1/2.png')],
+        ['put', () => storage.put('screenshots/1/1/3.png', Buffer.from('new'))],
+        ['multipart put', () => storage.put('screenshots/1/1/4.png', Buffer.alloc(9 * 1024 * 1024, 1))],
+        ['delete', () => storage.delete('screenshots/1/1/2.png')],
+        ['deleteArea', () => storage.deleteArea('screenshots/1/1/')],
+      ];
+      const late: Array<[string, number]> = [];
+      for (const [what, call] of calls) {
+        const started = Date.now();
+        await expect(call()).rejects.toThrow(new StorageUnavailableError());
+        // The bound, plus a little for a loaded machine; was as long as the freeze (the SDK only warned).
+        if (Date.now() - started >= 2_500) late.push([what, Date.now() - started]);
+      }
+      expect(late).toEqual([]);
+      const opened = storage.open('screenshots/1/1/2.png');
+      const started = Date.now();
+      await expect(new Promise((resolve, reject) => opened.on('error', reject).on('end', resolve).resume())).rejects.toThrow(/no answer within 1000 ms/);
+      expect(Date.now() - started).toBeLessThan(2_500);
+    } finally {
+      server.thaw();
+    }
+    // Back at once. (A call that timed out may still take effect once the server resumes: the frozen delete above
+    // does; a frozen put leaves at most an unreferenced object, which the orphan sweep removes.)
+    await storage.put('screenshots/1/1/5.png', Buffer.from('after'));
+    expect((await storage.read('screenshots/1/1/5.png'))?.toString()).toBe('after');
   });
 });

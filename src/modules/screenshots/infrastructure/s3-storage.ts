@@ -149,7 +149,8 @@ export class S3Storage extends ScreenshotStorage {
       })
       .catch((err: unknown) => {
         clearTimeout(timer);
-        out.destroy(err instanceof Error ? err : new Error(String(err)));
+        const reason: unknown = controller.signal.aborted ? controller.signal.reason : err; // say why it was aborted
+        out.destroy(reason instanceof Error ? reason : err instanceof Error ? err : new Error(String(err)));
       });
     return out;
   }
