@@ -1,0 +1,160 @@
+import request from 'supertest';
+import { JobRepository } from '../../src/modules/jobs/application/ports';
+import { LEASE_MARGIN_MS, maxRunMs } from '../../src/modules/jobs/application/job-lease';
+import { ScreenshotRepository, ScreenshotStorage } from '../../src/modules/screenshots/application/ports';
+import { binary } from '../support/assertions';
+import { waitForJob } from '../support/jobs';
+import { PageServer, solidPage } from '../support/page-server';
+import { S3Server } from '../support/s3-server';
+import { startTestApp, TestAccount, TestApp } from '../support/test-app';
+
+/**
+ * The object store away while the service works (issue 27, items 7 and 8), against a real s3rver process:
+ * frozen with SIGSTOP (connections accepted, never answered — it used to hold every request and capture for as
+ * long as the freeze) and killed then restarted on its port (captures used to fail after three quick attempts).
+ * S3_TIMEOUT_MS is 2 s here so the bound shows in seconds; the default is 30 s. Runs on both stacks.
+ */
+
+const BOUND_MS = 2_000;
+/** What a loaded 2-core machine may add to a bound (event loop, Chromium next door). */
+const SLACK_MS = 2_500;
+const UNAVAILABLE = { success: false, error: 'Screenshot storage is unavailable; try again', code: 'unavailable' };
+
+interface PutCall {
+  key: string;
+  started: number;
+  /** 0 while under way. */
+  ended: number;
+  ok: boolean;
+}
+
+const failed = (calls: PutCall[]) => calls.filter((p) => p.ended > 0 && !p.ok);
+
+async function until(what: string, ms: number, condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('the object store frozen or stopped under the service (s3rver, real Chromium)', () => {
+  const s3 = new S3Server('outage-shots');
+  let t: TestApp;
+  let pages: PageServer;
+  let account: TestAccount;
+  let websiteId: number;
+  /** Every upload of a screenshot the service made, in order: observed on the real adapter, not replaced. */
+  let puts: PutCall[] = [];
+  const api = () => request(t.url);
+
+  beforeAll(async () => {
+    await s3.start();
+    pages = await new PageServer({ '/': solidPage('rgb(0,0,200)') }).start();
+    t = await startTestApp({ env: { ...s3.env(), S3_TIMEOUT_MS: String(BOUND_MS) } });
+    const storage = t.app.get(ScreenshotStorage);
+    const put = storage.put.bind(storage);
+    storage.put = async (key: string, data: Buffer) => {
+      const call: PutCall = { key, started: Date.now(), ended: 0, ok: false };
+      puts.push(call);
+      try {
+        await put(key, data);
+        call.ok = true;
+      } finally {
+        call.ended = Date.now();
+      }
+    };
+    account = await t.createAccount({ plan: 'business' });
+    const site = await api()
+      .post('/websites')
+      .set(account.auth)
+      .send({ name: 'Outage site', url: `${pages.url}/` })
+      .expect(201);
+    websiteId = site.body.data.id;
+  });
+
+  // Each test in a fresh rate-limit minute.
+  beforeEach(() => t.clock.advance(60_000));
+
+  afterAll(async () => {
+    s3.thaw(); // whatever happened, never leave a stopped process behind (dispose kills it)
+    await t?.close();
+    await pages?.stop();
+    await s3.dispose();
+  });
+
+  async function takeScreenshot(): Promise<string> {
+    const take = await api().post(`/websites/${websiteId}/screenshot`).set(account.auth).send({});
+    expect(take.status).toBe(200);
+    return take.body.job_id as string;
+  }
+
+  it('frozen: a download answers 503 within S3_TIMEOUT_MS; a capture keeps its file, stores it again 1, 2, 4 s apart in the same attempt, and succeeds once the store resumes', async () => {
+    const before = await waitForJob(t.url, account.auth, await takeScreenshot());
+    expect(before.status).toBe('succeeded');
+    puts = [];
+    const lease = maxRunMs('screenshot', t.config) + LEASE_MARGIN_MS;
+    let jobId = '';
+    let asked = 0;
+    s3.freeze();
+    try {
+      const started = Date.now();
+      const res = await api().get(`/screenshots/${before.screenshot_id}/download`).set(account.auth);
+      const took = Date.now() - started;
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual(UNAVAILABLE);
+      expect(took).toBeLessThan(BOUND_MS + SLACK_MS); // was as long as the freeze (40–130 s measured)
+
+      asked = Date.now();
+      jobId = await takeScreenshot();
+      // Three uploads time out while frozen; meanwhile the job is the same attempt, running, never failed.
+      await until('three failed uploads', 40_000, () => failed(puts).length >= 3);
+      const job = await t.app.get(JobRepository).findById(jobId);
+      expect(job).toMatchObject({ status: 'running', attempts: 1 });
+    } finally {
+      s3.thaw();
+    }
+    const job = await waitForJob(t.url, account.auth, jobId, 40_000);
+    expect(job).toMatchObject({ status: 'succeeded', error: null });
+    expect(Date.now() - asked).toBeLessThan(lease); // ended well inside its attempt's lease
+    expect(await t.app.get(JobRepository).findById(jobId)).toMatchObject({ attempts: 1 }); // no new render needed
+
+    expect(failed(puts).length).toBeGreaterThanOrEqual(3);
+    expect(puts[puts.length - 1].ok).toBe(true);
+    for (const p of failed(puts)) {
+      // Each upload waited out the bound, and no longer.
+      expect(p.ended - p.started).toBeGreaterThanOrEqual(BOUND_MS - 50);
+      expect(p.ended - p.started).toBeLessThan(BOUND_MS + SLACK_MS);
+    }
+    // Backoff between one failed upload and the next: 1 s, then 2 s, then 4 s.
+    const waits = puts.slice(1, 4).map((p, i) => p.started - puts[i].ended);
+    [1_000, 2_000, 4_000].forEach((expected, i) => {
+      expect(waits[i]).toBeGreaterThanOrEqual(expected - 50);
+      expect(waits[i]).toBeLessThan(expected + SLACK_MS);
+    });
+    const file = await api().get(`/screenshots/${job.screenshot_id}/download`).set(account.auth).buffer(true).parse(binary).expect(200);
+    expect((file.body as Buffer).subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+  }, 90_000);
+
+  it('stopped for 15 s during a batch of 10 captures: none is lost, each has exactly its one screenshot, stored in the bucket', async () => {
+    puts = [];
+    const jobIds: string[] = [];
+    for (let i = 0; i < 10; i++) jobIds.push(await takeScreenshot());
+    // The store goes away as soon as the first upload begins: the batch's uploads meet the outage.
+    await until('a first upload', 30_000, () => puts.length > 0);
+    await s3.stop();
+    const downAt = Date.now();
+    await new Promise((r) => setTimeout(r, 15_000));
+    await s3.start();
+    const upAt = Date.now();
+
+    const jobs = await Promise.all(jobIds.map((id) => waitForJob(t.url, account.auth, id, 40_000)));
+    expect(jobs.map((j) => j.status)).toEqual(Array(10).fill('succeeded'));
+    const failedDuringOutage = failed(puts).filter((p) => p.started >= downAt && p.started <= upAt);
+    expect(failedDuringOutage.length).toBeGreaterThan(0); // the outage was really met
+    const shots = await Promise.all(jobs.map((j) => t.app.get(ScreenshotRepository).findByJob(j.id)));
+    expect(new Set(shots.map((s) => s?.id)).size).toBe(10);
+    const objects = await s3.keys();
+    for (const shot of shots) expect(objects).toContain(shot!.filePath);
+  }, 90_000);
+});
