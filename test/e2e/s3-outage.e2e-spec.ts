@@ -94,8 +94,8 @@ describe('the object store frozen or stopped under the service (s3rver, real Chr
     expect(before.status).toBe('succeeded');
     puts = [];
     const lease = maxRunMs('screenshot', t.config) + LEASE_MARGIN_MS;
-    let jobId = '';
-    let asked = 0;
+    let jobId: string;
+    let asked: number;
     s3.freeze();
     try {
       const started = Date.now();
