@@ -79,6 +79,11 @@ describe('S3Storage specifics', () => {
         if (Date.now() - started >= 2_500) late.push([what, Date.now() - started]);
       }
       expect(late).toEqual([]);
+      const checked = Date.now();
+      await expect(checkS3Bucket({ ...settings(), timeoutMs: 1_000 })).rejects.toThrow(
+        /^S3 bucket contract at http:\/\/127\.0\.0\.1:\d+ is not usable \(no answer within 1000 ms \(S3_TIMEOUT_MS\)\)/,
+      );
+      expect(Date.now() - checked).toBeLessThan(2_500);
       const opened = storage.open('screenshots/1/1/2.png');
       const started = Date.now();
       await expect(new Promise((resolve, reject) => opened.on('error', reject).on('end', resolve).resume())).rejects.toThrow(/no answer within 1000 ms/);

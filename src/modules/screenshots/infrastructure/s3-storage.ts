@@ -69,11 +69,18 @@ export function s3Client(settings: S3Settings): S3Client {
  */
 export async function checkS3Bucket(settings: S3Settings): Promise<void> {
   const client = s3Client(settings);
+  const signal = AbortSignal.timeout(settings.timeoutMs); // a store that never answers must not hold the start
   try {
-    await client.send(new HeadBucketCommand({ Bucket: settings.bucket }), { abortSignal: AbortSignal.timeout(settings.timeoutMs) });
+    await client.send(new HeadBucketCommand({ Bucket: settings.bucket }), { abortSignal: signal });
   } catch (err) {
     const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-    const why = status === 404 ? 'no such bucket' : status === 403 ? 'access denied' : errorMessage(err);
+    const why = signal.aborted
+      ? new S3TimeoutError(settings.timeoutMs).message
+      : status === 404
+        ? 'no such bucket'
+        : status === 403
+          ? 'access denied'
+          : errorMessage(err);
     throw new S3StorageUnusableError(
       `S3 bucket ${settings.bucket}${settings.endpoint ? ` at ${settings.endpoint}` : ''} is not usable (${why}): create it, or check S3_BUCKET, S3_ENDPOINT, S3_REGION and the credentials`,
     );
