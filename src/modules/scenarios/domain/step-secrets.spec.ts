@@ -64,9 +64,13 @@ describe('secret fill steps', () => {
       }
     });
 
-    it('a fill that is not secret is typed as sent, "********" included', () => {
-      const next: Step[] = [{ type: 'fill', selector: '#pw', value: SECRET_MASK }];
+    it('a fill that is not secret is typed as sent, "********" included, unless it is the mask of a stored secret', () => {
+      const next: Step[] = [{ type: 'fill', selector: '#other', value: SECRET_MASK }];
       expect(keepStepSecrets(next, stored)).toEqual(next);
+      expect(keepStepSecrets(next, null)).toEqual(next);
+      // `secret` unchecked with the mask still there: neither the stored value made plain nor "********" typed.
+      expect(() => keepStepSecrets([{ type: 'fill', selector: '#pw', value: SECRET_MASK, secret: false }], stored)).toThrow(ValidationFailedError);
+      expect(keepStepSecrets([{ type: 'fill', selector: '#pw', value: 'plain now' }], stored)).toEqual([{ type: 'fill', selector: '#pw', value: 'plain now' }]);
     });
   });
 });

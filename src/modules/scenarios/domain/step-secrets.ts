@@ -51,7 +51,8 @@ export function openStepSecrets(steps: readonly StoredStep[], open: (sealed: str
  * New steps for a scenario whose stored steps are `stored` (null when it is new): a secret fill whose value is
  * SECRET_MASK (a client echoing GET, the dashboard's masked input) takes the stored value of the secret fill
  * it stands for — the n-th secret fill of the same selector, so moving steps around keeps each value. A mask
- * with no stored value behind it is a 422: typing "********" into the page is never what was meant.
+ * with no stored value behind it, or on a fill no longer secret whose selector had one, is a 422: typing
+ * "********" into the page is never what was meant.
  */
 export function keepStepSecrets(next: readonly Step[], stored: readonly Step[] | null): Step[] {
   const storedBySelector = new Map<string, string[]>();
@@ -61,6 +62,12 @@ export function keepStepSecrets(next: readonly Step[], stored: readonly Step[] |
   const seen = new Map<string, number>();
   const problems: FieldError[] = [];
   const steps = next.map((step, index) => {
+    if (step.type === 'fill' && step.secret !== true && step.value === SECRET_MASK && storedBySelector.has(step.selector)) {
+      // `secret` turned off with the mask still in place: the stored value is not made plain, nor replaced by "********".
+      const field = `steps[${index}].value`;
+      problems.push({ field, message: `${field} is "${SECRET_MASK}", the mask of a stored secret value; to store it without secret, send the value itself` });
+      return step;
+    }
     if (!isSecretFill(step)) return step;
     const nth = seen.get(step.selector) ?? 0;
     seen.set(step.selector, nth + 1);
