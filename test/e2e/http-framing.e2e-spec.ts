@@ -139,6 +139,19 @@ describe('HTTP framing', () => {
       expect(ms).toBeLessThan(5000);
     });
 
+    it('over the minute limit: 429, then the connection is closed, not left hanging', async () => {
+      const starter = await t.createAccount({ plan: 'starter' }); // 5 requests a minute
+      let status = 0;
+      for (let i = 0; i < 10 && status !== 429; i++) status = (await request(t.url).get('/test').set(starter.auth)).status;
+      expect(status).toBe(429);
+      const { responses, closed, ms } = await keepAliveExchange(t.url, upload(starter.auth.Authorization), next(), 10_000);
+      expect(responses[0]?.status).toBe(429);
+      expect(json(responses[0])).toMatchObject({ success: false, code: 'rate_limited' });
+      expect(responses[0].head).toContain('connection: close');
+      expect(closed).toBe(true);
+      expect(ms).toBeLessThan(5000);
+    });
+
     it('a small body answered 401 keeps the connection alive: the next request on it is answered', async () => {
       const body = gzipSync('{"name":"x"}');
       const first = Buffer.concat([
