@@ -12,6 +12,7 @@ import { BadRequestError, DomainError } from './shared/domain/domain-error';
 import { BODY_LIMIT_BYTES, registerBodyParsers } from './shared/http/body-parsing';
 import { answerClientError } from './shared/http/client-errors';
 import { toErrorResponse } from './shared/http/error-filter';
+import { MAX_PATH_SEGMENT, registerRequestFraming } from './shared/http/request-framing';
 import { setupOpenApi } from './shared/http/openapi';
 import { UnknownRouteController } from './shared/http/unknown-route.controller';
 import { createValidationPipe } from './shared/http/validation';
@@ -20,9 +21,10 @@ import { UrlPolicy } from './shared/url-policy';
 
 /**
  * A path segment this long still reaches its route (where a bad id is a 404 with the caller's rate-limit
- * headers) instead of Fastify's own 414; the request line as a whole is bounded by Node's 16 KiB header limit.
+ * headers); a longer one is 414 (registerRequestFraming). The request line as a whole is bounded by Node's
+ * 16 KiB header limit.
  */
-const MAX_PARAM_LENGTH = 2048;
+const MAX_PARAM_LENGTH = MAX_PATH_SEGMENT;
 
 type UnroutableAnswer = (error: DomainError, request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
@@ -39,6 +41,8 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: config.trustProxy,
     logger: false,
+    // Node answers an HTTP/1.1 request without Host with an empty 400; registerRequestFraming answers it with the error body.
+    http: { requireHostHeader: false },
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     clientErrorHandler: answerClientError,
     // A URL the router cannot decode (bad percent-encoding) or a segment over MAX_PARAM_LENGTH.
@@ -70,7 +74,7 @@ export function configureHttpApp(app: NestFastifyApplication): void {
   // A request the router refused is answered as an unknown route would be (the same guards, so a client
   // with a token gets its X-RateLimit-* headers and is counted), with the router's error instead of a 404.
   const guards: CanActivate[] = [app.get(AuthGuard), app.get(ApiAccessGuard), app.get(RateLimitGuard)];
-  unroutableAnswers.set(fastify, async (error, request, reply) => {
+  const answerUnroutable: UnroutableAnswer = async (error, request, reply) => {
     // eslint-disable-next-line @typescript-eslint/unbound-method -- the context names the handler; nothing calls it through this reference
     const context = new ExecutionContextHost([request, reply], UnknownRouteController, UnknownRouteController.prototype.unknownRoute);
     context.setType('http');
@@ -80,7 +84,10 @@ export function configureHttpApp(app: NestFastifyApplication): void {
     } catch (guardError) {
       sendError(guardError, reply);
     }
-  });
+  };
+  unroutableAnswers.set(fastify, answerUnroutable);
+  // A missing or doubled Host, a path segment over the limit, a QUERY: answered the same way, before any route.
+  registerRequestFraming(fastify, answerUnroutable);
   setupOpenApi(app);
   app.enableShutdownHooks();
 }

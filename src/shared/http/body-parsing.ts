@@ -255,6 +255,13 @@ export function screenJson(value: unknown, text: string): unknown {
 const ACCEPTS_FORMS = 'acceptsForms';
 export const AcceptsForms = (): ClassDecorator & MethodDecorator => SetMetadata(ACCEPTS_FORMS, true);
 
+const IGNORES_BODY = 'ignoresBody';
+/**
+ * A route whose answer does not depend on the body at all (the unknown route: 404 whatever was sent), so no
+ * body verdict (400, 413, 422…) comes before it. A body cut off unread still closes the connection.
+ */
+export const IgnoresBody = (): ClassDecorator & MethodDecorator => SetMetadata(IGNORES_BODY, true);
+
 /**
  * Our own parsers instead of Fastify's: an empty JSON body (curl -X POST -H 'Content-Type: application/json')
  * is simply "no body", and malformed JSON, a foreign content type or a body over 1 MiB becomes a 400/413
@@ -371,6 +378,7 @@ export class RequestBodyGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     // Dashboard routes check their body in FormBodyGuard, after their own session guards.
     if (this.reflector.getAllAndOverride<boolean>(ACCEPTS_FORMS, [context.getHandler(), context.getClass()]) === true) return true;
+    if (this.reflector.getAllAndOverride<boolean>(IGNORES_BODY, [context.getHandler(), context.getClass()]) === true) return true;
     refuseUnusableBody(context, false);
     return true;
   }

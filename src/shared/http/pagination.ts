@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
+import { isValidHost } from './request-framing';
 import { MAX_ID, QueryInt } from './validation';
 import type { PageRequest } from '../domain/page-request';
 
@@ -29,21 +30,41 @@ export interface Envelope<T> {
   links: { first: string; last: string; prev: string | null; next: string | null };
 }
 
-/** Origin for absolute links: PUBLIC_URL when the operator set it, else what the request says. */
+/**
+ * Origin for absolute links: PUBLIC_URL when the operator set it, else the request's scheme and Host. The Host
+ * was checked at the door (registerRequestFraming: a host[:port], else 400); an HTTP/1.0 request may lack one.
+ */
 export function requestOrigin(request: FastifyRequest, publicUrl: string | null): string {
   if (publicUrl) return publicUrl;
-  const host = request.headers.host ?? `localhost`;
-  return `${request.protocol}://${host}`;
+  const host = isValidHost(request.headers.host) ? request.headers.host : 'localhost';
+  return `${request.protocol === 'https' ? 'https' : 'http'}://${host}`;
 }
 
-/** The spec's pagination envelope, with absolute links that keep the caller's other query parameters. */
+/** The path and query of a request-target in origin form (`/websites?page=2`) or absolute form (`http://x/websites`). */
+function requestTarget(url: string): { pathname: string; search: string } {
+  if (url.startsWith('/') && !url.startsWith('//')) {
+    const query = url.indexOf('?');
+    return query === -1 ? { pathname: url, search: '' } : { pathname: url.slice(0, query), search: url.slice(query) };
+  }
+  try {
+    return new URL(url, 'http://localhost');
+  } catch {
+    return { pathname: '/', search: '' };
+  }
+}
+
+/**
+ * The spec's pagination envelope, with absolute links that keep the caller's other query parameters. Only the
+ * request-target's path and query are used: an absolute-form target (`GET http://elsewhere/websites`) names
+ * another authority, which a link must not copy.
+ */
 export function envelope<T>(request: FastifyRequest, publicUrl: string | null, items: T[], total: number, page: PageRequest): Envelope<T> {
   const lastPage = Math.max(1, Math.ceil(total / page.perPage));
-  const [path, rawQuery = ''] = request.url.split('?', 2);
+  const target = requestTarget(request.url);
   const link = (n: number): string => {
-    const params = new URLSearchParams(rawQuery);
+    const params = new URLSearchParams(target.search);
     params.set('page', String(n));
-    return `${requestOrigin(request, publicUrl)}${path}?${params.toString()}`;
+    return `${requestOrigin(request, publicUrl)}${target.pathname}?${params.toString()}`;
   };
   return {
     data: items,

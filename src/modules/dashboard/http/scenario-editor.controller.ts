@@ -12,7 +12,8 @@ import { apiFieldErrors, errorsByField, fieldErrorsOf, idField } from './api-for
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
 import { HtmlPage, idQuery, seeOther } from './responses';
-import { applyOp, draftsFromForm, draftsFromSteps, focusAfter, parseOp, rawSteps } from './step-form';
+import { SecretBox } from '../../../shared/secrets/secret-box';
+import { applyOp, carrySecrets, draftsFromForm, draftsFromSteps, focusAfter, parseOp, rawSteps, SecretCarry, uncarrySecrets } from './step-form';
 import { WebsiteNames } from './website-names';
 import { executionPage } from './views/pages/execution.page';
 import { deleteScenarioPage, ScenarioForm, scenarioEditorPage } from './views/pages/scenario-editor.page';
@@ -32,7 +33,24 @@ export class ScenarioEditorController {
     private readonly names: WebsiteNames,
     private readonly urlPolicy: UrlPolicy,
     private readonly clock: Clock,
+    private readonly secretBox: SecretBox,
   ) {}
+
+  /** Typed secret fill values carried by a re-shown form, sealed for this session only (as the website form does). */
+  private secretCarry(viewer: DashboardViewer): SecretCarry {
+    const session = this.secretBox.digest(viewer.session.csrfToken);
+    return {
+      seal: (value) => this.secretBox.seal(JSON.stringify({ session, value })),
+      open: (sealed) => {
+        try {
+          const carried = JSON.parse(this.secretBox.open(sealed)) as { session?: unknown; value?: unknown };
+          return carried.session === session && typeof carried.value === 'string' ? carried.value : null;
+        } catch {
+          return null;
+        }
+      },
+    };
+  }
 
   @Get('scenarios/new')
   @HtmlPage()
@@ -111,7 +129,7 @@ export class ScenarioEditorController {
       name: fields.get('name') ?? '',
       description: fields.get('description') ?? '',
       websiteId: fields.get('website_id') ?? '',
-      steps: draftsFromForm(fields),
+      steps: uncarrySecrets(draftsFromForm(fields), this.secretCarry(viewer)),
     };
     const op = parseOp(fields.get('op'));
     if (op.kind !== 'save') {
@@ -157,7 +175,8 @@ export class ScenarioEditorController {
     const recentRuns = scenario ? (await this.scenarios.executions(accountId, scenario.id, { page: 1, perPage: RECENT_RUNS })).items.map((e) => e.job) : [];
     return scenarioEditorPage(viewer, {
       scenario,
-      form,
+      // A secret value typed in this form is never written back into the page: "********" and its sealed carry.
+      form: { ...form, steps: carrySecrets(form.steps, this.secretCarry(viewer)) },
       websites: await this.names.all(accountId),
       errors: extra.errors ?? new Map<string, string>(),
       focusStep: extra.focusStep ?? null,

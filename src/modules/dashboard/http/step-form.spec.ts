@@ -1,5 +1,17 @@
 import { parseSteps, STEP_DEFINITIONS, STEP_TYPES } from '../../scenarios/domain/steps';
-import { applyOp, draftsFromForm, draftsFromSteps, focusAfter, newDraft, parseOp, rawSteps, StepDraft } from './step-form';
+import {
+  applyOp,
+  carrySecrets,
+  draftsFromForm,
+  draftsFromSteps,
+  focusAfter,
+  newDraft,
+  parseOp,
+  rawSteps,
+  SecretCarry,
+  StepDraft,
+  uncarrySecrets,
+} from './step-form';
 
 describe('the scenario editor’s step fields', () => {
   it('a new step of every type has an empty input for each field of its definition, and nothing else', () => {
@@ -88,5 +100,44 @@ describe('the scenario editor’s step fields', () => {
     expect(focusAfter({ kind: 'add', type: 'click' }, 4)).toBe(3);
     expect(focusAfter({ kind: 'remove', index: 3 }, 3)).toBe(2);
     expect(focusAfter({ kind: 'remove', index: 0 }, 0)).toBeNull();
+  });
+
+  describe('secret fill values', () => {
+    // A stand-in for the controller's session-bound SecretBox carry: opens only what it sealed.
+    const carry: SecretCarry = { seal: (v) => `sealed:${v}`, open: (s) => (s.startsWith('sealed:') ? s.slice(7) : null) };
+    const secretDraft = (value: string): StepDraft => ({ type: 'fill', values: { selector: '#pw', value, secret: 'true' } });
+
+    it('a saved secret is shown as "********", a plain fill as it is', () => {
+      const drafts = draftsFromSteps([
+        { type: 'fill', selector: '#pw', value: 'hunter2', secret: true },
+        { type: 'fill', selector: '#user', value: 'alice' },
+      ]);
+      expect(drafts.map((d) => d.values.value)).toEqual(['********', 'alice']);
+      expect(drafts[0].values.secret).toBe('true');
+    });
+
+    it('a typed secret is shown as "********" and carried sealed; posted back it is the typed value again', () => {
+      const [shown] = carrySecrets([secretDraft('typed-secret')], carry);
+      expect(shown).toEqual({ ...secretDraft('********'), carry: 'sealed:typed-secret' });
+      const posted = draftsFromForm(
+        new URLSearchParams([
+          ['steps[0].type', 'fill'],
+          ['steps[0].selector', '#pw'],
+          ['steps[0].value', '********'],
+          ['steps[0].secret', 'true'],
+          ['steps[0].carry', 'sealed:typed-secret'],
+        ]),
+      );
+      expect(uncarrySecrets(posted, carry)).toEqual([secretDraft('typed-secret')]);
+      expect(rawSteps(uncarrySecrets(posted, carry))).toEqual([{ type: 'fill', selector: '#pw', value: 'typed-secret', secret: true }]);
+    });
+
+    it('a carry this session did not seal, or a value changed since, is not used', () => {
+      expect(uncarrySecrets([{ ...secretDraft('********'), carry: 'forged' }], carry)).toEqual([secretDraft('********')]);
+      expect(uncarrySecrets([{ ...secretDraft('retyped'), carry: 'sealed:old' }], carry)).toEqual([secretDraft('retyped')]);
+      // Not secret: nothing to mask or carry.
+      const plain: StepDraft = { type: 'fill', values: { selector: '#q', value: 'shown', secret: '' } };
+      expect(carrySecrets([plain], carry)).toEqual([plain]);
+    });
   });
 });

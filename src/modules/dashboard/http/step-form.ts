@@ -1,3 +1,4 @@
+import { isSecretFill, SECRET_MASK } from '../../scenarios/domain/step-secrets';
 import { isStepType, MAX_STEPS, Step, STEP_DEFINITIONS, StepFieldSpec, StepType } from '../../scenarios/domain/steps';
 
 /**
@@ -12,6 +13,19 @@ export interface StepDraft {
   type: string;
   /** Field → the text in its input ('' for an empty or missing input). */
   values: Record<string, string>;
+  /**
+   * A secret fill value typed but not saved yet, sealed for this session (SecretCarry): the page shows
+   * "********" in its place and never the value, and the next post of the form brings it back.
+   */
+  carry?: string;
+}
+
+/** The field of a fill step that marks its value secret (step-secrets.ts): a checkbox in the editor. */
+export const SECRET_FIELD = 'secret';
+
+/** Whether the draft is a fill step marked secret (its value input is masked). */
+export function isSecretDraft(draft: StepDraft): boolean {
+  return draft.type === 'fill' && draft.values[SECRET_FIELD] === 'true';
 }
 
 /** What a submit button of the editor asks for: save, or change the list of steps and show the form again. */
@@ -36,24 +50,61 @@ export function draftsFromForm(form: URLSearchParams): StepDraft[] {
     if (index > MAX_READ_INDEX) continue;
     const draft = byIndex.get(index) ?? { type: '', values: {} };
     if (match[2] === 'type') draft.type = value;
+    else if (match[2] === 'carry') draft.carry = value;
     else draft.values[match[2]] = value;
     byIndex.set(index, draft);
   }
   return [...byIndex.entries()]
     .sort(([a], [b]) => a - b)
-    .map(([, draft]) => ({ type: draft.type, values: Object.fromEntries(fieldsOf(draft.type).map(([key]) => [key, draft.values[key] ?? ''])) }));
+    .map(([, draft]) => ({
+      type: draft.type,
+      values: Object.fromEntries(fieldsOf(draft.type).map(([key]) => [key, draft.values[key] ?? ''])),
+      ...(draft.carry ? { carry: draft.carry } : {}),
+    }));
 }
 
-/** A saved scenario's steps, as the form shows them. */
+/**
+ * A saved scenario's steps, as the form shows them: a secret fill value as "********", which saved again keeps
+ * the stored value (keepStepSecrets), so the page never holds it.
+ */
 export function draftsFromSteps(steps: readonly Step[]): StepDraft[] {
   return steps.map((step) => {
-    const raw = step as unknown as Record<string, unknown>;
+    const raw = (isSecretFill(step) ? { ...step, value: SECRET_MASK } : step) as unknown as Record<string, unknown>;
     const values: Record<string, string> = {};
     for (const [key] of fieldsOf(step.type)) {
       const value = raw[key];
       values[key] = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
     }
     return { type: step.type, values };
+  });
+}
+
+/**
+ * Seals and opens the secret values a re-shown form carries (bound to the viewer's session, so a carry is
+ * worthless in another one). The controller implements it with the SecretBox.
+ */
+export interface SecretCarry {
+  seal(value: string): string;
+  /** The value, or null for a carry this session did not seal. */
+  open(sealed: string): string | null;
+}
+
+/** The drafts as posted, with each carried secret put back where the form showed "********". */
+export function uncarrySecrets(drafts: readonly StepDraft[], carry: SecretCarry): StepDraft[] {
+  return drafts.map((draft) => {
+    if (draft.carry === undefined) return draft;
+    const { carry: sealed, ...rest } = draft;
+    const value = draft.values.value === SECRET_MASK ? carry.open(sealed) : null;
+    return value === null ? rest : { ...rest, values: { ...rest.values, value } };
+  });
+}
+
+/** The drafts as the page may show them: a typed secret value replaced by "********" and carried sealed. */
+export function carrySecrets(drafts: readonly StepDraft[], carry: SecretCarry): StepDraft[] {
+  return drafts.map((draft) => {
+    const { carry: _old, ...rest } = draft;
+    if (!isSecretDraft(draft) || draft.values.value === SECRET_MASK) return rest;
+    return { ...rest, values: { ...rest.values, value: SECRET_MASK }, carry: carry.seal(draft.values.value ?? '') };
   });
 }
 

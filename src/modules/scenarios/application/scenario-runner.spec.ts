@@ -10,6 +10,9 @@ import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
 import { StepRecord } from '../domain/execution';
 import { Step } from '../domain/steps';
+import { sealStepSecrets, StoredStep } from '../domain/step-secrets';
+import { SecretBox } from '../../../shared/secrets/secret-box';
+import { randomBytes } from 'node:crypto';
 import { ScenarioRunner } from './scenario-runner';
 
 /**
@@ -20,6 +23,7 @@ import { ScenarioRunner } from './scenario-runner';
 const PNG: CaptureResult = { data: Buffer.from('png'), format: 'png', width: 800, height: 600 };
 const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const secretBox = new SecretBox(randomBytes(32));
 
 const WEBSITE: WebsiteProps = {
   id: 7,
@@ -38,7 +42,7 @@ const WEBSITE: WebsiteProps = {
   updatedAt: new Date(0),
 };
 
-function job(steps: Step[]): JobProps {
+function job(steps: StoredStep[]): JobProps {
   return {
     id: 'exec-1',
     type: 'scenario',
@@ -151,6 +155,7 @@ function harness(opts: {
     { check: opts.urlCheck ?? (async (url: string) => ({ allowed: true, url: new URL(url) })) } as unknown as UrlPolicy,
     { now: () => new Date() },
     config,
+    secretBox,
   );
   return {
     runner,
@@ -353,6 +358,25 @@ describe('ScenarioRunner', () => {
       expect(h.visible()).not.toMatch(/family|TypeError|s3cret/);
       expect(logged.join('\n')).toContain("reading 'family'");
       expect(logged.join('\n')).not.toContain('s3cret-value');
+    });
+
+    it('a secret fill sealed in the job is typed as its plain value, and redacted from a page error like any fill value', async () => {
+      const typed: string[] = [];
+      const h = harness({
+        page: fakePage({
+          fill: async (_selector, value) => {
+            typed.push(value);
+            throw new CaptureFailure('page', `the page refused ${value}`);
+          },
+        }),
+      });
+      const steps: Step[] = [{ type: 'fill', selector: '#password', value: 'hunter2-secret', secret: true }];
+      const sealed = sealStepSecrets(steps, (plain) => secretBox.seal(plain));
+      expect(JSON.stringify(sealed)).not.toContain('hunter2');
+      await h.runner.handle(job(sealed));
+      expect(typed).toEqual(['hunter2-secret']);
+      expect(h.records()[0].error).toBe('the page refused [redacted]');
+      expect(h.visible()).not.toContain('hunter2');
     });
 
     it('errors from the page keep their messages: element timeout, navigation error, URL policy', async () => {

@@ -14,7 +14,9 @@ import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
 import { ExecutionBudget } from '../domain/execution-budget';
 import { initialStepRecords, redactFillValues, StepRecord } from '../domain/execution';
+import { openStepSecrets, StoredStep } from '../domain/step-secrets';
 import { scrollTargetOf, Step, waitForTimeoutOf } from '../domain/steps';
+import { SecretBox } from '../../../shared/secrets/secret-box';
 import { within } from '../../../shared/domain/within';
 import { SupersededAttemptError } from '../../jobs/application/ports';
 
@@ -101,12 +103,14 @@ export class ScenarioRunner implements JobTypeHandler {
     private readonly urlPolicy: UrlPolicy,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly secretBox: SecretBox,
   ) {}
 
   async handle(job: JobProps): Promise<void> {
     // Started first: the cap covers the whole attempt, bookkeeping included.
     const budget = ExecutionBudget.start(this.config.scenarioTimeoutMs, Date.now());
-    const steps = (job.options as { steps?: Step[] }).steps ?? [];
+    // Secret fill values are sealed in the job's snapshot (ScenariosService.run): opened only here, to be typed.
+    const steps = openStepSecrets((job.options as { steps?: StoredStep[] }).steps ?? [], (sealed) => this.secretBox.open(sealed));
     const website = job.websiteId === null ? null : await this.websites.findById(job.websiteId);
     if (!website) {
       await this.jobs.fail(job.id, WEBSITE_DELETED_MESSAGE, this.clock.now());

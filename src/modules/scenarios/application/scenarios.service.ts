@@ -13,6 +13,8 @@ import { ScreenshotRepository } from '../../screenshots/application/ports';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { initialStepRecords } from '../domain/execution';
 import { ScenarioChanges, ScenarioProps } from '../domain/scenario';
+import { SecretBox } from '../../../shared/secrets/secret-box';
+import { keepStepSecrets, sealStepSecrets } from '../domain/step-secrets';
 import { parseSteps, Step, urlCheckerFromPolicy } from '../domain/steps';
 import { ScenarioRepository } from './ports';
 
@@ -40,6 +42,7 @@ export class ScenariosService {
     private readonly urlPolicy: UrlPolicy,
     private readonly clock: Clock,
     private readonly events: JobEvents,
+    private readonly secretBox: SecretBox,
   ) {}
 
   private async checkWebsite(accountId: number, websiteId: number): Promise<void> {
@@ -48,12 +51,13 @@ export class ScenariosService {
     }
   }
 
-  private parse(steps: unknown): Step[] {
-    return parseSteps(steps, urlCheckerFromPolicy(this.urlPolicy));
+  /** Parsed steps; a secret fill sent back as "********" takes its value from `stored` (none for a new scenario). */
+  private parse(steps: unknown, stored: readonly Step[] | null): Step[] {
+    return keepStepSecrets(parseSteps(steps, urlCheckerFromPolicy(this.urlPolicy)), stored);
   }
 
   async create(accountId: number, input: Required<Pick<ScenarioInput, 'name' | 'websiteId'>> & ScenarioInput): Promise<ScenarioProps> {
-    const steps = this.parse(input.steps);
+    const steps = this.parse(input.steps, null);
     await this.checkWebsite(accountId, input.websiteId);
     return this.scenarios.create(
       { accountId, websiteId: input.websiteId, name: input.name, description: input.description ?? null, status: 'active', steps },
@@ -73,9 +77,9 @@ export class ScenariosService {
 
   /** Partial update; `steps`, when sent, replaces the whole list. */
   async update(accountId: number, id: number, input: ScenarioInput): Promise<ScenarioProps> {
-    await this.get(accountId, id);
+    const current = await this.get(accountId, id);
     const changes: ScenarioChanges = {};
-    if (input.steps !== undefined) changes.steps = this.parse(input.steps);
+    if (input.steps !== undefined) changes.steps = this.parse(input.steps, current.steps);
     if (input.websiteId !== undefined) {
       await this.checkWebsite(accountId, input.websiteId);
       changes.websiteId = input.websiteId;
@@ -92,7 +96,8 @@ export class ScenariosService {
 
   /**
    * Queues a run durably (job row first, then the transport) and returns the execution id. The steps are
-   * snapshotted into the job, so editing the scenario later never changes a run already asked for.
+   * snapshotted into the job, so editing the scenario later never changes a run already asked for; secret fill
+   * values are sealed in the snapshot as in the scenario's row (the runner opens them).
    */
   async run(accountId: number, id: number, idempotencyKey: string | null): Promise<JobProps> {
     const scenario = await this.get(accountId, id);
@@ -103,7 +108,7 @@ export class ScenariosService {
       websiteId: scenario.websiteId,
       scenarioId: scenario.id,
       source: 'api',
-      options: { steps: scenario.steps } as never,
+      options: { steps: sealStepSecrets(scenario.steps, (plain) => this.secretBox.seal(plain)) } as never,
       idempotencyKey,
       result: initialStepRecords(scenario.steps),
       createdAt: this.clock.now(),

@@ -37,7 +37,8 @@ export const REDACTED = '[redacted]';
  */
 export function redactStepForLogs<S extends Step>(step: S): S {
   if (step.type === 'fill') {
-    const redacted: FillStep = { ...step, value: REDACTED };
+    // Built field by field: a stored secret step's sealed value (step-secrets.ts) is not copied either.
+    const redacted: FillStep = { type: 'fill', selector: step.selector, value: REDACTED, ...(step.secret !== undefined ? { secret: step.secret } : {}) };
     return redacted as S;
   }
   return { ...step };

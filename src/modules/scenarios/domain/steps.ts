@@ -15,11 +15,15 @@ export interface NavigateStep {
   type: 'navigate';
   url: string;
 }
-/** Replaces the value of an input/textarea/contenteditable. `value` may be a secret: see redactStepForLogs. */
+/**
+ * Replaces the value of an input/textarea/contenteditable. `value` is never logged (redactStepForLogs); with
+ * `secret: true` it is also sealed at rest and shown as "********" (step-secrets.ts).
+ */
 export interface FillStep {
   type: 'fill';
   selector: string;
   value: string;
+  secret?: boolean;
 }
 export interface ClickStep {
   type: 'click';
@@ -153,7 +157,16 @@ export const STEP_DEFINITIONS = {
   navigate: { description: 'Go to a URL (it must pass the URL policy)', fields: { url: { kind: 'url' } } },
   fill: {
     description: 'Replace the value of an input, textarea or contenteditable (never logged)',
-    fields: { selector: { kind: 'selector' }, value: { kind: 'value', example: 'alice' } },
+    fields: {
+      selector: { kind: 'selector' },
+      value: { kind: 'value', example: 'alice' },
+      secret: {
+        kind: 'boolean',
+        optional: true,
+        description:
+          'The value is a secret (a password): stored encrypted, shown as "********" in every answer; sent back as "********" it keeps the stored value',
+      },
+    },
   },
   click: { description: 'Click an element (and follow the navigation it starts)', fields: { selector: { kind: 'selector' } } },
   wait: { description: 'Sleep', fields: { duration: { kind: 'integer', min: MIN_WAIT_MS, max: MAX_WAIT_MS, description: 'Milliseconds', example: 500 } } },

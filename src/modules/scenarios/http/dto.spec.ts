@@ -34,7 +34,17 @@ describe('scenario bodies: steps parsed once per request', () => {
   };
   const websites = { findOwned: jest.fn(() => Promise.resolve({ id: 1 })) };
   const clock = { now: () => now };
-  const service = new ScenariosService(repository as never, websites as never, {} as never, {} as never, {} as never, urlPolicy, clock, {} as never);
+  const service = new ScenariosService(
+    repository as never,
+    websites as never,
+    {} as never,
+    {} as never,
+    {} as never,
+    urlPolicy,
+    clock,
+    {} as never,
+    {} as never,
+  );
   let parse: jest.SpyInstance;
 
   beforeEach(() => {

@@ -6,6 +6,7 @@ import { AlsoChecks, BodyRequired, FieldCheckContext, IsId, MAX_ID, OptionalFiel
 import { Execution } from '../application/scenarios.service';
 import { StepRecord } from '../domain/execution';
 import { SCENARIO_RULES, ScenarioProps } from '../domain/scenario';
+import { maskStepSecrets } from '../domain/step-secrets';
 import { parseSteps, urlCheckerFromPolicy } from '../domain/steps';
 import { ExecutionView, SCENARIO_FIELDS as F, ScenarioView, STEPS_FIELD } from './openapi';
 
@@ -89,7 +90,7 @@ export function scenarioView(s: ScenarioProps): ScenarioView {
     description: s.description,
     website_id: s.websiteId,
     status: s.status,
-    steps: s.steps,
+    steps: maskStepSecrets(s.steps),
     created_at: s.createdAt.toISOString(),
     updated_at: s.updatedAt.toISOString(),
   };

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import type { Step } from '../domain/steps';
+import type { StoredStep } from '../domain/step-secrets';
 
 @Entity('scenarios')
 export class ScenarioRow {
@@ -9,7 +9,7 @@ export class ScenarioRow {
   @Column({ type: 'varchar' }) name!: string;
   @Column({ type: 'text', nullable: true }) description!: string | null;
   @Column({ type: 'varchar' }) status!: string;
-  @Column({ type: 'simple-json' }) steps!: Step[];
+  @Column({ type: 'simple-json' }) steps!: StoredStep[];
   @Column({ name: 'created_at', type: Date }) createdAt!: Date;
   @Column({ name: 'updated_at', type: Date }) updatedAt!: Date;
 }

@@ -2,7 +2,7 @@ import type { JobProps } from '../../../../jobs/domain/job';
 import type { ScenarioProps } from '../../../../scenarios/domain/scenario';
 import { MAX_STEPS, PRESS_NAMED_KEYS, SCROLL_TO_BOTTOM, STEP_DEFINITIONS, STEP_TYPES, StepFieldSpec } from '../../../../scenarios/domain/steps';
 import type { DashboardViewer } from '../../dashboard-request';
-import { fieldsOf, StepDraft } from '../../step-form';
+import { fieldsOf, isSecretDraft, SECRET_FIELD, StepDraft } from '../../step-form';
 import { accessNotice, dataTable, hiddenHeading } from '../components';
 import { badge, Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
@@ -54,15 +54,26 @@ function hint(spec: StepFieldSpec): string {
   }
 }
 
-/** One input of a step, generated from its field's definition. */
-function stepField(i: number, key: string, spec: StepFieldSpec, value: string, error: string | undefined): Html {
+/**
+ * One input of a step, generated from its field's definition. A fill step's `secret` is a checkbox; its value,
+ * when secret, a password input that only ever holds "********" (the typed value travels sealed in `carry`).
+ */
+function stepField(i: number, key: string, spec: StepFieldSpec, draft: StepDraft, error: string | undefined): Html {
   const id = stepId(i, key);
   const name = `steps[${i}].${key}`;
+  const value = draft.values[key] ?? '';
   const optional = 'optional' in spec && spec.optional === true;
   const bad = invalidAttrs(id, error);
   let input: Html;
   switch (spec.kind) {
     case 'boolean':
+      if (draft.type === 'fill' && key === SECRET_FIELD) {
+        return html`<div class="field">
+  <label for="${id}"><input type="checkbox" id="${id}" name="${name}" value="true"${value === 'true' ? html` checked` : ''}${bad}> Secret value</label>
+  <p class="hint">Stored encrypted and shown as ********; saved with ******** the stored value is kept.</p>
+  ${fieldError(id, error)}
+</div>`;
+      }
       input = html`<select id="${id}" name="${name}"${bad}>
   <option value=""${value === '' ? html` selected` : ''}>Default</option>
   <option value="true"${value === 'true' ? html` selected` : ''}>Yes</option>
@@ -86,7 +97,9 @@ function stepField(i: number, key: string, spec: StepFieldSpec, value: string, e
       input = html`<input type="text" class="mono" id="${id}" name="${name}" value="${value}" autocomplete="off" spellcheck="false"${bad}>`;
       break;
     case 'value':
-      input = html`<input type="text" id="${id}" name="${name}" value="${value}" autocomplete="off"${bad}>`;
+      input = isSecretDraft(draft)
+        ? html`<input type="password" id="${id}" name="${name}" value="${value}" autocomplete="new-password"${bad}>${draft.carry ? html`<input type="hidden" name="steps[${i}].carry" value="${draft.carry}">` : ''}`
+        : html`<input type="text" id="${id}" name="${name}" value="${value}" autocomplete="off"${bad}>`;
       break;
   }
   return html`<div class="field">
@@ -111,7 +124,7 @@ function stepBox(draft: StepDraft, i: number, count: number, errors: Map<string,
   <input type="hidden" name="steps[${i}].type" value="${draft.type}">
   ${definition ? html`<p class="muted step-what">${definition.description}.</p>` : ''}
   ${stepErrors.map((m) => html`<p class="field-error" id="step-${i}-error">${m}</p>`)}
-  <div class="step-fields">${fieldsOf(draft.type).map(([key, spec]) => stepField(i, key, spec, draft.values[key] ?? '', errors.get(`steps[${i}].${key}`)))}</div>
+  <div class="step-fields">${fieldsOf(draft.type).map(([key, spec]) => stepField(i, key, spec, draft, errors.get(`steps[${i}].${key}`)))}</div>
   <div class="step-actions">
     <button type="submit" class="secondary small" name="op" value="up:${i}"${i === 0 ? html` disabled` : ''} aria-label="Move step ${n} up">↑ Up</button>
     <button type="submit" class="secondary small" name="op" value="down:${i}"${i === count - 1 ? html` disabled` : ''} aria-label="Move step ${n} down">↓ Down</button>
