@@ -95,7 +95,9 @@ export class BullJobTransport extends JobTransport {
     });
     this.queue.on('error', (err) => this.logger.warn(`queue: ${err.message}`));
     // ioredis says 'ready' on the first connection and on every reconnection.
-    this.queue.client.on('ready', () => (this.epochCheck = this.epochCheck.then(() => this.checkEpoch())));
+    this.queue.client.on('ready', () => {
+      this.epochCheck = this.epochCheck.then(() => this.checkEpoch());
+    });
   }
 
   async enqueue(jobId: string, options: EnqueueOptions = {}): Promise<void> {

@@ -371,6 +371,29 @@ describe('JobDispatcher', () => {
       expect(transport.calls).toEqual(['stopTaking', 'handBack']);
     });
 
+    it('a claim that lands after the grace ran out does not start the job: it is queued again', async () => {
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] });
+      const worker = dispatcher({ role: 'worker' });
+      const handler = jest.fn(async () => undefined);
+      on('screenshot', handler);
+      await worker.onApplicationBootstrap();
+      jobs.add('j');
+      const claimed = deferred();
+      const claim = jobs.claim.bind(jobs);
+      jobs.claim = async (...args) => {
+        await claimed.promise;
+        return claim(...args);
+      };
+      const handled = transport.handler!('j', { redelivered: false });
+      const stopping = worker.onModuleDestroy();
+      await jest.advanceTimersByTimeAsync(15_000);
+      await stopping;
+      claimed.resolve();
+      await handled;
+      expect(handler).not.toHaveBeenCalled();
+      expect(jobs.get('j')).toMatchObject({ status: 'queued', attempts: 1 });
+    });
+
     it('when the transport lost its deliveries, every queued job is handed over at once, however young', async () => {
       const worker = dispatcher({ role: 'worker' });
       await worker.onApplicationBootstrap();

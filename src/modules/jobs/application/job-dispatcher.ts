@@ -102,6 +102,11 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     const job = await this.jobs.claim(jobId, now, this.takeoverCutoffs(now, delivery));
     if (!job) return; // finished, unknown, or held by a live attempt: a redelivery
     const attempt: JobAttempt = { jobId: job.id, attempt: job.attempts };
+    if (this.stopping) {
+      // Claimed after the grace ran out (a slow database): handed back like the rest, not started.
+      await JobAttemptScope.run(attempt, () => this.jobs.requeue(job.id));
+      return;
+    }
     this.attempts.add(attempt);
     try {
       await JobAttemptScope.run(attempt, () => this.runAttempt(job));
