@@ -108,8 +108,9 @@ describe('job handover (scaled out)', () => {
     expect(startedAt - sigtermAt).toBeGreaterThanOrEqual(GRACE_MS);
     expect(startedAt - exitedAt).toBeLessThanOrEqual(2_000);
     expect(a.output()).toMatch(/shutting down: 1 unfinished job\(s\) queued again, 1 handed back to the queue/);
+    const claimedAt = Date.parse(job.started_at as string); // B's claim of attempt 2, before it launched a browser
     process.stdout.write(
-      `handover: SIGTERM → A exited ${exitedAt - sigtermAt} ms, SIGTERM → B started ${startedAt - sigtermAt} ms, A's exit → B started ${startedAt - exitedAt} ms\n`,
+      `handover: SIGTERM → A exited ${exitedAt - sigtermAt} ms; SIGTERM → B claimed ${claimedAt - sigtermAt} ms, → B at the page ${startedAt - sigtermAt} ms; A's exit → B at the page ${startedAt - exitedAt} ms\n`,
     );
   }, 120_000);
 
