@@ -43,6 +43,8 @@ export abstract class AppConfig {
   scheduleTickMs!: number;
   /** Bull lock: a job held by a worker that died is redelivered after about this long. */
   jobLockMs!: number;
+  /** SIGTERM: how long running jobs may take to finish before they are handed back to the queue. */
+  shutdownGraceMs!: number;
   authFailureLimitPerMinute!: number;
   /** Dashboard requests per client address per minute (its own limit; the API's per-account quota does not apply). */
   dashboardLimitPerMinute!: number;
@@ -241,6 +243,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     scenarioStepTimeoutMs: int(env, 'SCENARIO_STEP_TIMEOUT_MS', 10000, 100, 600000),
     scheduleTickMs: int(env, 'SCHEDULE_TICK_MS', 5000, 100, 3600000),
     jobLockMs: int(env, 'JOB_LOCK_MS', 30000, 1000, 600000),
+    shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 15000, 0, 600000),
     authFailureLimitPerMinute: int(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 30, 1, 1000000),
     dashboardLimitPerMinute: int(env, 'DASHBOARD_LIMIT_PER_MINUTE', 600, 1, 1000000),
     signInLimitPerMinute: int(env, 'SIGN_IN_LIMIT_PER_MINUTE', 20, 1, 1000000),

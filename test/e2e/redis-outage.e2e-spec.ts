@@ -1,6 +1,6 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { ChildProcess } from 'node:child_process';
 import request from 'supertest';
+import { freePort, startRedis, stopRedis } from '../support/redis-server';
 import { startTestApp, TestAccount, TestApp } from '../support/test-app';
 
 /**
@@ -8,40 +8,6 @@ import { startTestApp, TestAccount, TestApp } from '../support/test-app';
  * within 500 ms for the whole outage, and the service recovers by itself when Redis is back. The Redis here
  * is a real redis-server of this test's own, on a port of its own, so stopping it disturbs nothing else.
  */
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${out}`)), 10_000);
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (/Ready to accept connections/.test(out)) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.on('error', reject);
-  });
-}
-
-function stopRedis(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
 
 describe('Redis outage', () => {
   let port: number;

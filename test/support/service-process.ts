@@ -9,6 +9,8 @@ export interface ServiceProcess {
   output: () => string;
   /** SIGKILL: a crash, no graceful shutdown. */
   crash(): Promise<void>;
+  /** SIGTERM, then waits for the graceful shutdown to end; resolves with the moment the process exited. */
+  terminate(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -35,7 +37,7 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
       reject(new Error(`service exited with ${code}:\n${out}`));
     });
   });
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const exited = new Promise<number>((resolve) => child.on('exit', () => resolve(Date.now())));
   return {
     url,
     child,
@@ -43,6 +45,10 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
     async crash() {
       child.kill('SIGKILL');
       await exited;
+    },
+    async terminate() {
+      child.kill('SIGTERM');
+      return exited;
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -9,12 +9,6 @@ import { assertSaneRequest, CaptureRun } from './capture-run';
 import { preparePage } from './page-steps';
 import { PuppeteerScenarioTab } from './puppeteer-scenario-tab';
 
-/**
- * How long the application's shutdown waits for captures still running once the job transport has stopped
- * (which itself waits up to 15 s for its handlers): together they stay inside the 30 s a container
- * orchestrator usually grants between SIGTERM and SIGKILL, browser close included.
- */
-export const SHUTDOWN_GRACE_MS = 5_000;
 /** Opening a tab takes milliseconds; a browser that needs longer is wedged. */
 const OPEN_TAB_MS = 10_000;
 
@@ -115,12 +109,12 @@ export class PuppeteerPageCapturer extends PageCapturer implements BeforeApplica
   }
 
   /**
-   * Runs after every module's onModuleDestroy, so after QueueModule has stopped the job transport: no new
-   * job arrives, and the captures still running get SHUTDOWN_GRACE_MS to finish before the browsers close.
-   * One cut off by the close never settles, so its job stays unfinished for redelivery instead of being
-   * failed by our own shutdown (see BrowserPool.drain).
+   * Runs after every module's onModuleDestroy, so after the job dispatcher has stopped taking jobs, given the
+   * running ones their grace (SHUTDOWN_GRACE_MS) and handed the rest back to the queue: a capture still running
+   * now belongs to an attempt already given up, so the browsers close at once. One cut off by the close never
+   * settles, so our own shutdown is never recorded as its job's failure (see BrowserPool.drain).
    */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.pool.drain(SHUTDOWN_GRACE_MS);
+    await this.pool.drain(0);
   }
 }

@@ -77,4 +77,23 @@ describe('InProcessJobTransport', () => {
       jest.useRealTimers();
     }
   });
+
+  it('once it stops taking jobs, a running one carries on and nothing waiting is delivered; close does not wait for the running one', async () => {
+    consumeHeld();
+    await transport.enqueue('running');
+    await transport.enqueue('waiting');
+    await transport.stopTaking();
+    expect(await transport.handBack()).toBe(1);
+    gate.resolve();
+    await settle();
+    await transport.enqueue('later');
+    await settle();
+    expect(delivered.map((d) => d.jobId)).toEqual(['running']);
+
+    const held = new InProcessJobTransport();
+    held.consume(() => new Promise(() => undefined), 1);
+    await held.enqueue('cut-off');
+    await held.stopTaking();
+    await held.close(); // resolves although its handler never ends
+  });
 });

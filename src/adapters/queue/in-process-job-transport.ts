@@ -13,6 +13,8 @@ interface PendingDelivery {
  * queue of record: unfinished rows are handed back to the transport at start and by the periodic sweep
  * (see JobDispatcher). A delivery already pending (waiting or delayed) is not added twice, so the sweep can
  * enqueue every job it finds without piling up duplicates; one started already can be enqueued again.
+ * At shutdown nothing here outlives the process: the dispatcher puts the jobs it cut off back to queued in the
+ * jobs table, and the next start hands every queued job to the transport at once.
  */
 export class InProcessJobTransport extends JobTransport {
   private readonly logger = new Logger('InProcessJobTransport');
@@ -24,7 +26,7 @@ export class InProcessJobTransport extends JobTransport {
   private concurrency = 1;
   private running = 0;
   private closed = false;
-  private drained: (() => void) | null = null;
+  private taking = true;
 
   async enqueue(jobId: string, options: EnqueueOptions = {}): Promise<void> {
     const deliveryId = options.key ? `${jobId}:${options.key}` : jobId;
@@ -49,14 +51,25 @@ export class InProcessJobTransport extends JobTransport {
     this.pump();
   }
 
+  async stopTaking(): Promise<void> {
+    this.taking = false;
+  }
+
+  /** Nothing to hand to another process: the deliveries still running are queued again in the jobs table. */
+  async handBack(): Promise<number> {
+    return this.running;
+  }
+
+  /** This transport lives and dies with the process: it never loses a delivery the process survives. */
+  onDeliveriesLost(): void {}
+
   async close(): Promise<void> {
     this.closed = true;
+    this.taking = false;
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     this.waiting.length = 0;
     this.pending.clear();
-    if (this.running === 0) return;
-    await Promise.race([new Promise<void>((resolve) => (this.drained = resolve)), new Promise((resolve) => setTimeout(resolve, 15_000).unref())]);
   }
 
   private push(delivery: PendingDelivery): void {
@@ -66,7 +79,7 @@ export class InProcessJobTransport extends JobTransport {
   }
 
   private pump(): void {
-    while (this.handler && !this.closed && this.running < this.concurrency && this.waiting.length > 0) {
+    while (this.handler && this.taking && this.running < this.concurrency && this.waiting.length > 0) {
       const { jobId, deliveryId } = this.waiting.shift() as PendingDelivery;
       this.pending.delete(deliveryId);
       this.running += 1;
@@ -75,7 +88,6 @@ export class InProcessJobTransport extends JobTransport {
         .catch((err: unknown) => this.logger.error(`job ${jobId} handler failed: ${errorMessage(err)}`))
         .finally(() => {
           this.running -= 1;
-          if (this.running === 0) this.drained?.();
           this.pump();
         });
     }

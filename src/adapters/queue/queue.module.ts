@@ -1,4 +1,4 @@
-import { Global, Module, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
+import { Global, Module, OnApplicationShutdown } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { AppConfig } from '../../config/app-config';
 import { BullJobTransport } from './bull-job-transport';
@@ -28,20 +28,15 @@ import { JobEvents } from '../../modules/jobs/application/job-events';
   ],
   exports: [JobTransport, JobEvents],
 })
-export class QueueModule implements OnModuleDestroy, OnApplicationShutdown {
+export class QueueModule implements OnApplicationShutdown {
   constructor(private readonly moduleRef: ModuleRef) {}
 
   /**
-   * The first step of shutting down (Nest runs every onModuleDestroy before any beforeApplicationShutdown):
-   * stop taking jobs and wait, bounded, for the running ones. The browser pool closes only after this
-   * (PuppeteerPageCapturer.beforeApplicationShutdown) and the database after that (TypeORM closes in
-   * onApplicationShutdown), so a job still being delivered never meets a closed pool and fails for it.
+   * The last step of shutting down: by now the job dispatcher (JobDispatcher.onModuleDestroy, which runs before
+   * any shutdown hook) has stopped taking jobs, given the running ones their grace and handed the rest back to
+   * the queue, and the browsers have closed; only the connections are left.
    */
-  async onModuleDestroy(): Promise<void> {
-    await this.moduleRef.get(JobTransport).close();
-  }
-
   async onApplicationShutdown(): Promise<void> {
-    await this.moduleRef.get(JobEvents).close();
+    await Promise.all([this.moduleRef.get(JobTransport).close(), this.moduleRef.get(JobEvents).close()]);
   }
 }

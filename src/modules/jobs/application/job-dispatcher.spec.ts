@@ -141,8 +141,21 @@ class RecordingTransport extends JobTransport {
     if (this.failEnqueue) throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
     this.enqueued.push({ jobId, options });
   }
+  /** What the dispatcher asked of the transport at shutdown, in order, with the jobs' statuses at that moment. */
+  readonly calls: string[] = [];
+  lost: (() => void) | null = null;
   consume(handler: JobHandler) {
     this.handler = handler;
+  }
+  async stopTaking() {
+    this.calls.push('stopTaking');
+  }
+  async handBack() {
+    this.calls.push('handBack');
+    return 1;
+  }
+  onDeliveriesLost(listener: () => void) {
+    this.lost = listener;
   }
   async close() {}
   ids(): string[] {
@@ -152,7 +165,7 @@ class RecordingTransport extends JobTransport {
 
 const START = new Date('2030-01-01T12:00:00Z');
 const ago = (ms: number) => new Date(START.getTime() - ms);
-const SETTINGS = { captureTimeoutMs: 30_000, scenarioTimeoutMs: 120_000, captureConcurrency: 2 };
+const SETTINGS = { captureTimeoutMs: 30_000, scenarioTimeoutMs: 120_000, captureConcurrency: 2, shutdownGraceMs: 15_000 };
 /** Lease = longest run + 60 s margin: captures 30 + 60 s, scenario runs 120 + 30 + 60 s. */
 const CAPTURE_LEASE_MS = 90_000;
 const SCENARIO_LEASE_MS = 210_000;
@@ -291,6 +304,108 @@ describe('JobDispatcher', () => {
       clock.advance(31_000);
       await d.sweep();
       expect(transport.ids()).toEqual(['j']);
+    });
+  });
+
+  describe('shutting down: the rest is handed back after the grace (issue 27)', () => {
+    /** A worker whose handler runs until `finish` is resolved, then records success (as a late attempt would). */
+    async function busyWorker(finish: Promise<void>) {
+      const worker = dispatcher({ role: 'worker' });
+      on('screenshot', async (job) => {
+        await finish;
+        await jobs.succeed(job.id, 5, clock.now());
+      });
+      await worker.onApplicationBootstrap();
+      jobs.add('j');
+      const handled = transport.handler!('j', { redelivered: false });
+      await new Promise((r) => setImmediate(r));
+      expect(jobs.get('j')).toMatchObject({ status: 'running', attempts: 1 });
+      return { worker, handled };
+    }
+
+    it('stops taking jobs first; a job that ends within the grace ends here and nothing is queued again', async () => {
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] });
+      const finish = deferred();
+      const { worker, handled } = await busyWorker(finish.promise);
+      const stopping = worker.onModuleDestroy();
+      await jest.advanceTimersByTimeAsync(14_000);
+      expect(transport.calls).toEqual(['stopTaking']);
+      finish.resolve();
+      await handled;
+      await stopping;
+      expect(jobs.get('j')).toMatchObject({ status: 'succeeded', attempts: 1, screenshotId: 5 });
+      expect(transport.calls).toEqual(['stopTaking', 'handBack']);
+    });
+
+    it('a job still running when the grace is over is queued again, then its delivery handed back; its late end changes nothing', async () => {
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] });
+      const finish = deferred();
+      const { worker, handled } = await busyWorker(finish.promise);
+      let statusAtHandBack = '';
+      transport.handBack = async () => {
+        statusAtHandBack = jobs.get('j').status;
+        transport.calls.push('handBack');
+        return 1;
+      };
+      const stopping = worker.onModuleDestroy();
+      await jest.advanceTimersByTimeAsync(14_999);
+      expect(transport.calls).toEqual(['stopTaking']);
+      await jest.advanceTimersByTimeAsync(1);
+      await stopping;
+      expect(transport.calls).toEqual(['stopTaking', 'handBack']);
+      expect(statusAtHandBack).toBe('queued');
+      expect(jobs.get('j')).toMatchObject({ status: 'queued', attempts: 1 });
+      finish.resolve();
+      await handled;
+      expect(jobs.get('j')).toMatchObject({ status: 'queued', attempts: 1, screenshotId: null });
+    });
+
+    it('a job another worker took over during the grace is left to it', async () => {
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] });
+      const { worker } = await busyWorker(new Promise(() => undefined));
+      Object.assign(jobs.get('j'), { attempts: 2, startedAt: START }); // claimed elsewhere after this lease ran out
+      const stopping = worker.onModuleDestroy();
+      await jest.advanceTimersByTimeAsync(15_000);
+      await stopping;
+      expect(jobs.get('j')).toMatchObject({ status: 'running', attempts: 2 });
+      expect(transport.calls).toEqual(['stopTaking', 'handBack']);
+    });
+
+    it('a claim that lands after the grace ran out does not start the job: it is queued again', async () => {
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] });
+      const worker = dispatcher({ role: 'worker' });
+      const handler = jest.fn(async () => undefined);
+      on('screenshot', handler);
+      await worker.onApplicationBootstrap();
+      jobs.add('j');
+      const claimed = deferred();
+      const claim = jobs.claim.bind(jobs);
+      jobs.claim = async (...args) => {
+        await claimed.promise;
+        return claim(...args);
+      };
+      const handled = transport.handler!('j', { redelivered: false });
+      const stopping = worker.onModuleDestroy();
+      await jest.advanceTimersByTimeAsync(15_000);
+      await stopping;
+      claimed.resolve();
+      await handled;
+      expect(handler).not.toHaveBeenCalled();
+      expect(jobs.get('j')).toMatchObject({ status: 'queued', attempts: 1 });
+    });
+
+    it('when the transport lost its deliveries, every queued job is handed over at once, however young', async () => {
+      const worker = dispatcher({ role: 'worker' });
+      await worker.onApplicationBootstrap();
+      jobs.add('just-queued', { createdAt: START });
+      jobs.add('elsewhere', { status: 'running', attempts: 1, createdAt: ago(5_000), startedAt: ago(4_000) });
+      transport.lost!();
+      await new Promise((r) => setImmediate(r));
+      expect(transport.enqueued).toEqual([{ jobId: 'just-queued', options: {} }]);
+      await worker.onModuleDestroy();
+      transport.lost!();
+      await new Promise((r) => setImmediate(r));
+      expect(transport.enqueued).toHaveLength(1);
     });
   });
 

@@ -3,7 +3,7 @@ import { Delivery, JobTransport } from './job-transport';
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
 import { JobProps, MAX_JOB_ATTEMPTS } from '../domain/job';
-import { JobAttemptScope } from './job-attempt-scope';
+import { JobAttempt, JobAttemptScope } from './job-attempt-scope';
 import { HandledOutcome, JobHandlers } from './job-handlers';
 import { errorMessage } from '../../../shared/domain/error-message';
 import { isPageFailure, publicInfrastructureReason } from './job-failure';
@@ -30,7 +30,9 @@ const SWEEP_PAGE_SIZE = 500;
  * claims the row for one attempt (so a redelivery of a finished or live job is skipped), gives up on a job
  * that keeps killing workers, routes by type, and retries infrastructure failures (browser crash, storage or
  * database errors) up to MAX_JOB_ATTEMPTS. Page failures are the handlers' business: they record them on the
- * job themselves. Also the safety net that hands lost jobs to the transport again, at start and periodically.
+ * job themselves. Also the safety net that hands lost jobs to the transport again, at start, periodically and
+ * when the transport says it lost its deliveries. At shutdown it gives running jobs their grace, then hands the
+ * rest back to the queue at once (queued again, their deliveries released) for another worker to take.
  */
 @Injectable()
 export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
@@ -39,6 +41,11 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private sweeping: Promise<number> | null = null;
   /** Shutting down: no more waiting for the database to record outcomes (the sweep or next start will). */
   private stopping = false;
+  private consuming = false;
+  /** Every delivery being handled in this process, from its claim to its end. */
+  private readonly inFlight = new Set<Promise<void>>();
+  /** The attempts this process runs right now: what a shutdown hands back if they outlast its grace. */
+  private readonly attempts = new Set<JobAttempt>();
 
   constructor(
     private readonly jobs: JobRepository,
@@ -51,15 +58,28 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.role === 'api') return;
+    this.transport.onDeliveriesLost(() => void this.requeueLost());
     await this.recoverAtStart();
     this.sweepTimer = setInterval(() => void this.sweepInBackground(), SWEEP_INTERVAL_MS);
     this.sweepTimer.unref();
   }
 
+  /**
+   * The first step of shutting down (before the browsers, the transport's connections and the database close):
+   * no new job is taken, the running ones get SHUTDOWN_GRACE_MS to finish, and those still running then are
+   * handed back at once — queued again in the jobs table and their deliveries returned to the queue — so
+   * another worker (or the next start) takes them now instead of when a lock or lease runs out. Their attempts
+   * here are fenced out by then: whatever they still produce is dropped.
+   */
   async onModuleDestroy(): Promise<void> {
-    this.stopping = true;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.sweepTimer = null;
+    if (this.consuming) {
+      await this.transport.stopTaking();
+      await this.settled(this.config.shutdownGraceMs);
+    }
+    this.stopping = true;
+    if (this.consuming) await this.handBackUnfinished();
     // The transport and the database close after this: let a sweep under way finish first.
     await this.sweeping?.catch(() => undefined);
   }
@@ -81,7 +101,47 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     const now = this.clock.now();
     const job = await this.jobs.claim(jobId, now, this.takeoverCutoffs(now, delivery));
     if (!job) return; // finished, unknown, or held by a live attempt: a redelivery
-    await JobAttemptScope.run({ jobId: job.id, attempt: job.attempts }, () => this.runAttempt(job));
+    const attempt: JobAttempt = { jobId: job.id, attempt: job.attempts };
+    if (this.stopping) {
+      // Claimed after the grace ran out (a slow database): handed back like the rest, not started.
+      await JobAttemptScope.run(attempt, () => this.jobs.requeue(job.id));
+      return;
+    }
+    this.attempts.add(attempt);
+    try {
+      await JobAttemptScope.run(attempt, () => this.runAttempt(job));
+    } finally {
+      this.attempts.delete(attempt);
+    }
+  }
+
+  /** Resolves once every delivery in flight here has ended, or after `graceMs`. */
+  private async settled(graceMs: number): Promise<void> {
+    if (this.inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+  }
+
+  private async handBackUnfinished(): Promise<void> {
+    const cutOff = [...this.attempts];
+    let queued = 0;
+    await Promise.all(
+      cutOff.map(async (attempt) => {
+        try {
+          // Fenced like every write of the attempt: a job another worker took over meanwhile is not touched.
+          if (await JobAttemptScope.run(attempt, () => this.jobs.requeue(attempt.jobId))) queued += 1;
+        } catch (err) {
+          // Its delivery still goes back, flagged as let go, so the next worker takes the running row over.
+          this.logger.warn(`job ${attempt.jobId}: could not queue it again at shutdown: ${errorMessage(err)}`);
+        }
+      }),
+    );
+    const handed = await this.transport.handBack().catch((err: unknown) => {
+      this.logger.warn(`handing deliveries back to the queue failed; their locks run out instead: ${errorMessage(err)}`);
+      return 0;
+    });
+    if (cutOff.length || handed) this.logger.warn(`shutting down: ${queued} unfinished job(s) queued again, ${handed} handed back to the queue`);
   }
 
   private takeoverCutoffs(now: Date, delivery: Delivery): RunningCutoffs {
@@ -184,7 +244,8 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     } catch (err) {
       this.logger.error(`taking back jobs left running failed; they are re-run when their lease runs out: ${errorMessage(err)}`);
     }
-    this.transport.consume((jobId, delivery) => this.dispatch(jobId, delivery), this.config.captureConcurrency);
+    this.transport.consume((jobId, delivery) => this.track(this.dispatch(jobId, delivery)), this.config.captureConcurrency);
+    this.consuming = true;
     try {
       // Every queued job, however young: the previous process may have died right after writing one.
       const now = this.clock.now();
@@ -192,6 +253,27 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
       if (handed) this.logger.log(`re-queued ${handed} unfinished job(s)`);
     } catch (err) {
       this.logger.error(`re-queueing unfinished jobs at start failed; the periodic sweep retries: ${errorMessage(err)}`);
+    }
+  }
+
+  private track(dispatching: Promise<void>): Promise<void> {
+    this.inFlight.add(dispatching);
+    return dispatching.finally(() => this.inFlight.delete(dispatching));
+  }
+
+  /**
+   * The transport lost the deliveries it carried (a Redis restarted empty): every queued job, however young,
+   * is handed to it again now rather than when the sweep finds it queued for longer than QUEUED_GRACE_MS.
+   * Running jobs stay with their attempts (a live one finishes; a dead one's lease runs out, as before).
+   */
+  private async requeueLost(): Promise<void> {
+    if (this.stopping) return;
+    try {
+      const now = this.clock.now();
+      const handed = await this.handOver({ queuedBefore: new Date(now.getTime() + 1000), runningStartedBefore: leaseExpiredBefore(now, this.config) });
+      this.logger.warn(`re-queued ${handed} unfinished job(s) the transport lost`);
+    } catch (err) {
+      this.logger.error(`re-queueing the jobs the transport lost failed; the periodic sweep retries: ${errorMessage(err)}`);
     }
   }
 

@@ -27,6 +27,19 @@ export abstract class JobTransport {
   abstract enqueue(jobId: string, options?: EnqueueOptions): Promise<void>;
   /** Starts delivering jobs to `handler`, at most `concurrency` at a time (worker roles only). */
   abstract consume(handler: JobHandler, concurrency: number): void;
-  /** Stops taking new jobs and waits (bounded) for running ones. */
+  /** Shutting down: delivers no new job to the handler; those it is running carry on. */
+  abstract stopTaking(): Promise<void>;
+  /**
+   * Shutting down, after the grace: every delivery whose handler still runs in this process goes back to the
+   * queue at once, for another worker (or this one's next start) to take, instead of when a lock or lease runs
+   * out. Called once the jobs table has those jobs queued again. Returns how many deliveries went back.
+   */
+  abstract handBack(): Promise<number>;
+  /**
+   * `listener` runs whenever the transport finds that it lost deliveries it carried (Bull: Redis came back
+   * without the queue's data), so the jobs table can hand its unfinished jobs over again at once.
+   */
+  abstract onDeliveriesLost(listener: () => void): void;
+  /** Releases the transport's connections; handlers still running are not waited for (see handBack). */
   abstract close(): Promise<void>;
 }
