@@ -34,6 +34,31 @@ describe('jsonShape', () => {
   });
 });
 
+describe('jsonShape: crowded nested objects (issue 27)', () => {
+  const many = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":1`).join(',')}}`;
+
+  it('names the path of the first nested object over MAX_PARSED_FIELDS keys, without parsing', () => {
+    expect(jsonShape(`{"a":1,"capture_options":{"headers":${many(MAX_PARSED_FIELDS + 1)}}}`, 32).crowded).toBe('capture_options.headers');
+    expect(jsonShape(`{"steps":[{"type":"wait"},${many(MAX_PARSED_FIELDS + 1)}]}`, 32).crowded).toBe('steps[1]');
+    expect(jsonShape(`{"a\\u0062":${many(MAX_PARSED_FIELDS + 1)}}`, 32).crowded).toBe('ab');
+    expect(jsonShape(`[1,[2,${many(MAX_PARSED_FIELDS + 1)}]]`, 32).crowded).toBe('[1][1]');
+  });
+
+  it('leaves objects at the bound, and keys inside strings, alone', () => {
+    expect(jsonShape(`{"x":${many(MAX_PARSED_FIELDS)}}`, 32).crowded).toBeUndefined();
+    expect(jsonShape(`{"x":${JSON.stringify(many(5000))}}`, 32).crowded).toBeUndefined();
+    expect(jsonShape(`{"x":[${many(600)},${many(600)}]}`, 32).crowded).toBeUndefined();
+  });
+
+  it('parseJson answers such a body with the 422 naming the field', () => {
+    const body = parseJson(Buffer.from(`{"capture_options":{"headers":${many(66_666)}}}`));
+    expect(body).toBeInstanceOf(RejectedFields);
+    expect((body as RejectedFields).details).toEqual([
+      { field: 'capture_options.headers', message: `capture_options.headers must have at most ${MAX_PARSED_FIELDS} fields` },
+    ]);
+  });
+});
+
 describe('screenJson', () => {
   it('passes a body without a NUL escape through untouched', () => {
     const value = { a: 'x' };

@@ -178,20 +178,45 @@ interface JsonShape {
   tooDeep: boolean;
   /** The top-level object's key names, when there are more than MAX_PARSED_FIELDS of them. */
   manyKeys: string[] | null;
+  /** The path of a nested object with more than MAX_PARSED_FIELDS keys (`capture_options.headers`), if any. */
+  crowded?: string;
+}
+
+/** One open `{` or `[` of the scan: its key count (objects) or item index (arrays), and its last key. */
+interface Frame {
+  object: boolean;
+  count: number;
+  keyStart: number;
+  keyEnd: number;
+}
+
+/** `capture_options.headers` / `steps[0]`: the path of the innermost open container, from the scan's frames. */
+function framePath(text: string, frames: Frame[]): string {
+  let path = '';
+  for (let d = 0; d < frames.length - 1; d++) {
+    const f = frames[d];
+    if (!f.object) path = childPath(path, f.count);
+    else {
+      const token = text.slice(f.keyStart, f.keyEnd + 1);
+      path = childPath(path, token.includes('\\') ? String(JSON.parse(token)) : token.slice(1, -1));
+    }
+  }
+  return path;
 }
 
 /**
  * Reads JSON text's shape in one pass over its characters, without parsing values: whether it nests deeper
- * than `limit` (no `[[[[…` is ever parsed, nor walked), and how many keys its top-level object has — in valid
- * JSON a string at depth 1 that follows `{` or `,` is a key.
+ * than `limit` (no `[[[[…` is ever parsed, nor walked), how many keys its top-level object has — in valid
+ * JSON a string that follows `{` or `,` inside an object is a key — and whether a nested object has more than
+ * MAX_PARSED_FIELDS keys: no object of this API has a hundred, and JSON.parse alone takes ~70 ms over 60,000
+ * distinct ones (issue 27: 60,000 keys inside `capture_options`, 66,666 headers), so such a body is never parsed.
  */
 export function jsonShape(text: string, limit: number): JsonShape {
-  let depth = 0;
+  const frames: Frame[] = [];
   let inString = false;
   let stringStart = 0;
   let keyExpected = false;
   const keySpans: number[] = [];
-  const topLevelObject = text.trimStart().startsWith('{');
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
@@ -199,17 +224,29 @@ export function jsonShape(text: string, limit: number): JsonShape {
         i++; // a backslash escapes the next character
       else if (c === 0x22) {
         inString = false;
-        if (keyExpected) keySpans.push(stringStart, i);
+        if (keyExpected) {
+          const frame = frames[frames.length - 1];
+          frame.count++;
+          frame.keyStart = stringStart;
+          frame.keyEnd = i;
+          if (frames.length === 1) keySpans.push(stringStart, i);
+          else if (frame.count > MAX_PARSED_FIELDS) return { tooDeep: false, manyKeys: null, crowded: framePath(text, frames) };
+        }
         keyExpected = false;
       }
     } else if (c === 0x22) {
       inString = true;
       stringStart = i;
     } else if (c === 0x7b || c === 0x5b) {
-      if (++depth > limit) return { tooDeep: true, manyKeys: null };
-      keyExpected = depth === 1 && c === 0x7b;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-    else if (c === 0x2c) keyExpected = depth === 1 && topLevelObject;
+      if (frames.length + 1 > limit) return { tooDeep: true, manyKeys: null };
+      frames.push({ object: c === 0x7b, count: 0, keyStart: 0, keyEnd: 0 });
+      keyExpected = c === 0x7b;
+    } else if (c === 0x7d || c === 0x5d) frames.pop();
+    else if (c === 0x2c) {
+      const frame = frames[frames.length - 1];
+      if (frame?.object) keyExpected = true;
+      else if (frame) frame.count++; // the next item's index
+    }
   }
   if (keySpans.length / 2 <= MAX_PARSED_FIELDS) return { tooDeep: false, manyKeys: null };
   const names: string[] = [];
@@ -295,6 +332,10 @@ export function parseJson(bytes: Buffer): unknown {
   const shape = jsonShape(text, MAX_JSON_DEPTH);
   if (shape.tooDeep) return new UnparsableBody(`Request body nests deeper than ${MAX_JSON_DEPTH} levels`);
   if (shape.manyKeys) return new ManyFieldsBody(shape.manyKeys, text);
+  if (shape.crowded !== undefined) {
+    const field = shape.crowded;
+    return new RejectedFields([{ field, message: `${field} must have at most ${MAX_PARSED_FIELDS} fields` }]);
+  }
   let value: unknown;
   try {
     value = parseSecurely(text);
