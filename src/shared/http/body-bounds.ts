@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { getMetadataStorage, registerDecorator } from 'class-validator';
 import { FieldError, MAX_DETAILS, ValidationFailedError } from '../domain/domain-error';
+import { MAX_PARSED_ENTRIES } from './body-parsing';
 import { notAllowed } from './capped-validation';
 
 /**
@@ -193,4 +194,33 @@ export function boundBody(body: Record<string, unknown>, metatype: object): Boun
   const walk = new BoundedWalk();
   const value = walk.dto(body, metatype, '');
   return { value, refused: walk.refused, refusedTotal: walk.refusedTotal };
+}
+
+/**
+ * The 422 for a body whose JSON text holds an object or array too large to parse (body-parsing's CrowdedBody):
+ * the field's own bound when its DTO gives one (`hide_selectors must contain no more than 50 elements`), the
+ * generic one for parts no DTO describes, and for an object a DTO describes, that it has far too many fields.
+ */
+export function crowdedError(metatype: object, field: string, kind: 'fields' | 'items'): ValidationFailedError {
+  if (field === '') return ValidationFailedError.of('body', 'body must be a JSON object');
+  let dto: object | null = metatype;
+  let rule: FieldRule | undefined;
+  let path = '';
+  for (const [, name, index] of field.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) {
+    path = name !== undefined ? pathOf(path, name) : pathOf(path, Number(index));
+    if (name !== undefined && dto) {
+      rule = rulesOf(dto).get(name);
+      if (rule === undefined) return new ValidationFailedError([notAllowed(path)]);
+      dto = rule.nested && !rule.each ? rule.nested() : null;
+    } else if (index !== undefined && dto === null && rule?.nested && rule.each) {
+      dto = rule.nested();
+      rule = undefined;
+    } else {
+      dto = null;
+      rule = undefined;
+    }
+  }
+  if (rule?.max !== undefined && rule.message) return breach(field, rule.message);
+  if (dto) return breach(field, `has more than ${MAX_PARSED_ENTRIES} fields`);
+  return breach(field, `must have at most ${MAX_FREE_ENTRIES} ${kind}`);
 }

@@ -4,8 +4,8 @@ import { getMetadataStorage, IsInt, IsOptional, Max, Min, registerDecorator, Val
 import { isValidCssSelector } from '../css-selector/css-selector';
 import { FieldError, ValidationFailedError } from '../domain/domain-error';
 import type { UrlPolicy } from '../url-policy';
-import { boundBody } from './body-bounds';
-import { ManyFieldsBody } from './body-parsing';
+import { boundBody, crowdedError } from './body-bounds';
+import { CrowdedBody, ManyFieldsBody } from './body-parsing';
 import { cappedValidationError, MAX_DETAILS, notAllowed } from './capped-validation';
 
 function humanise(field: string, constraint: string, message: string): string {
@@ -94,6 +94,8 @@ class ReportingValidationPipe extends ValidationPipe {
     // strictly. Converted here first, `Number("0x10")`, `Number("+1")` or `Number("1e3")` named another row.
     if (metadata.type === 'param') return value;
     const metatype = metadata.metatype;
+    // An object or array too large to parse, named with the bound its DTO gives that field.
+    if (value instanceof CrowdedBody) throw metatype ? crowdedError(metatype, value.field, value.kind) : value.error();
     if (value instanceof ManyFieldsBody && metatype) {
       const fields = fieldsOf(metatype);
       const unknown = value.names.filter((name) => !fields.has(name));
