@@ -69,7 +69,17 @@ describe('hostile body shapes (issue 27)', () => {
    */
   async function send(method: string, path: string, file: string): Promise<Try> {
     const health = curl(['-o', '/dev/null', `${t.url}/health`], 'sleep');
-    const hostile = curl(['-X', method, '-H', `Authorization: ${alice.auth.Authorization}`, '-H', 'Content-Type: application/json', '--data-binary', `@${file}`, `${t.url}${path}`]);
+    const hostile = curl([
+      '-X',
+      method,
+      '-H',
+      `Authorization: ${alice.auth.Authorization}`,
+      '-H',
+      'Content-Type: application/json',
+      '--data-binary',
+      `@${file}`,
+      `${t.url}${path}`,
+    ]);
     const loop = monitorEventLoopDelay({ resolution: 5 });
     loop.enable();
     const [res, healthRes] = await Promise.all([hostile, health]);
@@ -143,13 +153,9 @@ describe('hostile body shapes (issue 27)', () => {
   });
 
   it('below the text scan, the walk still counts before it reads: 999 headers, 900 keys in a step, 100,000 steps', async () => {
-    await expectRefusedQuickly(
-      '999 headers',
-      'PUT',
-      `/websites/${websiteId}`,
-      `{"capture_options":{"headers":{${many(999, (i) => `"X-H${i}":"v"`)}}}}`,
-      [{ field: 'capture_options.headers', message: 'capture_options.headers must have at most 20 entries' }],
-    );
+    await expectRefusedQuickly('999 headers', 'PUT', `/websites/${websiteId}`, `{"capture_options":{"headers":{${many(999, (i) => `"X-H${i}":"v"`)}}}}`, [
+      { field: 'capture_options.headers', message: 'capture_options.headers must have at most 20 entries' },
+    ]);
     await expectRefusedQuickly(
       '900 keys in a step',
       'POST',
@@ -157,13 +163,9 @@ describe('hostile body shapes (issue 27)', () => {
       `{"name":"s","website_id":${websiteId},"steps":[{"type":"click","selector":"a",${many(900, (i) => `"k${i}":1`)}}]}`,
       [{ field: 'steps[0]', message: 'steps[0] must have at most 100 fields' }],
     );
-    await expectRefusedQuickly(
-      '100,000 steps',
-      'POST',
-      '/scenarios',
-      `{"name":"s","website_id":${websiteId},"steps":[${many(100_000, () => '{}')}]}`,
-      [{ field: 'steps', message: 'steps must contain 1 to 50 steps' }],
-    );
+    await expectRefusedQuickly('100,000 steps', 'POST', '/scenarios', `{"name":"s","website_id":${websiteId},"steps":[${many(100_000, () => '{}')}]}`, [
+      { field: 'steps', message: 'steps must contain 1 to 50 steps' },
+    ]);
   });
 });
 
@@ -220,8 +222,14 @@ describe('nested 422s: capped, and nothing dropped silently (issue 27)', () => {
       .set(alice.auth)
       .send({ capture_options: { headers: { 'X-A': '1', 'x-a': '2' } } })
       .expect(422);
-    expect(res.body.details).toEqual([{ field: 'capture_options.headers', message: 'capture_options.headers: "x-a" repeats "X-A" (header names ignore case)' }]);
-    await api().post(`/websites/${websiteId}/screenshot`).set(alice.auth).send({ headers: { 'X-A': '1', 'X-a': '2' } }).expect(422);
+    expect(res.body.details).toEqual([
+      { field: 'capture_options.headers', message: 'capture_options.headers: "x-a" repeats "X-A" (header names ignore case)' },
+    ]);
+    await api()
+      .post(`/websites/${websiteId}/screenshot`)
+      .set(alice.auth)
+      .send({ headers: { 'X-A': '1', 'X-a': '2' } })
+      .expect(422);
   });
 
   it('a cookie domain on an IP host must be that address: 0.0.1 is not a domain 127.0.0.1 belongs to', async () => {

@@ -3,7 +3,14 @@ import {
   caseDuplicate,
   cookieDomainAllowed,
   isFieldValue,
-  isFirstParty, isForbiddenHeader, keepRedacted, mergeSecrets, REDACTED, redactSecrets, secretConflicts } from './capture-secrets';
+  isFirstParty,
+  isForbiddenHeader,
+  keepRedacted,
+  mergeSecrets,
+  REDACTED,
+  redactSecrets,
+  secretConflicts,
+} from './capture-secrets';
 
 describe('capture secrets rules', () => {
   it('first party: the website’s host and its subdomains only', () => {
@@ -36,7 +43,8 @@ describe('capture secrets rules', () => {
   it('an IP host has no parent domains: only the very address is its cookie domain (issue 27)', () => {
     expect(cookieDomainAllowed('127.0.0.1', '127.0.0.1')).toBe(true);
     expect(cookieDomainAllowed('.127.0.0.1', '127.0.0.1')).toBe(true);
-    for (const suffix of ['0.0.1', '.0.0.1', '0.1', '1', '27.0.0.1']) expect({ suffix, ok: cookieDomainAllowed(suffix, '127.0.0.1') }).toEqual({ suffix, ok: false });
+    for (const suffix of ['0.0.1', '.0.0.1', '0.1', '1', '27.0.0.1'])
+      expect({ suffix, ok: cookieDomainAllowed(suffix, '127.0.0.1') }).toEqual({ suffix, ok: false });
     expect(cookieDomainAllowed('[::1]', '[::1]')).toBe(true);
     expect(cookieDomainAllowed(':1]', '[::1]')).toBe(false);
     expect(cookieDomainAllowed('10.0.0.1', 'example.com')).toBe(false);

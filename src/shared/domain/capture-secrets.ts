@@ -43,10 +43,12 @@ export function isHeaderName(name: string): boolean {
  * Chromium refuses a header or user agent holding one — a request never sent, or a browser call that fails —
  * so such text is refused where it is typed (API, dashboard) and never handed to the browser (browserRefusal).
  */
-const NOT_FIELD_VALUE = /[\u0000-\u0008\u000a-\u001f\u007f]/;
-
 export function isFieldValue(value: string): boolean {
-  return !NOT_FIELD_VALUE.test(value);
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if ((c < 0x20 && c !== 0x09) || c === 0x7f) return false;
+  }
+  return true;
 }
 
 export const FIELD_VALUE_RULE = 'control characters (CR, LF, NUL, other C0 controls or DEL)';
@@ -69,7 +71,8 @@ export function caseDuplicate(names: readonly string[]): { name: string; first: 
  */
 export function browserRefusal(settings: { secrets?: CaptureSecrets; userAgent?: string }): string | null {
   const fix = "edit the website's capture options";
-  if (settings.userAgent !== undefined && !isFieldValue(settings.userAgent)) return `The user agent has characters a browser refuses (${FIELD_VALUE_RULE}); ${fix}`;
+  if (settings.userAgent !== undefined && !isFieldValue(settings.userAgent))
+    return `The user agent has characters a browser refuses (${FIELD_VALUE_RULE}); ${fix}`;
   for (const [name, value] of Object.entries(settings.secrets?.headers ?? {})) {
     if (!isHeaderName(name)) return `The header name ${JSON.stringify(name)} is not a valid HTTP header name; ${fix}`;
     if (!isFieldValue(value)) return `The header ${name} has characters a browser refuses (${FIELD_VALUE_RULE}); ${fix}`;

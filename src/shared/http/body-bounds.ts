@@ -1,4 +1,3 @@
-import { applyDecorators } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { getMetadataStorage, registerDecorator } from 'class-validator';
 import { FieldError, MAX_DETAILS, ValidationFailedError } from '../domain/domain-error';
@@ -35,12 +34,12 @@ export function NestedDto(type: () => DtoClass): PropertyDecorator {
     const own = (Reflect.getOwnMetadata(NESTED, target.constructor) as Map<string, () => DtoClass> | undefined) ?? new Map(nestedOf(target.constructor));
     own.set(String(propertyName), type);
     Reflect.defineMetadata(NESTED, own, target.constructor);
-    Type(type as () => new () => unknown)(target, propertyName);
+    Type(type)(target, propertyName);
   };
 }
 
 function nestedOf(metatype: object): Map<string, () => DtoClass> {
-  return (Reflect.getMetadata(NESTED, metatype) as Map<string, () => DtoClass> | undefined) ?? new Map();
+  return (Reflect.getMetadata(NESTED, metatype) as Map<string, () => DtoClass> | undefined) ?? new Map<string, () => DtoClass>();
 }
 
 /**
@@ -48,7 +47,7 @@ function nestedOf(metatype: object): Map<string, () => DtoClass> {
  * `message` follows the field's name (default "must have at most N entries").
  */
 export function MaxEntries(max: number, message = `must have at most ${max} entries`): PropertyDecorator {
-  return applyDecorators((target: object, propertyName: string | symbol) =>
+  return (target: object, propertyName: string | symbol) =>
     registerDecorator({
       name: 'maxEntries',
       target: target.constructor,
@@ -56,8 +55,7 @@ export function MaxEntries(max: number, message = `must have at most ${max} entr
       constraints: [max, message],
       options: { message: ({ property }) => `${property} ${message}` },
       validator: { validate: (value: unknown) => entryCount(value) <= max },
-    }),
-  );
+    });
 }
 
 function entryCount(value: unknown): number {
@@ -107,8 +105,7 @@ function rulesOf(metatype: object): Map<string, FieldRule> {
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** `steps[3].selector`, as the validation errors name fields. */
-const pathOf = (parent: string, key: string | number): string =>
-  typeof key === 'number' ? `${parent}[${key}]` : parent === '' ? key : `${parent}.${key}`;
+const pathOf = (parent: string, key: string | number): string => (typeof key === 'number' ? `${parent}[${key}]` : parent === '' ? key : `${parent}.${key}`);
 
 /** Keys every object inherits (`constructor`, `toString`, `__proto__`…): class-transformer drops them unseen. */
 const inherited = (key: string): boolean => key in Object.prototype;

@@ -268,7 +268,8 @@ export function jsonShape(text: string, limit: number): JsonShape {
       const frame = frames[frames.length - 1];
       if (frame?.object) keyExpected = true;
       // The next item's index; past MAX_PARSED_ENTRIES items, no array of this API is that long.
-      else if (frame && ++frame.count >= MAX_PARSED_ENTRIES) return { tooDeep: false, manyKeys: null, crowded: { field: framePath(text, frames), kind: 'items' } };
+      else if (frame && ++frame.count >= MAX_PARSED_ENTRIES)
+        return { tooDeep: false, manyKeys: null, crowded: { field: framePath(text, frames), kind: 'items' } };
     }
   }
   if (keySpans.length / 2 <= MAX_PARSED_FIELDS) return { tooDeep: false, manyKeys: null };

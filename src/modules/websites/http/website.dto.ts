@@ -103,8 +103,7 @@ export class ClipDto {
 }
 
 /** Text an HTTP field may hold (RFC 9110 field-value characters: see isFieldValue), named in the message. */
-const FieldValue = (what: string) =>
-  Satisfies('isFieldValue', (v) => typeof v !== 'string' || isFieldValue(v), `must not contain ${what}`);
+const FieldValue = (what: string) => Satisfies('isFieldValue', (v) => typeof v !== 'string' || isFieldValue(v), `must not contain ${what}`);
 
 /** What is wrong with a `headers` object, or null: checked in this order, the first problem named. */
 function headersProblem(value: unknown): string | null {
