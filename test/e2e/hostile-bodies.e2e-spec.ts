@@ -152,6 +152,30 @@ describe('hostile body shapes (issue 27)', () => {
     );
   });
 
+  it('webhooks, schedules and bulk download alike: 40,000 events, a 60,000-key object as a schedule name, 150,000 screenshot ids', async () => {
+    await expectRefusedQuickly(
+      '40,000 webhook events',
+      'POST',
+      '/webhooks',
+      `{"url":"https://example.com/hook","events":[${many(40_000, () => '"screenshot.failed"')}]}`,
+      [{ field: 'events', message: 'events must contain no more than 5 elements' }],
+    );
+    await expectRefusedQuickly(
+      '60,000 keys as a schedule name',
+      'POST',
+      '/schedules',
+      `{"name":{${many(60_000, (i) => `"k${i}":1`)}},"website_id":${websiteId},"frequency":"daily","time":"09:00","timezone":"UTC"}`,
+      [{ field: 'name', message: 'name must have at most 100 fields' }],
+    );
+    await expectRefusedQuickly(
+      '150,000 screenshot ids',
+      'POST',
+      '/screenshots/download-bulk',
+      `{"screenshot_ids":[${many(150_000, (i) => String((i % 9) + 1))}]}`,
+      [{ field: 'screenshot_ids', message: 'screenshot_ids must contain no more than 100 elements' }],
+    );
+  });
+
   it('below the text scan, the walk still counts before it reads: 999 headers, 900 keys in a step, 100,000 steps', async () => {
     await expectRefusedQuickly('999 headers', 'PUT', `/websites/${websiteId}`, `{"capture_options":{"headers":{${many(999, (i) => `"X-H${i}":"v"`)}}}}`, [
       { field: 'capture_options.headers', message: 'capture_options.headers must have at most 20 entries' },
