@@ -117,10 +117,10 @@ class ReportingValidationPipe extends ValidationPipe {
         if (bounded.refusedTotal > 0) {
           // The known fields are still checked (one 422 names every bad field), on the copy without the refused ones.
           const others = await this.transform(bounded.value, metadata).then(
-            () => [] as FieldError[],
-            (err: unknown) => (err instanceof ValidationFailedError ? err.details : []),
+            () => null,
+            (err: unknown) => (err instanceof ValidationFailedError ? err : null),
           );
-          throw cappedValidationError([...others, ...bounded.refused], others.length + bounded.refusedTotal);
+          throw cappedValidationError([...(others?.details ?? []), ...bounded.refused], (others?.total ?? 0) + bounded.refusedTotal);
         }
         value = bounded.value;
       }
