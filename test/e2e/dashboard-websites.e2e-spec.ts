@@ -300,6 +300,27 @@ describe('Dashboard: websites and the capture playground', () => {
       expect((await a.get('/dashboard/websites')).text).toContain(`<a href="/dashboard/websites/${saved.id}/history">History</a>`);
     });
 
+    it('control characters in a user agent, a header value, a cookie value or Basic credentials are refused beside their fields, as the API refuses them (issue 27)', async () => {
+      const saved = (await websiteNamed(alice, 'Acme full'))!;
+      const before = await websites.get(alice.id, saved.id);
+      const action = `/dashboard/websites/${saved.id}/edit`;
+      const values = formValues((await a.get(action)).text, action);
+      const bad = await a.submit(action, {
+        ...values,
+        user_agent: 'AcmeBot\u007f',
+        headers: 'X-Key: a\u0001b',
+        cookies: 'sid=a\u0007b',
+        'http_auth.username': 'some\rone',
+        'http_auth.password': 'pw',
+      });
+      expect(bad.status).toBe(422);
+      expect(fieldError(bad.text, 'user_agent')).toMatch(/user_agent must not contain control characters/);
+      expect(fieldError(bad.text, 'headers')).toMatch(/the value of X-Key must not contain control characters/);
+      expect(fieldError(bad.text, 'cookies')).toMatch(/value must not contain control characters/);
+      expect(fieldError(bad.text, 'http_auth')).toMatch(/username must not contain control characters/);
+      expect(await websites.get(alice.id, saved.id)).toEqual(before);
+    });
+
     it("validation errors are the API's own messages, next to their fields; the form keeps what was typed, but never a secret", async () => {
       const typed: FormFields = {
         name: '',

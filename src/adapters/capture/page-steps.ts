@@ -10,7 +10,7 @@ import { stabilityTracker } from './page-stability';
 import { imageSize } from 'image-size';
 import type { PdfPaper, ResolvedOutput } from '../../shared/domain/output-format';
 import type { Clip } from '../../shared/domain/page-options';
-import { CaptureSecrets, CookieSpec, isFirstParty } from '../../shared/domain/capture-secrets';
+import { browserRefusal, CaptureSecrets, CookieSpec, isFirstParty } from '../../shared/domain/capture-secrets';
 import { requestBlocker, type BlockingChoice, type RequestBlocker } from './ad-blocking';
 
 export interface PageSetup extends BlockingChoice {
@@ -35,6 +35,11 @@ export interface PageSetup extends BlockingChoice {
  * be in place for the load. The independent CDP calls go out together, so the set-up costs one round-trip.
  */
 export async function preparePage(page: Page, setup: PageSetup): Promise<void> {
+  // A value saved before the API refused it (a CR/LF user agent in an old row) never reaches Chromium, which
+  // fails such a call like a lost browser (retried, "the browser crashed") or drops the request (a blank page):
+  // the page's fault, named, once.
+  const refusal = browserRefusal({ secrets: setup.secrets, userAgent: setup.emulation?.userAgent ?? undefined });
+  if (refusal) throw new CaptureFailure('page', refusal);
   // An unanswered alert()/confirm()/prompt() blocks the page, and its load event, forever. A
   // beforeunload prompt is accepted instead: dismissing it would cancel the navigation the capture or
   // scenario asked for, and leave goto() waiting out its timeout.

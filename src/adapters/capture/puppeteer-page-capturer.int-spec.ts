@@ -308,6 +308,24 @@ describe('PuppeteerPageCapturer (real Chromium)', () => {
       );
     });
 
+    const withAgent = (userAgent: string) => ({ emulation: { mobile: false, touch: false, locale: null, timezone: null, userAgent } });
+    it('a stored value Chromium refuses (CR/LF user agent, control character in a header) fails once as the page, named, before the browser sees it', async () => {
+      const failure = await expectFailure(
+        capturer.capture(request('/red', withAgent('Agent\r\nX-Injected: 1'))),
+        'page',
+        /^The user agent has characters a browser refuses \(control characters/,
+      );
+      expect(failure.message).not.toMatch(/crash/i);
+      await expectFailure(
+        capturer.capture(request('/red', { secrets: { headers: { 'X-Key': 'a\u0001b' } } })),
+        'page',
+        /^The header X-Key has characters a browser refuses/,
+      );
+      await expectFailure(capturer.capture(request('/red', withAgent('Agent\u007f'))), 'page', /^The user agent has characters/);
+      // The browser was never involved: the next capture runs as usual.
+      expect(pixel(await capturer.capture(request('/red', withAgent('Agent\tfine'))), 10, 10)).toEqual(RED);
+    });
+
     it('waits delayMs before capturing', async () => {
       const started = Date.now();
       await capturer.capture(request('/red', { delayMs: 700 }));

@@ -38,16 +38,72 @@ export function isHeaderName(name: string): boolean {
   return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name);
 }
 
+/**
+ * RFC 9110 field-value characters: any but the C0 controls (CR, LF and NUL among them) and DEL; HTAB is allowed.
+ * Chromium refuses a header or user agent holding one — a request never sent, or a browser call that fails —
+ * so such text is refused where it is typed (API, dashboard) and never handed to the browser (browserRefusal).
+ */
+export function isFieldValue(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if ((c < 0x20 && c !== 0x09) || c === 0x7f) return false;
+  }
+  return true;
+}
+
+export const FIELD_VALUE_RULE = 'control characters (CR, LF, NUL, other C0 controls or DEL)';
+
+/** The first name that repeats another but for case (`x-a` after `X-A`): HTTP header names ignore case. */
+export function caseDuplicate(names: readonly string[]): { name: string; first: string } | null {
+  const seen = new Map<string, string>();
+  for (const name of names) {
+    const first = seen.get(name.toLowerCase());
+    if (first !== undefined) return { name, first };
+    seen.set(name.toLowerCase(), name);
+  }
+  return null;
+}
+
+/**
+ * Why a browser would refuse these capture settings, or null. A value the API refuses today may sit in a row
+ * saved before the rule (a CR/LF user agent): the capture fails as the page's fault with this reason, once and
+ * never retried, instead of Chromium failing in a way that looks like a crash (or a blank page never requested).
+ */
+export function browserRefusal(settings: { secrets?: CaptureSecrets; userAgent?: string }): string | null {
+  const fix = "edit the website's capture options";
+  if (settings.userAgent !== undefined && !isFieldValue(settings.userAgent))
+    return `The user agent has characters a browser refuses (${FIELD_VALUE_RULE}); ${fix}`;
+  for (const [name, value] of Object.entries(settings.secrets?.headers ?? {})) {
+    if (!isHeaderName(name)) return `The header name ${JSON.stringify(name)} is not a valid HTTP header name; ${fix}`;
+    if (!isFieldValue(value)) return `The header ${name} has characters a browser refuses (${FIELD_VALUE_RULE}); ${fix}`;
+  }
+  const duplicate = caseDuplicate(Object.keys(settings.secrets?.headers ?? {}));
+  if (duplicate) return `The header ${duplicate.name} is set twice (also as ${duplicate.first}); ${fix}`;
+  for (const cookie of settings.secrets?.cookies ?? []) {
+    if (!isHeaderName(cookie.name) || !isFieldValue(cookie.value) || cookie.value.includes(';')) {
+      return `The cookie ${JSON.stringify(cookie.name)} has characters a browser refuses in its name or value; ${fix}`;
+    }
+  }
+  return null;
+}
+
+/** An IPv4 or IPv6 literal (as URL.hostname gives them: IPv6 in brackets). */
+function isIpLiteral(host: string): boolean {
+  return /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.startsWith('[') || host.includes(':');
+}
+
 /** Whether `host` is the website's host or one of its subdomains: the only hosts that get the secrets. */
 export function isFirstParty(host: string, websiteHost: string): boolean {
   const h = host.toLowerCase();
   const w = websiteHost.toLowerCase();
-  return h === w || h.endsWith(`.${w}`);
+  return h === w || (!isIpLiteral(w) && h.endsWith(`.${w}`));
 }
 
 /** A cookie's domain (leading dot ignored) must be the website's host or a parent domain of it. */
 export function cookieDomainAllowed(domain: string, websiteHost: string): boolean {
   const d = domain.replace(/^\./, '').toLowerCase();
+  // An address has no parent domains: `0.0.1` is not a domain 127.0.0.1 belongs to, only the address itself is.
+  if (isIpLiteral(websiteHost) || isIpLiteral(d)) return d === websiteHost.toLowerCase();
   return d.length > 0 && d.includes('.') === websiteHost.includes('.') && isFirstParty(websiteHost, d);
 }
 

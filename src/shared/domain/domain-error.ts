@@ -36,9 +36,26 @@ export interface FieldError {
   message: string;
 }
 
+/** At most this many field errors are listed in one 422; `details_total` says how many there were. */
+export const MAX_DETAILS = 100;
+
+/**
+ * A 422 naming its fields. The body lists at most MAX_DETAILS of them, with `details_total` when there were
+ * more (`total`: the full count, when only some were collected); `details` keeps what was given, for merging.
+ */
 export class ValidationFailedError extends DomainError {
-  constructor(readonly details: FieldError[]) {
-    super('validation_failed', 'The given data was invalid', { details });
+  constructor(
+    readonly details: FieldError[],
+    total = details.length,
+  ) {
+    const shown = details.length > MAX_DETAILS ? details.slice(0, MAX_DETAILS) : details;
+    const count = Math.max(total, details.length);
+    super('validation_failed', 'The given data was invalid', { details: shown, ...(count > shown.length ? { details_total: count } : {}) });
+  }
+
+  /** The full count of field errors (the body's `details_total`, else its `details`). */
+  get total(): number {
+    return (this.extra.details_total as number | undefined) ?? this.details.length;
   }
 
   static of(field: string, message: string): ValidationFailedError {

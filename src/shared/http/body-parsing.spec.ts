@@ -1,8 +1,10 @@
 import { BadRequestError } from '../domain/domain-error';
 import {
+  CrowdedBody,
   jsonShape,
   ManyFieldsBody,
   MAX_JSON_DEPTH,
+  MAX_PARSED_ENTRIES,
   MAX_PARSED_FIELDS,
   parseJson,
   PROTOTYPE_KEYS,
@@ -31,6 +33,36 @@ describe('jsonShape', () => {
     const keys = Array.from({ length: MAX_PARSED_FIELDS + 1 }, (_, i) => `"\\u0041${i}":1`);
     expect(jsonShape(`{${keys.join(',')}}`, 32).manyKeys![0]).toBe('A0');
     expect(jsonShape(`[${Array.from({ length: 2000 }, () => '"x"').join(',')}]`, 32).manyKeys).toBeNull();
+  });
+});
+
+describe('jsonShape: crowded nested objects (issue 27)', () => {
+  const many = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":1`).join(',')}}`;
+
+  const items = (n: number) => `[${Array.from({ length: n }, () => '""').join(',')}]`;
+
+  it('names the path of the first nested object over MAX_PARSED_ENTRIES keys or array over as many items, without parsing', () => {
+    const fields = (field: string) => ({ field, kind: 'fields' });
+    expect(jsonShape(`{"a":1,"capture_options":{"headers":${many(MAX_PARSED_ENTRIES + 1)}}}`, 32).crowded).toEqual(fields('capture_options.headers'));
+    expect(jsonShape(`{"steps":[{"type":"wait"},${many(MAX_PARSED_ENTRIES + 1)}]}`, 32).crowded).toEqual(fields('steps[1]'));
+    expect(jsonShape(`{"a\\u0062":${many(MAX_PARSED_ENTRIES + 1)}}`, 32).crowded).toEqual(fields('ab'));
+    expect(jsonShape(`[1,[2,${many(MAX_PARSED_ENTRIES + 1)}]]`, 32).crowded).toEqual(fields('[1][1]'));
+    expect(jsonShape(`{"hide_selectors":${items(MAX_PARSED_ENTRIES + 1)}}`, 32).crowded).toEqual({ field: 'hide_selectors', kind: 'items' });
+    expect(jsonShape(items(MAX_PARSED_ENTRIES + 1), 32).crowded).toEqual({ field: '', kind: 'items' });
+  });
+
+  it('leaves objects and arrays at the bound, and keys or commas inside strings, alone', () => {
+    expect(jsonShape(`{"x":${many(MAX_PARSED_ENTRIES)},"y":${items(MAX_PARSED_ENTRIES)}}`, 32).crowded).toBeUndefined();
+    expect(jsonShape(`{"x":${JSON.stringify(many(5000))}}`, 32).crowded).toBeUndefined();
+    expect(jsonShape(`{"x":[${many(600)},${many(600)}]}`, 32).crowded).toBeUndefined();
+  });
+
+  it('parseJson keeps such a body as a CrowdedBody (never parsed), whose own 422 names the field', () => {
+    const body = parseJson(Buffer.from(`{"capture_options":{"headers":${many(66_666)}}}`));
+    expect(body).toBeInstanceOf(CrowdedBody);
+    expect((body as CrowdedBody).error().extra).toEqual({
+      details: [{ field: 'capture_options.headers', message: `capture_options.headers must have at most ${MAX_PARSED_ENTRIES} fields` }],
+    });
   });
 });
 

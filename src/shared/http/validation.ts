@@ -4,7 +4,8 @@ import { getMetadataStorage, IsInt, IsOptional, Max, Min, registerDecorator, Val
 import { isValidCssSelector } from '../css-selector/css-selector';
 import { FieldError, ValidationFailedError } from '../domain/domain-error';
 import type { UrlPolicy } from '../url-policy';
-import { ManyFieldsBody } from './body-parsing';
+import { boundBody, crowdedError } from './body-bounds';
+import { CrowdedBody, ManyFieldsBody } from './body-parsing';
 import { cappedValidationError, MAX_DETAILS, notAllowed } from './capped-validation';
 
 function humanise(field: string, constraint: string, message: string): string {
@@ -72,23 +73,6 @@ function fieldsOf(metatype: object): Set<string> {
   return fields;
 }
 
-/**
- * Unknown fields, found by one pass over the body's own keys before anything copies it. class-transformer
- * would otherwise copy every key (60,000 of them take seconds and yield a 3 MB error body), and keys such as
- * `constructor` or `__proto__` would never reach the whitelist check at all (they were silently dropped).
- */
-function unknownFields(body: Record<string, unknown>, metatype: object): string[] {
-  const fields = fieldsOf(metatype);
-  return Object.keys(body).filter((key) => !fields.has(key));
-}
-
-/** The body without its unknown fields: picked by the DTO's (few) fields, not by walking the body's (many). */
-function knownPart(body: Record<string, unknown>, metatype: object): Record<string, unknown> {
-  const known: Record<string, unknown> = {};
-  for (const field of fieldsOf(metatype)) if (Object.prototype.hasOwnProperty.call(body, field)) known[field] = body[field];
-  return known;
-}
-
 /** `steps[3].selector` → `steps`: a field the DTO already reported is not reported twice. */
 const topField = (field: string): string => field.split(/[.[]/)[0];
 
@@ -110,6 +94,8 @@ class ReportingValidationPipe extends ValidationPipe {
     // strictly. Converted here first, `Number("0x10")`, `Number("+1")` or `Number("1e3")` named another row.
     if (metadata.type === 'param') return value;
     const metatype = metadata.metatype;
+    // An object or array too large to parse, named with the bound its DTO gives that field.
+    if (value instanceof CrowdedBody) throw metatype ? crowdedError(metatype, value.field, value.kind) : value.error();
     if (value instanceof ManyFieldsBody && metatype) {
       const fields = fieldsOf(metatype);
       const unknown = value.names.filter((name) => !fields.has(name));
@@ -124,14 +110,19 @@ class ReportingValidationPipe extends ValidationPipe {
       if (value !== undefined && (value === null || typeof value !== 'object' || Array.isArray(value))) {
         throw ValidationFailedError.of(metadata.type, `${metadata.type} must be a JSON object`);
       }
-      const unknown = value === undefined ? [] : unknownFields(value as Record<string, unknown>, metatype);
-      if (unknown.length > 0) {
-        // The known fields are still checked (one 422 names every bad field), on a copy without the unknown ones.
-        const others = await this.transform(knownPart(value as Record<string, unknown>, metatype), metadata).then(
-          () => [],
-          (err: unknown) => (err instanceof ValidationFailedError ? err.details : []),
-        );
-        throw cappedValidationError([...others, ...unknown.slice(0, MAX_DETAILS).map(notAllowed)], others.length + unknown.length);
+      if (value !== undefined) {
+        // Bounds first, on the raw body, before class-transformer copies it (body-bounds.ts): a collection over
+        // its bound is a 422 at once; unknown fields, nested ones too, are named and left out of the copy.
+        const bounded = boundBody(value as Record<string, unknown>, metatype);
+        if (bounded.refusedTotal > 0) {
+          // The known fields are still checked (one 422 names every bad field), on the copy without the refused ones.
+          const others = await this.transform(bounded.value, metadata).then(
+            () => null,
+            (err: unknown) => (err instanceof ValidationFailedError ? err : null),
+          );
+          throw cappedValidationError([...(others?.details ?? []), ...bounded.refused], (others?.total ?? 0) + bounded.refusedTotal);
+        }
+        value = bounded.value;
       }
     }
     try {
@@ -146,7 +137,7 @@ class ReportingValidationPipe extends ValidationPipe {
       } catch {
         throw err; // a check that cannot cope with this body adds nothing; the DTO's errors stand
       }
-      throw more.length > 0 ? new ValidationFailedError([...err.details, ...more]) : err;
+      throw more.length > 0 ? new ValidationFailedError([...err.details, ...more], err.total + more.length) : err;
     }
   }
 }

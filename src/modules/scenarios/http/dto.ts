@@ -7,7 +7,8 @@ import { Execution } from '../application/scenarios.service';
 import { StepRecord } from '../domain/execution';
 import { SCENARIO_RULES, ScenarioProps } from '../domain/scenario';
 import { maskStepSecrets } from '../domain/step-secrets';
-import { parseSteps, urlCheckerFromPolicy } from '../domain/steps';
+import { MAX_STEPS, MIN_STEPS, parseSteps, urlCheckerFromPolicy } from '../domain/steps';
+import { MaxEntries } from '../../../shared/http/body-bounds';
 import { ExecutionView, SCENARIO_FIELDS as F, ScenarioView, STEPS_FIELD } from './openapi';
 
 /** The steps' own rules (domain parser), reported with the DTO's errors: see AlsoChecks. */
@@ -21,6 +22,9 @@ function stepErrors(body: Record<string, unknown>, { urlPolicy }: FieldCheckCont
     throw err;
   }
 }
+
+/** Counted before any step is read (body-bounds.ts), with the step parser's own words. */
+const StepCount = () => MaxEntries(MAX_STEPS, `must contain ${MIN_STEPS} to ${MAX_STEPS} steps`);
 
 @AlsoChecks(stepErrors)
 export class CreateScenarioDto {
@@ -41,6 +45,7 @@ export class CreateScenarioDto {
   /** Validated by the domain's step parser, which names every bad field (`steps[3].selector is required`). */
   @ApiProperty(STEPS_FIELD)
   @Allow()
+  @StepCount()
   steps!: unknown;
 }
 
@@ -69,6 +74,7 @@ export class UpdateScenarioDto {
   website_id?: number;
   @ApiPropertyOptional(STEPS_FIELD)
   @Allow()
+  @StepCount()
   steps?: unknown;
   // Read-only fields a client echoes back from GET are accepted and ignored.
   @OptionalField() @IsInt() id?: number;

@@ -1,7 +1,17 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { CaptureSecrets, hasSecrets, isForbiddenHeader, isHeaderName, redactSecrets, SECRET_LIMITS as S } from '../../../shared/domain/capture-secrets';
+import {
+  CaptureSecrets,
+  caseDuplicate,
+  FIELD_VALUE_RULE,
+  hasSecrets,
+  isFieldValue,
+  isForbiddenHeader,
+  isHeaderName,
+  redactSecrets,
+  SECRET_LIMITS as S,
+} from '../../../shared/domain/capture-secrets';
+import { MaxEntries, NestedDto } from '../../../shared/http/body-bounds';
 import {
   ArrayMaxSize,
   ArrayUnique,
@@ -61,11 +71,8 @@ const ChangeIgnoreSelectors = () =>
   applyDecorators(
     ApiPropertyOptional({ ...F.change_ignore_selectors, default: [] }),
     OptionalField(),
-    Satisfies(
-      'isSelectorList',
-      (v) => Array.isArray(v) && v.length <= R.changeIgnoreSelectorsMax,
-      `must be an array of at most ${R.changeIgnoreSelectorsMax} CSS selectors`,
-    ),
+    MaxEntries(R.changeIgnoreSelectorsMax, `must be an array of at most ${R.changeIgnoreSelectorsMax} CSS selectors`),
+    Satisfies('isSelectorList', (v) => Array.isArray(v), `must be an array of at most ${R.changeIgnoreSelectorsMax} CSS selectors`),
     IsString({ each: true }),
     MinLength(1, { each: true }),
     MaxLength(R.selectorMax, { each: true }),
@@ -95,37 +102,42 @@ export class ClipDto {
   @ApiProperty({ type: 'integer', minimum: 1, maximum: P.clipMax }) @IsInt() @Min(1) @Max(P.clipMax) height!: number;
 }
 
-/** `headers`: an object of at most 20 string values, standard names, none the browser or proxy owns. */
+/** Text an HTTP field may hold (RFC 9110 field-value characters: see isFieldValue), named in the message. */
+const FieldValue = (what: string) => Satisfies('isFieldValue', (v) => typeof v !== 'string' || isFieldValue(v), `must not contain ${what}`);
+
+/** What is wrong with a `headers` object, or null: checked in this order, the first problem named. */
+function headersProblem(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'headers must be an object of header names to string values';
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length > S.headers) return `headers must have at most ${S.headers} entries`;
+  const bad = entries.find(([name]) => !isHeaderName(name));
+  if (bad) return `headers: ${JSON.stringify(bad[0])} is not a header name`;
+  const forbidden = entries.find(([name]) => isForbiddenHeader(name));
+  if (forbidden)
+    return `headers: "${forbidden[0]}" cannot be set (Host, Cookie, Content-Length, Connection, Transfer-Encoding and Proxy-* are refused; use cookies for cookies)`;
+  const duplicate = caseDuplicate(entries.map(([name]) => name));
+  if (duplicate) return `headers: "${duplicate.name}" repeats "${duplicate.first}" (header names ignore case)`;
+  const notString = entries.find(([, v]) => typeof v !== 'string' || v.length > S.valueMax);
+  if (notString) return `headers: the value of ${notString[0]} must be a string of at most ${S.valueMax} characters`;
+  const control = entries.find(([, v]) => !isFieldValue(v as string));
+  if (control) return `headers: the value of ${control[0]} must not contain ${FIELD_VALUE_RULE}`;
+  return null;
+}
+
+/**
+ * `headers`: an object of at most 20 string values, standard names (case-insensitively distinct), none the
+ * browser or proxy owns, values of RFC 9110 field-value characters only.
+ */
 function IsCaptureHeaders(): PropertyDecorator {
-  return (target: object, propertyName: string | symbol) =>
+  return applyDecorators(MaxEntries(S.headers), (target: object, propertyName: string | symbol) =>
     registerDecorator({
       name: 'isCaptureHeaders',
       target: target.constructor,
       propertyName: String(propertyName),
-      options: {
-        message: ({ value }) => {
-          if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'headers must be an object of header names to string values';
-          const entries = Object.entries(value as Record<string, unknown>);
-          if (entries.length > S.headers) return `headers must have at most ${S.headers} entries`;
-          const bad = entries.find(([name]) => !isHeaderName(name));
-          if (bad) return `headers: "${bad[0]}" is not a header name`;
-          const forbidden = entries.find(([name]) => isForbiddenHeader(name));
-          if (forbidden)
-            return `headers: "${forbidden[0]}" cannot be set (Host, Cookie, Content-Length, Connection, Transfer-Encoding and Proxy-* are refused; use cookies for cookies)`;
-          return `headers values must be strings of at most ${S.valueMax} characters without line breaks`;
-        },
-      },
-      validator: {
-        validate: (value: unknown) =>
-          typeof value === 'object' &&
-          value !== null &&
-          !Array.isArray(value) &&
-          Object.keys(value).length <= S.headers &&
-          Object.entries(value as Record<string, unknown>).every(
-            ([name, v]) => isHeaderName(name) && !isForbiddenHeader(name) && typeof v === 'string' && v.length <= S.valueMax && !/[\r\n\0]/.test(v),
-          ),
-      },
-    });
+      options: { message: ({ value }) => headersProblem(value) ?? '' },
+      validator: { validate: (value: unknown) => headersProblem(value) === null },
+    }),
+  );
 }
 
 @ApiSchema({ name: 'Cookie' })
@@ -139,7 +151,8 @@ export class CookieDto {
   @ApiProperty({ type: 'string', maxLength: S.valueMax, description: 'Never returned: shown as "********"' })
   @IsString()
   @MaxLength(S.valueMax)
-  @Matches(/^[^;\r\n\0]*$/, { message: 'value must not contain ; or line breaks' })
+  @Matches(/^[^;]*$/, { message: 'value must not contain ;' })
+  @FieldValue(FIELD_VALUE_RULE)
   value!: string;
   @ApiPropertyOptional({ type: 'string', description: 'Default: the website’s host; must be that host or a domain it belongs to' })
   @OptionalField()
@@ -163,11 +176,13 @@ export class HttpAuthDto {
   @IsString()
   @MinLength(1)
   @MaxLength(256)
-  @Matches(/^[^:\r\n]*$/, { message: 'username must not contain : or line breaks' })
+  @Matches(/^[^:]*$/, { message: 'username must not contain :' })
+  @FieldValue(FIELD_VALUE_RULE)
   username!: string;
   @ApiProperty({ type: 'string', maxLength: 1024, description: 'Never returned' })
   @IsString()
   @MaxLength(1024)
+  @FieldValue(FIELD_VALUE_RULE)
   password!: string;
 }
 
@@ -233,7 +248,7 @@ export class CaptureOptionsDto {
   @OptionalField()
   @IsNotArray()
   @ValidateNested(OBJECT_MESSAGE)
-  @Type(() => ClipDto)
+  @NestedDto(() => ClipDto)
   clip?: ClipDto;
   @ApiPropertyOptional({
     enum: DEVICE_NAMES,
@@ -249,6 +264,7 @@ export class CaptureOptionsDto {
   @IsString()
   @MinLength(1)
   @MaxLength(P.userAgentMax)
+  @FieldValue(FIELD_VALUE_RULE)
   user_agent?: string;
   @ApiPropertyOptional({ type: 'string', example: 'de-DE', description: 'BCP 47 language tag: Accept-Language, navigator.language and Intl' })
   @OptionalField()
@@ -322,7 +338,7 @@ export class CaptureOptionsDto {
   @IsArray()
   @ArrayMaxSize(S.cookies)
   @ValidateNested({ each: true })
-  @Type(() => CookieDto)
+  @NestedDto(() => CookieDto)
   cookies?: CookieDto[];
   @ApiPropertyOptional({
     type: HttpAuthDto,
@@ -331,7 +347,7 @@ export class CaptureOptionsDto {
   @OptionalField()
   @IsNotArray()
   @ValidateNested(OBJECT_MESSAGE)
-  @Type(() => HttpAuthDto)
+  @NestedDto(() => HttpAuthDto)
   http_auth?: HttpAuthDto;
 }
 
@@ -431,7 +447,7 @@ const CaptureOptions = () =>
     OptionalField(),
     IsNotArray(),
     ValidateNested(OBJECT_MESSAGE),
-    Type(() => CaptureOptionsDto),
+    NestedDto(() => CaptureOptionsDto),
   );
 
 export const toWebsiteCaptureOptions = toCaptureDefaults;
