@@ -53,32 +53,78 @@ export function hideSelectorsScript(selectors: readonly string[]): string {
   })()`;
 }
 
+/** Where the page is and how far the reveal may walk: {height, step, x, y}, CSS px. */
+export const revealStartScript = `({
+  height: ${DOCUMENT_HEIGHT},
+  step: Math.max(200, window.innerHeight),
+  x: window.scrollX,
+  y: window.scrollY,
+})`;
+
 /**
- * Scrolls down a viewport at a time to the capture limit, then back to where it was, so that
- * lazy-loaded images (loading=lazy, IntersectionObserver) start loading. A single jump to the bottom
- * would skip the middle of the page. Bounded by budgetMs. Evaluates to whether it scrolled at all.
+ * One step of the full-page reveal (see lazy-reveal.ts). With a position: scrolls there and lets two frames
+ * pass — IntersectionObserver callbacks run after the frame that moved the target into view, and the lazy
+ * library then sets the image's src. Then, or without a position, evaluates to what is still going on in the
+ * viewport: {loading, unswapped, height}. loading: visible images still downloading, or loaded during the walk
+ * and not yet decoded (decoding is awaited here, at most decodeWaitMs). unswapped: visible elements whose
+ * data-src / data-srcset a lazy library has not copied yet (lazysizes reacts up to 125 ms after a scroll).
+ * A library that cancels an image leaving the viewport (vanilla-lazyload's cancel_on_exit) never sees it leave
+ * before it is complete, since the walk waits here.
  */
-export function revealLazyContentScript(maxHeight: number, budgetMs: number): string {
+export function revealStepScript(top: number | null, decodeWaitMs: number): string {
   return `(async () => {
-    const until = Date.now() + ${JSON.stringify(budgetMs)};
-    const limit = Math.min(${JSON.stringify(maxHeight)}, ${DOCUMENT_HEIGHT});
-    const step = Math.max(200, window.innerHeight);
-    const startX = window.scrollX;
-    const startY = window.scrollY;
-    // requestAnimationFrame lets the page react to the scroll; the timer covers pages where frames stall.
+    const top = ${JSON.stringify(top)};
     const frame = () => new Promise((resolve) => {
       const timer = setTimeout(resolve, 50);
       requestAnimationFrame(() => { clearTimeout(timer); resolve(); });
     });
-    let scrolled = false;
-    for (let y = step; y < limit && Date.now() < until; y += step) {
-      window.scrollTo({ left: startX, top: y, behavior: 'instant' });
-      scrolled = true;
+    if (top !== null) {
+      window.scrollTo({ left: window.scrollX, top, behavior: 'instant' });
+      await frame();
       await frame();
     }
-    window.scrollTo({ left: startX, top: startY, behavior: 'instant' });
-    await frame();
-    return scrolled;
+    const state = window.__screenshotReveal || (window.__screenshotReveal = { waited: new WeakSet() });
+    const vh = window.innerHeight, vw = window.innerWidth;
+    const inView = (element) => {
+      if (element.getClientRects().length === 0) return false;
+      const r = element.getBoundingClientRect();
+      return r.bottom >= 0 && r.top <= vh && r.right >= 0 && r.left <= vw;
+    };
+    let loading = 0;
+    const decodes = [];
+    for (const img of Array.from(document.images)) {
+      if (!inView(img)) continue;
+      if (!img.complete) {
+        state.waited.add(img);
+        loading += 1;
+      } else if (state.waited.has(img)) {
+        state.waited.delete(img);
+        if (img.naturalWidth > 0) decodes.push(img.decode().catch(() => undefined));
+      }
+    }
+    if (decodes.length > 0) {
+      await Promise.race([Promise.all(decodes), new Promise((resolve) => setTimeout(resolve, ${JSON.stringify(decodeWaitMs)}))]);
+    }
+    let unswapped = 0;
+    for (const element of Array.from(document.querySelectorAll('img[data-src], iframe[data-src], img[data-srcset], source[data-srcset]'))) {
+      const target = element.tagName === 'SOURCE' ? element.parentElement : element;
+      if (!target || !inView(target)) continue;
+      const dataSrc = element.getAttribute('data-src');
+      if (dataSrc && element.src !== new URL(dataSrc, document.baseURI).href) unswapped += 1;
+      else if (!dataSrc && element.getAttribute('data-srcset') && !element.getAttribute('srcset')) unswapped += 1;
+    }
+    return { loading, unswapped, height: ${DOCUMENT_HEIGHT} };
+  })()`;
+}
+
+/** Back to where the page was before the reveal, then one frame. */
+export function revealEndScript(x: number, y: number): string {
+  return `(async () => {
+    window.scrollTo({ left: ${JSON.stringify(x)}, top: ${JSON.stringify(y)}, behavior: 'instant' });
+    await new Promise((resolve) => {
+      const timer = setTimeout(resolve, 50);
+      requestAnimationFrame(() => { clearTimeout(timer); resolve(); });
+    });
   })()`;
 }
 

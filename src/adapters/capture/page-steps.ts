@@ -4,7 +4,7 @@
 import type { ElementHandle, HTTPRequest, Page } from 'puppeteer';
 
 import { CaptureFailure, type CaptureResult, type Emulation } from './capture.port';
-import { addStyleSheetScript, disableServiceWorkersScript, documentHeightScript, hideSelectorsScript, revealLazyContentScript } from './in-page-scripts';
+import { addStyleSheetScript, disableServiceWorkersScript, documentHeightScript, hideSelectorsScript } from './in-page-scripts';
 import { isValidCssSelector } from '../../shared/css-selector/css-selector';
 import { stabilityTracker } from './page-stability';
 import { imageSize } from 'image-size';
@@ -166,14 +166,8 @@ export async function hideElements(page: Page, selectors: readonly string[]): Pr
   if (failure) throw failure;
 }
 
-/** Returns whether the page was tall enough to scroll, i.e. whether lazy content may have started loading. */
-/** Scrolling for lazy content is a courtesy, not worth a large share of a capture's budget (captures and scenario shots alike). */
-export const LAZY_SCROLL_BUDGET_MS = 2_000;
-
-export async function revealLazyContent(page: Page, maxHeight: number, budgetMs: number): Promise<boolean> {
-  if (budgetMs <= 0) return false;
-  return (await page.evaluate(revealLazyContentScript(maxHeight, budgetMs))) === true;
-}
+/** The full-page reveal lives in its own module; captures and scenario pages reach it from here. */
+export { LAZY_SCROLL_BUDGET_MS, revealLazyContent } from './lazy-reveal';
 
 async function documentHeight(page: Page): Promise<number> {
   const height = await page.evaluate(documentHeightScript);

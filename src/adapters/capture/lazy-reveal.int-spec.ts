@@ -1,0 +1,54 @@
+/**
+ * Integration spec of the full-page reveal and the waits for what a reader would see (real headless Chromium,
+ * the real lazy-loading and chart libraries from npm, pages from test/support/hard-pages.ts): every lazy image of
+ * a tall page is in a full-page picture, checked by its pixels.
+ */
+import { DEVICES } from '../../shared/domain/devices';
+import { chartBarTop, HARD_PAGES, type HardPagesServer, lazyImagesShown, LAZY_COLOURS, readPng, startHardPages } from '../../../test/support/hard-pages';
+import type { CaptureRequest } from './capture.port';
+import { captureRequest } from './capture-request';
+import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
+
+jest.setTimeout(90_000);
+
+describe('full-page reveal (real Chromium, real lazy-loading libraries)', () => {
+  let pages: HardPagesServer;
+  let capturer: PuppeteerPageCapturer;
+
+  function request(path: string, overrides: Partial<CaptureRequest> = {}): CaptureRequest {
+    return captureRequest(`${pages.url}${path}`, overrides);
+  }
+
+  beforeAll(async () => {
+    pages = await startHardPages();
+    capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 2, timeoutMs: 30_000, allowPrivateNetworks: true });
+    await capturer.warmUp();
+  });
+
+  afterAll(async () => {
+    await capturer.close();
+    await pages.stop();
+  });
+
+  it.each([
+    ['native loading=lazy', '/lazy/native'],
+    ['vanilla-lazyload (cancels an image leaving the viewport)', '/lazy/vanilla'],
+    ['lozad', '/lazy/lozad'],
+    ['lazysizes', '/lazy/lazysizes'],
+  ])('shows all 8 lazy images of a 9,000 px page: %s', async (_, path) => {
+    const result = await capturer.capture(request(path, { fullPage: true }));
+
+    expect(lazyImagesShown(readPng(result.data))).toBe(LAZY_COLOURS.length);
+  });
+
+  it('reveals the lazy images of a PDF too (its preview is the first viewport; the walk ran before printing)', async () => {
+    const result = await capturer.capture(
+      request('/lazy/vanilla', {
+        output: { format: 'pdf', quality: null, omitBackground: false, pdf: { paper: 'a4', landscape: false, printBackground: true } },
+      }),
+    );
+
+    expect(result.format).toBe('pdf');
+    expect(result.data.subarray(0, 5).toString()).toBe('%PDF-');
+  });
+});
