@@ -187,6 +187,13 @@ const CONSENT_PAGE = `<!doctype html><html><head><title>consent</title><style>ht
 <script>window.Cookiebot = { consent: {}, declined: false, hasResponse: false };</script>
 </body></html>`;
 
+/** Green, with a canvas spinner drawn every frame for ever (a game loop): it must not hold the capture past the cap. */
+const ENDLESS_FRAMES_PAGE = `<!doctype html><html><head><title>endless</title><style>html,body{margin:0;background:rgb(0,128,0)}</style></head>
+<body><canvas id="c" width="100" height="100"></canvas><script>
+  const ctx = document.getElementById('c').getContext('2d');
+  (function draw(t) { ctx.clearRect(0, 0, 100, 100); ctx.fillStyle = '#fff'; ctx.fillRect(50 + 40 * Math.cos(t / 200), 50, 5, 5); requestAnimationFrame(draw); })(0);
+</script></body></html>`;
+
 /** No viewport meta: a phone lays it out 980 px wide and shows it zoomed out. Red stripe on the right, blue band at the bottom. */
 const DESKTOP_ONLY_PAGE = `<!doctype html><html><head><title>desktop only</title><style>html,body{margin:0;background:#fff}</style></head>
 <body><div style="position:relative;width:980px;height:3000px;background:rgb(0,160,0)">
@@ -221,6 +228,8 @@ export async function startHardPages(): Promise<HardPagesServer> {
     '/chart': CHART_PAGE,
     '/consent': CONSENT_PAGE,
     '/desktop-only': DESKTOP_ONLY_PAGE,
+    '/endless-frames': ENDLESS_FRAMES_PAGE,
+    '/static': '<!doctype html><title>static</title><body style="font-family:sans-serif"><h1>Hello</h1><p>A small page.</p></body>',
     ...Object.fromEntries(['native', 'vanilla', 'lozad', 'lazysizes'].map((kind) => [`/lazy/${kind}`, lazyPage(kind)])),
   };
   const server: Server = createServer((req, res) => {

@@ -9,6 +9,12 @@ const DOCUMENT_HEIGHT = `Math.max(
   document.documentElement ? document.documentElement.scrollHeight : 0,
   document.body ? document.body.scrollHeight : 0)`;
 
+/** A frame for the capture's own scripts: past the stability tracker's wrapper when it is installed. */
+const CAPTURE_FRAME = `((window.__screenshotStability && window.__screenshotStability.frame) || window.requestAnimationFrame)`;
+
+/** Frames asked for within this long of the last one continue the same requestAnimationFrame chain. */
+const RAF_CHAIN_GAP_MS = 100;
+
 export const documentHeightScript = `(${DOCUMENT_HEIGHT})`;
 
 export const readyStateCompleteScript = `document.readyState === 'complete'`;
@@ -76,7 +82,7 @@ export function revealStepScript(top: number | null, decodeWaitMs: number): stri
     const top = ${JSON.stringify(top)};
     const frame = () => new Promise((resolve) => {
       const timer = setTimeout(resolve, 50);
-      requestAnimationFrame(() => { clearTimeout(timer); resolve(); });
+      ${CAPTURE_FRAME}(() => { clearTimeout(timer); resolve(); });
     });
     if (top !== null) {
       window.scrollTo({ left: window.scrollX, top, behavior: 'instant' });
@@ -123,7 +129,7 @@ export function revealEndScript(x: number, y: number): string {
     window.scrollTo({ left: ${JSON.stringify(x)}, top: ${JSON.stringify(y)}, behavior: 'instant' });
     await new Promise((resolve) => {
       const timer = setTimeout(resolve, 50);
-      requestAnimationFrame(() => { clearTimeout(timer); resolve(); });
+      ${CAPTURE_FRAME}(() => { clearTimeout(timer); resolve(); });
     });
   })()`;
 }
@@ -179,6 +185,35 @@ export function stabilityTrackerScript(shortTimerMs: number): string {
       pending.delete(id);
       return realClearTimeout.call(this, id);
     };
+    // requestAnimationFrame chains: a chain (each frame asking for the next, or frames asked for within
+    // RAF_CHAIN_GAP_MS of each other) holds the capture while it is younger than shortTimerMs — a chart's entry
+    // animation drawn on a canvas, which no mutation shows — and is taken for an endless loop (a spinner, a game)
+    // after that: its frames then neither hold the capture nor count as activity.
+    const raf = { pending: new Set(), chainStart: -Infinity, lastRun: -Infinity };
+    state.raf = raf;
+    const realRequestAnimationFrame = window.requestAnimationFrame;
+    const realCancelAnimationFrame = window.cancelAnimationFrame;
+    // The capture's own frames (the reveal's) go past the wrapper.
+    state.frame = (callback) => realRequestAnimationFrame.call(window, callback);
+    window.requestAnimationFrame = function (callback) {
+      if (typeof callback !== 'function') return realRequestAnimationFrame.call(this, callback);
+      const now = performance.now();
+      if (raf.pending.size === 0 && now - raf.lastRun > ${JSON.stringify(RAF_CHAIN_GAP_MS)}) raf.chainStart = now;
+      let id;
+      const wrapped = function () {
+        raf.pending.delete(id);
+        raf.lastRun = performance.now();
+        if (raf.lastRun - raf.chainStart <= ${JSON.stringify(shortTimerMs)}) touch();
+        return callback.apply(this, arguments);
+      };
+      id = realRequestAnimationFrame.call(this, wrapped);
+      raf.pending.add(id);
+      return id;
+    };
+    window.cancelAnimationFrame = function (id) {
+      raf.pending.delete(id);
+      return realCancelAnimationFrame.call(this, id);
+    };
     new MutationObserver(touch).observe(document, {
       subtree: true, childList: true, attributes: true, characterData: true,
     });
@@ -187,8 +222,8 @@ export function stabilityTrackerScript(shortTimerMs: number): string {
 
 /**
  * Evaluates to the page's side of stability: {busy, quietMs}. Busy while a tracked timer is pending,
- * web fonts are loading, a loaded image is still being decoded or a finite animation (a fade-in, not an
- * endless spinner) ends within shortTimerMs. quietMs: time since the last mutation, timer callback or
+ * web fonts are loading, a loaded image is still being decoded, a finite animation (a fade-in, not an
+ * endless spinner) ends within shortTimerMs, or a requestAnimationFrame chain younger than shortTimerMs runs. quietMs: time since the last mutation, timer callback or
  * decode. Images still downloading are the network's part; lazy images off-screen never start and so
  * do not count. Without the tracker (not installed in this document) only the checks here apply.
  */
@@ -215,7 +250,9 @@ export function stabilityProbeScript(shortTimerMs: number): string {
         return Number.isFinite(left) && left > 0 && left <= ${JSON.stringify(shortTimerMs)};
       });
     } catch (error) {}
-    const busy = state.pending.size > 0 || document.fonts.status === 'loading' || decoding.count > 0 || animating;
+    const raf = state.raf;
+    const framing = Boolean(raf) && raf.pending.size > 0 && now - raf.chainStart <= ${JSON.stringify(shortTimerMs)};
+    const busy = state.pending.size > 0 || document.fonts.status === 'loading' || decoding.count > 0 || animating || framing;
     return { busy, quietMs: Math.max(0, now - state.lastActivity) };
   })()`;
 }

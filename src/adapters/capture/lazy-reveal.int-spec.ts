@@ -52,3 +52,40 @@ describe('full-page reveal (real Chromium, real lazy-loading libraries)', () => 
     expect(result.data.subarray(0, 5).toString()).toBe('%PDF-');
   });
 });
+
+describe('canvas and requestAnimationFrame animations (real Chromium, real chart.js)', () => {
+  let pages: HardPagesServer;
+  let capturer: PuppeteerPageCapturer;
+
+  beforeAll(async () => {
+    pages = await startHardPages();
+    capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 2, timeoutMs: 30_000, allowPrivateNetworks: true });
+    await capturer.warmUp();
+  });
+
+  afterAll(async () => {
+    await capturer.close();
+    await pages.stop();
+  });
+
+  it("waits for a chart.js chart's entry animation after a fetch: its tallest bar at full height", async () => {
+    const result = await capturer.capture(captureRequest(`${pages.url}/chart`));
+
+    // The y axis goes to 100 and the tallest bar is 100: its top is at the top of the plot (measured 52 px at
+    // 1280×700 with the default padding); a third of the way up is below 400.
+    const top = chartBarTop(readPng(result.data));
+    expect(top).toBeGreaterThanOrEqual(0);
+    expect(top).toBeLessThan(120);
+    expect(result.settle!.capped).toBe(false);
+  });
+
+  it('does not let an endless requestAnimationFrame loop hold the capture past the cap', async () => {
+    const started = Date.now();
+    const result = await capturer.capture(captureRequest(`${pages.url}/endless-frames`));
+
+    expect(readPng(result.data).at(640, 400)).toEqual([0, 128, 0]);
+    // The cap of the waits after load is 3 s; a chain is taken for endless once it is 2 s old.
+    expect(result.settle!.ms).toBeLessThan(3_000);
+    expect(Date.now() - started).toBeLessThan(3_000 + 2_000);
+  });
+});
