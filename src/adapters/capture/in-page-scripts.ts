@@ -17,6 +17,9 @@ const RAF_CHAIN_GAP_MS = 100;
 
 export const documentHeightScript = `(${DOCUMENT_HEIGHT})`;
 
+/** {height, width}: the document's height and the layout viewport's width (980 on a phone without a viewport meta). */
+export const fullPageLayoutScript = `({ height: ${DOCUMENT_HEIGHT}, width: document.documentElement ? document.documentElement.clientWidth : 0 })`;
+
 export const readyStateCompleteScript = `document.readyState === 'complete'`;
 
 /**

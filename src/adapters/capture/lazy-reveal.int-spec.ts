@@ -3,7 +3,7 @@
  * the real lazy-loading and chart libraries from npm, pages from test/support/hard-pages.ts): every lazy image of
  * a tall page is in a full-page picture, checked by its pixels.
  */
-import { DEVICES } from '../../shared/domain/devices';
+import { renderingFor } from '../../shared/domain/page-options';
 import { chartBarTop, HARD_PAGES, type HardPagesServer, lazyImagesShown, LAZY_COLOURS, readPng, startHardPages } from '../../../test/support/hard-pages';
 import type { CaptureRequest } from './capture.port';
 import { captureRequest } from './capture-request';
@@ -87,5 +87,38 @@ describe('canvas and requestAnimationFrame animations (real Chromium, real chart
     // The cap of the waits after load is 3 s; a chain is taken for endless once it is 2 s old.
     expect(result.settle!.ms).toBeLessThan(3_000);
     expect(Date.now() - started).toBeLessThan(3_000 + 2_000);
+  });
+});
+
+describe('device presets and consent dialogs (real Chromium)', () => {
+  let pages: HardPagesServer;
+  let capturer: PuppeteerPageCapturer;
+
+  beforeAll(async () => {
+    pages = await startHardPages();
+    capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 2, timeoutMs: 30_000, allowPrivateNetworks: true });
+    await capturer.warmUp();
+  });
+
+  afterAll(async () => {
+    await capturer.close();
+    await pages.stop();
+  });
+
+  it('iPhone 13 full page of a page without a viewport meta: the 980 px layout at the zoom the phone shows it, whole', async () => {
+    const iPhone = renderingFor({ device: 'iPhone 13' }, { viewportWidth: 1280, viewportHeight: 800, deviceScaleFactor: 1 });
+    const result = await capturer.capture(captureRequest(`${pages.url}/desktop-only`, { fullPage: true, ...iPhone }));
+
+    const picture = readPng(result.data);
+    // 390 CSS px × 3 wide; the 3,000 px page at 390/980 × 3 is 3,582 px tall (it was 390 layout px wide and cut).
+    expect(picture.width).toBe(1170);
+    expect(Math.abs(picture.height - Math.round((3000 * 390 * 3) / 980))).toBeLessThanOrEqual(3);
+    expect(HARD_PAGES.find((p) => p.path === '/desktop-only')!.check(picture)).toEqual({ complete: true, detail: expect.any(String) });
+  });
+
+  it('a desktop full page keeps the viewport width', async () => {
+    const result = await capturer.capture(captureRequest(`${pages.url}/desktop-only`, { fullPage: true, viewportWidth: 1280 }));
+
+    expect([result.width, result.height]).toEqual([1280, 3000]);
   });
 });
