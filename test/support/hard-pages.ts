@@ -184,8 +184,20 @@ const CONSENT_PAGE = `<!doctype html><html><head><title>consent</title><style>ht
   <button id="CybotCookiebotDialogBodyButtonDecline">Reject</button>
   <button id="CybotCookiebotDialogBodyLevelButtonLevelOptinAllowAll">Allow all</button>
 </div>
-<script>window.Cookiebot = { consent: {}, declined: false, hasResponse: false };</script>
+<script>
+  // Cookiebot's API as its consent rule drives it; withdraw() and hide() do nothing here, like the Reject button.
+  window.Cookiebot = { consent: {}, declined: false, hasResponse: false, dialog: { visible: true }, withdraw() {}, hide() {} };
+</script>
 </body></html>`;
+
+/** The same dialog whose Reject works (Cookiebot.hide() hides it), under a sticky header with a Privacy link that must stay. */
+const CONSENT_WORKS_PAGE = CONSENT_PAGE.replace(
+  '<h1>Article</h1>',
+  '<header style="position:sticky;top:0;height:80px;background:rgb(0,0,200)"><a href="/privacy">Privacy</a></header><h1>Article</h1>',
+).replace(
+  'withdraw() {}, hide() {} };',
+  "withdraw() {}, hide() { for (const id of ['CybotCookiebotDialog', 'CybotCookiebotDialogBodyUnderlay']) document.getElementById(id).remove(); } };",
+);
 
 /** Green, with a canvas spinner drawn every frame for ever (a game loop): it must not hold the capture past the cap. */
 const ENDLESS_FRAMES_PAGE = `<!doctype html><html><head><title>endless</title><style>html,body{margin:0;background:rgb(0,128,0)}</style></head>
@@ -227,6 +239,7 @@ export async function startHardPages(): Promise<HardPagesServer> {
   const pages: Record<string, string> = {
     '/chart': CHART_PAGE,
     '/consent': CONSENT_PAGE,
+    '/consent-works': CONSENT_WORKS_PAGE,
     '/desktop-only': DESKTOP_ONLY_PAGE,
     '/endless-frames': ENDLESS_FRAMES_PAGE,
     '/static': '<!doctype html><title>static</title><body style="font-family:sans-serif"><h1>Hello</h1><p>A small page.</p></body>',

@@ -260,6 +260,69 @@ export function stabilityProbeScript(shortTimerMs: number): string {
   })()`;
 }
 
+/** Containers of the common consent platforms (Cookiebot, OneTrust, Usercentrics, Didomi, Quantcast, Funding Choices, TrustArc, consentmanager, Cookie Consent, CookieYes, iubenda…). */
+const CONSENT_CONTAINERS = [
+  '#CybotCookiebotDialog',
+  '#CybotCookiebotDialogBodyUnderlay',
+  '#onetrust-consent-sdk',
+  '#usercentrics-root',
+  '#didomi-host',
+  '.qc-cmp2-container',
+  '.fc-consent-root',
+  '#truste-consent-track',
+  '.truste_overlay',
+  '#cmpbox',
+  '#cmpbox2',
+  '.cc-window',
+  '#cookie-law-info-bar',
+  '.cky-consent-container',
+  '.cky-overlay',
+  '#iubenda-cs-banner',
+];
+
+/**
+ * After a consent dialog was answered: hides what is still on screen of it — the known platforms' containers,
+ * then any fixed or sticky box that speaks of cookies or consent, then the empty fixed boxes covering most of
+ * the viewport (the dialog's backdrop) — and gives back the scrolling a modal dialog took from the page.
+ * Evaluates to how many elements it hid (0 when the answer closed the dialog).
+ */
+export const hideConsentLeftoversScript = `(() => {
+  const visible = (element) => {
+    const style = getComputedStyle(element);
+    if (style.display === 'none' || style.visibility === 'hidden' || Number(style.opacity) === 0) return false;
+    const r = element.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  };
+  const hide = (element) => element.style.setProperty('display', 'none', 'important');
+  // Not "privacy": a sticky header's Privacy link must stay.
+  const words = /cookie|consent|gdpr|rgpd|einwilligung/i;
+  const controls = 'button, [role="button"], a[href], input[type="button"], input[type="submit"]';
+  const hidden = [];
+  for (const element of Array.from(document.querySelectorAll(${JSON.stringify(CONSENT_CONTAINERS.join(','))}))) {
+    if (visible(element)) hidden.push(element);
+  }
+  const fixed = Array.from(document.body ? document.body.querySelectorAll('*') : []).filter((element) => {
+    const position = getComputedStyle(element).position;
+    return (position === 'fixed' || position === 'sticky') && visible(element) && !hidden.some((h) => h.contains(element));
+  });
+  for (const element of fixed) {
+    const text = element.textContent || '';
+    if (text.length < 3000 && words.test(text) && element.querySelector(controls)) hidden.push(element);
+  }
+  if (hidden.length > 0) {
+    const area = window.innerWidth * window.innerHeight;
+    for (const element of fixed) {
+      const r = element.getBoundingClientRect();
+      if (!hidden.includes(element) && !(element.textContent || '').trim() && r.width * r.height >= 0.8 * area) hidden.push(element);
+    }
+    for (const root of [document.documentElement, document.body]) {
+      if (root && getComputedStyle(root).overflowY === 'hidden') root.style.setProperty('overflow', 'visible', 'important');
+    }
+  }
+  hidden.forEach(hide);
+  return hidden.length;
+})()`;
+
 /**
  * Adds a constructed style sheet to the document (the `css` option). Constructed sheets are not subject to the
  * page's Content-Security-Policy for inline styles, where an added <style> element would be.

@@ -116,6 +116,29 @@ describe('device presets and consent dialogs (real Chromium)', () => {
     expect(HARD_PAGES.find((p) => p.path === '/desktop-only')!.check(picture)).toEqual({ complete: true, detail: expect.any(String) });
   });
 
+  it('block_cookie_banners: a consent dialog whose Reject does nothing is hidden, with its backdrop', async () => {
+    const result = await capturer.capture(captureRequest(`${pages.url}/consent`, { blockCookieBanners: true }));
+
+    const picture = readPng(result.data);
+    // The dialog (bottom 500 px) and its backdrop are rgb(20,20,20); the page behind is white.
+    expect(picture.at(640, 700)).toEqual([255, 255, 255]);
+    expect(picture.at(640, 100)).toEqual([255, 255, 255]);
+  });
+
+  it('block_cookie_banners: when Reject closes the dialog, the page keeps its sticky header with a Privacy link', async () => {
+    const result = await capturer.capture(captureRequest(`${pages.url}/consent-works`, { blockCookieBanners: true }));
+
+    const picture = readPng(result.data);
+    expect(picture.at(640, 700)).toEqual([255, 255, 255]);
+    expect(picture.at(640, 40)).toEqual([0, 0, 200]);
+  });
+
+  it('without block_cookie_banners the dialog stays (nothing is hidden unasked)', async () => {
+    const result = await capturer.capture(captureRequest(`${pages.url}/consent`));
+
+    expect(readPng(result.data).at(640, 700)).toEqual([20, 20, 20]);
+  });
+
   it('a desktop full page keeps the viewport width', async () => {
     const result = await capturer.capture(captureRequest(`${pages.url}/desktop-only`, { fullPage: true, viewportWidth: 1280 }));
 
