@@ -114,6 +114,53 @@ export const HARD_PAGES: HardPage[] = [
     },
   },
   {
+    name: 'late web fonts (7 files, 6 connections)',
+    path: '/fonts',
+    fullPage: false,
+    check: (picture) => {
+      // Ten "M" at 80 px: about 330 px of ink in Bebas Neue, 640+ in a fallback sans; none while a font blocks.
+      const widths = FONT_LINES.map((_, i) => inkWidth(picture, 40 + i * 100 + 50));
+      const inFont = widths.filter((w) => w > 200 && w < 480).length;
+      return { complete: inFont === FONT_LINES.length, detail: `${inFont}/${FONT_LINES.length} lines in the web font` };
+    },
+  },
+  {
+    name: 'request chain (1 s, then 2.5 s)',
+    path: '/chain',
+    fullPage: false,
+    check: (picture) => {
+      const shown = near(picture.at(640, 400), [0, 128, 0]);
+      return { complete: shown, detail: shown ? 'content shown' : 'still loading' };
+    },
+  },
+  {
+    name: 'tall page (20,000 px)',
+    path: '/tall',
+    fullPage: true,
+    check: (picture) => {
+      const bottom = near(picture.at(640, picture.height - 5), [0, 0, 255]);
+      return { complete: picture.height >= 20_000 && bottom, detail: `${picture.height} px${bottom ? '' : ', cut'}` };
+    },
+  },
+  {
+    name: 'HTTP 404 page',
+    path: '/missing',
+    fullPage: false,
+    check: (picture) => {
+      const shown = near(picture.at(640, 400), [255, 165, 0]);
+      return { complete: shown, detail: shown ? "the 404 page's content" : 'blank' };
+    },
+  },
+  {
+    name: 'endless rAF loop (game)',
+    path: '/endless-frames',
+    fullPage: false,
+    check: (picture) => {
+      const shown = near(picture.at(640, 400), [0, 128, 0]);
+      return { complete: shown, detail: shown ? 'page shown' : 'blank' };
+    },
+  },
+  {
     name: 'not mobile-friendly on iPhone 13',
     path: '/desktop-only',
     fullPage: true,
@@ -199,6 +246,38 @@ const CONSENT_WORKS_PAGE = CONSENT_PAGE.replace(
   "withdraw() {}, hide() { for (const id of ['CybotCookiebotDialog', 'CybotCookiebotDialogBodyUnderlay']) document.getElementById(id).remove(); } };",
 );
 
+/** Seven families, each its own file (the same font under seven URLs), answered after 800 ms each: the seventh waits for one of Chromium's six connections. */
+const FONT_LINES = [1, 2, 3, 4, 5, 6, 7];
+const FONTS_PAGE = `<!doctype html><html><head><title>fonts</title><style>html,body{margin:0;background:#fff}
+${FONT_LINES.map((n) => `@font-face { font-family: 'Late${n}'; src: url('/font/${n}.woff2') format('woff2'); font-display: swap; }`).join('\n')}
+p { margin: 0; height: 100px; line-height: 100px; font-size: 80px; padding-left: 20px; color: #000; white-space: nowrap }
+</style></head><body><div style="height:40px"></div>
+${FONT_LINES.map((n) => `<p style="font-family: 'Late${n}', sans-serif">MMMMMMMMMM</p>`).join('')}</body></html>`;
+
+/** The width of the dark ink on row y. */
+function inkWidth(picture: Picture, y: number): number {
+  let first = -1;
+  let last = -1;
+  for (let x = 0; x < picture.width; x++) {
+    if (picture.at(x, y)[0] < 100) {
+      if (first < 0) first = x;
+      last = x;
+    }
+  }
+  return first < 0 ? 0 : last - first + 1;
+}
+
+/** Content behind two requests in a row: 1 s, then 2.5 s; green when it arrives. */
+const CHAIN_PAGE = `<!doctype html><html><head><title>chain</title><style>html,body{margin:0;background:#fff}</style></head>
+<body><p>Loading…</p><script>
+  fetch('/wait?ms=1000').then(() => fetch('/wait?ms=2500')).then(() => { document.body.style.background = 'rgb(0,128,0)'; document.body.innerHTML = '<h1>Content</h1>'; });
+</script></body></html>`;
+
+const TALL_PAGE = `<!doctype html><html><head><title>tall</title><style>html,body{margin:0}</style></head>
+<body><div style="height:19800px;background:linear-gradient(rgb(0,128,0),rgb(200,200,0))"></div><div style="height:200px;background:rgb(0,0,255)"></div></body></html>`;
+
+const NOT_FOUND_PAGE = `<!doctype html><html><head><title>Not found</title><style>html,body{margin:0;height:100%;background:rgb(255,165,0)}</style></head><body><h1>404 — no such page</h1></body></html>`;
+
 /** Green, with a canvas spinner drawn every frame for ever (a game loop): it must not hold the capture past the cap. */
 const ENDLESS_FRAMES_PAGE = `<!doctype html><html><head><title>endless</title><style>html,body{margin:0;background:rgb(0,128,0)}</style></head>
 <body><canvas id="c" width="100" height="100"></canvas><script>
@@ -225,6 +304,8 @@ function solidPng(rgb: Rgb): Buffer {
 
 export interface HardPagesServer {
   url: string;
+  /** The lazy images' requests answered whole (a request the browser cancelled is not), by path. */
+  served: string[];
   stop(): Promise<void>;
 }
 
@@ -242,15 +323,36 @@ export async function startHardPages(): Promise<HardPagesServer> {
     '/consent-works': CONSENT_WORKS_PAGE,
     '/desktop-only': DESKTOP_ONLY_PAGE,
     '/endless-frames': ENDLESS_FRAMES_PAGE,
+    '/fonts': FONTS_PAGE,
+    '/chain': CHAIN_PAGE,
+    '/tall': TALL_PAGE,
     '/static': '<!doctype html><title>static</title><body style="font-family:sans-serif"><h1>Hello</h1><p>A small page.</p></body>',
     ...Object.fromEntries(['native', 'vanilla', 'lozad', 'lazysizes'].map((kind) => [`/lazy/${kind}`, lazyPage(kind)])),
+    '/lazy/hanging': lazyPage('native').replace(/\/img\//g, '/img-hang/'),
   };
+  const font = readFileSync(join(__dirname, '..', '..', 'node_modules', '@fontsource/bebas-neue/files/bebas-neue-latin-400-normal.woff2'));
+  const served: string[] = [];
   const server: Server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
+    const [path, query = ''] = (req.url ?? '/').split('?');
+    if (path.startsWith('/font/')) {
+      setTimeout(() => res.writeHead(200, { 'content-type': 'font/woff2', 'cache-control': 'no-store' }).end(font), 800);
+      return;
+    }
+    if (path === '/wait') {
+      const ms = Math.min(10_000, Number(new URLSearchParams(query).get('ms')) || 0);
+      setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-store' }).end('ok'), ms);
+      return;
+    }
+    // Never answered (until the server stops): what a reveal step must not wait for beyond its bound.
+    if (path.startsWith('/img-hang/')) return;
+    if (path === '/missing') return void res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' }).end(NOT_FOUND_PAGE);
     const image = /^\/img\/(\d)\.png$/.exec(path);
     if (image) {
       const body = images[Number(image[1])];
-      setTimeout(() => res.writeHead(200, { 'content-type': 'image/png', 'cache-control': 'no-store' }).end(body), IMAGE_DELAY_MS);
+      setTimeout(() => {
+        if (req.socket.destroyed) return;
+        res.writeHead(200, { 'content-type': 'image/png', 'cache-control': 'no-store' }).end(body, () => served.push(path));
+      }, IMAGE_DELAY_MS);
       return;
     }
     if (path === '/chart-data') {
@@ -264,6 +366,7 @@ export async function startHardPages(): Promise<HardPagesServer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    served,
     stop: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -14,6 +14,11 @@ const CAPTURE_FRAME = `((window.__screenshotStability && window.__screenshotStab
 
 /** Frames asked for within this long of the last one continue the same requestAnimationFrame chain. */
 const RAF_CHAIN_GAP_MS = 100;
+/**
+ * A chain older than this is taken for an endless loop. Charts' entry animations last 1 s by default (chart.js,
+ * ECharts, Highcharts; ApexCharts 0.8 s); every endless loop costs a capture up to this long.
+ */
+export const RAF_CHAIN_MAX_MS = 1_500;
 
 export const documentHeightScript = `(${DOCUMENT_HEIGHT})`;
 
@@ -189,7 +194,7 @@ export function stabilityTrackerScript(shortTimerMs: number): string {
       return realClearTimeout.call(this, id);
     };
     // requestAnimationFrame chains: a chain (each frame asking for the next, or frames asked for within
-    // RAF_CHAIN_GAP_MS of each other) holds the capture while it is younger than shortTimerMs — a chart's entry
+    // RAF_CHAIN_GAP_MS of each other) holds the capture while it is younger than RAF_CHAIN_MAX_MS — a chart's entry
     // animation drawn on a canvas, which no mutation shows — and is taken for an endless loop (a spinner, a game)
     // after that: its frames then neither hold the capture nor count as activity.
     const raf = { pending: new Set(), chainStart: -Infinity, lastRun: -Infinity };
@@ -206,7 +211,7 @@ export function stabilityTrackerScript(shortTimerMs: number): string {
       const wrapped = function () {
         raf.pending.delete(id);
         raf.lastRun = performance.now();
-        if (raf.lastRun - raf.chainStart <= ${JSON.stringify(shortTimerMs)}) touch();
+        if (raf.lastRun - raf.chainStart <= ${JSON.stringify(RAF_CHAIN_MAX_MS)}) touch();
         return callback.apply(this, arguments);
       };
       id = realRequestAnimationFrame.call(this, wrapped);
@@ -226,7 +231,7 @@ export function stabilityTrackerScript(shortTimerMs: number): string {
 /**
  * Evaluates to the page's side of stability: {busy, quietMs}. Busy while a tracked timer is pending,
  * web fonts are loading, a loaded image is still being decoded, a finite animation (a fade-in, not an
- * endless spinner) ends within shortTimerMs, or a requestAnimationFrame chain younger than shortTimerMs runs. quietMs: time since the last mutation, timer callback or
+ * endless spinner) ends within shortTimerMs, or a requestAnimationFrame chain younger than RAF_CHAIN_MAX_MS runs. quietMs: time since the last mutation, timer callback or
  * decode. Images still downloading are the network's part; lazy images off-screen never start and so
  * do not count. Without the tracker (not installed in this document) only the checks here apply.
  */
@@ -254,7 +259,7 @@ export function stabilityProbeScript(shortTimerMs: number): string {
       });
     } catch (error) {}
     const raf = state.raf;
-    const framing = Boolean(raf) && raf.pending.size > 0 && now - raf.chainStart <= ${JSON.stringify(shortTimerMs)};
+    const framing = Boolean(raf) && raf.pending.size > 0 && now - raf.chainStart <= ${JSON.stringify(RAF_CHAIN_MAX_MS)};
     const busy = state.pending.size > 0 || document.fonts.status === 'loading' || decoding.count > 0 || animating || framing;
     return { busy, quietMs: Math.max(0, now - state.lastActivity) };
   })()`;

@@ -7,6 +7,7 @@ import { renderingFor } from '../../shared/domain/page-options';
 import { chartBarTop, HARD_PAGES, type HardPagesServer, lazyImagesShown, LAZY_COLOURS, readPng, startHardPages } from '../../../test/support/hard-pages';
 import type { CaptureRequest } from './capture.port';
 import { captureRequest } from './capture-request';
+import { LAZY_SCROLL_BUDGET_MS } from './lazy-reveal';
 import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
 
 jest.setTimeout(90_000);
@@ -41,15 +42,29 @@ describe('full-page reveal (real Chromium, real lazy-loading libraries)', () => 
     expect(lazyImagesShown(readPng(result.data))).toBe(LAZY_COLOURS.length);
   });
 
-  it('reveals the lazy images of a PDF too (its preview is the first viewport; the walk ran before printing)', async () => {
+  it('is bounded: lazy images that never arrive hold each step 2 s and the walk 8 s, and the capture is still taken', async () => {
+    const started = Date.now();
+    const result = await capturer.capture(request('/lazy/hanging', { fullPage: true }));
+    const elapsed = Date.now() - started;
+
+    expect(result.height).toBeGreaterThan(9_000);
+    // The stability wait after load at its 3 s cap (the first images, near the top, are already in flight), the
+    // walk's 8 s, the stability wait's 3 s cap again; the rest is loading and rendering a 9,000 px page.
+    expect(elapsed).toBeGreaterThanOrEqual(LAZY_SCROLL_BUDGET_MS);
+    expect(elapsed).toBeLessThan(3_000 + LAZY_SCROLL_BUDGET_MS + 3_000 + 5_000);
+    expect(result.settle!.capped).toBe(true);
+  });
+
+  it('walks a PDF too: each of the 8 images vanilla-lazyload would cancel is served whole before printing', async () => {
+    pages.served.length = 0;
     const result = await capturer.capture(
       request('/lazy/vanilla', {
         output: { format: 'pdf', quality: null, omitBackground: false, pdf: { paper: 'a4', landscape: false, printBackground: true } },
       }),
     );
 
-    expect(result.format).toBe('pdf');
     expect(result.data.subarray(0, 5).toString()).toBe('%PDF-');
+    expect(new Set(pages.served)).toEqual(new Set(LAZY_COLOURS.map((_, i) => `/img/${i}.png`)));
   });
 });
 
@@ -84,7 +99,7 @@ describe('canvas and requestAnimationFrame animations (real Chromium, real chart
     const result = await capturer.capture(captureRequest(`${pages.url}/endless-frames`));
 
     expect(readPng(result.data).at(640, 400)).toEqual([0, 128, 0]);
-    // The cap of the waits after load is 3 s; a chain is taken for endless once it is 2 s old.
+    // The cap of the waits after load is 3 s; a chain is taken for endless once it is 1.5 s old (RAF_CHAIN_MAX_MS).
     expect(result.settle!.ms).toBeLessThan(3_000);
     expect(Date.now() - started).toBeLessThan(3_000 + 2_000);
   });
