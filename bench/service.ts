@@ -145,7 +145,8 @@ export class Service {
     readonly browsers: number,
   ) {}
 
-  static async start(pagesUrl: string, overrides: Record<string, string> = {}): Promise<Service> {
+  /** One website per page of `pages` (the speed bench's by default), captured by capture(page). */
+  static async start(pagesUrl: string, overrides: Record<string, string> = {}, pages: PageSpec[] = [...MIX, LATE]): Promise<Service> {
     const dataDir = tempDir();
     const port = await freePort();
     const env = serviceEnv(dataDir, port, overrides);
@@ -174,7 +175,7 @@ export class Service {
     }
     const websites = new Map<string, number>();
     const service = new Service(child, api, token, dataDir, websites, loadConfig(env).captureBrowsers);
-    for (const page of [...MIX, LATE]) {
+    for (const page of pages) {
       const created = await service.call('POST', '/websites', { name: page.name, url: pagesUrl + page.path, full_page: page.fullPage });
       websites.set(page.path, (created as { data: { id: number } }).data.id);
     }
@@ -196,8 +197,8 @@ export class Service {
    * POST a capture (the website's defaults: wait_until stable), then long-poll its job until it ends — one
    * request per job unless it is still running after 30 s; returns the screenshot id.
    */
-  async capture(page: PageSpec): Promise<number> {
-    const { job_id } = (await this.call('POST', `/websites/${this.websites.get(page.path)}/screenshot`)) as { job_id: string };
+  async capture(page: PageSpec, options?: Record<string, unknown>): Promise<number> {
+    const { job_id } = (await this.call('POST', `/websites/${this.websites.get(page.path)}/screenshot`, options)) as { job_id: string };
     for (;;) {
       const { data } = (await this.call('GET', `/jobs/${job_id}?wait=30`)) as { data: JobView };
       if (data.status === 'succeeded') return data.screenshot_id as number;

@@ -8,6 +8,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Page } from 'puppeteer';
 
+import { hideConsentLeftoversScript } from './in-page-scripts';
+
 // The package's exports map names its entry and rule files, not package.json: find the folder from the entry.
 const DIST_DIR = dirname(require.resolve('@duckduckgo/autoconsent'));
 let script: string | null = null;
@@ -47,6 +49,8 @@ const ANSWER_WAIT_MS = 3_000;
 
 export class CookieBanners {
   private popupOpen = false;
+  /** A popup was found in this page: what is left of it after the answer is hidden. */
+  private popupSeen = false;
   private onAnswered: (() => void) | null = null;
 
   private constructor(private readonly page: Page) {}
@@ -60,16 +64,22 @@ export class CookieBanners {
     return banners;
   }
 
-  /** Resolves once a popup that was found has been answered, or at once when none is open; bounded. */
+  /**
+   * Resolves once a popup that was found has been answered, or at once when none is open; bounded. A dialog
+   * still on screen after the answer (its Reject did nothing, the rule clicked the wrong thing, the wait ran
+   * out) is then hidden, with its backdrop: the picture shows the page, as the option promises.
+   */
   async answered(maxWaitMs = ANSWER_WAIT_MS): Promise<void> {
-    if (!this.popupOpen) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, maxWaitMs);
-      this.onAnswered = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+    if (this.popupOpen) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, maxWaitMs);
+        this.onAnswered = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    if (this.popupSeen) await this.page.evaluate(hideConsentLeftoversScript).catch(() => undefined);
   }
 
   private async receive(message: Message): Promise<void> {
@@ -84,6 +94,7 @@ export class CookieBanners {
       }
       case 'popupFound':
         this.popupOpen = true;
+        this.popupSeen = true;
         return;
       case 'optOutResult':
       case 'autoconsentDone':

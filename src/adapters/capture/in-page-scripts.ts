@@ -9,7 +9,21 @@ const DOCUMENT_HEIGHT = `Math.max(
   document.documentElement ? document.documentElement.scrollHeight : 0,
   document.body ? document.body.scrollHeight : 0)`;
 
+/** A frame for the capture's own scripts: past the stability tracker's wrapper when it is installed. */
+const CAPTURE_FRAME = `((window.__screenshotStability && window.__screenshotStability.frame) || window.requestAnimationFrame)`;
+
+/** Frames asked for within this long of the last one continue the same requestAnimationFrame chain. */
+const RAF_CHAIN_GAP_MS = 100;
+/**
+ * A chain older than this is taken for an endless loop. Charts' entry animations last 1 s by default (chart.js,
+ * ECharts, Highcharts; ApexCharts 0.8 s); every endless loop costs a capture up to this long.
+ */
+export const RAF_CHAIN_MAX_MS = 1_500;
+
 export const documentHeightScript = `(${DOCUMENT_HEIGHT})`;
+
+/** {height, width}: the document's height and the layout viewport's width (980 on a phone without a viewport meta). */
+export const fullPageLayoutScript = `({ height: ${DOCUMENT_HEIGHT}, width: document.documentElement ? document.documentElement.clientWidth : 0 })`;
 
 export const readyStateCompleteScript = `document.readyState === 'complete'`;
 
@@ -53,32 +67,78 @@ export function hideSelectorsScript(selectors: readonly string[]): string {
   })()`;
 }
 
+/** Where the page is and how far the reveal may walk: {height, step, x, y}, CSS px. */
+export const revealStartScript = `({
+  height: ${DOCUMENT_HEIGHT},
+  step: Math.max(200, window.innerHeight),
+  x: window.scrollX,
+  y: window.scrollY,
+})`;
+
 /**
- * Scrolls down a viewport at a time to the capture limit, then back to where it was, so that
- * lazy-loaded images (loading=lazy, IntersectionObserver) start loading. A single jump to the bottom
- * would skip the middle of the page. Bounded by budgetMs. Evaluates to whether it scrolled at all.
+ * One step of the full-page reveal (see lazy-reveal.ts). With a position: scrolls there and lets two frames
+ * pass — IntersectionObserver callbacks run after the frame that moved the target into view, and the lazy
+ * library then sets the image's src. Then, or without a position, evaluates to what is still going on in the
+ * viewport: {loading, unswapped, height}. loading: visible images still downloading, or loaded during the walk
+ * and not yet decoded (decoding is awaited here, at most decodeWaitMs). unswapped: visible elements whose
+ * data-src / data-srcset a lazy library has not copied yet (lazysizes reacts up to 125 ms after a scroll).
+ * A library that cancels an image leaving the viewport (vanilla-lazyload's cancel_on_exit) never sees it leave
+ * before it is complete, since the walk waits here.
  */
-export function revealLazyContentScript(maxHeight: number, budgetMs: number): string {
+export function revealStepScript(top: number | null, decodeWaitMs: number): string {
   return `(async () => {
-    const until = Date.now() + ${JSON.stringify(budgetMs)};
-    const limit = Math.min(${JSON.stringify(maxHeight)}, ${DOCUMENT_HEIGHT});
-    const step = Math.max(200, window.innerHeight);
-    const startX = window.scrollX;
-    const startY = window.scrollY;
-    // requestAnimationFrame lets the page react to the scroll; the timer covers pages where frames stall.
+    const top = ${JSON.stringify(top)};
     const frame = () => new Promise((resolve) => {
       const timer = setTimeout(resolve, 50);
-      requestAnimationFrame(() => { clearTimeout(timer); resolve(); });
+      ${CAPTURE_FRAME}(() => { clearTimeout(timer); resolve(); });
     });
-    let scrolled = false;
-    for (let y = step; y < limit && Date.now() < until; y += step) {
-      window.scrollTo({ left: startX, top: y, behavior: 'instant' });
-      scrolled = true;
+    if (top !== null) {
+      window.scrollTo({ left: window.scrollX, top, behavior: 'instant' });
+      await frame();
       await frame();
     }
-    window.scrollTo({ left: startX, top: startY, behavior: 'instant' });
-    await frame();
-    return scrolled;
+    const state = window.__screenshotReveal || (window.__screenshotReveal = { waited: new WeakSet() });
+    const vh = window.innerHeight, vw = window.innerWidth;
+    const inView = (element) => {
+      if (element.getClientRects().length === 0) return false;
+      const r = element.getBoundingClientRect();
+      return r.bottom >= 0 && r.top <= vh && r.right >= 0 && r.left <= vw;
+    };
+    let loading = 0;
+    const decodes = [];
+    for (const img of Array.from(document.images)) {
+      if (!inView(img)) continue;
+      if (!img.complete) {
+        state.waited.add(img);
+        loading += 1;
+      } else if (state.waited.has(img)) {
+        state.waited.delete(img);
+        if (img.naturalWidth > 0) decodes.push(img.decode().catch(() => undefined));
+      }
+    }
+    if (decodes.length > 0) {
+      await Promise.race([Promise.all(decodes), new Promise((resolve) => setTimeout(resolve, ${JSON.stringify(decodeWaitMs)}))]);
+    }
+    let unswapped = 0;
+    for (const element of Array.from(document.querySelectorAll('img[data-src], iframe[data-src], img[data-srcset], source[data-srcset]'))) {
+      const target = element.tagName === 'SOURCE' ? element.parentElement : element;
+      if (!target || !inView(target)) continue;
+      const dataSrc = element.getAttribute('data-src');
+      if (dataSrc && element.src !== new URL(dataSrc, document.baseURI).href) unswapped += 1;
+      else if (!dataSrc && element.getAttribute('data-srcset') && !element.getAttribute('srcset')) unswapped += 1;
+    }
+    return { loading, unswapped, height: ${DOCUMENT_HEIGHT} };
+  })()`;
+}
+
+/** Back to where the page was before the reveal, then one frame. */
+export function revealEndScript(x: number, y: number): string {
+  return `(async () => {
+    window.scrollTo({ left: ${JSON.stringify(x)}, top: ${JSON.stringify(y)}, behavior: 'instant' });
+    await new Promise((resolve) => {
+      const timer = setTimeout(resolve, 50);
+      ${CAPTURE_FRAME}(() => { clearTimeout(timer); resolve(); });
+    });
   })()`;
 }
 
@@ -133,6 +193,35 @@ export function stabilityTrackerScript(shortTimerMs: number): string {
       pending.delete(id);
       return realClearTimeout.call(this, id);
     };
+    // requestAnimationFrame chains: a chain (each frame asking for the next, or frames asked for within
+    // RAF_CHAIN_GAP_MS of each other) holds the capture while it is younger than RAF_CHAIN_MAX_MS — a chart's entry
+    // animation drawn on a canvas, which no mutation shows — and is taken for an endless loop (a spinner, a game)
+    // after that: its frames then neither hold the capture nor count as activity.
+    const raf = { pending: new Set(), chainStart: -Infinity, lastRun: -Infinity };
+    state.raf = raf;
+    const realRequestAnimationFrame = window.requestAnimationFrame;
+    const realCancelAnimationFrame = window.cancelAnimationFrame;
+    // The capture's own frames (the reveal's) go past the wrapper.
+    state.frame = (callback) => realRequestAnimationFrame.call(window, callback);
+    window.requestAnimationFrame = function (callback) {
+      if (typeof callback !== 'function') return realRequestAnimationFrame.call(this, callback);
+      const now = performance.now();
+      if (raf.pending.size === 0 && now - raf.lastRun > ${JSON.stringify(RAF_CHAIN_GAP_MS)}) raf.chainStart = now;
+      let id;
+      const wrapped = function () {
+        raf.pending.delete(id);
+        raf.lastRun = performance.now();
+        if (raf.lastRun - raf.chainStart <= ${JSON.stringify(RAF_CHAIN_MAX_MS)}) touch();
+        return callback.apply(this, arguments);
+      };
+      id = realRequestAnimationFrame.call(this, wrapped);
+      raf.pending.add(id);
+      return id;
+    };
+    window.cancelAnimationFrame = function (id) {
+      raf.pending.delete(id);
+      return realCancelAnimationFrame.call(this, id);
+    };
     new MutationObserver(touch).observe(document, {
       subtree: true, childList: true, attributes: true, characterData: true,
     });
@@ -141,8 +230,8 @@ export function stabilityTrackerScript(shortTimerMs: number): string {
 
 /**
  * Evaluates to the page's side of stability: {busy, quietMs}. Busy while a tracked timer is pending,
- * web fonts are loading, a loaded image is still being decoded or a finite animation (a fade-in, not an
- * endless spinner) ends within shortTimerMs. quietMs: time since the last mutation, timer callback or
+ * web fonts are loading, a loaded image is still being decoded, a finite animation (a fade-in, not an
+ * endless spinner) ends within shortTimerMs, or a requestAnimationFrame chain younger than RAF_CHAIN_MAX_MS runs. quietMs: time since the last mutation, timer callback or
  * decode. Images still downloading are the network's part; lazy images off-screen never start and so
  * do not count. Without the tracker (not installed in this document) only the checks here apply.
  */
@@ -169,10 +258,75 @@ export function stabilityProbeScript(shortTimerMs: number): string {
         return Number.isFinite(left) && left > 0 && left <= ${JSON.stringify(shortTimerMs)};
       });
     } catch (error) {}
-    const busy = state.pending.size > 0 || document.fonts.status === 'loading' || decoding.count > 0 || animating;
+    const raf = state.raf;
+    const framing = Boolean(raf) && raf.pending.size > 0 && now - raf.chainStart <= ${JSON.stringify(RAF_CHAIN_MAX_MS)};
+    const busy = state.pending.size > 0 || document.fonts.status === 'loading' || decoding.count > 0 || animating || framing;
     return { busy, quietMs: Math.max(0, now - state.lastActivity) };
   })()`;
 }
+
+/** Containers of the common consent platforms (Cookiebot, OneTrust, Usercentrics, Didomi, Quantcast, Funding Choices, TrustArc, consentmanager, Cookie Consent, CookieYes, iubenda…). */
+const CONSENT_CONTAINERS = [
+  '#CybotCookiebotDialog',
+  '#CybotCookiebotDialogBodyUnderlay',
+  '#onetrust-consent-sdk',
+  '#usercentrics-root',
+  '#didomi-host',
+  '.qc-cmp2-container',
+  '.fc-consent-root',
+  '#truste-consent-track',
+  '.truste_overlay',
+  '#cmpbox',
+  '#cmpbox2',
+  '.cc-window',
+  '#cookie-law-info-bar',
+  '.cky-consent-container',
+  '.cky-overlay',
+  '#iubenda-cs-banner',
+];
+
+/**
+ * After a consent dialog was answered: hides what is still on screen of it — the known platforms' containers,
+ * then any fixed or sticky box that speaks of cookies or consent, then the empty fixed boxes covering most of
+ * the viewport (the dialog's backdrop) — and gives back the scrolling a modal dialog took from the page.
+ * Evaluates to how many elements it hid (0 when the answer closed the dialog).
+ */
+export const hideConsentLeftoversScript = `(() => {
+  const visible = (element) => {
+    const style = getComputedStyle(element);
+    if (style.display === 'none' || style.visibility === 'hidden' || Number(style.opacity) === 0) return false;
+    const r = element.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  };
+  const hide = (element) => element.style.setProperty('display', 'none', 'important');
+  // Not "privacy": a sticky header's Privacy link must stay.
+  const words = /cookie|consent|gdpr|rgpd|einwilligung/i;
+  const controls = 'button, [role="button"], a[href], input[type="button"], input[type="submit"]';
+  const hidden = [];
+  for (const element of Array.from(document.querySelectorAll(${JSON.stringify(CONSENT_CONTAINERS.join(','))}))) {
+    if (visible(element)) hidden.push(element);
+  }
+  const fixed = Array.from(document.body ? document.body.querySelectorAll('*') : []).filter((element) => {
+    const position = getComputedStyle(element).position;
+    return (position === 'fixed' || position === 'sticky') && visible(element) && !hidden.some((h) => h.contains(element));
+  });
+  for (const element of fixed) {
+    const text = element.textContent || '';
+    if (text.length < 3000 && words.test(text) && element.querySelector(controls)) hidden.push(element);
+  }
+  if (hidden.length > 0) {
+    const area = window.innerWidth * window.innerHeight;
+    for (const element of fixed) {
+      const r = element.getBoundingClientRect();
+      if (!hidden.includes(element) && !(element.textContent || '').trim() && r.width * r.height >= 0.8 * area) hidden.push(element);
+    }
+    for (const root of [document.documentElement, document.body]) {
+      if (root && getComputedStyle(root).overflowY === 'hidden') root.style.setProperty('overflow', 'visible', 'important');
+    }
+  }
+  hidden.forEach(hide);
+  return hidden.length;
+})()`;
 
 /**
  * Adds a constructed style sheet to the document (the `css` option). Constructed sheets are not subject to the

@@ -4,7 +4,7 @@
 import type { ElementHandle, HTTPRequest, Page } from 'puppeteer';
 
 import { CaptureFailure, type CaptureResult, type Emulation } from './capture.port';
-import { addStyleSheetScript, disableServiceWorkersScript, documentHeightScript, hideSelectorsScript, revealLazyContentScript } from './in-page-scripts';
+import { addStyleSheetScript, disableServiceWorkersScript, fullPageLayoutScript, hideSelectorsScript } from './in-page-scripts';
 import { isValidCssSelector } from '../../shared/css-selector/css-selector';
 import { stabilityTracker } from './page-stability';
 import { imageSize } from 'image-size';
@@ -171,18 +171,20 @@ export async function hideElements(page: Page, selectors: readonly string[]): Pr
   if (failure) throw failure;
 }
 
-/** Returns whether the page was tall enough to scroll, i.e. whether lazy content may have started loading. */
-/** Scrolling for lazy content is a courtesy, not worth a large share of a capture's budget (captures and scenario shots alike). */
-export const LAZY_SCROLL_BUDGET_MS = 2_000;
+/** The full-page reveal lives in its own module; captures and scenario pages reach it from here. */
+export { LAZY_SCROLL_BUDGET_MS, revealLazyContent } from './lazy-reveal';
 
-export async function revealLazyContent(page: Page, maxHeight: number, budgetMs: number): Promise<boolean> {
-  if (budgetMs <= 0) return false;
-  return (await page.evaluate(revealLazyContentScript(maxHeight, budgetMs))) === true;
-}
-
-async function documentHeight(page: Page): Promise<number> {
-  const height = await page.evaluate(documentHeightScript);
-  return typeof height === 'number' && Number.isFinite(height) ? height : 0;
+/**
+ * The document's height in layout px, and the zoom a phone shows it at: a page without a mobile viewport meta is
+ * laid out 980 px wide (wider than the device) and shown zoomed out to the device's width, so its full page is
+ * the layout's width and height at that zoom — the device's width, no cut right side, no blank band below.
+ * Elsewhere the layout is the viewport's width and the zoom 1.
+ */
+async function fullPageLayout(page: Page, viewportWidth: number): Promise<{ zoom: number; layoutHeight: number }> {
+  const layout = (await page.evaluate(fullPageLayoutScript)) as { height: unknown; width: unknown };
+  const finite = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+  const layoutWidth = finite(layout.width);
+  return { zoom: layoutWidth > viewportWidth ? viewportWidth / layoutWidth : 1, layoutHeight: finite(layout.height) };
 }
 
 /** Paper sizes in inches, as puppeteer prints them (its PaperFormat table), portrait. */
@@ -234,10 +236,11 @@ export async function takeScreenshot(page: Page, setup: ScreenshotSetup): Promis
   } else if (setup.clip) {
     data = await page.screenshot({ ...common, clip: setup.clip, captureBeyondViewport: true });
   } else if (setup.fullPage) {
-    const height = Math.min(Math.max(await documentHeight(page), viewport.height), setup.maxFullPageHeight);
+    const { zoom, layoutHeight } = await fullPageLayout(page, viewport.width);
+    const height = Math.min(Math.max(layoutHeight, viewport.height / zoom), setup.maxFullPageHeight / zoom);
     data = await page.screenshot({
       ...common,
-      clip: { x: 0, y: 0, width: viewport.width, height },
+      clip: { x: 0, y: 0, width: viewport.width / zoom, height, ...(zoom !== 1 ? { scale: zoom } : {}) },
       // Renders beyond the viewport without resizing it, so 100vh layouts and media queries keep
       // the viewport the client asked for.
       captureBeyondViewport: true,
