@@ -11,6 +11,9 @@ const DOCUMENT_HEIGHT = `Math.max(
 
 export const documentHeightScript = `(${DOCUMENT_HEIGHT})`;
 
+/** The capture report's facts from the page itself: its title and its full height (CSS px). */
+export const pageFactsScript = `({ title: document.title, height: ${DOCUMENT_HEIGHT} })`;
+
 export const readyStateCompleteScript = `document.readyState === 'complete'`;
 
 /**

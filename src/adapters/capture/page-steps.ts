@@ -12,6 +12,7 @@ import type { PdfPaper, ResolvedOutput } from '../../shared/domain/output-format
 import type { Clip } from '../../shared/domain/page-options';
 import { CaptureSecrets, CookieSpec, isFirstParty } from '../../shared/domain/capture-secrets';
 import { requestBlocker, type BlockingChoice, type RequestBlocker } from './ad-blocking';
+import { fullPageImage, fullPageMaxHeight } from './tall-page';
 
 export interface PageSetup extends BlockingChoice {
   viewportWidth: number;
@@ -175,7 +176,7 @@ export async function revealLazyContent(page: Page, maxHeight: number, budgetMs:
   return (await page.evaluate(revealLazyContentScript(maxHeight, budgetMs))) === true;
 }
 
-async function documentHeight(page: Page): Promise<number> {
+export async function documentHeight(page: Page): Promise<number> {
   const height = await page.evaluate(documentHeightScript);
   return typeof height === 'number' && Number.isFinite(height) ? height : 0;
 }
@@ -229,14 +230,11 @@ export async function takeScreenshot(page: Page, setup: ScreenshotSetup): Promis
   } else if (setup.clip) {
     data = await page.screenshot({ ...common, clip: setup.clip, captureBeyondViewport: true });
   } else if (setup.fullPage) {
-    const height = Math.min(Math.max(await documentHeight(page), viewport.height), setup.maxFullPageHeight);
-    data = await page.screenshot({
-      ...common,
-      clip: { x: 0, y: 0, width: viewport.width, height },
-      // Renders beyond the viewport without resizing it, so 100vh layouts and media queries keep
-      // the viewport the client asked for.
-      captureBeyondViewport: true,
-    });
+    const maxHeight = fullPageMaxHeight(format, viewport.width, viewport.deviceScaleFactor ?? 1, setup.maxFullPageHeight);
+    const height = Math.min(Math.max(await documentHeight(page), viewport.height), maxHeight);
+    // Renders beyond the viewport without resizing it (so 100vh layouts and media queries keep the viewport the
+    // client asked for), in tiles beyond Chromium's texture limit.
+    data = await fullPageImage(page, common, viewport.width, height, viewport.deviceScaleFactor ?? 1);
   } else {
     data = await page.screenshot({ ...common, captureBeyondViewport: false });
   }
