@@ -126,11 +126,19 @@ export class PageStability {
     return [...this.inFlight.keys()].slice(0, limit).map((request) => requestLabel(request.url()));
   }
 
-  /** Whether a request started at or after `since` is in flight and younger than maxAgeMs. */
-  youngRequestInFlight(since: number, maxAgeMs: number): boolean {
+  /** The requests in flight that started at or after `since` and are younger than maxAgeMs. */
+  youngRequestsInFlight(since: number, maxAgeMs: number): HTTPRequest[] {
     const now = Date.now();
-    for (const started of this.inFlight.values()) if (started >= since && now - started < maxAgeMs) return true;
-    return false;
+    return [...this.inFlight].filter(([, started]) => started >= since && now - started < maxAgeMs).map(([request]) => request);
+  }
+
+  /** Whether one of these requests is still in flight and younger than maxAgeMs. */
+  anyStillInFlight(requests: readonly HTTPRequest[], maxAgeMs: number): boolean {
+    const now = Date.now();
+    return requests.some((request) => {
+      const started = this.inFlight.get(request);
+      return started !== undefined && now - started < maxAgeMs;
+    });
   }
 
   dispose(): void {
@@ -216,22 +224,23 @@ export class PageSettler {
   }
 
   /**
-   * The stability wait, at most maxWaitMs; past it, while a request started after load is in flight and young
-   * (LATE_REQUEST_MAX_AGE_MS), up to lateMaxWaitMs in all: a chain of requests is waited for, a stream is not.
+   * The stability wait, at most maxWaitMs. When the cap fires, the requests then in flight that the page started
+   * after load and that are young (LATE_REQUEST_MAX_AGE_MS) are waited for, up to lateMaxWaitMs in all, then one
+   * more short settle: the late link of a chain of fetches, late fonts. A stream or long poll ages out; a polling
+   * page pays at most one short request and one step, since later requests are not waited for.
    */
   private async stable(stability: PageStability, maxWaitMs: number, lateMaxWaitMs: number): Promise<SettleReport> {
-    const first = await stability.waitForStable(maxWaitMs);
-    let { ms, capped } = first;
-    const since = this.loadedAt ?? 0;
-    // After the last young request ended, one more step lets what it changed settle.
-    let extending = false;
-    while (capped && ms < lateMaxWaitMs) {
-      const young = stability.youngRequestInFlight(since, LATE_REQUEST_MAX_AGE_MS);
-      if (!young && !extending) break;
-      extending = young;
-      const next = await stability.waitForStable(Math.min(LATE_REQUEST_POLL_MS, lateMaxWaitMs - ms));
-      ms += next.ms;
-      capped = next.capped;
+    let { ms, capped } = await stability.waitForStable(maxWaitMs);
+    const awaited = capped && ms < lateMaxWaitMs ? stability.youngRequestsInFlight(this.loadedAt ?? 0, LATE_REQUEST_MAX_AGE_MS) : [];
+    if (awaited.length > 0) {
+      const step = async (): Promise<void> => {
+        const next = await stability.waitForStable(Math.min(LATE_REQUEST_POLL_MS, lateMaxWaitMs - ms));
+        ms += next.ms;
+        capped = next.capped;
+      };
+      while (capped && ms < lateMaxWaitMs && stability.anyStillInFlight(awaited, LATE_REQUEST_MAX_AGE_MS)) await step();
+      // What the awaited requests brought may need a moment to settle (a render, the next fetch it triggers).
+      if (capped && ms < lateMaxWaitMs && !stability.anyStillInFlight(awaited, LATE_REQUEST_MAX_AGE_MS)) await step();
     }
     if (capped) this.pendingAtCap = stability.pending(5);
     return { ms, capped };

@@ -4,7 +4,7 @@
  * captureBeyondViewport, so the viewport and its 100vh layouts stay as asked) and stitched with sharp.
  */
 import type { Page } from 'puppeteer';
-import sharp, { type OverlayOptions } from 'sharp';
+import sharp from 'sharp';
 import { imageSize } from 'image-size';
 
 /** Chromium's maximum texture size, in device pixels: the tallest single capture. */
@@ -47,24 +47,29 @@ export async function fullPageImage(page: Page, encoding: ImageEncoding, width: 
     return page.screenshot({ ...encoding, clip: { x: 0, y: 0, width, height }, captureBeyondViewport: true });
   }
   // Tiles as PNG (lossless, fast encoder): the one lossy encoding is the final one.
-  const tiles: OverlayOptions[] = [];
-  let top = 0;
+  const tiles: Buffer[] = [];
+  let imageHeight = 0;
   let imageWidth = 0;
   for (let y = 0; y < height; y += tileHeight) {
     const clip = { x: 0, y, width, height: Math.min(tileHeight, height - y) };
     const tile = Buffer.from(
       await page.screenshot({ type: 'png', omitBackground: encoding.omitBackground, optimizeForSpeed: true, clip, captureBeyondViewport: true }),
     );
-    // Placed by their real sizes: a fractional scale factor rounds each tile's pixels.
+    // Measured, not computed: a fractional scale factor rounds each tile's pixels.
     const size = imageSize(tile);
-    tiles.push({ input: tile, top, left: 0 });
-    top += size.height ?? 0;
+    tiles.push(tile);
+    imageHeight += size.height ?? 0;
     imageWidth = Math.max(imageWidth, size.width ?? 0);
   }
-  const canvas = sharp({
-    create: { width: imageWidth, height: top, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } },
-    limitInputPixels: false,
-  }).composite(tiles);
+  // Stacked with sharp's join, which decodes and places the tiles in one pass (measured: 0.5–1 s for 1280 ×
+  // 32,768 against 6 s for compositing them on a blank canvas). Its grid's cells are the tallest tile's size, so
+  // the last, shorter tile leaves a margin below it, cut off here.
+  const canvas = sharp(tiles, { join: { across: 1, valign: 'top' }, limitInputPixels: false }).extract({
+    left: 0,
+    top: 0,
+    width: imageWidth,
+    height: imageHeight,
+  });
   switch (encoding.type) {
     case 'jpeg':
       return canvas
@@ -74,6 +79,7 @@ export async function fullPageImage(page: Page, encoding: ImageEncoding, width: 
     case 'webp':
       return canvas.webp({ quality: encoding.quality ?? 80 }).toBuffer();
     case 'png':
-      return canvas.png({ compressionLevel: encoding.optimizeForSpeed ? 1 : 6 }).toBuffer();
+      // libvips' default level (6) measured no slower than level 1 here, and half the size.
+      return canvas.png().toBuffer();
   }
 }
