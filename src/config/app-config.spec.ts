@@ -12,7 +12,7 @@ describe('loadConfig', () => {
       allowPrivateNetworks: false,
       logLevel: 'info',
       captureTimeoutMs: 30000,
-      captureMaxHeight: 16384,
+      captureMaxHeight: 32768,
       capturePrewarm: true,
       captureFastPng: true,
     });

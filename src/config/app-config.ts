@@ -235,7 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     captureConcurrency: int(env, 'CAPTURE_CONCURRENCY', DEFAULT_CONCURRENCY_PER_CORE * cores, 1, 256),
     captureBrowsers: int(env, 'CAPTURE_BROWSERS', cores, 1, 64),
     captureTimeoutMs: int(env, 'CAPTURE_TIMEOUT_MS', 30000, 1000, 600000),
-    captureMaxHeight: int(env, 'CAPTURE_MAX_HEIGHT', 16384, 240, 100000),
+    captureMaxHeight: int(env, 'CAPTURE_MAX_HEIGHT', 32768, 240, 100000),
     captureRecycleAfter: int(env, 'CAPTURE_RECYCLE_AFTER', 200, 1, 1000000),
     capturePrewarm: bool(env, 'CAPTURE_PREWARM', true),
     captureFastPng: bool(env, 'CAPTURE_FAST_PNG', true),

@@ -95,7 +95,8 @@ describe('hostile pages (capture hardening)', () => {
   it('a 100,000 px page obeys the height cap', async () => {
     const { job } = await capture('/tall-100k', true);
     const shot = await request(t.url).get(`/screenshots/${job.screenshot_id}`).set(auth).expect(200);
-    expect([shot.body.data.width, shot.body.data.height]).toEqual([1280, 16384]);
+    expect([shot.body.data.width, shot.body.data.height]).toEqual([1280, 32768]);
+    expect(shot.body.data.capture).toMatchObject({ http_status: 200, page_height: 100000, truncated: true });
   });
 
   it('a page stuck in a script loop fails with a readable timeout and the browser keeps working', async () => {

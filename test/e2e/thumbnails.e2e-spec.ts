@@ -149,11 +149,11 @@ describe('Screenshot thumbnails with real Chromium captures', () => {
     expect((stale.body as Buffer).equals(res.body as Buffer)).toBe(true);
   });
 
-  it('a full-page capture cut at 16,384 px → 400×300 from the TOP of the page, not squashed (the green header fills the top rows)', async () => {
+  it('a 20,000 px full-page capture (whole: under CAPTURE_MAX_HEIGHT) → 400×300 from the TOP of the page, not squashed (the green header fills the top rows)', async () => {
     const account = await t.createAccount({ plan: 'business' });
     const site = await createWebsite(account, { name: 'tall', url: `${pages.url}/tall`, full_page: true });
     const shot = await capture(account, site.id);
-    expect([shot.width, shot.height]).toEqual([1280, 16384]);
+    expect([shot.width, shot.height]).toEqual([1280, 20000]);
     const res = await thumbnail(account, shot.id);
     expect(res.status).toBe(200);
     const thumb = await decode(res.body as Buffer);

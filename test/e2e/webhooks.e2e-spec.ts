@@ -204,7 +204,13 @@ describe('Webhooks (Standard Webhooks, real captures, URL policy on)', () => {
       created_at: expect.any(String),
       data: {
         job: { id: job.id, status: 'succeeded', type: 'screenshot', screenshot_id: job.screenshot_id },
-        screenshot: { id: job.screenshot_id, format: 'png', mime_type: 'image/png' },
+        screenshot: {
+          id: job.screenshot_id,
+          format: 'png',
+          mime_type: 'image/png',
+          // The capture report, as GET /screenshots/{id} shows it.
+          capture: { http_status: 200, final_url: `${pages.url}/`, truncated: false, settled: true, pending: [] },
+        },
       },
     });
     expect(delivery.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);

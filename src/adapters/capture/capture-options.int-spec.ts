@@ -12,7 +12,7 @@ describe('resolveCaptureSettings', () => {
       concurrency: 8 * cores,
       browsers: cores,
       timeoutMs: 30_000,
-      maxFullPageHeight: 16_384,
+      maxFullPageHeight: 32_768,
       recycleAfter: 200,
       networkIdleMs: 500,
       networkIdleMaxWaitMs: 3_000,

@@ -67,7 +67,7 @@ export function defaultCaptureSettings(): CaptureSettings {
     concurrency: DEFAULT_CONCURRENCY_PER_CORE * cores,
     browsers: cores,
     timeoutMs: 30_000,
-    maxFullPageHeight: 16_384,
+    maxFullPageHeight: 32_768,
     recycleAfter: 200,
     networkIdleMs: 500,
     networkIdleMaxWaitMs: 3_000,

@@ -1,14 +1,15 @@
-import type { ElementHandle, Page } from 'puppeteer';
+import type { ElementHandle, HTTPResponse, Page } from 'puppeteer';
 
 import type { ContextLease } from './browser-pool';
-import { CaptureFailure, type CaptureRequest, type CaptureResult, type CaptureTiming } from './capture.port';
+import { CaptureFailure, type CaptureReport, type CaptureRequest, type CaptureResult, type CaptureTiming } from './capture.port';
 import type { CaptureSettings } from './capture-options';
 import { isNavigationRace, PAGE_CRASHED_MESSAGE, toCaptureFailure } from './capture-errors';
-import { boxesScript, ImageOrigin, readyStateCompleteScript } from './in-page-scripts';
+import { boxesScript, ImageOrigin, pageFactsScript, readyStateCompleteScript } from './in-page-scripts';
 import { CookieBanners } from './cookie-banners';
 import { NavigationEgress } from './navigation-egress';
 import { addStyleSheet, assertValidSelector, hideElements, LAZY_SCROLL_BUDGET_MS, preparePage, revealLazyContent, takeScreenshot } from './page-steps';
 import { PageSettler } from './page-stability';
+import { fullPageMaxHeight } from './tall-page';
 
 type Phase = 'opening' | 'navigation' | 'settling' | 'selector' | 'element' | 'rendering';
 
@@ -21,6 +22,18 @@ const TIMED_AS: Record<Phase, keyof CaptureTiming> = {
   element: 'settleMs',
   rendering: 'renderMs',
 };
+
+/**
+ * The longest a wait after load may go on past the stability cap while requests the page started after load are
+ * in flight (PageSettler): a chain of requests is waited for, within the capture's own budget.
+ */
+const LATE_REQUESTS_MAX_WAIT_MS = 10_000;
+
+/** fail_on_status: whether this status fails the capture (true: any 4xx or 5xx). */
+export function failsOnStatus(status: number | null, failOn: CaptureRequest['failOnStatus']): boolean {
+  if (status === null || failOn === undefined) return false;
+  return failOn === true ? status >= 400 && status <= 599 : failOn.includes(status);
+}
 
 /** A page that keeps navigating by itself after 'load' (script or meta redirects) gets this many tries. */
 const MAX_DOCUMENTS = 3;
@@ -64,6 +77,11 @@ export class CaptureRun {
   private phaseStartedAt = 0;
   private readonly timing: CaptureTiming = { navigationMs: 0, settleMs: 0, renderMs: 0 };
   private deadline = 0;
+  /** The budget of the whole capture: the request's timeout_ms, never above the capturer's own. */
+  private readonly timeoutMs: number;
+  /** The main document's last HTTP status (redirects excluded), and when its navigation event fired. */
+  private httpStatus: number | null = null;
+  private loadedAt = 0;
   private readonly crashed: Promise<never>;
   private reportCrash!: (failure: CaptureFailure) => void;
 
@@ -76,17 +94,18 @@ export class CaptureRun {
       this.reportCrash = reject;
     });
     this.crashed.catch(() => undefined);
+    this.timeoutMs = Math.min(request.timeoutMs ?? settings.timeoutMs, settings.timeoutMs);
   }
 
   async execute(): Promise<CaptureResult> {
-    this.deadline = Date.now() + this.settings.timeoutMs;
+    this.deadline = Date.now() + this.timeoutMs;
     this.phaseStartedAt = performance.now();
     const work = this.steps();
     // After a timeout or crash nobody awaits the steps any more; their late failure is expected.
     work.catch(() => undefined);
     let timer: NodeJS.Timeout | undefined;
     const overrun = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new CaptureFailure('page', this.timeoutMessage())), this.settings.timeoutMs);
+      timer = setTimeout(() => reject(new CaptureFailure('page', this.timeoutMessage())), this.timeoutMs);
     });
     try {
       return await Promise.race([work, overrun, this.crashed, this.lease.lost]);
@@ -103,6 +122,11 @@ export class CaptureRun {
   private async steps(): Promise<CaptureResult> {
     const page = await this.lease.openPage();
     page.on('error', () => this.reportCrash(new CaptureFailure('page', PAGE_CRASHED_MESSAGE)));
+    // The main document's status after redirects; a document the page navigates to by itself replaces it.
+    page.on('response', (response: HTTPResponse) => {
+      const status = response.status();
+      if (response.request().isNavigationRequest() && response.frame() === page.mainFrame() && (status < 300 || status > 399)) this.httpStatus = status;
+    });
     await preparePage(page, {
       viewportWidth: this.request.viewportWidth,
       viewportHeight: this.request.viewportHeight,
@@ -128,6 +152,10 @@ export class CaptureRun {
       throw egress.explainNavigationError(error, this.request.url) ?? error;
     });
     egress.checkResponse(response);
+    this.loadedAt = performance.now();
+    if (response && (response.status() < 300 || response.status() > 399)) this.httpStatus = response.status();
+    // Before any wait: a page the client does not want captured costs no more than its load.
+    if (failsOnStatus(this.httpStatus, this.request.failOnStatus)) throw new CaptureFailure('page', `The page answered HTTP ${this.httpStatus}`);
 
     for (let document = 1; ; document++) {
       try {
@@ -143,7 +171,7 @@ export class CaptureRun {
   private async captureLoadedDocument(page: Page, egress: NavigationEgress, settler: PageSettler, banners: CookieBanners | null): Promise<CaptureResult> {
     const { request, settings } = this;
     this.enter('settling');
-    await settler.afterLoad(this.budget(settings.networkIdleMaxWaitMs));
+    await settler.afterLoad(this.budget(settings.networkIdleMaxWaitMs), this.budget(LATE_REQUESTS_MAX_WAIT_MS));
     if (banners) {
       // A consent dialog being answered: wait for the answer (bounded), then for what it changed.
       await banners.answered(this.budget(settings.networkIdleMaxWaitMs));
@@ -188,7 +216,7 @@ export class CaptureRun {
       page.on('request', countRequest);
       try {
         const scrolled = await revealLazyContent(page, settings.maxFullPageHeight, this.budget(LAZY_SCROLL_BUDGET_MS));
-        await settler.afterScroll(scrolled, requested, this.budget(settings.networkIdleMaxWaitMs));
+        await settler.afterScroll(scrolled, requested, this.budget(settings.networkIdleMaxWaitMs), this.budget(LATE_REQUESTS_MAX_WAIT_MS));
       } finally {
         page.off('request', countRequest);
       }
@@ -198,6 +226,7 @@ export class CaptureRun {
     // The page may have navigated itself (script, meta refresh) to a refused destination after load.
     egress.assertDocumentAllowed();
     const ignoreBoxes = await this.measureIgnoredBoxes(page, element !== undefined);
+    const report = await this.report(page, settler, element !== undefined);
     const result = await takeScreenshot(page, {
       fullPage: request.fullPage,
       element,
@@ -209,7 +238,34 @@ export class CaptureRun {
     // ...or while the screenshot was being taken: then the picture may show the refusal, not the page.
     egress.assertDocumentAllowed();
     this.enter('rendering'); // books the screenshot's own time, which no later phase change would
-    return { ...result, settle: { ...settler.report }, timing: { ...this.timing }, ...(ignoreBoxes ? { ignoreBoxes } : {}) };
+    return { ...result, settle: { ...settler.report }, timing: { ...this.timing }, report, ...(ignoreBoxes ? { ignoreBoxes } : {}) };
+  }
+
+  /** The capture report, read just before the picture (one evaluation: the title and the page's full height). */
+  private async report(page: Page, settler: PageSettler, ofElement: boolean): Promise<CaptureReport> {
+    const { request, settings } = this;
+    const facts = (await page.evaluate(pageFactsScript)) as { title: unknown; height: unknown; width: unknown };
+    const finite = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+    const pageHeight = Math.round(finite(facts.height));
+    const format = request.output?.format ?? 'png';
+    const viewport = page.viewport();
+    const fullPageImage = request.fullPage && format !== 'pdf' && !ofElement && !request.clip;
+    // A page laid out wider than a phone's viewport is shown zoomed out (takeScreenshot), fitting more of its px.
+    const layoutWidth = finite(facts.width);
+    const zoom = viewport && layoutWidth > viewport.width ? viewport.width / layoutWidth : 1;
+    const maxHeight = viewport
+      ? fullPageMaxHeight(format === 'pdf' ? 'png' : format, viewport.width, viewport.deviceScaleFactor ?? 1, settings.maxFullPageHeight) / zoom
+      : Infinity;
+    return {
+      httpStatus: this.httpStatus,
+      finalUrl: page.url(),
+      title: typeof facts.title === 'string' ? facts.title.slice(0, 1000) : '',
+      pageHeight,
+      truncated: fullPageImage && pageHeight > maxHeight,
+      settled: settler.settled,
+      waitedMs: Math.round(performance.now() - this.loadedAt),
+      pending: settler.pending,
+    };
   }
 
   /** Change history's ignored regions, measured just before the picture (in its pixels); none for a PDF. */
@@ -245,7 +301,7 @@ export class CaptureRun {
   }
 
   private timeoutMessage(): string {
-    const ms = this.settings.timeoutMs;
+    const ms = this.timeoutMs;
     switch (this.phase) {
       case 'opening':
       case 'navigation':

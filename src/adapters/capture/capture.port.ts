@@ -46,6 +46,35 @@ export interface CaptureRequest {
   secrets?: CaptureSecrets;
   /** Change history: the boxes of these elements are measured into the result (ignoreBoxes). Images only. */
   ignoreSelectors?: readonly string[];
+  /**
+   * fail_on_status: the main document answering one of these HTTP statuses (after redirects) fails the capture as
+   * the page's fault ("The page answered HTTP 404"); `true` is every 4xx and 5xx. Default: an error page is captured.
+   */
+  failOnStatus?: true | readonly number[];
+  /** timeout_ms: this capture's whole budget, at most the capturer's own (CAPTURE_TIMEOUT_MS), which is the default. */
+  timeoutMs?: number;
+}
+
+/**
+ * The capture report (API.md "Capture report"): what the page answered and how complete the picture is. Stored
+ * on the screenshot and shown as its `capture`.
+ */
+export interface CaptureReport {
+  /** The main document's HTTP status after redirects; null when no HTTP response was seen (a page served from memory). */
+  httpStatus: number | null;
+  /** The URL the main document ended on (after redirects and script navigations). */
+  finalUrl: string;
+  title: string;
+  /** The full page's height in CSS px, before any cut. */
+  pageHeight: number;
+  /** The full-page image was cut short of pageHeight (the maximum height). */
+  truncated: boolean;
+  /** false: the picture was taken at the cap while the page was still loading or changing. */
+  settled: boolean;
+  /** From the navigation event (load) to the picture. */
+  waitedMs: number;
+  /** Up to 5 requests still in flight at the cap, as host/path (no query string); [] when settled. */
+  pending: string[];
 }
 
 export interface CaptureResult {
@@ -69,6 +98,8 @@ export interface CaptureResult {
   timing?: CaptureTiming;
   /** Where the elements of request.ignoreSelectors were in the image, [x, y, width, height] in its pixels. */
   ignoreBoxes?: Array<[number, number, number, number]>;
+  /** One-shot captures always report; scenario step shots leave it out. */
+  report?: CaptureReport;
 }
 
 /**

@@ -25,6 +25,9 @@ export const documentHeightScript = `(${DOCUMENT_HEIGHT})`;
 /** {height, width}: the document's height and the layout viewport's width (980 on a phone without a viewport meta). */
 export const fullPageLayoutScript = `({ height: ${DOCUMENT_HEIGHT}, width: document.documentElement ? document.documentElement.clientWidth : 0 })`;
 
+/** The capture report's facts from the page itself: its title, its full height (CSS px) and its layout width. */
+export const pageFactsScript = `({ title: document.title, height: ${DOCUMENT_HEIGHT}, width: document.documentElement ? document.documentElement.clientWidth : 0 })`;
+
 export const readyStateCompleteScript = `document.readyState === 'complete'`;
 
 /**

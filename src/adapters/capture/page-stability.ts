@@ -15,6 +15,24 @@ import { stabilityProbeScript, stabilityTrackerScript } from './in-page-scripts'
 export const SHORT_TIMER_MS = 2_000;
 /** While the page is busy (a timer pending, a request in flight) it is asked again this often. */
 const BUSY_POLL_MS = 20;
+/**
+ * Past the cap, a capture keeps waiting while a request the page started after load is in flight and younger than
+ * this: the next link of a chain (a fetch that starts another), late fonts queued behind Chromium's six
+ * connections per host. A request older than this is a long poll or a stream, which never ends.
+ */
+export const LATE_REQUEST_MAX_AGE_MS = 5_000;
+/** How often the cap's extension looks again at the requests in flight. */
+const LATE_REQUEST_POLL_MS = 250;
+
+/** A request as the capture report names it: host/path, no query string or fragment (they may carry tokens). */
+export function requestLabel(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return parsed.host ? `${parsed.host}${parsed.pathname}` : `${parsed.protocol}${parsed.pathname.slice(0, 60)}`;
+  } catch {
+    return url.slice(0, 100);
+  }
+}
 
 export const stabilityTracker = stabilityTrackerScript(SHORT_TIMER_MS);
 const stabilityProbe = stabilityProbeScript(SHORT_TIMER_MS);
@@ -56,10 +74,11 @@ async function evaluateWithin(page: Page, script: string, ms: number): Promise<u
  * mutations, fonts, image decoding, short animations) comes from the tracker, installed by preparePage.
  */
 export class PageStability {
-  private readonly inFlight = new Set<HTTPRequest>();
+  /** Each request in flight, with when it started (Date.now()). */
+  private readonly inFlight = new Map<HTTPRequest, number>();
   private lastNetworkActivity = Date.now();
   private readonly onRequest = (request: HTTPRequest): void => {
-    this.inFlight.add(request);
+    this.inFlight.set(request, Date.now());
     this.lastNetworkActivity = Date.now();
   };
   private readonly onRequestDone = (request: HTTPRequest): void => {
@@ -102,6 +121,26 @@ export class PageStability {
     }
   }
 
+  /** Up to `limit` requests in flight, oldest first, as host/path (no query string: it may carry tokens). */
+  pending(limit: number): string[] {
+    return [...this.inFlight.keys()].slice(0, limit).map((request) => requestLabel(request.url()));
+  }
+
+  /** The requests in flight that started at or after `since` and are younger than maxAgeMs. */
+  youngRequestsInFlight(since: number, maxAgeMs: number): HTTPRequest[] {
+    const now = Date.now();
+    return [...this.inFlight].filter(([, started]) => started >= since && now - started < maxAgeMs).map(([request]) => request);
+  }
+
+  /** Whether one of these requests is still in flight and younger than maxAgeMs. */
+  anyStillInFlight(requests: readonly HTTPRequest[], maxAgeMs: number): boolean {
+    const now = Date.now();
+    return requests.some((request) => {
+      const started = this.inFlight.get(request);
+      return started !== undefined && now - started < maxAgeMs;
+    });
+  }
+
   dispose(): void {
     this.page.off('request', this.onRequest);
     this.page.off('requestfinished', this.onRequestDone);
@@ -133,6 +172,11 @@ export async function waitForNetworkQuiet(page: Page, idleMs: number, maxWaitMs:
 export class PageSettler {
   readonly report: SettleReport = { ms: 0, capped: false };
   private readonly stability: PageStability | null;
+  /** When the first wait after the navigation event began (requests started after it are "late"). */
+  private loadedAt: number | null = null;
+  /** The last wait ended at its cap, and what was in flight then (the capture report's settled and pending). */
+  private lastCapped = false;
+  private pendingAtCap: string[] = [];
 
   constructor(
     private readonly page: Page,
@@ -151,8 +195,9 @@ export class PageSettler {
    * After the navigation event: nothing for load/domcontentloaded, else the chosen wait, at most
    * maxWaitMs. Each wait resolves to what it cost.
    */
-  async afterLoad(maxWaitMs: number): Promise<SettleReport> {
-    if (this.stability) return this.add(await this.stability.waitForStable(maxWaitMs));
+  async afterLoad(maxWaitMs: number, lateMaxWaitMs = 0): Promise<SettleReport> {
+    this.loadedAt ??= Date.now();
+    if (this.stability) return this.add(await this.stable(this.stability, maxWaitMs, lateMaxWaitMs));
     if (this.waitUntil !== 'network_idle') return { ms: 0, capped: false };
     const started = Date.now();
     const quiet = await waitForNetworkQuiet(this.page, this.settings.networkIdleMs, maxWaitMs);
@@ -164,17 +209,50 @@ export class PageSettler {
    * wait runs again. It costs a probe or two on a page that is still, and network_idle keeps its old
    * behaviour of waiting only after load and after the lazy scroll.
    */
-  async afterChange(maxWaitMs: number): Promise<SettleReport> {
-    return this.stability ? this.add(await this.stability.waitForStable(maxWaitMs)) : { ms: 0, capped: false };
+  async afterChange(maxWaitMs: number, lateMaxWaitMs = 0): Promise<SettleReport> {
+    return this.stability ? this.add(await this.stable(this.stability, maxWaitMs, lateMaxWaitMs)) : { ms: 0, capped: false };
+  }
+
+  /** Whether the last wait ended with the page still (false: at its cap, with work going on). */
+  get settled(): boolean {
+    return !this.lastCapped;
+  }
+
+  /** Up to 5 requests in flight when the last wait hit its cap (none when it settled, or without the stability wait). */
+  get pending(): string[] {
+    return this.lastCapped ? [...this.pendingAtCap] : [];
+  }
+
+  /**
+   * The stability wait, at most maxWaitMs. When the cap fires, the requests then in flight that the page started
+   * after load and that are young (LATE_REQUEST_MAX_AGE_MS) are waited for, up to lateMaxWaitMs in all, then one
+   * more short settle: the late link of a chain of fetches, late fonts. A stream or long poll ages out; a polling
+   * page pays at most one short request and one step, since later requests are not waited for.
+   */
+  private async stable(stability: PageStability, maxWaitMs: number, lateMaxWaitMs: number): Promise<SettleReport> {
+    let { ms, capped } = await stability.waitForStable(maxWaitMs);
+    const awaited = capped && ms < lateMaxWaitMs ? stability.youngRequestsInFlight(this.loadedAt ?? 0, LATE_REQUEST_MAX_AGE_MS) : [];
+    if (awaited.length > 0) {
+      const step = async (): Promise<void> => {
+        const next = await stability.waitForStable(Math.min(LATE_REQUEST_POLL_MS, lateMaxWaitMs - ms));
+        ms += next.ms;
+        capped = next.capped;
+      };
+      while (capped && ms < lateMaxWaitMs && stability.anyStillInFlight(awaited, LATE_REQUEST_MAX_AGE_MS)) await step();
+      // What the awaited requests brought may need a moment to settle (a render, the next fetch it triggers).
+      if (capped && ms < lateMaxWaitMs && !stability.anyStillInFlight(awaited, LATE_REQUEST_MAX_AGE_MS)) await step();
+    }
+    if (capped) this.pendingAtCap = stability.pending(5);
+    return { ms, capped };
   }
 
   /**
    * After the full-page scroll. network_idle pays its quiet window only when the scroll requested
    * something (most pages request nothing when scrolled); the stability wait is cheap when nothing moved.
    */
-  async afterScroll(scrolled: boolean, requested: number, maxWaitMs: number): Promise<SettleReport> {
+  async afterScroll(scrolled: boolean, requested: number, maxWaitMs: number, lateMaxWaitMs = 0): Promise<SettleReport> {
     if (scrolled && (this.stability || (this.waitUntil === 'network_idle' && requested > 0))) {
-      return this.afterLoad(maxWaitMs);
+      return this.afterLoad(maxWaitMs, lateMaxWaitMs);
     }
     return { ms: 0, capped: false };
   }
@@ -187,6 +265,7 @@ export class PageSettler {
   private add(wait: SettleReport): SettleReport {
     this.report.ms += wait.ms;
     this.report.capped ||= wait.capped;
+    this.lastCapped = wait.capped;
     return wait;
   }
 }

@@ -12,6 +12,7 @@ import type { PdfPaper, ResolvedOutput } from '../../shared/domain/output-format
 import type { Clip } from '../../shared/domain/page-options';
 import { browserRefusal, CaptureSecrets, CookieSpec, isFirstParty } from '../../shared/domain/capture-secrets';
 import { requestBlocker, type BlockingChoice, type RequestBlocker } from './ad-blocking';
+import { fullPageImage, fullPageMaxHeight } from './tall-page';
 
 export interface PageSetup extends BlockingChoice {
   viewportWidth: number;
@@ -237,14 +238,14 @@ export async function takeScreenshot(page: Page, setup: ScreenshotSetup): Promis
     data = await page.screenshot({ ...common, clip: setup.clip, captureBeyondViewport: true });
   } else if (setup.fullPage) {
     const { zoom, layoutHeight } = await fullPageLayout(page, viewport.width);
-    const height = Math.min(Math.max(layoutHeight, viewport.height / zoom), setup.maxFullPageHeight / zoom);
-    data = await page.screenshot({
-      ...common,
-      clip: { x: 0, y: 0, width: viewport.width / zoom, height, ...(zoom !== 1 ? { scale: zoom } : {}) },
-      // Renders beyond the viewport without resizing it, so 100vh layouts and media queries keep
-      // the viewport the client asked for.
-      captureBeyondViewport: true,
-    });
+    const deviceScaleFactor = viewport.deviceScaleFactor ?? 1;
+    // The image's bounds are in the picture's CSS px: a zoomed-out layout (a phone without a viewport meta) fits
+    // more of its own px in them.
+    const maxHeight = fullPageMaxHeight(format, viewport.width, deviceScaleFactor, setup.maxFullPageHeight) / zoom;
+    const height = Math.min(Math.max(layoutHeight, viewport.height / zoom), maxHeight);
+    // Renders beyond the viewport without resizing it (so 100vh layouts and media queries keep the viewport the
+    // client asked for), in tiles beyond Chromium's texture limit.
+    data = await fullPageImage(page, common, viewport.width / zoom, height, deviceScaleFactor, zoom);
   } else {
     data = await page.screenshot({ ...common, captureBeyondViewport: false });
   }

@@ -55,6 +55,33 @@ export interface PageOptions {
   blockAds?: boolean;
   /** Requests to analytics trackers never made (same database). */
   blockTrackers?: boolean;
+  /**
+   * fail_on_status: the job fails when the page answers one of these HTTP statuses ("The page answered HTTP 404");
+   * true = any 4xx or 5xx, false or [] = never (an error page is captured like any page).
+   */
+  failOnStatus?: boolean | number[];
+  /** timeout_ms: this capture's budget, at most the server's CAPTURE_TIMEOUT_MS. */
+  timeoutMs?: number;
+}
+
+/** fail_on_status's list: HTTP error statuses. */
+export const FAIL_ON_STATUS_RANGE = { min: 400, max: 599 } as const;
+/** timeout_ms: below a second no page loads. */
+export const TIMEOUT_MS_MIN = 1_000;
+
+export function isFailOnStatus(value: unknown): boolean {
+  if (typeof value === 'boolean') return true;
+  return (
+    Array.isArray(value) &&
+    value.length <= FAIL_ON_STATUS_RANGE.max - FAIL_ON_STATUS_RANGE.min + 1 &&
+    value.every((code) => Number.isInteger(code) && code >= FAIL_ON_STATUS_RANGE.min && code <= FAIL_ON_STATUS_RANGE.max)
+  );
+}
+
+/** What the capturer is given for fail_on_status: undefined when nothing fails. */
+export function failOnStatusForCapture(value: boolean | number[] | undefined): true | number[] | undefined {
+  if (value === true) return true;
+  return Array.isArray(value) && value.length > 0 ? [...new Set(value)] : undefined;
 }
 
 export function devicePreset(name: string | undefined): DevicePreset | null {
@@ -131,9 +158,18 @@ interface Conflict {
  */
 export function pageOptionConflicts(
   options: PageOptions,
-  context: { format: string; viewportWidth: number; viewportSetByRequest: Array<'viewport_width' | 'viewport_height' | 'device_scale_factor'> },
+  context: {
+    format: string;
+    viewportWidth: number;
+    viewportSetByRequest: Array<'viewport_width' | 'viewport_height' | 'device_scale_factor'>;
+    /** The server's CAPTURE_TIMEOUT_MS: timeout_ms may not exceed it. */
+    captureTimeoutMs?: number;
+  },
 ): Conflict[] {
   const problems: Conflict[] = [];
+  if (options.timeoutMs !== undefined && context.captureTimeoutMs !== undefined && options.timeoutMs > context.captureTimeoutMs) {
+    problems.push({ field: 'timeout_ms', message: `timeout_ms must not be greater than ${context.captureTimeoutMs} (the server's CAPTURE_TIMEOUT_MS)` });
+  }
   if (options.selector !== undefined && options.clip !== undefined) {
     problems.push({ field: 'clip', message: 'clip cannot be combined with selector: choose one' });
   }

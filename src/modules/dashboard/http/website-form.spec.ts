@@ -123,6 +123,8 @@ describe('website form ↔ API body', () => {
         quality: 70,
         blockResources: ['image'],
         clip: { x: 1, y: 2, width: 3, height: 4 },
+        failOnStatus: [404, 500],
+        timeoutMs: 5000,
         secrets: { headers: { 'X-Key': 'k' }, cookies: [{ name: 'sid', value: 'v', path: '/', httpOnly: true }], httpAuth: { username: 'u', password: 'p' } },
       },
       changeThreshold: 0.001,
@@ -145,6 +147,8 @@ describe('website form ↔ API body', () => {
         quality: 70,
         block_resources: ['image'],
         clip: { x: 1, y: 2, width: 3, height: 4 },
+        fail_on_status: [404, 500],
+        timeout_ms: 5000,
         headers: { 'X-Key': '********' },
         cookies: [{ name: 'sid', value: '********', path: '/', http_only: true }],
         http_auth: { username: '********', password: '********' },
@@ -152,6 +156,17 @@ describe('website form ↔ API body', () => {
       change_threshold: 0.001,
       change_ignore_selectors: [],
     });
+  });
+
+  it('fail on HTTP status: "all" is true, codes become a list, empty is not set, anything else goes to the API as typed', () => {
+    const body = (text: string) =>
+      (formToBody(WEBSITE_FIELDS, form([['fail_on_status', text]]), true).body.capture_options as Record<string, unknown>).fail_on_status;
+    expect(body('all')).toBe(true);
+    expect(body(' 404, 500 410 ')).toEqual([404, 500, 410]);
+    expect(body('')).toBeUndefined();
+    expect(body('404s')).toBe('404s');
+    const saved = { captureOptions: { failOnStatus: true }, changeIgnoreSelectors: [] } as unknown as WebsiteProps;
+    expect(websiteValues(saved).get('fail_on_status')).toBe('all');
   });
 
   it('typed secrets shown again are masked, and the carried text puts them back by name', () => {

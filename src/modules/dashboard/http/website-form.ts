@@ -35,6 +35,8 @@ export type FieldKind =
   | 'lines'
   /** Several checkboxes of one name (block_resources), sent as an array. */
   | 'choices'
+  /** fail_on_status: "all" (true) or HTTP codes separated by commas or spaces (a list); '' is "not set". */
+  | 'statuses'
   /** x, y, width, height. */
   | 'clip'
   /** Secrets (never shown: values are "********", which sent back keeps the saved value). */
@@ -118,6 +120,16 @@ export const CAPTURE_OPTION_FIELDS: readonly FormField[] = [
   { name: 'block_ads', label: 'Block ads', kind: 'flag', section: 'blocking', option: true },
   { name: 'block_trackers', label: 'Block trackers', kind: 'flag', section: 'blocking', option: true },
   { name: 'block_resources', label: 'Do not load', kind: 'choices', section: 'blocking', option: true, choices: BLOCKABLE_RESOURCES },
+  {
+    name: 'fail_on_status',
+    label: 'Fail on HTTP status',
+    kind: 'statuses',
+    section: 'page',
+    option: true,
+    placeholder: 'all, or 404, 500',
+    hint: '“all”: the capture fails when the page answers any 4xx or 5xx; or only the codes listed. Empty: error pages are captured.',
+  },
+  { name: 'timeout_ms', label: 'Time limit (ms)', kind: 'int', section: 'page', option: true, placeholder: 'the server’s CAPTURE_TIMEOUT_MS' },
   {
     name: 'headers',
     label: 'Extra request headers',
@@ -224,6 +236,15 @@ function toNumber(raw: string, pattern: RegExp): number | string {
   return pattern.test(trimmed) ? Number(trimmed) : raw;
 }
 
+/** "all" → true, "404, 500" → [404, 500], '' → not set; anything else is sent as typed, for the API's rule to name. */
+function statusesValue(raw: string): unknown {
+  const trimmed = raw.trim();
+  if (trimmed === '') return undefined;
+  if (/^(all|true)$/i.test(trimmed)) return true;
+  const parts = trimmed.split(/[\s,]+/).filter((p) => p !== '');
+  return parts.every((p) => INTEGER.test(p)) ? parts.map(Number) : trimmed;
+}
+
 function lines(raw: string): string[] {
   return raw
     .split(/\r?\n/)
@@ -304,6 +325,9 @@ export function formToBody(fields: readonly FormField[], form: URLSearchParams, 
         break;
       case 'tristate':
         value = raw === 'true' ? true : raw === 'false' ? false : raw === '' ? undefined : raw;
+        break;
+      case 'statuses':
+        value = statusesValue(raw);
         break;
       case 'lines': {
         const list = lines(raw);
@@ -414,6 +438,9 @@ function valueText(form: URLSearchParams, field: FormField, value: unknown): voi
     form.set(field.name, (value as string[]).join('\n'));
   } else if (field.kind === 'checkbox' || field.kind === 'flag') {
     if (value === true) form.set(field.name, 'on');
+  } else if (field.kind === 'statuses') {
+    if (value === true) form.set(field.name, 'all');
+    else if (Array.isArray(value) && value.length > 0) form.set(field.name, value.join(', '));
   } else {
     form.set(field.name, typeof value === 'string' ? value : JSON.stringify(value));
   }

@@ -5,7 +5,7 @@ import { Clock } from '../../../shared/domain/clock';
 import { CaptureSecrets, mergeSecrets } from '../../../shared/domain/capture-secrets';
 import { resolveOutput } from '../../../shared/domain/output-format';
 import { SecretBox } from '../../../shared/secrets/secret-box';
-import { mergePageOptions, renderingFor } from '../../../shared/domain/page-options';
+import { failOnStatusForCapture, mergePageOptions, renderingFor } from '../../../shared/domain/page-options';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
@@ -55,6 +55,8 @@ export function captureRequestFor(website: WebsiteProps, job: JobProps, requestS
     blockTrackers: page.blockTrackers ?? false,
     secrets: mergeSecrets(requestSecrets, website.captureOptions.secrets),
     ignoreSelectors: website.changeIgnoreSelectors,
+    failOnStatus: failOnStatusForCapture(page.failOnStatus),
+    ...(page.timeoutMs !== undefined ? { timeoutMs: page.timeoutMs } : {}),
   };
 }
 

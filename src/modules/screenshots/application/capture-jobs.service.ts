@@ -22,6 +22,7 @@ import { JobProps, JobSource, isSameJobRequest } from '../../jobs/domain/job';
 import { CaptureOptions } from '../domain/capture-options';
 import { JobFilter, JobRepository, NewJob } from '../../jobs/application/ports';
 import { errorMessage } from '../../../shared/domain/error-message';
+import { AppConfig } from '../../../config/app-config';
 
 /** Asking for captures and reading their jobs (the API side of the capture pipeline). */
 @Injectable()
@@ -35,6 +36,7 @@ export class CaptureJobsService {
     private readonly clock: Clock,
     private readonly events: JobEvents,
     private readonly secretBox: SecretBox,
+    private readonly config: AppConfig,
   ) {}
 
   /** A request's secrets are never stored in plain text: sealed on the job row, with a digest for idempotency. */
@@ -63,6 +65,7 @@ export class CaptureJobsService {
         format,
         viewportWidth: options.viewportWidth ?? website.viewportWidth,
         viewportSetByRequest: VIEWPORT_FIELDS.filter(([key]) => options[key] !== undefined).map(([, field]) => field),
+        captureTimeoutMs: this.config.captureTimeoutMs,
       }),
     ];
     conflicts.push(...secretConflicts(options.secrets, new URL(website.url).hostname));

@@ -4,6 +4,7 @@ import { PageRequest } from '../../../shared/domain/page-request';
 import { ScreenshotProps } from '../domain/screenshot';
 import type { Box } from '../domain/change';
 import { UnavailableError } from '../../../shared/domain/domain-error';
+import type { CaptureReport } from '../domain/capture-report';
 
 export interface ScreenshotFilter {
   websiteId?: number;
@@ -29,6 +30,8 @@ export interface CapturedScreenshot {
   /** Digest of the file's bytes: equal to the previous comparable capture's, the comparison is known at once (ratio 0). */
   contentHash?: string | null;
   ignoreBoxes?: Box[];
+  /** The capture report (capture jobs); absent for scenario step shots. */
+  capture?: CaptureReport | null;
 }
 
 /** A comparison's outcome, written on the newer screenshot. */

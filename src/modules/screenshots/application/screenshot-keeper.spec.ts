@@ -65,6 +65,7 @@ class MemoryScreenshots {
       compareKey: shot.compareKey ?? null,
       ignoreBoxes: shot.ignoreBoxes ?? [],
       change: null,
+      capture: shot.capture ?? null,
     };
     this.rows.set(id, row);
     return row;

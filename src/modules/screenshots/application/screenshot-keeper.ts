@@ -61,6 +61,7 @@ export class ScreenshotKeeper {
           height: result.height,
           takenAt: now,
           ignoreBoxes: result.ignoreBoxes ?? [],
+          capture: result.report ?? null,
           contentHash: owner.compareKey ? contentHash(result.data) : null,
         },
         id,

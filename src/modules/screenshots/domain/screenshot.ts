@@ -1,5 +1,6 @@
 import { FORMAT_FILES, OutputFormat } from '../../../shared/domain/output-format';
 import type { Box, ChangeRecord } from './change';
+import type { CaptureReport } from './capture-report';
 
 export interface ScreenshotProps {
   id: number;
@@ -25,6 +26,8 @@ export interface ScreenshotProps {
   ignoreBoxes: Box[];
   /** The comparison with the previous comparable capture; null when there was none to compare with. */
   change: ChangeRecord | null;
+  /** The capture report; null for scenario step shots and rows from before it was recorded. */
+  capture: CaptureReport | null;
 }
 
 /** The folder of all of a website's files (PNGs and thumbnails): `screenshots/<account>/<website>/`. */

@@ -1,4 +1,5 @@
 import { changeView } from '../domain/change';
+import { captureReportView } from '../domain/capture-report';
 import { MAX_WAIT_SECONDS } from '../../jobs/application/job-wait';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
@@ -164,6 +165,7 @@ export function screenshotView(s: ScreenshotProps): ScreenshotView {
     status: s.status,
     taken_at: s.takenAt.toISOString(),
     change: changeView(s.change),
+    capture: captureReportView(s.capture),
   };
 }
 

@@ -3,6 +3,7 @@ import { TIMESTAMP } from '../../../shared/http/openapi';
 import { FORMAT_FILES, OUTPUT_FORMATS, OutputFormat } from '../../../shared/domain/output-format';
 import { JOB_SOURCES, JOB_STATUSES, JobSource, JobStatus, JobType } from '../../jobs/domain/job';
 import type { ChangeView } from '../domain/change';
+import type { CaptureReportView } from '../domain/capture-report';
 
 const JOB_TYPES: readonly JobType[] = ['screenshot', 'scenario'];
 
@@ -59,6 +60,41 @@ export class ScreenshotView {
       'null when there was none (the first capture, PDFs, scenario step shots); `{previous_id, status: "pending"}` while the comparison runs (it never delays the job)',
   })
   change!: ChangeView;
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    title: 'CaptureReport',
+    properties: {
+      http_status: {
+        type: 'integer',
+        nullable: true,
+        example: 200,
+        description: 'The main document’s HTTP status after redirects (null: no HTTP response seen)',
+      },
+      final_url: { type: 'string', format: 'uri', example: 'https://example.com/en/', description: 'The URL the page ended on (after redirects)' },
+      title: { type: 'string', example: 'Example Domain' },
+      page_height: { type: 'integer', example: 4210, description: 'The full page’s height in CSS px, before any cut' },
+      truncated: {
+        type: 'boolean',
+        description: 'The full-page image was cut at the maximum height (CAPTURE_MAX_HEIGHT, lower for WebP or a high scale factor) short of page_height',
+      },
+      settled: {
+        type: 'boolean',
+        description: 'false: taken at the wait’s cap while the page was still loading or changing (see pending); the picture may be incomplete',
+      },
+      waited_ms: { type: 'integer', example: 240, description: 'From the page’s load event to the picture' },
+      pending: {
+        type: 'array',
+        maxItems: 5,
+        items: { type: 'string', example: 'api.example.com/v1/feed' },
+        description: 'Up to 5 requests still in flight at the cap, as host/path (no query string); [] when settled',
+      },
+    },
+    required: ['http_status', 'final_url', 'title', 'page_height', 'truncated', 'settled', 'waited_ms', 'pending'],
+    description:
+      'The capture report: what the page answered and how complete the picture is. null for scenario step shots and screenshots taken before it was recorded.',
+  })
+  capture!: CaptureReportView | null;
 }
 
 @ApiSchema({ name: 'Job', description: 'A capture job or a scenario run: queued → running → succeeded | failed' })

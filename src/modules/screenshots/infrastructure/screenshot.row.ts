@@ -28,4 +28,6 @@ export class ScreenshotRow {
   @Column({ type: Boolean, nullable: true }) changed!: boolean | null;
   @Column({ name: 'compared_at', type: Date, nullable: true }) comparedAt!: Date | null;
   @Column({ name: 'compare_claimed_until', type: Date, nullable: true }) compareClaimedUntil!: Date | null;
+  /** JSON of the capture report; null for scenario shots and rows from before it was recorded. */
+  @Column({ name: 'capture_report', type: 'text', nullable: true }) captureReport!: string | null;
 }

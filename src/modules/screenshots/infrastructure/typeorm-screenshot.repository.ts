@@ -6,6 +6,7 @@ import { DateUtils } from 'typeorm/util/DateUtils';
 import { PageRequest } from '../../../shared/domain/page-request';
 import { ScreenshotProps } from '../domain/screenshot';
 import { parseBoxes } from '../domain/change';
+import { parseCaptureReport, serializeCaptureReport } from '../domain/capture-report';
 import { JobAttemptScope } from '../../jobs/application/job-attempt-scope';
 import { CapturedScreenshot, ComparisonOutcome, DuplicateScreenshotError, ScreenshotFilter, ScreenshotRepository } from '../application/ports';
 import { SupersededAttemptError } from '../../jobs/application/ports';
@@ -14,11 +15,23 @@ import { findPage } from '../../../shared/persistence/hot-query';
 import { isUniqueViolation } from '../../../shared/persistence/constraint-violations';
 
 function toScreenshot(row: ScreenshotRow): ScreenshotProps {
-  const { ignoreBoxes, previousId, changeStatus, changedRatio, changed, comparedAt, compareClaimedUntil: _claim, contentHash: _hash, ...plain } = row;
+  const {
+    ignoreBoxes,
+    previousId,
+    changeStatus,
+    changedRatio,
+    changed,
+    comparedAt,
+    compareClaimedUntil: _claim,
+    contentHash: _hash,
+    captureReport,
+    ...plain
+  } = row;
   return {
     ...plain,
     status: 'success',
     ignoreBoxes: parseBoxes(ignoreBoxes),
+    capture: parseCaptureReport(captureReport),
     change: previousId !== null && changeStatus !== null ? { previousId, status: changeStatus, changedRatio, changed, comparedAt } : null,
   };
 }
@@ -61,6 +74,8 @@ function inserted(shot: CapturedScreenshot, id: number, filePath: string, known:
     fullPage: shot.fullPage ?? false,
     compareKey: shot.compareKey ?? null,
     ignoreBoxes: shot.ignoreBoxes ?? [],
+    // As stored (and read back): the report's own fields only.
+    capture: parseCaptureReport(serializeCaptureReport(shot.capture)),
     change: !known
       ? null
       : known.unchanged
@@ -102,9 +117,9 @@ function numbered(sql: string): string {
 
 const INSERT_COLUMNS =
   'id, account_id, website_id, job_id, scenario_id, execution_id, file_path, format, file_size, width, height, full_page, compare_key, content_hash, ' +
-  'ignore_boxes, previous_id, change_status, changed_ratio, changed, compared_at, status, taken_at';
+  'ignore_boxes, previous_id, change_status, changed_ratio, changed, compared_at, capture_report, status, taken_at';
 /** Placeholders before status (id and what values() gives); then status and taken_at. */
-const INSERT_VALUES = 20;
+const INSERT_VALUES = 21;
 
 /**
  * The previous capture of the same website with the same comparable settings (the newest with a lower id), read
@@ -135,6 +150,7 @@ function values(shot: CapturedScreenshot, filePath: string, known: KnownChange |
     known?.unchanged ? 0 : null,
     known?.unchanged ? bool(false) : null,
     known?.unchanged ? date(shot.takenAt) : null,
+    serializeCaptureReport(shot.capture),
   ];
 }
 

@@ -8,6 +8,7 @@ import { outputConflicts, resolveOutput } from '../../../shared/domain/output-fo
 import { pageOptionConflicts } from '../../../shared/domain/page-options';
 import { Website, WEBSITE_RULES, WebsiteCaptureOptions, WebsiteChanges, WebsiteInput, WebsiteProps } from '../domain/website';
 import { WebsiteDeletionListener, WebsiteRepository } from './ports';
+import { AppConfig } from '../../../config/app-config';
 
 @Injectable()
 export class WebsitesService {
@@ -18,6 +19,7 @@ export class WebsitesService {
     private readonly websites: WebsiteRepository,
     private readonly urlPolicy: UrlPolicy,
     private readonly clock: Clock,
+    private readonly config: AppConfig,
   ) {}
 
   /** Runs before the website's row is deleted (while its rows still reference it). */
@@ -31,7 +33,7 @@ export class WebsitesService {
   }
 
   async create(accountId: number, input: WebsiteInput): Promise<WebsiteProps> {
-    assertCaptureOptions(input.captureOptions, input.viewportWidth ?? WEBSITE_RULES.viewportWidth.default, input.url);
+    assertCaptureOptions(this.config.captureTimeoutMs, input.captureOptions, input.viewportWidth ?? WEBSITE_RULES.viewportWidth.default, input.url);
     const url = await this.checkUrl(input.url);
     return this.websites.create(Website.create(accountId, { ...input, url }).props, this.clock.now());
   }
@@ -58,7 +60,12 @@ export class WebsitesService {
       // "********" sent back (a client echoing GET) keeps the value stored under that name.
       checked.captureOptions = { ...changes.captureOptions, secrets: keepRedacted(changes.captureOptions.secrets, current.captureOptions.secrets) };
     }
-    assertCaptureOptions(checked.captureOptions ?? current.captureOptions, changes.viewportWidth ?? current.viewportWidth, changes.url ?? current.url);
+    assertCaptureOptions(
+      this.config.captureTimeoutMs,
+      checked.captureOptions ?? current.captureOptions,
+      changes.viewportWidth ?? current.viewportWidth,
+      changes.url ?? current.url,
+    );
     if (changes.url !== undefined) checked.url = await this.checkUrl(changes.url);
     return this.websites.update(id, checked, this.clock.now());
   }
@@ -79,11 +86,11 @@ export class WebsitesService {
 }
 
 /** Saved defaults must agree with themselves (quality only with jpeg/webp, …): named as the API spells them. */
-function assertCaptureOptions(options: WebsiteCaptureOptions | undefined, viewportWidth: number, url: string): void {
+function assertCaptureOptions(captureTimeoutMs: number, options: WebsiteCaptureOptions | undefined, viewportWidth: number, url: string): void {
   const conflicts = options
     ? [
         ...outputConflicts(options),
-        ...pageOptionConflicts(options, { format: resolveOutput({}, options).format, viewportWidth, viewportSetByRequest: [] }),
+        ...pageOptionConflicts(options, { format: resolveOutput({}, options).format, viewportWidth, viewportSetByRequest: [], captureTimeoutMs }),
         ...secretConflicts(options.secrets, hostOf(url)),
       ]
     : [];

@@ -83,6 +83,12 @@ export class CaptureOptionsView {
   @ApiPropertyOptional({ type: 'boolean', description: 'When saved' }) block_cookie_banners?: boolean;
   @ApiPropertyOptional({ type: 'boolean', description: 'When saved' }) block_ads?: boolean;
   @ApiPropertyOptional({ type: 'boolean', description: 'When saved' }) block_trackers?: boolean;
+  @ApiPropertyOptional({
+    oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'integer', minimum: 400, maximum: 599 } }],
+    description: 'When saved',
+  })
+  fail_on_status?: boolean | number[];
+  @ApiPropertyOptional({ type: 'integer', description: 'When saved' }) timeout_ms?: number;
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', enum: ['********'] }, description: 'When saved: names, values never shown' })
   headers?: Record<string, string>;
   @ApiPropertyOptional({

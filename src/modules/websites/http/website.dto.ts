@@ -30,7 +30,15 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { DEVICE_NAMES } from '../../../shared/domain/devices';
-import { BLOCKABLE_RESOURCES, BlockableResource, isValidLocale, isValidTimeZone, PAGE_OPTION_LIMITS as P } from '../../../shared/domain/page-options';
+import {
+  BLOCKABLE_RESOURCES,
+  BlockableResource,
+  isFailOnStatus,
+  isValidLocale,
+  isValidTimeZone,
+  PAGE_OPTION_LIMITS as P,
+  TIMEOUT_MS_MIN,
+} from '../../../shared/domain/page-options';
 import { DEFAULT_WAIT_UNTIL, WAIT_UNTIL_VALUES, WaitUntil } from '../../../shared/domain/wait-until';
 import { AlsoChecks, BodyRequired, FieldCheckContext, IsCssSelector, OptionalField, Satisfies } from '../../../shared/http/validation';
 import { WEBSITE_RULES, WEBSITE_STATUSES, WebsiteCaptureOptions, WebsiteProps, WebsiteStatus } from '../domain/website';
@@ -319,6 +327,25 @@ export class CaptureOptionsDto {
   @IsBoolean()
   block_trackers?: boolean;
   @ApiPropertyOptional({
+    oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'integer', minimum: 400, maximum: 599 }, maxItems: 200, example: [404, 500, 503] }],
+    default: false,
+    description:
+      '`true`: the job fails when the page answers any 4xx or 5xx (after redirects), with `error` "The page answered HTTP 404" — a page failure, not retried. A list: only these codes (400..599). `false` or `[]`: an error page is captured like any page (its status is in the screenshot’s `capture.http_status`).',
+  })
+  @OptionalField()
+  @Satisfies('failOnStatus', isFailOnStatus, 'must be true, false or a list of HTTP status codes from 400 to 599')
+  fail_on_status?: boolean | number[];
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: TIMEOUT_MS_MIN,
+    description:
+      'The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("Navigation timeout of 5000 ms exceeded").',
+  })
+  @OptionalField()
+  @IsInt()
+  @Min(TIMEOUT_MS_MIN)
+  timeout_ms?: number;
+  @ApiPropertyOptional({
     type: 'object',
     additionalProperties: { type: 'string' },
     maxProperties: S.headers,
@@ -372,6 +399,8 @@ export function toCaptureDefaults(dto: CaptureOptionsDto): WebsiteCaptureOptions
   if (dto.block_cookie_banners !== undefined) o.blockCookieBanners = dto.block_cookie_banners;
   if (dto.block_ads !== undefined) o.blockAds = dto.block_ads;
   if (dto.block_trackers !== undefined) o.blockTrackers = dto.block_trackers;
+  if (dto.fail_on_status !== undefined) o.failOnStatus = Array.isArray(dto.fail_on_status) ? [...dto.fail_on_status] : dto.fail_on_status;
+  if (dto.timeout_ms !== undefined) o.timeoutMs = dto.timeout_ms;
   const secrets: CaptureSecrets = {};
   if (dto.headers !== undefined) secrets.headers = { ...dto.headers };
   if (dto.cookies !== undefined) {
@@ -415,6 +444,8 @@ export function captureOptionsView(o: WebsiteCaptureOptions): CaptureOptionsView
     ...(o.blockCookieBanners !== undefined ? { block_cookie_banners: o.blockCookieBanners } : {}),
     ...(o.blockAds !== undefined ? { block_ads: o.blockAds } : {}),
     ...(o.blockTrackers !== undefined ? { block_trackers: o.blockTrackers } : {}),
+    ...(o.failOnStatus !== undefined ? { fail_on_status: o.failOnStatus } : {}),
+    ...(o.timeoutMs !== undefined ? { timeout_ms: o.timeoutMs } : {}),
     ...(o.secrets ? secretsView(redactSecrets(o.secrets)) : {}),
   };
 }

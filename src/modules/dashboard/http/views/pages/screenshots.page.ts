@@ -1,4 +1,5 @@
 import type { ScreenshotProps } from '../../../../screenshots/domain/screenshot';
+import { incompleteReasons, type CaptureReport } from '../../../../screenshots/domain/capture-report';
 import type { GalleryShot, ShotSource } from '../../../application/dashboard-queries';
 import type { DashboardViewer } from '../../dashboard-request';
 import { noticeBox, PageInfo, pager } from '../components';
@@ -137,6 +138,29 @@ export interface ScreenshotPageExtra {
   source?: ShotSource;
 }
 
+/**
+ * The capture report under the title: what the page answered, and — when the picture may be incomplete (taken at
+ * the cap with work going on, or cut at the maximum height) — an "incomplete" badge with the reasons in words.
+ */
+function captureReportSection(report: CaptureReport | null): Html {
+  if (!report) return html``;
+  const reasons = incompleteReasons(report);
+  const status = report.httpStatus === null ? 'no HTTP status' : `HTTP ${report.httpStatus}`;
+  return html`<section class="capture-report" aria-label="Capture report">
+  <p>${
+    reasons.length > 0
+      ? html`<span class="badge badge-incomplete" title="The picture may not show the whole page">incomplete</span>`
+      : html`<span class="badge badge-success" title="The page was still and whole when it was taken">complete</span>`
+  } <span class="${report.httpStatus !== null && report.httpStatus >= 400 ? 'http-error' : ''}">${status}</span> · ${report.title ? html`“${report.title}” · ` : ''}${
+    // Linked only when it is a web address: the page's own URL is not trusted to be one.
+    /^https?:\/\//i.test(report.finalUrl)
+      ? html`<a class="wrap" href="${report.finalUrl}" rel="noreferrer noopener">${report.finalUrl}</a>`
+      : html`<span class="wrap">${report.finalUrl}</span>`
+  } · page ${report.pageHeight} px tall · waited ${report.waitedMs} ms after load</p>
+  ${reasons.length > 0 ? html`<div class="notice warn" role="status"><ul>${reasons.map((reason) => html`<li>${reason}</li>`)}</ul></div>` : ''}
+</section>`;
+}
+
 export function screenshotPage(viewer: DashboardViewer, shot: ScreenshotProps, websiteName: string, extra: ScreenshotPageExtra = {}): Html {
   const origin = shot.executionId
     ? html` · <a href="/dashboard/executions/${shot.executionId}">scenario run</a>`
@@ -149,6 +173,7 @@ export function screenshotPage(viewer: DashboardViewer, shot: ScreenshotProps, w
     `Screenshot ${shot.id}`,
     html`<p><strong>${websiteName}</strong> ${shotBadges(extra.source, shot.fullPage)} · taken ${utcTime(shot.takenAt)} · ${shot.format.toUpperCase()} · ${shot.width}×${shot.height} px · ${sizeText(shot.fileSize)}
   ${shot.scenarioId ? html` · from scenario <a href="/dashboard/scenarios/${shot.scenarioId}/edit">#${shot.scenarioId}</a>` : ''}${origin}</p>
+${captureReportSection(shot.capture)}
 <p class="toolbar">
   <a class="button" href="/dashboard/screenshots/${shot.id}/download">Download ${shot.format.toUpperCase()}</a>
   <a class="button secondary" href="/dashboard/screenshots?website_id=${shot.websiteId}">More of this website</a>

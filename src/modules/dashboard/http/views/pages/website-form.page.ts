@@ -64,6 +64,7 @@ function control(field: FormField, state: FormState): Html {
   const placeholder = field.placeholder ? html` placeholder="${field.placeholder}"` : html``;
   const label = html`<label for="${id}">${field.label}${field.required ? '' : html` <span class="muted">(optional)</span>`}</label>`;
   switch (field.kind) {
+    case 'statuses':
     case 'text': {
       const list = field.suggestions ? html` list="dl-${field.name}" autocomplete="off"` : html``;
       const options = field.suggestions

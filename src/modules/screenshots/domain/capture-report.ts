@@ -1,0 +1,101 @@
+/**
+ * The capture report (API.md "Capture report"): what the page answered and how complete the picture is, stored
+ * with the screenshot (a JSON column) and shown as its `capture`. Rows from before it was recorded, and scenario
+ * step shots, have none (`capture: null`).
+ */
+
+export interface CaptureReport {
+  /** The main document's HTTP status after redirects; null when none was seen. */
+  httpStatus: number | null;
+  finalUrl: string;
+  title: string;
+  /** The full page's height, CSS px, before any cut. */
+  pageHeight: number;
+  /** The image was cut short of pageHeight (the maximum full-page height). */
+  truncated: boolean;
+  /** false: taken at the cap with work still going on. */
+  settled: boolean;
+  /** From load to the picture. */
+  waitedMs: number;
+  /** Up to 5 requests in flight at the cap, host/path. */
+  pending: string[];
+}
+
+/** The Screenshot resource's `capture`. */
+export interface CaptureReportView {
+  http_status: number | null;
+  final_url: string;
+  title: string;
+  page_height: number;
+  truncated: boolean;
+  settled: boolean;
+  waited_ms: number;
+  pending: string[];
+}
+
+export function captureReportView(report: CaptureReport | null): CaptureReportView | null {
+  if (!report) return null;
+  return {
+    http_status: report.httpStatus,
+    final_url: report.finalUrl,
+    title: report.title,
+    page_height: report.pageHeight,
+    truncated: report.truncated,
+    settled: report.settled,
+    waited_ms: report.waitedMs,
+    pending: [...report.pending],
+  };
+}
+
+/** Only the report's own fields, in a fixed order: what is stored. */
+export function serializeCaptureReport(report: CaptureReport | null | undefined): string | null {
+  if (!report) return null;
+  return JSON.stringify({
+    httpStatus: report.httpStatus,
+    finalUrl: report.finalUrl,
+    title: report.title,
+    pageHeight: report.pageHeight,
+    truncated: report.truncated,
+    settled: report.settled,
+    waitedMs: report.waitedMs,
+    pending: report.pending.slice(0, 5),
+  });
+}
+
+/** A stored report, or null for none (or one that does not parse: shown as unknown rather than failing the read). */
+export function parseCaptureReport(stored: string | null): CaptureReport | null {
+  if (!stored) return null;
+  try {
+    const r = JSON.parse(stored) as Partial<CaptureReport>;
+    return {
+      httpStatus: typeof r.httpStatus === 'number' ? r.httpStatus : null,
+      finalUrl: typeof r.finalUrl === 'string' ? r.finalUrl : '',
+      title: typeof r.title === 'string' ? r.title : '',
+      pageHeight: typeof r.pageHeight === 'number' ? r.pageHeight : 0,
+      truncated: r.truncated === true,
+      settled: r.settled !== false,
+      waitedMs: typeof r.waitedMs === 'number' ? r.waitedMs : 0,
+      pending: Array.isArray(r.pending) ? r.pending.filter((p): p is string => typeof p === 'string') : [],
+    };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Why a capture is incomplete, in words for people (the dashboard's "incomplete" badge), or null when it is
+ * complete: taken at the cap while the page was still busy, and/or cut at the maximum height.
+ */
+export function incompleteReasons(report: CaptureReport | null): string[] {
+  if (!report) return [];
+  const reasons: string[] = [];
+  if (!report.settled) {
+    reasons.push(
+      report.pending.length > 0
+        ? `Taken after ${report.waitedMs} ms at the wait's cap while requests were still loading: ${report.pending.join(', ')}`
+        : `Taken after ${report.waitedMs} ms at the wait's cap while the page was still changing`,
+    );
+  }
+  if (report.truncated) reasons.push(`Cut at the maximum height: the page is ${report.pageHeight} px tall`);
+  return reasons;
+}
