@@ -5,6 +5,9 @@
 import type { OutputFormat, ResolvedOutput } from '../../shared/domain/output-format';
 import type { CaptureSecrets } from '../../shared/domain/capture-secrets';
 import type { Clip, Emulation } from '../../shared/domain/page-options';
+import type { CaptureReport } from '../../shared/domain/capture-report';
+
+export type { CaptureReport };
 
 export type { Emulation };
 import type { WaitUntil } from '../../shared/domain/wait-until';
@@ -53,28 +56,6 @@ export interface CaptureRequest {
   failOnStatus?: true | readonly number[];
   /** timeout_ms: this capture's whole budget, at most the capturer's own (CAPTURE_TIMEOUT_MS), which is the default. */
   timeoutMs?: number;
-}
-
-/**
- * The capture report (API.md "Capture report"): what the page answered and how complete the picture is. Stored
- * on the screenshot and shown as its `capture`.
- */
-export interface CaptureReport {
-  /** The main document's HTTP status after redirects; null when no HTTP response was seen (a page served from memory). */
-  httpStatus: number | null;
-  /** The URL the main document ended on (after redirects and script navigations). */
-  finalUrl: string;
-  title: string;
-  /** The full page's height in CSS px, before any cut. */
-  pageHeight: number;
-  /** The full-page image was cut short of pageHeight (the maximum height). */
-  truncated: boolean;
-  /** false: the picture was taken at the cap while the page was still loading or changing. */
-  settled: boolean;
-  /** From the navigation event (load) to the picture. */
-  waitedMs: number;
-  /** Up to 5 requests still in flight at the cap, as host/path (no query string); [] when settled. */
-  pending: string[];
 }
 
 export interface CaptureResult {

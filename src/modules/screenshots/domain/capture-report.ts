@@ -4,22 +4,9 @@
  * step shots, have none (`capture: null`).
  */
 
-export interface CaptureReport {
-  /** The main document's HTTP status after redirects; null when none was seen. */
-  httpStatus: number | null;
-  finalUrl: string;
-  title: string;
-  /** The full page's height, CSS px, before any cut. */
-  pageHeight: number;
-  /** The image was cut short of pageHeight (the maximum full-page height). */
-  truncated: boolean;
-  /** false: taken at the cap with work still going on. */
-  settled: boolean;
-  /** From load to the picture. */
-  waitedMs: number;
-  /** Up to 5 requests in flight at the cap, host/path. */
-  pending: string[];
-}
+import type { CaptureReport } from '../../../shared/domain/capture-report';
+
+export type { CaptureReport };
 
 /** The Screenshot resource's `capture`. */
 export interface CaptureReportView {
