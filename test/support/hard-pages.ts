@@ -267,10 +267,13 @@ function inkWidth(picture: Picture, y: number): number {
   return first < 0 ? 0 : last - first + 1;
 }
 
-/** Content behind two requests in a row: 1 s, then 2.5 s; green when it arrives. */
+/**
+ * Content behind two requests in a row: 1 s, then 2.5 s; green when it arrives. Each body is read, as a real page
+ * reads its data (a fetch whose body is never read stays in flight for Chromium until the page goes away).
+ */
 const CHAIN_PAGE = `<!doctype html><html><head><title>chain</title><style>html,body{margin:0;background:#fff}</style></head>
 <body><p>Loading…</p><script>
-  fetch('/wait?ms=1000').then(() => fetch('/wait?ms=2500')).then(() => { document.body.style.background = 'rgb(0,128,0)'; document.body.innerHTML = '<h1>Content</h1>'; });
+  fetch('/wait?ms=1000').then((r) => r.text()).then(() => fetch('/wait?ms=2500')).then((r) => r.text()).then(() => { document.documentElement.style.background = 'rgb(0,128,0)'; document.body.style.background = 'rgb(0,128,0)'; document.body.innerHTML = '<h1>Content</h1>'; });
 </script></body></html>`;
 
 const TALL_PAGE = `<!doctype html><html><head><title>tall</title><style>html,body{margin:0}</style></head>
