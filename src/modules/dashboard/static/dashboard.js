@@ -160,7 +160,7 @@ document.addEventListener('submit', function (event) {
   /** The result panel polls its job (JSON with the panel's markup) until the job has ended. */
   function followJob(root) {
     var panel = root.querySelector('[data-job-poll]');
-    if (!panel || !window.fetch) return;
+    if (!panel || !window.fetch || !window.DOMParser) return;
     var url = panel.getAttribute('data-job-poll');
     var body = panel.querySelector('.capture-result-body');
     var failures = 0;
@@ -169,7 +169,10 @@ document.addEventListener('submit', function (event) {
       fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } })
         .then(function (res) { if (!res.ok) throw new Error('HTTP ' + res.status); return res.json(); })
         .then(function (state) {
-          body.innerHTML = state.html;
+          // Parsed apart and cleaned before it is inserted (a refresh meta acts the moment it enters the page).
+          var fresh = new DOMParser().parseFromString('<body>' + state.html, 'text/html').body;
+          withoutReloads(fresh);
+          body.replaceChildren.apply(body, Array.prototype.slice.call(fresh.childNodes));
           if (state.finished) panel.removeAttribute('data-job-poll');
           else later();
         })
@@ -192,6 +195,17 @@ document.addEventListener('submit', function (event) {
       }
       format.addEventListener('change', apply);
       apply();
+    });
+  }
+  /*
+   * What reloads a page without script (<noscript><meta http-equiv="refresh">) must not reach this live page:
+   * DOMParser parses with scripting off, so a noscript's content comes out as real elements, and a refresh meta
+   * inserted here would reload the page ~2 s later, erasing the result and what was typed. This script follows the
+   * job itself, so every noscript and every refresh meta of fetched markup is dropped before it is inserted.
+   */
+  function withoutReloads(node) {
+    node.querySelectorAll('noscript, meta[http-equiv]').forEach(function (el) {
+      if (el.tagName === 'NOSCRIPT' || /^refresh$/i.test(el.getAttribute('http-equiv'))) el.remove();
     });
   }
   /*
@@ -222,6 +236,7 @@ document.addEventListener('submit', function (event) {
             return res.text().then(function (text) {
               var next = new DOMParser().parseFromString(text, 'text/html').querySelector('main');
               if (!next) throw new Error('no page');
+              withoutReloads(next);
               document.querySelector('main').replaceWith(next);
               if (res.redirected) history.replaceState(null, '', res.url);
               formatAware(next);
