@@ -458,11 +458,18 @@ describe('Dashboard automation pages', () => {
       expect(job).toMatchObject({ type: 'scenario', scenarioId: ids.aliceScenario, accountId: alice.id });
       const first = await a.get(res.headers.location);
       if (first.text.includes('role="status">This run is')) expect(first.text).toContain('<meta http-equiv="refresh" content="2">');
-      expect(first.text).toContain('Scenario run queued. This page refreshes until it has finished.');
+      const QUEUED = '<div class="notice ok" role="status">Scenario run queued. This page refreshes until it has finished.</div>';
+      const ENDED = '<div class="notice info" role="status">The scenario run has ended: how it went is below.</div>';
+      expect(first.text).toContain(first.text.includes('role="status">This run is') ? QUEUED : ENDED);
       await waitForJob(t.url, alice.auth, executionId);
       const done = await a.get(`/dashboard/executions/${executionId}`);
       expect(done.text).toContain('<span class="badge badge-succeeded">succeeded</span>');
       expect(done.text).not.toContain('http-equiv="refresh"');
+      // Issue 31: the page reloads itself with the same ?notice=; once the run has ended that notice says so.
+      const reloaded = await a.get(res.headers.location);
+      expect(reloaded.text).toContain(ENDED);
+      expect(reloaded.text).not.toContain('Scenario run queued');
+      expect(reloaded.text).not.toContain('http-equiv="refresh"');
     });
   });
 

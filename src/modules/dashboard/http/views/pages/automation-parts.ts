@@ -1,6 +1,6 @@
 import type { JobProps } from '../../../../jobs/domain/job';
 import type { StepRecord } from '../../../../scenarios/domain/execution';
-import { noticeBox } from '../components';
+import { endedNotice, noticeBox } from '../components';
 import { Html, html } from '../html';
 
 /**
@@ -19,7 +19,10 @@ const NOTICES: Record<string, { kind: 'ok' | 'info' | 'warn'; text: string }> = 
   'run-started': { kind: 'ok', text: 'Scenario run queued. This page refreshes until it has finished.' },
 };
 
-export function automationNotice(key: string | undefined): Html {
+/** `jobEnded`: the run a "queued" notice speaks of has ended (the notice then says so, see endedNotice). */
+export function automationNotice(key: string | undefined, jobEnded = false): Html {
+  const ended = jobEnded ? endedNotice(key) : undefined;
+  if (ended) return ended;
   const notice = key ? NOTICES[key] : undefined;
   return notice ? html`<div class="notice ${notice.kind}" role="status">${notice.text}</div>` : noticeBox(key);
 }

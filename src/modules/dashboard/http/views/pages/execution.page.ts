@@ -108,7 +108,7 @@ export function executionPage(viewer: DashboardViewer, view: ExecutionView): Htm
     : '';
   const open = openingOf(job, records);
   const title = view.scenario ? `Run of “${view.scenario.name}”` : 'Scenario run';
-  const content = html`${automationNotice(view.notice)}
+  const content = html`${automationNotice(view.notice, isFinished(job.status))}
 <div class="card">
   <p class="run-status">${badge(job.status)} ${error ? html`<span class="run-error">${error}</span>` : ''}</p>
   ${error && error !== job.error ? html`<p class="muted">As the API reports it: <code>${job.error}</code></p>` : ''}

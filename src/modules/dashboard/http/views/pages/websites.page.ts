@@ -82,7 +82,7 @@ export function websitesPage(viewer: DashboardViewer, view: WebsitesView): Html 
     viewer,
     'websites',
     'Websites',
-    html`${noticeBox(view.notice)}
+    html`${noticeBox(view.notice, !busy)}
 ${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
 ${view.rows.length ? html`<p class="page-actions"><a class="button" id="new-website" href="/dashboard/websites/new">Add a website</a> <a class="button secondary" href="/dashboard/playground">Playground</a></p>` : ''}
 ${
