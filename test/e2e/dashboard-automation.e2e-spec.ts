@@ -1,4 +1,5 @@
 /// <reference lib="dom" />
+import { AddressInfo, createServer } from 'node:net';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -458,11 +459,18 @@ describe('Dashboard automation pages', () => {
       expect(job).toMatchObject({ type: 'scenario', scenarioId: ids.aliceScenario, accountId: alice.id });
       const first = await a.get(res.headers.location);
       if (first.text.includes('role="status">This run is')) expect(first.text).toContain('<meta http-equiv="refresh" content="2">');
-      expect(first.text).toContain('Scenario run queued. This page refreshes until it has finished.');
+      const QUEUED = '<div class="notice ok" role="status">Scenario run queued. This page refreshes until it has finished.</div>';
+      const ENDED = '<div class="notice info" role="status">The scenario run has ended: how it went is below.</div>';
+      expect(first.text).toContain(first.text.includes('role="status">This run is') ? QUEUED : ENDED);
       await waitForJob(t.url, alice.auth, executionId);
       const done = await a.get(`/dashboard/executions/${executionId}`);
       expect(done.text).toContain('<span class="badge badge-succeeded">succeeded</span>');
       expect(done.text).not.toContain('http-equiv="refresh"');
+      // Issue 31: the page reloads itself with the same ?notice=; once the run has ended that notice says so.
+      const reloaded = await a.get(res.headers.location);
+      expect(reloaded.text).toContain(ENDED);
+      expect(reloaded.text).not.toContain('Scenario run queued');
+      expect(reloaded.text).not.toContain('http-equiv="refresh"');
     });
   });
 
@@ -700,8 +708,13 @@ describe('Dashboard automation pages', () => {
         .send({ full_page: true, delay_ms: 10, headers: { Authorization: secret } })
         .expect(200);
       const withSecret = await a.get(`/dashboard/jobs/${take.body.job_id}`);
-      expect(withSecret.text).toContain('<dt><code>fullPage</code></dt><dd><code class="break">true</code></dd>');
-      expect(withSecret.text).toContain('<dt><code>delayMs</code></dt><dd><code class="break">10</code></dd>');
+      // The options in the API's snake_case names, and the address the job captures (issue 31).
+      expect(withSecret.text).toContain('<dt><code>full_page</code></dt><dd><code class="break">true</code></dd>');
+      expect(withSecret.text).toContain('<dt><code>delay_ms</code></dt><dd><code class="break">10</code></dd>');
+      expect(withSecret.text).not.toContain('<code>delayMs</code>');
+      expect(withSecret.text).toContain(
+        `<div><dt>URL</dt><dd><a class="mono break" id="job-url" href="${site.url}/home" rel="noopener noreferrer nofollow">${site.url}/home</a></dd></div>`,
+      );
       expect(withSecret.text).not.toContain('very-secret-value-123');
       await waitForJob(t.url, alice.auth, take.body.job_id);
       expect((await a.get(`/dashboard/jobs/${take.body.job_id}`)).text).not.toContain('very-secret-value-123');
@@ -721,6 +734,27 @@ describe('Dashboard automation pages', () => {
       expect(runPage.text).toContain('<span class="run-error">Step 1 (fill) failed: ');
       expect(runPage.text).not.toContain('p4ssw0rd-secret');
       expect((await a.get(`/dashboard/executions/${run.id}`)).text).not.toContain('p4ssw0rd-secret');
+    });
+
+    it("a failed capture's page: the error in words, Chromium's code in small print, the captured URL; the jobs list too (issue 31)", async () => {
+      // A port nothing listens on any more (port 1 would be Chromium's ERR_UNSAFE_PORT): the connection is refused.
+      const probe = createServer();
+      await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+      const port = (probe.address() as AddressInfo).port;
+      await new Promise((resolve) => probe.close(resolve));
+      const url = `http://127.0.0.1:${port}/`;
+      const created = await api().post('/websites').set(alice.auth).send({ name: 'Refuses', url }).expect(201);
+      const take = await api().post(`/websites/${created.body.data.id}/screenshot`).set(alice.auth).send({}).expect(200);
+      const job = await waitForJob(t.url, alice.auth, take.body.job_id);
+      expect(job).toMatchObject({ status: 'failed', error: 'net::ERR_CONNECTION_REFUSED' });
+      const page = await a.get(`/dashboard/jobs/${job.id}`);
+      expect(page.text).toContain('<span class="run-error">The site refused the connection</span>');
+      expect(page.text).toContain('<small class="raw-error">As the API reports it: <code>net::ERR_CONNECTION_REFUSED</code></small>');
+      expect(page.text).toContain(`<div><dt>URL</dt><dd><a class="mono break" id="job-url" href="${url}"`);
+      const list = await a.get(`/dashboard/jobs?website_id=${created.body.data.id}`);
+      expect(list.text).toContain(
+        '<td class="error-cell">The site refused the connection<br><small class="raw-error">As the API reports it: <code>net::ERR_CONNECTION_REFUSED</code></small></td>',
+      );
     });
   });
 

@@ -155,11 +155,19 @@ describe('dashboard in a real browser', () => {
     expect(await rowHeights()).toEqual(early);
     const before = (await api().get('/jobs').set(account.auth).expect(200)).body.meta.total;
     await clickAndWait('tr[data-website-id] button[type=submit]');
-    expect(await page.$eval('[role=status]', (el) => el.textContent)).toMatch(/Screenshot job queued/);
+    // While the job runs the page refreshes itself and says so; after it ended, it says that instead (issue 31).
+    const first = await page.evaluate(() => ({
+      notice: document.querySelector('[role=status]')?.textContent,
+      refreshing: !!document.querySelector('meta[http-equiv=refresh]'),
+    }));
+    expect(first.notice).toMatch(first.refreshing ? /^Screenshot job queued/ : /^The screenshot job has ended/);
     const jobs = await api().get('/jobs').set(account.auth).expect(200);
     expect(jobs.body.meta.total).toBe(before + 1);
     const job = await waitForJob(t.url, account.auth, jobs.body.data[0].id);
     expect(job.status).toBe('succeeded');
+    // The page's own reload (every 3 s while a job runs) brings the ended notice; no stale "queued" remains.
+    await page.waitForFunction(() => document.querySelector('[role=status]')?.textContent?.startsWith('The screenshot job has ended'), { timeout: 15_000 });
+    expect(await page.evaluate(() => document.body.textContent?.includes('Screenshot job queued'))).toBe(false);
     await go('/dashboard/websites');
     // Lazy images, and a thumbnail is made on its first request: wait (bounded) until the browser has them.
     await page.waitForFunction(() => Array.from(document.querySelectorAll('td.thumb-cell img')).every((img) => (img as HTMLImageElement).complete), {

@@ -3,6 +3,7 @@ import { UuidParam } from '../../../shared/http/uuid-param';
 import { JOB_STATUSES, JOB_TYPES, JobStatus, JobType } from '../../jobs/domain/job';
 import { ScenariosService } from '../../scenarios/application/scenarios.service';
 import { SchedulesService } from '../../schedules/application/schedules.service';
+import { WebsitesService } from '../../websites/application/websites.service';
 import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardViewer, Viewer } from './dashboard-request';
@@ -21,6 +22,7 @@ export class JobsPageController {
     private readonly scenarios: ScenariosService,
     private readonly schedules: SchedulesService,
     private readonly names: WebsiteNames,
+    private readonly websites: WebsitesService,
   ) {}
 
   @Get()
@@ -57,9 +59,15 @@ export class JobsPageController {
   async detail(@Viewer() viewer: DashboardViewer, @Param('id', UuidParam) id: string) {
     const accountId = viewer.account.id;
     const job = await this.captureJobs.get(accountId, id);
-    const websiteName = job.websiteId === null ? null : ((await this.names.of(accountId, [job.websiteId])).get(job.websiteId) ?? null);
+    const website = job.websiteId === null ? null : await this.websites.find(accountId, job.websiteId);
     const scenario = job.scenarioId === null ? null : await this.scenarios.get(accountId, job.scenarioId).catch(() => null);
     const schedule = job.scheduleId === null ? null : await this.schedules.get(accountId, job.scheduleId).catch(() => null);
-    return jobPage(viewer, { job, websiteName, scenarioName: scenario?.name ?? null, scheduleName: schedule?.name ?? null }).toString();
+    return jobPage(viewer, {
+      job,
+      websiteName: website?.name ?? null,
+      websiteUrl: website?.url ?? null,
+      scenarioName: scenario?.name ?? null,
+      scheduleName: schedule?.name ?? null,
+    }).toString();
   }
 }

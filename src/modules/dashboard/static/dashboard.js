@@ -7,21 +7,35 @@ document.addEventListener('click', function (event) {
   if (!button) return;
   var field = document.getElementById(button.getAttribute('data-copy'));
   field.select();
-  var done = function () { button.textContent = 'Copied'; };
-  if (navigator.clipboard) navigator.clipboard.writeText(field.value).then(done, function () { document.execCommand('copy'); done(); });
-  else { document.execCommand('copy'); done(); }
+  var done = function () {
+    button.textContent = 'Copied';
+  };
+  if (navigator.clipboard)
+    navigator.clipboard.writeText(field.value).then(done, function () {
+      document.execCommand('copy');
+      done();
+    });
+  else {
+    document.execCommand('copy');
+    done();
+  }
 });
 document.addEventListener('change', function (event) {
   var all = event.target;
   if (!all.matches || !all.matches('[data-select-all]')) return;
-  document.querySelectorAll('input[name="ids"]').forEach(function (box) { box.checked = all.checked; });
+  document.querySelectorAll('input[name="ids"]').forEach(function (box) {
+    box.checked = all.checked;
+  });
 });
 document.addEventListener('submit', function (event) {
   var form = event.target;
   var submitter = event.submitter;
   var question = (submitter && submitter.getAttribute('data-confirm')) || form.getAttribute('data-confirm');
   if (!question) return;
-  if (!window.confirm(question)) { event.preventDefault(); return; }
+  if (!window.confirm(question)) {
+    event.preventDefault();
+    return;
+  }
   // Asked here already: tell the server, which otherwise shows its own confirmation page (no script needed).
   var name = submitter && submitter.getAttribute('data-confirmed-field');
   if (name && !form.querySelector('input[type=hidden][name="' + name + '"]')) {
@@ -41,7 +55,10 @@ document.addEventListener('submit', function (event) {
     if (menu.open && !menu.contains(event.target)) menu.open = false;
   });
   document.addEventListener('keydown', function (event) {
-    if (event.key === 'Escape' && menu.open) { menu.open = false; menu.querySelector('summary').focus(); }
+    if (event.key === 'Escape' && menu.open) {
+      menu.open = false;
+      menu.querySelector('summary').focus();
+    }
   });
 })();
 
@@ -61,8 +78,13 @@ document.addEventListener('submit', function (event) {
     '<div class="lb-stage"><button type="button" class="lb-prev" aria-label="Previous screenshot" aria-keyshortcuts="ArrowLeft" title="Previous (←)">‹</button>' +
     '<img class="lb-image" alt=""><button type="button" class="lb-next" aria-label="Next screenshot" aria-keyshortcuts="ArrowRight" title="Next (→)">›</button></div>';
   document.body.appendChild(dialog);
-  var $ = function (selector) { return dialog.querySelector(selector); };
-  var img = $('.lb-image'), prev = $('.lb-prev'), next = $('.lb-next'), zoom = $('.lb-zoom');
+  var $ = function (selector) {
+    return dialog.querySelector(selector);
+  };
+  var img = $('.lb-image'),
+    prev = $('.lb-prev'),
+    next = $('.lb-next'),
+    zoom = $('.lb-zoom');
   var index = -1;
 
   function setZoom(on) {
@@ -78,7 +100,7 @@ document.addEventListener('submit', function (event) {
     img.src = link.getAttribute('data-full');
     img.alt = thumb ? thumb.alt : '';
     $('.lb-title').textContent = link.getAttribute('data-caption') || '';
-    $('.lb-count').textContent = (i + 1) + ' of ' + links.length + (link.getAttribute('data-size') ? ' · ' + link.getAttribute('data-size') + ' px' : '');
+    $('.lb-count').textContent = i + 1 + ' of ' + links.length + (link.getAttribute('data-size') ? ' · ' + link.getAttribute('data-size') + ' px' : '');
     $('.lb-open').href = link.getAttribute('href');
     $('.lb-download').href = link.getAttribute('href') + '/download';
     prev.disabled = i === 0;
@@ -86,7 +108,9 @@ document.addEventListener('submit', function (event) {
     dialog.setAttribute('data-index', String(i));
     if (i + 1 < links.length) new Image().src = links[i + 1].getAttribute('data-full');
   }
-  function close() { if (dialog.open) dialog.close(); }
+  function close() {
+    if (dialog.open) dialog.close();
+  }
 
   document.addEventListener('click', function (event) {
     var link = event.target.closest && event.target.closest('a[data-lightbox]');
@@ -96,28 +120,57 @@ document.addEventListener('submit', function (event) {
     if (!dialog.open) dialog.showModal();
     $('.lb-close').focus();
   });
-  prev.addEventListener('click', function () { show(index - 1); });
-  next.addEventListener('click', function () { show(index + 1); });
-  zoom.addEventListener('click', function () { setZoom(!dialog.classList.contains('zoomed')); });
-  img.addEventListener('click', function () { setZoom(!dialog.classList.contains('zoomed')); });
+  prev.addEventListener('click', function () {
+    show(index - 1);
+  });
+  next.addEventListener('click', function () {
+    show(index + 1);
+  });
+  zoom.addEventListener('click', function () {
+    setZoom(!dialog.classList.contains('zoomed'));
+  });
+  img.addEventListener('click', function () {
+    setZoom(!dialog.classList.contains('zoomed'));
+  });
   $('.lb-close').addEventListener('click', close);
-  $('.lb-stage').addEventListener('click', function (event) { if (event.target === this) close(); });
+  $('.lb-stage').addEventListener('click', function (event) {
+    if (event.target === this) close();
+  });
   // On a touch screen a sideways swipe (not while zoomed, where it scrolls the picture) goes to the next or previous one.
   var touchX = null;
-  $('.lb-stage').addEventListener('touchstart', function (event) { touchX = event.touches.length === 1 ? event.touches[0].clientX : null; }, { passive: true });
+  $('.lb-stage').addEventListener(
+    'touchstart',
+    function (event) {
+      touchX = event.touches.length === 1 ? event.touches[0].clientX : null;
+    },
+    { passive: true },
+  );
   $('.lb-stage').addEventListener('touchend', function (event) {
     if (touchX === null || dialog.classList.contains('zoomed')) return;
     var dx = event.changedTouches[0].clientX - touchX;
     touchX = null;
     if (Math.abs(dx) > 50) show(dx < 0 ? index + 1 : index - 1);
   });
-  $('.lb-stage').addEventListener('touchcancel', function () { touchX = null; });
+  $('.lb-stage').addEventListener('touchcancel', function () {
+    touchX = null;
+  });
   dialog.addEventListener('keydown', function (event) {
-    if (event.key === 'ArrowLeft') { event.preventDefault(); show(index - 1); }
-    else if (event.key === 'ArrowRight') { event.preventDefault(); show(index + 1); }
-    else if (event.key === '+' || event.key === '=' || event.key === 'z') { event.preventDefault(); setZoom(true); }
-    else if (event.key === '-') { event.preventDefault(); setZoom(false); }
-    else if (event.key === 'Escape') { event.preventDefault(); close(); }
+    if (event.key === 'ArrowLeft') {
+      event.preventDefault();
+      show(index - 1);
+    } else if (event.key === 'ArrowRight') {
+      event.preventDefault();
+      show(index + 1);
+    } else if (event.key === '+' || event.key === '=' || event.key === 'z') {
+      event.preventDefault();
+      setZoom(true);
+    } else if (event.key === '-') {
+      event.preventDefault();
+      setZoom(false);
+    } else if (event.key === 'Escape') {
+      event.preventDefault();
+      close();
+    }
   });
   dialog.addEventListener('close', function () {
     img.removeAttribute('src');
@@ -147,33 +200,48 @@ document.addEventListener('submit', function (event) {
   var day = document.getElementById('schedule-day');
   if (frequency && day && day.closest) {
     var dayField = day.closest('.field');
-    var showDay = function () { dayField.hidden = frequency.value !== 'weekly'; };
+    var showDay = function () {
+      dayField.hidden = frequency.value !== 'weekly';
+    };
     frequency.addEventListener('change', showDay);
     showDay();
   }
   // With errors on the page, the summary comes first: focus it so a screen reader announces it.
   var errors = document.getElementById('form-errors');
-  if (errors) { errors.setAttribute('tabindex', '-1'); errors.focus(); }
+  if (errors) {
+    errors.setAttribute('tabindex', '-1');
+    errors.focus();
+  }
 })();
 /* --- websites and the capture playground (issue 19): a capture's result panel follows its job --- */
 (function () {
   /** The result panel polls its job (JSON with the panel's markup) until the job has ended. */
   function followJob(root) {
     var panel = root.querySelector('[data-job-poll]');
-    if (!panel || !window.fetch) return;
+    if (!panel || !window.fetch || !window.DOMParser) return;
     var url = panel.getAttribute('data-job-poll');
     var body = panel.querySelector('.capture-result-body');
     var failures = 0;
-    function later() { setTimeout(poll, 1000); }
+    function later() {
+      setTimeout(poll, 1000);
+    }
     function poll() {
       fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } })
-        .then(function (res) { if (!res.ok) throw new Error('HTTP ' + res.status); return res.json(); })
+        .then(function (res) {
+          if (!res.ok) throw new Error('HTTP ' + res.status);
+          return res.json();
+        })
         .then(function (state) {
-          body.innerHTML = state.html;
+          // Parsed apart and cleaned before it is inserted (a refresh meta acts the moment it enters the page).
+          var fresh = new DOMParser().parseFromString('<body>' + state.html, 'text/html').body;
+          withoutReloads(fresh);
+          body.replaceChildren.apply(body, Array.prototype.slice.call(fresh.childNodes));
           if (state.finished) panel.removeAttribute('data-job-poll');
           else later();
         })
-        .catch(function () { if (++failures < 10) later(); });
+        .catch(function () {
+          if (++failures < 10) later();
+        });
     }
     later();
   }
@@ -187,11 +255,24 @@ document.addEventListener('submit', function (event) {
         form.querySelectorAll('[data-formats]').forEach(function (field) {
           var off = field.getAttribute('data-formats').split(' ').indexOf(chosen) < 0;
           field.classList.toggle('not-applicable', off);
-          field.querySelectorAll('input, select, textarea').forEach(function (control) { control.disabled = off; });
+          field.querySelectorAll('input, select, textarea').forEach(function (control) {
+            control.disabled = off;
+          });
         });
       }
       format.addEventListener('change', apply);
       apply();
+    });
+  }
+  /*
+   * What reloads a page without script (<noscript><meta http-equiv="refresh">) must not reach this live page:
+   * DOMParser parses with scripting off, so a noscript's content comes out as real elements, and a refresh meta
+   * inserted here would reload the page ~2 s later, erasing the result and what was typed. This script follows the
+   * job itself, so every noscript and every refresh meta of fetched markup is dropped before it is inserted.
+   */
+  function withoutReloads(node) {
+    node.querySelectorAll('noscript, meta[http-equiv]').forEach(function (el) {
+      if (el.tagName === 'NOSCRIPT' || /^refresh$/i.test(el.getAttribute('http-equiv'))) el.remove();
     });
   }
   /*
@@ -222,6 +303,7 @@ document.addEventListener('submit', function (event) {
             return res.text().then(function (text) {
               var next = new DOMParser().parseFromString(text, 'text/html').querySelector('main');
               if (!next) throw new Error('no page');
+              withoutReloads(next);
               document.querySelector('main').replaceWith(next);
               if (res.redirected) history.replaceState(null, '', res.url);
               formatAware(next);
@@ -229,11 +311,16 @@ document.addEventListener('submit', function (event) {
               inPlace(next);
               var errors = document.getElementById('form-errors');
               var result = document.getElementById('capture-result');
-              if (errors) { errors.setAttribute('tabindex', '-1'); errors.focus(); }
-              else if (result && result.scrollIntoView && res.redirected) result.scrollIntoView({ block: 'nearest' });
+              if (errors) {
+                errors.setAttribute('tabindex', '-1');
+                errors.focus();
+              } else if (result && result.scrollIntoView && res.redirected) result.scrollIntoView({ block: 'nearest' });
             });
           })
-          .catch(function (err) { if (window.console) console.error('posting in place', err); form.submit(); });
+          .catch(function (err) {
+            if (window.console) console.error('posting in place', err);
+            form.submit();
+          });
       });
     });
   }
@@ -263,7 +350,9 @@ document.addEventListener('submit', function (event) {
       if (leader && leader !== frame) return;
       leader = frame;
       clearTimeout(rest);
-      rest = setTimeout(function () { leader = null; }, 150);
+      rest = setTimeout(function () {
+        leader = null;
+      }, 150);
       Array.prototype.forEach.call(frames, function (other) {
         if (other !== frame) other.scrollTop = frame.scrollTop;
       });
@@ -309,15 +398,24 @@ document.addEventListener('submit', function (event) {
     stage.style.setProperty('--ch-pos', p + '%'); // CSSOM, not a style attribute: allowed by the CSP
     range.value = String(Math.round(p));
   }
-  range.addEventListener('input', function () { place(Number(range.value)); });
+  range.addEventListener('input', function () {
+    place(Number(range.value));
+  });
   var dragging = false;
   function follow(event) {
     var box = stage.getBoundingClientRect();
     place(((event.clientX - box.left) / box.width) * 100);
   }
-  stage.addEventListener('pointerdown', function (event) { dragging = true; follow(event); });
-  window.addEventListener('pointermove', function (event) { if (dragging) follow(event); });
-  window.addEventListener('pointerup', function () { dragging = false; });
+  stage.addEventListener('pointerdown', function (event) {
+    dragging = true;
+    follow(event);
+  });
+  window.addEventListener('pointermove', function (event) {
+    if (dragging) follow(event);
+  });
+  window.addEventListener('pointerup', function () {
+    dragging = false;
+  });
   // Tools: side by side or slider; in the slider the newer side can show the diff instead (the overlay).
   var tools = el('div', 'ch-tools');
   tools.setAttribute('role', 'group');
@@ -335,7 +433,9 @@ document.addEventListener('submit', function (event) {
     overlay.appendChild(check);
     overlay.appendChild(document.createTextNode('Show the diff on the after side'));
     tools.appendChild(overlay);
-    check.addEventListener('change', function () { base.src = check.checked ? diff.src : after.src; });
+    check.addEventListener('change', function () {
+      base.src = check.checked ? diff.src : after.src;
+    });
   }
   view.insertBefore(tools, view.firstChild);
   function mode(name) {
@@ -344,8 +444,12 @@ document.addEventListener('submit', function (event) {
     sliderButton.setAttribute('aria-pressed', String(name === 'slider'));
     if (overlay) overlay.hidden = name !== 'slider';
   }
-  sideButton.addEventListener('click', function () { mode('side'); });
-  sliderButton.addEventListener('click', function () { mode('slider'); });
+  sideButton.addEventListener('click', function () {
+    mode('side');
+  });
+  sliderButton.addEventListener('click', function () {
+    mode('slider');
+  });
   place(50);
   mode('slider');
 })();

@@ -21,7 +21,25 @@ const NOTICES: Record<string, { kind: 'ok' | 'info' | 'warn'; text: string }> = 
   'website-deleted': { kind: 'ok', text: 'Website deleted, with its screenshots, scenarios and schedules.' },
 };
 
-export function noticeBox(key: string | undefined): Html {
+/**
+ * What the notices that promise "this page refreshes until it has finished" become once that job has ended: the
+ * page reloads itself with the same `?notice=` and must not keep saying a job is queued (issue 31).
+ */
+const ONCE_ENDED: Record<string, { kind: 'ok' | 'info' | 'warn'; text: string }> = {
+  'screenshot-queued': { kind: 'info', text: 'The screenshot job has ended: the Last job column shows how it went.' },
+  'run-started': { kind: 'info', text: 'The scenario run has ended: how it went is below.' },
+};
+
+/** The notice a page shows once its job has ended, when its `?notice=` key was about that job. */
+export function endedNotice(key: string | undefined): Html | undefined {
+  const notice = key ? ONCE_ENDED[key] : undefined;
+  return notice ? html`<div class="notice ${notice.kind}" role="status">${notice.text}</div>` : undefined;
+}
+
+/** The notice of `?notice=<key>`; `jobEnded` when the job a "queued" notice speaks of is no longer running. */
+export function noticeBox(key: string | undefined, jobEnded = false): Html {
+  const ended = jobEnded ? endedNotice(key) : undefined;
+  if (ended) return ended;
   const notice = key ? NOTICES[key] : undefined;
   return notice ? html`<div class="notice ${notice.kind}" role="status">${notice.text}</div>` : html``;
 }

@@ -1,7 +1,8 @@
 import type { JobProps } from '../../../../jobs/domain/job';
 import type { StepRecord } from '../../../../scenarios/domain/execution';
-import { noticeBox } from '../components';
+import { endedNotice, noticeBox } from '../components';
 import { Html, html } from '../html';
+import { readableError } from '../job-errors';
 
 /**
  * Pieces the automation pages (scenario editor, run detail, schedules, jobs) share. Exported for the other pages
@@ -19,7 +20,10 @@ const NOTICES: Record<string, { kind: 'ok' | 'info' | 'warn'; text: string }> = 
   'run-started': { kind: 'ok', text: 'Scenario run queued. This page refreshes until it has finished.' },
 };
 
-export function automationNotice(key: string | undefined): Html {
+/** `jobEnded`: the run a "queued" notice speaks of has ended (the notice then says so, see endedNotice). */
+export function automationNotice(key: string | undefined, jobEnded = false): Html {
+  const ended = jobEnded ? endedNotice(key) : undefined;
+  if (ended) return ended;
   const notice = key ? NOTICES[key] : undefined;
   return notice ? html`<div class="notice ${notice.kind}" role="status">${notice.text}</div>` : noticeBox(key);
 }
@@ -41,13 +45,26 @@ export function stepRecordsOf(job: JobProps): StepRecord[] {
 
 /**
  * A job's error for people: a failed step is named by its number from 1 ("Step 1 (click) failed: …"), where the
- * API's text counts from 0 as its `steps[i]` do. Other errors are the API's text.
+ * API's text counts from 0 as its `steps[i]` do; Chromium's codes and the capture's timeouts in words (job-errors.ts).
+ * Where it differs from the API's text, pages show that too, in small print (rawJobError).
  */
 export function jobErrorText(job: JobProps): string | null {
   if (job.error === null) return null;
   const failed = stepRecordsOf(job).find((r) => r.status === 'failed');
-  if (failed && failed.error !== null) return `Step ${failed.index + 1} (${failed.type}) failed: ${failed.error}`;
-  return job.error;
+  if (failed && failed.error !== null) return `Step ${failed.index + 1} (${failed.type}) failed: ${readableError(failed.error).text}`;
+  return readableError(job.error).text;
+}
+
+/** The API's own error text in small print, under jobErrorText's sentence when that differs from it. */
+export function rawJobError(job: JobProps): Html {
+  const text = jobErrorText(job);
+  return text !== null && text !== job.error ? html`<small class="raw-error">As the API reports it: <code>${job.error}</code></small>` : html``;
+}
+
+/** A job's error in a table cell: the sentence, and the raw text below it in small print. */
+export function jobErrorCell(job: JobProps): Html {
+  const text = jobErrorText(job);
+  return text === null ? html`` : html`${text}${text !== job.error ? html`<br>${rawJobError(job)}` : ''}`;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { DashboardViewer } from '../../dashboard-request';
 import { fieldsOf } from '../../step-form';
 import { badge, Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
-import { automationNotice, duration, jobErrorText, jobLink, stepRecordsOf } from './automation-parts';
+import { automationNotice, duration, jobErrorText, jobLink, rawJobError, stepRecordsOf } from './automation-parts';
 
 export interface ExecutionView {
   job: JobProps;
@@ -108,10 +108,10 @@ export function executionPage(viewer: DashboardViewer, view: ExecutionView): Htm
     : '';
   const open = openingOf(job, records);
   const title = view.scenario ? `Run of “${view.scenario.name}”` : 'Scenario run';
-  const content = html`${automationNotice(view.notice)}
+  const content = html`${automationNotice(view.notice, isFinished(job.status))}
 <div class="card">
   <p class="run-status">${badge(job.status)} ${error ? html`<span class="run-error">${error}</span>` : ''}</p>
-  ${error && error !== job.error ? html`<p class="muted">As the API reports it: <code>${job.error}</code></p>` : ''}
+  ${error && error !== job.error ? html`<p class="muted">${rawJobError(job)}</p>` : ''}
   <p>${view.scenario ? html`Scenario <a href="/dashboard/scenarios/${view.scenario.id}/edit">${view.scenario.name}</a>` : html`<span class="muted">Scenario deleted</span>`}${view.websiteName ? html` on <strong>${view.websiteName}</strong>` : ''} · execution <code class="break">${job.id}</code></p>
   ${timing(job)}
   ${

@@ -5,7 +5,7 @@ import type { DashboardViewer } from '../../dashboard-request';
 import { dataTable, PageInfo, pager } from '../components';
 import { badge, Html, html, utcTime } from '../html';
 import { layout } from '../layout';
-import { duration, executionHref, jobErrorText, jobLink, scrollBox } from './automation-parts';
+import { duration, executionHref, jobErrorCell, jobErrorText, jobLink, rawJobError, scrollBox } from './automation-parts';
 
 export interface JobFilterForm {
   status?: string;
@@ -41,7 +41,7 @@ export function jobsPage(viewer: DashboardViewer, view: JobsView): Html {
   <td>${badge(job.status)}${job.attempts > 1 ? html` <span class="muted">${job.attempts} attempts</span>` : ''}</td>
   <td>${utcTime(job.createdAt)}</td>
   <td>${job.startedAt && job.finishedAt ? duration(job.finishedAt.getTime() - job.startedAt.getTime()) : '—'}</td>
-  <td class="error-cell">${jobErrorText(job) ?? ''}</td>
+  <td class="error-cell">${jobErrorCell(job)}</td>
   <td>${job.type === 'scenario' ? html`<a href="${executionHref(job.id)}">Run details</a>` : job.screenshotId ? html`<a href="/dashboard/screenshots/${job.screenshotId}">Screenshot</a>` : ''}</td>
 </tr>`,
   );
@@ -69,8 +69,22 @@ ${
 export interface JobView {
   job: JobProps;
   websiteName: string | null;
+  /** The website's address: what a capture job loads (it reads the URL when it runs). */
+  websiteUrl: string | null;
   scenarioName: string | null;
   scheduleName: string | null;
+}
+
+/** `delayMs` → `delay_ms`: jobs store options in code's names; people know the API's (issue 31). */
+function snakeCase(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/** A stored value with every object key in the API's snake_case (nested options: clip, pdf, steps). */
+function snakeKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(snakeKeys);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [snakeCase(k), snakeKeys(v)]));
+  return value;
 }
 
 /** What a job was asked for, without its secrets: sealed fields are named, never shown; fill values are redacted. */
@@ -82,9 +96,9 @@ export function visibleOptions(job: JobProps): Array<[string, string]> {
     if (key === 'sealedSecrets' || key === 'secrets') {
       out.push(['headers, cookies, http_auth', '******** (encrypted; never shown)']);
     } else if (key === 'steps' && Array.isArray(value)) {
-      out.push(['steps', JSON.stringify(redactStepsForLogs(value as Step[]))]);
+      out.push(['steps', JSON.stringify(snakeKeys(redactStepsForLogs(value as Step[])))]);
     } else {
-      out.push([key, typeof value === 'string' ? value : JSON.stringify(value)]);
+      out.push([snakeCase(key), typeof value === 'string' ? value : JSON.stringify(snakeKeys(value))]);
     }
   }
   return out;
@@ -98,10 +112,11 @@ export function jobPage(viewer: DashboardViewer, view: JobView): Html {
   const waited = job.startedAt ? duration(job.startedAt.getTime() - job.createdAt.getTime()) : '—';
   const content = html`<div class="card">
   <p class="run-status">${badge(job.status)} ${kind(job)}${error ? html` <span class="run-error">${error}</span>` : ''}</p>
-  ${error && error !== job.error ? html`<p class="muted">As the API reports it: <code>${job.error}</code></p>` : ''}
+  ${error && error !== job.error ? html`<p class="muted">${rawJobError(job)}</p>` : ''}
   <dl class="facts">
     <div><dt>Job id</dt><dd><code class="break" id="job-id">${job.id}</code></dd></div>
     <div><dt>Website</dt><dd>${job.websiteId ? (view.websiteName ?? html`<span class="muted">deleted (#${job.websiteId})</span>`) : '—'}</dd></div>
+    ${view.websiteUrl ? html`<div><dt>URL</dt><dd><a class="mono break" id="job-url" href="${view.websiteUrl}" rel="noopener noreferrer nofollow">${view.websiteUrl}</a></dd></div>` : ''}
     <div><dt>Source</dt><dd>${job.source}${job.scheduleId ? html` · <a href="/dashboard/schedules/${job.scheduleId}/edit">${view.scheduleName ?? `schedule #${job.scheduleId}`}</a>` : ''}</dd></div>
     ${job.type === 'scenario' ? html`<div><dt>Scenario</dt><dd>${job.scenarioId && view.scenarioName ? html`<a href="/dashboard/scenarios/${job.scenarioId}/edit">${view.scenarioName}</a>` : html`<span class="muted">deleted</span>`} · <a href="${executionHref(job.id)}">Run details</a></dd></div>` : ''}
     <div><dt>Attempts</dt><dd>${job.attempts}</dd></div>

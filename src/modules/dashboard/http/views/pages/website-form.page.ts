@@ -8,6 +8,7 @@ import { controlNames, FieldSection, FormField, WEBSITE_FIELDS } from '../../web
 import { accessNotice } from '../components';
 import { badge, Html, html } from '../html';
 import { csrfField, layout } from '../layout';
+import { jobErrorCell } from './automation-parts';
 
 /** A form's state: what was typed (or saved), and the errors of the last post by field ('' = the whole form). */
 export interface FormState {
@@ -214,7 +215,7 @@ export function captureResultBody(result: CaptureResult): Html {
     waiting ? html` <span class="muted">${job.status === 'queued' ? 'waiting for a browser…' : 'capturing…'}</span>` : html` <span class="muted">${took}</span>`
   }</p>
 ${waiting ? html`<progress class="job-progress" aria-label="Capture in progress"></progress><noscript><p><a href="">Reload</a> to see the result (this page also reloads by itself).</p></noscript>` : ''}
-${job.status === 'failed' ? html`<p class="notice error">${job.error ?? 'The capture failed.'}</p>` : ''}
+${job.status === 'failed' ? html`<p class="notice error">${job.error === null ? 'The capture failed.' : jobErrorCell(job)}</p>` : ''}
 ${
   shot
     ? html`<figure class="capture-shot">

@@ -7,6 +7,7 @@ import { accessNotice, dataTable, hiddenHeading, noticeBox, PageInfo, pager, tab
 import { badge, Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
 import { PLAYGROUND_WEBSITE_NAME } from '../../website-form';
+import { jobErrorCell } from './automation-parts';
 
 export interface WebsiteRow {
   website: WebsiteProps;
@@ -65,7 +66,7 @@ export function websitesPage(viewer: DashboardViewer, view: WebsitesView): Html 
     <span class="muted">${w.viewportWidth}×${w.viewportHeight}${w.fullPage ? ', full page' : ''}${optionSummary(w)}</span></td>
   <td>${badge(w.status)}</td>
   <td>${utcTime(w.lastScreenshotAt, 'never')}</td>
-  <td class="job-status">${job ? html`${badge(job.status)}${job.status === 'failed' && job.error ? html`<br><span class="muted">${job.error}</span>` : ''}` : html`<span class="muted">—</span>`}</td>
+  <td class="job-status">${job ? html`${badge(job.status)}${job.status === 'failed' && job.error ? html`<br><span class="muted">${jobErrorCell(job)}</span>` : ''}` : html`<span class="muted">—</span>`}</td>
   <td class="row-actions"><form class="inline" method="post" action="/dashboard/websites/${w.id}/screenshot">${csrfField(viewer)}
     <button type="submit"${view.hasAccess ? '' : html` disabled aria-disabled="true"`}>Take screenshot</button></form>
     <a href="/dashboard/screenshots?website_id=${w.id}">All screenshots</a>
@@ -82,7 +83,7 @@ export function websitesPage(viewer: DashboardViewer, view: WebsitesView): Html 
     viewer,
     'websites',
     'Websites',
-    html`${noticeBox(view.notice)}
+    html`${noticeBox(view.notice, !busy)}
 ${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
 ${view.rows.length ? html`<p class="page-actions"><a class="button" id="new-website" href="/dashboard/websites/new">Add a website</a> <a class="button secondary" href="/dashboard/playground">Playground</a></p>` : ''}
 ${
