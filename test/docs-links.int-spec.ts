@@ -120,6 +120,15 @@ describe('links in README.md and docs/', () => {
     expect(orphans.map((file) => relative(ROOT, file))).toEqual([]);
   });
 
+  it('configuration.md names every environment variable src/config reads', () => {
+    const config = readFileSync(join(ROOT, 'src', 'config', 'app-config.ts'), 'utf8');
+    // Read as env.NAME or env[...] through the helpers int(env, 'NAME', …), bool(env, 'NAME', …), url(env, 'NAME', …).
+    const names = new Set([...config.matchAll(/\benv\.([A-Z][A-Z0-9_]*)/g), ...config.matchAll(/\(env, '([A-Z][A-Z0-9_]*)'/g)].map((m) => m[1]));
+    expect(names.size).toBeGreaterThan(40);
+    const page = readFileSync(join(ROOT, 'docs', 'configuration.md'), 'utf8');
+    expect([...names].filter((name) => !page.includes('`' + name + '`'))).toEqual([]);
+  });
+
   describe('the checker itself', () => {
     const page = join(ROOT, 'docs', 'page.md');
     const other = join(ROOT, 'docs', 'other.md');
