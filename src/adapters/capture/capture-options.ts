@@ -54,8 +54,8 @@ export interface CaptureSettings {
 
 /**
  * The default cap per core when CAPTURE_CONCURRENCY is unset: high enough that waiting pages never leave the
- * cores idle (the admission keeps the real number lower when the cores are busy). Figures: docs/benchmark.md
- * ("Figures behind design choices", and "Concurrency" under "What the numbers say").
+ * cores idle (the admission keeps the real number lower when the cores are busy). Measured: see README
+ * "Concurrency".
  */
 export const DEFAULT_CONCURRENCY_PER_CORE = 8;
 
