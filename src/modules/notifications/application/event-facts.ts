@@ -54,7 +54,8 @@ export class EventFactsReader {
       websiteName: website?.name ?? null,
       url: shot?.capture?.final_url ?? website?.url ?? null,
       changedRatio: data.changed_ratio ?? shot?.change?.changed_ratio ?? null,
-      textDiff: textDiff && event.type === 'screenshot.changed' ? { added: textDiff.added, removed: textDiff.removed, firstLines: textDiff.first_lines ?? [] } : null,
+      textDiff:
+        textDiff && event.type === 'screenshot.changed' ? { added: textDiff.added, removed: textDiff.removed, firstLines: textDiff.first_lines ?? [] } : null,
       error: data.job?.error ?? data.execution?.error ?? null,
       links: {
         compare: event.type === 'screenshot.changed' && shotId !== null ? `${base}/dashboard/screenshots/${shotId}/compare` : null,

@@ -117,7 +117,9 @@ export function emailMessage(f: EventFacts): EmailMessage {
     `<!doctype html><html><body style="font-family:sans-serif">` +
     `<h2 style="font-size:18px">${escapeHtml(title)}</h2>` +
     lines.map((l) => `<p style="margin:4px 0">${escapeHtml(l)}</p>`).join('') +
-    (f.links.image ? `<p><a href="${escapeHtml(f.links.image)}"><img src="${escapeHtml(f.links.image)}" alt="The screenshot" style="max-width:100%"></a></p>` : '') +
+    (f.links.image
+      ? `<p><a href="${escapeHtml(f.links.image)}"><img src="${escapeHtml(f.links.image)}" alt="The screenshot" style="max-width:100%"></a></p>`
+      : '') +
     (linked.length > 0 ? `<p>${linked.map((l) => `<a href="${escapeHtml(l.url)}">${escapeHtml(l.label)}</a>`).join(' · ')}</p>` : '') +
     `</body></html>`;
   return { subject: clip(title, 200), text, html };

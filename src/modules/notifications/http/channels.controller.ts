@@ -46,7 +46,13 @@ export class ChannelsController {
   @ApiErrorResponses('validation_failed')
   @Get()
   async list(@CurrentAccount() account: Account, @Query() query: PageQuery, @Req() request: FastifyRequest) {
-    const page = await paginate(request, this.config.publicUrl, query, (p) => this.channels.list(account.id, p), (c: ChannelProps) => c);
+    const page = await paginate(
+      request,
+      this.config.publicUrl,
+      query,
+      (p) => this.channels.list(account.id, p),
+      (c: ChannelProps) => c,
+    );
     const last = await this.channels.lastDeliveries(page.data.map((c) => c.id));
     return { ...page, data: page.data.map((c) => channelView(c, last.get(c.id) ?? null)) };
   }
@@ -62,7 +68,13 @@ export class ChannelsController {
   @Post()
   @HttpCode(201)
   async create(@CurrentAccount() account: Account, @Body() dto: CreateChannelDto) {
-    const channel = await this.channels.create(account.id, { name: dto.name, type: dto.type, target: dto.target, events: dto.events, websiteIds: dto.website_ids });
+    const channel = await this.channels.create(account.id, {
+      name: dto.name,
+      type: dto.type,
+      target: dto.target,
+      events: dto.events,
+      websiteIds: dto.website_ids,
+    });
     return { success: true, data: channelView(channel) };
   }
 
@@ -95,7 +107,10 @@ export class ChannelsController {
     return { success: true, message: 'Notification channel deleted' };
   }
 
-  @ApiOperation({ summary: 'Send a test message', description: 'Queues a test message to the channel, sent (and retried) like any other; see `last_delivery` for how it went.' })
+  @ApiOperation({
+    summary: 'Send a test message',
+    description: 'Queues a test message to the channel, sent (and retried) like any other; see `last_delivery` for how it went.',
+  })
   @ApiIdParam('Notification channel')
   @ApiDataResponse(TestMessageView, { status: 202, description: 'The queued message' })
   @ApiErrorResponses('not_found')

@@ -5,7 +5,12 @@ import { CHANNEL_EVENTS, CHANNEL_LIMITS, CHANNEL_TYPES } from '../domain/channel
 /** The channel fields as OpenAPI describes them, shared by the request DTOs and the response schema. */
 export const CHANNEL_FIELDS = {
   name: { type: 'string', minLength: 1, maxLength: CHANNEL_LIMITS.nameMax, example: 'Ops on Slack' },
-  type: { type: 'string', enum: [...CHANNEL_TYPES] as string[], example: 'slack', description: 'Where messages go: an e-mail address, or a Slack or Discord incoming webhook' },
+  type: {
+    type: 'string',
+    enum: [...CHANNEL_TYPES] as string[],
+    example: 'slack',
+    description: 'Where messages go: an e-mail address, or a Slack or Discord incoming webhook',
+  },
   target: {
     type: 'string',
     maxLength: CHANNEL_LIMITS.targetMax,

@@ -11,7 +11,8 @@ import { NotificationChannelRow } from './channel.row';
 
 function toDate(value: unknown): Date | null {
   if (value === null || value === undefined) return null;
-  return value instanceof Date ? value : new Date(`${String(value).replace(' ', 'T')}Z`);
+  if (value instanceof Date) return value;
+  return typeof value === 'string' ? new Date(`${value.replace(' ', 'T')}Z`) : null;
 }
 
 @Injectable()
@@ -110,7 +111,13 @@ export class TypeOrmChannelRepository extends ChannelRepository {
     // Raw: the rows belong to the webhooks context's table (shared delivery machinery); read-only here.
     const raw: Array<Record<string, unknown>> = await this.dataSource
       .createQueryBuilder()
-      .select(['d.channel_id AS channel_id', 'd.event_type AS event_type', 'd.status AS status', 'd.last_error AS last_error', 'd.last_attempt_at AS last_attempt_at'])
+      .select([
+        'd.channel_id AS channel_id',
+        'd.event_type AS event_type',
+        'd.status AS status',
+        'd.last_error AS last_error',
+        'd.last_attempt_at AS last_attempt_at',
+      ])
       .from('webhook_deliveries', 'd')
       .where('d.channel_id IN (:...ids)', { ids: channelIds })
       .orderBy('d.created_at', 'DESC')

@@ -111,7 +111,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       const deliveries = subscribers.length > 0 ? subscribers.map(async (webhook) => this.delivery(webhook, job, event, await data(), now)) : [];
       await this.webhooks.insertDeliveries([
         ...(await Promise.all(deliveries)),
-        ...(await this.forChannels({ type: event, sourceId: job.id, accountId: job.accountId, websiteId: job.websiteId, happenedAt: job.finishedAt, data }, now)),
+        ...(await this.forChannels(
+          { type: event, sourceId: job.id, accountId: job.accountId, websiteId: job.websiteId, happenedAt: job.finishedAt, data },
+          now,
+        )),
       ]);
       await this.webhooks.markEmitted(job.id, now);
     }

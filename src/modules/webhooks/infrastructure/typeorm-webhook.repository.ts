@@ -119,7 +119,14 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
     }
     const raw: Array<Record<string, unknown>> = await this.dataSource
       .createQueryBuilder()
-      .select(['j.id AS id', 'j.type AS type', 'j.status AS status', 'j.account_id AS account_id', 'j.website_id AS website_id', 'j.finished_at AS finished_at'])
+      .select([
+        'j.id AS id',
+        'j.type AS type',
+        'j.status AS status',
+        'j.account_id AS account_id',
+        'j.website_id AS website_id',
+        'j.finished_at AS finished_at',
+      ])
       .from('jobs', 'j')
       .where('j.account_id IN (:...accounts)', { accounts: [...new Set([...accounts.map((a) => Number(a.account_id)), ...alsoAccounts])] })
       .andWhere('j.webhooks_emitted_at IS NULL')
@@ -173,7 +180,12 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
       .orderBy('s.compared_at', 'ASC')
       .limit(limit)
       .getRawMany();
-    return raw.map((r) => ({ screenshotId: Number(r.id), accountId: Number(r.account_id), websiteId: Number(r.website_id), comparedAt: toDate(r.compared_at) }));
+    return raw.map((r) => ({
+      screenshotId: Number(r.id),
+      accountId: Number(r.account_id),
+      websiteId: Number(r.website_id),
+      comparedAt: toDate(r.compared_at),
+    }));
   }
 
   async markChangeEmitted(screenshotId: number, now: Date): Promise<void> {
