@@ -73,7 +73,10 @@ describe('Notification channels (e-mail over real SMTP, Slack and Discord receiv
   beforeAll(async () => {
     receiver = await new Receiver().start();
     smtp = await new SmtpTestServer().start();
-    pages = await new PageServer({ '/': solidPage('rgb(0,0,255)'), '/changing': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(solidPage(color)) }).start();
+    pages = await new PageServer({
+      '/': solidPage('rgb(0,0,255)'),
+      '/changing': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(solidPage(color)),
+    }).start();
     deadUrl = `http://127.0.0.1:${await closedPort()}`;
     t = await startTestApp({
       env: {
@@ -149,7 +152,13 @@ describe('Notification channels (e-mail over real SMTP, Slack and Discord receiv
       .set(account.auth)
       .send({ name: 'Ops 2', events: ['execution.failed'], website_ids: [site], enabled: false });
     expect(put.status).toBe(200);
-    expect(put.body.data).toMatchObject({ name: 'Ops 2', events: ['execution.failed'], website_ids: [site], enabled: false, target: `${receiver.url}/********` });
+    expect(put.body.data).toMatchObject({
+      name: 'Ops 2',
+      events: ['execution.failed'],
+      website_ids: [site],
+      enabled: false,
+      target: `${receiver.url}/********`,
+    });
     // A new type needs a new target.
     const retype = await api().put(`/notification-channels/${id}`).set(account.auth).send({ type: 'email' });
     expect(retype.status).toBe(422);
@@ -216,7 +225,11 @@ describe('Notification channels (e-mail over real SMTP, Slack and Discord receiv
     const [s] = await receiver.at('/slack-test', 1);
     expect(s.body).toMatchObject({ text: 'Test notification from the screenshot service', blocks: expect.any(Array) });
     const [d] = await receiver.at('/discord-test', 1);
-    expect(d.body).toMatchObject({ content: 'Test notification from the screenshot service', embeds: [expect.objectContaining({ title: expect.any(String) })], allowed_mentions: { parse: [] } });
+    expect(d.body).toMatchObject({
+      content: 'Test notification from the screenshot service',
+      embeds: [expect.objectContaining({ title: expect.any(String) })],
+      allowed_mentions: { parse: [] },
+    });
     const mail = (await smtp.until(1)).find((m) => m.to.includes('test-endpoint@example.com'))!;
     expect(mail).toMatchObject({ from: 'alerts@shots.example.com', subject: 'Test notification from the screenshot service' });
     expect(mail.text).toContain('This channel works');

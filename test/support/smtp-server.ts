@@ -64,7 +64,7 @@ export class SmtpTestServer {
     this.proc = proc;
     const ready = new Promise<number>((resolve, reject) => {
       proc.once('exit', (code) => reject(new Error(`smtp server exited with ${code}`)));
-      createInterface({ input: proc.stdout! }).on('line', (line) => {
+      createInterface({ input: proc.stdout }).on('line', (line) => {
         const msg = JSON.parse(line) as { port?: number; mail?: ReceivedMail; ack?: string };
         if (msg.port) resolve(msg.port);
         if (msg.mail) this.received.push(msg.mail);
