@@ -273,7 +273,10 @@ describe('Notification channels (e-mail over real SMTP, Slack and Discord receiv
     const second = await capture(who, site);
     expect(second).toMatchObject({ status: 'succeeded' });
     // The comparison runs in the background after the job; the message follows it (bounded wait on a loaded machine).
-    const got = await receiver.at('/discord-change', 2, 45_000);
+    const got = await receiver.at('/discord-change', 2, 45_000).catch(async (err: Error) => {
+      const shot = await api().get(`/screenshots/${second.screenshot_id}`).set(who.auth);
+      throw new Error(`${err.message}; the capture's change: ${JSON.stringify(shot.body.data?.change)}`);
+    });
     expect(got[1].body).toEqual(got[0].body); // the same message on every attempt
     const body = got[1].body as { content: string; embeds: Array<{ description: string; url: string }> };
     expect(body.content).toBe('Landing page changed');
