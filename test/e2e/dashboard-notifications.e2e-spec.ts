@@ -80,7 +80,7 @@ describe('Dashboard: Notifications page (real browser, no JavaScript)', () => {
 
   it('add (an error first), send a test, remove; the page fits 390 px', async () => {
     expect(await go('/dashboard/notifications')).toBe(200);
-    expect(await page.$eval('nav.main a[aria-current="page"]', (a) => a.textContent)).toBe('Notifications');
+    expect(await page.$eval('nav.main a[aria-current="page"]', (a) => a.textContent)).toBe('Alerts');
     expect(await page.content()).toContain('No channels yet.');
 
     await page.type('#channel-name', 'Team Slack');

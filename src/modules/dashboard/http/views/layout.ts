@@ -12,7 +12,7 @@ const NAV: Array<[Section, string, string]> = [
   ['scenarios', 'Scenarios', '/dashboard/scenarios'],
   ['schedules', 'Schedules', '/dashboard/schedules'],
   ['jobs', 'Jobs', '/dashboard/jobs'],
-  ['notifications', 'Notifications', '/dashboard/notifications'],
+  ['notifications', 'Alerts', '/dashboard/notifications'],
   ['api-keys', 'API Keys', '/dashboard/settings/api-keys'],
 ];
 
