@@ -8,9 +8,9 @@ import { WebhookDispatcher } from '../../webhooks/application/webhook-dispatcher
 import { messageIdForChannel } from './channel-notifier';
 import { WebsitesService } from '../../websites/application/websites.service';
 import { newDelivery, randomMessageId, type DeliveryProps } from '../../webhooks/domain/webhook';
-import { CHANNEL_LIMITS, CHANNEL_TEST_EVENT, ChannelEvent, ChannelProps, ChannelType, emailProblem, webhookUrlProblem } from '../domain/channel';
+import { CHANNEL_LIMITS, CHANNEL_TEST_EVENT, ChannelEvent, ChannelProps, ChannelType, emailProblem, LastDelivery, webhookUrlProblem } from '../domain/channel';
 import { renderMessage } from '../domain/message';
-import { ChannelChanges, ChannelRepository, LastDelivery, Mailer } from './ports';
+import { ChannelChanges, ChannelRepository, Mailer } from './ports';
 import { EventFactsReader } from './event-facts';
 
 export interface ChannelInput {

@@ -1,5 +1,5 @@
 import type { PageRequest } from '../../../shared/domain/page-request';
-import type { ChannelEvent, ChannelProps, ChannelType } from '../domain/channel';
+import type { ChannelEvent, ChannelProps, ChannelType, LastDelivery } from '../domain/channel';
 import type { EmailMessage } from '../domain/message';
 
 export interface NewChannel {
@@ -19,14 +19,6 @@ export interface ChannelChanges {
   events?: ChannelEvent[];
   websiteIds?: number[] | null;
   enabled?: boolean;
-}
-
-/** The last attempt made for a channel, as its list shows it. */
-export interface LastDelivery {
-  eventType: string;
-  status: 'pending' | 'succeeded' | 'failed';
-  error: string | null;
-  at: Date | null;
 }
 
 export abstract class ChannelRepository {

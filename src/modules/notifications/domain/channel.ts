@@ -34,6 +34,14 @@ export interface ChannelProps {
   updatedAt: Date;
 }
 
+/** The newest message queued for a channel and how it went, as its list shows it. */
+export interface LastDelivery {
+  eventType: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  error: string | null;
+  at: Date | null;
+}
+
 /** Whether the channel is told about an event: subscribed, for its website, and created before it happened. */
 export function wants(channel: ChannelProps, event: string, websiteId: number | null, happenedAt: Date): boolean {
   if (!channel.enabled || channel.createdAt.getTime() > happenedAt.getTime()) return false;

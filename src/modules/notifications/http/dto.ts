@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { BodyRequired, IsId, OptionalField } from '../../../shared/http/validation';
 import type { DeliveryProps } from '../../webhooks/domain/webhook';
-import type { LastDelivery } from '../application/ports';
+import type { LastDelivery } from '../domain/channel';
 import { CHANNEL_EVENTS, CHANNEL_LIMITS, CHANNEL_TYPES, ChannelEvent, ChannelProps, ChannelType, maskedTarget } from '../domain/channel';
 import { CHANNEL_FIELDS as F, ChannelView, TestMessageView } from './openapi';
 

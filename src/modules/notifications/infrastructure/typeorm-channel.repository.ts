@@ -5,8 +5,8 @@ import { NotFoundError } from '../../../shared/domain/domain-error';
 import type { PageRequest } from '../../../shared/domain/page-request';
 import { findPage } from '../../../shared/persistence/hot-query';
 import { SecretBox } from '../../../shared/secrets/secret-box';
-import { ChannelChanges, ChannelRepository, LastDelivery, NewChannel } from '../application/ports';
-import { ChannelEvent, ChannelProps, ChannelType } from '../domain/channel';
+import { ChannelChanges, ChannelRepository, NewChannel } from '../application/ports';
+import { ChannelEvent, ChannelProps, ChannelType, LastDelivery } from '../domain/channel';
 import { NotificationChannelRow } from './channel.row';
 
 function toDate(value: unknown): Date | null {

@@ -1,4 +1,4 @@
-import type { LastDelivery } from '../../../../notifications/application/ports';
+import type { LastDelivery } from '../../../../notifications/domain/channel';
 import { CHANNEL_EVENTS, CHANNEL_TYPES, type ChannelProps, maskedTarget } from '../../../../notifications/domain/channel';
 import type { DashboardViewer } from '../../dashboard-request';
 import { dataTable, hiddenHeading, tableBox } from '../components';
