@@ -1,5 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { TIMESTAMP } from '../../../shared/http/openapi';
+import { MAX_ID } from '../../../shared/http/validation';
 import { CHANNEL_EVENTS, CHANNEL_LIMITS, CHANNEL_TYPES } from '../domain/channel';
 
 /** The channel fields as OpenAPI describes them, shared by the request DTOs and the response schema. */
@@ -31,7 +32,7 @@ export const CHANNEL_FIELDS = {
   },
   website_ids: {
     type: 'array',
-    items: { type: 'integer' },
+    items: { type: 'integer', minimum: 1, maximum: MAX_ID },
     nullable: true,
     maxItems: CHANNEL_LIMITS.websiteIdsMax,
     example: [12, 14] as number[],
