@@ -11,6 +11,7 @@ import { ApiAccessGuard, AuthGuard } from './modules/accounts/http/auth.guards';
 import { DashboardModule } from './modules/dashboard/dashboard.module';
 import { HealthModule } from './modules/health/health.module';
 import { MetricsModule } from './modules/metrics/metrics.module';
+import { NotificationsModule } from './modules/notifications/notifications.module';
 import { RateLimitGuard } from './modules/rate-limiting/http/rate-limit.guard';
 import { RateLimitingModule } from './modules/rate-limiting/rate-limiting.module';
 import { ScenariosModule } from './modules/scenarios/scenarios.module';
@@ -42,6 +43,7 @@ export class AppModule {
         ScenariosModule,
         SchedulesModule,
         WebhooksModule,
+        NotificationsModule,
         HealthModule,
         MetricsModule,
         DashboardModule,

@@ -68,6 +68,10 @@ export abstract class AppConfig {
   webhookLimitPerMinute!: number;
   /** WEBHOOK_POLL_MS: how often each worker looks for finished jobs to announce and deliveries that are due. */
   webhookPollMs!: number;
+  /** SMTP_URL (smtp:// or smtps://, credentials in the URL): where e-mail notifications are sent; null: none can be. */
+  smtpUrl!: string | null;
+  /** MAIL_FROM: the sender of e-mail notifications. */
+  mailFrom!: string;
   /** STORAGE_DRIVER: screenshot files on local disk (STORAGE_DIR) or in an S3-compatible bucket (`s3`). */
   storageDriver!: 'local' | 's3';
   /** Set when storageDriver is 's3'. */
@@ -217,6 +221,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookRetryDelays: retryDelays(env),
     webhookLimitPerMinute: int(env, 'WEBHOOK_LIMIT_PER_MINUTE', 600, 1, 1000000),
     webhookPollMs: int(env, 'WEBHOOK_POLL_MS', 1000, 50, 600000),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: env.MAIL_FROM?.trim() || 'Screenshot service <screenshots@localhost>',
     storageDriver,
     s3: storageDriver === 's3' ? s3Settings(env) : null,
     port: int(env, 'PORT', 3000, 0, 65535),

@@ -289,7 +289,7 @@ describe('OpenAPI conformance', () => {
 
   it('PUT bodies are partial, and required exactly as the server requires them: {} is accepted, no body is 422', () => {
     const puts = operations().filter((o) => o.method === 'put');
-    expect(puts.length).toBe(4); // websites, scenarios, schedules, webhooks
+    expect(puts.length).toBe(5); // websites, scenarios, schedules, webhooks, notification channels
     for (const { key, op } of puts) {
       const schema = deref(requestSchema(op)!);
       expect({ key, required: op.requestBody?.required, fields: schema.required ?? [] }).toEqual({ key, required: true, fields: [] });

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
+import { NotificationsModule } from '../notifications/notifications.module';
 import { RateLimitingModule } from '../rate-limiting/rate-limiting.module';
 import { ScenariosModule } from '../scenarios/scenarios.module';
 import { SchedulesModule } from '../schedules/schedules.module';
@@ -12,6 +13,7 @@ import { ChangeHistoryController } from './http/change-history.controller';
 import { JobsPageController } from './http/jobs-page.controller';
 import { ScenarioEditorController } from './http/scenario-editor.controller';
 import { ScheduleEditorController } from './http/schedule-editor.controller';
+import { NotificationsPageController } from './http/notifications-page.controller';
 import { OverviewController } from './http/overview.controller';
 import { PlaygroundController } from './http/playground.controller';
 import { ScreenshotsPageController } from './http/screenshots-page.controller';
@@ -27,7 +29,7 @@ import { TypeOrmDashboardQueries } from './infrastructure/typeorm-dashboard-quer
  * in with email and password instead of a bearer token. It owns no rules of its own beyond presentation.
  */
 @Module({
-  imports: [AccountsModule, RateLimitingModule, WebsitesModule, ScreenshotsModule, ScenariosModule, SchedulesModule],
+  imports: [AccountsModule, RateLimitingModule, WebsitesModule, ScreenshotsModule, ScenariosModule, SchedulesModule, NotificationsModule],
   controllers: [
     SignInController,
     AssetsController,
@@ -41,6 +43,7 @@ import { TypeOrmDashboardQueries } from './infrastructure/typeorm-dashboard-quer
     ScheduleEditorController,
     JobsPageController,
     ChangeHistoryController,
+    NotificationsPageController,
     DashboardNotFoundController,
   ],
   providers: [WebsiteNames, StaticAssets, { provide: DashboardQueries, useClass: TypeOrmDashboardQueries }],

@@ -23,6 +23,7 @@ import { WebhookDeliveryRow, WebhookRow } from './infrastructure/webhook.rows';
     WebhookDispatcher,
     WebhooksService,
   ],
-  exports: [WebhookDispatcher],
+  // WebhookSender: notification channels post to Slack and Discord through the same guarded sender.
+  exports: [WebhookDispatcher, WebhookSender],
 })
 export class WebhooksModule {}

@@ -23,6 +23,8 @@ export interface FinishedJob {
   type: 'screenshot' | 'scenario';
   status: 'succeeded' | 'failed';
   accountId: number;
+  /** The website captured (or whose scenario ran); null when it was deleted. */
+  websiteId: number | null;
   finishedAt: Date;
 }
 
@@ -30,6 +32,7 @@ export interface FinishedJob {
 export interface FoundChange {
   screenshotId: number;
   accountId: number;
+  websiteId: number;
   comparedAt: Date;
 }
 
@@ -57,13 +60,14 @@ export abstract class WebhookRepository {
   /** Enabled endpoints of the account subscribed to `event`, registered before the event happened. */
   abstract subscribers(accountId: number, event: string, happenedAt: Date): Promise<WebhookProps[]>;
   /**
-   * Finished jobs (since `since`) of accounts that have an enabled webhook registered before the job ended, whose
-   * events have not been emitted yet; oldest first. Accounts without webhooks never cost a write per job.
+   * Finished jobs (since `since`) of accounts that have an enabled webhook registered before the job ended, or
+   * are among `alsoAccounts` (those with channels), whose events have not been emitted yet; oldest first.
+   * Accounts without webhooks or channels never cost a write per job.
    */
-  abstract jobsToEmit(since: Date, limit: number): Promise<FinishedJob[]>;
+  abstract jobsToEmit(since: Date, limit: number, alsoAccounts?: number[]): Promise<FinishedJob[]>;
   abstract markEmitted(jobId: string, now: Date): Promise<void>;
   /** Like jobsToEmit, for screenshot.changed: changed captures (compared since `since`) not announced yet, oldest first. */
-  abstract changesToEmit(since: Date, limit: number): Promise<FoundChange[]>;
+  abstract changesToEmit(since: Date, limit: number, alsoAccounts?: number[]): Promise<FoundChange[]>;
   abstract markChangeEmitted(screenshotId: number, now: Date): Promise<void>;
   /** Inserts deliveries; one whose id exists already (another instance emitted the same event) is skipped. */
   abstract insertDeliveries(deliveries: DeliveryProps[]): Promise<void>;
@@ -94,4 +98,37 @@ export abstract class EventPayloads {
 /** Where deliveries leave the service: an HTTP POST through the URL policy, with a time limit. */
 export abstract class WebhookSender {
   abstract post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<{ statusCode: number | null; error: string | null }>;
+}
+
+/** An event the dispatcher found (a finished job, a found change, or a channel's test), as channels see it. */
+export interface ChannelEvent {
+  type: string;
+  /** The job, execution or `screenshot-<id>` the event is about. */
+  sourceId: string;
+  accountId: number;
+  websiteId: number | null;
+  happenedAt: Date;
+  /** The event's `data` as webhooks get it (loaded once, only when a channel wants the event); null: gone meanwhile. */
+  data(): Promise<unknown>;
+}
+
+/** One attempt's answer from a channel. */
+export interface ChannelAttempt {
+  statusCode: number | null;
+  error: string | null;
+  delivered: boolean;
+}
+
+/**
+ * Notification channels (modules/notifications) are another kind of subscriber of the same events: the
+ * dispatcher hands them each event it emits and their deliveries ride the same durable rows, claims and retries
+ * as webhooks' (webhook_deliveries.channel_id). Registered at boot, so this context imports none of theirs.
+ */
+export interface ChannelSubscribers {
+  /** Accounts with at least one enabled channel: their finished jobs and changes are read. */
+  listeningAccounts(): Promise<number[]>;
+  /** The deliveries of an event to the account's channels that want it (their rendered messages); often none. */
+  deliveriesFor(event: ChannelEvent, now: Date): Promise<DeliveryProps[]>;
+  /** One attempt of one delivery (the channel's target is looked up then: a deleted channel is not delivered). */
+  send(delivery: DeliveryProps, timeoutMs: number): Promise<ChannelAttempt>;
 }

@@ -16,7 +16,7 @@ import {
   signedHeaders,
   WebhookProps,
 } from '../domain/webhook';
-import { EventPayloads, FinishedJob, WebhookRepository, WebhookSender } from './ports';
+import { ChannelEvent, ChannelSubscribers, EventPayloads, FinishedJob, WebhookRepository, WebhookSender } from './ports';
 
 /** Jobs that ended longer ago than this are no longer announced (a worker down for a day does not replay it). */
 const EMIT_LOOKBACK_MS = 24 * 60 * 60 * 1000;
@@ -40,6 +40,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
+  private channels: ChannelSubscribers | null = null;
 
   constructor(
     private readonly webhooks: WebhookRepository,
@@ -61,6 +62,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await this.running;
+  }
+
+  /** Notification channels subscribe to the same events through this (once, at boot). */
+  registerChannels(channels: ChannelSubscribers): void {
+    if (this.channels) throw new Error('notification channels are registered twice');
+    this.channels = channels;
+  }
+
+  /** Queues deliveries made elsewhere (a channel's test message) and sends them at once. */
+  async enqueue(deliveries: DeliveryProps[]): Promise<void> {
+    await this.webhooks.insertDeliveries(deliveries);
+    this.nudge();
   }
 
   /** Runs a pass now (or right after the one in progress); never overlaps itself. */
@@ -89,20 +102,28 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   private async emit(): Promise<void> {
     const now = this.clock.now();
-    for (const job of await this.webhooks.jobsToEmit(new Date(now.getTime() - EMIT_LOOKBACK_MS), BATCH)) {
+    const since = new Date(now.getTime() - EMIT_LOOKBACK_MS);
+    const channelAccounts = (await this.channels?.listeningAccounts()) ?? [];
+    for (const job of await this.webhooks.jobsToEmit(since, BATCH, channelAccounts)) {
       const event = eventForJob(job.type, job.status);
+      const data = once(() => this.payloads.forJob(job));
       const subscribers = await this.webhooks.subscribers(job.accountId, event, job.finishedAt);
-      if (subscribers.length > 0) {
-        const data = await this.payloads.forJob(job);
-        await this.webhooks.insertDeliveries(subscribers.map((webhook) => this.delivery(webhook, job, event, data, now)));
-      }
+      const deliveries = subscribers.length > 0 ? subscribers.map(async (webhook) => this.delivery(webhook, job, event, await data(), now)) : [];
+      await this.webhooks.insertDeliveries([
+        ...(await Promise.all(deliveries)),
+        ...(await this.forChannels(
+          { type: event, sourceId: job.id, accountId: job.accountId, websiteId: job.websiteId, happenedAt: job.finishedAt, data },
+          now,
+        )),
+      ]);
       await this.webhooks.markEmitted(job.id, now);
     }
-    for (const change of await this.webhooks.changesToEmit(new Date(now.getTime() - EMIT_LOOKBACK_MS), BATCH)) {
+    for (const change of await this.webhooks.changesToEmit(since, BATCH, channelAccounts)) {
       const subscribers = await this.webhooks.subscribers(change.accountId, CHANGED_EVENT, change.comparedAt);
-      const data = subscribers.length > 0 ? await this.payloads.forChange(change) : null;
-      if (data) {
-        const sourceId = `screenshot-${change.screenshotId}`;
+      const sourceId = `screenshot-${change.screenshotId}`;
+      const data = once(() => this.payloads.forChange(change));
+      const forWebhooks = subscribers.length > 0 ? await data() : null;
+      if (forWebhooks) {
         await this.webhooks.insertDeliveries(
           subscribers.map((webhook) =>
             newDelivery({
@@ -112,14 +133,24 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
               eventType: CHANGED_EVENT,
               sourceId,
               happenedAt: change.comparedAt,
-              data,
+              data: forWebhooks,
               now,
             }),
           ),
         );
       }
+      await this.webhooks.insertDeliveries(
+        await this.forChannels(
+          { type: CHANGED_EVENT, sourceId, accountId: change.accountId, websiteId: change.websiteId, happenedAt: change.comparedAt, data },
+          now,
+        ),
+      );
       await this.webhooks.markChangeEmitted(change.screenshotId, now);
     }
+  }
+
+  private async forChannels(event: ChannelEvent, now: Date): Promise<DeliveryProps[]> {
+    return this.channels ? this.channels.deliveriesFor(event, now) : [];
   }
 
   private delivery(webhook: WebhookProps, job: FinishedJob, event: string, data: unknown, now: Date): DeliveryProps {
@@ -131,8 +162,42 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     const now = this.clock.now();
     const claimed = await this.webhooks.claimDue(now, new Date(now.getTime() + ATTEMPT_LOCK_MS), BATCH);
     // One read (and one secret decryption) per endpoint, however many of its deliveries are due.
-    const endpoints = new Map([...new Set(claimed.map((d) => d.webhookId))].map((id) => [id, this.webhooks.findById(id)]));
-    await Promise.all(claimed.map(async (delivery) => this.attempt(delivery, await endpoints.get(delivery.webhookId)!)));
+    const ids = new Set(claimed.flatMap((d) => (d.webhookId === null ? [] : [d.webhookId])));
+    const endpoints = new Map([...ids].map((id) => [id, this.webhooks.findById(id)]));
+    await Promise.all(
+      claimed.map(async (delivery) =>
+        delivery.webhookId === null ? this.attemptChannel(delivery) : this.attempt(delivery, await endpoints.get(delivery.webhookId)!),
+      ),
+    );
+  }
+
+  /** A channel's delivery: the same rate limit, retries and fencing as a webhook's; the channel sends it its own way. */
+  private async attemptChannel(delivery: DeliveryProps): Promise<void> {
+    if (!this.channels) return; // not registered in this process (never in the app): left for one that has them
+    if (!(await this.withinRate(delivery))) return;
+    const started = Date.now();
+    const { statusCode, error, delivered } = await this.channels.send(delivery, DELIVERY_TIMEOUT_MS);
+    const at = this.clock.now();
+    await this.webhooks.recordAttempt(delivery, {
+      statusCode,
+      error: delivered ? null : (error ?? `endpoint answered ${statusCode}`),
+      durationMs: Date.now() - started,
+      at,
+      delivered,
+      retryAt: delivered ? null : retryAfter(delivery.attempts, this.config.webhookRetryDelays, at),
+    });
+  }
+
+  /** Deliveries have their own per-account limit; past it the attempt is given back, due when the window turns. */
+  private async withinRate(delivery: DeliveryProps): Promise<boolean> {
+    try {
+      await this.rateLimiter.hitPerAddress('webhook', String(delivery.accountId), this.config.webhookLimitPerMinute, 'webhook deliveries');
+      return true;
+    } catch (err) {
+      if (!(err instanceof RateLimitExceededError)) throw err;
+      await this.webhooks.postpone(delivery, err.window.end);
+      return false;
+    }
   }
 
   private async attempt(delivery: DeliveryProps, webhook: WebhookProps | null): Promise<void> {
@@ -142,14 +207,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       await this.webhooks.recordAttempt(delivery, { statusCode: null, error: 'webhook is disabled', durationMs: 0, at: now, delivered: false, retryAt: null });
       return;
     }
-    try {
-      // Deliveries have their own per-account limit; past it the attempt is given back, due when the window turns.
-      await this.rateLimiter.hitPerAddress('webhook', String(delivery.accountId), this.config.webhookLimitPerMinute, 'webhook deliveries');
-    } catch (err) {
-      if (!(err instanceof RateLimitExceededError)) throw err;
-      await this.webhooks.postpone(delivery, err.window.end);
-      return;
-    }
+    if (!(await this.withinRate(delivery))) return;
     const started = Date.now();
     const headers = signedHeaders(webhook.secret, delivery.id, Math.floor(this.clock.now().getTime() / 1000), delivery.payload);
     const { statusCode, error } = await this.sender.post(webhook.url, delivery.payload, headers, DELIVERY_TIMEOUT_MS);
@@ -174,4 +232,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       this.logger.warn(`webhook ${webhook.id} disabled: every delivery failed for 3 days`);
     }
   }
+}
+
+/** A lazy value computed at most once (an event's data, read only if someone subscribes to it). */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | null = null;
+  return () => (value ??= load());
 }

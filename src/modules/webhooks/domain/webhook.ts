@@ -39,7 +39,10 @@ export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
 export interface DeliveryProps {
   /** The message id: `webhook-id` on every attempt, and the body's `id`. */
   id: string;
-  webhookId: number;
+  /** The webhook endpoint it goes to; null for a notification channel's delivery. */
+  webhookId: number | null;
+  /** The notification channel it goes to (modules/notifications); null for a webhook's delivery. */
+  channelId: number | null;
   accountId: number;
   eventType: string;
   sourceId: string | null;
@@ -63,7 +66,7 @@ export function newWebhookSecret(): string {
  * The message id of one event for one endpoint: derived, not random, so every instance that turns the same
  * finished job into deliveries names them alike and the database keeps one.
  */
-export function messageId(webhookId: number, sourceId: string, eventType: string): string {
+export function messageId(webhookId: number | string, sourceId: string, eventType: string): string {
   return `msg_${createHash('sha256').update(`${webhookId}:${sourceId}:${eventType}`).digest('base64url').slice(0, 27)}`;
 }
 
@@ -78,24 +81,30 @@ export function signedHeaders(secret: string, id: string, timestampSeconds: numb
   return { 'webhook-id': id, 'webhook-timestamp': String(timestampSeconds), 'webhook-signature': `v1,${signature}` };
 }
 
-/** A delivery not yet attempted: due at once, its body fixed for every attempt. */
+/**
+ * A delivery not yet attempted: due at once, its body fixed for every attempt. A webhook's body is the event
+ * (`data` wrapped as `{id, type, created_at, data}`); a notification channel's is its rendered message (`body`).
+ */
 export function newDelivery(d: {
   id: string;
-  webhookId: number;
+  webhookId: number | null;
+  channelId?: number | null;
   accountId: number;
   eventType: string;
   sourceId: string | null;
   happenedAt: Date;
-  data: unknown;
+  data?: unknown;
+  body?: string;
   now: Date;
 }): DeliveryProps {
   return {
     id: d.id,
     webhookId: d.webhookId,
+    channelId: d.channelId ?? null,
     accountId: d.accountId,
     eventType: d.eventType,
     sourceId: d.sourceId,
-    payload: eventBody(d.id, d.eventType, d.happenedAt, d.data),
+    payload: d.body ?? eventBody(d.id, d.eventType, d.happenedAt, d.data),
     status: 'pending',
     attempts: 0,
     nextAttemptAt: d.now,

@@ -100,7 +100,7 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
     return rows.map((row) => this.toWebhook(row)).filter((w) => (w.events as string[]).includes(event));
   }
 
-  async jobsToEmit(since: Date, limit: number): Promise<FinishedJob[]> {
+  async jobsToEmit(since: Date, limit: number, alsoAccounts: number[] = []): Promise<FinishedJob[]> {
     // Accounts with an enabled webhook first (a small table): jobs of every other account are never read, so a
     // busy service without webhooks pays one tiny query per pass, not a scan of the day's jobs.
     const accounts: Array<{ account_id: number | string; since: unknown }> = await this.rows
@@ -110,21 +110,36 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
       .where('w.enabled = :enabled', { enabled: true })
       .groupBy('w.account_id')
       .getRawMany();
-    if (accounts.length === 0) return [];
-    // Nothing that ended before the oldest of these webhooks existed is announced: no need to read it.
-    const oldest = Math.min(...accounts.map((a) => toDate(a.since).getTime()));
-    if (oldest > since.getTime()) since = new Date(oldest);
+    if (accounts.length === 0 && alsoAccounts.length === 0) return [];
+    // Nothing that ended before the oldest of these webhooks existed is announced: no need to read it. (Channels
+    // check their own creation time when they are handed the event.)
+    if (alsoAccounts.length === 0) {
+      const oldest = Math.min(...accounts.map((a) => toDate(a.since).getTime()));
+      if (oldest > since.getTime()) since = new Date(oldest);
+    }
     const raw: Array<Record<string, unknown>> = await this.dataSource
       .createQueryBuilder()
-      .select(['j.id AS id', 'j.type AS type', 'j.status AS status', 'j.account_id AS account_id', 'j.finished_at AS finished_at'])
+      .select([
+        'j.id AS id',
+        'j.type AS type',
+        'j.status AS status',
+        'j.account_id AS account_id',
+        'j.website_id AS website_id',
+        'j.finished_at AS finished_at',
+      ])
       .from('jobs', 'j')
-      .where('j.account_id IN (:...accounts)', { accounts: accounts.map((a) => Number(a.account_id)) })
+      .where('j.account_id IN (:...accounts)', { accounts: [...new Set([...accounts.map((a) => Number(a.account_id)), ...alsoAccounts])] })
       .andWhere('j.webhooks_emitted_at IS NULL')
       .andWhere('j.finished_at >= :since', { since })
       .andWhere("j.status IN ('succeeded', 'failed')")
-      .andWhere('EXISTS (SELECT 1 FROM webhooks w WHERE w.account_id = j.account_id AND w.enabled = :enabled AND w.created_at <= j.finished_at)', {
-        enabled: true,
-      })
+      .andWhere(
+        new Brackets((q) => {
+          q.where('EXISTS (SELECT 1 FROM webhooks w WHERE w.account_id = j.account_id AND w.enabled = :enabled AND w.created_at <= j.finished_at)', {
+            enabled: true,
+          });
+          if (alsoAccounts.length > 0) q.orWhere('j.account_id IN (:...also)', { also: alsoAccounts });
+        }),
+      )
       .orderBy('j.finished_at', 'ASC')
       .limit(limit)
       .getRawMany();
@@ -133,33 +148,44 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
       type: r.type as FinishedJob['type'],
       status: r.status as FinishedJob['status'],
       accountId: Number(r.account_id),
+      websiteId: r.website_id === null || r.website_id === undefined ? null : Number(r.website_id),
       finishedAt: toDate(r.finished_at),
     }));
   }
 
-  async changesToEmit(since: Date, limit: number): Promise<FoundChange[]> {
+  async changesToEmit(since: Date, limit: number, alsoAccounts: number[] = []): Promise<FoundChange[]> {
     // As jobsToEmit: only accounts with an enabled webhook are read at all.
     const accounts: Array<{ account_id: number | string }> = await this.rows
       .createQueryBuilder('w')
       .select('DISTINCT w.account_id', 'account_id')
       .where('w.enabled = :enabled', { enabled: true })
       .getRawMany();
-    if (accounts.length === 0) return [];
+    if (accounts.length === 0 && alsoAccounts.length === 0) return [];
     const raw: Array<Record<string, unknown>> = await this.dataSource
       .createQueryBuilder()
-      .select(['s.id AS id', 's.account_id AS account_id', 's.compared_at AS compared_at'])
+      .select(['s.id AS id', 's.account_id AS account_id', 's.website_id AS website_id', 's.compared_at AS compared_at'])
       .from('screenshots', 's')
-      .where('s.account_id IN (:...accounts)', { accounts: accounts.map((a) => Number(a.account_id)) })
+      .where('s.account_id IN (:...accounts)', { accounts: [...new Set([...accounts.map((a) => Number(a.account_id)), ...alsoAccounts])] })
       .andWhere('s.changed = :changed', { changed: true })
       .andWhere('s.change_emitted_at IS NULL')
       .andWhere('s.compared_at >= :since', { since })
-      .andWhere('EXISTS (SELECT 1 FROM webhooks w WHERE w.account_id = s.account_id AND w.enabled = :enabled AND w.created_at <= s.compared_at)', {
-        enabled: true,
-      })
+      .andWhere(
+        new Brackets((q) => {
+          q.where('EXISTS (SELECT 1 FROM webhooks w WHERE w.account_id = s.account_id AND w.enabled = :enabled AND w.created_at <= s.compared_at)', {
+            enabled: true,
+          });
+          if (alsoAccounts.length > 0) q.orWhere('s.account_id IN (:...also)', { also: alsoAccounts });
+        }),
+      )
       .orderBy('s.compared_at', 'ASC')
       .limit(limit)
       .getRawMany();
-    return raw.map((r) => ({ screenshotId: Number(r.id), accountId: Number(r.account_id), comparedAt: toDate(r.compared_at) }));
+    return raw.map((r) => ({
+      screenshotId: Number(r.id),
+      accountId: Number(r.account_id),
+      websiteId: Number(r.website_id),
+      comparedAt: toDate(r.compared_at),
+    }));
   }
 
   async markChangeEmitted(screenshotId: number, now: Date): Promise<void> {

@@ -18,7 +18,8 @@ export class WebhookRow {
 @Entity('webhook_deliveries')
 export class WebhookDeliveryRow {
   @PrimaryColumn({ type: 'varchar' }) id!: string;
-  @Column({ name: 'webhook_id', type: 'integer' }) webhookId!: number;
+  @Column({ name: 'webhook_id', type: 'integer', nullable: true }) webhookId!: number | null;
+  @Column({ name: 'channel_id', type: 'integer', nullable: true }) channelId!: number | null;
   @Column({ name: 'account_id', type: 'integer' }) accountId!: number;
   @Column({ name: 'event_type', type: 'varchar' }) eventType!: string;
   @Column({ name: 'source_id', type: 'varchar', nullable: true }) sourceId!: string | null;

@@ -2,7 +2,7 @@ import type { DashboardViewer } from '../dashboard-request';
 import { CSRF_FIELD } from '../csrf';
 import { Html, html } from './html';
 
-export type Section = 'overview' | 'websites' | 'playground' | 'screenshots' | 'scenarios' | 'schedules' | 'jobs' | 'api-keys';
+export type Section = 'overview' | 'websites' | 'playground' | 'screenshots' | 'scenarios' | 'schedules' | 'jobs' | 'notifications' | 'api-keys';
 
 const NAV: Array<[Section, string, string]> = [
   ['overview', 'Overview', '/dashboard'],
@@ -12,6 +12,7 @@ const NAV: Array<[Section, string, string]> = [
   ['scenarios', 'Scenarios', '/dashboard/scenarios'],
   ['schedules', 'Schedules', '/dashboard/schedules'],
   ['jobs', 'Jobs', '/dashboard/jobs'],
+  ['notifications', 'Alerts', '/dashboard/notifications'],
   ['api-keys', 'API Keys', '/dashboard/settings/api-keys'],
 ];
 

@@ -1,0 +1,77 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { errorMessage } from '../../../shared/domain/error-message';
+import { ChannelAttempt, ChannelEvent, ChannelSubscribers, WebhookSender } from '../../webhooks/application/ports';
+import { WebhookDispatcher } from '../../webhooks/application/webhook-dispatcher';
+import { DeliveryProps, messageId, newDelivery } from '../../webhooks/domain/webhook';
+import { wants } from '../domain/channel';
+import { EmailMessage, renderMessage } from '../domain/message';
+import { EventFactsReader } from './event-facts';
+import { ChannelRepository, Mailer } from './ports';
+
+/** A channel's delivery id: derived like a webhook's, so two instances emitting one event insert one row. */
+export function messageIdForChannel(channelId: number, sourceId: string, eventType: string): string {
+  return messageId(`channel-${channelId}`, sourceId, eventType);
+}
+
+/**
+ * Channels as subscribers of the webhook events: the dispatcher hands every event it emits here, and each
+ * channel that wants it gets a delivery whose body is its rendered message; sending goes through SMTP or an
+ * HTTP POST (the webhooks' sender: URL policy on every attempt, pinned address, time limit). A target is
+ * never logged, nor put into a delivery row.
+ */
+@Injectable()
+export class ChannelNotifier implements ChannelSubscribers, OnModuleInit {
+  constructor(
+    private readonly channels: ChannelRepository,
+    private readonly facts: EventFactsReader,
+    private readonly mailer: Mailer,
+    private readonly http: WebhookSender,
+    private readonly dispatcher: WebhookDispatcher,
+  ) {}
+
+  onModuleInit(): void {
+    this.dispatcher.registerChannels(this);
+  }
+
+  listeningAccounts(): Promise<number[]> {
+    return this.channels.accountsWithEnabled();
+  }
+
+  async deliveriesFor(event: ChannelEvent, now: Date): Promise<DeliveryProps[]> {
+    const wanting = (await this.channels.enabledOf(event.accountId)).filter((c) => wants(c, event.type, event.websiteId, event.happenedAt));
+    if (wanting.length === 0) return [];
+    const data = await event.data();
+    if (data === null) return []; // the screenshot was deleted before the event went out
+    const facts = await this.facts.forEvent(event, data);
+    return wanting.map((channel) =>
+      newDelivery({
+        id: messageIdForChannel(channel.id, event.sourceId, event.type),
+        webhookId: null,
+        channelId: channel.id,
+        accountId: event.accountId,
+        eventType: event.type,
+        sourceId: event.sourceId,
+        happenedAt: event.happenedAt,
+        body: renderMessage(channel.type, facts),
+        now,
+      }),
+    );
+  }
+
+  async send(delivery: DeliveryProps, timeoutMs: number): Promise<ChannelAttempt> {
+    const channel = delivery.channelId === null ? null : await this.channels.findById(delivery.channelId);
+    if (!channel) return { statusCode: null, error: 'the channel was deleted', delivered: false };
+    if (!channel.enabled) return { statusCode: null, error: 'the channel is disabled', delivered: false };
+    if (channel.type === 'email') {
+      try {
+        await this.mailer.send(channel.target, JSON.parse(delivery.payload) as EmailMessage, timeoutMs);
+        return { statusCode: null, error: null, delivered: true };
+      } catch (err) {
+        return { statusCode: null, error: errorMessage(err), delivered: false };
+      }
+    }
+    const { statusCode, error } = await this.http.post(channel.target, delivery.payload, {}, timeoutMs);
+    const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;
+    return { statusCode, error: delivered ? null : (error ?? `${channel.type} answered ${statusCode}`), delivered };
+  }
+}

@@ -1,0 +1,47 @@
+import type { PageRequest } from '../../../shared/domain/page-request';
+import type { ChannelEvent, ChannelProps, ChannelType, LastDelivery } from '../domain/channel';
+import type { EmailMessage } from '../domain/message';
+
+export interface NewChannel {
+  accountId: number;
+  name: string;
+  type: ChannelType;
+  target: string;
+  events: ChannelEvent[];
+  websiteIds: number[] | null;
+  createdAt: Date;
+}
+
+export interface ChannelChanges {
+  name?: string;
+  type?: ChannelType;
+  target?: string;
+  events?: ChannelEvent[];
+  websiteIds?: number[] | null;
+  enabled?: boolean;
+}
+
+export abstract class ChannelRepository {
+  abstract create(channel: NewChannel): Promise<ChannelProps>;
+  abstract findOwned(accountId: number, id: number): Promise<ChannelProps | null>;
+  abstract findById(id: number): Promise<ChannelProps | null>;
+  abstract list(accountId: number, page: PageRequest): Promise<{ items: ChannelProps[]; total: number }>;
+  abstract countForAccount(accountId: number): Promise<number>;
+  abstract update(id: number, changes: ChannelChanges, now: Date): Promise<ChannelProps>;
+  /** Deletes the channel; its deliveries go with it (foreign key). */
+  abstract delete(id: number): Promise<void>;
+  /** The account's enabled channels. */
+  abstract enabledOf(accountId: number): Promise<ChannelProps[]>;
+  /** Accounts that have at least one enabled channel. */
+  abstract accountsWithEnabled(): Promise<number[]>;
+  /** The newest delivery of each of these channels. */
+  abstract lastDeliveries(channelIds: number[]): Promise<Map<number, LastDelivery>>;
+}
+
+/** E-mail leaves through SMTP (SMTP_URL, sender MAIL_FROM). */
+export abstract class Mailer {
+  /** Whether SMTP_URL is set: without it no e-mail channel can be created. */
+  abstract get configured(): boolean;
+  /** Sends one message; throws with the server's answer when it is refused or cannot be sent in time. */
+  abstract send(to: string, message: EmailMessage, timeoutMs: number): Promise<void>;
+}

@@ -1,0 +1,92 @@
+/**
+ * Notification channels (API.md "Notification channels"): an e-mail address, or a Slack or Discord incoming
+ * webhook, subscribed to some of the webhook events, for every website of the account or a few. Plain rules.
+ */
+import { WEBHOOK_EVENTS, type WebhookEvent } from '../../webhooks/domain/webhook';
+
+export const CHANNEL_TYPES = ['email', 'slack', 'discord'] as const;
+export type ChannelType = (typeof CHANNEL_TYPES)[number];
+export const CHANNEL_EVENTS = WEBHOOK_EVENTS;
+export type ChannelEvent = WebhookEvent;
+/** Sent by POST /notification-channels/{id}/test only. */
+export const CHANNEL_TEST_EVENT = 'notification.test';
+
+export const CHANNEL_LIMITS = { nameMax: 255, targetMax: 2048, perAccount: 20, websiteIdsMax: 100 } as const;
+
+/** The hosts that serve incoming webhooks; any other needs its origin in URL_ALLOWLIST (a self-hosted Mattermost…). */
+export const WEBHOOK_HOSTS: Record<Exclude<ChannelType, 'email'>, readonly string[]> = {
+  slack: ['hooks.slack.com'],
+  discord: ['discord.com', 'discordapp.com', 'ptb.discord.com', 'canary.discord.com'],
+};
+
+export interface ChannelProps {
+  id: number;
+  accountId: number;
+  name: string;
+  type: ChannelType;
+  /** The e-mail address, or the incoming-webhook URL (a credential: sealed at rest, masked when shown). */
+  target: string;
+  events: ChannelEvent[];
+  /** Only these websites' events; null: every website. */
+  websiteIds: number[] | null;
+  enabled: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The newest message queued for a channel and how it went, as its list shows it. */
+export interface LastDelivery {
+  eventType: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  error: string | null;
+  at: Date | null;
+}
+
+/** Whether the channel is told about an event: subscribed, for its website, and created before it happened. */
+export function wants(channel: ChannelProps, event: string, websiteId: number | null, happenedAt: Date): boolean {
+  if (!channel.enabled || channel.createdAt.getTime() > happenedAt.getTime()) return false;
+  if (!(channel.events as string[]).includes(event)) return false;
+  return channel.websiteIds === null || (websiteId !== null && channel.websiteIds.includes(websiteId));
+}
+
+/**
+ * What GET shows of a target: an e-mail address as it is; a webhook URL with its scheme and host only, the path
+ * (the secret part: `/services/T…/B…/xyz`, `/api/webhooks/<id>/<token>`) masked.
+ */
+export function maskedTarget(type: ChannelType, target: string): string {
+  if (type === 'email') return target;
+  try {
+    const url = new URL(target);
+    return `${url.protocol}//${url.host}/********`;
+  } catch {
+    return '********';
+  }
+}
+
+// Deliberately simple (the SMTP server is the judge): one @, no spaces or angle brackets, a dotted or local domain.
+const EMAIL = /^[^\s@<>()",;]+@[^\s@<>()",;]+$/;
+
+/** Why an e-mail target is refused; null when it is fine. */
+export function emailProblem(target: string): string | null {
+  if (!EMAIL.test(target)) return 'target must be an e-mail address like ops@example.com';
+  return null;
+}
+
+/** Why a Slack or Discord target's URL is refused before the URL policy; null when it is fine. */
+export function webhookUrlProblem(type: Exclude<ChannelType, 'email'>, target: string, allowlist: readonly string[]): string | null {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return `target must be the ${label(type)} incoming-webhook URL`;
+  }
+  if (allowlist.includes(url.origin)) return null;
+  if (url.protocol !== 'https:' || !WEBHOOK_HOSTS[type].includes(url.hostname.toLowerCase())) {
+    return `target must be a ${label(type)} incoming-webhook URL (https://${WEBHOOK_HOSTS[type][0]}/…)`;
+  }
+  return null;
+}
+
+function label(type: Exclude<ChannelType, 'email'>): string {
+  return type === 'slack' ? 'Slack' : 'Discord';
+}

@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { WebhooksModule } from '../webhooks/webhooks.module';
+import { WebsitesModule } from '../websites/websites.module';
+import { ChannelNotifier } from './application/channel-notifier';
+import { ChannelsService } from './application/channels.service';
+import { EventFactsReader } from './application/event-facts';
+import { ChannelRepository, Mailer } from './application/ports';
+import { ChannelsController } from './http/channels.controller';
+import { NotificationChannelRow } from './infrastructure/channel.row';
+import { SmtpMailer } from './infrastructure/smtp-mailer';
+import { TypeOrmChannelRepository } from './infrastructure/typeorm-channel.repository';
+
+/** Notification channels: e-mail (SMTP), Slack and Discord subscribers of the webhook events, on the webhooks' delivery machinery. */
+@Module({
+  imports: [TypeOrmModule.forFeature([NotificationChannelRow]), WebhooksModule, WebsitesModule],
+  controllers: [ChannelsController],
+  providers: [
+    { provide: ChannelRepository, useClass: TypeOrmChannelRepository },
+    { provide: Mailer, useClass: SmtpMailer },
+    EventFactsReader,
+    ChannelNotifier,
+    ChannelsService,
+  ],
+  exports: [ChannelsService],
+})
+export class NotificationsModule {}
