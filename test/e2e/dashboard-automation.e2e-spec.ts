@@ -322,27 +322,27 @@ describe('Dashboard automation pages', () => {
       const shown = [...res.text.matchAll(/<p class="field-error" id="([^"]+)-error">([^<]*)<\/p>/g)].map((m) => [m[1], unescape(m[2])]);
       const idOf = (field: string) => (field === 'name' ? 'scenario-name' : field.replace(/^steps\[(\d+)\]\.(\w+)$/, 'step-$1-$2'));
       expect(shown.sort()).toEqual(details.map((d) => [idOf(d.field), d.message]).sort());
-      expect(res.text).toContain('<p class="field-error" id="step-0-selector-error">steps[0].selector must not be empty</p>');
-      expect(res.text).toContain('<p class="field-error" id="step-1-duration-error">steps[1].duration must be an integer from 0 to 30000</p>');
+      expect(res.text).toContain('<p class="field-error" id="step-0-selector-error">Step 1: the selector must not be empty.</p>');
+      expect(res.text).toContain('<p class="field-error" id="step-1-duration-error">Step 2: the duration must be a whole number from 0 to 30000.</p>');
       // The input carries the error (aria), and keeps what was typed.
       expect(res.text).toMatch(
         /<input type="number" inputmode="numeric" id="step-1-duration" name="steps\[1\]\.duration" value="soon"[^>]* aria-invalid="true" aria-describedby="step-1-duration-error">/,
       );
       expect(inputValue(res.text, 'steps[2].url')).toBe('file:///etc/passwd');
       // The summary names the steps from 1, the messages stay the API's.
-      expect(res.text).toContain('<li><a href="#step-0-selector">Step 1: steps[0].selector must not be empty</a></li>');
+      expect(res.text).toContain('<li><a href="#step-0-selector">Step 1: the selector must not be empty.</a></li>');
       expect(res.text).toContain('<strong>7 problems to fix:</strong>');
       expect(await scenarioCount(alice)).toBe(before);
 
       // No steps at all, no website: the API's messages for those too.
       const empty = await a.submit('/dashboard/scenarios/new', scenarioForm({ name: 'x', website: '', steps: [] }));
       expect(empty.status).toBe(422);
-      expect(empty.text).toContain('<p class="field-error" id="steps-error">steps must contain 1 to 50 steps</p>');
+      expect(empty.text).toContain('<p class="field-error" id="steps-error">Steps must contain 1 to 50 steps.</p>');
       expect(empty.text).toMatch(/<p class="field-error" id="scenario-website-error">website_id [^<]+<\/p>/);
       // Another account's website: refused as the API refuses it.
       const foreign = await a.submit('/dashboard/scenarios/new', scenarioForm({ name: 'x', website: ids.bobSite, steps: [{ type: 'wait', duration: '1' }] }));
       expect(foreign.status).toBe(422);
-      expect(foreign.text).toContain('<p class="field-error" id="scenario-website-error">website_id must be the id of one of your websites</p>');
+      expect(foreign.text).toContain('<p class="field-error" id="scenario-website-error">Website must be one of your websites.</p>');
       expect(await scenarioCount(alice)).toBe(before);
     });
 
@@ -592,7 +592,7 @@ describe('Dashboard automation pages', () => {
         website_id: String(ids.bobSite),
       });
       expect(foreign.status).toBe(422);
-      expect(foreign.text).toContain('<p class="field-error" id="schedule-website-error">website_id must be the id of one of your websites</p>');
+      expect(foreign.text).toContain('<p class="field-error" id="schedule-website-error">Website must be one of your websites.</p>');
       expect(await scheduleCount(alice)).toBe(before);
       expect(await scheduleCount(bob)).toBe(0);
     });
@@ -1024,7 +1024,7 @@ describe('Dashboard automation pages', () => {
       // A mistake first: the error shows next to the step.
       await page.$eval('#step-1-to', (el) => ((el as HTMLInputElement).value = 'div['));
       await clickAndWait('#save-scenario');
-      expect(await page.$eval('#step-1-to-error', (el) => el.textContent)).toBe('steps[1].to is not a valid CSS selector');
+      expect(await page.$eval('#step-1-to-error', (el) => el.textContent)).toBe('Step 2: the scroll target is not a valid CSS selector.');
       await fitsTheScreen();
       await save('scenario-editor-errors');
       await page.$eval('#step-1-to', (el) => ((el as HTMLInputElement).value = 'bottom'));

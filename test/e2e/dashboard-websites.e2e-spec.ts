@@ -291,7 +291,7 @@ describe('Dashboard: websites and the capture playground', () => {
 
       const bad = await a.submit(action, { ...again, change_threshold: '2', change_ignore_selectors: 'div[' });
       expect(bad.status).toBe(422);
-      expect(fieldError(bad.text, 'change_threshold')).toBe('change_threshold must be a number from 0 to 1');
+      expect(fieldError(bad.text, 'change_threshold')).toBe('Change threshold must be a number from 0 to 1.');
       expect(fieldError(bad.text, 'change_ignore_selectors')).toMatch(/CSS selector/);
       expect(await websites.get(alice.id, saved.id)).toMatchObject({ changeThreshold: 0.05, changeIgnoreSelectors: ['#clock', '.ad-slot'] });
 
@@ -314,7 +314,7 @@ describe('Dashboard: websites and the capture playground', () => {
         'http_auth.password': 'pw',
       });
       expect(bad.status).toBe(422);
-      expect(fieldError(bad.text, 'user_agent')).toMatch(/user_agent must not contain control characters/);
+      expect(fieldError(bad.text, 'user_agent')).toMatch(/User agent must not contain control characters/);
       expect(fieldError(bad.text, 'headers')).toMatch(/the value of X-Key must not contain control characters/);
       expect(fieldError(bad.text, 'cookies')).toMatch(/value must not contain control characters/);
       expect(fieldError(bad.text, 'http_auth')).toMatch(/username must not contain control characters/);
@@ -382,7 +382,7 @@ describe('Dashboard: websites and the capture playground', () => {
         selector: '#main',
       });
       expect(second.status).toBe(422);
-      expect(fieldError(second.text, 'quality')).toBe('quality applies only to jpeg and webp, not png');
+      expect(fieldError(second.text, 'quality')).toBe('Quality applies only to jpeg and webp, not png.');
       const third = await a.submit('/dashboard/websites', { ...formValues(second.text, '/dashboard/websites'), quality: '' });
       expectRedirect(third, '/dashboard/websites?notice=website-created');
       const made = (await websiteNamed(alice, 'Typed'))!;
@@ -438,9 +438,9 @@ describe('Dashboard: websites and the capture playground', () => {
         delay_ms: '99999',
       });
       expect(bad.status).toBe(422);
-      expect(fieldError(bad.text, 'delay_ms')).toBe('delay_ms must not be greater than 10000');
+      expect(fieldError(bad.text, 'delay_ms')).toBe('Delay after load must be at most 10000.');
       const conflict = await a.submit(`/dashboard/websites/${aliceSite}/screenshot`, { _options: '1', device: 'iPhone 15 Pro', viewport_width: '800' });
-      expect(fieldError(conflict.text, 'viewport_width')).toBe('viewport_width cannot be combined with device (the device sets it)');
+      expect(fieldError(conflict.text, 'viewport_width')).toBe('Viewport width cannot be combined with device (the device sets it).');
       expect(formValues(conflict.text, `/dashboard/websites/${aliceSite}/screenshot`)).toMatchObject({ device: 'iPhone 15 Pro', viewport_width: '800' });
       expect(await jobCount(alice)).toBe(before);
 
@@ -483,7 +483,7 @@ describe('Dashboard: websites and the capture playground', () => {
 
       const missing = await a.submit('/dashboard/playground', { action: 'try', url: '' });
       expect(missing.status).toBe(422);
-      expect(fieldError(missing.text, 'url')).toBe('url should not be empty');
+      expect(fieldError(missing.text, 'url')).toBe('URL must not be empty.');
       // The URL policy judges a tried URL as it judges a website's (here its rule on schemes).
       const policy = await api().post('/websites').set(alice.auth).send({ name: 'x', url: 'file:///etc/passwd' }).expect(422);
       const refused = await a.submit('/dashboard/playground', { action: 'try', url: 'file:///etc/passwd' });
@@ -747,8 +747,8 @@ describe('Dashboard: websites and the capture playground', () => {
         await page.type('#f-url', 'ftp://example.com/');
         await page.type('#f-viewport_width', '100');
         await clickAndWait('#save-website');
-        expect(await page.$eval('#e-name', (el) => el.textContent)).toBe('name should not be empty');
-        expect(await page.$eval('#e-viewport_width', (el) => el.textContent)).toBe('viewport_width must not be less than 320');
+        expect(await page.$eval('#e-name', (el) => el.textContent)).toBe('Name must not be empty.');
+        expect(await page.$eval('#e-viewport_width', (el) => el.textContent)).toBe('Viewport width must be at least 320.');
         expect(await page.$eval('#f-url', (el) => (el as HTMLInputElement).value)).toBe('ftp://example.com/');
         await notWider('new website with errors');
         await save('website-errors', width);
@@ -820,7 +820,7 @@ describe('Dashboard: websites and the capture playground', () => {
         // Try without a URL: the form comes back in place with the message beside the field, the summary focused.
         await page.click('#try-capture');
         await page.waitForSelector('#e-url');
-        expect(await page.$eval('#e-url', (el) => el.textContent)).toBe('url should not be empty');
+        expect(await page.$eval('#e-url', (el) => el.textContent)).toBe('URL must not be empty.');
         expect(await page.evaluate(() => document.activeElement?.id)).toBe('form-errors');
         await page.type('#f-url', `${site.url}/blog`);
         await openSection('Output format');

@@ -144,7 +144,8 @@ function summary(view: ScenarioEditorView): Html {
         const i = Number(step[1]);
         const key = step[2];
         const anchor = key && fieldsOf(view.form.steps[i]?.type ?? '').some(([k]) => k === key) ? stepId(i, key) : `step-${i}`;
-        return { message: `Step ${i + 1}: ${message}`, anchor };
+        // The message names its step already ("Step 1: the selector must not be empty.", form-messages.ts).
+        return { message, anchor };
       }
       return { message, anchor: anchors[field] ?? null };
     }),
