@@ -209,7 +209,7 @@ describe('Dashboard: websites and the capture playground', () => {
       expect(form.text).toContain('<option value="Asia/Tokyo">');
 
       const res = await a.submit('/dashboard/websites', FULL_FORM());
-      expectRedirect(res, '/dashboard/websites?notice=website-created');
+      expectRedirect(res, '/dashboard/websites?notice=website-created-capturing');
       const saved = (await websiteNamed(alice, 'Acme full'))!;
       expect(saved).toMatchObject({ url: `${site.url}/`, viewportWidth: 1024, viewportHeight: 700, fullPage: true, status: 'active' });
       expect(saved.captureOptions).toEqual({
@@ -384,7 +384,7 @@ describe('Dashboard: websites and the capture playground', () => {
       expect(second.status).toBe(422);
       expect(fieldError(second.text, 'quality')).toBe('Quality applies only to jpeg and webp, not png.');
       const third = await a.submit('/dashboard/websites', { ...formValues(second.text, '/dashboard/websites'), quality: '' });
-      expectRedirect(third, '/dashboard/websites?notice=website-created');
+      expectRedirect(third, '/dashboard/websites?notice=website-created-capturing');
       const made = (await websiteNamed(alice, 'Typed'))!;
       expect(made.captureOptions.secrets).toEqual({ headers: { 'X-New': 'typed-secret-5' }, httpAuth: { username: 'someone', password: 'typed-secret-6' } });
 
@@ -399,7 +399,7 @@ describe('Dashboard: websites and the capture playground', () => {
         selector: '',
         quality: '',
       });
-      expectRedirect(stolen, '/dashboard/websites?notice=website-created');
+      expectRedirect(stolen, '/dashboard/websites?notice=website-created-capturing');
       expect((await websiteNamed(bob, 'Stolen'))!.captureOptions.secrets).toEqual({
         headers: { 'X-New': '********' },
         httpAuth: { username: '********', password: '********' },
@@ -555,7 +555,7 @@ describe('Dashboard: websites and the capture playground', () => {
         block_ads: 'on',
         delay_ms: '20',
       });
-      expectRedirect(saved, '/dashboard/websites?notice=website-created');
+      expectRedirect(saved, '/dashboard/websites?notice=website-created-capturing');
       const made = (await websiteNamed(alice, 'Saved from playground'))!;
       expect(made.url).toBe(`${site.url}/blog`);
       expect(made.captureOptions).toEqual({ format: 'webp', quality: 65, device: 'iPhone 15 Pro', blockAds: true });

@@ -14,6 +14,7 @@ import { ScenarioEditorController } from './http/scenario-editor.controller';
 import { ScheduleEditorController } from './http/schedule-editor.controller';
 import { OverviewController } from './http/overview.controller';
 import { PlaygroundController } from './http/playground.controller';
+import { PlaygroundCaptures } from './http/playground-captures';
 import { ScreenshotsPageController } from './http/screenshots-page.controller';
 import { SignInController } from './http/sign-in.controller';
 import { StaticAssets } from './http/static-assets';
@@ -43,6 +44,6 @@ import { TypeOrmDashboardQueries } from './infrastructure/typeorm-dashboard-quer
     ChangeHistoryController,
     DashboardNotFoundController,
   ],
-  providers: [WebsiteNames, StaticAssets, { provide: DashboardQueries, useClass: TypeOrmDashboardQueries }],
+  providers: [WebsiteNames, PlaygroundCaptures, StaticAssets, { provide: DashboardQueries, useClass: TypeOrmDashboardQueries }],
 })
 export class DashboardModule {}
