@@ -1001,19 +1001,22 @@ describe('Dashboard automation pages', () => {
       expect(await page.$eval('h1', (h) => h.textContent)).toBe(`Edit scenario “Tour ${label}”`);
       await fitsTheScreen();
 
-      // Add a scroll step and a full-page screenshot step, then a final viewport screenshot step.
-      await clickAndWait('button[value="add:scroll"]');
+      // Add a scroll step and a full-page screenshot step, then a final viewport screenshot step: with script, in the
+      // page (issue 31: no reload; dashboard-updates.e2e-spec has the details).
+      await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true));
+      await page.click('button[value="add:scroll"]');
       await fitsTheScreen();
       await page.type('#step-1-to', 'bottom');
-      await clickAndWait('button[value="add:screenshot"]');
-      expect(await page.$eval('#step-1-to', (el) => (el as HTMLInputElement).value)).toBe('bottom'); // kept across the round trip
+      await page.click('button[value="add:screenshot"]');
+      expect(await page.$eval('#step-1-to', (el) => (el as HTMLInputElement).value)).toBe('bottom');
       await page.select('#step-2-full_page', 'true');
-      await clickAndWait('button[value="add:screenshot"]');
+      await page.click('button[value="add:screenshot"]');
       await page.select('#step-3-full_page', 'false');
       // Move the scroll step above the wait, then back down: the order the person sees is the order saved.
-      await clickAndWait('button[value="up:1"]');
+      await page.click('button[value="up:1"]');
       expect(await page.$$eval('.step legend code', (els) => els.map((e) => e.textContent))).toEqual(['scroll', 'wait', 'screenshot', 'screenshot']);
-      await clickAndWait('button[value="down:0"]');
+      await page.click('button[value="down:0"]');
+      expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
       expect(await page.$$eval('.step legend', (els) => els.map((e) => e.textContent?.replace(/\s+/g, ' ').trim()))).toEqual([
         'Step 1 wait',
         'Step 2 scroll',

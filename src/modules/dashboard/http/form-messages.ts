@@ -159,7 +159,9 @@ const PHRASES: Array<[RegExp, string | ((...groups: string[]) => string)]> = [
 
 /** Wire names left in the sentence (`viewport_width cannot be combined with device`) in words; values stay. */
 function wordsForNames(text: string): string {
-  return text.replace(/\b(?:capture_options\.)?([a-z]+(?:_[a-z]+)+)\b/g, (whole, name: string) => (name in FIELD_NAMES ? midSentence(FIELD_NAMES[name]) : whole));
+  return text.replace(/\b(?:capture_options\.)?([a-z]+(?:_[a-z]+)+)\b/g, (whole, name: string) =>
+    name in FIELD_NAMES ? midSentence(FIELD_NAMES[name]) : whole,
+  );
 }
 
 function plain(rest: string): string {
@@ -180,7 +182,8 @@ export function inPeoplesWords(error: FieldError): string {
   // A website is chosen from a list: whatever the API says about its id, the person has one thing to do.
   if (field === 'website_id' && !/one of your websites/.test(message)) return 'Choose one of your websites.';
   // A list of selectors, one a line: the API judges them as one field.
-  if (LINE_LISTS.has(field.replace(/^capture_options\./, ''))) message = message.replace(/ must contain valid CSS selectors/, ': each line must be a valid CSS selector');
+  if (LINE_LISTS.has(field.replace(/^capture_options\./, '')))
+    message = message.replace(/ must contain valid CSS selectors/, ': each line must be a valid CSS selector');
   const names = segments(field).filter((p): p is string => typeof p === 'string');
   // The API names the field first: its full path (`steps[0].selector`), without capture_options, or its last part (`x`, `url`).
   const heads = [field, field.replace(/^capture_options\./, ''), names[names.length - 1] ?? ''].filter((h) => h !== '');
@@ -198,7 +201,19 @@ export function inPeoplesWords(error: FieldError): string {
   return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
 }
 
-/** The errors with their messages in people's words (fields unchanged). */
+/** A message about the kind of value (not a number at all, empty) says more than a bound the value cannot be held to. */
+const KIND_FIRST = / (must be an integer number|must be a number|must be a boolean|must be a string|should not be empty|must not be empty)/;
+
+/**
+ * The errors with their messages in people's words (fields unchanged), one a field: class-validator names every
+ * rule a value breaks ("must be at most 16384", "must be at least 0", "must be a whole number" for one empty box);
+ * the one about the kind of value comes first, else the first.
+ */
 export function inPeoplesWordsAll(errors: readonly FieldError[]): FieldError[] {
-  return errors.map((error) => ({ field: error.field, message: inPeoplesWords(error) }));
+  const chosen = new Map<string, FieldError>();
+  for (const error of errors) {
+    const held = chosen.get(error.field);
+    if (!held || (!KIND_FIRST.test(held.message) && KIND_FIRST.test(error.message))) chosen.set(error.field, error);
+  }
+  return [...chosen.values()].map((error) => ({ field: error.field, message: inPeoplesWords(error) }));
 }
