@@ -31,8 +31,11 @@ export interface ScenarioEditorView {
 
 const stepId = (i: number, key: string) => `step-${i}-${key}`;
 
+/** A step field's label; the few whose key is not a word people use get their own. */
+const LABELS: Record<string, string> = { url: 'URL', to: 'Scroll to' };
+
 function label(key: string): string {
-  return key.charAt(0).toUpperCase() + key.slice(1).replace(/_/g, ' ');
+  return LABELS[key] ?? key.charAt(0).toUpperCase() + key.slice(1).replace(/_/g, ' ');
 }
 
 function hint(spec: StepFieldSpec): string {
