@@ -247,7 +247,7 @@ describe('Dashboard updates (issue 31)', () => {
       expect(home.text).toContain('<form method="post" action="/dashboard/capture" class="capture-url-form" data-in-place novalidate>');
       const res = await a.submit('/dashboard/capture', { url: `${site.url}/blog` });
       expect(res.status).toBe(303);
-      const location = res.headers.location as string;
+      const location = res.headers.location;
       expect(location).toMatch(/^\/dashboard\?url=.*&job=[0-9a-f-]{36}#capture-url$/);
       const jobId = /job=([0-9a-f-]{36})/.exec(location)![1];
       const job = await waitForJob(t.url, alice.auth, jobId);
@@ -305,7 +305,7 @@ describe('Dashboard updates (issue 31)', () => {
       await clickAndWait('button[type=submit]');
     };
     const legends = () => page.$$eval('.steps > li.step legend', (els) => els.map((e) => e.textContent?.replace(/\s+/g, ' ').trim()));
-    const names = () => page.$$eval('.steps > li.step input[type=hidden][name$=".type"]', (els) => els.map((e) => (e as HTMLInputElement).name));
+    const names = () => page.$$eval('.steps > li.step input[type=hidden][name$=".type"]', (els) => els.map((e) => e.name));
 
     for (const [width, height] of [
       [1280, 800],
@@ -366,8 +366,8 @@ describe('Dashboard updates (issue 31)', () => {
         expect(await names()).toEqual(['steps[0].type', 'steps[1].type', 'steps[2].type']);
         expect(await page.$eval('#step-1-duration', (el) => (el as HTMLInputElement).value)).toBe('10');
         expect(await page.$eval('#step-2-selector', (el) => (el as HTMLInputElement).value)).toBe('h1');
-        expect(await page.$eval('button[value="up:0"]', (el) => (el as HTMLButtonElement).disabled)).toBe(true);
-        expect(await page.$eval('button[value="down:2"]', (el) => (el as HTMLButtonElement).disabled)).toBe(true);
+        expect(await page.$eval('button[value="up:0"]', (el) => el.disabled)).toBe(true);
+        expect(await page.$eval('button[value="down:2"]', (el) => el.disabled)).toBe(true);
         expect(await stayed()).toBe(true); // not one reload
         await fits('scenario editor');
         await save('scenario-live-steps', width);
