@@ -8,6 +8,7 @@ import request, { Response } from 'supertest';
 import { CHROME_ARGS } from '../../src/adapters/capture/browser-pool';
 import { findChrome } from '../../src/adapters/capture/capture-options';
 import { AccountsService } from '../../src/modules/accounts/application/accounts.service';
+import { inPeoplesWordsAll } from '../../src/modules/dashboard/http/form-messages';
 import { JobRepository } from '../../src/modules/jobs/application/ports';
 import { ScenarioRepository } from '../../src/modules/scenarios/application/ports';
 import { STEP_TYPES } from '../../src/modules/scenarios/domain/steps';
@@ -48,9 +49,12 @@ function expectPage(res: Response, title: string, status = 200): void {
   expect(res.text).toContain(`<h1>${title}</h1>`);
 }
 
+/** The page without its <template>s (the empty steps the script adds from): what the page shows. */
+const shownPart = (page: string) => page.replace(/<template[\s\S]*?<\/template>/g, '');
 /** The steps of an editor page as their hidden type fields say, in order. */
-const stepTypesOf = (page: string) => [...page.matchAll(/<input type="hidden" name="steps\[(\d+)\]\.type" value="([^"]*)">/g)].map((m) => [Number(m[1]), m[2]]);
-const legendsOf = (page: string) => [...page.matchAll(/<legend>(Step \d+) <code>/g)].map((m) => m[1]);
+const stepTypesOf = (page: string) =>
+  [...shownPart(page).matchAll(/<input type="hidden" name="steps\[(\d+)\]\.type" value="([^"]*)">/g)].map((m) => [Number(m[1]), m[2]]);
+const legendsOf = (page: string) => [...shownPart(page).matchAll(/<legend>(Step \d+) <code>/g)].map((m) => m[1]);
 /** The value attribute of the input named `name`. */
 function inputValue(page: string, name: string): string | undefined {
   const tag = new RegExp(`<input [^>]*name="${name.replace(/[[\].]/g, '\\$&')}"[^>]*>`).exec(page)?.[0];
@@ -301,7 +305,7 @@ describe('Dashboard automation pages', () => {
       const res = await a.submit('/dashboard/scenarios/new', form);
       expectPage(res, 'New scenario', 422);
 
-      // The same JSON through the API: the page shows exactly the API's messages, each beside its field.
+      // The same JSON through the API: the page shows the API's messages in people's words (form-messages.ts), each beside its field.
       const json = {
         name: '',
         description: null,
@@ -321,7 +325,11 @@ describe('Dashboard automation pages', () => {
       );
       const shown = [...res.text.matchAll(/<p class="field-error" id="([^"]+)-error">([^<]*)<\/p>/g)].map((m) => [m[1], unescape(m[2])]);
       const idOf = (field: string) => (field === 'name' ? 'scenario-name' : field.replace(/^steps\[(\d+)\]\.(\w+)$/, 'step-$1-$2'));
-      expect(shown.sort()).toEqual(details.map((d) => [idOf(d.field), d.message]).sort());
+      expect(shown.sort()).toEqual(
+        inPeoplesWordsAll(details)
+          .map((d) => [idOf(d.field), d.message])
+          .sort(),
+      );
       expect(res.text).toContain('<p class="field-error" id="step-0-selector-error">Step 1: the selector must not be empty.</p>');
       expect(res.text).toContain('<p class="field-error" id="step-1-duration-error">Step 2: the duration must be a whole number from 0 to 30000.</p>');
       // The input carries the error (aria), and keeps what was typed.
@@ -338,7 +346,7 @@ describe('Dashboard automation pages', () => {
       const empty = await a.submit('/dashboard/scenarios/new', scenarioForm({ name: 'x', website: '', steps: [] }));
       expect(empty.status).toBe(422);
       expect(empty.text).toContain('<p class="field-error" id="steps-error">Steps must contain 1 to 50 steps.</p>');
-      expect(empty.text).toMatch(/<p class="field-error" id="scenario-website-error">website_id [^<]+<\/p>/);
+      expect(empty.text).toContain('<p class="field-error" id="scenario-website-error">Choose one of your websites.</p>');
       // Another account's website: refused as the API refuses it.
       const foreign = await a.submit('/dashboard/scenarios/new', scenarioForm({ name: 'x', website: ids.bobSite, steps: [{ type: 'wait', duration: '1' }] }));
       expect(foreign.status).toBe(422);
@@ -577,7 +585,11 @@ describe('Dashboard automation pages', () => {
         day_of_week: 'schedule-day',
       } as Record<string, string>;
       const shown = [...res.text.matchAll(/<p class="field-error" id="([^"]+)-error">([^<]*)<\/p>/g)].map((m) => [m[1], unescape(m[2])]).sort();
-      expect(shown).toEqual((fromApi.body.details as Array<{ field: string; message: string }>).map((d) => [ids_[d.field], d.message]).sort());
+      expect(shown).toEqual(
+        inPeoplesWordsAll(fromApi.body.details as Array<{ field: string; message: string }>)
+          .map((d) => [ids_[d.field], d.message])
+          .sort(),
+      );
       expect(shown.map(([id]) => id).sort()).toEqual(['schedule-day', 'schedule-frequency', 'schedule-name', 'schedule-time', 'schedule-timezone']);
       expect(inputValue(res.text, 'time')).toBe('7:5');
       expect(inputValue(res.text, 'timezone')).toBe('Mars/Olympus');

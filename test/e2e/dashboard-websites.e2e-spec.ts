@@ -7,6 +7,7 @@ import request, { Response } from 'supertest';
 import { CHROME_ARGS } from '../../src/adapters/capture/browser-pool';
 import { findChrome } from '../../src/adapters/capture/capture-options';
 import { AccountsService } from '../../src/modules/accounts/application/accounts.service';
+import { inPeoplesWords, inPeoplesWordsAll } from '../../src/modules/dashboard/http/form-messages';
 import { JobRepository } from '../../src/modules/jobs/application/ports';
 import { ScreenshotRepository } from '../../src/modules/screenshots/application/ports';
 import { WebsitesService } from '../../src/modules/websites/application/websites.service';
@@ -19,7 +20,7 @@ import { startTestApp, TestAccount, TestApp } from '../support/test-app';
  * Issue 19, websites and the capture playground in the dashboard: create / edit (every field and capture option,
  * secrets redacted and kept), pause / resume, delete with a confirm page, "Take screenshot" with options, and the
  * playground (try a URL or a website, live result, curl, save as website). Over HTTP (every status, the API's own
- * validation messages next to the fields, CSRF, tenant isolation, no secret ever in a page) and in real Chromium
+ * validation messages in people's words next to the fields, CSRF, tenant isolation, no secret ever in a page) and in real Chromium
  * at 1280×800 and 390×844 (no page wider than the screen). Captures are real renderings of pages on 127.0.0.1.
  */
 
@@ -317,11 +318,11 @@ describe('Dashboard: websites and the capture playground', () => {
       expect(fieldError(bad.text, 'user_agent')).toMatch(/User agent must not contain control characters/);
       expect(fieldError(bad.text, 'headers')).toMatch(/the value of X-Key must not contain control characters/);
       expect(fieldError(bad.text, 'cookies')).toMatch(/value must not contain control characters/);
-      expect(fieldError(bad.text, 'http_auth')).toMatch(/username must not contain control characters/);
+      expect(fieldError(bad.text, 'http_auth')).toMatch(/Username of the HTTP Basic credentials must not contain control characters/);
       expect(await websites.get(alice.id, saved.id)).toEqual(before);
     });
 
-    it("validation errors are the API's own messages, next to their fields; the form keeps what was typed, but never a secret", async () => {
+    it("validation errors are the API's messages in people's words, next to their fields; the form keeps what was typed, but never a secret", async () => {
       const typed: FormFields = {
         name: '',
         url: 'ftp://example.com/',
@@ -340,7 +341,8 @@ describe('Dashboard: websites and the capture playground', () => {
       expect({ status: res.status, type: res.headers['content-type'] }).toEqual({ status: 422, type: HTML });
       expect(res.text).toContain('<div class="notice error" role="alert" id="form-errors">');
 
-      // The API answers the same body with these messages; each is shown next to its field.
+      // The API answers the same body with these messages; each is shown next to its field, in people's words
+      // (issue 31: one mapping, form-messages.ts; one message a field).
       const apiBody = {
         name: '',
         url: 'ftp://example.com/',
@@ -362,7 +364,9 @@ describe('Dashboard: websites and the capture playground', () => {
       expect([...new Set(details.map((d) => fieldOf(d.field)))].sort()).toEqual(
         ['locale', 'name', 'selector', 'url', 'viewport_height', 'viewport_width'].sort(),
       );
-      for (const d of details) expect(fieldError(res.text, fieldOf(d.field))?.split(' · ')).toContain(d.message.replace(/'/g, '&#39;').replace(/"/g, '&quot;'));
+      for (const d of inPeoplesWordsAll(details)) {
+        expect(fieldError(res.text, fieldOf(d.field))?.split(' · ')).toContain(d.message.replace(/'/g, '&#39;').replace(/"/g, '&quot;'));
+      }
 
       const kept = formValues(res.text, '/dashboard/websites');
       expect(kept).toMatchObject({ url: 'ftp://example.com/', viewport_width: 'wide', viewport_height: '100', format: 'png', quality: '50', selector: 'div[' });
@@ -488,7 +492,7 @@ describe('Dashboard: websites and the capture playground', () => {
       const policy = await api().post('/websites').set(alice.auth).send({ name: 'x', url: 'file:///etc/passwd' }).expect(422);
       const refused = await a.submit('/dashboard/playground', { action: 'try', url: 'file:///etc/passwd' });
       expect(refused.status).toBe(422);
-      expect(fieldError(refused.text, 'url')).toBe(policy.body.details[0].message.replace(/'/g, '&#39;').replace(/"/g, '&quot;'));
+      expect(fieldError(refused.text, 'url')).toBe(inPeoplesWords(policy.body.details[0]).replace(/'/g, '&#39;').replace(/"/g, '&quot;'));
       expect(formValues(refused.text, '/dashboard/playground').url).toBe('file:///etc/passwd');
 
       const res = await a.submit('/dashboard/playground', {
