@@ -124,16 +124,18 @@ describe('Dashboard updates (issue 31)', () => {
       expect((await a.get(paused.headers.location)).text).toContain('Website created, paused: no screenshot was taken');
     });
 
-    it('while the first screenshot is queued, the list promises a refresh and refreshes', async () => {
-      // The job is looked at before a worker can finish it: the notice and the page's refresh are there together.
+    it('while the first screenshot is queued, the list promises a refresh and refreshes; once it has ended, it says so and stops', async () => {
+      const queued = 'Website created. Its first screenshot is being taken: this page refreshes until it has finished.';
+      const ended = 'Website created. Its first screenshot job has ended: the Last job column shows how it went.';
       const res = await a.submit('/dashboard/websites', { name: 'Queued one', url: `${site.url}/`, status: 'active' });
       const list = await a.get(res.headers.location);
-      const made = (await websiteNamed('Queued one'))!;
-      const [job] = await jobsOf(made.id);
-      const finished = (await api().get(`/jobs/${job.id}`).set(alice.auth)).body.data?.status as string;
-      if (finished === 'queued' || finished === 'running') {
-        expect(list.text).toContain('Website created. Its first screenshot is being taken: this page refreshes until it has finished.');
-      }
+      const [job] = await jobsOf((await websiteNamed('Queued one'))!.id);
+      const after = (await api().get(`/jobs/${job.id}`).set(alice.auth)).body.data?.status as string;
+      // Still unfinished after the page was made: the page promised the refresh, and refreshes.
+      if (after === 'queued' || after === 'running') expect(list.text).toContain(queued);
+      // Whichever the page said, it said it with (or without) the refresh that goes with it.
+      if (list.text.includes(queued)) expect(list.text).toContain('<meta http-equiv="refresh" content="3">');
+      else expect({ ended: list.text.includes(ended), refresh: list.text.includes('http-equiv="refresh"') }).toEqual({ ended: true, refresh: false });
       await waitForJob(t.url, alice.auth, job.id);
     });
 
