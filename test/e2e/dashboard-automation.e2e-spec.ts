@@ -8,6 +8,7 @@ import request, { Response } from 'supertest';
 import { CHROME_ARGS } from '../../src/adapters/capture/browser-pool';
 import { findChrome } from '../../src/adapters/capture/capture-options';
 import { AccountsService } from '../../src/modules/accounts/application/accounts.service';
+import { inPeoplesWordsAll } from '../../src/modules/dashboard/http/form-messages';
 import { JobRepository } from '../../src/modules/jobs/application/ports';
 import { ScenarioRepository } from '../../src/modules/scenarios/application/ports';
 import { STEP_TYPES } from '../../src/modules/scenarios/domain/steps';
@@ -48,9 +49,12 @@ function expectPage(res: Response, title: string, status = 200): void {
   expect(res.text).toContain(`<h1>${title}</h1>`);
 }
 
+/** The page without its <template>s (the empty steps the script adds from): what the page shows. */
+const shownPart = (page: string) => page.replace(/<template[\s\S]*?<\/template>/g, '');
 /** The steps of an editor page as their hidden type fields say, in order. */
-const stepTypesOf = (page: string) => [...page.matchAll(/<input type="hidden" name="steps\[(\d+)\]\.type" value="([^"]*)">/g)].map((m) => [Number(m[1]), m[2]]);
-const legendsOf = (page: string) => [...page.matchAll(/<legend>(Step \d+) <code>/g)].map((m) => m[1]);
+const stepTypesOf = (page: string) =>
+  [...shownPart(page).matchAll(/<input type="hidden" name="steps\[(\d+)\]\.type" value="([^"]*)">/g)].map((m) => [Number(m[1]), m[2]]);
+const legendsOf = (page: string) => [...shownPart(page).matchAll(/<legend>(Step \d+) <code>/g)].map((m) => m[1]);
 /** The value attribute of the input named `name`. */
 function inputValue(page: string, name: string): string | undefined {
   const tag = new RegExp(`<input [^>]*name="${name.replace(/[[\].]/g, '\\$&')}"[^>]*>`).exec(page)?.[0];
@@ -301,7 +305,7 @@ describe('Dashboard automation pages', () => {
       const res = await a.submit('/dashboard/scenarios/new', form);
       expectPage(res, 'New scenario', 422);
 
-      // The same JSON through the API: the page shows exactly the API's messages, each beside its field.
+      // The same JSON through the API: the page shows the API's messages in people's words (form-messages.ts), each beside its field.
       const json = {
         name: '',
         description: null,
@@ -321,28 +325,32 @@ describe('Dashboard automation pages', () => {
       );
       const shown = [...res.text.matchAll(/<p class="field-error" id="([^"]+)-error">([^<]*)<\/p>/g)].map((m) => [m[1], unescape(m[2])]);
       const idOf = (field: string) => (field === 'name' ? 'scenario-name' : field.replace(/^steps\[(\d+)\]\.(\w+)$/, 'step-$1-$2'));
-      expect(shown.sort()).toEqual(details.map((d) => [idOf(d.field), d.message]).sort());
-      expect(res.text).toContain('<p class="field-error" id="step-0-selector-error">steps[0].selector must not be empty</p>');
-      expect(res.text).toContain('<p class="field-error" id="step-1-duration-error">steps[1].duration must be an integer from 0 to 30000</p>');
+      expect(shown.sort()).toEqual(
+        inPeoplesWordsAll(details)
+          .map((d) => [idOf(d.field), d.message])
+          .sort(),
+      );
+      expect(res.text).toContain('<p class="field-error" id="step-0-selector-error">Step 1: the selector must not be empty.</p>');
+      expect(res.text).toContain('<p class="field-error" id="step-1-duration-error">Step 2: the duration must be a whole number from 0 to 30000.</p>');
       // The input carries the error (aria), and keeps what was typed.
       expect(res.text).toMatch(
         /<input type="number" inputmode="numeric" id="step-1-duration" name="steps\[1\]\.duration" value="soon"[^>]* aria-invalid="true" aria-describedby="step-1-duration-error">/,
       );
       expect(inputValue(res.text, 'steps[2].url')).toBe('file:///etc/passwd');
       // The summary names the steps from 1, the messages stay the API's.
-      expect(res.text).toContain('<li><a href="#step-0-selector">Step 1: steps[0].selector must not be empty</a></li>');
+      expect(res.text).toContain('<li><a href="#step-0-selector">Step 1: the selector must not be empty.</a></li>');
       expect(res.text).toContain('<strong>7 problems to fix:</strong>');
       expect(await scenarioCount(alice)).toBe(before);
 
       // No steps at all, no website: the API's messages for those too.
       const empty = await a.submit('/dashboard/scenarios/new', scenarioForm({ name: 'x', website: '', steps: [] }));
       expect(empty.status).toBe(422);
-      expect(empty.text).toContain('<p class="field-error" id="steps-error">steps must contain 1 to 50 steps</p>');
-      expect(empty.text).toMatch(/<p class="field-error" id="scenario-website-error">website_id [^<]+<\/p>/);
+      expect(empty.text).toContain('<p class="field-error" id="steps-error">Steps must contain 1 to 50 steps.</p>');
+      expect(empty.text).toContain('<p class="field-error" id="scenario-website-error">Choose one of your websites.</p>');
       // Another account's website: refused as the API refuses it.
       const foreign = await a.submit('/dashboard/scenarios/new', scenarioForm({ name: 'x', website: ids.bobSite, steps: [{ type: 'wait', duration: '1' }] }));
       expect(foreign.status).toBe(422);
-      expect(foreign.text).toContain('<p class="field-error" id="scenario-website-error">website_id must be the id of one of your websites</p>');
+      expect(foreign.text).toContain('<p class="field-error" id="scenario-website-error">Website must be one of your websites.</p>');
       expect(await scenarioCount(alice)).toBe(before);
     });
 
@@ -577,7 +585,11 @@ describe('Dashboard automation pages', () => {
         day_of_week: 'schedule-day',
       } as Record<string, string>;
       const shown = [...res.text.matchAll(/<p class="field-error" id="([^"]+)-error">([^<]*)<\/p>/g)].map((m) => [m[1], unescape(m[2])]).sort();
-      expect(shown).toEqual((fromApi.body.details as Array<{ field: string; message: string }>).map((d) => [ids_[d.field], d.message]).sort());
+      expect(shown).toEqual(
+        inPeoplesWordsAll(fromApi.body.details as Array<{ field: string; message: string }>)
+          .map((d) => [ids_[d.field], d.message])
+          .sort(),
+      );
       expect(shown.map(([id]) => id).sort()).toEqual(['schedule-day', 'schedule-frequency', 'schedule-name', 'schedule-time', 'schedule-timezone']);
       expect(inputValue(res.text, 'time')).toBe('7:5');
       expect(inputValue(res.text, 'timezone')).toBe('Mars/Olympus');
@@ -592,7 +604,7 @@ describe('Dashboard automation pages', () => {
         website_id: String(ids.bobSite),
       });
       expect(foreign.status).toBe(422);
-      expect(foreign.text).toContain('<p class="field-error" id="schedule-website-error">website_id must be the id of one of your websites</p>');
+      expect(foreign.text).toContain('<p class="field-error" id="schedule-website-error">Website must be one of your websites.</p>');
       expect(await scheduleCount(alice)).toBe(before);
       expect(await scheduleCount(bob)).toBe(0);
     });
@@ -1001,19 +1013,22 @@ describe('Dashboard automation pages', () => {
       expect(await page.$eval('h1', (h) => h.textContent)).toBe(`Edit scenario “Tour ${label}”`);
       await fitsTheScreen();
 
-      // Add a scroll step and a full-page screenshot step, then a final viewport screenshot step.
-      await clickAndWait('button[value="add:scroll"]');
+      // Add a scroll step and a full-page screenshot step, then a final viewport screenshot step: with script, in the
+      // page (issue 31: no reload; dashboard-updates.e2e-spec has the details).
+      await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true));
+      await page.click('button[value="add:scroll"]');
       await fitsTheScreen();
       await page.type('#step-1-to', 'bottom');
-      await clickAndWait('button[value="add:screenshot"]');
-      expect(await page.$eval('#step-1-to', (el) => (el as HTMLInputElement).value)).toBe('bottom'); // kept across the round trip
+      await page.click('button[value="add:screenshot"]');
+      expect(await page.$eval('#step-1-to', (el) => (el as HTMLInputElement).value)).toBe('bottom');
       await page.select('#step-2-full_page', 'true');
-      await clickAndWait('button[value="add:screenshot"]');
+      await page.click('button[value="add:screenshot"]');
       await page.select('#step-3-full_page', 'false');
       // Move the scroll step above the wait, then back down: the order the person sees is the order saved.
-      await clickAndWait('button[value="up:1"]');
+      await page.click('button[value="up:1"]');
       expect(await page.$$eval('.step legend code', (els) => els.map((e) => e.textContent))).toEqual(['scroll', 'wait', 'screenshot', 'screenshot']);
-      await clickAndWait('button[value="down:0"]');
+      await page.click('button[value="down:0"]');
+      expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
       expect(await page.$$eval('.step legend', (els) => els.map((e) => e.textContent?.replace(/\s+/g, ' ').trim()))).toEqual([
         'Step 1 wait',
         'Step 2 scroll',
@@ -1024,7 +1039,7 @@ describe('Dashboard automation pages', () => {
       // A mistake first: the error shows next to the step.
       await page.$eval('#step-1-to', (el) => ((el as HTMLInputElement).value = 'div['));
       await clickAndWait('#save-scenario');
-      expect(await page.$eval('#step-1-to-error', (el) => el.textContent)).toBe('steps[1].to is not a valid CSS selector');
+      expect(await page.$eval('#step-1-to-error', (el) => el.textContent)).toBe('Step 2: the scroll target is not a valid CSS selector.');
       await fitsTheScreen();
       await save('scenario-editor-errors');
       await page.$eval('#step-1-to', (el) => ((el as HTMLInputElement).value = 'bottom'));

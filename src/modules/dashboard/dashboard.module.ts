@@ -16,6 +16,7 @@ import { ScheduleEditorController } from './http/schedule-editor.controller';
 import { NotificationsPageController } from './http/notifications-page.controller';
 import { OverviewController } from './http/overview.controller';
 import { PlaygroundController } from './http/playground.controller';
+import { PlaygroundCaptures } from './http/playground-captures';
 import { ScreenshotsPageController } from './http/screenshots-page.controller';
 import { SignInController } from './http/sign-in.controller';
 import { StaticAssets } from './http/static-assets';
@@ -46,6 +47,6 @@ import { TypeOrmDashboardQueries } from './infrastructure/typeorm-dashboard-quer
     NotificationsPageController,
     DashboardNotFoundController,
   ],
-  providers: [WebsiteNames, StaticAssets, { provide: DashboardQueries, useClass: TypeOrmDashboardQueries }],
+  providers: [WebsiteNames, PlaygroundCaptures, StaticAssets, { provide: DashboardQueries, useClass: TypeOrmDashboardQueries }],
 })
 export class DashboardModule {}

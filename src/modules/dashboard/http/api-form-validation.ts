@@ -2,6 +2,7 @@ import type { Type } from '@nestjs/common';
 import { FieldError, ValidationFailedError } from '../../../shared/domain/domain-error';
 import { createValidationPipe } from '../../../shared/http/validation';
 import type { UrlPolicy } from '../../../shared/url-policy';
+import { inPeoplesWordsAll } from './form-messages';
 
 /**
  * A dashboard form judged exactly as the API judges the same JSON body: the API's DTO through the API's own
@@ -24,10 +25,13 @@ export function fieldErrorsOf(err: unknown): FieldError[] {
   throw err;
 }
 
-/** Messages by field name (several for one field joined), for showing each next to its input. */
+/**
+ * Messages by field name (several for one field joined), for showing each next to its input: in people's words
+ * (form-messages.ts), the field still the API's path.
+ */
 export function errorsByField(errors: readonly FieldError[]): Map<string, string> {
   const map = new Map<string, string>();
-  for (const { field, message } of errors) map.set(field, map.has(field) ? `${map.get(field)} ${message}` : message);
+  for (const { field, message } of inPeoplesWordsAll(errors)) map.set(field, map.has(field) ? `${map.get(field)} ${message}` : message);
   return map;
 }
 

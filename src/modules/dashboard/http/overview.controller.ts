@@ -1,11 +1,19 @@
-import { Get } from '@nestjs/common';
+import { Get, Post, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { Clock } from '../../../shared/domain/clock';
 import { RateLimiter } from '../../rate-limiting/application/rate-limiter';
 import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
 import { DashboardQueries } from '../application/dashboard-queries';
 import { DashboardController } from './dashboard-pages.decorator';
-import { DashboardViewer, Viewer } from './dashboard-request';
-import { HtmlPage } from './responses';
+import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
+import { HtmlPage, seeOther } from './responses';
+import { PlanNoApiAccessError } from '../../accounts/domain/errors';
+import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
+import { loadCaptureResult } from './capture-result';
+import { PlaygroundCaptures } from './playground-captures';
+import { errorsByField, FormRejected } from './website-form';
+import type { CaptureResult, FormState } from './views/pages/website-form.page';
+import { CAPTURE_URL_FIELDS } from './views/pages/overview.page';
 import { WebsiteNames } from './website-names';
 import { overviewPage } from './views/pages/overview.page';
 
@@ -17,11 +25,40 @@ export class OverviewController {
     private readonly names: WebsiteNames,
     private readonly clock: Clock,
     private readonly queries: DashboardQueries,
+    private readonly screenshots: ScreenshotsService,
+    private readonly captures: PlaygroundCaptures,
   ) {}
 
+  /** `?url=&job=`: the "Capture a URL" box with that capture's live result (where its form leads). */
   @Get()
   @HtmlPage()
-  async overview(@Viewer() viewer: DashboardViewer) {
+  async overview(@Viewer() viewer: DashboardViewer, @Query('url') url?: string, @Query('job') jobId?: string) {
+    const result = jobId ? await loadCaptureResult(this.jobs, this.screenshots, viewer.account.id, jobId) : null;
+    const values = new URLSearchParams(typeof url === 'string' ? { url } : {});
+    return this.render(viewer, { values, errors: new Map() }, result);
+  }
+
+  /**
+   * "Capture a URL": the playground's Try of a bare URL with the defaults (PlaygroundCaptures), back to the overview
+   * with its result; an address the API refuses is the box's error (422).
+   */
+  @Post('capture')
+  @HtmlPage()
+  async capture(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    if (!viewer.account.hasApiAccess(this.clock.now())) throw new PlanNoApiAccessError(viewer.account.plan);
+    const url = (formFields(request).get('url') ?? '').trim();
+    const values = new URLSearchParams({ url });
+    try {
+      const jobId = await this.captures.tryCapture(viewer.account.id, values);
+      return seeOther(reply, `/dashboard?${new URLSearchParams({ url, job: jobId }).toString()}#capture-url`);
+    } catch (err) {
+      if (!(err instanceof FormRejected)) throw err;
+      reply.status(422);
+      return this.render(viewer, { values, errors: errorsByField(CAPTURE_URL_FIELDS, err.errors, false) }, null);
+    }
+  }
+
+  private async render(viewer: DashboardViewer, capture: FormState, result: CaptureResult | null): Promise<string> {
     const account = viewer.account;
     const now = this.clock.now();
     const [{ items }, hourly, daily, storedBytes] = await Promise.all([
@@ -37,6 +74,7 @@ export class OverviewController {
       hasAccess: account.hasApiAccess(now),
       usage: await this.limiter.usage(account.id, account.rateLimits()),
       recentJobs: items,
+      capture: { state: capture, result },
       websiteNames: await this.names.of(
         account.id,
         items.flatMap((j) => (j.websiteId ? [j.websiteId] : [])),

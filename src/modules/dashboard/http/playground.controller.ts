@@ -2,7 +2,6 @@ import { Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
-import { FieldError } from '../../../shared/domain/domain-error';
 import { requestOrigin } from '../../../shared/http/pagination';
 import { parseId } from '../../../shared/http/validation';
 import { UrlPolicy } from '../../../shared/url-policy';
@@ -10,10 +9,9 @@ import { PlanNoApiAccessError } from '../../accounts/domain/errors';
 import { isFinished } from '../../jobs/domain/job';
 import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
 import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
-import { TakeScreenshotDto, toCaptureOptions } from '../../screenshots/http/dto';
 import { WebsitesService } from '../../websites/application/websites.service';
 import type { WebsiteProps } from '../../websites/domain/website';
-import { CreateWebsiteDto, UpdateWebsiteDto } from '../../websites/http/website.dto';
+import { CreateWebsiteDto } from '../../websites/http/website.dto';
 import { toChanges } from '../../websites/http/websites.controller';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
@@ -35,6 +33,8 @@ import {
 } from './website-form';
 import { WebsiteNames } from './website-names';
 import { loadCaptureResult } from './capture-result';
+import { queueFirstCapture } from './first-capture';
+import { PlaygroundCaptures } from './playground-captures';
 
 /** Every control of the playground's form. */
 const PLAYGROUND_FIELDS: readonly FormField[] = [...PLAYGROUND_SOURCE_FIELDS, ...CAPTURE_REQUEST_FIELDS];
@@ -54,6 +54,7 @@ export class PlaygroundController {
     private readonly clock: Clock,
     private readonly urlPolicy: UrlPolicy,
     private readonly config: AppConfig,
+    private readonly captures: PlaygroundCaptures,
   ) {}
 
   @Get()
@@ -73,10 +74,10 @@ export class PlaygroundController {
     const values = pickValues(PLAYGROUND_FIELDS, form);
     try {
       if (form.get('action') === 'save') {
-        await this.saveAsWebsite(viewer, values);
-        return seeOther(reply, '/dashboard/websites?notice=website-created');
+        const website = await this.saveAsWebsite(viewer, values);
+        return seeOther(reply, `/dashboard/websites?notice=${await queueFirstCapture(this.captureJobs, viewer.account.id, website)}`);
       }
-      const jobId = await this.tryCapture(viewer, values);
+      const jobId = await this.captures.tryCapture(viewer.account.id, values);
       const query = queryOf(values);
       query.set('job', jobId);
       return seeOther(reply, `/dashboard/playground?${query.toString()}`);
@@ -114,48 +115,6 @@ export class PlaygroundController {
       result,
       curl,
     }).toString();
-  }
-
-  /** One capture: of the chosen website (its saved options fill the rest), or of the URL through the playground website. */
-  private async tryCapture(viewer: DashboardViewer, values: URLSearchParams): Promise<string> {
-    const accountId = viewer.account.id;
-    const { body, errors: textErrors } = formToBody(CAPTURE_REQUEST_FIELDS, values, false);
-    const checked = await validateBody(this.urlPolicy, TakeScreenshotDto, body);
-    const websiteId = parseId(values.get('website_id') ?? undefined);
-    const url = (values.get('url') ?? '').trim();
-    const urlErrors: FieldError[] = [];
-    if (!websiteId) {
-      const urlCheck = await validateBody(this.urlPolicy, UpdateWebsiteDto, { url });
-      urlErrors.push(...urlCheck.errors);
-    }
-    if (textErrors.length || urlErrors.length || !checked.dto) throw new FormRejected([...urlErrors, ...textErrors, ...checked.errors]);
-    const target = websiteId ? await this.websites.get(accountId, websiteId) : await asFormErrors(() => this.playgroundWebsite(accountId, url));
-    const job = await asFormErrors(() => this.captureJobs.requestCapture(accountId, target.id, toCaptureOptions(checked.dto), null, 'dashboard'));
-    return job.id;
-  }
-
-  /**
-   * The account's playground website, pointed at `url`. Its URL is only changed while none of its captures is
-   * unfinished: a job reads its website's URL when it runs, so a second try meanwhile would capture the wrong page.
-   */
-  private async playgroundWebsite(accountId: number, url: string): Promise<WebsiteProps> {
-    const all = await this.names.all(accountId);
-    const existing = all.find((w) => w.name === PLAYGROUND_WEBSITE_NAME);
-    if (!existing) return this.websites.create(accountId, { name: PLAYGROUND_WEBSITE_NAME, url, status: 'paused' });
-    const website = await this.websites.get(accountId, existing.id);
-    const verdict = await this.urlPolicy.check(url);
-    if (website.url === url || (verdict.allowed && website.url === verdict.url.toString())) return website;
-    // Any unfinished capture of it (not just the newest: several can share a creation time).
-    const first = { page: 1, perPage: 1 };
-    const unfinished = await Promise.all(
-      (['queued', 'running'] as const).map(
-        async (status) => (await this.captureJobs.list(accountId, first, { websiteId: website.id, type: 'screenshot', status })).total,
-      ),
-    );
-    if (unfinished.some((n) => n > 0)) {
-      throw new FormRejected([{ field: 'url', message: 'The previous try is still running; try another URL once it has finished.' }]);
-    }
-    return this.websites.update(accountId, website.id, { url });
   }
 
   /** A new website with the URL and every option a website keeps (the one-off ones cannot be saved). */

@@ -94,17 +94,17 @@ describe('website form ↔ API body', () => {
       WEBSITE_FIELDS,
       [
         { field: 'capture_options.clip.x', message: 'x must not be less than 0' },
-        { field: 'capture_options.cookies[1].name', message: 'bad name' },
-        { field: 'viewport_width', message: 'too small' },
-        { field: 'body', message: 'whole body' },
+        { field: 'capture_options.cookies[1].name', message: 'cookies[1].name must not be empty' },
+        { field: 'viewport_width', message: 'viewport_width must not be less than 320' },
+        { field: 'body', message: 'body must be a JSON object' },
       ],
       true,
     );
     expect([...errors]).toEqual([
-      ['clip', ['x must not be less than 0']],
-      ['cookies', ['bad name']],
-      ['viewport_width', ['too small']],
-      ['', ['whole body']],
+      ['clip', ['X of the rectangle to capture must be at least 0.']],
+      ['cookies', ['Cookie 2: the name must not be empty.']],
+      ['viewport_width', ['Viewport width must be at least 320.']],
+      ['', ['Body must be a JSON object.']],
     ]);
   });
 

@@ -6,6 +6,7 @@ import { BLOCKABLE_RESOURCES } from '../../../shared/domain/page-options';
 import { WAIT_UNTIL_VALUES } from '../../../shared/domain/wait-until';
 import type { UrlPolicy } from '../../../shared/url-policy';
 import { apiFieldErrors } from './api-form-validation';
+import { inPeoplesWordsAll } from './form-messages';
 import { WEBSITE_RULES, WEBSITE_STATUSES, WebsiteProps } from '../../websites/domain/website';
 
 /**
@@ -407,10 +408,10 @@ function apiPath(field: FormField, nestOptions: boolean): string {
   return nestOptions && field.option ? `capture_options.${field.name}` : field.name;
 }
 
-/** Errors by form field name; those naming no field of the form (or the whole body) under ''. */
+/** Errors by form field name, in people's words (form-messages.ts); those naming no field of the form (or the whole body) under ''. */
 export function errorsByField(fields: readonly FormField[], errors: FieldError[], nestOptions: boolean): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const error of errors) {
+  for (const error of inPeoplesWordsAll(errors)) {
     const field = fields.find((f) => {
       const path = apiPath(f, nestOptions);
       return error.field === f.name || error.field === path || error.field.startsWith(`${path}.`) || error.field.startsWith(`${path}[`);

@@ -19,6 +19,7 @@ import { DASHBOARD_PAGE_SIZE, HtmlPage, lastPage, pageParam, seeOther } from './
 import { deleteConfirmPage, FormState, takeScreenshotPage, websiteFormPage } from './views/pages/website-form.page';
 import { websitesPage } from './views/pages/websites.page';
 import { loadCaptureResult } from './capture-result';
+import { queueFirstCapture } from './first-capture';
 import {
   asFormErrors,
   FormRejected,
@@ -87,8 +88,9 @@ export class WebsitesPageController {
     const values = this.typedWebsiteForm(viewer, request);
     try {
       const dto = await this.parse(CreateWebsiteDto, WEBSITE_FIELDS, values, true);
-      await asFormErrors(() => this.websites.create(viewer.account.id, { ...toChanges(dto), name: dto.name, url: dto.url }));
-      return seeOther(reply, '/dashboard/websites?notice=website-created');
+      const website = await asFormErrors(() => this.websites.create(viewer.account.id, { ...toChanges(dto), name: dto.name, url: dto.url }));
+      const notice = await queueFirstCapture(this.captureJobs, viewer.account.id, website);
+      return seeOther(reply, `/dashboard/websites?notice=${notice}`);
     } catch (err) {
       if (!(err instanceof FormRejected)) throw err;
       reply.status(422);

@@ -453,3 +453,117 @@ document.addEventListener('submit', function (event) {
   place(50);
   mode('slider');
 })();
+/*
+ * --- scenario editor (issue 31): add / remove / move steps in the page, without a round trip ---
+ * Without script each button posts the form and the server answers it with the change applied (step-form.ts). With
+ * script the same change happens here: a new step is the server's own empty step of that type (a <template>), and
+ * after every change each step's names, ids and labels are renumbered as the server numbers them (steps[0] is
+ * "Step 1"), so the form posts exactly what the server's version of the page would have posted.
+ */
+(function () {
+  var form = document.querySelector('form[data-live-steps]');
+  var list = form && form.querySelector('ol.steps');
+  if (!list || typeof HTMLTemplateElement !== 'function') return;
+  var max = Number(form.getAttribute('data-max-steps')) || 50;
+  var stale = false;
+
+  function steps() {
+    return Array.prototype.slice.call(list.children).filter(function (el) {
+      return el.matches('li.step');
+    });
+  }
+  function renumberAttr(el, name, pattern, replacement) {
+    var value = el.getAttribute(name);
+    if (value !== null) el.setAttribute(name, value.replace(pattern, replacement));
+  }
+  function renumber() {
+    var all = steps();
+    all.forEach(function (li, i) {
+      li.id = 'step-' + i;
+      li.setAttribute('data-step-index', String(i));
+      li.querySelectorAll('*').forEach(function (el) {
+        renumberAttr(el, 'name', /^steps\[\d+\]/, 'steps[' + i + ']');
+        renumberAttr(el, 'id', /^step-\d+-/, 'step-' + i + '-');
+        renumberAttr(el, 'for', /^step-\d+-/, 'step-' + i + '-');
+        renumberAttr(el, 'aria-describedby', /^step-\d+-/, 'step-' + i + '-');
+        renumberAttr(el, 'aria-label', /step \d+/, 'step ' + (i + 1));
+        if (el.name === 'op') renumberAttr(el, 'value', /^(up|down|remove):\d+$/, '$1:' + i);
+      });
+      var legend = li.querySelector('legend');
+      if (legend && legend.firstChild && legend.firstChild.nodeType === 3) legend.firstChild.nodeValue = 'Step ' + (i + 1) + ' ';
+      var up = li.querySelector('button[value^="up:"]');
+      var down = li.querySelector('button[value^="down:"]');
+      if (up) up.disabled = i === 0;
+      if (down) down.disabled = i === all.length - 1;
+    });
+    var count = document.getElementById('step-count');
+    if (count) count.textContent = String(all.length);
+    var none = document.getElementById('no-steps');
+    if (none) none.hidden = all.length > 0;
+    form.querySelectorAll('button[value^="add:"]').forEach(function (button) {
+      button.disabled = all.length >= max;
+    });
+  }
+  /* The last save's errors name steps by their old numbers: once steps move they would point at the wrong one. */
+  function dropStaleErrors() {
+    if (stale) return;
+    stale = true;
+    list.querySelectorAll('.field-error').forEach(function (el) {
+      el.remove();
+    });
+    list.querySelectorAll('[aria-invalid]').forEach(function (el) {
+      el.removeAttribute('aria-invalid');
+      el.removeAttribute('aria-describedby');
+    });
+    list.querySelectorAll('li.has-error').forEach(function (el) {
+      el.classList.remove('has-error');
+    });
+    var summary = document.getElementById('form-errors');
+    if (summary) summary.remove();
+  }
+  function focusIn(li) {
+    var input = li && li.querySelector('input:not([type=hidden]), select, textarea');
+    if (!input) return;
+    li.scrollIntoView({ block: 'nearest' });
+    input.focus({ preventScroll: true });
+  }
+  form.addEventListener('submit', function (event) {
+    var button = event.submitter;
+    var match = button && button.name === 'op' && /^(add|remove|up|down):(.+)$/.exec(button.value);
+    if (!match || event.defaultPrevented) return;
+    var all = steps();
+    var i = Number(match[2]);
+    if (match[1] === 'add') {
+      var template = document.getElementById('step-template-' + match[2]);
+      if (!template || all.length >= max) return; // the server says why
+      event.preventDefault();
+      dropStaleErrors();
+      var li = template.content.firstElementChild.cloneNode(true);
+      list.appendChild(li);
+      renumber();
+      focusIn(li);
+      return;
+    }
+    var step = all[i];
+    if (!step) return;
+    event.preventDefault();
+    dropStaleErrors();
+    if (match[1] === 'remove') {
+      step.remove();
+      renumber();
+      var next = steps()[Math.min(i, steps().length - 1)];
+      if (next) focusIn(next);
+      else form.querySelector('button[value^="add:"]').focus();
+      return;
+    }
+    var other = match[1] === 'up' ? all[i - 1] : all[i + 1];
+    if (!other) return;
+    if (match[1] === 'up') list.insertBefore(step, other);
+    else list.insertBefore(other, step);
+    renumber();
+    // Focus stays on the moved step's own button (now renumbered), as the keyboard user left it.
+    var again = step.querySelector('button[value^="' + match[1] + ':"]');
+    if (again && !again.disabled) again.focus();
+    else focusIn(step);
+  });
+})();

@@ -15,6 +15,9 @@ const NOTICES: Record<string, { kind: 'ok' | 'info' | 'warn'; text: string }> = 
   'nothing-selected': { kind: 'warn', text: 'Select at least one screenshot first.' },
   'signed-out': { kind: 'info', text: 'You have signed out.' },
   'website-created': { kind: 'ok', text: 'Website created.' },
+  'website-created-capturing': { kind: 'ok', text: 'Website created. Its first screenshot is being taken: this page refreshes until it has finished.' },
+  'website-created-paused': { kind: 'ok', text: 'Website created, paused: no screenshot was taken (Take screenshot takes one).' },
+  'website-created-not-captured': { kind: 'warn', text: 'Website created, but its first screenshot could not be queued: use Take screenshot.' },
   'website-saved': { kind: 'ok', text: 'Website saved.' },
   'website-paused': { kind: 'ok', text: 'Website paused: schedules skip it until it is resumed.' },
   'website-resumed': { kind: 'ok', text: 'Website resumed.' },
@@ -28,6 +31,7 @@ const NOTICES: Record<string, { kind: 'ok' | 'info' | 'warn'; text: string }> = 
 const ONCE_ENDED: Record<string, { kind: 'ok' | 'info' | 'warn'; text: string }> = {
   'screenshot-queued': { kind: 'info', text: 'The screenshot job has ended: the Last job column shows how it went.' },
   'run-started': { kind: 'info', text: 'The scenario run has ended: how it went is below.' },
+  'website-created-capturing': { kind: 'info', text: 'Website created. Its first screenshot job has ended: the Last job column shows how it went.' },
 };
 
 /** The notice a page shows once its job has ended, when its `?notice=` key was about that job. */

@@ -4,7 +4,9 @@ import type { UsageBucket, UsageSeries } from '../../../application/dashboard-qu
 import { barChart } from '../charts';
 import { accessNotice, dataTable, hiddenHeading, tableBox } from '../components';
 import { badge, Html, html, utcTime } from '../html';
-import { layout } from '../layout';
+import { csrfField, layout } from '../layout';
+import type { FormField } from '../../website-form';
+import { CaptureResult, captureResultPanel, FormState } from './website-form.page';
 import { jobErrorText } from './automation-parts';
 import { sizeText } from './screenshots.page';
 
@@ -24,6 +26,32 @@ export interface OverviewView {
   daily: UsageSeries;
   /** Bytes of every screenshot the account keeps. */
   storedBytes: number;
+  /** The "Capture a URL" box: what was typed, its error, and the capture it started. */
+  capture: { state: FormState; result: CaptureResult | null };
+}
+
+/** The box's one field (so the form layer places its errors). */
+export const CAPTURE_URL_FIELDS: readonly FormField[] = [{ name: 'url', label: 'Page address', kind: 'text', section: 'website', required: true }];
+
+/**
+ * The fastest way to a first screenshot: one field and a button. The playground's machinery takes it (a real
+ * capture job), and the result appears here; with script the form posts in place and the panel follows the job.
+ */
+function captureUrlBox(viewer: DashboardViewer, view: OverviewView): Html {
+  const { state, result } = view.capture;
+  const errors = [...state.errors.values()].flat();
+  const bad = errors.length ? html` aria-invalid="true" aria-describedby="e-url"` : html``;
+  return html`<section class="card capture-url" id="capture-url" aria-labelledby="capture-url-heading">
+  <h2 id="capture-url-heading">Capture a URL</h2>
+  <form method="post" action="/dashboard/capture" class="capture-url-form" data-in-place novalidate>${csrfField(viewer)}
+    <label for="capture-url-input">Page address</label>
+    <div class="capture-url-row"><input type="text" inputmode="url" id="capture-url-input" name="url" value="${state.values.get('url') ?? ''}" placeholder="https://example.com/" autocomplete="url" spellcheck="false"${bad}>
+    <button type="submit" id="capture-url-button"${view.hasAccess ? '' : html` disabled aria-disabled="true"`}>Capture</button></div>
+    ${errors.length ? html`<p class="field-error" id="e-url" role="alert">${errors.join(' · ')}</p>` : ''}
+    <p class="hint">With the default options (1280×800 PNG). Every option is in the <a href="/dashboard/playground">playground</a>; to capture a page on a schedule, <a href="/dashboard/websites/new">add it as a website</a>.</p>
+  </form>
+  ${captureResultPanel(result)}
+</section>`;
 }
 
 function bytesText(bytes: number): string {
@@ -130,6 +158,7 @@ export function overviewPage(viewer: DashboardViewer, view: OverviewView): Html 
     'overview',
     'Overview',
     html`${accessNotice(view.hasAccess, a.plan, a.subscriptionStatus)}
+${captureUrlBox(viewer, view)}
 <div class="grid">
   <div class="card stat"><div class="label">Plan</div><div class="value">${PLAN_LABEL[a.plan] ?? a.plan}</div>
     <div>Subscription ${badge(a.subscriptionStatus)}</div>
@@ -147,7 +176,7 @@ ${usagePanel('30d', 'Last 30 days', view.daily)}
 ${
   view.recentJobs.length
     ? tableBox('Recent jobs', dataTable(['Job', 'Kind', 'Website', 'Status', 'Created', hiddenHeading('Screenshot and run')], jobRows), 'job-cards')
-    : html`<p class="muted">No jobs yet. Take a screenshot from the <a href="/dashboard/websites">Websites</a> page or with the API.</p>`
+    : html`<p class="muted">No jobs yet. <a href="#capture-url-input">Capture a URL</a> above to see your first screenshot in seconds.</p>`
 }`,
   );
 }

@@ -2,7 +2,7 @@ import type { JobProps } from '../../../../jobs/domain/job';
 import type { ScenarioProps } from '../../../../scenarios/domain/scenario';
 import { MAX_STEPS, PRESS_NAMED_KEYS, SCROLL_TO_BOTTOM, STEP_DEFINITIONS, STEP_TYPES, StepFieldSpec } from '../../../../scenarios/domain/steps';
 import type { DashboardViewer } from '../../dashboard-request';
-import { fieldsOf, isSecretDraft, SECRET_FIELD, StepDraft } from '../../step-form';
+import { fieldsOf, isSecretDraft, newDraft, SECRET_FIELD, StepDraft } from '../../step-form';
 import { accessNotice, dataTable, hiddenHeading } from '../components';
 import { badge, Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
@@ -31,8 +31,11 @@ export interface ScenarioEditorView {
 
 const stepId = (i: number, key: string) => `step-${i}-${key}`;
 
+/** A step field's label; the few whose key is not a word people use get their own. */
+const LABELS: Record<string, string> = { url: 'URL', to: 'Scroll to' };
+
 function label(key: string): string {
-  return key.charAt(0).toUpperCase() + key.slice(1).replace(/_/g, ' ');
+  return LABELS[key] ?? key.charAt(0).toUpperCase() + key.slice(1).replace(/_/g, ' ');
 }
 
 function hint(spec: StepFieldSpec): string {
@@ -144,7 +147,8 @@ function summary(view: ScenarioEditorView): Html {
         const i = Number(step[1]);
         const key = step[2];
         const anchor = key && fieldsOf(view.form.steps[i]?.type ?? '').some(([k]) => k === key) ? stepId(i, key) : `step-${i}`;
-        return { message: `Step ${i + 1}: ${message}`, anchor };
+        // The message names its step already ("Step 1: the selector must not be empty.", form-messages.ts).
+        return { message, anchor };
       }
       return { message, anchor: anchors[field] ?? null };
     }),
@@ -181,7 +185,7 @@ ${
 </div>`
     : ''
 }${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
-<form method="post" action="${action}" class="editor" id="scenario-form" novalidate>
+<form method="post" action="${action}" class="editor" id="scenario-form" data-live-steps data-max-steps="${MAX_STEPS}" novalidate>
 ${csrfField(viewer)}
 <button type="submit" name="op" value="save" class="default-submit" tabindex="-1" aria-hidden="true">Save</button>
 <div class="card">
@@ -205,10 +209,15 @@ ${csrfField(viewer)}
     ${fieldError('scenario-website', e.get('website_id'))}
   </div>
 </div>
-<h2 id="steps">Steps <span class="muted">(${count} of at most ${MAX_STEPS})</span></h2>
+<h2 id="steps">Steps <span class="muted">(<span id="step-count">${count}</span> of at most ${MAX_STEPS})</span></h2>
 ${fieldError('steps', e.get('steps'))}
-${count === 0 ? html`<p class="muted">No steps yet: add one below.</p>` : ''}
+<p class="muted" id="no-steps"${count === 0 ? '' : html` hidden`}>No steps yet: add one below.</p>
 <ol class="steps">${view.form.steps.map((draft, i) => stepBox(draft, i, count, e))}</ol>
+${
+  // An empty step of each type, for the page's script: with it, add / remove / move happen in the page (no post);
+  // it renumbers every step's names and ids as the server would. Without script the buttons post the form.
+  STEP_TYPES.map((type) => html`<template id="step-template-${type}">${stepBox(newDraft(type), 0, 1, new Map())}</template>`)
+}
 <div class="card add-steps" id="add-step">
   <h3>Add a step</h3>
   <div class="add-step-buttons">
