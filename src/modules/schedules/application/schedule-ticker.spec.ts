@@ -12,6 +12,8 @@ import { WebsiteProps } from '../../websites/domain/website';
 import { Schedule, ScheduleProps } from '../domain/schedule';
 import { ClaimOutcome, ScheduleRepository } from './ports';
 import { ScheduleTicker } from './schedule-ticker';
+import { ScheduleRuns } from './schedule-runs';
+import { ScenariosService } from '../../scenarios/application/scenarios.service';
 
 /**
  * The ticker's firing protocol against in-memory ports that behave like the real ones where it matters: the
@@ -76,6 +78,9 @@ class InMemorySchedules extends ScheduleRepository {
     throw new Error('not used by the ticker');
   }
   delete(): never {
+    throw new Error('not used by the ticker');
+  }
+  recordRun(): never {
     throw new Error('not used by the ticker');
   }
 }
@@ -144,9 +149,17 @@ describe('ScheduleTicker (firing protocol)', () => {
 
   /** A ticker over the shared state; a new one stands for a restarted (or another) instance. */
   const instance = () =>
-    new ScheduleTicker(schedules, websites, accounts, captureJobs as unknown as CaptureJobsService, {} as SchedulerRegistry, clock, {
-      role: 'all',
-    } as AppConfig);
+    new ScheduleTicker(
+      schedules,
+      websites,
+      accounts,
+      new ScheduleRuns(captureJobs as unknown as CaptureJobsService, {} as ScenariosService),
+      {} as SchedulerRegistry,
+      clock,
+      {
+        role: 'all',
+      } as AppConfig,
+    );
 
   beforeEach(() => {
     clock = new FakeClock();
