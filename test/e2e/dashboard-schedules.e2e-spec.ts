@@ -222,7 +222,7 @@ describe('Dashboard schedule pages (issue 31)', () => {
       await page.select('#schedule-frequency', 'every_5_minutes');
       await page.$eval('#schedule-time', (el) => ((el as HTMLInputElement).value = '00:00'));
       await page.$eval('#schedule-timezone', (el) => ((el as HTMLInputElement).value = 'Europe/Berlin'));
-      await save('schedule-new');
+      await save('schedule-scenario-new');
       await clickAndWait('#save-schedule');
       expect(page.url()).toMatch(/\/dashboard\/schedules\/\d+\/edit\?notice=schedule-created$/);
       const id = Number(/schedules\/(\d+)\/edit/.exec(page.url())?.[1]);
@@ -231,7 +231,7 @@ describe('Dashboard schedule pages (issue 31)', () => {
       await clickAndWait('button.run-now');
       expect(page.url()).toBe(`${t.url}/dashboard/schedules/${id}/edit?notice=schedule-run-queued`);
       await fitsTheScreen();
-      await save('schedule-edit');
+      await save('schedule-scenario-edit');
       const schedule = (await api().get(`/schedules/${id}`).set(alice.auth).expect(200)).body.data;
       expect(schedule).toMatchObject({ scenario_id: ids.scenario, frequency: 'every_5_minutes', last_job_id: expect.any(String) });
       const run = await waitForJob(t.url, alice.auth, schedule.last_job_id);
@@ -242,7 +242,7 @@ describe('Dashboard schedule pages (issue 31)', () => {
       await clickAndWait(`tr[data-schedule-id="${id}"] button.run-now`);
       expect(page.url()).toBe(`${t.url}/dashboard/schedules?notice=schedule-run-queued`);
       await fitsTheScreen();
-      await save('schedules');
+      await save('schedules-run-now');
       const after = (await api().get(`/schedules/${id}`).set(alice.auth).expect(200)).body.data;
       expect(after.last_job_id).not.toBe(schedule.last_job_id);
       await waitForJob(t.url, alice.auth, after.last_job_id);
