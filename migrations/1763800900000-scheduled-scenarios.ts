@@ -15,7 +15,9 @@ export class ScheduledScenarios1763800900000 implements MigrationInterface {
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query('DROP INDEX ix_schedules_scenario');
-    await queryRunner.query('ALTER TABLE schedules DROP COLUMN scenario_id');
+    // TypeORM's dropColumn, not ALTER TABLE … DROP COLUMN: SQLite refuses to drop a column with a foreign key and
+    // TypeORM rebuilds the table there instead.
+    await queryRunner.dropIndex('schedules', 'ix_schedules_scenario');
+    await queryRunner.dropColumn('schedules', 'scenario_id');
   }
 }
