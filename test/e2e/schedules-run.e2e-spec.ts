@@ -352,6 +352,17 @@ describe('Schedules: every N minutes, Run now, scenario schedules (issue 31)', (
       t.clock.set('2026-12-01T07:17:00Z');
       const again = await request(t.url).put(`/schedules/${schedule.id}`).set(account.auth).send({ scenario_id: scenario.id });
       expect(again.body.data).toMatchObject({ scenario_id: scenario.id, website_id: website.id });
+      // The scenario moves to another website: the schedule shows it, and its runs go there.
+      await request(t.url).put(`/scenarios/${scenario.id}`).set(account.auth).send({ website_id: otherSite.id }).expect(200);
+      expect(await getSchedule(t, account, schedule.id)).toMatchObject({ scenario_id: scenario.id, website_id: otherSite.id });
+      t.clock.set('2026-12-01T07:18:00Z');
+      const moved2 = await request(t.url).post(`/schedules/${schedule.id}/run`).set(account.auth).expect(202);
+      expect((await waitForJob(t.url, account.auth, moved2.body.job_id)).website_id).toBe(otherSite.id);
+      // Any update stores it (a rename here), so deleting the old website no longer concerns the schedule.
+      await request(t.url).put(`/schedules/${schedule.id}`).set(account.auth).send({ name: 'Renamed' }).expect(200);
+      const [{ website_id: stored }] = await t.app.get(DataSource).query(`SELECT website_id FROM schedules WHERE id = ${Number(schedule.id)}`);
+      expect(Number(stored)).toBe(otherSite.id);
+      await request(t.url).put(`/scenarios/${scenario.id}`).set(account.auth).send({ website_id: website.id }).expect(200);
       // A website_id on a scenario schedule that is not its scenario's is 422.
       expectValidationFailed(await request(t.url).put(`/schedules/${schedule.id}`).set(account.auth).send({ website_id: otherSite.id }), ['website_id']);
     });

@@ -5,7 +5,7 @@ import { PageRequest } from '../../../shared/domain/page-request';
 import { JobProps, JobSource } from '../../jobs/domain/job';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { ScheduleRuns } from './schedule-runs';
-import { CreateScheduleInput, Schedule, ScheduleChanges, scheduleFieldErrors } from '../domain/schedule';
+import { CreateScheduleInput, Schedule, ScheduleChanges, scheduleFieldErrors, ScheduleProps } from '../domain/schedule';
 import { ScheduleColumnChanges, ScheduleRepository } from './ports';
 
 const sameInstant = (a: Date | null, b: Date | null): boolean => (a === null || b === null ? a === b : a.getTime() === b.getTime());
@@ -105,11 +105,22 @@ export class SchedulesService {
   async get(accountId: number, id: number): Promise<Schedule> {
     const schedule = await this.schedules.findOwned(accountId, id);
     if (!schedule) throw new NotFoundError('Schedule');
-    return schedule;
+    return this.withScenarioWebsite(schedule);
   }
 
-  list(accountId: number, page: PageRequest) {
-    return this.schedules.list(accountId, page);
+  async list(accountId: number, page: PageRequest): Promise<{ items: Schedule[]; total: number }> {
+    const { items, total } = await this.schedules.list(accountId, page);
+    return { items: await Promise.all(items.map((s) => this.withScenarioWebsite(s))), total };
+  }
+
+  /**
+   * A scenario schedule shows its scenario's website as it is now: the scenario may have moved to another website
+   * since the schedule was saved, and its runs go there (the stored website_id is what it was then).
+   */
+  private async withScenarioWebsite(schedule: Schedule): Promise<Schedule> {
+    if (schedule.scenarioId === null) return schedule;
+    const websiteId = await this.runs.websiteOf(schedule);
+    return websiteId === null || websiteId === schedule.websiteId ? schedule : Schedule.restore({ ...(schedule.props as ScheduleProps), websiteId });
   }
 
   /**
@@ -118,15 +129,18 @@ export class SchedulesService {
    * deleted meanwhile is 404, never written back.
    */
   async update(accountId: number, id: number, changes: Omit<ScheduleChanges, 'websiteId'> & TargetRequest): Promise<Schedule> {
-    const schedule = await this.get(accountId, id);
+    const stored = await this.schedules.findOwned(accountId, id);
+    if (!stored) throw new NotFoundError('Schedule');
+    // Compared with the stored row, so any update of a scenario schedule also stores its scenario's current website.
+    const schedule = await this.withScenarioWebsite(stored);
     const { websiteId: _website, scenarioId: _scenario, ...own } = changes;
     schedule.update(own, this.clock.now()); // the schedule's own fields first, as on create
     const targetSent = changes.websiteId !== undefined || changes.scenarioId !== undefined;
     const target = targetSent ? await this.resolveTarget(accountId, changes, schedule) : {};
     const updated = schedule.update({ ...own, ...target }, this.clock.now());
-    const saved = await this.schedules.update(accountId, id, changedColumns(schedule, updated));
+    const saved = await this.schedules.update(accountId, id, changedColumns(stored, updated));
     if (!saved) throw new NotFoundError('Schedule');
-    return saved;
+    return this.withScenarioWebsite(saved);
   }
 
   async delete(accountId: number, id: number): Promise<void> {
