@@ -5,6 +5,7 @@ import { IdParam } from '../../../shared/http/id-param';
 import { PlanNoApiAccessError } from '../../accounts/domain/errors';
 import { ScenariosService } from '../../scenarios/application/scenarios.service';
 import { SchedulesService } from '../../schedules/application/schedules.service';
+import type { ScheduleProps } from '../../schedules/domain/schedule';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
 import { DASHBOARD_PAGE_SIZE, HtmlPage, lastPage, pageParam, seeOther } from './responses';
@@ -70,8 +71,46 @@ export class AutomationController {
       accountId,
       items.map((s) => s.websiteId),
     );
-    const rows = items.map((schedule) => ({ schedule, websiteName: names.get(schedule.websiteId) ?? '—' }));
-    return schedulesPage(viewer, { rows, page: { page, lastPage: lastPage(total, DASHBOARD_PAGE_SIZE), total }, notice }).toString();
+    const scenarioNames = await this.scenarioNames(
+      accountId,
+      items.flatMap((s) => (s.scenarioId === null ? [] : [s.scenarioId])),
+    );
+    const rows = items.map((schedule) => ({
+      schedule: schedule.props as ScheduleProps,
+      websiteName: names.get(schedule.websiteId) ?? '—',
+      scenario: schedule.scenarioId === null ? null : { id: schedule.scenarioId, name: scenarioNames.get(schedule.scenarioId) ?? `#${schedule.scenarioId}` },
+    }));
+    return schedulesPage(viewer, {
+      rows,
+      page: { page, lastPage: lastPage(total, DASHBOARD_PAGE_SIZE), total },
+      hasAccess: viewer.account.hasApiAccess(this.clock.now()),
+      notice,
+    }).toString();
+  }
+
+  /** The names of the scenarios a page of schedules runs (at most a page's worth, each looked up once). */
+  private async scenarioNames(accountId: number, ids: number[]): Promise<Map<number, string>> {
+    const names = new Map<number, string>();
+    for (const id of new Set(ids)) {
+      const scenario = await this.scenarios.get(accountId, id).catch(() => null);
+      if (scenario) names.set(id, scenario.name);
+    }
+    return names;
+  }
+
+  /** Run now, from the list or the editor (`then=edit`): back there, where "Last run" links the new job. */
+  @Post('schedules/:id/run')
+  async runSchedule(
+    @Viewer() viewer: DashboardViewer,
+    @Param('id', IdParam) id: number,
+    @Req() request: DashboardRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    await this.schedules.get(viewer.account.id, id);
+    if (!viewer.account.hasApiAccess(this.clock.now())) throw new PlanNoApiAccessError(viewer.account.plan);
+    await this.schedules.runNow(viewer.account.id, id, null, 'dashboard');
+    const back = formFields(request).get('then') === 'edit' ? `/dashboard/schedules/${id}/edit` : '/dashboard/schedules';
+    return seeOther(reply, `${back}?notice=schedule-run-queued`);
   }
 
   @Post('schedules/:id/enable')

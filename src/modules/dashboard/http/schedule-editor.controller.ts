@@ -4,6 +4,7 @@ import { Clock } from '../../../shared/domain/clock';
 import { PlanNoApiAccessError } from '../../accounts/domain/errors';
 import { IdParam } from '../../../shared/http/id-param';
 import { UrlPolicy } from '../../../shared/url-policy';
+import { ScenariosService } from '../../scenarios/application/scenarios.service';
 import { SchedulesService } from '../../schedules/application/schedules.service';
 import { Schedule, ScheduleProps } from '../../schedules/domain/schedule';
 import { Frequency } from '../../schedules/domain/schedule-rules';
@@ -16,6 +17,8 @@ import { WebsiteNames } from './website-names';
 import { deleteSchedulePage, ScheduleForm, scheduleEditorPage } from './views/pages/schedule-editor.page';
 
 export const UPCOMING_RUNS = 5;
+/** The scenarios offered to a schedule (newest first); an API client can name any of its scenarios. */
+const SCENARIO_CHOICES = 100;
 
 /**
  * The next runs of a schedule, each computed by the entity's own rule (Schedule.nextRunAfter: DST included): the
@@ -39,6 +42,7 @@ export function upcomingRuns(schedule: Schedule, now: Date, count = UPCOMING_RUN
 export class ScheduleEditorController {
   constructor(
     private readonly schedules: SchedulesService,
+    private readonly scenarios: ScenariosService,
     private readonly names: WebsiteNames,
     private readonly urlPolicy: UrlPolicy,
     private readonly clock: Clock,
@@ -46,10 +50,11 @@ export class ScheduleEditorController {
 
   @Get('schedules/new')
   @HtmlPage()
-  newForm(@Viewer() viewer: DashboardViewer, @Query('website_id') website?: string) {
+  newForm(@Viewer() viewer: DashboardViewer, @Query('website_id') website?: string, @Query('scenario_id') scenario?: string) {
     const form: ScheduleForm = {
       name: '',
       websiteId: idQuery(website)?.toString() ?? '',
+      scenarioId: idQuery(scenario)?.toString() ?? '',
       frequency: 'daily',
       time: '09:00',
       timezone: 'UTC',
@@ -73,6 +78,7 @@ export class ScheduleEditorController {
     const form: ScheduleForm = {
       name: s.name,
       websiteId: String(s.websiteId),
+      scenarioId: s.scenarioId === null ? '' : String(s.scenarioId),
       frequency: s.frequency,
       time: s.time,
       timezone: s.timezone,
@@ -115,16 +121,20 @@ export class ScheduleEditorController {
     const form: ScheduleForm = {
       name: fields.get('name') ?? '',
       websiteId: fields.get('website_id') ?? '',
+      scenarioId: fields.get('scenario_id') ?? '',
       frequency: fields.get('frequency') ?? '',
       time: (fields.get('time') ?? '').trim(),
       timezone: (fields.get('timezone') ?? '').trim(),
       dayOfWeek: fields.get('day_of_week') ?? '',
       enabled: fields.get('enabled') === 'true',
     };
-    // The JSON an API client would send, judged by the API's own DTO and the schedule's domain rules.
+    // The JSON an API client would send, judged by the API's own DTO and the schedule's domain rules. With a
+    // scenario chosen the website select does not count (the scenario's website is used), so it is not sent.
+    const scenarioChosen = form.scenarioId !== '';
     const body = {
       name: form.name,
-      website_id: idField(form.websiteId),
+      website_id: scenarioChosen ? undefined : idField(form.websiteId),
+      scenario_id: scenarioChosen ? idField(form.scenarioId) : null,
       frequency: form.frequency,
       time: form.time,
       timezone: form.timezone,
@@ -136,7 +146,8 @@ export class ScheduleEditorController {
       const accountId = viewer.account.id;
       const input = {
         name: body.name,
-        websiteId: body.website_id as number,
+        websiteId: body.website_id as number | undefined,
+        scenarioId: body.scenario_id as number | null,
         frequency: body.frequency as Frequency,
         time: body.time,
         timezone: body.timezone,
@@ -170,6 +181,7 @@ export class ScheduleEditorController {
       schedule: schedule ? (schedule.props as ScheduleProps) : null,
       form,
       websites: await this.names.all(viewer.account.id),
+      scenarios: (await this.scenarios.list(viewer.account.id, { page: 1, perPage: SCENARIO_CHOICES }, {})).items.map((sc) => ({ id: sc.id, name: sc.name })),
       errors,
       upcoming: schedule ? upcomingRuns(schedule, this.clock.now()) : null,
       hasAccess: viewer.account.hasApiAccess(this.clock.now()),

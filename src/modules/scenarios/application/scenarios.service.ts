@@ -5,7 +5,7 @@ import { NotFoundError, ValidationFailedError } from '../../../shared/domain/dom
 import { PageRequest } from '../../../shared/domain/page-request';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { JobEvents } from '../../jobs/application/job-events';
-import { JobProps } from '../../jobs/domain/job';
+import { JobProps, JobSource } from '../../jobs/domain/job';
 import { readWhenFinished } from '../../jobs/application/job-wait';
 import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
 import { JobRepository } from '../../jobs/application/ports';
@@ -23,6 +23,12 @@ export interface ScenarioInput {
   description?: string | null;
   websiteId?: number;
   steps?: unknown;
+}
+
+/** Who asks for a run: the API by default; a schedule's runs name it. */
+export interface RunOrigin {
+  source: JobSource;
+  scheduleId: number | null;
 }
 
 export interface Execution {
@@ -97,9 +103,10 @@ export class ScenariosService {
   /**
    * Queues a run durably (job row first, then the transport) and returns the execution id. The steps are
    * snapshotted into the job, so editing the scenario later never changes a run already asked for; secret fill
-   * values are sealed in the snapshot as in the scenario's row (the runner opens them).
+   * values are sealed in the snapshot as in the scenario's row (the runner opens them). `origin`: who asked (a
+   * schedule's occurrence or Run now names its schedule).
    */
-  async run(accountId: number, id: number, idempotencyKey: string | null): Promise<JobProps> {
+  async run(accountId: number, id: number, idempotencyKey: string | null, origin: RunOrigin = { source: 'api', scheduleId: null }): Promise<JobProps> {
     const scenario = await this.get(accountId, id);
     return this.captureJobs.submit({
       id: randomUUID(),
@@ -107,7 +114,8 @@ export class ScenariosService {
       accountId,
       websiteId: scenario.websiteId,
       scenarioId: scenario.id,
-      source: 'api',
+      source: origin.source,
+      scheduleId: origin.scheduleId,
       options: { steps: sealStepSecrets(scenario.steps, (plain) => this.secretBox.seal(plain)) } as never,
       idempotencyKey,
       result: initialStepRecords(scenario.steps),

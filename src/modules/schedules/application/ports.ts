@@ -3,7 +3,7 @@ import { Schedule, ScheduleProps } from '../domain/schedule';
 
 /** The columns an update writes: only those that changed, plus updated_at. */
 export type ScheduleColumnChanges = Partial<
-  Pick<ScheduleProps, 'name' | 'websiteId' | 'frequency' | 'time' | 'timezone' | 'dayOfWeek' | 'enabled' | 'nextRunAt'>
+  Pick<ScheduleProps, 'name' | 'websiteId' | 'scenarioId' | 'frequency' | 'time' | 'timezone' | 'dayOfWeek' | 'enabled' | 'nextRunAt'>
 > &
   Pick<ScheduleProps, 'updatedAt'>;
 
@@ -36,4 +36,9 @@ export abstract class ScheduleRepository {
    * however many instances tick at once; false too when the schedule was edited, disabled or deleted meanwhile.
    */
   abstract claim(id: number, due: Date, outcome: ClaimOutcome): Promise<boolean>;
+  /**
+   * Records a run asked for by hand (Run now) as last_job_id / last_run_at, leaving next_run_at alone: a manual
+   * run neither takes nor moves an occurrence. False when the schedule no longer exists.
+   */
+  abstract recordRun(id: number, jobId: string, now: Date): Promise<boolean>;
 }

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { FakeClock } from '../../../../test/support/fake-clock';
 import { AppConfig } from '../../../config/app-config';
-import { ConflictError } from '../../../shared/domain/domain-error';
+import { ConflictError, NotFoundError } from '../../../shared/domain/domain-error';
 import { AccountRepository } from '../../accounts/application/ports';
 import { Account } from '../../accounts/domain/account';
 import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
@@ -12,6 +12,8 @@ import { WebsiteProps } from '../../websites/domain/website';
 import { Schedule, ScheduleProps } from '../domain/schedule';
 import { ClaimOutcome, ScheduleRepository } from './ports';
 import { ScheduleTicker } from './schedule-ticker';
+import { ScheduleRuns } from './schedule-runs';
+import { ScenariosService } from '../../scenarios/application/scenarios.service';
 
 /**
  * The ticker's firing protocol against in-memory ports that behave like the real ones where it matters: the
@@ -78,6 +80,9 @@ class InMemorySchedules extends ScheduleRepository {
   delete(): never {
     throw new Error('not used by the ticker');
   }
+  recordRun(): never {
+    throw new Error('not used by the ticker');
+  }
 }
 
 /** CaptureJobsService.requestCapture as the ticker sees it: one job per (account, idempotency key). */
@@ -115,12 +120,30 @@ class FakeCaptureJobs {
   }
 }
 
+/** ScenariosService as ScheduleRuns sees it: the account's scenarios (their website), and runs keyed like jobs. */
+class FakeScenarios {
+  readonly websites = new Map<number, number>();
+  readonly runs: Array<{ accountId: number; id: number; key: string; origin: unknown }> = [];
+
+  async get(_accountId: number, id: number): Promise<{ id: number; websiteId: number }> {
+    const websiteId = this.websites.get(id);
+    if (websiteId === undefined) throw new NotFoundError('Scenario');
+    return { id, websiteId };
+  }
+  async run(accountId: number, id: number, key: string, origin: unknown): Promise<JobProps> {
+    const existing = this.runs.findIndex((r) => r.key === key);
+    if (existing < 0) this.runs.push({ accountId, id, key, origin });
+    return { id: `execution-${existing < 0 ? this.runs.length : existing + 1}`, type: 'scenario' } as JobProps;
+  }
+}
+
 describe('ScheduleTicker (firing protocol)', () => {
   const due = new Date('2027-01-05T10:00:00.000Z');
   const nextDay = '2027-01-06T10:00:00.000Z';
   let clock: FakeClock;
   let schedules: InMemorySchedules;
   let captureJobs: FakeCaptureJobs;
+  let scenarios: FakeScenarios;
   let website: Pick<WebsiteProps, 'id' | 'status'>;
   let websiteLookup: Hook;
   let accountLookup: Hook;
@@ -144,15 +167,24 @@ describe('ScheduleTicker (firing protocol)', () => {
 
   /** A ticker over the shared state; a new one stands for a restarted (or another) instance. */
   const instance = () =>
-    new ScheduleTicker(schedules, websites, accounts, captureJobs as unknown as CaptureJobsService, {} as SchedulerRegistry, clock, {
-      role: 'all',
-    } as AppConfig);
+    new ScheduleTicker(
+      schedules,
+      websites,
+      accounts,
+      new ScheduleRuns(captureJobs as unknown as CaptureJobsService, scenarios as unknown as ScenariosService),
+      {} as SchedulerRegistry,
+      clock,
+      {
+        role: 'all',
+      } as AppConfig,
+    );
 
   beforeEach(() => {
     clock = new FakeClock();
     clock.set('2027-01-05T10:00:05Z');
     schedules = new InMemorySchedules();
     captureJobs = new FakeCaptureJobs();
+    scenarios = new FakeScenarios();
     website = { id: 1, status: 'active' };
     websiteLookup = null;
     accountLookup = null;
@@ -243,5 +275,26 @@ describe('ScheduleTicker (firing protocol)', () => {
     expect(await instance().tick()).toBe(0);
     expect(captureJobs.calls).toBe(0);
     expect(schedules.get(1)).toMatchObject({ nextRunAt: new Date(nextDay), lastRunAt: null, lastJobId: null });
+  });
+
+  it('a scenario schedule runs its scenario under the occurrence key, looks at the scenario’s current website, and passes when the scenario is gone', async () => {
+    schedules.add({ id: 1, nextRunAt: due, websiteId: 1, scenarioId: 9 });
+    scenarios.websites.set(9, 5); // the scenario moved to website 5 since the schedule was saved
+    const looked: number[] = [];
+    jest.spyOn(websites, 'findById').mockImplementation(async (id: number) => {
+      looked.push(id);
+      return { id, status: 'active' } as WebsiteProps;
+    });
+    expect(await instance().tick()).toBe(1);
+    expect(looked).toEqual([5]);
+    expect(captureJobs.calls).toBe(0);
+    expect(scenarios.runs).toEqual([{ accountId: 1, id: 9, key: `schedule:1:${due.toISOString()}`, origin: { source: 'schedule', scheduleId: 1 } }]);
+    expect(schedules.get(1)).toMatchObject({ lastJobId: 'execution-1', nextRunAt: new Date(nextDay) });
+
+    scenarios.websites.delete(9); // deleted meanwhile (its schedules go with it; this is the race)
+    clock.set('2027-01-06T10:00:01Z');
+    expect(await instance().tick()).toBe(0);
+    expect(scenarios.runs).toHaveLength(1);
+    expect(schedules.get(1)).toMatchObject({ lastJobId: 'execution-1', nextRunAt: new Date('2027-01-07T10:00:00Z') });
   });
 });

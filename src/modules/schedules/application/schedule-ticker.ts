@@ -4,12 +4,12 @@ import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
 import { ConflictError } from '../../../shared/domain/domain-error';
 import { AccountRepository } from '../../accounts/application/ports';
-import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
 import { JobProps } from '../../jobs/domain/job';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { Website } from '../../websites/domain/website';
 import { Schedule } from '../domain/schedule';
 import { ScheduleRepository } from './ports';
+import { ScheduleRuns } from './schedule-runs';
 import { errorMessage } from '../../../shared/domain/error-message';
 
 const TICKER = 'schedule-ticker';
@@ -17,7 +17,8 @@ const BATCH = 200;
 
 /**
  * Fires due schedules, exactly once per occurrence across every instance that ticks and across restarts.
- * For each due occurrence the capture job is requested first, under the idempotency key
+ * For each due occurrence its job (a capture of the website, or a run of the schedule's scenario: ScheduleRuns)
+ * is requested first, under the idempotency key
  * `schedule:<id>:<due ISO>`, and only then is the occurrence claimed with one conditional UPDATE
  * (next_run_at: due → next, recording the job). So an occurrence is never given up before its job exists:
  * if anything fails or the process dies in between, the schedule is still due and the next tick (here or on
@@ -42,7 +43,7 @@ export class ScheduleTicker implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly schedules: ScheduleRepository,
     private readonly websites: WebsiteRepository,
     private readonly accounts: AccountRepository,
-    private readonly captureJobs: CaptureJobsService,
+    private readonly runs: ScheduleRuns,
     private readonly registry: SchedulerRegistry,
     private readonly clock: Clock,
     private readonly config: AppConfig,
@@ -79,7 +80,7 @@ export class ScheduleTicker implements OnApplicationBootstrap, OnModuleDestroy {
     return queued;
   }
 
-  /** Fires one due occurrence; true when this call claimed it and a capture job was queued for it. */
+  /** Fires one due occurrence; true when this call claimed it and its job was queued for it. */
   private async fire(schedule: Schedule, now: Date): Promise<boolean> {
     const due = schedule.nextRunAt as Date;
     const next = this.nextOccurrence(schedule, now);
@@ -111,21 +112,14 @@ export class ScheduleTicker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * The occurrence's capture job: created now, or the one an earlier attempt or another instance made with
-   * the same key. Null when the key already names a job for another request (the schedule's website changed
+   * The occurrence's job (capture or scenario run): created now, or the one an earlier attempt or another instance made with
+   * the same key. Null when the key already names a job for another request (the schedule's target changed
    * after a job was made for this occurrence, before it was claimed): the occurrence has its job, so it
    * counts as fired rather than failing on every tick.
    */
   private async requestJob(schedule: Schedule, due: Date): Promise<JobProps | null> {
     try {
-      return await this.captureJobs.requestCapture(
-        schedule.accountId,
-        schedule.websiteId,
-        {},
-        `schedule:${schedule.id}:${due.toISOString()}`,
-        'schedule',
-        schedule.id,
-      );
+      return await this.runs.submit(schedule, `schedule:${schedule.id}:${due.toISOString()}`, 'schedule');
     } catch (err) {
       if (!(err instanceof ConflictError)) throw err;
       this.logger.warn(`schedule ${schedule.id}: the occurrence of ${due.toISOString()} already has a job for another request; not queuing another`);
@@ -133,8 +127,11 @@ export class ScheduleTicker implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
+  /** A scenario schedule looks at the website its scenario runs on now (none: the scenario is gone). */
   private async mayFire(schedule: Schedule, now: Date): Promise<boolean> {
-    const website = await this.websites.findById(schedule.websiteId);
+    const websiteId = await this.runs.websiteOf(schedule);
+    if (websiteId === null) return false;
+    const website = await this.websites.findById(websiteId);
     if (!website || !Website.restore(website).isCapturedBySchedules()) return false;
     const account = await this.accounts.findById(schedule.accountId);
     return account !== null && account.hasApiAccess(now);

@@ -278,6 +278,82 @@ describe('nextRunAfter — hourly (minute of `time`, HH ignored)', () => {
   });
 });
 
+describe('nextRunAfter — every 5, 15 or 30 minutes (aligned to the clock in the zone; minutes of `time` mod the period)', () => {
+  const every = (period: 5 | 15 | 30, time: string, timezone: string): ScheduleRule => ({ frequency: `every_${period}_minutes`, time, timezone });
+
+  it('UTC: time 00:00 runs at :00, :05, … / :00, :15, … / :00, :30; strictly after, at whole minutes', () => {
+    expect(next(every(5, '00:00', 'UTC'), '2026-05-10T08:00:00.000Z')).toBe('2026-05-10T08:05:00.000Z');
+    expect(next(every(5, '00:00', 'UTC'), '2026-05-10T08:04:59.999Z')).toBe('2026-05-10T08:05:00.000Z');
+    expect(next(every(5, '00:00', 'UTC'), '2026-05-10T08:05:00.001Z')).toBe('2026-05-10T08:10:00.000Z');
+    expect(next(every(5, '00:00', 'UTC'), '2026-05-10T08:57:30.000Z')).toBe('2026-05-10T09:00:00.000Z');
+    expect(next(every(15, '00:00', 'UTC'), '2026-05-10T08:00:00.000Z')).toBe('2026-05-10T08:15:00.000Z');
+    expect(next(every(15, '00:00', 'UTC'), '2026-05-10T08:44:00.000Z')).toBe('2026-05-10T08:45:00.000Z');
+    expect(next(every(15, '00:00', 'UTC'), '2026-12-31T23:45:00.000Z')).toBe('2027-01-01T00:00:00.000Z');
+    expect(next(every(30, '00:00', 'UTC'), '2026-05-10T08:00:00.000Z')).toBe('2026-05-10T08:30:00.000Z');
+    expect(next(every(30, '00:00', 'UTC'), '2026-05-10T08:30:00.000Z')).toBe('2026-05-10T09:00:00.000Z');
+  });
+
+  it('the minutes of `time` shift the grid (mod the period); its hour is ignored', () => {
+    expect(next(every(15, '00:05', 'UTC'), '2026-05-10T08:00:00.000Z')).toBe('2026-05-10T08:05:00.000Z');
+    expect(next(every(15, '00:05', 'UTC'), '2026-05-10T08:05:00.000Z')).toBe('2026-05-10T08:20:00.000Z');
+    expect(next(every(15, '17:50', 'UTC'), '2026-05-10T08:00:00.000Z')).toBe('2026-05-10T08:05:00.000Z'); // 50 mod 15 = 5
+    expect(next(every(5, '00:07', 'UTC'), '2026-05-10T08:00:00.000Z')).toBe('2026-05-10T08:02:00.000Z'); // 7 mod 5 = 2
+    expect(next(every(30, '09:45', 'UTC'), '2026-05-10T08:00:00.000Z')).toBe('2026-05-10T08:15:00.000Z');
+    expect(next(every(30, '09:45', 'UTC'), '2026-05-10T08:15:00.000Z')).toBe('2026-05-10T08:45:00.000Z');
+  });
+
+  it('aligned to the local clock: Asia/Kathmandu (+05:45) every 30 minutes at :00/:30 local is :15/:45 UTC', () => {
+    expect(next(every(30, '00:00', 'Asia/Kathmandu'), '2026-06-01T10:00:00.000Z')).toBe('2026-06-01T10:15:00.000Z');
+    expect(next(every(30, '00:00', 'Asia/Kathmandu'), '2026-06-01T10:15:00.000Z')).toBe('2026-06-01T10:45:00.000Z');
+    // A quarter-hour offset keeps the 5- and 15-minute grids on UTC's.
+    expect(next(every(15, '00:00', 'Asia/Kathmandu'), '2026-06-01T10:01:00.000Z')).toBe('2026-06-01T10:15:00.000Z');
+    expect(next(every(30, '00:00', KOLKATA), '2026-06-01T10:01:00.000Z')).toBe('2026-06-01T10:30:00.000Z'); // 16:00 IST
+  });
+
+  it('DST: the period apart in real time through the spring gap and both passes of the repeated hour', () => {
+    const berlin = every(15, '00:00', BERLIN);
+    // Spring forward 2026-03-29: 01:45 CET (00:45Z) → 03:00 CEST (01:00Z): 15 real minutes, no run lost or doubled.
+    expect(next(berlin, '2026-03-29T00:45:00.000Z')).toBe('2026-03-29T01:00:00.000Z');
+    // Fall back 2026-10-25: 02:45 CEST (00:45Z) → 02:00 CET (01:00Z): the repeated hour runs again, 15 minutes later.
+    expect(next(berlin, '2026-10-25T00:45:00.000Z')).toBe('2026-10-25T01:00:00.000Z');
+    const ny = every(30, '00:00', NEW_YORK);
+    expect(next(ny, '2026-03-08T06:30:00.000Z')).toBe('2026-03-08T07:00:00.000Z'); // 01:30 EST → 03:00 EDT
+    expect(next(ny, '2026-11-01T05:30:00.000Z')).toBe('2026-11-01T06:00:00.000Z'); // 01:30 EDT → 01:00 EST
+  });
+
+  it('follows the local grid across Lord Howe’s half-hour change (2026-04-05 02:00 +11 → 01:30 +10:30)', () => {
+    const rule = every(15, '00:00', 'Australia/Lord_Howe');
+    expect(next(rule, '2026-04-04T14:50:00.000Z')).toBe('2026-04-04T15:00:00.000Z'); // 01:30 +10:30, a quarter hour anyway
+    const five = every(5, '00:00', 'Australia/Lord_Howe');
+    expect(next(five, '2026-04-04T14:59:00.000Z')).toBe('2026-04-04T15:00:00.000Z');
+  });
+
+  it.each([
+    [5, BERLIN],
+    [15, NEW_YORK],
+    [30, BERLIN],
+    [15, 'Australia/Lord_Howe'],
+  ] as const)('property: every %i minutes in %s, a chain over both 2026 changes is exactly that period apart, on the local grid', (period, zone) => {
+    const rule = every(period, '00:00', zone);
+    for (const from of [
+      '2026-03-07T20:00:00.000Z',
+      '2026-03-28T20:00:00.000Z',
+      '2026-04-04T10:00:00.000Z',
+      '2026-10-24T20:00:00.000Z',
+      '2026-10-31T20:00:00.000Z',
+    ]) {
+      let previous = nextRunAfter(rule, new Date(from));
+      for (let i = 0; i < (24 * 60) / period; i++) {
+        const run = nextRunAfter(rule, previous);
+        if (run.getTime() - previous.getTime() !== period * 60_000) throw new Error(`gap after ${previous.toISOString()}: ${run.toISOString()}`);
+        expect(DateTime.fromJSDate(run, { zone }).minute % period).toBe(0);
+        expect(run.getUTCSeconds() + run.getUTCMilliseconds()).toBe(0);
+        previous = run;
+      }
+    }
+  });
+});
+
 describe('nextRunAfter — invalid input', () => {
   it('rejects an unknown zone, a bad time, a bad frequency and an invalid date', () => {
     expect(() => nextRunAfter(daily('10:00', 'Mars/Olympus'), new Date())).toThrow(ValidationFailedError);

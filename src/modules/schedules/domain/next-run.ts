@@ -8,6 +8,11 @@
  *   minute 00 is minute 30 UTC). Hourly runs are every instant whose local minute is MM, i.e. every 60 real
  *   minutes in every current zone; a DST change neither skips nor collapses an hourly run (during a repeated
  *   hour both passes run, since they are an hour apart in real time).
+ * - every_5_minutes, every_15_minutes, every_30_minutes: aligned to the clock in the schedule's zone, at the local
+ *   minutes congruent to the minutes of `time` modulo the period (HH ignored): with `time` 00:00 every 15 minutes
+ *   runs at :00, :15, :30, :45 local; with 00:05 at :05, :20, :35, :50. hourly is the same rule with period 60.
+ *   Since every zone's offset is a whole number of quarter hours, the runs are the period apart in real time,
+ *   across DST changes too (both passes of a repeated hour run; the skipped hour has no runs of its own).
  *
  * DST, for daily and weekly (all "local time" is resolved explicitly here, never by luxon's fromObject, which
  * shifts a gap time forward by the gap length and picks an offset for ambiguous times based on the current
@@ -21,7 +26,7 @@
  */
 import { DateTime, IANAZone } from 'luxon';
 import { ValidationFailedError } from '../../../shared/domain/domain-error';
-import { Frequency, isFrequency, isValidDayOfWeek, isValidTime, parseTime } from './schedule-rules';
+import { Frequency, isFrequency, isValidDayOfWeek, isValidTime, minutePeriodOf, parseTime } from './schedule-rules';
 
 export interface ScheduleRule {
   frequency: Frequency;
@@ -48,9 +53,9 @@ export function nextRunAfter(rule: ScheduleRule, after: Date): Date {
   const zone = zoneOf(rule.timezone);
   const { hour, minute } = parseTime(rule.time);
 
+  const period = minutePeriodOf(rule.frequency);
+  if (period !== null) return new Date(nextInPeriod(zone, period, minute % period, afterMs));
   switch (rule.frequency) {
-    case 'hourly':
-      return new Date(nextHourly(zone, minute, afterMs));
     case 'daily':
       return new Date(nextAtLocalTime(zone, hour, minute, null, afterMs));
     case 'weekly': {
@@ -63,6 +68,8 @@ export function nextRunAfter(rule: ScheduleRule, after: Date): Date {
       }
       return new Date(nextAtLocalTime(zone, hour, minute, day, afterMs));
     }
+    default:
+      throw ValidationFailedError.of('frequency', `Unknown schedule frequency: ${String(rule.frequency)}`);
   }
 }
 
@@ -143,18 +150,23 @@ function localMinuteOfHour(zone: IANAZone, instant: number): number {
   return ((localMinutes % 60) + 60) % 60;
 }
 
-function nextHourly(zone: IANAZone, minute: number, afterMs: number): number {
+/**
+ * The first whole minute strictly after `afterMs` whose local minute of the hour is congruent to `offset` modulo
+ * `period` (a divisor of 60, so the minute of the hour decides it).
+ */
+function nextInPeriod(zone: IANAZone, period: number, offset: number, afterMs: number): number {
+  const matches = (t: number): boolean => localMinuteOfHour(zone, t) % period === offset;
   let t = Math.floor(afterMs / MINUTE_MS) * MINUTE_MS + MINUTE_MS; // first whole minute strictly after
   for (let guard = 0; guard < 48; guard++) {
     const m = localMinuteOfHour(zone, t);
-    if (m === minute) return t;
-    const next = t + ((minute - m + 60) % 60) * MINUTE_MS;
+    if (m % period === offset) return t;
+    const next = t + ((offset - (m % period) + period) % period) * MINUTE_MS;
     if (zone.offset(next) === zone.offset(t)) return next;
-    // The offset changes before `next` (possible only across a non-whole-hour change): walk minute by minute.
+    // The offset changes before `next` (possible only across a change that is not a multiple of the period): walk.
     for (let u = t + MINUTE_MS; u <= next; u += MINUTE_MS) {
-      if (localMinuteOfHour(zone, u) === minute) return u;
+      if (matches(u)) return u;
     }
     t = next + MINUTE_MS;
   }
-  throw new Error(`No hourly occurrence found after ${new Date(afterMs).toISOString()} in ${zone.name}`);
+  throw new Error(`No occurrence every ${period} minutes found after ${new Date(afterMs).toISOString()} in ${zone.name}`);
 }

@@ -1,8 +1,14 @@
-import { FREQUENCIES, isFrequency, isValidDayOfWeek, isValidTime, isValidTimeZone, parseTime, scheduleRuleErrors } from './schedule-rules';
+import { FREQUENCIES, isFrequency, minutePeriodOf, isValidDayOfWeek, isValidTime, isValidTimeZone, parseTime, scheduleRuleErrors } from './schedule-rules';
 
 describe('schedule rules', () => {
   it('FREQUENCIES', () => {
-    expect(FREQUENCIES).toEqual(['daily', 'weekly', 'hourly']);
+    expect(FREQUENCIES).toEqual(['daily', 'weekly', 'hourly', 'every_5_minutes', 'every_15_minutes', 'every_30_minutes']);
+    expect(isFrequency('every_15_minutes')).toBe(true);
+    expect(isFrequency('every_10_minutes')).toBe(false);
+    expect([minutePeriodOf('every_5_minutes'), minutePeriodOf('every_15_minutes'), minutePeriodOf('every_30_minutes'), minutePeriodOf('hourly')]).toEqual([
+      5, 15, 30, 60,
+    ]);
+    expect([minutePeriodOf('daily'), minutePeriodOf('weekly')]).toEqual([null, null]);
     expect(isFrequency('daily')).toBe(true);
     expect(isFrequency('hourly')).toBe(true);
     expect(isFrequency('monthly')).toBe(false);

@@ -13,8 +13,24 @@
  */
 import { IANAZone } from 'luxon';
 
-export const FREQUENCIES = ['daily', 'weekly', 'hourly'] as const;
+export const FREQUENCIES = ['daily', 'weekly', 'hourly', 'every_5_minutes', 'every_15_minutes', 'every_30_minutes'] as const;
 export type Frequency = (typeof FREQUENCIES)[number];
+
+/**
+ * The frequencies that repeat within an hour, with their period in minutes. `hourly` is the 60-minute case of the
+ * same rule: runs at the local minutes congruent to the minutes of `time` modulo the period (next-run.ts).
+ */
+export const MINUTE_PERIODS: Readonly<Partial<Record<Frequency, number>>> = {
+  every_5_minutes: 5,
+  every_15_minutes: 15,
+  every_30_minutes: 30,
+  hourly: 60,
+};
+
+/** The period in minutes of a frequency that repeats within the hour (hourly included), or null for daily/weekly. */
+export function minutePeriodOf(frequency: Frequency): number | null {
+  return MINUTE_PERIODS[frequency] ?? null;
+}
 
 /** 0 = Sunday … 6 = Saturday (API.md). */
 export const DAYS_OF_WEEK = [0, 1, 2, 3, 4, 5, 6] as const;

@@ -23,6 +23,7 @@ describe('Schedule', () => {
     expect(s.lastRunAt).toBeNull();
     expect(s.lastJobId).toBeNull();
     expect(s.dayOfWeek).toBeNull();
+    expect(s.scenarioId).toBeNull(); // captures its website unless it names a scenario
     expect(s.createdAt).toBe(created);
     expect(s.updatedAt).toBe(created);
   });
@@ -127,6 +128,7 @@ describe('Schedule', () => {
         id: s.id,
         accountId: s.accountId,
         websiteId: s.websiteId,
+        scenarioId: s.scenarioId,
         name: s.name,
         frequency: s.frequency,
         time: s.time,
@@ -232,6 +234,18 @@ describe('Schedule', () => {
     it('rejects invalid changes', () => {
       expect(() => s.update({ timezone: '+02:00' }, later)).toThrow(ValidationFailedError);
       expect(() => s.update({ dayOfWeek: 9 }, later)).toThrow(ValidationFailedError);
+    });
+  });
+
+  describe('a scenario target', () => {
+    it('is kept as given on create, and an update can set it, move it, or clear it (null) without touching the timing', () => {
+      const s = Schedule.create(input({ scenarioId: 7, timezone: 'UTC' }), created);
+      expect(s.scenarioId).toBe(7);
+      const later = new Date('2026-03-29T05:00:00.000Z');
+      const moved = s.update({ scenarioId: 8, websiteId: 3 }, later);
+      expect(moved.props).toMatchObject({ scenarioId: 8, websiteId: 3, nextRunAt: s.nextRunAt });
+      expect(moved.update({ scenarioId: null }, later).scenarioId).toBeNull();
+      expect(moved.update({ name: 'Renamed' }, later).scenarioId).toBe(8);
     });
   });
 });

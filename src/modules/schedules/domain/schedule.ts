@@ -24,10 +24,13 @@ export const MAX_SCHEDULE_NAME_LENGTH = 255;
 export interface ScheduleProps {
   id: number;
   accountId: number;
+  /** The website it captures; for a scenario schedule, the scenario's website (the run uses the scenario's own). */
   websiteId: number;
+  /** Null: each occurrence captures the website. Set: each occurrence runs this scenario instead. */
+  scenarioId: number | null;
   name: string;
   frequency: Frequency;
-  /** HH:MM, 24-hour, local to `timezone`. For hourly only the minutes count. */
+  /** HH:MM, 24-hour, local to `timezone`. For hourly and every N minutes only the minutes count. */
   time: string;
   /** IANA zone name, stored as given. */
   timezone: string;
@@ -51,6 +54,8 @@ export type ScheduleTiming = Pick<ScheduleProps, 'enabled' | 'frequency' | 'time
 export interface CreateScheduleInput {
   accountId: number;
   websiteId: number;
+  /** The scenario it runs (its websiteId must be the scenario's website, which the application checks). */
+  scenarioId?: number | null;
   name: string;
   frequency: Frequency;
   time: string;
@@ -64,6 +69,8 @@ export interface CreateScheduleInput {
 export interface ScheduleChanges {
   name?: string;
   websiteId?: number;
+  /** null: back to capturing the website. */
+  scenarioId?: number | null;
   frequency?: Frequency;
   time?: string;
   timezone?: string;
@@ -117,6 +124,7 @@ export class Schedule {
     return new Schedule({
       accountId: input.accountId,
       websiteId: input.websiteId,
+      scenarioId: input.scenarioId ?? null,
       name: input.name,
       ...timing,
       nextRunAt: nextRunOf(timing, now),
@@ -142,6 +150,9 @@ export class Schedule {
   }
   get websiteId(): number {
     return this.props.websiteId;
+  }
+  get scenarioId(): number | null {
+    return this.props.scenarioId;
   }
   get name(): string {
     return this.props.name;
@@ -216,6 +227,7 @@ export class Schedule {
     const merged = {
       name: changes.name !== undefined ? changes.name : current.name,
       websiteId: changes.websiteId !== undefined ? changes.websiteId : current.websiteId,
+      scenarioId: changes.scenarioId !== undefined ? changes.scenarioId : current.scenarioId,
       frequency: changes.frequency !== undefined ? changes.frequency : current.frequency,
       time: changes.time !== undefined ? changes.time : current.time,
       timezone: changes.timezone !== undefined ? changes.timezone : current.timezone,

@@ -9,12 +9,16 @@ import { SCHEDULE_FIELDS as F, ScheduleView } from './openapi';
  * Types only: the schedule's own rules (frequency, HH:MM, IANA zone, day_of_week) live in the domain, which
  * reports every bad field in one 422.
  */
-@AlsoChecks((body) =>
-  scheduleFieldErrors({ name: body.name, frequency: body.frequency, time: body.time, timezone: body.timezone, dayOfWeek: body.day_of_week }),
-)
+@AlsoChecks((body) => [
+  ...scheduleFieldErrors({ name: body.name, frequency: body.frequency, time: body.time, timezone: body.timezone, dayOfWeek: body.day_of_week }),
+  ...(body.website_id === undefined && (body.scenario_id === undefined || body.scenario_id === null)
+    ? [{ field: 'website_id', message: 'website_id is required (or scenario_id, for a schedule that runs a scenario)' }]
+    : []),
+])
 export class CreateScheduleDto {
   @ApiProperty(F.name) @IsString() name!: string;
-  @ApiProperty(F.website_id) @IsId() website_id!: number;
+  @ApiPropertyOptional(F.website_id) @OptionalField() @IsId() website_id?: number;
+  @ApiPropertyOptional(F.scenario_id) @OptionalField() @ValidateIf((_, v) => v !== null) @IsId() scenario_id?: number | null;
   @ApiProperty(F.frequency) @IsString() frequency!: Frequency;
   @ApiProperty(F.time) @IsString() time!: string;
   @ApiProperty(F.timezone) @IsString() timezone!: string;
@@ -30,6 +34,7 @@ export class CreateScheduleDto {
 export class UpdateScheduleDto {
   @ApiPropertyOptional(F.name) @OptionalField() @IsString() name?: string;
   @ApiPropertyOptional(F.website_id) @OptionalField() @IsId() website_id?: number;
+  @ApiPropertyOptional(F.scenario_id) @OptionalField() @ValidateIf((_, v) => v !== null) @IsId() scenario_id?: number | null;
   @ApiPropertyOptional(F.frequency) @OptionalField() @IsString() frequency?: Frequency;
   @ApiPropertyOptional(F.time) @OptionalField() @IsString() time?: string;
   @ApiPropertyOptional(F.timezone) @OptionalField() @IsString() timezone?: string;
@@ -49,6 +54,7 @@ export function scheduleView(s: Schedule): ScheduleView {
     id: s.id,
     name: s.name,
     website_id: s.websiteId,
+    scenario_id: s.scenarioId,
     frequency: s.frequency,
     time: s.time,
     timezone: s.timezone,

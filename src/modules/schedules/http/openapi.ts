@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { TIMESTAMP } from '../../../shared/http/openapi';
 import { MAX_ID } from '../../../shared/http/validation';
 import { MAX_SCHEDULE_NAME_LENGTH } from '../domain/schedule';
@@ -7,8 +7,30 @@ import { Frequency, FREQUENCIES, MAX_TIME_ZONE_LENGTH, TIME_PATTERN, TZ_NAME_PAT
 /** The schedule fields as OpenAPI describes them, shared by the request DTOs and the response schema. */
 export const SCHEDULE_FIELDS = {
   name: { type: 'string', minLength: 1, maxLength: MAX_SCHEDULE_NAME_LENGTH, example: 'Every morning' },
-  website_id: { type: 'integer', minimum: 1, maximum: MAX_ID, description: 'One of the caller’s websites' },
-  frequency: { enum: FREQUENCIES, description: 'For `hourly`, only the minutes of `time` count' },
+  website_id: {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_ID,
+    description:
+      'One of the caller’s websites: each occurrence captures it with its saved options. Required unless `scenario_id` is sent; ' +
+      'a schedule that runs a scenario has the scenario’s website here (sending another one is 422)',
+  },
+  scenario_id: {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_ID,
+    nullable: true,
+    description:
+      'One of the caller’s scenarios: each occurrence runs it (an execution, on the scenario’s website) instead of capturing the website. ' +
+      'null (default): capture the website; an update with null turns a scenario schedule back into a capture of its website',
+  },
+  frequency: {
+    enum: FREQUENCIES,
+    description:
+      '`daily` and `weekly` at `time`; `hourly` at the minutes of `time` every hour; `every_5_minutes`, `every_15_minutes`, `every_30_minutes`: ' +
+      'aligned to the clock in `timezone`, at the minutes congruent to the minutes of `time` modulo the period ' +
+      '(`time` 00:00 → :00, :15, :30, :45 for every_15_minutes; 00:05 → :05, :20, :35, :50). The hour of `time` is ignored for all but daily and weekly',
+  },
   time: { type: 'string', pattern: TIME_PATTERN.source, example: '07:30', description: 'HH:MM, 24-hour (00:00..23:59, two digits each), in `timezone`' },
   timezone: {
     type: 'string',
@@ -35,6 +57,7 @@ export class ScheduleView {
   @ApiProperty({ type: 'integer', example: 1 }) id!: number;
   @ApiProperty(SCHEDULE_FIELDS.name) name!: string;
   @ApiProperty(SCHEDULE_FIELDS.website_id) website_id!: number;
+  @ApiProperty(SCHEDULE_FIELDS.scenario_id) scenario_id!: number | null;
   @ApiProperty(SCHEDULE_FIELDS.frequency) frequency!: Frequency;
   @ApiProperty(SCHEDULE_FIELDS.time) time!: string;
   @ApiProperty(SCHEDULE_FIELDS.timezone) timezone!: string;
@@ -47,7 +70,21 @@ export class ScheduleView {
   })
   next_run_at!: string | null;
   @ApiProperty({ ...TIMESTAMP, nullable: true }) last_run_at!: string | null;
-  @ApiProperty({ type: 'string', format: 'uuid', nullable: true, description: 'The capture job of the last occurrence' }) last_job_id!: string | null;
+  @ApiProperty({
+    type: 'string',
+    format: 'uuid',
+    nullable: true,
+    description: 'The job of the last run, an occurrence or a Run now (a capture job, or a scenario execution for a scenario schedule)',
+  })
+  last_job_id!: string | null;
   @ApiProperty(TIMESTAMP) created_at!: string;
   @ApiProperty(TIMESTAMP) updated_at!: string;
+}
+
+@ApiSchema({ name: 'ScheduleRunQueued' })
+export class ScheduleRunQueuedResponse {
+  @ApiProperty({ type: 'boolean', enum: [true] }) success!: true;
+  @ApiProperty({ example: 'Screenshot job queued' }) message!: string;
+  @ApiProperty({ format: 'uuid', description: 'Follow it with GET /jobs/{id} (a scenario run too)' }) job_id!: string;
+  @ApiPropertyOptional({ format: 'uuid', description: 'Schedules that run a scenario: the same id, for GET /executions/{id}' }) execution_id?: string;
 }

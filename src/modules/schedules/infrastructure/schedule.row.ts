@@ -5,6 +5,7 @@ export class ScheduleRow {
   @PrimaryGeneratedColumn() id!: number;
   @Column({ name: 'account_id', type: 'integer' }) accountId!: number;
   @Column({ name: 'website_id', type: 'integer' }) websiteId!: number;
+  @Column({ name: 'scenario_id', type: 'integer', nullable: true }) scenarioId!: number | null;
   @Column({ type: 'varchar' }) name!: string;
   @Column({ type: 'varchar' }) frequency!: string;
   @Column({ type: 'varchar' }) time!: string;

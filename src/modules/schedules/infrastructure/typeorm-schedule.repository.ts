@@ -63,4 +63,9 @@ export class TypeOrmScheduleRepository extends ScheduleRepository {
       .execute();
     return result.affected === 1;
   }
+
+  async recordRun(id: number, jobId: string, now: Date): Promise<boolean> {
+    const result = await this.rows.update({ id }, { lastJobId: jobId, lastRunAt: now, updatedAt: now });
+    return Boolean(result.affected);
+  }
 }

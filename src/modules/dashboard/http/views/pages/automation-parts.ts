@@ -17,6 +17,7 @@ const NOTICES: Record<string, { kind: 'ok' | 'info' | 'warn'; text: string }> = 
   'schedule-created': { kind: 'ok', text: 'Schedule created.' },
   'schedule-saved': { kind: 'ok', text: 'Schedule saved.' },
   'schedule-deleted': { kind: 'ok', text: 'Schedule deleted.' },
+  'schedule-run-queued': { kind: 'ok', text: 'Run queued: “Last run” links its job. The schedule’s own next run is unchanged.' },
   'run-started': { kind: 'ok', text: 'Scenario run queued. This page refreshes until it has finished.' },
 };
 

@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import type { ScheduleProps } from '../../../../schedules/domain/schedule';
-import { FREQUENCIES } from '../../../../schedules/domain/schedule-rules';
+import { FREQUENCIES, Frequency } from '../../../../schedules/domain/schedule-rules';
+import { runNowForm } from './automation.page';
 import type { DashboardViewer } from '../../dashboard-request';
 import { accessNotice } from '../components';
 import { Html, html, utcTime } from '../html';
@@ -9,9 +10,22 @@ import { automationNotice, errorSummary, fieldError, invalidAttrs, jobLink } fro
 
 export const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
+/** The frequencies as the select shows them (the values are the API's). */
+const FREQUENCY_LABELS: Record<Frequency, string> = {
+  every_5_minutes: 'Every 5 minutes',
+  every_15_minutes: 'Every 15 minutes',
+  every_30_minutes: 'Every 30 minutes',
+  hourly: 'Hourly',
+  daily: 'Daily',
+  weekly: 'Weekly',
+};
+const FREQUENCY_ORDER: readonly Frequency[] = ['every_5_minutes', 'every_15_minutes', 'every_30_minutes', 'hourly', 'daily', 'weekly'];
+
 export interface ScheduleForm {
   name: string;
   websiteId: string;
+  /** '' = capture the website. */
+  scenarioId: string;
   frequency: string;
   time: string;
   timezone: string;
@@ -23,6 +37,7 @@ export interface ScheduleEditorView {
   schedule: ScheduleProps | null;
   form: ScheduleForm;
   websites: Array<{ id: number; name: string }>;
+  scenarios: Array<{ id: number; name: string }>;
   errors: Map<string, string>;
   /** The next runs of the saved schedule (computed by the entity), and whether it is paused (then: once enabled). */
   upcoming: { runs: Date[]; paused: boolean } | null;
@@ -69,6 +84,7 @@ export function scheduleEditorPage(viewer: DashboardViewer, view: ScheduleEditor
   const ids: Record<string, string> = {
     name: 'schedule-name',
     website_id: 'schedule-website',
+    scenario_id: 'schedule-scenario',
     frequency: 'schedule-frequency',
     time: 'schedule-time',
     timezone: 'schedule-timezone',
@@ -76,8 +92,9 @@ export function scheduleEditorPage(viewer: DashboardViewer, view: ScheduleEditor
     enabled: 'schedule-enabled',
   };
   const websiteKnown = view.websites.some((w) => String(w.id) === f.websiteId);
+  const scenarioKnown = f.scenarioId === '' || view.scenarios.some((sc) => String(sc.id) === f.scenarioId);
   const content = html`${automationNotice(view.notice)}${errorSummary([...e].map(([field, message]) => ({ message, anchor: ids[field] ?? null })))}
-${s ? html`<div class="page-actions"><a class="button danger" href="/dashboard/schedules/${s.id}/delete" id="delete-schedule">Delete…</a></div>` : ''}${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
+${s ? html`<div class="page-actions">${runNowForm(viewer, s.id, view.hasAccess, 'edit')}<a class="button danger" href="/dashboard/schedules/${s.id}/delete" id="delete-schedule">Delete…</a></div>` : ''}${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
 <div class="editor-columns">
 <form method="post" action="${action}" class="card editor" id="schedule-form" novalidate>
 ${csrfField(viewer)}
@@ -95,11 +112,21 @@ ${csrfField(viewer)}
   <p class="hint">Each run takes a screenshot of it with its saved options (paused websites are skipped).</p>
   ${fieldError('schedule-website', e.get('website_id'))}
 </div>
+<div class="field">
+  <label for="schedule-scenario">Or run a scenario</label>
+  <select id="schedule-scenario" name="scenario_id"${invalidAttrs('schedule-scenario', e.get('scenario_id'))}>
+    <option value=""${f.scenarioId === '' ? html` selected` : ''}>No: take a screenshot of the website</option>
+    ${view.scenarios.map((sc) => html`<option value="${sc.id}"${String(sc.id) === f.scenarioId ? html` selected` : ''}>${sc.name}</option>`)}
+    ${scenarioKnown ? '' : html`<option value="${f.scenarioId}" selected>Scenario #${f.scenarioId}</option>`}
+  </select>
+  <p class="hint">A scenario runs its steps on its own website, which then replaces the website above.</p>
+  ${fieldError('schedule-scenario', e.get('scenario_id'))}
+</div>
 <div class="field-row">
   <div class="field">
     <label for="schedule-frequency">Frequency</label>
     <select id="schedule-frequency" name="frequency"${invalidAttrs('schedule-frequency', e.get('frequency'))}>
-      ${FREQUENCIES.map((q) => html`<option value="${q}"${q === f.frequency ? html` selected` : ''}>${q}</option>`)}
+      ${FREQUENCY_ORDER.map((q) => html`<option value="${q}"${q === f.frequency ? html` selected` : ''}>${FREQUENCY_LABELS[q]}</option>`)}
       ${f.frequency !== '' && !(FREQUENCIES as readonly string[]).includes(f.frequency) ? html`<option value="${f.frequency}" selected>${f.frequency}</option>` : ''}
     </select>
     ${fieldError('schedule-frequency', e.get('frequency'))}
@@ -107,7 +134,7 @@ ${csrfField(viewer)}
   <div class="field">
     <label for="schedule-time">Time <span class="muted">(HH:MM)</span></label>
     <input type="text" id="schedule-time" name="time" value="${f.time}" inputmode="numeric" placeholder="07:30" maxlength="5" autocomplete="off"${invalidAttrs('schedule-time', e.get('time'))}>
-    <p class="hint">24-hour, in the time zone below. Hourly: only the minutes count.</p>
+    <p class="hint">24-hour, in the time zone below. Hourly and every N minutes: only the minutes count (00:05 every 15 minutes runs at :05, :20, :35, :50).</p>
     ${fieldError('schedule-time', e.get('time'))}
   </div>
 </div>
