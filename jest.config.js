@@ -5,15 +5,31 @@
  *   Chromium, the filesystem, sockets);
  * - e2e: `test/e2e/*.e2e-spec.ts` — the app booted, spoken to over HTTP.
  * `npm test` runs all three; `npm run test:unit` (and :integration, :e2e) one.
+ *
+ * TypeScript is stripped by SWC (@swc/jest), which does not type-check: `npm run typecheck` does that, in CI and
+ * before a commit (docs/testing-tooling.md). SWC keeps what tsconfig.json asks of the emitted code that NestJS,
+ * TypeORM and class-validator rely on: legacy decorators with their design-type metadata, and class fields assigned
+ * in the constructor rather than defined (useDefineForClassFields: false), so a DTO's declared-only property does not
+ * shadow what class-transformer sets.
  */
+const swc = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+    target: 'es2022',
+    keepClassNames: true,
+  },
+  module: { type: 'commonjs' },
+  sourceMaps: 'inline',
+};
+
 const tier = (displayName, roots, testRegex) => ({
   displayName,
-  preset: 'ts-jest',
   testEnvironment: 'node',
   rootDir: '.',
   roots,
   testRegex,
-  transform: { '^.+\\.ts$': ['ts-jest', {}] },
+  transform: { '^.+\\.ts$': ['@swc/jest', swc] },
   setupFiles: ['reflect-metadata'],
 });
 

@@ -124,7 +124,7 @@ async function main() {
   if (!runtime.user || runtime.user === 'root') throw new Error('the runtime stage must run as a non-root USER');
   // Tools only the build and the tests use. (typescript and @types/node stay: puppeteer's cosmiconfig and typeorm
   // declare them as peers of runtime code, so `npm prune --omit=dev` rightly keeps them.)
-  const devOnly = ['jest', 'eslint', 'prettier', '@nestjs/testing', 'supertest', 'dependency-cruiser', 's3rver', 'ts-jest'].filter((pkg) =>
+  const devOnly = ['jest', 'eslint', 'prettier', '@nestjs/testing', 'supertest', 'dependency-cruiser', 's3rver', '@swc/jest', 'knip'].filter((pkg) =>
     existsSync(join(runtime.root, runtime.workdir, 'node_modules', pkg)),
   );
   if (devOnly.length) throw new Error(`the runtime image holds devDependencies: ${devOnly.join(', ')}`);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
 import { OrphanSweeper } from '../../src/modules/screenshots/application/orphan-sweeper';
+import { within } from '../../src/shared/domain/within';
 import AdmZip from 'adm-zip';
 import request from 'supertest';
 import { binary } from '../support/assertions';
@@ -194,7 +195,7 @@ describe('S3: a worker killed between upload and commit', () => {
         .send({ name: 'Killed', url: `${pages.url}/` })
         .expect(201);
       const jobId = (await request(first.url).post(`/websites/${site.body.data.id}/screenshot`).set(auth).send({}).expect(200)).body.job_id as string;
-      await within(30_000, once(first.child, 'exit'), 'the service was not killed after its upload');
+      await within(once(first.child, 'exit'), 30_000, () => new Error('the service was not killed after its upload'));
       expect(killedAfterUpload).not.toBeNull(); // it died right after its upload, before any commit
 
       second = await startTestApp({ database: db, env: { ...s3.env(), DATABASE_URL: '', REDIS_URL: '' } });
@@ -224,9 +225,3 @@ describe('S3: a worker killed between upload and commit', () => {
     }
   });
 });
-
-function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(what)), ms)));
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}

@@ -92,11 +92,6 @@ interface Spare {
   died: Promise<void>;
 }
 
-/** A time limit whose failure says what did not finish in time. */
-function inTime<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
-  return within(work, ms, () => new Error(message));
-}
-
 /**
  * Whether the spare's renderer still answers. Chromium reports a renderer's death some milliseconds after it, so a
  * spare killed just before a lease took it (the OOM killer, a crash) still looks alive; one round trip through the
@@ -107,7 +102,7 @@ async function rendererAnswers(spare: Spare): Promise<boolean> {
   if (spare.crashed) return false;
   const answered = spare.page.evaluate('1').then(() => true);
   const died = spare.died.then(() => false);
-  return inTime(Promise.race([answered, died]), SPARE_PROBE_MS, 'The spare tab did not answer').catch(() => false);
+  return within(Promise.race([answered, died]), SPARE_PROBE_MS, () => new Error('The spare tab did not answer')).catch(() => false);
 }
 
 /**
@@ -275,7 +270,7 @@ class PooledBrowser {
     await this.ready.catch(() => undefined);
     const proc = this.process;
     if (this.browser?.connected && proc && isRunning(proc)) {
-      await inTime(this.browser.close(), GRACEFUL_CLOSE_MS, 'close timed out').catch(() => undefined);
+      await within(this.browser.close(), GRACEFUL_CLOSE_MS, () => new Error('close timed out')).catch(() => undefined);
     }
     this.died('Browser closed');
     if (proc) {
@@ -502,7 +497,7 @@ export class BrowserPool {
       let context: BrowserContext | null = null;
       try {
         context = await this.openContext(browser, chromium, undefined);
-        const page = await inTime(context.newPage(), CONTEXT_CREATE_MS, 'Opening a spare tab timed out');
+        const page = await within(context.newPage(), CONTEXT_CREATE_MS, () => new Error('Opening a spare tab timed out'));
         // Retired, dead or shut down meanwhile: the spare would never be used.
         if (!this.takesLeases(browser)) throw new Error('no longer needed');
         let reportDeath!: () => void;
@@ -543,7 +538,7 @@ export class BrowserPool {
     const creating = chromium.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
     try {
       const context = await Promise.race([
-        inTime(creating, byCaller ? Math.max(1, callerLimit) : CONTEXT_CREATE_MS, 'Creating a browser context timed out'),
+        within(creating, byCaller ? Math.max(1, callerLimit) : CONTEXT_CREATE_MS, () => new Error('Creating a browser context timed out')),
         browser.lost,
       ]);
       closePopups(context);
@@ -551,7 +546,7 @@ export class BrowserPool {
     } catch (error) {
       creating.then(
         (late) => {
-          if (!browser.dead) inTime(late.close(), CONTEXT_CLOSE_MS, 'Closing a browser context timed out').catch(() => undefined);
+          if (!browser.dead) within(late.close(), CONTEXT_CLOSE_MS, () => new Error('Closing a browser context timed out')).catch(() => undefined);
         },
         () => undefined,
       );
@@ -641,7 +636,7 @@ export class BrowserPool {
   private async closeContext(browser: PooledBrowser, context: BrowserContext): Promise<void> {
     if (browser.dead) return;
     try {
-      await inTime(context.close(), CONTEXT_CLOSE_MS, 'Closing a browser context timed out');
+      await within(context.close(), CONTEXT_CLOSE_MS, () => new Error('Closing a browser context timed out'));
     } catch {
       // A context that cannot be closed would leak its renderer; replace the whole browser instead.
       this.retire(browser);

@@ -10,6 +10,7 @@ import { NavigationEgress } from './navigation-egress';
 import { addStyleSheet, assertValidSelector, hideElements, LAZY_SCROLL_BUDGET_MS, preparePage, revealLazyContent, takeScreenshot } from './page-steps';
 import { PageSettler } from './page-stability';
 import { fullPageMaxHeight } from './tall-page';
+import { within } from '../../shared/domain/within';
 
 type Phase = 'opening' | 'navigation' | 'settling' | 'selector' | 'element' | 'rendering';
 
@@ -103,19 +104,13 @@ export class CaptureRun {
     const work = this.steps();
     // After a timeout or crash nobody awaits the steps any more; their late failure is expected.
     work.catch(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    const overrun = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new CaptureFailure('page', this.timeoutMessage())), this.timeoutMs);
-    });
     try {
-      return await Promise.race([work, overrun, this.crashed, this.lease.lost]);
+      return await within(Promise.race([work, this.crashed, this.lease.lost]), this.timeoutMs, () => new CaptureFailure('page', this.timeoutMessage()));
     } catch (error) {
       throw toCaptureFailure(error, {
         timeoutMessage: this.timeoutMessage(),
         browserLost: this.lease.isLost(),
       });
-    } finally {
-      clearTimeout(timer);
     }
   }
 

@@ -2,8 +2,8 @@ import { KnownDevices } from 'puppeteer';
 import { DEVICES } from '../../shared/domain/devices';
 
 /**
- * shared/domain/devices.ts copies puppeteer's KnownDevices so the API can list and validate presets without
- * the browser library. When puppeteer changes its table, this fails: regenerate the copy.
+ * shared/domain/devices.json copies puppeteer's KnownDevices so the API can list and validate presets without
+ * the browser library. When puppeteer changes its table, this fails: `npm run generate:devices` regenerates the copy.
  */
 describe('device presets', () => {
   it('are exactly puppeteer’s KnownDevices', () => {

@@ -20,8 +20,6 @@ const RAF_CHAIN_GAP_MS = 100;
  */
 export const RAF_CHAIN_MAX_MS = 1_500;
 
-export const documentHeightScript = `(${DOCUMENT_HEIGHT})`;
-
 /** {height, width}: the document's height and the layout viewport's width (980 on a phone without a viewport meta). */
 export const fullPageLayoutScript = `({ height: ${DOCUMENT_HEIGHT}, width: document.documentElement ? document.documentElement.clientWidth : 0 })`;
 
@@ -29,24 +27,6 @@ export const fullPageLayoutScript = `({ height: ${DOCUMENT_HEIGHT}, width: docum
 export const pageFactsScript = `({ title: document.title, height: ${DOCUMENT_HEIGHT}, width: document.documentElement ? document.documentElement.clientWidth : 0 })`;
 
 export const readyStateCompleteScript = `document.readyState === 'complete'`;
-
-/**
- * Evaluates to the selectors that are not valid CSS. Checked up front because puppeteer's waits treat
- * an invalid selector as one that has not matched yet, and so wait out the whole timeout.
- */
-export function invalidSelectorsScript(selectors: readonly string[]): string {
-  return `(() => {
-    const probe = document.createDocumentFragment();
-    return ${JSON.stringify(selectors)}.filter((selector) => {
-      try {
-        probe.querySelector(selector);
-        return false;
-      } catch (error) {
-        return true;
-      }
-    });
-  })()`;
-}
 
 /**
  * Hides matching elements with one constructed stylesheet: unlike an injected <style> tag it is not

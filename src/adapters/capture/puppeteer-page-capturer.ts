@@ -8,17 +8,10 @@ import { toCaptureFailure } from './capture-errors';
 import { assertSaneRequest, CaptureRun } from './capture-run';
 import { preparePage } from './page-steps';
 import { PuppeteerScenarioTab } from './puppeteer-scenario-tab';
+import { within } from '../../shared/domain/within';
 
 /** Opening a tab takes milliseconds; a browser that needs longer is wedged. */
 const OPEN_TAB_MS = 10_000;
-
-function timeLimit(ms: number, failure: () => Error): { expired: Promise<never>; cancel: () => void } {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(failure()), ms);
-  });
-  return { expired, cancel: () => clearTimeout(timer) };
-}
 
 /**
  * The PageCapturer backed by a pool of headless Chromium browsers. Every capture and every scenario page
@@ -77,7 +70,6 @@ export class PuppeteerPageCapturer extends PageCapturer implements BeforeApplica
    */
   private async openPage(lease: ContextLease, opts: PageOptions, openBy: number | undefined): Promise<Page> {
     const ms = Math.max(1, Math.min(OPEN_TAB_MS, openBy === undefined ? OPEN_TAB_MS : openBy - Date.now()));
-    const limit = timeLimit(ms, () => new CaptureFailure('infrastructure', 'Timed out opening a browser tab'));
     const opening = (async () => {
       const page = await lease.openPage();
       await preparePage(page, {
@@ -97,14 +89,12 @@ export class PuppeteerPageCapturer extends PageCapturer implements BeforeApplica
     })();
     opening.catch(() => undefined);
     try {
-      return await Promise.race([opening, lease.lost, limit.expired]);
+      return await within(Promise.race([opening, lease.lost]), ms, () => new CaptureFailure('infrastructure', 'Timed out opening a browser tab'));
     } catch (error) {
       throw toCaptureFailure(error, {
         timeoutMessage: 'Timed out opening a browser tab',
         browserLost: lease.isLost(),
       });
-    } finally {
-      limit.cancel();
     }
   }
 

@@ -484,13 +484,6 @@ export function websiteValues(website: WebsiteProps): URLSearchParams {
   return form;
 }
 
-/** A capture request's options as form text (the playground's link back to what was tried). */
-export function bodyToValues(fields: readonly FormField[], body: Record<string, unknown>): URLSearchParams {
-  const form = new URLSearchParams();
-  for (const field of fields) valueText(form, field, body[field.name]);
-  return form;
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // Secrets typed into a form that is shown again (a validation error elsewhere) are never written back into the
 // page: the page shows them as "********" and carries what was typed sealed (SecretBox) in a hidden field, so

@@ -54,10 +54,6 @@ class InternalFailure extends Error {
   }
 }
 
-function bounded<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
-  return within(work, ms, () => pageFailure(message));
-}
-
 interface RunContext {
   job: JobProps;
   website: WebsiteProps;
@@ -150,7 +146,7 @@ export class ScenarioRunner implements JobTypeHandler {
       if (finalShotId !== null) return;
       try {
         const limit = Math.min(this.config.captureTimeoutMs, budget.forFinalScreenshot(Date.now()));
-        const result = await bounded(page.screenshot({ fullPage: website.fullPage }), limit, 'The final screenshot timed out');
+        const result = await within(page.screenshot({ fullPage: website.fullPage }), limit, () => pageFailure('The final screenshot timed out'));
         finalShotId = (await this.storeScreenshot(ctx, result, website.fullPage)).id;
       } catch (err) {
         if (isInfrastructure(err)) throw err;
@@ -218,7 +214,7 @@ export class ScenarioRunner implements JobTypeHandler {
       const limit = Math.min(timeout + 1000, left);
       if (limit < timeout + 1000) cutOffAt = Date.now() + limit;
       const reason = cutOffAt !== null ? this.capExceeded() : `Navigation timeout of ${timeout} ms exceeded`;
-      await bounded(page.goto(ctx.website.url, timeout), limit, reason);
+      await within(page.goto(ctx.website.url, timeout), limit, () => pageFailure(reason));
       return null;
     } catch (err) {
       if (isInfrastructure(err)) throw err;
@@ -249,7 +245,7 @@ export class ScenarioRunner implements JobTypeHandler {
       const limit = Math.min(this.stepTimeout(step), this.forSteps(ctx));
       if (limit < this.stepTimeout(step)) cutOffAt = started + limit;
       const reason = cutOffAt !== null ? this.capExceeded() : `Step timed out after ${limit} ms`;
-      await bounded(this.perform(page, ctx, step, record.index), limit, reason);
+      await within(this.perform(page, ctx, step, record.index), limit, () => pageFailure(reason));
       record.status = 'succeeded';
       return null;
     } catch (err) {

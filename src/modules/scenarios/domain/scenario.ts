@@ -17,6 +17,3 @@ export interface ScenarioProps {
 
 export type ScenarioDraft = Omit<ScenarioProps, 'id' | 'createdAt' | 'updatedAt'>;
 export type ScenarioChanges = Partial<Pick<ScenarioProps, 'name' | 'description' | 'websiteId' | 'steps'>>;
-
-/** Element steps wait this long by default for their element (SCENARIO_STEP_TIMEOUT_MS). */
-export const DEFAULT_STEP_TIMEOUT_MS = 10_000;

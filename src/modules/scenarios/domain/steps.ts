@@ -205,7 +205,10 @@ type StepShapeOf<T extends StepType> = { type: T } & { [K in RequiredKeys<Fields
 };
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type AllTrue<T extends { [K in StepType]: true }> = T;
-/** Does not compile when a step interface above and its definition disagree on the fields. */
+/**
+ * Does not compile when a step interface above and its definition disagree on the fields.
+ * @public (exported so no linter takes the check for dead code)
+ */
 export type StepsMatchTable = AllTrue<{ [T in StepType]: Same<keyof StepOf<T>, keyof StepShapeOf<T>> }>;
 
 /** The fields each step type accepts besides `type`, in the order they are checked and reported. */

@@ -481,8 +481,6 @@ const CaptureOptions = () =>
     NestedDto(() => CaptureOptionsDto),
   );
 
-export const toWebsiteCaptureOptions = toCaptureDefaults;
-
 /** The URL policy's rules that need no DNS (scheme, credentials, length, literal addresses): see AlsoChecks. */
 function urlErrors(body: Record<string, unknown>, { urlPolicy }: FieldCheckContext) {
   if (typeof body.url !== 'string') return [];

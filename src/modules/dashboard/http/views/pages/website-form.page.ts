@@ -18,8 +18,6 @@ export interface FormState {
   carry?: string;
 }
 
-export const emptyForm = (): FormState => ({ values: new URLSearchParams(), errors: new Map() });
-
 const SECTION_TITLES: Record<FieldSection, string> = {
   website: 'Website',
   capture: 'This capture',

@@ -1,2 +1,0 @@
-export * from './domain-error';
-export * from './clock';
