@@ -81,7 +81,7 @@ describe('Dashboard text changes (issue 31)', () => {
     expect(res.text).toContain('<li class="td-removed" title="removed"><span class="td-sign" aria-label="removed">−</span><span class="td-text">Ship faster, v1</span></li>');
     // The h1's markup made "v2 now" bold in the page; its text has no markup, and nothing of the page is markup here.
     expect(res.text).toContain('<li class="td-added" title="added"><span class="td-sign" aria-label="added">+</span><span class="td-text">Ship faster, v2 now</span></li>');
-    expect(res.text).toContain('or the page's visible text changed');
+    expect(res.text).toContain("or the page's visible text changed");
   });
 
   it('compare: the text diff beside the image diff, context lines included, the page’s markup-looking text escaped; links to the whole diff and the text', async () => {
