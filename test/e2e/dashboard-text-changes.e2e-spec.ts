@@ -60,7 +60,10 @@ describe('Dashboard text changes (issue 31)', () => {
     alice = await t.createAccount({ plan: 'business', name: 'Alice' });
     bob = await t.createAccount({ plan: 'business', name: 'Bob' });
     for (const who of [alice, bob]) await t.app.get(AccountsService).setPassword(who.email, PASSWORD);
-    const created = await request(t.url).post('/websites').set(alice.auth).send({ name: 'Landing', url: `${site.url}/landing` });
+    const created = await request(t.url)
+      .post('/websites')
+      .set(alice.auth)
+      .send({ name: 'Landing', url: `${site.url}/landing` });
     websiteId = created.body.data.id as number;
     shots.push(await capture());
     headline = 'Ship faster, v2 <b>now</b>';
@@ -78,9 +81,13 @@ describe('Dashboard text changes (issue 31)', () => {
     const res = await a.get(`/dashboard/websites/${websiteId}/history`);
     expect(res.status).toBe(200);
     expect(res.text).toMatch(new RegExp(`data-screenshot-id="${shots[1]}" data-change="changed">[\\s\\S]*?changed \\d\\.\\d\\d% · text \\+1 −1 lines</span>`));
-    expect(res.text).toContain('<li class="td-removed" title="removed"><span class="td-sign" aria-label="removed">−</span><span class="td-text">Ship faster, v1</span></li>');
+    expect(res.text).toContain(
+      '<li class="td-removed" title="removed"><span class="td-sign" aria-label="removed">−</span><span class="td-text">Ship faster, v1</span></li>',
+    );
     // The h1's markup made "v2 now" bold in the page; its text has no markup, and nothing of the page is markup here.
-    expect(res.text).toContain('<li class="td-added" title="added"><span class="td-sign" aria-label="added">+</span><span class="td-text">Ship faster, v2 now</span></li>');
+    expect(res.text).toContain(
+      '<li class="td-added" title="added"><span class="td-sign" aria-label="added">+</span><span class="td-text">Ship faster, v2 now</span></li>',
+    );
     expect(res.text).toContain("or the page's visible text changed");
   });
 
@@ -100,7 +107,8 @@ describe('Dashboard text changes (issue 31)', () => {
     expect((await a.get(`/dashboard/screenshots/${shots[0]}/compare`)).text).not.toContain('id="text-diff"');
     expect((await a.get(`/dashboard/screenshots/${shots[0]}/text-diff`)).status).toBe(404);
     // Another account: 404 on every route.
-    for (const path of [`/dashboard/screenshots/${shots[1]}/text`, `/dashboard/screenshots/${shots[1]}/text-diff`]) expect((await b.get(path)).status).toBe(404);
+    for (const path of [`/dashboard/screenshots/${shots[1]}/text`, `/dashboard/screenshots/${shots[1]}/text-diff`])
+      expect((await b.get(path)).status).toBe(404);
   });
 
   describe('in a real browser', () => {

@@ -48,8 +48,7 @@ describe('Text changes and like for like (API.md: Text changes)', () => {
     site = await new PageServer({
       '/headline': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(landing(headline)),
       // The ignored element's text changes on every visit; the rest never does.
-      '/ticker': (_req, res) =>
-        res.writeHead(200, { 'content-type': 'text/html' }).end(landing('Status', `<p id="ticker">Visits: ${++clock}</p>`)),
+      '/ticker': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(landing('Status', `<p id="ticker">Visits: ${++clock}</p>`)),
       '/markup': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(landing(headline.replace(/</g, '&lt;'))),
     }).start();
     t = await startTestApp({ env: { SCHEDULE_TICK_MS: '3600000' } });
@@ -116,7 +115,7 @@ describe('Text changes and like for like (API.md: Text changes)', () => {
     expect(diff.text).toContain(`--- screenshot ${first}\n+++ screenshot ${second}\n`);
     expect(diff.text).toContain('-Ship faster, v1\n+Ship faster, v2\n Build, test and deploy in one place.\n');
     // Conditional GET like the other stored files.
-    const again = await text(account, second, 'text-diff').set('If-None-Match', diff.headers.etag as string);
+    const again = await text(account, second, 'text-diff').set('If-None-Match', diff.headers.etag);
     expect(again.status).toBe(304);
 
     // The change is listed, and a capture of the same text is not a change (0 lines either way).

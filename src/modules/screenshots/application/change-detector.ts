@@ -150,7 +150,10 @@ export class ChangeDetector implements OnApplicationBootstrap, OnApplicationShut
   }
 
   private async storeTextDiff(shot: ScreenshotProps, previous: ScreenshotProps, texts: { older: string; newer: string }): Promise<Buffer> {
-    const patch = Buffer.from(this.textDiffer.unified(texts.older, texts.newer, { older: `screenshot ${previous.id}`, newer: `screenshot ${shot.id}` }), 'utf8');
+    const patch = Buffer.from(
+      this.textDiffer.unified(texts.older, texts.newer, { older: `screenshot ${previous.id}`, newer: `screenshot ${shot.id}` }),
+      'utf8',
+    );
     const key = textDiffKey(shot.filePath);
     await this.storage.put(key, patch);
     // As storeDiff: a delete that ran meanwhile removed the screenshot's files, this one must not outlive it.

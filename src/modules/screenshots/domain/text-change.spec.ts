@@ -12,7 +12,12 @@ describe('text changes: what the kept text is', () => {
     const line = 'é'.repeat(999); // 1998 bytes + newline
     const text = normalizeVisibleText(`${line}\n`.repeat(1000));
     expect(Buffer.byteLength(text, 'utf8')).toBeLessThanOrEqual(TEXT_RULES.maxBytes);
-    expect(text.split('\n').filter(Boolean).every((l) => l === line)).toBe(true);
+    expect(
+      text
+        .split('\n')
+        .filter(Boolean)
+        .every((l) => l === line),
+    ).toBe(true);
     expect(text.split('\n').filter(Boolean)).toHaveLength(Math.floor(TEXT_RULES.maxBytes / 1999));
   });
 

@@ -50,7 +50,11 @@ export class ScreenshotView {
             type: 'object',
             nullable: true,
             properties: {
-              added: { type: 'integer', minimum: 0, description: 'Lines in this capture’s text not in the previous one’s (a changed line counts here and in removed)' },
+              added: {
+                type: 'integer',
+                minimum: 0,
+                description: 'Lines in this capture’s text not in the previous one’s (a changed line counts here and in removed)',
+              },
               removed: { type: 'integer', minimum: 0, description: 'Lines of the previous capture’s text no longer there' },
             },
             required: ['added', 'removed'],

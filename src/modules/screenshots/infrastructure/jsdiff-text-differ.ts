@@ -27,7 +27,9 @@ export class JsdiffTextDiffer extends TextDiffer {
 
   unified(older: string, newer: string, labels: { older: string; newer: string }): string {
     const patch = createTwoFilesPatch(labels.older, labels.newer, older, newer, undefined, undefined, { context: 3, timeout: DIFF_TIMEOUT_MS });
-    return patch ?? createTwoFilesPatch(labels.older, labels.newer, older, '', undefined, undefined) + createTwoFilesPatch(labels.older, labels.newer, '', newer);
+    return (
+      patch ?? createTwoFilesPatch(labels.older, labels.newer, older, '', undefined, undefined) + createTwoFilesPatch(labels.older, labels.newer, '', newer)
+    );
   }
 }
 

@@ -38,7 +38,9 @@ const SIGN: Record<TextDiffLine['kind'], string> = { added: '+', removed: '−',
 const LABEL: Record<TextDiffLine['kind'], string> = { added: 'added', removed: 'removed', context: '', hunk: '' };
 
 export function textDiffLines(lines: readonly TextDiffLine[]): Html {
-  return html`<ol class="td-lines">${lines.map((l) =>
+  // A hunk marker between hunks says lines were skipped; the one opening the diff says nothing.
+  const shown = lines[0]?.kind === 'hunk' ? lines.slice(1) : lines;
+  return html`<ol class="td-lines">${shown.map((l) =>
     l.kind === 'hunk'
       ? html`<li class="td-hunk" aria-hidden="true">⋯</li>`
       : html`<li class="td-${l.kind}"${LABEL[l.kind] ? html` title="${LABEL[l.kind]}"` : ''}><span class="td-sign" aria-label="${LABEL[l.kind]}">${SIGN[l.kind]}</span><span class="td-text">${l.text || ' '}</span></li>`,
