@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { ScreenshotStorage } from '../../src/modules/screenshots/application/ports';
+import { EventPayloads } from '../../src/modules/webhooks/application/ports';
 import { textDiffKey, textKey } from '../../src/modules/screenshots/domain/screenshot';
 import { waitForComparison } from '../support/changes';
 import { waitForJob } from '../support/jobs';
@@ -114,6 +115,16 @@ describe('Text changes and like for like (API.md: Text changes)', () => {
     expect({ status: diff.status, type: diff.headers['content-type'] }).toEqual({ status: 200, type: 'text/plain; charset=utf-8' });
     expect(diff.text).toContain(`--- screenshot ${first}\n+++ screenshot ${second}\n`);
     expect(diff.text).toContain('-Ship faster, v1\n+Ship faster, v2\n Build, test and deploy in one place.\n');
+    // The screenshot.changed webhook's data (as the dispatcher builds it) carries the text fields too.
+    const payload = await t.app.get(EventPayloads).forChange({ screenshotId: second, accountId: account.id, comparedAt: new Date() });
+    expect(payload).toMatchObject({
+      screenshot_id: second,
+      previous_id: first,
+      text_changed: true,
+      text_diff: { added: 1, removed: 1 },
+      screenshot: { id: second, change: { changed: true, text_changed: true, text_diff: { added: 1, removed: 1 } } },
+    });
+
     // Conditional GET like the other stored files.
     const again = await text(account, second, 'text-diff').set('If-None-Match', diff.headers.etag);
     expect(again.status).toBe(304);
