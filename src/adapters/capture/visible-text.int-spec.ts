@@ -45,7 +45,7 @@ describe('visible text with the picture (real Chromium)', () => {
     expect((await capturer.capture(captureRequest(`${base}/`, { waitUntil: 'load' }))).text).toBeUndefined();
   });
 
-  it('ignoreSelectors are left out of the text (also under a strict CSP) and put back as they were; an element capture keeps its element’s text', async () => {
+  it('ignoreSelectors are left out of the text (also under a strict CSP, so through the CSSOM); an element capture keeps its element’s text', async () => {
     for (const path of ['/', '/csp']) {
       const result = await capturer.capture(captureRequest(`${base}${path}`, { keepText: true, waitUntil: 'load', ignoreSelectors: ['#clock', 'h1'] }));
       expect({ path, text: result.text?.split('\n').filter((l) => l.trim()) }).toEqual({ path, text: ['Intro text', 'Main', 'Inside main'] });

@@ -1,5 +1,6 @@
 import type { CaptureRequest } from '../../../adapters/capture/capture.port';
 import type { OutputFormat } from '../../../shared/domain/output-format';
+import { devicePreset } from '../../../shared/domain/page-options';
 import { compareKey } from '../domain/change';
 
 /**
@@ -15,7 +16,7 @@ import { compareKey } from '../domain/change';
  * media_type, reduced_motion, output_width/height) are read by their request field's name, so they count as soon as
  * the capture request carries them.
  */
-const PICTURE_OPTIONS: Readonly<Record<string, (r: CaptureRequest) => unknown>> = {
+const PICTURE_OPTIONS: Readonly<Record<string, (r: CaptureRequest, device: string | null) => unknown>> = {
   hide_selectors: (r) => r.hideSelectors,
   css: (r) => r.css,
   dark_mode: (r) => r.darkMode,
@@ -23,7 +24,8 @@ const PICTURE_OPTIONS: Readonly<Record<string, (r: CaptureRequest) => unknown>> 
   block_ads: (r) => r.blockAds,
   block_trackers: (r) => r.blockTrackers,
   block_cookie_banners: (r) => r.blockCookieBanners,
-  user_agent: (r) => r.emulation?.userAgent,
+  // A device's own user agent comes with the device (already in the key): only one set by the client counts.
+  user_agent: (r, device) => (r.emulation?.userAgent === devicePreset(device ?? undefined)?.userAgent ? undefined : r.emulation?.userAgent),
   locale: (r) => r.emulation?.locale,
   timezone: (r) => r.emulation?.timezone,
   omit_background: (r) => r.output?.omitBackground,
@@ -49,7 +51,7 @@ function field(source: object, name: string): unknown {
 export function comparisonKey(request: CaptureRequest, device: string | null, format: OutputFormat): string | null {
   if (format === 'pdf') return null;
   const picture: Record<string, unknown> = {};
-  for (const [name, read] of Object.entries(PICTURE_OPTIONS)) picture[name] = read(request);
+  for (const [name, read] of Object.entries(PICTURE_OPTIONS)) picture[name] = read(request, device);
   return compareKey(
     {
       viewportWidth: request.viewportWidth,
