@@ -33,7 +33,15 @@ interface ShotBody {
   taken_at: string;
   width: number;
   height: number;
-  change: null | { previous_id: number; status?: 'pending'; changed_ratio?: number; changed?: boolean; compared_at?: string };
+  change: null | {
+    previous_id: number;
+    status?: 'pending';
+    changed_ratio?: number;
+    changed?: boolean;
+    compared_at?: string;
+    text_changed?: boolean;
+    text_diff?: { added: number; removed: number } | null;
+  };
 }
 
 describe('Change history (API.md: Change history)', () => {
@@ -106,7 +114,14 @@ describe('Change history (API.md: Change history)', () => {
     await compared(second);
     expect((await shot(account, first)).change).toBeNull();
     const second_ = await shot(account, second);
-    expect(second_.change).toEqual({ previous_id: first, changed_ratio: 0, changed: false, compared_at: expect.stringMatching(/Z$/) });
+    expect(second_.change).toEqual({
+      previous_id: first,
+      changed_ratio: 0,
+      changed: false,
+      compared_at: expect.stringMatching(/Z$/),
+      text_changed: false,
+      text_diff: { added: 0, removed: 0 },
+    });
     // Chromium encoded the same pixels to the same bytes: known equal in the inserting transaction, never pending.
     expect(second_.change?.compared_at).toBe(second_.taken_at);
 

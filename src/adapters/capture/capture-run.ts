@@ -4,7 +4,7 @@ import type { ContextLease } from './browser-pool';
 import { CaptureFailure, type CaptureReport, type CaptureRequest, type CaptureResult, type CaptureTiming } from './capture.port';
 import type { CaptureSettings } from './capture-options';
 import { isNavigationRace, PAGE_CRASHED_MESSAGE, toCaptureFailure } from './capture-errors';
-import { boxesScript, ImageOrigin, pageFactsScript, readyStateCompleteScript } from './in-page-scripts';
+import { boxesScript, ImageOrigin, pageFactsScript, readyStateCompleteScript, visibleTextScript } from './in-page-scripts';
 import { CookieBanners } from './cookie-banners';
 import { NavigationEgress } from './navigation-egress';
 import { addStyleSheet, assertValidSelector, hideElements, LAZY_SCROLL_BUDGET_MS, preparePage, revealLazyContent, takeScreenshot } from './page-steps';
@@ -232,8 +232,27 @@ export class CaptureRun {
     });
     // ...or while the screenshot was being taken: then the picture may show the refusal, not the page.
     egress.assertDocumentAllowed();
+    const text = await this.visibleText(page, element !== undefined);
     this.enter('rendering'); // books the screenshot's own time, which no later phase change would
-    return { ...result, settle: { ...settler.report }, timing: { ...this.timing }, report, ...(ignoreBoxes ? { ignoreBoxes } : {}) };
+    return {
+      ...result,
+      settle: { ...settler.report },
+      timing: { ...this.timing },
+      report,
+      ...(ignoreBoxes ? { ignoreBoxes } : {}),
+      ...(text !== undefined ? { text } : {}),
+    };
+  }
+
+  /**
+   * Text changes: the visible text, read right after the picture in the same visit (so it is the text the picture
+   * shows, for an element capture the element's), without the change_ignore_selectors. Images only.
+   */
+  private async visibleText(page: Page, ofElement: boolean): Promise<string | undefined> {
+    const { request } = this;
+    if (!request.keepText || request.output?.format === 'pdf') return undefined;
+    const text: unknown = await page.evaluate(visibleTextScript(request.ignoreSelectors ?? [], ofElement && request.selector ? request.selector : null));
+    return typeof text === 'string' ? text : '';
   }
 
   /** The capture report, read just before the picture (one evaluation: the title and the page's full height). */

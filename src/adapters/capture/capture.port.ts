@@ -56,6 +56,11 @@ export interface CaptureRequest {
   failOnStatus?: true | readonly number[];
   /** timeout_ms: this capture's whole budget, at most the capturer's own (CAPTURE_TIMEOUT_MS), which is the default. */
   timeoutMs?: number;
+  /**
+   * Text changes: read the page's visible text (innerText, without ignoreSelectors' elements) right after the
+   * picture, in the same visit, into CaptureResult.text. Images only; renders leave it off (it costs a layout pass).
+   */
+  keepText?: boolean;
 }
 
 export interface CaptureResult {
@@ -81,6 +86,8 @@ export interface CaptureResult {
   ignoreBoxes?: Array<[number, number, number, number]>;
   /** One-shot captures always report; scenario step shots leave it out. */
   report?: CaptureReport;
+  /** request.keepText: the visible text as the page gave it (at most VISIBLE_TEXT_MAX_CHARS), not yet normalized. */
+  text?: string;
 }
 
 /**

@@ -355,3 +355,41 @@ export function boxesScript(selectors: readonly string[], origin: ImageOrigin): 
     return boxes;
   })()`;
 }
+
+/**
+ * Text changes: the most characters of visible text read from a page (the service keeps at most 1 MiB of UTF-8 of
+ * it, screenshots/domain/text-change.ts); cut in the page, so a huge page never crosses the protocol whole.
+ */
+export const VISIBLE_TEXT_MAX_CHARS = 1024 * 1024;
+
+/**
+ * Evaluates to the page's visible text (innerText: what is rendered, hidden and `visibility: hidden` text left out,
+ * one line per rendered line) of the element matching `elementSelector`, else of the body, without the elements of
+ * `ignoreSelectors` (change_ignore_selectors). Those are taken out with `display: none` through the CSSOM (which a
+ * page's Content-Security-Policy does not forbid, unlike a <style> element) and put back as they were; it runs after
+ * the picture, so the picture never sees it.
+ */
+export function visibleTextScript(ignoreSelectors: readonly string[], elementSelector: string | null): string {
+  return `(() => {
+    const hidden = [];
+    for (const selector of ${JSON.stringify(ignoreSelectors)}) {
+      let found = [];
+      try { found = document.querySelectorAll(selector); } catch (error) { continue; }
+      for (const element of found) {
+        if (!element.style) continue;
+        hidden.push([element, element.style.getPropertyValue('display'), element.style.getPropertyPriority('display')]);
+        element.style.setProperty('display', 'none', 'important');
+      }
+    }
+    try {
+      const root = ${elementSelector === null ? 'null' : `document.querySelector(${JSON.stringify(elementSelector)})`} || document.body || document.documentElement;
+      const text = root ? (typeof root.innerText === 'string' ? root.innerText : root.textContent || '') : '';
+      return text.slice(0, ${VISIBLE_TEXT_MAX_CHARS});
+    } finally {
+      for (const [element, value, priority] of hidden) {
+        if (value) element.style.setProperty('display', value, priority);
+        else element.style.removeProperty('display');
+      }
+    }
+  })()`;
+}

@@ -5,9 +5,10 @@ import { JobsModule } from '../jobs/jobs.module';
 import { WebsitesModule } from '../websites/websites.module';
 import { CaptureJobRunner } from './application/capture-job.runner';
 import { CaptureJobsService } from './application/capture-jobs.service';
-import { ImageDiffer, ScreenshotRepository, ScreenshotStorage, ThumbnailRenderer, ZipWriter } from './application/ports';
+import { ImageDiffer, ScreenshotRepository, ScreenshotStorage, TextDiffer, ThumbnailRenderer, ZipWriter } from './application/ports';
 import { ChangeDetector } from './application/change-detector';
 import { PixelImageDiffer } from './infrastructure/pixel-image-differ';
+import { JsdiffTextDiffer } from './infrastructure/jsdiff-text-differ';
 import { ScreenshotKeeper } from './application/screenshot-keeper';
 import { ScreenshotsService } from './application/screenshots.service';
 import { RetentionSweeper } from './application/retention-sweeper';
@@ -38,6 +39,7 @@ import { ArchiverZipWriter } from './infrastructure/zip-streamer';
     { provide: ThumbnailRenderer, useClass: SharpThumbnailRenderer },
     { provide: ZipWriter, useClass: ArchiverZipWriter },
     { provide: ImageDiffer, useClass: PixelImageDiffer },
+    { provide: TextDiffer, useClass: JsdiffTextDiffer },
     ChangeDetector,
     ScreenshotKeeper,
     CaptureJobsService,

@@ -10,7 +10,9 @@ import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardViewer, Viewer } from './dashboard-request';
 import { DASHBOARD_PAGE_SIZE, HtmlPage, lastPage, pageParam } from './responses';
 import { comparePage } from './views/pages/compare.page';
-import { changeState, historyPage } from './views/pages/history.page';
+import { changeState, historyPage, textChanged } from './views/pages/history.page';
+import { changedLines, TextDiffLine } from './views/text-diff';
+import { TEXT_RULES } from '../../screenshots/domain/text-change';
 
 /** The compare view looks this far (newest first) for the capture that follows the one shown. */
 const NEXT_SCAN = { perPage: 100, pages: 10 } as const;
@@ -38,7 +40,20 @@ export class ChangeHistoryController {
     const { items, total } = changesOnly
       ? await this.screenshots.changesOf(accountId, id, request)
       : await this.screenshots.list(accountId, request, { websiteId: id });
-    return historyPage(viewer, { website, shots: items, changesOnly, page: { page, lastPage: lastPage(total, DASHBOARD_PAGE_SIZE), total } }).toString();
+    // The first changed lines of each text change on this page (small stored objects, one read each).
+    const textPreviews = new Map<number, TextDiffLine[]>();
+    for (const shot of items) {
+      if (!textChanged(changeState(shot))) continue;
+      const patch = await this.textDiffOf(accountId, shot.id);
+      if (patch !== null) textPreviews.set(shot.id, changedLines(patch, TEXT_RULES.previewLines));
+    }
+    return historyPage(viewer, {
+      website,
+      shots: items,
+      changesOnly,
+      page: { page, lastPage: lastPage(total, DASHBOARD_PAGE_SIZE), total },
+      textPreviews,
+    }).toString();
   }
 
   @Get('screenshots/:id/compare')
@@ -55,7 +70,34 @@ export class ChangeHistoryController {
     // before the delete can be shown (always the case for a capture found changed).
     const diffAvailable = previousId !== null && (previous !== null || (await this.hasStoredDiff(accountId, id)));
     const next = await this.nextInHistory(accountId, shot);
-    return comparePage(viewer, { shot, website, previous, previousDeleted, next, diffAvailable }).toString();
+    const textDiff = state.kind === 'changed' || state.kind === 'unchanged' ? await this.textDiffOf(accountId, id) : null;
+    return comparePage(viewer, { shot, website, previous, previousDeleted, next, diffAvailable, textDiff }).toString();
+  }
+
+  /** The visible text kept with a capture (GET /screenshots/{id}/text), as text/plain. */
+  @Get('screenshots/:id/text')
+  async text(
+    @Viewer() viewer: DashboardViewer,
+    @Param('id', IdParam) id: number,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return replyWithImageBytes(reply, ifNoneMatch, await this.screenshots.text(viewer.account.id, id));
+  }
+
+  /** The unified diff of that text with the compared capture's (GET /screenshots/{id}/text-diff), as text/plain. */
+  @Get('screenshots/:id/text-diff')
+  async textDiff(
+    @Viewer() viewer: DashboardViewer,
+    @Param('id', IdParam) id: number,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return replyWithImageBytes(reply, ifNoneMatch, await this.screenshots.textDiff(viewer.account.id, id));
+  }
+
+  private async textDiffOf(accountId: number, id: number): Promise<string | null> {
+    return this.screenshots.textDiff(accountId, id).then((answer) => answer.data.toString('utf8'), notFoundAsNull);
   }
 
   /** The diff PNG (ChangeDetector.diff, as GET /screenshots/{id}/diff), cached like the dashboard's other images. */

@@ -19,7 +19,7 @@ import { JobRepository, SupersededAttemptError } from '../../jobs/application/po
 import { ScreenshotKeeper } from './screenshot-keeper';
 import { Metrics } from '../../metrics/application/metrics';
 import type { OutputFormat } from '../../../shared/domain/output-format';
-import { compareKey } from '../domain/change';
+import { comparisonKey } from './comparison-key';
 import type { ScreenshotProps } from '../domain/screenshot';
 import { ChangeDetector } from './change-detector';
 
@@ -57,24 +57,14 @@ export function captureRequestFor(website: WebsiteProps, job: JobProps, requestS
     ignoreSelectors: website.changeIgnoreSelectors,
     failOnStatus: failOnStatusForCapture(page.failOnStatus),
     ...(page.timeoutMs !== undefined ? { timeoutMs: page.timeoutMs } : {}),
+    // Text changes: every image capture of a job keeps the page's visible text (PDFs are never compared).
+    keepText: true,
   };
 }
 
-/**
- * The compare key of a capture (change history): images only, from the settings that decide what the picture
- * shows. A PDF is never compared.
- */
+/** The compare key of a capture (change history, like for like: application/comparison-key.ts). */
 export function compareKeyFor(website: WebsiteProps, job: JobProps, request: CaptureRequest, format: OutputFormat): string | null {
-  if (format === 'pdf') return null;
-  return compareKey({
-    viewportWidth: request.viewportWidth,
-    viewportHeight: request.viewportHeight,
-    deviceScaleFactor: request.deviceScaleFactor,
-    device: mergePageOptions(job.options, website.captureOptions).device ?? null,
-    fullPage: request.fullPage,
-    selector: request.selector ?? null,
-    clip: request.clip ?? null,
-  });
+  return comparisonKey(request, mergePageOptions(job.options, website.captureOptions).device ?? null, format);
 }
 
 /** While the object store is away, a rendered file is stored again 1, 2, 4, … at most this far apart. */

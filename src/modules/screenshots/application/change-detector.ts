@@ -6,8 +6,9 @@ import { errorMessage } from '../../../shared/domain/error-message';
 import { PeriodicTask } from '../../../shared/scheduling/periodic-task';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { CHANGE_RULES, changedRatio, isChanged } from '../domain/change';
-import { diffKey, ScreenshotProps } from '../domain/screenshot';
-import { ImageDiffer, ScreenshotRepository, ScreenshotStorage } from './ports';
+import { diffKey, ScreenshotProps, textDiffKey, textKey } from '../domain/screenshot';
+import { isChangeOverall, isTextChanged } from '../domain/text-change';
+import { ImageDiffer, ScreenshotRepository, ScreenshotStorage, TextDiffer } from './ports';
 
 /** A comparison is held this long by the worker doing it; one whose worker died is taken over after it. */
 const CLAIM_MS = 60_000;
@@ -35,6 +36,7 @@ export class ChangeDetector implements OnApplicationBootstrap, OnApplicationShut
     private readonly screenshots: ScreenshotRepository,
     private readonly storage: ScreenshotStorage,
     private readonly differ: ImageDiffer,
+    private readonly textDiffer: TextDiffer,
     private readonly websites: WebsiteRepository,
     private readonly clock: Clock,
     private readonly config: AppConfig,
@@ -93,16 +95,70 @@ export class ChangeDetector implements OnApplicationBootstrap, OnApplicationShut
     const started = performance.now();
     const pixels = await this.differ.compare(pair.newer, pair.older, { newer: shot.ignoreBoxes, older: pair.previous.ignoreBoxes });
     const ratio = changedRatio(pixels);
-    const changed = isChanged(ratio, website?.changeThreshold ?? CHANGE_RULES.threshold.default);
-    // A change is what people open: its diff is made before the comparison is recorded, so a recorded change
-    // always has its diff, which stays readable after the previous capture is deleted.
+    const texts = await this.loadTexts(shot, pair.previous);
+    const textDiff = texts && this.textDiffer.count(texts.older, texts.newer);
+    const changed = isChangeOverall(isChanged(ratio, website?.changeThreshold ?? CHANGE_RULES.threshold.default), textDiff);
+    // A change is what people open: its diffs are made before the comparison is recorded, so a recorded change
+    // always has them, and they stay readable after the previous capture is deleted.
     if (changed) await this.storeDiff(shot, pair.previous, pair.newer, pair.older);
-    const outcome = { previousId: pair.previous.id, changedRatio: ratio, changed, comparedAt: this.clock.now() };
+    if (texts && textDiff && isTextChanged(textDiff)) await this.storeTextDiff(shot, pair.previous, texts);
+    const outcome = { previousId: pair.previous.id, changedRatio: ratio, changed, comparedAt: this.clock.now(), textDiff };
     if (!(await this.screenshots.recordComparison(id, outcome))) return false;
     this.logger.debug(
-      `screenshot ${id} vs ${pair.previous.id}: ${ratio} changed${changed ? ' (a change)' : ''}, ${Math.round(performance.now() - started)} ms`,
+      `screenshot ${id} vs ${pair.previous.id}: ${ratio} changed${textDiff ? `, text +${textDiff.added} -${textDiff.removed}` : ''}${
+        changed ? ' (a change)' : ''
+      }, ${Math.round(performance.now() - started)} ms`,
     );
     return true;
+  }
+
+  /** Both captures' kept texts; null when either kept none (a PDF, a capture from before text changes). */
+  private async loadTexts(shot: ScreenshotProps, previous: ScreenshotProps): Promise<{ older: string; newer: string } | null> {
+    if (!shot.textHash || !previous.textHash) return null;
+    const [newer, older] = await Promise.all([this.storage.read(textKey(shot.filePath)), this.storage.read(textKey(previous.filePath))]);
+    if (!newer || !older) return null;
+    return { newer: newer.toString('utf8'), older: older.toString('utf8') };
+  }
+
+  /** GET /screenshots/{id}/text: the visible text kept with the capture; 404 when none was kept. */
+  async text(shot: ScreenshotProps): Promise<Buffer> {
+    const stored = shot.textHash ? await this.storage.read(textKey(shot.filePath)) : null;
+    if (!stored) throw NotFoundError.because('This screenshot kept no text (PDFs, scenario step shots and captures from before text changes keep none)');
+    return stored;
+  }
+
+  /**
+   * GET /screenshots/{id}/text-diff: the unified diff of the visible text against the compared capture. Made when
+   * the text changed (and kept), else on request; 404 when there is no comparison, either capture kept no text, or
+   * the previous capture was deleted before a diff was made.
+   */
+  async textDiff(shot: ScreenshotProps): Promise<Buffer> {
+    if (!shot.change) throw NotFoundError.because('This screenshot has no previous capture to compare with, so it has no text diff');
+    if (shot.change.status === 'pending') throw NotFoundError.because('The comparison with the previous capture is still running; try again in a moment');
+    const stored = await this.storage.read(textDiffKey(shot.filePath));
+    if (stored) return stored;
+    const previous = await this.screenshots.findById(shot.change.previousId);
+    const texts = previous ? await this.loadTexts(shot, previous) : null;
+    if (!previous || !texts) {
+      throw NotFoundError.because(
+        previous
+          ? 'This screenshot or the one it was compared with kept no text'
+          : `The previous capture (screenshot ${shot.change.previousId}) was deleted before a text diff was made; the counts stay in \`change\``,
+      );
+    }
+    return this.storeTextDiff(shot, previous, texts);
+  }
+
+  private async storeTextDiff(shot: ScreenshotProps, previous: ScreenshotProps, texts: { older: string; newer: string }): Promise<Buffer> {
+    const patch = Buffer.from(
+      this.textDiffer.unified(texts.older, texts.newer, { older: `screenshot ${previous.id}`, newer: `screenshot ${shot.id}` }),
+      'utf8',
+    );
+    const key = textDiffKey(shot.filePath);
+    await this.storage.put(key, patch);
+    // As storeDiff: a delete that ran meanwhile removed the screenshot's files, this one must not outlive it.
+    if (!(await this.screenshots.findById(shot.id))) await this.storage.delete(key);
+    return patch;
   }
 
   /**

@@ -5,6 +5,7 @@ import { ScreenshotProps } from '../domain/screenshot';
 import type { Box } from '../domain/change';
 import { UnavailableError } from '../../../shared/domain/domain-error';
 import type { CaptureReport } from '../domain/capture-report';
+import type { TextDiffCounts } from '../domain/text-change';
 
 export interface ScreenshotFilter {
   websiteId?: number;
@@ -32,6 +33,8 @@ export interface CapturedScreenshot {
   ignoreBoxes?: Box[];
   /** The capture report (capture jobs); absent for scenario step shots. */
   capture?: CaptureReport | null;
+  /** textHash() of the visible text stored beside the image (textKey); absent when none was kept. */
+  textHash?: string | null;
 }
 
 /** A comparison's outcome, written on the newer screenshot. */
@@ -40,6 +43,8 @@ export interface ComparisonOutcome {
   changedRatio: number;
   changed: boolean;
   comparedAt: Date;
+  /** Lines added/removed in the visible text; null when either capture kept none. */
+  textDiff: TextDiffCounts | null;
 }
 
 export class DuplicateScreenshotError extends Error {}
@@ -134,6 +139,16 @@ export abstract class ImageDiffer {
   abstract compare(newer: Buffer, older: Buffer, masks: { newer: Box[]; older: Box[] }): Promise<PixelComparison>;
   /** A PNG the size of the newer image: unchanged pixels dimmed, changed ones highlighted, masks tinted. */
   abstract diffImage(newer: Buffer, older: Buffer, masks: { newer: Box[]; older: Box[] }): Promise<Buffer>;
+}
+
+/**
+ * Compares two kept texts line by line (domain/text-change.ts says what the text is). A port like ImageDiffer:
+ * the diffing library stays in infrastructure.
+ */
+export abstract class TextDiffer {
+  abstract count(older: string, newer: string): TextDiffCounts;
+  /** A unified diff (`--- #older` / `+++ #newer`, `@@` hunks with 3 lines of context); empty hunks when equal. */
+  abstract unified(older: string, newer: string, labels: { older: string; newer: string }): string;
 }
 
 /** Makes a screenshot's thumbnail (domain/thumbnail.ts: THUMBNAIL) from its PNG. */

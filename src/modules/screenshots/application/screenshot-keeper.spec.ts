@@ -66,6 +66,7 @@ class MemoryScreenshots {
       ignoreBoxes: shot.ignoreBoxes ?? [],
       change: null,
       capture: shot.capture ?? null,
+      textHash: shot.textHash ?? null,
     };
     this.rows.set(id, row);
     return row;

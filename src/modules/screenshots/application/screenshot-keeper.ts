@@ -3,7 +3,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { UnavailableError } from '../../../shared/domain/domain-error';
 import { errorMessage } from '../../../shared/domain/error-message';
 import { CaptureResult } from '../../../adapters/capture/capture.port';
-import { diffKey, ScreenshotProps, screenshotKey, thumbnailKey } from '../domain/screenshot';
+import { companionKeys, ScreenshotProps, screenshotKey, textKey, thumbnailKey } from '../domain/screenshot';
+import { normalizeVisibleText, textHash } from '../domain/text-change';
 import { CapturedScreenshot, ScreenshotRepository, ScreenshotStorage, ThumbnailRenderer } from './ports';
 
 /** SHA-256 of the file, for the change history's shortcut (about 0.3 ms for a 100 kB PNG). */
@@ -52,6 +53,12 @@ export class ScreenshotKeeper {
         await this.storage.put(thumbnailKey(key), previewThumbnail);
         written.push(thumbnailKey(key));
       }
+      // The page's visible text (text changes), an object beside the image: list endpoints never read it.
+      const text = result.text === undefined ? null : normalizeVisibleText(result.text);
+      if (text !== null) {
+        await this.storage.put(textKey(key), Buffer.from(text, 'utf8'));
+        written.push(textKey(key));
+      }
       return await this.screenshots.insert(
         {
           ...owner,
@@ -63,6 +70,7 @@ export class ScreenshotKeeper {
           ignoreBoxes: result.ignoreBoxes ?? [],
           capture: result.report ?? null,
           contentHash: owner.compareKey ? contentHash(result.data) : null,
+          textHash: text === null ? null : textHash(text),
         },
         id,
         key,
@@ -97,7 +105,7 @@ export class ScreenshotKeeper {
     await this.screenshots.delete(shot.id);
     // The row is gone, so the delete has happened for the client: a file that cannot be removed now (storage
     // unreachable) is an orphan to log, never a reason to answer an error for a delete that took effect.
-    for (const key of [shot.filePath, thumbnailKey(shot.filePath), diffKey(shot.filePath)]) {
+    for (const key of [shot.filePath, ...companionKeys(shot.filePath)]) {
       await this.storage.delete(key).catch((err: unknown) => this.logger.error(`orphaned file ${key} of deleted screenshot ${shot.id}: ${errorMessage(err)}`));
     }
   }

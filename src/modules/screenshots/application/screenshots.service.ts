@@ -34,6 +34,13 @@ export interface ScreenshotThumbnail {
 }
 
 /** Spec, Limits 6: Bulk Download is available only on Pro and Business plans (403 `plan_upgrade_required`). */
+/** A kept text or text diff, answered as text/plain (UTF-8) with a strong validator. */
+export type ScreenshotText = ScreenshotThumbnail;
+
+function textAnswer(data: Buffer, etag: string): ScreenshotText {
+  return { data, contentType: 'text/plain; charset=utf-8', etag, size: data.length };
+}
+
 export function assertBulkDownloadAllowed(account: Account): void {
   if (!account.allowsBulkDownload()) throw new PlanUpgradeRequiredError(account.plan, 'Bulk download');
 }
@@ -131,6 +138,19 @@ export class ScreenshotsService implements OnModuleInit {
     const data = await this.changes.diff(shot);
     const digest = createHash('sha256').update(data).digest('base64url').slice(0, 22);
     return { data, contentType: 'image/png', etag: `"df-${shot.id}-${digest}"`, size: data.length };
+  }
+
+  /** GET /screenshots/{id}/text: the page's visible text kept with the capture (text changes). */
+  async text(accountId: number, id: number): Promise<ScreenshotText> {
+    const shot = await this.get(accountId, id);
+    return textAnswer(await this.changes.text(shot), `"tx-${shot.id}-${shot.textHash ?? ''}"`);
+  }
+
+  /** GET /screenshots/{id}/text-diff: the unified diff of that text against the compared capture's. */
+  async textDiff(accountId: number, id: number): Promise<ScreenshotText> {
+    const shot = await this.get(accountId, id);
+    const data = await this.changes.textDiff(shot);
+    return textAnswer(data, `"td-${shot.id}-${createHash('sha256').update(data).digest('base64url').slice(0, 22)}"`);
   }
 
   /** GET /websites/{id}/changes: the website's captures whose comparison found a change, newest first. */

@@ -24,7 +24,7 @@ describe('change history rules', () => {
       { ...SETTINGS, clip: { x: 0, y: 0, width: 100, height: 100 } },
       { ...SETTINGS, clip: { x: 0, y: 0, width: 100, height: 101 } },
     ];
-    const keys = new Set([compareKey(SETTINGS), ...variants.map(compareKey)]);
+    const keys = new Set([compareKey(SETTINGS), ...variants.map((v) => compareKey(v))]);
     expect(keys.size).toBe(variants.length + 1);
   });
 
@@ -69,16 +69,43 @@ describe('change history rules', () => {
 
   it('changeView: null, pending (previous_id + status) or the outcome, as the API shows it', () => {
     expect(changeView(null)).toBeNull();
-    expect(changeView({ previousId: 4, status: 'pending', changedRatio: null, changed: null, comparedAt: null })).toEqual({
+    expect(changeView({ previousId: 4, status: 'pending', changedRatio: null, changed: null, comparedAt: null, textDiff: null })).toEqual({
       previous_id: 4,
       status: 'pending',
     });
     const comparedAt = new Date('2026-12-01T08:00:00Z');
-    expect(changeView({ previousId: 4, status: 'done', changedRatio: 0.25, changed: true, comparedAt })).toEqual({
+    expect(changeView({ previousId: 4, status: 'done', changedRatio: 0.25, changed: true, comparedAt, textDiff: null })).toEqual({
       previous_id: 4,
       changed_ratio: 0.25,
       changed: true,
       compared_at: '2026-12-01T08:00:00.000Z',
+      text_changed: false,
+      text_diff: null,
     });
+    // Text changes: a text diff with a line either way is text_changed; 0/0 is not.
+    const text = (added: number, removed: number) =>
+      changeView({ previousId: 4, status: 'done', changedRatio: 0.0005, changed: added + removed > 0, comparedAt, textDiff: { added, removed } });
+    expect(text(1, 1)).toMatchObject({ changed: true, text_changed: true, text_diff: { added: 1, removed: 1 } });
+    expect(text(0, 0)).toMatchObject({ changed: false, text_changed: false, text_diff: { added: 0, removed: 0 } });
+    expect(text(0, 2)).toMatchObject({ text_changed: true, text_diff: { added: 0, removed: 2 } });
+  });
+
+  it('compareKey with the other picture options: unused options keep the plain key (existing histories go on); each used one makes another', () => {
+    const plain = compareKey(SETTINGS);
+    expect(compareKey(SETTINGS, { hide_selectors: [], css: null, dark_mode: false, user_agent: undefined, locale: '' })).toBe(plain);
+    const used: Array<Record<string, unknown>> = [
+      { hide_selectors: ['.ad'] },
+      { hide_selectors: ['.ad', '.promo'] },
+      { css: 'h1{color:red}' },
+      { dark_mode: true },
+      { block_ads: true },
+      { block_resources: ['image'] },
+      { user_agent: 'Bot/1' },
+      { scripts: ['document.body.className = "x"'] },
+    ];
+    const keys = new Set([plain, ...used.map((picture) => compareKey(SETTINGS, picture))]);
+    expect(keys.size).toBe(used.length + 1);
+    // The order options are given in does not matter.
+    expect(compareKey(SETTINGS, { css: 'a', dark_mode: true })).toBe(compareKey(SETTINGS, { dark_mode: true, css: 'a' }));
   });
 });

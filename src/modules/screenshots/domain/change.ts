@@ -4,6 +4,7 @@
  * what the API shows live here; the pixels are compared by the ImageDiffer port.
  */
 import { createHash } from 'node:crypto';
+import type { TextDiffCounts } from './text-change';
 
 export const CHANGE_RULES = {
   /** `changed` = changed_ratio > threshold (the website's change_threshold). */
@@ -31,9 +32,20 @@ export interface ComparableSettings {
   clip: { x: number; y: number; width: number; height: number } | null;
 }
 
-/** A fixed-size digest of the settings, stored on the screenshot (compare_key) and matched by equality. */
-export function compareKey(s: ComparableSettings): string {
-  const canonical = JSON.stringify([
+/** A value that means "option not used" (absent, off, empty): it leaves the key as it was before the option existed. */
+function isUnused(value: unknown): boolean {
+  return value === undefined || value === null || value === false || value === '' || (Array.isArray(value) && value.length === 0);
+}
+
+/**
+ * A fixed-size digest of the settings, stored on the screenshot (compare_key) and matched by equality ("like for
+ * like"). `picture` holds the other options that change the picture (hide_selectors, css, blocking, dark mode…,
+ * by wire name; application/comparison-key.ts lists them): the options in use are added to the key, so a one-off
+ * capture with hide_selectors starts a history of its own. Options not in use add nothing, so the key of a plain
+ * capture is the key it had before these options counted, and existing histories go on.
+ */
+export function compareKey(s: ComparableSettings, picture: Readonly<Record<string, unknown>> = {}): string {
+  const settings: unknown[] = [
     s.viewportWidth,
     s.viewportHeight,
     s.deviceScaleFactor,
@@ -41,7 +53,12 @@ export function compareKey(s: ComparableSettings): string {
     s.fullPage,
     s.selector,
     s.clip && [s.clip.x, s.clip.y, s.clip.width, s.clip.height],
-  ]);
+  ];
+  const used = Object.keys(picture)
+    .filter((name) => !isUnused(picture[name]))
+    .sort()
+    .map((name) => [name, picture[name]]);
+  const canonical = JSON.stringify(used.length ? [...settings, used] : settings);
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 32);
 }
 
@@ -51,18 +68,37 @@ export interface ChangeRecord {
   previousId: number;
   status: 'pending' | 'done';
   changedRatio: number | null;
+  /** Pixels over the threshold OR the visible text changed (text-change.ts: isChangeOverall). */
   changed: boolean | null;
   comparedAt: Date | null;
+  /** Lines added/removed in the visible text; null when either capture kept no text (PDFs, rows from before). */
+  textDiff: TextDiffCounts | null;
 }
 
 /** The Screenshot resource's `change`: null (nothing to compare with), pending, or the result. */
 export type ChangeView =
-  null | { previous_id: number; status: 'pending' } | { previous_id: number; changed_ratio: number; changed: boolean; compared_at: string };
+  | null
+  | { previous_id: number; status: 'pending' }
+  | {
+      previous_id: number;
+      changed_ratio: number;
+      changed: boolean;
+      compared_at: string;
+      text_changed: boolean;
+      text_diff: TextDiffCounts | null;
+    };
 
 export function changeView(change: ChangeRecord | null): ChangeView {
   if (!change) return null;
   if (change.status === 'pending' || change.changedRatio === null || change.comparedAt === null) return { previous_id: change.previousId, status: 'pending' };
-  return { previous_id: change.previousId, changed_ratio: change.changedRatio, changed: change.changed === true, compared_at: change.comparedAt.toISOString() };
+  return {
+    previous_id: change.previousId,
+    changed_ratio: change.changedRatio,
+    changed: change.changed === true,
+    compared_at: change.comparedAt.toISOString(),
+    text_changed: change.textDiff !== null && (change.textDiff.added > 0 || change.textDiff.removed > 0),
+    text_diff: change.textDiff && { added: change.textDiff.added, removed: change.textDiff.removed },
+  };
 }
 
 /**

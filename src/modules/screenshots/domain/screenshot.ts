@@ -28,6 +28,11 @@ export interface ScreenshotProps {
   change: ChangeRecord | null;
   /** The capture report; null for scenario step shots and rows from before it was recorded. */
   capture: CaptureReport | null;
+  /**
+   * Digest of the visible text kept beside the image (textKey); null when none was kept (PDFs, scenario step
+   * shots, rows from before text changes).
+   */
+  textHash: string | null;
 }
 
 /** The folder of all of a website's files (PNGs and thumbnails): `screenshots/<account>/<website>/`. */
@@ -57,6 +62,21 @@ export function thumbnailKey(screenshotKey: string): string {
 /** The stored diff with the previous capture (`<id>.diff.png`), made on its first request and kept beside the image. */
 export function diffKey(screenshotKey: string): string {
   return `${screenshotKey.replace(FILE_EXTENSION, '')}.diff.png`;
+}
+
+/** The page's visible text kept with an image capture (`<id>.text.txt`), beside it so it goes with it. */
+export function textKey(screenshotKey: string): string {
+  return `${screenshotKey.replace(FILE_EXTENSION, '')}.text.txt`;
+}
+
+/** The unified diff of that text with the previous capture's (`<id>.text.diff`), made when the text changed. */
+export function textDiffKey(screenshotKey: string): string {
+  return `${screenshotKey.replace(FILE_EXTENSION, '')}.text.diff`;
+}
+
+/** Every file a screenshot may have besides its own (thumbnail, diff, text, text diff): removed with it. */
+export function companionKeys(screenshotKey: string): string[] {
+  return [thumbnailKey(screenshotKey), diffKey(screenshotKey), textKey(screenshotKey), textDiffKey(screenshotKey)];
 }
 
 /** The screenshot id a stored file belongs to (its image or its thumbnail), or null for a key of no screenshot. */

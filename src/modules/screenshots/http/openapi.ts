@@ -43,10 +43,25 @@ export class ScreenshotView {
             maximum: 1,
             description: 'Share of pixels that differ (anti-aliasing tolerant; masked boxes never count)',
           },
-          changed: { type: 'boolean', description: 'changed_ratio > the website’s change_threshold' },
+          changed: { type: 'boolean', description: 'changed_ratio > the website’s change_threshold, OR text_changed' },
           compared_at: TIMESTAMP,
+          text_changed: { type: 'boolean', description: 'The visible text (outside change_ignore_selectors) differs: text_diff has a line added or removed' },
+          text_diff: {
+            type: 'object',
+            nullable: true,
+            properties: {
+              added: {
+                type: 'integer',
+                minimum: 0,
+                description: 'Lines in this capture’s text not in the previous one’s (a changed line counts here and in removed)',
+              },
+              removed: { type: 'integer', minimum: 0, description: 'Lines of the previous capture’s text no longer there' },
+            },
+            required: ['added', 'removed'],
+            description: 'null when either capture kept no text (captures from before text changes). The lines: GET /screenshots/{id}/text-diff',
+          },
         },
-        required: ['previous_id', 'changed_ratio', 'changed', 'compared_at'],
+        required: ['previous_id', 'changed_ratio', 'changed', 'compared_at', 'text_changed', 'text_diff'],
       },
       {
         type: 'object',
@@ -56,7 +71,8 @@ export class ScreenshotView {
       },
     ],
     description:
-      'Change history: the comparison with the previous capture of the website taken with comparable settings (viewport, scale factor, device, full_page, selector/clip; any image format). ' +
+      'Change history: the comparison with the previous capture of the website taken with the same options that change the picture (viewport, scale factor, device, ' +
+      'full_page, selector/clip, hide_selectors, css, blocking, dark mode, user agent, locale, time zone…; any image format: docs/text-changes.md). ' +
       'null when there was none (the first capture, PDFs, scenario step shots); `{previous_id, status: "pending"}` while the comparison runs (it never delays the job)',
   })
   change!: ChangeView;

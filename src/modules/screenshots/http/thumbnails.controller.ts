@@ -52,4 +52,45 @@ export class ThumbnailsController {
     const diff = await this.screenshots.diff(account.id, id);
     return replyWithImageBytes(reply, ifNoneMatch, diff);
   }
+
+  @ApiOperation({
+    summary: 'Screenshot text',
+    description:
+      'Text changes: the page’s visible text kept with this capture (as innerText renders it, one line per line, blank lines dropped; the ' +
+      'website’s change_ignore_selectors left out; for an element capture, the element’s text), at most 1 MiB of UTF-8. ' +
+      '404 when none was kept (PDFs, scenario step shots, captures from before text changes).',
+  })
+  @ApiIdParam('Screenshot')
+  @ApiFileResponse('text/plain', 'The visible text, UTF-8', { conditional: true })
+  @ApiErrorResponses('not_found')
+  @Get(':id/text')
+  async text(
+    @CurrentAccount() account: Account,
+    @Param('id', IdParam) id: number,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return replyWithImageBytes(reply, ifNoneMatch, await this.screenshots.text(account.id, id));
+  }
+
+  @ApiOperation({
+    summary: 'Screenshot text diff',
+    description:
+      'Text changes: a unified diff (`--- screenshot <previous_id>`, `+++ screenshot <id>`, `@@` hunks, 3 lines of context) of the visible text ' +
+      'against the capture it was compared with (`change.previous_id`); empty of hunks when the text did not change. Made at once when the text ' +
+      'changed, else on the first request, and kept. 404 when there is no comparison (or it is still pending), when either capture kept no text, ' +
+      'or when the previous capture was deleted before the diff was made.',
+  })
+  @ApiIdParam('Screenshot')
+  @ApiFileResponse('text/plain', 'The unified diff, UTF-8', { conditional: true })
+  @ApiErrorResponses('not_found')
+  @Get(':id/text-diff')
+  async textDiff(
+    @CurrentAccount() account: Account,
+    @Param('id', IdParam) id: number,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return replyWithImageBytes(reply, ifNoneMatch, await this.screenshots.textDiff(account.id, id));
+  }
 }

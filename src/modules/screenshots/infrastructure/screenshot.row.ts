@@ -30,4 +30,9 @@ export class ScreenshotRow {
   @Column({ name: 'compare_claimed_until', type: Date, nullable: true }) compareClaimedUntil!: Date | null;
   /** JSON of the capture report; null for scenario shots and rows from before it was recorded. */
   @Column({ name: 'capture_report', type: 'text', nullable: true }) captureReport!: string | null;
+  /** Digest of the visible text stored beside the image; null when none was kept. */
+  @Column({ name: 'text_hash', type: 'varchar', nullable: true }) textHash!: string | null;
+  /** Lines added / removed in the visible text since the previous capture; null when either kept no text. */
+  @Column({ name: 'text_added', type: 'integer', nullable: true }) textAdded!: number | null;
+  @Column({ name: 'text_removed', type: 'integer', nullable: true }) textRemoved!: number | null;
 }

@@ -153,11 +153,25 @@ describe('TypeOrmScreenshotRepository: reserveId and insert (real database)', ()
       const other = await insertShot({ compareKey, contentHash: 'bbb' }, at(3_000));
       const elsewhere = await insertShot({ compareKey: `${compareKey}-other`, contentHash: 'bbb' }, at(4_000));
       expect(first.change).toBeNull();
-      expect(same.change).toEqual({ previousId: first.id, status: 'done', changedRatio: 0, changed: false, comparedAt: at(5_000) });
-      expect(other.change).toEqual({ previousId: same.id, status: 'pending', changedRatio: null, changed: null, comparedAt: null });
+      expect(same.change).toEqual({ previousId: first.id, status: 'done', changedRatio: 0, changed: false, comparedAt: at(5_000), textDiff: null });
+      expect(other.change).toEqual({ previousId: same.id, status: 'pending', changedRatio: null, changed: null, comparedAt: null, textDiff: null });
       expect(elsewhere.change).toBeNull();
       // What insert returned is what a read gives.
       for (const stored of [first, same, other, elsewhere]) expect(await screenshots.findById(stored.id)).toEqual(stored);
+    });
+
+    it('text changes: equal bytes AND equal text are unchanged at once (0 lines either way); equal bytes with another text are pending', async () => {
+      const compareKey = `key-${randomUUID().slice(0, 8)}`;
+      const first = await insertShot({ compareKey, contentHash: 'img', textHash: 'v1' }, at(1_000));
+      const same = await insertShot({ compareKey, contentHash: 'img', textHash: 'v1' }, at(2_000));
+      const retitled = await insertShot({ compareKey, contentHash: 'img', textHash: 'v2' }, at(3_000));
+      expect(same.change).toMatchObject({ previousId: first.id, status: 'done', changed: false, textDiff: { added: 0, removed: 0 } });
+      expect(retitled.change).toMatchObject({ previousId: same.id, status: 'pending', textDiff: null });
+      expect(retitled.textHash).toBe('v2');
+      for (const stored of [first, same, retitled]) expect(await screenshots.findById(stored.id)).toEqual(stored);
+      const outcome = { previousId: same.id, changedRatio: 0, changed: true, comparedAt: at(9_000), textDiff: { added: 1, removed: 1 } };
+      expect(await screenshots.recordComparison(retitled.id, outcome)).toBe(true);
+      expect((await screenshots.findById(retitled.id))?.change).toEqual({ ...outcome, status: 'done' });
     });
 
     it('a pending comparison is claimed by one worker until its claim lapses, recorded once, and no longer listed as pending', async () => {
@@ -171,7 +185,7 @@ describe('TypeOrmScreenshotRepository: reserveId and insert (real database)', ()
       expect(await screenshots.claimComparison(second.id, at(20_000), at(80_000))).toBe(false);
       expect(await screenshots.pendingComparisons(at(71_000), 1000)).toContain(second.id); // the claim lapsed
       expect(await screenshots.claimComparison(second.id, at(71_000), at(131_000))).toBe(true);
-      const outcome = { previousId: first.id, changedRatio: 0.25, changed: true, comparedAt: at(72_000) };
+      const outcome = { previousId: first.id, changedRatio: 0.25, changed: true, comparedAt: at(72_000), textDiff: null };
       expect(await screenshots.recordComparison(second.id, outcome)).toBe(true);
       expect(await screenshots.recordComparison(second.id, { ...outcome, changedRatio: 0.5 })).toBe(false);
       expect((await screenshots.findById(second.id))?.change).toEqual({ ...outcome, status: 'done' });

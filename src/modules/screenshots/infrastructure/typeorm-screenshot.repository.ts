@@ -25,6 +25,8 @@ function toScreenshot(row: ScreenshotRow): ScreenshotProps {
     compareClaimedUntil: _claim,
     contentHash: _hash,
     captureReport,
+    textAdded,
+    textRemoved,
     ...plain
   } = row;
   return {
@@ -32,27 +34,43 @@ function toScreenshot(row: ScreenshotRow): ScreenshotProps {
     status: 'success',
     ignoreBoxes: parseBoxes(ignoreBoxes),
     capture: parseCaptureReport(captureReport),
-    change: previousId !== null && changeStatus !== null ? { previousId, status: changeStatus, changedRatio, changed, comparedAt } : null,
+    change:
+      previousId !== null && changeStatus !== null
+        ? {
+            previousId,
+            status: changeStatus,
+            changedRatio,
+            changed,
+            comparedAt,
+            textDiff: textAdded !== null && textRemoved !== null ? { added: textAdded, removed: textRemoved } : null,
+          }
+        : null,
   };
 }
 
 /**
  * What the inserting transaction knows of the comparison: the previous comparable capture, and — when its file's
- * bytes are the same as the new one's — that nothing changed (equal files are equal images, whatever the masks).
+ * bytes are the same as the new one's and so is its visible text — that nothing changed (equal files are equal
+ * images, whatever the masks). `withText`: both kept their text, so the text diff (0 lines) is known too.
  */
 interface KnownChange {
   previousId: number;
   unchanged: boolean;
+  withText: boolean;
 }
 
 interface PreviousRow {
   id: number | string;
   content_hash: string | null;
+  text_hash: string | null;
 }
 
 function knownChange(shot: CapturedScreenshot, previous: PreviousRow | undefined): KnownChange | null {
   if (!previous) return null;
-  return { previousId: Number(previous.id), unchanged: Boolean(shot.contentHash) && previous.content_hash === shot.contentHash };
+  const withText = Boolean(shot.textHash) && Boolean(previous.text_hash);
+  // A text only one of them kept (a capture from before text changes) is not compared: it cannot make a change.
+  const sameText = !withText || previous.text_hash === shot.textHash;
+  return { previousId: Number(previous.id), unchanged: Boolean(shot.contentHash) && previous.content_hash === shot.contentHash && sameText, withText };
 }
 
 /** The row as inserted: what insert returns without reading it back after the commit. */
@@ -79,8 +97,16 @@ function inserted(shot: CapturedScreenshot, id: number, filePath: string, known:
     change: !known
       ? null
       : known.unchanged
-        ? { previousId: known.previousId, status: 'done', changedRatio: 0, changed: false, comparedAt: shot.takenAt }
-        : { previousId: known.previousId, status: 'pending', changedRatio: null, changed: null, comparedAt: null },
+        ? {
+            previousId: known.previousId,
+            status: 'done',
+            changedRatio: 0,
+            changed: false,
+            comparedAt: shot.takenAt,
+            textDiff: known.withText ? { added: 0, removed: 0 } : null,
+          }
+        : { previousId: known.previousId, status: 'pending', changedRatio: null, changed: null, comparedAt: null, textDiff: null },
+    textHash: shot.textHash ?? null,
   };
 }
 
@@ -117,16 +143,16 @@ function numbered(sql: string): string {
 
 const INSERT_COLUMNS =
   'id, account_id, website_id, job_id, scenario_id, execution_id, file_path, format, file_size, width, height, full_page, compare_key, content_hash, ' +
-  'ignore_boxes, previous_id, change_status, changed_ratio, changed, compared_at, capture_report, status, taken_at';
+  'ignore_boxes, previous_id, change_status, changed_ratio, changed, compared_at, capture_report, text_hash, text_added, text_removed, status, taken_at';
 /** Placeholders before status (id and what values() gives); then status and taken_at. */
-const INSERT_VALUES = 21;
+const INSERT_VALUES = 24;
 
 /**
  * The previous capture of the same website with the same comparable settings (the newest with a lower id), read
  * in the inserting transaction. Ids are reserved before the files are written, so of two captures stored at the
  * same moment the one with the higher id is compared with the other only if that one committed first.
  */
-const PREVIOUS_SQL = 'SELECT id, content_hash FROM screenshots WHERE website_id = ? AND compare_key = ? AND id < ? ORDER BY id DESC LIMIT 1';
+const PREVIOUS_SQL = 'SELECT id, content_hash, text_hash FROM screenshots WHERE website_id = ? AND compare_key = ? AND id < ? ORDER BY id DESC LIMIT 1';
 
 /** The columns between id and status, in the INSERT's order (booleans and dates as the driver stores them). */
 function values(shot: CapturedScreenshot, filePath: string, known: KnownChange | null, bool: (b: boolean) => unknown, date: (d: Date) => unknown): unknown[] {
@@ -151,6 +177,9 @@ function values(shot: CapturedScreenshot, filePath: string, known: KnownChange |
     known?.unchanged ? bool(false) : null,
     known?.unchanged ? date(shot.takenAt) : null,
     serializeCaptureReport(shot.capture),
+    shot.textHash ?? null,
+    known?.unchanged && known.withText ? 0 : null,
+    known?.unchanged && known.withText ? 0 : null,
   ];
 }
 
@@ -337,6 +366,8 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
         changedRatio: outcome.changedRatio,
         changed: outcome.changed,
         comparedAt: outcome.comparedAt,
+        textAdded: outcome.textDiff?.added ?? null,
+        textRemoved: outcome.textDiff?.removed ?? null,
         compareClaimedUntil: null,
       })
       .where('id = :id AND change_status = :pending', { id, pending: 'pending' })

@@ -31,6 +31,14 @@ export class ApiEventPayloads extends EventPayloads {
   async forChange(change: FoundChange): Promise<unknown> {
     const shot = await this.screenshots.get(change.accountId, change.screenshotId).catch(() => null);
     if (!shot?.change || shot.change.changedRatio === null) return null; // deleted before the event went out
-    return { screenshot_id: shot.id, previous_id: shot.change.previousId, changed_ratio: shot.change.changedRatio, screenshot: screenshotView(shot) };
+    const text = shot.change.textDiff;
+    return {
+      screenshot_id: shot.id,
+      previous_id: shot.change.previousId,
+      changed_ratio: shot.change.changedRatio,
+      text_changed: text !== null && (text.added > 0 || text.removed > 0),
+      text_diff: text && { added: text.added, removed: text.removed },
+      screenshot: screenshotView(shot),
+    };
   }
 }

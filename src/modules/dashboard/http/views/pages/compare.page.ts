@@ -3,7 +3,11 @@ import type { WebsiteProps } from '../../../../websites/domain/website';
 import type { DashboardViewer } from '../../dashboard-request';
 import { Html, html, utcTime } from '../html';
 import { layout } from '../layout';
-import { changeBadge, changeState, percent, thresholdText } from './history.page';
+import { changeBadge, changeState, percent, textChanged, thresholdText } from './history.page';
+import { parseUnifiedDiff, textCounts, textDiffLines } from '../text-diff';
+
+/** The compare page shows at most this many lines of the text diff; the rest is behind the link to the whole diff. */
+const TEXT_DIFF_SHOWN_LINES = 400;
 
 /**
  * Change history (issue 20): one capture and the one it was compared with, before/after side by side, and the
@@ -20,6 +24,8 @@ export interface CompareView {
   next: ScreenshotProps | null | undefined;
   /** Whether /dashboard/screenshots/:id/diff has an image to serve. */
   diffAvailable: boolean;
+  /** The unified diff of the visible text (GET /screenshots/{id}/text-diff); null when there is none to show. */
+  textDiff: string | null;
 }
 
 function shotImage(shot: ScreenshotProps, label: string): Html {
@@ -35,6 +41,14 @@ function facts(view: CompareView): Html {
   const rows: Array<[string, Html | string]> = [['Result', changeBadge(state)]];
   if (state.kind === 'changed' || state.kind === 'unchanged') {
     rows.push(['Changed pixels', html`<span id="change-ratio">${percent(state.ratio)}</span> <span class="muted">(ratio ${state.ratio})</span>`]);
+    rows.push([
+      'Text',
+      state.text === null
+        ? html`<span class="muted">not compared (a capture from before text changes)</span>`
+        : textChanged(state)
+          ? html`<span id="text-counts">${textCounts(state.text)}</span> <span class="muted">changed</span>`
+          : html`<span id="text-counts">no change</span>`,
+    ]);
     rows.push(['Compared', utcTime(state.comparedAt)]);
   }
   rows.push(['Threshold', html`<span id="change-threshold">${thresholdText(view.website.changeThreshold)}</span> <span class="muted">changed above it</span>`]);
@@ -65,6 +79,20 @@ function diffFigure(view: CompareView): Html {
 </figure>`;
 }
 
+function textFigure(view: CompareView): Html {
+  if (view.textDiff === null) return html``;
+  const { shot } = view;
+  const lines = parseUnifiedDiff(view.textDiff);
+  const shown = lines.slice(0, TEXT_DIFF_SHOWN_LINES);
+  const whole = `/dashboard/screenshots/${shot.id}/text-diff`;
+  return html`<figure class="ch-text" id="text-diff">
+  <figcaption><strong>Text</strong> · added lines in green (+), removed ones in red (−) · <a href="${whole}">whole diff</a> · <a href="/dashboard/screenshots/${shot.id}/text">this capture's text</a></figcaption>
+  <div class="ch-frame ch-text-frame">${
+    lines.length ? textDiffLines(shown) : html`<p class="muted td-same" id="text-same">The visible text is the same as in the previous capture.</p>`
+  }${lines.length > shown.length ? html`<p class="muted td-more">… ${lines.length - shown.length} more lines in the <a href="${whole}">whole diff</a>.</p>` : ''}</div>
+</figure>`;
+}
+
 function comparison(view: CompareView, previousId: number): Html {
   const { shot, previous } = view;
   const name = view.website.name;
@@ -79,7 +107,7 @@ function comparison(view: CompareView, previousId: number): Html {
     ${before}
     <figure class="ch-after">${caption('After', shot)}<div class="ch-frame">${shotImage(shot, `After: capture ${shot.id} of ${name}`)}</div></figure>
   </div>
-  ${view.diffAvailable ? diffFigure(view) : ''}
+  <div class="ch-diffs">${view.diffAvailable ? diffFigure(view) : ''}${textFigure(view)}</div>
 </section>`;
 }
 

@@ -5,6 +5,7 @@ import type { DashboardViewer } from '../../dashboard-request';
 import { PageInfo, pager } from '../components';
 import { Html, html, utcTime } from '../html';
 import { layout } from '../layout';
+import { TextDiffLine, textCounts, textDiffLines } from '../text-diff';
 
 /**
  * Change history (issue 20): a website's captures as a timeline, each with the outcome of its comparison with the
@@ -16,13 +17,24 @@ export type ChangeState =
   | { kind: 'not-compared' } // scenario step shots, PDFs, rows from before change history: never compared
   | { kind: 'first' } // nothing earlier to compare with (or every earlier comparable capture was deleted)
   | { kind: 'pending'; previousId: number }
-  | { kind: 'unchanged' | 'changed'; previousId: number; ratio: number; comparedAt: Date };
+  | { kind: 'unchanged' | 'changed'; previousId: number; ratio: number; comparedAt: Date; text: { added: number; removed: number } | null };
 
 export function changeState(shot: ScreenshotProps): ChangeState {
   const change = shot.change;
   if (!change) return shot.compareKey ? { kind: 'first' } : { kind: 'not-compared' };
   if (change.status === 'pending' || change.changedRatio === null || change.comparedAt === null) return { kind: 'pending', previousId: change.previousId };
-  return { kind: change.changed ? 'changed' : 'unchanged', previousId: change.previousId, ratio: change.changedRatio, comparedAt: change.comparedAt };
+  return {
+    kind: change.changed ? 'changed' : 'unchanged',
+    previousId: change.previousId,
+    ratio: change.changedRatio,
+    comparedAt: change.comparedAt,
+    text: change.textDiff,
+  };
+}
+
+/** Whether the comparison found the visible text changed (a line added or removed). */
+export function textChanged(state: ChangeState): boolean {
+  return 'text' in state && state.text !== null && state.text.added + state.text.removed > 0;
 }
 
 /** A ratio (0..1) as a percentage with two decimals; a change too small for that still reads as more than zero. */
@@ -43,7 +55,7 @@ export function changeBadge(state: ChangeState): Html {
     case 'unchanged':
       return html`<span class="badge ch-badge ch-unchanged">no change</span>`;
     case 'changed':
-      return html`<span class="badge ch-badge ch-changed">changed ${percent(state.ratio)}</span>`;
+      return html`<span class="badge ch-badge ch-changed">changed ${percent(state.ratio)}${textChanged(state) && state.text ? ` · text ${textCounts(state.text)}` : ''}</span>`;
   }
 }
 
@@ -57,6 +69,8 @@ export interface HistoryView {
   shots: ScreenshotProps[];
   changesOnly: boolean;
   page: PageInfo;
+  /** The first changed lines of the text diff of captures whose text changed, by screenshot id. */
+  textPreviews: ReadonlyMap<number, TextDiffLine[]>;
 }
 
 /** The thumbnails are shown this wide (CSS px); their height is given too, so rows never move as they arrive. */
@@ -67,7 +81,7 @@ function thumbnail(shot: ScreenshotProps, name: string): Html {
   return html`<img src="/dashboard/screenshots/${shot.id}/thumbnail" alt="Capture ${shot.id} of ${name}" width="${THUMB_WIDTH}" height="${height}" loading="lazy">`;
 }
 
-function entry(shot: ScreenshotProps, name: string): Html {
+function entry(shot: ScreenshotProps, name: string, preview: TextDiffLine[] | undefined): Html {
   const state = changeState(shot);
   const compareLink =
     state.kind === 'not-compared'
@@ -87,6 +101,7 @@ function entry(shot: ScreenshotProps, name: string): Html {
       'previousId' in state ? ` · compared with #${state.previousId}` : ''
     }</div>
     ${detail ? html`<div class="ch-meta">${detail}</div>` : ''}
+    ${preview?.length ? html`<div class="ch-text-preview" aria-label="Text changes">${textDiffLines(preview)}</div>` : ''}
     <div class="ch-links">${compareLink}</div>
   </div>
 </li>`;
@@ -111,8 +126,9 @@ export function historyPage(viewer: DashboardViewer, view: HistoryView): Html {
     'websites',
     `History of ${w.name}`,
     html`<p class="ch-site"><a class="mono break" href="${w.url}" rel="noopener noreferrer nofollow">${w.url}</a></p>
-<p class="muted ch-rules">Each capture is compared with the previous one taken with the same settings (viewport, device, full page, element).
-  Changed means more than <strong>${thresholdText(w.changeThreshold)}</strong> of the pixels differ${
+<p class="muted ch-rules">Each capture is compared with the previous one taken with the same settings (viewport, device, full page, element,
+  hidden or removed elements, CSS, blocking…). Changed means more than <strong>${thresholdText(w.changeThreshold)}</strong> of the pixels differ,
+  or the page's visible text changed${
     w.changeIgnoreSelectors.length
       ? html`; ${w.changeIgnoreSelectors.length} ignored selector${w.changeIgnoreSelectors.length === 1 ? '' : 's'} masked out`
       : ''
@@ -121,7 +137,7 @@ export function historyPage(viewer: DashboardViewer, view: HistoryView): Html {
 ${filter}
 ${
   view.shots.length
-    ? html`<ol class="ch-timeline" id="history">${view.shots.map((s) => entry(s, w.name))}</ol>${pager(base, view.page, { changes: view.changesOnly ? '1' : undefined })}`
+    ? html`<ol class="ch-timeline" id="history">${view.shots.map((s) => entry(s, w.name, view.textPreviews.get(s.id)))}</ol>${pager(base, view.page, { changes: view.changesOnly ? '1' : undefined })}`
     : empty
 }`,
     // A comparison still running is done within seconds: show its outcome without a script.

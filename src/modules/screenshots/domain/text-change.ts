@@ -1,0 +1,59 @@
+/**
+ * Text changes (API.md "Text changes"): each image capture keeps the page's visible text, and a comparison counts
+ * the lines added and removed since the previous comparable capture. What counts as the text, how big it may be
+ * and when it "changed" live here; the lines are diffed by the TextDiffer port (jsdiff).
+ */
+import { createHash } from 'node:crypto';
+
+export const TEXT_RULES = {
+  /**
+   * The kept text is cut at this many bytes of UTF-8 (1 MiB), at a line's end: a page of text is 10–100 kB, and a
+   * bound keeps a hostile page from filling the storage or the comparison's memory.
+   */
+  maxBytes: 1024 * 1024,
+  /** Lines of the diff shown in a notice or a history entry (the whole diff is at GET /screenshots/{id}/text-diff). */
+  previewLines: 6,
+} as const;
+
+/**
+ * The page's text as kept: one line per rendered line (innerText), each trimmed, blank lines and runs of spaces
+ * dropped, non-breaking spaces as spaces, cut at TEXT_RULES.maxBytes on a line's end. Layout noise (indentation,
+ * blank lines a stylesheet adds) is then never a "change"; a word that changes is.
+ */
+export function normalizeVisibleText(raw: string): string {
+  const lines: string[] = [];
+  let bytes = 0;
+  for (const line of raw.replace(/\r\n?/g, '\n').split('\n')) {
+    const clean = line.replace(/[\u00a0\t\f\v ]+/g, ' ').trim();
+    if (!clean) continue;
+    const size = Buffer.byteLength(clean, 'utf8') + 1;
+    if (bytes + size > TEXT_RULES.maxBytes) break;
+    lines.push(clean);
+    bytes += size;
+  }
+  return lines.length ? `${lines.join('\n')}\n` : '';
+}
+
+/** A digest of the kept text (stored as text_hash): equal digests, equal texts; the store-time shortcut. */
+export function textHash(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('base64url').slice(0, 32);
+}
+
+/** Lines added and removed between two kept texts (a changed line is one removed and one added). */
+export interface TextDiffCounts {
+  added: number;
+  removed: number;
+}
+
+export function isTextChanged(counts: TextDiffCounts): boolean {
+  return counts.added > 0 || counts.removed > 0;
+}
+
+/**
+ * A comparison's overall verdict: the pixels changed over the website's threshold, OR the visible text changed.
+ * A two-letter headline edit is a few hundredths of a percent of the pixels, under any useful threshold, while
+ * anti-aliasing noise changes no text: the text catches what pixels alone cannot tell from noise.
+ */
+export function isChangeOverall(pixelsChanged: boolean, text: TextDiffCounts | null): boolean {
+  return pixelsChanged || (text !== null && isTextChanged(text));
+}
