@@ -116,7 +116,7 @@ describe('Text changes and like for like (API.md: Text changes)', () => {
     expect(diff.text).toContain(`--- screenshot ${first}\n+++ screenshot ${second}\n`);
     expect(diff.text).toContain('-Ship faster, v1\n+Ship faster, v2\n Build, test and deploy in one place.\n');
     // The screenshot.changed webhook's data (as the dispatcher builds it) carries the text fields too.
-    const payload = await t.app.get(EventPayloads).forChange({ screenshotId: second, accountId: account.id, comparedAt: new Date() });
+    const payload = await t.app.get(EventPayloads).forChange({ screenshotId: second, accountId: account.id, websiteId: id, comparedAt: new Date() });
     expect(payload).toMatchObject({
       screenshot_id: second,
       previous_id: first,

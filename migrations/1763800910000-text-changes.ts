@@ -9,8 +9,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   or when either capture kept no text. `changed` now means pixels over the threshold OR text changed.
  * Plain ALTERs, the same text on both databases.
  */
-export class TextChanges1763800900000 implements MigrationInterface {
-  name = 'TextChanges1763800900000';
+export class TextChanges1763800910000 implements MigrationInterface {
+  name = 'TextChanges1763800910000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     for (const column of ['text_hash varchar(64) NULL', 'text_added integer NULL', 'text_removed integer NULL']) {
