@@ -1,4 +1,4 @@
-import { CaptureFailure } from '../../../adapters/capture/capture.port';
+import { CaptureFailure } from '../../screenshots/application/capture.port';
 import { errorMessage } from '../../../shared/domain/error-message';
 
 /** The page's own fault (DNS failure, refused connection, timeout): its message is fit to show the client. */

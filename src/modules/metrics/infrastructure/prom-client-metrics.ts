@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { CaptureLoad, PageCapturer } from '../../../adapters/capture/capture.port';
+import { CaptureLoad, PageCapturer } from '../../screenshots/application/capture.port';
 import { errorMessage } from '../../../shared/domain/error-message';
 import { within } from '../../../shared/domain/within';
 import { JOB_TYPES, JobType } from '../../jobs/domain/job';

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
-import { CaptureFailure, CaptureRequest, CaptureResult, PageCapturer } from '../../../adapters/capture/capture.port';
+import { CaptureFailure, CaptureRequest, CaptureResult, PageCapturer } from './capture.port';
 import { Clock } from '../../../shared/domain/clock';
 import { CaptureSecrets, mergeSecrets } from '../../../shared/domain/capture-secrets';
 import { resolveOutput } from '../../../shared/domain/output-format';

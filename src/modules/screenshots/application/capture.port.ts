@@ -1,16 +1,16 @@
 /**
  * The capture port: what the rest of the product knows about rendering a page.
- * Deliberately free of puppeteer types so that only this adapter folder depends on puppeteer.
+ * Deliberately free of puppeteer types so that only adapters/capture (which implements it) depends on puppeteer.
  */
-import type { OutputFormat, ResolvedOutput } from '../../shared/domain/output-format';
-import type { CaptureSecrets } from '../../shared/domain/capture-secrets';
-import type { Clip, Emulation } from '../../shared/domain/page-options';
-import type { CaptureReport } from '../../shared/domain/capture-report';
+import type { OutputFormat, ResolvedOutput } from '../../../shared/domain/output-format';
+import type { CaptureSecrets } from '../../../shared/domain/capture-secrets';
+import type { Clip, Emulation } from '../../../shared/domain/page-options';
+import type { CaptureReport } from '../../../shared/domain/capture-report';
 
 export type { CaptureReport };
 
 export type { Emulation };
-import type { WaitUntil } from '../../shared/domain/wait-until';
+import type { WaitUntil } from '../../../shared/domain/wait-until';
 
 export interface CaptureRequest {
   url: string;
