@@ -9,7 +9,7 @@ import { errorMessage } from '../../../shared/domain/error-message';
 import { isPageFailure, publicInfrastructureReason } from './job-failure';
 import { leaseExpiredBefore, staleCutoffs } from './job-lease';
 import { JobCursor, JobRepository, RunningCutoffs, StaleCutoffs, SupersededAttemptError } from './ports';
-import { Metrics } from '../../metrics/application/metrics';
+import { Metrics } from '../../../shared/metrics/metrics';
 
 const RETRY_BACKOFF_MS = [2_000, 5_000];
 

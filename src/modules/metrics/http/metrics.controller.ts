@@ -6,7 +6,7 @@ import { AppConfig } from '../../../config/app-config';
 import { UnauthorizedError } from '../../../shared/domain/domain-error';
 import { Public } from '../../../shared/http/decorators';
 import { authorizationHeader } from '../../accounts/http/auth.guards';
-import { Metrics } from '../application/metrics';
+import { Metrics } from '../../../shared/metrics/metrics';
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();

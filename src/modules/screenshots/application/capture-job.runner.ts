@@ -17,7 +17,7 @@ import { DuplicateScreenshotError, ScreenshotRepository, StorageUnavailableError
 import { LEASE_MARGIN_MS, maxRunMs } from '../../jobs/application/job-lease';
 import { JobRepository, SupersededAttemptError } from '../../jobs/application/ports';
 import { ScreenshotKeeper } from './screenshot-keeper';
-import { Metrics } from '../../metrics/application/metrics';
+import { Metrics } from '../../../shared/metrics/metrics';
 import type { OutputFormat } from '../../../shared/domain/output-format';
 import { compareKey } from '../domain/change';
 import type { ScreenshotProps } from '../domain/screenshot';
