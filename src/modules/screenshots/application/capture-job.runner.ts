@@ -11,6 +11,7 @@ import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
 import { endedIf, HandledOutcome, HandlesJobs, JobTypeHandler } from '../../jobs/application/job-handlers';
 import { JobProps } from '../../jobs/domain/job';
+import { CaptureOptions } from '../domain/capture-options';
 import { errorMessage } from '../../../shared/domain/error-message';
 import { InfrastructureFailure } from '../../jobs/application/job-failure';
 import { DuplicateScreenshotError, ScreenshotRepository, StorageUnavailableError } from './ports';
@@ -23,7 +24,10 @@ import { compareKey } from '../domain/change';
 import type { ScreenshotProps } from '../domain/screenshot';
 import { ChangeDetector } from './change-detector';
 
-export function captureRequestFor(website: WebsiteProps, job: JobProps, requestSecrets?: CaptureSecrets): CaptureRequest {
+/** A capture job: its payload is the capture's options. */
+type CaptureJob = JobProps<CaptureOptions>;
+
+export function captureRequestFor(website: WebsiteProps, job: CaptureJob, requestSecrets?: CaptureSecrets): CaptureRequest {
   const o = job.options;
   // The request's choice, else the website's saved default, else the capturer's. A device sets the viewport
   // (a request cannot also send one: CaptureJobsService checks it).
@@ -64,7 +68,7 @@ export function captureRequestFor(website: WebsiteProps, job: JobProps, requestS
  * The compare key of a capture (change history): images only, from the settings that decide what the picture
  * shows. A PDF is never compared.
  */
-export function compareKeyFor(website: WebsiteProps, job: JobProps, request: CaptureRequest, format: OutputFormat): string | null {
+export function compareKeyFor(website: WebsiteProps, job: CaptureJob, request: CaptureRequest, format: OutputFormat): string | null {
   if (format === 'pdf') return null;
   return compareKey({
     viewportWidth: request.viewportWidth,
@@ -90,7 +94,7 @@ const AFTER_STORE_MS = 5_000;
  */
 @Injectable()
 @HandlesJobs('screenshot')
-export class CaptureJobRunner implements JobTypeHandler, OnModuleDestroy {
+export class CaptureJobRunner implements JobTypeHandler<CaptureOptions>, OnModuleDestroy {
   private readonly logger = new Logger('CaptureJobRunner');
   /** Shutting down: an outage is no longer waited out here (the job goes back to the queue, for another worker). */
   private stopping = false;
@@ -117,7 +121,7 @@ export class CaptureJobRunner implements JobTypeHandler, OnModuleDestroy {
    * A request's sealed secrets are erased from the job row once the job has ended (they are kept through
    * retries, which need them). A job that ends by running out of attempts keeps them, sealed.
    */
-  private async eraseSecrets(job: JobProps): Promise<void> {
+  private async eraseSecrets(job: CaptureJob): Promise<void> {
     if (!job.options.sealedSecrets) return;
     const { sealedSecrets: _sealed, ...rest } = job.options;
     try {
@@ -128,7 +132,7 @@ export class CaptureJobRunner implements JobTypeHandler, OnModuleDestroy {
     }
   }
 
-  async handle(job: JobProps): Promise<HandledOutcome> {
+  async handle(job: CaptureJob): Promise<HandledOutcome> {
     const attemptStarted = performance.now();
     const website = job.websiteId === null ? null : await this.websites.findById(job.websiteId);
     if (!website) return endedIf(await this.jobs.fail(job.id, 'Website was deleted', this.clock.now()), 'failed');
@@ -157,7 +161,7 @@ export class CaptureJobRunner implements JobTypeHandler, OnModuleDestroy {
     return outcome;
   }
 
-  private async store(job: JobProps, website: WebsiteProps, result: CaptureResult, request: CaptureRequest, attemptStarted: number): Promise<HandledOutcome> {
+  private async store(job: CaptureJob, website: WebsiteProps, result: CaptureResult, request: CaptureRequest, attemptStarted: number): Promise<HandledOutcome> {
     // One instant for both: the website's last_screenshot_at is exactly its newest screenshot's taken_at.
     const takenAt = this.clock.now();
     const started = performance.now();
@@ -200,7 +204,7 @@ export class CaptureJobRunner implements JobTypeHandler, OnModuleDestroy {
    * full disk, the database) are not waited for here.
    */
   private async throughStorageOutage(
-    job: JobProps,
+    job: CaptureJob,
     result: CaptureResult,
     attemptStarted: number,
     store: () => Promise<ScreenshotProps>,

@@ -11,6 +11,7 @@ export type { CaptureReport };
 
 export type { Emulation };
 import type { WaitUntil } from '../../../shared/domain/wait-until';
+import { JobFailure } from '../../jobs/application/job-failure';
 
 export interface CaptureRequest {
   url: string;
@@ -113,12 +114,16 @@ export interface CaptureLoad {
  */
 export type CaptureFailureKind = 'page' | 'infrastructure';
 
-export class CaptureFailure extends Error {
+/**
+ * A capture's failure as a job sees it (JobFailure): a page failure fails the job at once with this message; an
+ * infrastructure one is retried, and should it end the job the client reads a fixed phrase, not the message.
+ */
+export class CaptureFailure extends JobFailure {
   constructor(
     readonly kind: CaptureFailureKind,
     message: string,
   ) {
-    super(message);
+    super(kind === 'infrastructure', message, kind === 'page' ? message : 'the browser crashed or could not be started');
     this.name = 'CaptureFailure';
   }
 }
