@@ -13,7 +13,7 @@ import { TakeScreenshotDto, toCaptureOptions } from '../../screenshots/http/dto'
 import { WebsitesService } from '../../websites/application/websites.service';
 import type { WebsiteProps } from '../../websites/domain/website';
 import { CreateWebsiteDto, UpdateWebsiteDto } from '../../websites/http/website.dto';
-import { toChanges } from '../../websites/http/websites.controller';
+import { toChanges } from '../../websites/http/website-changes';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
 import { DASHBOARD_PAGE_SIZE, HtmlPage, lastPage, pageParam, seeOther } from './responses';

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
 import { UnauthorizedError } from '../../../shared/domain/domain-error';
 import { Public } from '../../../shared/http/decorators';
-import { authorizationHeader } from '../../accounts/http/auth.guards';
+import { authorizationHeader } from '../../../shared/http/authorization';
 import { Metrics } from '../../../shared/metrics/metrics';
 
 function digest(value: string): Buffer {
