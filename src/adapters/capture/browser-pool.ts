@@ -318,7 +318,8 @@ function closePopups(context: BrowserContext): void {
 
 /**
  * A few long-lived browsers, each serving several isolated incognito contexts at once.
- * Contexts rather than a browser per capture because a context costs milliseconds and a launch ~200–350 ms;
+ * Contexts rather than a browser per capture because a context costs milliseconds and a launch far more (figures:
+ * docs/benchmark.md);
  * several browsers rather than one so a single browser process does not become the bottleneck and a
  * crash only takes down part of the capacity (see DESIGN.md: measure before changing the default).
  */
