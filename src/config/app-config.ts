@@ -95,8 +95,8 @@ export class ConfigError extends Error {}
 
 /**
  * The default cap per core when CAPTURE_CONCURRENCY is unset: high enough that waiting pages never leave the
- * cores idle (the admission keeps the real number lower when the cores are busy). Measured: see README
- * "Concurrency".
+ * cores idle (the admission keeps the real number lower when the cores are busy). Measured: docs/benchmark.md
+ * ("What the numbers say", Concurrency, and run (e)). Here rather than in adapters/capture: config imports nothing above it.
  */
 export const DEFAULT_CONCURRENCY_PER_CORE = 8;
 
