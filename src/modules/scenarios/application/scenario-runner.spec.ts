@@ -50,7 +50,7 @@ function job(steps: StoredStep[]): JobProps {
     websiteId: WEBSITE.id,
     status: 'running',
     source: 'api',
-    options: { steps } as never,
+    options: { steps },
     idempotencyKey: null,
     attempts: 1,
     error: null,

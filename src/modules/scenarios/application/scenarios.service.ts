@@ -108,7 +108,7 @@ export class ScenariosService {
       websiteId: scenario.websiteId,
       scenarioId: scenario.id,
       source: 'api',
-      options: { steps: sealStepSecrets(scenario.steps, (plain) => this.secretBox.seal(plain)) } as never,
+      options: { steps: sealStepSecrets(scenario.steps, (plain) => this.secretBox.seal(plain)) },
       idempotencyKey,
       result: initialStepRecords(scenario.steps),
       createdAt: this.clock.now(),
