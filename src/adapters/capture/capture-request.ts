@@ -1,4 +1,4 @@
-import type { CaptureRequest } from './capture.port';
+import type { CaptureRequest } from '../../modules/screenshots/application/capture.port';
 
 /**
  * A capture request with the plain defaults (1280×800 viewport, no extras) for the given URL; callers

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
-import { CaptureFailure, CaptureRequest, CaptureResult, PageCapturer } from '../../../adapters/capture/capture.port';
+import { CaptureFailure, CaptureRequest, CaptureResult, PageCapturer } from './capture.port';
 import { Clock } from '../../../shared/domain/clock';
 import { CaptureSecrets, mergeSecrets } from '../../../shared/domain/capture-secrets';
 import { resolveOutput } from '../../../shared/domain/output-format';
@@ -11,19 +11,23 @@ import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
 import { endedIf, HandledOutcome, HandlesJobs, JobTypeHandler } from '../../jobs/application/job-handlers';
 import { JobProps } from '../../jobs/domain/job';
+import { CaptureOptions } from '../domain/capture-options';
 import { errorMessage } from '../../../shared/domain/error-message';
 import { InfrastructureFailure } from '../../jobs/application/job-failure';
 import { DuplicateScreenshotError, ScreenshotRepository, StorageUnavailableError } from './ports';
 import { LEASE_MARGIN_MS, maxRunMs } from '../../jobs/application/job-lease';
 import { JobRepository, SupersededAttemptError } from '../../jobs/application/ports';
 import { ScreenshotKeeper } from './screenshot-keeper';
-import { Metrics } from '../../metrics/application/metrics';
+import { Metrics } from '../../../shared/metrics/metrics';
 import type { OutputFormat } from '../../../shared/domain/output-format';
 import { comparisonKey } from './comparison-key';
 import type { ScreenshotProps } from '../domain/screenshot';
 import { ChangeDetector } from './change-detector';
 
-export function captureRequestFor(website: WebsiteProps, job: JobProps, requestSecrets?: CaptureSecrets): CaptureRequest {
+/** A capture job: its payload is the capture's options. */
+type CaptureJob = JobProps<CaptureOptions>;
+
+export function captureRequestFor(website: WebsiteProps, job: CaptureJob, requestSecrets?: CaptureSecrets): CaptureRequest {
   const o = job.options;
   // The request's choice, else the website's saved default, else the capturer's. A device sets the viewport
   // (a request cannot also send one: CaptureJobsService checks it).
@@ -63,7 +67,7 @@ export function captureRequestFor(website: WebsiteProps, job: JobProps, requestS
 }
 
 /** The compare key of a capture (change history, like for like: application/comparison-key.ts). */
-export function compareKeyFor(website: WebsiteProps, job: JobProps, request: CaptureRequest, format: OutputFormat): string | null {
+export function compareKeyFor(website: WebsiteProps, job: CaptureJob, request: CaptureRequest, format: OutputFormat): string | null {
   return comparisonKey(request, mergePageOptions(job.options, website.captureOptions).device ?? null, format);
 }
 
@@ -80,7 +84,7 @@ const AFTER_STORE_MS = 5_000;
  */
 @Injectable()
 @HandlesJobs('screenshot')
-export class CaptureJobRunner implements JobTypeHandler, OnModuleDestroy {
+export class CaptureJobRunner implements JobTypeHandler<CaptureOptions>, OnModuleDestroy {
   private readonly logger = new Logger('CaptureJobRunner');
   /** Shutting down: an outage is no longer waited out here (the job goes back to the queue, for another worker). */
   private stopping = false;
@@ -107,7 +111,7 @@ export class CaptureJobRunner implements JobTypeHandler, OnModuleDestroy {
    * A request's sealed secrets are erased from the job row once the job has ended (they are kept through
    * retries, which need them). A job that ends by running out of attempts keeps them, sealed.
    */
-  private async eraseSecrets(job: JobProps): Promise<void> {
+  private async eraseSecrets(job: CaptureJob): Promise<void> {
     if (!job.options.sealedSecrets) return;
     const { sealedSecrets: _sealed, ...rest } = job.options;
     try {
@@ -118,7 +122,7 @@ export class CaptureJobRunner implements JobTypeHandler, OnModuleDestroy {
     }
   }
 
-  async handle(job: JobProps): Promise<HandledOutcome> {
+  async handle(job: CaptureJob): Promise<HandledOutcome> {
     const attemptStarted = performance.now();
     const website = job.websiteId === null ? null : await this.websites.findById(job.websiteId);
     if (!website) return endedIf(await this.jobs.fail(job.id, 'Website was deleted', this.clock.now()), 'failed');
@@ -147,7 +151,7 @@ export class CaptureJobRunner implements JobTypeHandler, OnModuleDestroy {
     return outcome;
   }
 
-  private async store(job: JobProps, website: WebsiteProps, result: CaptureResult, request: CaptureRequest, attemptStarted: number): Promise<HandledOutcome> {
+  private async store(job: CaptureJob, website: WebsiteProps, result: CaptureResult, request: CaptureRequest, attemptStarted: number): Promise<HandledOutcome> {
     // One instant for both: the website's last_screenshot_at is exactly its newest screenshot's taken_at.
     const takenAt = this.clock.now();
     const started = performance.now();
@@ -190,7 +194,7 @@ export class CaptureJobRunner implements JobTypeHandler, OnModuleDestroy {
    * full disk, the database) are not waited for here.
    */
   private async throughStorageOutage(
-    job: JobProps,
+    job: CaptureJob,
     result: CaptureResult,
     attemptStarted: number,
     store: () => Promise<ScreenshotProps>,

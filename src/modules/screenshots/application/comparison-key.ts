@@ -1,4 +1,4 @@
-import type { CaptureRequest } from '../../../adapters/capture/capture.port';
+import type { CaptureRequest } from './capture.port';
 import type { OutputFormat } from '../../../shared/domain/output-format';
 import { devicePreset } from '../../../shared/domain/page-options';
 import { compareKey } from '../domain/change';
