@@ -1,20 +1,17 @@
+import { plainChoices, VIEWPORT } from '../../shared/domain/capture-option-table';
 import type { CaptureRequest } from './capture.port';
 
 /**
- * A capture request with the plain defaults (1280×800 viewport, no extras) for the given URL; callers
- * override what they need. One place for the defaults, so a new request field is added once.
+ * A capture request with the plain defaults (the table's: 1280×800 viewport, no extras) for the given URL;
+ * callers override what they need.
  */
 export function captureRequest(url: string, overrides: Partial<CaptureRequest> = {}): CaptureRequest {
   return {
     url,
-    viewportWidth: 1280,
-    viewportHeight: 800,
-    fullPage: false,
+    viewportWidth: VIEWPORT.width.default,
+    viewportHeight: VIEWPORT.height.default,
     deviceScaleFactor: 1,
-    delayMs: 0,
-    waitForSelector: null,
-    hideSelectors: [],
-    darkMode: false,
+    ...plainChoices({ fullPage: false }),
     ...overrides,
   };
 }

@@ -3,7 +3,7 @@
  * the real lazy-loading and chart libraries from npm, pages from test/support/hard-pages.ts): every lazy image of
  * a tall page is in a full-page picture, checked by its pixels.
  */
-import { renderingFor } from '../../shared/domain/page-options';
+import { renderingFor } from '../../shared/domain/capture-option-rules';
 import { chartBarTop, HARD_PAGES, type HardPagesServer, lazyImagesShown, LAZY_COLOURS, readPng, startHardPages } from '../../../test/support/hard-pages';
 import type { CaptureRequest } from './capture.port';
 import { captureRequest } from './capture-request';

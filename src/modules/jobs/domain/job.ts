@@ -1,4 +1,4 @@
-import type { CaptureOptions } from '../../screenshots/domain/capture-options';
+import type { CaptureJobOptions } from '../../screenshots/domain/capture-job-options';
 
 /**
  * Jobs (API.md, Jobs and executions): captures and scenario runs, queued → running → succeeded | failed. The
@@ -24,7 +24,7 @@ export interface JobProps {
   status: JobStatus;
   source: JobSource;
   /** A capture job's options (a scenario run stores the steps it was asked with here instead). */
-  options: CaptureOptions;
+  options: CaptureJobOptions;
   idempotencyKey: string | null;
   attempts: number;
   error: string | null;

@@ -3,9 +3,10 @@ import { AppConfig } from '../../../config/app-config';
 import { CaptureFailure, CaptureRequest, CaptureResult, PageCapturer } from '../../../adapters/capture/capture.port';
 import { Clock } from '../../../shared/domain/clock';
 import { CaptureSecrets, mergeSecrets } from '../../../shared/domain/capture-secrets';
-import { resolveOutput } from '../../../shared/domain/output-format';
+import { renderingFor, resolveOutput } from '../../../shared/domain/capture-option-rules';
+import { CaptureOptions, mergeCaptureOptions, plainChoices } from '../../../shared/domain/capture-option-table';
 import { SecretBox } from '../../../shared/secrets/secret-box';
-import { failOnStatusForCapture, mergePageOptions, renderingFor } from '../../../shared/domain/page-options';
+import { failOnStatusForCapture } from '../../../shared/domain/page-options';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
@@ -23,40 +24,31 @@ import { compareKey } from '../domain/change';
 import type { ScreenshotProps } from '../domain/screenshot';
 import { ChangeDetector } from './change-detector';
 
+/** The website's defaults as capture options: its saved `capture_options` and its own full_page and viewport. */
+function websiteDefaults(website: WebsiteProps): CaptureOptions {
+  return { ...website.captureOptions, fullPage: website.fullPage, viewportWidth: website.viewportWidth, viewportHeight: website.viewportHeight };
+}
+
 export function captureRequestFor(website: WebsiteProps, job: JobProps, requestSecrets?: CaptureSecrets): CaptureRequest {
-  const o = job.options;
-  // The request's choice, else the website's saved default, else the capturer's. A device sets the viewport
+  // The request's choice, else the website's saved default, else the table's. A device sets the viewport
   // (a request cannot also send one: CaptureJobsService checks it).
-  const page = mergePageOptions(o, website.captureOptions);
-  const rendering = renderingFor(page, {
-    viewportWidth: o.viewportWidth ?? website.viewportWidth,
-    viewportHeight: o.viewportHeight ?? website.viewportHeight,
-    deviceScaleFactor: o.deviceScaleFactor ?? 1,
+  const merged = mergeCaptureOptions(job.options, websiteDefaults(website));
+  const rendering = renderingFor(merged, {
+    viewportWidth: merged.viewportWidth ?? website.viewportWidth,
+    viewportHeight: merged.viewportHeight ?? website.viewportHeight,
+    deviceScaleFactor: merged.deviceScaleFactor ?? 1,
   });
   return {
     url: website.url,
+    ...plainChoices(merged),
     viewportWidth: rendering.viewportWidth,
     viewportHeight: rendering.viewportHeight,
-    fullPage: o.fullPage ?? website.fullPage,
     deviceScaleFactor: rendering.deviceScaleFactor,
-    delayMs: o.delayMs ?? 0,
-    waitForSelector: o.waitForSelector ?? null,
-    hideSelectors: o.hideSelectors ?? [],
-    darkMode: o.darkMode ?? false,
-    waitUntil: o.waitUntil ?? website.captureOptions.waitUntil,
-    output: resolveOutput(o, website.captureOptions),
-    selector: page.selector ?? null,
-    clip: page.clip ?? null,
+    output: resolveOutput(job.options, website.captureOptions),
     emulation: rendering.emulation,
-    blockResources: page.blockResources ?? [],
-    css: page.css ?? null,
-    blockCookieBanners: page.blockCookieBanners ?? false,
-    blockAds: page.blockAds ?? false,
-    blockTrackers: page.blockTrackers ?? false,
     secrets: mergeSecrets(requestSecrets, website.captureOptions.secrets),
     ignoreSelectors: website.changeIgnoreSelectors,
-    failOnStatus: failOnStatusForCapture(page.failOnStatus),
-    ...(page.timeoutMs !== undefined ? { timeoutMs: page.timeoutMs } : {}),
+    failOnStatus: failOnStatusForCapture(merged.failOnStatus),
   };
 }
 
@@ -70,7 +62,7 @@ export function compareKeyFor(website: WebsiteProps, job: JobProps, request: Cap
     viewportWidth: request.viewportWidth,
     viewportHeight: request.viewportHeight,
     deviceScaleFactor: request.deviceScaleFactor,
-    device: mergePageOptions(job.options, website.captureOptions).device ?? null,
+    device: mergeCaptureOptions(job.options, website.captureOptions).device ?? null,
     fullPage: request.fullPage,
     selector: request.selector ?? null,
     clip: request.clip ?? null,
