@@ -1,4 +1,3 @@
-import type { CaptureSecrets } from '../../../shared/domain/capture-secrets';
 import { CaptureOptions, VIEWPORT } from '../../../shared/domain/capture-option-table';
 
 /** Website rules (API.md, Websites): bounds and defaults live here and nowhere else. */
