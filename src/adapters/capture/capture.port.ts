@@ -16,7 +16,7 @@ import type { WaitUntil } from '../../shared/domain/wait-until';
 /**
  * One capture as the capturer takes it: the request laid over the website's defaults, every default applied.
  * The options the capturer uses as they are come from the capture-option table (PlainCaptureChoices: full_page,
- * delay_ms, wait_for_selector, hide_selectors, dark_mode, wait_until, selector, clip, block_*, css, timeout_ms —
+ * delay_ms, wait_for_selector, hide_selectors, dark_mode, selector, clip, block_*, css, timeout_ms —
  * a new plain option appears here by its row); the rest is computed from options (viewport, emulation, output).
  */
 export interface CaptureRequest extends PlainCaptureChoices {
@@ -26,6 +26,8 @@ export interface CaptureRequest extends PlainCaptureChoices {
   viewportHeight: number;
   /** 1..3 */
   deviceScaleFactor: number;
+  /** When the capture is taken after navigating (default 'stable'). */
+  waitUntil?: WaitUntil;
   /** What to produce (default: a PNG with the page's background). */
   output?: ResolvedOutput;
   /** Device and browser emulation beyond the viewport (a device preset, user_agent, locale, timezone). */

@@ -141,7 +141,8 @@ export const CAPTURE_OPTION_TABLE = [
     secret: false,
     formats: ALL_FORMATS,
     changesPicture: true,
-    capturer: 'plain',
+    // Left unset when nobody chose: the capturer knows its default.
+    capturer: 'derived',
     shownWithDefault: true,
     description: WAIT_UNTIL_DESCRIPTION,
     form: { label: 'Wait until', section: 'page' },

@@ -44,6 +44,7 @@ export function captureRequestFor(website: WebsiteProps, job: JobProps, requestS
     viewportWidth: rendering.viewportWidth,
     viewportHeight: rendering.viewportHeight,
     deviceScaleFactor: rendering.deviceScaleFactor,
+    waitUntil: merged.waitUntil,
     output: resolveOutput(job.options, website.captureOptions),
     emulation: rendering.emulation,
     secrets: mergeSecrets(requestSecrets, website.captureOptions.secrets),
