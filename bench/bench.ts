@@ -1,6 +1,6 @@
 /**
  * npm run bench — the service's capture throughput, latency, CPU and memory against the real floor, in one run
- * on the same machine and pages (README "Benchmark"):
+ * on the same machine and pages (docs/benchmark.md):
  *
  *   (a) bare loop: puppeteer on the same headless shell, as many browsers as the service starts, a fresh context
  *       per capture, `goto` until `load` only, PNG — at concurrency 4, 8 and 16; the best is the floor;

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 
 import type { HostResolver } from '../../shared/url-policy';
 import { BLOCKED_CATEGORIES, requestBlocker } from './ad-blocking';
-import type { CaptureRequest } from './capture.port';
+import type { CaptureRequest } from '../../modules/screenshots/application/capture.port';
 import { captureRequest } from './capture-request';
 import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
 

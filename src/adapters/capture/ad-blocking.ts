@@ -5,7 +5,7 @@
  * category — so one engine answers both questions, "is this an ad?" and "is this a tracker?".
  *
  * Network filters only: an ad slot whose content never loads stays as the page laid it out (usually empty).
- * Mind the database's licence (CC BY-NC-SA 4.0) for commercial deployments: see README "Capture options".
+ * Mind the database's licence (CC BY-NC-SA 4.0) for commercial deployments: see docs/capture-options.md.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -1,5 +1,5 @@
 import { cpus, freemem, totalmem } from 'node:os';
-import { CaptureFailure } from './capture.port';
+import { CaptureFailure } from '../../modules/screenshots/application/capture.port';
 
 /**
  * How busy the machine is, as the admission sees it. System-wide on purpose: Chromium's renderers, not this
@@ -57,15 +57,14 @@ export interface AdmissionLimits {
 
 /**
  * Captures admitted at once per core, whatever the load. A capture spends about half its time waiting (the
- * stability window, the network, the database), so one per core leaves the cores idle: measured on 2 cores
- * with small pages (150 through the API): 1 per core gave 10.2–11.2 captures/s, 2 per core 13.8, 3 per core 14.7,
- * as many as a fixed 16.
+ * stability window, the network, the database), so one per core leaves the cores idle; three per core reach what
+ * a fixed 16 reaches on 2 cores (figures: docs/benchmark.md).
  */
 export const FLOOR_PER_CORE = 3;
 
 /**
- * Defaults for this machine: the floor above, a CPU target just short of saturation (measured: 0.85 left a
- * tenth of the throughput unused, 0.97 none), the memory reserve 15 % (at least 512 MiB).
+ * Defaults for this machine: the floor above, a CPU target just short of saturation (a lower one left throughput
+ * unused; figures: docs/benchmark.md), the memory reserve 15 % (at least 512 MiB).
  */
 export function defaultAdmissionLimits(cap: number, cores = cpus().length): AdmissionLimits {
   return {

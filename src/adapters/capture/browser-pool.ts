@@ -6,7 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import { launch, TargetType, type Browser, type BrowserContext, type LaunchOptions, type Page, type Target } from 'puppeteer';
 
 import type { HostResolver } from '../../shared/url-policy';
-import { CaptureFailure } from './capture.port';
+import { CaptureFailure } from '../../modules/screenshots/application/capture.port';
 import { findChrome, type CaptureSettings } from './capture-options';
 import { EgressProxy } from './egress-proxy';
 import type { EgressExplainer } from './navigation-egress';
@@ -318,7 +318,8 @@ function closePopups(context: BrowserContext): void {
 
 /**
  * A few long-lived browsers, each serving several isolated incognito contexts at once.
- * Contexts rather than a browser per capture because a context costs milliseconds and a launch ~200–350 ms;
+ * Contexts rather than a browser per capture because a context costs milliseconds and a launch far more (figures:
+ * docs/benchmark.md);
  * several browsers rather than one so a single browser process does not become the bottleneck and a
  * crash only takes down part of the capacity (see DESIGN.md: measure before changing the default).
  */

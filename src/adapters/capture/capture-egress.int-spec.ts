@@ -20,7 +20,7 @@ import type { HostResolver } from '../../shared/url-policy';
 import { launch } from 'puppeteer';
 
 import { BrowserPool, CHROME_ARGS } from './browser-pool';
-import { CaptureFailure, type CaptureRequest, type CaptureResult } from './capture.port';
+import { CaptureFailure, type CaptureRequest, type CaptureResult } from '../../modules/screenshots/application/capture.port';
 import { findChrome, resolveCaptureSettings } from './capture-options';
 import { EgressProxy } from './egress-proxy';
 import { captureRequest } from './capture-request';

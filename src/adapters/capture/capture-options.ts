@@ -1,6 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { DEFAULT_CONCURRENCY_PER_CORE } from '../../config/app-config';
 
 export interface CaptureSettings {
   /** Explicit browser binary (CHROME_PATH); otherwise findChrome() looks for one. */
@@ -27,22 +28,20 @@ export interface CaptureSettings {
   networkIdleMaxWaitMs: number;
   /**
    * wait_until 'stable': how long the page must stay still (no request, short timer, mutation, decode)
-   * before it is captured. See README "When the capture is taken" for how it was measured.
+   * before it is captured. How it was measured: docs/how-a-capture-runs.md, "When the capture is taken".
    */
   settleWindowMs: number;
   /**
    * CAPTURE_FAST_PNG: Chromium's fast PNG encoder (it compresses less to encode faster) instead of its compact
-   * one. The compact encoder is the largest single cost a capture adds to Chromium's browser process: on the
-   * bench's 4-page mix it took 141–151 ms of that process's CPU per capture against 84–85 with this on, and the
-   * whole capture 362–387 ms against 304 (README "Benchmark"). The files are larger: 1.3× on pages of text or
-   * photos (313 → 419 KB, 217 → 282 KB at 1280×800), up to 2.8× on flat ones that compress very well either way
-   * (8 → 22 KB). On by default: this service is sized by CPU, and storage is cheap; `false` for the smaller files.
+   * one. The compact encoder is the largest single cost a capture adds to Chromium's browser process; the fast one
+   * makes larger files, most of all on flat pages that compress very well either way (figures: docs/benchmark.md).
+   * On by default: this service is sized by CPU, and storage is cheap; `false` for the smaller files.
    */
   fastPngEncoding: boolean;
   /**
    * CAPTURE_PREWARM: each browser keeps one fresh context with an open blank tab ready for the next capture, so a
-   * capture does not wait for its tab's renderer to start (measured: ~150 ms of a lone capture's latency on a slow
-   * 2-core VM, see README "Benchmark"). Costs one idle renderer per browser. Default true.
+   * capture does not wait for its tab's renderer to start, the largest single step of a lone capture (figures:
+   * docs/benchmark.md). Costs one idle renderer per browser. Default true.
    */
   prewarm: boolean;
   /**
@@ -53,13 +52,6 @@ export interface CaptureSettings {
   /** URL_ALLOWLIST: exact origins ("http://intranet.local:8080") whose address check is skipped. Default []. */
   urlAllowlist: string[];
 }
-
-/**
- * The default cap per core when CAPTURE_CONCURRENCY is unset: high enough that waiting pages never leave the
- * cores idle (the admission keeps the real number lower when the cores are busy). Measured: see README
- * "Concurrency".
- */
-export const DEFAULT_CONCURRENCY_PER_CORE = 8;
 
 export function defaultCaptureSettings(): CaptureSettings {
   const cores = Math.max(1, cpus().length);
@@ -126,7 +118,7 @@ export interface ChromeSearchPlaces {
 }
 
 const DEFAULT_SEARCH_PLACES: ChromeSearchPlaces = {
-  // The headless shell first: measured ~4× faster per capture than full Chromium in new headless mode.
+  // The headless shell first: much faster per capture than full Chromium in new headless mode (figures: docs/benchmark.md).
   absolutePaths: ['/usr/bin/chromium-headless-shell'],
   commandNames: ['chromium-headless-shell', 'chromium', 'chromium-browser', 'google-chrome'],
   pathEnv: process.env.PATH ?? '',

@@ -1,5 +1,5 @@
 import { plainChoices, VIEWPORT } from '../../shared/domain/capture-option-table';
-import type { CaptureRequest } from './capture.port';
+import type { CaptureRequest } from '../../modules/screenshots/application/capture.port';
 
 /**
  * A capture request with the plain defaults (the table's: 1280×800 viewport, no extras) for the given URL;

@@ -5,7 +5,7 @@
  */
 import { renderingFor } from '../../shared/domain/capture-option-rules';
 import { chartBarTop, HARD_PAGES, type HardPagesServer, lazyImagesShown, LAZY_COLOURS, readPng, startHardPages } from '../../../test/support/hard-pages';
-import type { CaptureRequest } from './capture.port';
+import type { CaptureRequest } from '../../modules/screenshots/application/capture.port';
 import { captureRequest } from './capture-request';
 import { LAZY_SCROLL_BUDGET_MS } from './lazy-reveal';
 import { LATE_REQUEST_MAX_AGE_MS } from './page-stability';

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { PNG } from 'pngjs';
 
-import type { CaptureRequest, CaptureResult } from './capture.port';
+import type { CaptureRequest, CaptureResult } from '../../modules/screenshots/application/capture.port';
 import { captureRequest } from './capture-request';
 import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
 

@@ -3,7 +3,7 @@
  */
 import type { ElementHandle, HTTPRequest, Page } from 'puppeteer';
 
-import { CaptureFailure, type CaptureResult, type Emulation } from './capture.port';
+import { CaptureFailure, type CaptureResult, type Emulation } from '../../modules/screenshots/application/capture.port';
 import { addStyleSheetScript, disableServiceWorkersScript, fullPageLayoutScript, hideSelectorsScript } from './in-page-scripts';
 import { isValidCssSelector } from '../../shared/css-selector/css-selector';
 import { stabilityTracker } from './page-stability';

@@ -12,7 +12,7 @@ const ENQUEUE_TIMEOUT_MS = 2000;
  * How often each worker looks for deliveries whose worker stopped renewing its lock. Bull moves such a job back
  * to the queue at the second check after its lock expired, so a dead worker's job runs again within
  * lockDuration + 2 × this: at most 6 s over JOB_LOCK_MS (the check was the lock's length, which made a
- * handover take two to three locks: 72–77 s with the default 30 s). One small Lua script per check.
+ * handover take two to three locks; figures: docs/faults.md). One small Lua script per check.
  */
 export function stalledCheckIntervalMs(lockDurationMs: number): number {
   return Math.max(500, Math.min(3000, Math.floor(lockDurationMs / 5)));

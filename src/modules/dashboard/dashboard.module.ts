@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
+import { JobsModule } from '../jobs/jobs.module';
 import { RateLimitingModule } from '../rate-limiting/rate-limiting.module';
 import { ScenariosModule } from '../scenarios/scenarios.module';
 import { SchedulesModule } from '../schedules/schedules.module';
@@ -27,7 +28,7 @@ import { TypeOrmDashboardQueries } from './infrastructure/typeorm-dashboard-quer
  * in with email and password instead of a bearer token. It owns no rules of its own beyond presentation.
  */
 @Module({
-  imports: [AccountsModule, RateLimitingModule, WebsitesModule, ScreenshotsModule, ScenariosModule, SchedulesModule],
+  imports: [AccountsModule, JobsModule, RateLimitingModule, WebsitesModule, ScreenshotsModule, ScenariosModule, SchedulesModule],
   controllers: [
     SignInController,
     AssetsController,

@@ -8,8 +8,8 @@ import { notAllowed } from './capped-validation';
  * Counts first, then elements (issue 27): a request body is walked once, before class-transformer copies it and
  * class-validator checks it element by element, and every array and object in it is measured against its bound
  * before any of its elements is looked at. The first collection over its bound ends the walk with a 422 naming
- * it, so no body under 1 MiB costs more than one bounded pass (66,666 header entries took 10 s of event loop in
- * class-transformer and class-validator, 60,000 unknown keys inside `capture_options` 3 s).
+ * it, so no body under 1 MiB costs more than one bounded pass (class-transformer and class-validator held the
+ * event loop for seconds on such bodies; figures: docs/benchmark.md).
  *
  * The bounds come from the DTOs: `@ArrayMaxSize(n)`, `@MaxEntries(n)` (objects, or arrays with their own
  * message), and `@NestedDto(() => Dto)` for objects and arrays of objects described by a DTO of their own,

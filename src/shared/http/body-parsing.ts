@@ -432,7 +432,7 @@ function refuseUnusableBody(context: ExecutionContext, acceptsForms: boolean): v
  *
  * A guard and not an interceptor on purpose: with even one global interceptor, Nest runs every request through
  * an rxjs pipeline and two AsyncResource.bind() calls (each defining deprecated accessors), which cost more CPU
- * than authenticating the request (README, "Per-request cost").
+ * than authenticating the request (docs/benchmark.md, "Per-request cost").
  */
 @Injectable()
 export class RequestBodyGuard implements CanActivate {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequestError, DomainError, NotFoundError } from '../domain/domain-error';
 
-/** The README's limit on one path segment (414 `uri_too_long` beyond it). */
+/** The documented limit on one path segment (docs/api.md; 414 `uri_too_long` beyond it). */
 export const MAX_PATH_SEGMENT = 2048;
 
 /**

@@ -43,7 +43,7 @@ export function loggerOptions(level: string): LoggerOptions {
  *
  * Not pino-http as Nest middleware (nestjs-pino's default): that runs every request through Fastify's middleware
  * engine and an AsyncLocalStorage scope, and the scope turns on promise hooks for the whole process — together
- * a larger share of a request's CPU than authenticating it (bench/api-bench.ts, README "Per-request cost").
+ * a larger share of a request's CPU than authenticating it (bench/api-bench.ts, docs/benchmark.md "Per-request cost").
  * Nothing here needs a per-request logger: log lines from services carry their own context. The root logger is
  * looked up per line because nestjs-pino creates it when the app initialises, after this hook is added.
  */

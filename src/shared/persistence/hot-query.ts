@@ -6,7 +6,7 @@ import type { PageRequest } from '../domain/page-request';
  * same entities (dates, booleans and nulls per driver), without building the query anew each time.
  *
  * Why not the query builder: on the one query every authenticated request runs (token + account), building,
- * aliasing and transforming took most of that query's time (profile in README "Per-request cost"); the SQL
+ * aliasing and transforming took most of that query's time (profile in docs/benchmark.md "Per-request cost"); the SQL
  * it produced never changes. Everything else keeps using repositories and the builder: this is for a query
  * run thousands of times a second, not a second way to write queries.
  *
@@ -77,7 +77,7 @@ const pageQueries = new WeakMap<Repository<ObjectLiteral>, Map<string, PageQueri
  *
  * findAndCount builds both queries anew on every call and writes the values into the SQL text, so SQLite
  * prepares a new statement for every account and page; here each shape of filter gets its SQL once, with
- * placeholders, and runs as a prepared statement (README, "Per-request cost"). The total is counted only
+ * placeholders, and runs as a prepared statement (docs/benchmark.md, "Per-request cost"). The total is counted only
  * when the page does not reveal it.
  */
 export async function findPage<T extends ObjectLiteral>(

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { PasswordHasher } from '../application/ports';
 
 /**
- * Node's scrypt with N=2^15, r=8, p=1 (32 MiB, about 120 ms on this 2-core machine): costly enough to make offline guessing of
+ * Node's scrypt with N=2^15, r=8, p=1 (32 MiB; its time: docs/benchmark.md): costly enough to make offline guessing of
  * a leaked hash slow, cheap enough for a sign-in. Stored as `scrypt$N$r$p$salt$key` so the parameters can be
  * raised later without breaking existing passwords.
  */

@@ -108,7 +108,8 @@ function controlOf(spec: CaptureOptionSpec): FieldKind {
 function placeholderOf(spec: CaptureOptionSpec, kind: FieldKind): string | undefined {
   if (spec.form.placeholder !== undefined) return spec.form.placeholder;
   if (kind === 'tristate' && typeof spec.default === 'boolean') return spec.default ? 'yes' : 'no';
-  if (kind === 'select' || kind === 'int' || kind === 'decimal') return typeof spec.default === 'string' || typeof spec.default === 'number' ? String(spec.default) : undefined;
+  if (kind === 'select' || kind === 'int' || kind === 'decimal')
+    return typeof spec.default === 'string' || typeof spec.default === 'number' ? String(spec.default) : undefined;
   return undefined;
 }
 

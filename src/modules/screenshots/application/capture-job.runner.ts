@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
-import { CaptureFailure, CaptureRequest, CaptureResult, PageCapturer } from '../../../adapters/capture/capture.port';
+import { CaptureFailure, CaptureRequest, CaptureResult, PageCapturer } from './capture.port';
 import { Clock } from '../../../shared/domain/clock';
 import { CaptureSecrets, mergeSecrets } from '../../../shared/domain/capture-secrets';
 import { renderingFor, resolveOutput } from '../../../shared/domain/capture-option-rules';
@@ -12,24 +12,28 @@ import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
 import { endedIf, HandledOutcome, HandlesJobs, JobTypeHandler } from '../../jobs/application/job-handlers';
 import { JobProps } from '../../jobs/domain/job';
+import type { CaptureJobOptions } from '../domain/capture-job-options';
 import { errorMessage } from '../../../shared/domain/error-message';
 import { InfrastructureFailure } from '../../jobs/application/job-failure';
 import { DuplicateScreenshotError, ScreenshotRepository, StorageUnavailableError } from './ports';
 import { LEASE_MARGIN_MS, maxRunMs } from '../../jobs/application/job-lease';
 import { JobRepository, SupersededAttemptError } from '../../jobs/application/ports';
 import { ScreenshotKeeper } from './screenshot-keeper';
-import { Metrics } from '../../metrics/application/metrics';
+import { Metrics } from '../../../shared/metrics/metrics';
 import type { OutputFormat } from '../../../shared/domain/output-format';
 import { compareKey } from '../domain/change';
 import type { ScreenshotProps } from '../domain/screenshot';
 import { ChangeDetector } from './change-detector';
+
+/** A capture job: its payload is the capture's options. */
+type CaptureJob = JobProps<CaptureJobOptions>;
 
 /** The website's defaults as capture options: its saved `capture_options` and its own full_page and viewport. */
 function websiteDefaults(website: WebsiteProps): CaptureOptions {
   return { ...website.captureOptions, fullPage: website.fullPage, viewportWidth: website.viewportWidth, viewportHeight: website.viewportHeight };
 }
 
-export function captureRequestFor(website: WebsiteProps, job: JobProps, requestSecrets?: CaptureSecrets): CaptureRequest {
+export function captureRequestFor(website: WebsiteProps, job: CaptureJob, requestSecrets?: CaptureSecrets): CaptureRequest {
   // The request's choice, else the website's saved default, else the table's. A device sets the viewport
   // (a request cannot also send one: CaptureJobsService checks it).
   const merged = mergeCaptureOptions(job.options, websiteDefaults(website));
@@ -57,7 +61,7 @@ export function captureRequestFor(website: WebsiteProps, job: JobProps, requestS
  * The compare key of a capture (change history): images only, from the settings that decide what the picture
  * shows. A PDF is never compared.
  */
-export function compareKeyFor(website: WebsiteProps, job: JobProps, request: CaptureRequest, format: OutputFormat): string | null {
+export function compareKeyFor(website: WebsiteProps, job: CaptureJob, request: CaptureRequest, format: OutputFormat): string | null {
   if (format === 'pdf') return null;
   return compareKey({
     viewportWidth: request.viewportWidth,
@@ -83,7 +87,7 @@ const AFTER_STORE_MS = 5_000;
  */
 @Injectable()
 @HandlesJobs('screenshot')
-export class CaptureJobRunner implements JobTypeHandler, OnModuleDestroy {
+export class CaptureJobRunner implements JobTypeHandler<CaptureJobOptions>, OnModuleDestroy {
   private readonly logger = new Logger('CaptureJobRunner');
   /** Shutting down: an outage is no longer waited out here (the job goes back to the queue, for another worker). */
   private stopping = false;
@@ -110,7 +114,7 @@ export class CaptureJobRunner implements JobTypeHandler, OnModuleDestroy {
    * A request's sealed secrets are erased from the job row once the job has ended (they are kept through
    * retries, which need them). A job that ends by running out of attempts keeps them, sealed.
    */
-  private async eraseSecrets(job: JobProps): Promise<void> {
+  private async eraseSecrets(job: CaptureJob): Promise<void> {
     if (!job.options.sealedSecrets) return;
     const { sealedSecrets: _sealed, ...rest } = job.options;
     try {
@@ -121,7 +125,7 @@ export class CaptureJobRunner implements JobTypeHandler, OnModuleDestroy {
     }
   }
 
-  async handle(job: JobProps): Promise<HandledOutcome> {
+  async handle(job: CaptureJob): Promise<HandledOutcome> {
     const attemptStarted = performance.now();
     const website = job.websiteId === null ? null : await this.websites.findById(job.websiteId);
     if (!website) return endedIf(await this.jobs.fail(job.id, 'Website was deleted', this.clock.now()), 'failed');
@@ -150,7 +154,7 @@ export class CaptureJobRunner implements JobTypeHandler, OnModuleDestroy {
     return outcome;
   }
 
-  private async store(job: JobProps, website: WebsiteProps, result: CaptureResult, request: CaptureRequest, attemptStarted: number): Promise<HandledOutcome> {
+  private async store(job: CaptureJob, website: WebsiteProps, result: CaptureResult, request: CaptureRequest, attemptStarted: number): Promise<HandledOutcome> {
     // One instant for both: the website's last_screenshot_at is exactly its newest screenshot's taken_at.
     const takenAt = this.clock.now();
     const started = performance.now();
@@ -193,7 +197,7 @@ export class CaptureJobRunner implements JobTypeHandler, OnModuleDestroy {
    * full disk, the database) are not waited for here.
    */
   private async throughStorageOutage(
-    job: JobProps,
+    job: CaptureJob,
     result: CaptureResult,
     attemptStarted: number,
     store: () => Promise<ScreenshotProps>,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { UnavailableError } from '../../../shared/domain/domain-error';
 import { errorMessage } from '../../../shared/domain/error-message';
-import { CaptureResult } from '../../../adapters/capture/capture.port';
+import { CaptureResult } from './capture.port';
 import { diffKey, ScreenshotProps, screenshotKey, thumbnailKey } from '../domain/screenshot';
 import { CapturedScreenshot, ScreenshotRepository, ScreenshotStorage, ThumbnailRenderer } from './ports';
 
@@ -36,7 +36,7 @@ export class ScreenshotKeeper {
    * leaves a file without a row, never the reverse.
    *
    * No thumbnail is made here for images: rendering one costs about as much CPU as a tenth of a whole capture
-   * (measured: 129 → 114 ms of CPU per capture, 14.7 → 16.6 captures/s on 2 cores), and most screenshots taken
+   * (figures: docs/benchmark.md), and most screenshots taken
    * through the API are never shown as a thumbnail. It is made on its first request instead (thumbnail()). A
    * PDF's is made here, from the capture's preview of the first viewport: nothing can make it later.
    */

@@ -8,8 +8,8 @@
  * - Taller than 300 after scaling to the width (full-page captures, up to 16,384 px): the TOP is kept and the rest
  *   cut off, not squashed — the header and the first screen are what identify a page; a 1:40 sliver identifies
  *   nothing.
- * - WebP at quality 80: a text-heavy 1280×800 page comes out around 20 KB where a PNG of the same size is about
- *   100 KB, with no visible artefacts on text at this size; every browser in use decodes WebP.
+ * - WebP at quality 80: far smaller than a PNG for a text-heavy page (figures: docs/benchmark.md), with no
+ *   visible artefacts on text at this size; every browser in use decodes WebP.
  */
 export const THUMBNAIL = {
   maxWidth: 400,

@@ -1,14 +1,12 @@
 import { changeView } from '../domain/change';
 import { captureReportView } from '../domain/capture-report';
-import { MAX_WAIT_SECONDS } from '../../jobs/application/job-wait';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional } from 'class-validator';
 import { IsId, MAX_ID, QueryInt } from '../../../shared/http/validation';
 import { PageQuery } from '../../../shared/http/pagination';
-import { JOB_STATUSES, JobProps, JobStatus } from '../../jobs/domain/job';
 import { FORMAT_FILES } from '../../../shared/domain/output-format';
 import { BULK_DOWNLOAD_MAX_IDS, ScreenshotProps } from '../domain/screenshot';
-import { JobView, ScreenshotView } from './openapi';
+import { ScreenshotView } from './openapi';
 
 export class BulkDownloadDto {
   @ApiProperty({
@@ -39,27 +37,6 @@ export class ScreenshotListQuery extends PageQuery {
   scenario_id?: number;
 }
 
-export class WaitQuery {
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 0,
-    maximum: MAX_WAIT_SECONDS,
-    description: 'Long-poll: answer as soon as the job has ended, or after this many seconds with its current state (default 0: at once).',
-  })
-  @QueryInt(0, MAX_WAIT_SECONDS)
-  wait?: number;
-}
-
-export class JobListQuery extends PageQuery {
-  @ApiPropertyOptional({ enum: JOB_STATUSES })
-  @IsOptional()
-  @IsIn(JOB_STATUSES)
-  status?: JobStatus;
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_ID })
-  @QueryInt(1, MAX_ID)
-  website_id?: number;
-}
-
 export function screenshotView(s: ScreenshotProps): ScreenshotView {
   return {
     id: s.id,
@@ -77,22 +54,5 @@ export function screenshotView(s: ScreenshotProps): ScreenshotView {
     taken_at: s.takenAt.toISOString(),
     change: changeView(s.change),
     capture: captureReportView(s.capture),
-  };
-}
-
-export function jobView(j: JobProps): JobView {
-  return {
-    id: j.id,
-    type: j.type,
-    status: j.status,
-    source: j.source,
-    schedule_id: j.scheduleId,
-    website_id: j.websiteId,
-    screenshot_id: j.screenshotId,
-    error: j.error,
-    attempts: j.attempts,
-    created_at: j.createdAt.toISOString(),
-    started_at: j.startedAt?.toISOString() ?? null,
-    finished_at: j.finishedAt?.toISOString() ?? null,
   };
 }

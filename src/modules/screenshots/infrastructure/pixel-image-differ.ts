@@ -68,10 +68,10 @@ const MARGIN = 2;
 /**
  * Pixels counted per pixelmatch call, and so the longest the comparison holds the event loop (the API, in embedded
  * mode, answers nothing meanwhile). pixelmatch is synchronous JavaScript, and where every pixel differs it runs its
- * anti-aliasing test on each: 256 rows of 1280 px took 80 ms in plain Node and over half a second under load, past
- * the 300 ms a Redis command may take before its request is answered 503 (seen: a GET answered 503 during the
- * comparison of a white capture with a green one). 65,536 pixels (51 rows at 1280 px) take ~10 ms at worst; the
- * MARGIN rows each chunk adds cost 8 % more at that width. Equal rows cost only a memcmp and are skipped.
+ * anti-aliasing test on each: larger chunks held the loop past the 300 ms a Redis command may take before its
+ * request is answered 503 (seen: a GET answered 503 during the comparison of a white capture with a green one).
+ * This size holds it a few ms at worst, its MARGIN rows a small extra (figures: docs/benchmark.md). Equal rows
+ * cost only a memcmp and are skipped.
  */
 const CHUNK_PIXELS = 65_536;
 /** At least 16 rows, so the margin rows stay a small part of a chunk even on a very wide image. */
@@ -133,7 +133,7 @@ async function changedPixels(a: Buffer, b: Buffer, width: number, height: number
 
 /**
  * Image comparison with pixelmatch on pixels decoded by sharp (any of our image formats), the only code that
- * imports pixelmatch. Costs measured in README "Change history".
+ * imports pixelmatch. Costs measured in docs/change-history.md.
  */
 @Injectable()
 export class PixelImageDiffer extends ImageDiffer {

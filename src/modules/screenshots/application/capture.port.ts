@@ -1,17 +1,18 @@
 /**
  * The capture port: what the rest of the product knows about rendering a page.
- * Deliberately free of puppeteer types so that only this adapter folder depends on puppeteer.
+ * Deliberately free of puppeteer types so that only adapters/capture (which implements it) depends on puppeteer.
  */
-import type { OutputFormat } from '../../shared/domain/output-format';
-import type { CaptureSecrets } from '../../shared/domain/capture-secrets';
-import type { PlainCaptureChoices } from '../../shared/domain/capture-option-table';
-import type { Emulation, ResolvedOutput } from '../../shared/domain/capture-option-rules';
-import type { CaptureReport } from '../../shared/domain/capture-report';
+import type { OutputFormat } from '../../../shared/domain/output-format';
+import type { CaptureSecrets } from '../../../shared/domain/capture-secrets';
+import type { PlainCaptureChoices } from '../../../shared/domain/capture-option-table';
+import type { Emulation, ResolvedOutput } from '../../../shared/domain/capture-option-rules';
+import type { CaptureReport } from '../../../shared/domain/capture-report';
 
 export type { CaptureReport };
 
 export type { Emulation };
-import type { WaitUntil } from '../../shared/domain/wait-until';
+import type { WaitUntil } from '../../../shared/domain/wait-until';
+import { JobFailure } from '../../jobs/application/job-failure';
 
 /**
  * One capture as the capturer takes it: the request laid over the website's defaults, every default applied.
@@ -98,12 +99,16 @@ export interface CaptureLoad {
  */
 export type CaptureFailureKind = 'page' | 'infrastructure';
 
-export class CaptureFailure extends Error {
+/**
+ * A capture's failure as a job sees it (JobFailure): a page failure fails the job at once with this message; an
+ * infrastructure one is retried, and should it end the job the client reads a fixed phrase, not the message.
+ */
+export class CaptureFailure extends JobFailure {
   constructor(
     readonly kind: CaptureFailureKind,
     message: string,
   ) {
-    super(message);
+    super(kind === 'infrastructure', message, kind === 'page' ? message : 'the browser crashed or could not be started');
     this.name = 'CaptureFailure';
   }
 }
