@@ -22,9 +22,11 @@ const CONTEXT_IMPORTS = {
   websites: ['accounts'],
   screenshots: ['jobs', 'accounts', 'websites'],
   scenarios: ['jobs', 'accounts', 'websites', 'screenshots'],
-  schedules: ['jobs', 'accounts', 'websites', 'screenshots'],
+  schedules: ['jobs', 'accounts', 'websites', 'screenshots', 'scenarios'],
   webhooks: ['jobs', 'accounts', 'rate-limiting', 'screenshots', 'scenarios'],
   metrics: ['jobs', 'screenshots'],
+  // On main since this map was drawn: alerts by mail, on the webhooks' events.
+  notifications: ['accounts', 'websites', 'webhooks'],
 };
 
 const contextRules = Object.entries(CONTEXT_IMPORTS).map(([context, allowed]) => ({
