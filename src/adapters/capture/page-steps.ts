@@ -8,7 +8,8 @@ import { addStyleSheetScript, disableServiceWorkersScript, fullPageLayoutScript,
 import { isValidCssSelector } from '../../shared/css-selector/css-selector';
 import { stabilityTracker } from './page-stability';
 import { imageSize } from 'image-size';
-import type { PdfPaper, ResolvedOutput } from '../../shared/domain/output-format';
+import type { PdfPaper } from '../../shared/domain/output-format';
+import type { ResolvedOutput } from '../../shared/domain/capture-option-rules';
 import type { Clip } from '../../shared/domain/page-options';
 import { browserRefusal, CaptureSecrets, CookieSpec, isFirstParty } from '../../shared/domain/capture-secrets';
 import { requestBlocker, type BlockingChoice, type RequestBlocker } from './ad-blocking';

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { PNG } from 'pngjs';
 
 import { CaptureFailure, type CaptureRequest, type CaptureResult } from '../../modules/screenshots/application/capture.port';
-import { captureRequest } from './capture-request';
+import { captureRequest } from '../../../test/support/capture-request';
 import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
 
 jest.setTimeout(60_000);

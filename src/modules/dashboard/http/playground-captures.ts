@@ -4,7 +4,7 @@ import { parseId } from '../../../shared/http/validation';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { JobsService } from '../../jobs/application/jobs.service';
 import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
-import { TakeScreenshotDto, toCaptureOptions } from '../../screenshots/http/dto';
+import { TakeScreenshotDto, toCaptureOptions } from '../../../shared/http/capture-option-fields';
 import { WebsitesService } from '../../websites/application/websites.service';
 import type { WebsiteProps } from '../../websites/domain/website';
 import { UpdateWebsiteDto } from '../../websites/http/website.dto';

@@ -9,7 +9,7 @@ import { isFinished } from '../../jobs/domain/job';
 import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
 import { JobsService } from '../../jobs/application/jobs.service';
 import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
-import { TakeScreenshotDto, toCaptureOptions } from '../../screenshots/http/dto';
+import { TakeScreenshotDto, toCaptureOptions } from '../../../shared/http/capture-option-fields';
 import { WebsitesService } from '../../websites/application/websites.service';
 import type { WebsiteProps } from '../../websites/domain/website';
 import { CreateWebsiteDto, UpdateWebsiteDto } from '../../websites/http/website.dto';

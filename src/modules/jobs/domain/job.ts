@@ -16,7 +16,7 @@ export const MAX_JOB_ATTEMPTS = 3;
 
 /**
  * What a job carries for its handler (a capture: its CaptureOptions; a scenario run: the steps it was asked with),
- * stored as JSON. Opaque here: only the job type's own context gives it a type (JobProps<CaptureOptions>).
+ * stored as JSON. Opaque here: only the job type's own context gives it a type (JobProps<CaptureJobOptions>).
  */
 export type JobPayload = object;
 

@@ -1,4 +1,4 @@
-import { renderingFor } from '../../../shared/domain/page-options';
+import { renderingFor } from '../../../shared/domain/capture-option-rules';
 import { Injectable, Logger } from '@nestjs/common';
 import { CaptureFailure, ScenarioTab, CaptureResult, PageCapturer } from '../../screenshots/application/capture.port';
 import { AppConfig } from '../../../config/app-config';

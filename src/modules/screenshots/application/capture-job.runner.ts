@@ -3,15 +3,16 @@ import { AppConfig } from '../../../config/app-config';
 import { CaptureFailure, CaptureRequest, CaptureResult, PageCapturer } from './capture.port';
 import { Clock } from '../../../shared/domain/clock';
 import { CaptureSecrets, mergeSecrets } from '../../../shared/domain/capture-secrets';
-import { resolveOutput } from '../../../shared/domain/output-format';
+import { renderingFor, resolveOutput } from '../../../shared/domain/capture-option-rules';
+import { CaptureOptions, mergeCaptureOptions, plainChoices } from '../../../shared/domain/capture-option-table';
 import { SecretBox } from '../../../shared/secrets/secret-box';
-import { failOnStatusForCapture, mergePageOptions, renderingFor } from '../../../shared/domain/page-options';
+import { failOnStatusForCapture } from '../../../shared/domain/page-options';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
 import { endedIf, HandledOutcome, HandlesJobs, JobTypeHandler } from '../../jobs/application/job-handlers';
 import { JobProps } from '../../jobs/domain/job';
-import { CaptureOptions } from '../domain/capture-options';
+import type { CaptureJobOptions } from '../domain/capture-job-options';
 import { errorMessage } from '../../../shared/domain/error-message';
 import { InfrastructureFailure } from '../../jobs/application/job-failure';
 import { DuplicateScreenshotError, ScreenshotRepository, StorageUnavailableError } from './ports';
@@ -25,42 +26,34 @@ import type { ScreenshotProps } from '../domain/screenshot';
 import { ChangeDetector } from './change-detector';
 
 /** A capture job: its payload is the capture's options. */
-type CaptureJob = JobProps<CaptureOptions>;
+type CaptureJob = JobProps<CaptureJobOptions>;
+
+/** The website's defaults as capture options: its saved `capture_options` and its own full_page and viewport. */
+function websiteDefaults(website: WebsiteProps): CaptureOptions {
+  return { ...website.captureOptions, fullPage: website.fullPage, viewportWidth: website.viewportWidth, viewportHeight: website.viewportHeight };
+}
 
 export function captureRequestFor(website: WebsiteProps, job: CaptureJob, requestSecrets?: CaptureSecrets): CaptureRequest {
-  const o = job.options;
-  // The request's choice, else the website's saved default, else the capturer's. A device sets the viewport
+  // The request's choice, else the website's saved default, else the table's. A device sets the viewport
   // (a request cannot also send one: CaptureJobsService checks it).
-  const page = mergePageOptions(o, website.captureOptions);
-  const rendering = renderingFor(page, {
-    viewportWidth: o.viewportWidth ?? website.viewportWidth,
-    viewportHeight: o.viewportHeight ?? website.viewportHeight,
-    deviceScaleFactor: o.deviceScaleFactor ?? 1,
+  const merged = mergeCaptureOptions(job.options, websiteDefaults(website));
+  const rendering = renderingFor(merged, {
+    viewportWidth: merged.viewportWidth ?? website.viewportWidth,
+    viewportHeight: merged.viewportHeight ?? website.viewportHeight,
+    deviceScaleFactor: merged.deviceScaleFactor ?? 1,
   });
   return {
     url: website.url,
+    ...plainChoices(merged),
     viewportWidth: rendering.viewportWidth,
     viewportHeight: rendering.viewportHeight,
-    fullPage: o.fullPage ?? website.fullPage,
     deviceScaleFactor: rendering.deviceScaleFactor,
-    delayMs: o.delayMs ?? 0,
-    waitForSelector: o.waitForSelector ?? null,
-    hideSelectors: o.hideSelectors ?? [],
-    darkMode: o.darkMode ?? false,
-    waitUntil: o.waitUntil ?? website.captureOptions.waitUntil,
-    output: resolveOutput(o, website.captureOptions),
-    selector: page.selector ?? null,
-    clip: page.clip ?? null,
+    waitUntil: merged.waitUntil,
+    output: resolveOutput(job.options, website.captureOptions),
     emulation: rendering.emulation,
-    blockResources: page.blockResources ?? [],
-    css: page.css ?? null,
-    blockCookieBanners: page.blockCookieBanners ?? false,
-    blockAds: page.blockAds ?? false,
-    blockTrackers: page.blockTrackers ?? false,
     secrets: mergeSecrets(requestSecrets, website.captureOptions.secrets),
     ignoreSelectors: website.changeIgnoreSelectors,
-    failOnStatus: failOnStatusForCapture(page.failOnStatus),
-    ...(page.timeoutMs !== undefined ? { timeoutMs: page.timeoutMs } : {}),
+    failOnStatus: failOnStatusForCapture(merged.failOnStatus),
     // Text changes: every image capture of a job keeps the page's visible text (PDFs are never compared).
     keepText: true,
   };
@@ -68,7 +61,7 @@ export function captureRequestFor(website: WebsiteProps, job: CaptureJob, reques
 
 /** The compare key of a capture (change history, like for like: application/comparison-key.ts). */
 export function compareKeyFor(website: WebsiteProps, job: CaptureJob, request: CaptureRequest, format: OutputFormat): string | null {
-  return comparisonKey(request, mergePageOptions(job.options, website.captureOptions).device ?? null, format);
+  return comparisonKey(request, mergeCaptureOptions(job.options, website.captureOptions).device ?? null, format);
 }
 
 /** While the object store is away, a rendered file is stored again 1, 2, 4, … at most this far apart. */
@@ -84,7 +77,7 @@ const AFTER_STORE_MS = 5_000;
  */
 @Injectable()
 @HandlesJobs('screenshot')
-export class CaptureJobRunner implements JobTypeHandler<CaptureOptions>, OnModuleDestroy {
+export class CaptureJobRunner implements JobTypeHandler<CaptureJobOptions>, OnModuleDestroy {
   private readonly logger = new Logger('CaptureJobRunner');
   /** Shutting down: an outage is no longer waited out here (the job goes back to the queue, for another worker). */
   private stopping = false;

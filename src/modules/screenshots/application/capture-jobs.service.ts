@@ -4,9 +4,9 @@ import { JobsService } from '../../jobs/application/jobs.service';
 import { Clock } from '../../../shared/domain/clock';
 import { ValidationFailedError } from '../../../shared/domain/domain-error';
 import { hasSecrets, secretConflicts } from '../../../shared/domain/capture-secrets';
-import { outputConflicts, resolveOutput } from '../../../shared/domain/output-format';
+import { outputConflicts, pageOptionConflicts, resolveOutput } from '../../../shared/domain/capture-option-rules';
 import { SecretBox } from '../../../shared/secrets/secret-box';
-import { mergePageOptions, pageOptionConflicts } from '../../../shared/domain/page-options';
+import { CaptureOptions, mergeCaptureOptions } from '../../../shared/domain/capture-option-table';
 
 /** Request fields a device preset sets, so a request cannot also send them. */
 const VIEWPORT_FIELDS = [
@@ -16,7 +16,7 @@ const VIEWPORT_FIELDS = [
 ] as const;
 import { WebsitesService } from '../../websites/application/websites.service';
 import { JobProps, JobSource } from '../../jobs/domain/job';
-import { CaptureOptions } from '../domain/capture-options';
+import type { CaptureJobOptions } from '../domain/capture-job-options';
 import { AppConfig } from '../../../config/app-config';
 
 /** Asking for captures (the API side of the capture pipeline); the job is queued and read back by JobsService. */
@@ -31,7 +31,7 @@ export class CaptureJobsService {
   ) {}
 
   /** A request's secrets are never stored in plain text: sealed on the job row, with a digest for idempotency. */
-  private sealed(options: CaptureOptions): CaptureOptions {
+  private sealed(options: CaptureOptions): CaptureJobOptions {
     const { secrets, ...rest } = options;
     if (!hasSecrets(secrets)) return rest;
     const plain = JSON.stringify(secrets);
@@ -52,7 +52,7 @@ export class CaptureJobsService {
     const format = resolveOutput(options, website.captureOptions).format;
     const conflicts = [
       ...outputConflicts(options, website.captureOptions),
-      ...pageOptionConflicts(mergePageOptions(options, website.captureOptions), {
+      ...pageOptionConflicts(mergeCaptureOptions(options, website.captureOptions), {
         format,
         viewportWidth: options.viewportWidth ?? website.viewportWidth,
         viewportSetByRequest: VIEWPORT_FIELDS.filter(([key]) => options[key] !== undefined).map(([, field]) => field),

@@ -1,4 +1,4 @@
-import { captureRequest } from '../../../adapters/capture/capture-request';
+import { captureRequest } from '../../../../test/support/capture-request';
 import { DEVICES } from '../../../shared/domain/devices';
 import { compareKey } from '../domain/change';
 import { comparisonKey } from './comparison-key';
