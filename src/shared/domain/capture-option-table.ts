@@ -85,7 +85,12 @@ export interface CaptureOptionSpec {
   readonly secret: boolean;
   /** The output formats it applies to; another format with it set is a 422 (see outputConflicts). */
   readonly formats: readonly OutputFormat[];
-  /** Two captures differing in it are not like for like (change history compares like with like). */
+  /**
+   * Two captures differing in it are not like for like (change history compares like with like:
+   * screenshots/application/comparison-key.ts reads this flag). False for timing (when the picture is taken, not
+   * what it shows), the image format and quality (png, jpeg and webp are one family; a PDF is never compared) and
+   * secrets (never hashed into a stored key).
+   */
   readonly changesPicture: boolean;
   /**
    * 'plain': handed to the capturer as it is, default applied (CaptureRequest has a field of its key);
@@ -140,7 +145,7 @@ export const CAPTURE_OPTION_TABLE = [
     setOn: EVERYWHERE,
     secret: false,
     formats: ALL_FORMATS,
-    changesPicture: true,
+    changesPicture: false,
     // Left unset when nobody chose: the capturer knows its default.
     capturer: 'derived',
     shownWithDefault: true,
@@ -155,7 +160,7 @@ export const CAPTURE_OPTION_TABLE = [
     setOn: EVERYWHERE,
     secret: false,
     formats: ALL_FORMATS,
-    changesPicture: true,
+    changesPicture: false,
     capturer: 'derived',
     shownWithDefault: true,
     description: 'File format. `pdf` prints the page (print media) on `pdf_paper`.',
@@ -169,7 +174,7 @@ export const CAPTURE_OPTION_TABLE = [
     setOn: EVERYWHERE,
     secret: false,
     formats: LOSSY_FORMATS,
-    changesPicture: true,
+    changesPicture: false,
     capturer: 'derived',
     shownWithDefault: true,
     description: 'jpeg and webp only (422 with png or pdf)',
@@ -183,7 +188,7 @@ export const CAPTURE_OPTION_TABLE = [
     setOn: EVERYWHERE,
     secret: false,
     formats: PDF_ONLY,
-    changesPicture: true,
+    changesPicture: false,
     capturer: 'derived',
     shownWithDefault: true,
     description: 'pdf only',
@@ -197,7 +202,7 @@ export const CAPTURE_OPTION_TABLE = [
     setOn: EVERYWHERE,
     secret: false,
     formats: PDF_ONLY,
-    changesPicture: true,
+    changesPicture: false,
     capturer: 'derived',
     shownWithDefault: true,
     description: 'pdf only',
@@ -211,7 +216,7 @@ export const CAPTURE_OPTION_TABLE = [
     setOn: EVERYWHERE,
     secret: false,
     formats: PDF_ONLY,
-    changesPicture: true,
+    changesPicture: false,
     capturer: 'derived',
     shownWithDefault: true,
     description: 'pdf only: print background colours and images',
@@ -418,7 +423,7 @@ export const CAPTURE_OPTION_TABLE = [
     setOn: EVERYWHERE,
     secret: true,
     formats: ALL_FORMATS,
-    changesPicture: true,
+    changesPicture: false,
     capturer: 'derived',
     example: { 'X-Api-Version': '2' },
     description:
@@ -437,7 +442,7 @@ export const CAPTURE_OPTION_TABLE = [
     setOn: EVERYWHERE,
     secret: true,
     formats: ALL_FORMATS,
-    changesPicture: true,
+    changesPicture: false,
     capturer: 'derived',
     description: 'Cookies set for the website before loading it. Encrypted at rest; values never returned.',
     form: {
@@ -454,7 +459,7 @@ export const CAPTURE_OPTION_TABLE = [
     setOn: EVERYWHERE,
     secret: true,
     formats: ALL_FORMATS,
-    changesPicture: true,
+    changesPicture: false,
     capturer: 'derived',
     description: 'HTTP Basic credentials, sent only to the website’s host and its subdomains. Encrypted at rest; never returned.',
     form: { label: 'HTTP Basic credentials', section: 'secrets' },
@@ -507,7 +512,7 @@ export const CAPTURE_OPTION_TABLE = [
     setOn: REQUEST,
     secret: false,
     formats: ALL_FORMATS,
-    changesPicture: true,
+    changesPicture: false,
     capturer: 'plain',
     description: 'Milliseconds to wait after the page settled',
     form: { label: 'Delay after load (ms)', section: 'capture', placeholder: '0' },
@@ -520,7 +525,7 @@ export const CAPTURE_OPTION_TABLE = [
     setOn: REQUEST,
     secret: false,
     formats: ALL_FORMATS,
-    changesPicture: true,
+    changesPicture: false,
     capturer: 'plain',
     example: '#cookie-banner',
     description: 'Wait until this CSS selector matches before capturing (one that does not parse is 422)',
