@@ -393,3 +393,42 @@ export function visibleTextScript(ignoreSelectors: readonly string[], elementSel
     }
   })()`;
 }
+
+/*
+ * A scenario's fill (puppeteer-scenario-tab.ts), on the first element matching a selector (the one puppeteer's
+ * waitForSelector and locators pick too).
+ */
+function firstMatch(selector: string): string {
+  return `document.querySelector(${JSON.stringify(selector)})`;
+}
+
+/** Whether the element takes typed text (a textarea, a text-like input, contenteditable); false when absent. */
+export function isTextFieldScript(selector: string): string {
+  return `(() => {
+    const el = ${firstMatch(selector)};
+    if (el instanceof HTMLTextAreaElement) return true;
+    if (el instanceof HTMLInputElement) return ['text', 'url', 'tel', 'search', 'password', 'number', 'email'].includes(el.type);
+    return el instanceof HTMLElement && el.isContentEditable;
+  })()`;
+}
+
+/** Present and not disabled (what puppeteer's locators wait for too). */
+export function isEnabledScript(selector: string): string {
+  return `(() => { const el = ${firstMatch(selector)}; return !!el && !el.hasAttribute('disabled'); })()`;
+}
+
+/** Focuses the field and selects its content, so an insertion replaces it. False when the element is gone. */
+export function focusAndSelectAllScript(selector: string): string {
+  return `(() => {
+    const el = ${firstMatch(selector)};
+    if (!el) return false;
+    el.focus();
+    if (typeof el.select === 'function') { el.select(); return true; }
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+    return true;
+  })()`;
+}
