@@ -402,19 +402,19 @@ function firstMatch(selector: string): string {
   return `document.querySelector(${JSON.stringify(selector)})`;
 }
 
-/** Whether the element takes typed text (a textarea, a text-like input, contenteditable); false when absent. */
-export function isTextFieldScript(selector: string): string {
+/**
+ * What a fill finds: 'missing', 'disabled', 'text' (a textarea, a text-like input, contenteditable) or 'other'
+ * (a select, a checkbox, …).
+ */
+export function fillTargetScript(selector: string): string {
   return `(() => {
     const el = ${firstMatch(selector)};
-    if (el instanceof HTMLTextAreaElement) return true;
-    if (el instanceof HTMLInputElement) return ['text', 'url', 'tel', 'search', 'password', 'number', 'email'].includes(el.type);
-    return el instanceof HTMLElement && el.isContentEditable;
+    if (!el) return 'missing';
+    if (el.hasAttribute('disabled')) return 'disabled';
+    if (el instanceof HTMLTextAreaElement) return 'text';
+    if (el instanceof HTMLInputElement) return ['text', 'url', 'tel', 'search', 'password', 'number', 'email'].includes(el.type) ? 'text' : 'other';
+    return el instanceof HTMLElement && el.isContentEditable ? 'text' : 'other';
   })()`;
-}
-
-/** Present and not disabled (what puppeteer's locators wait for too). */
-export function isEnabledScript(selector: string): string {
-  return `(() => { const el = ${firstMatch(selector)}; return !!el && !el.hasAttribute('disabled'); })()`;
 }
 
 /** Focuses the field and selects its content, so an insertion replaces it. False when the element is gone. */

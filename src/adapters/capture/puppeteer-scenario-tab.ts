@@ -5,7 +5,7 @@ import { CaptureFailure, type ScenarioTab, type CaptureResult, type ScrollTarget
 import type { CaptureSettings } from './capture-options';
 import type { WaitUntil } from '../../shared/domain/wait-until';
 import { PAGE_CRASHED_MESSAGE, toCaptureFailure } from './capture-errors';
-import { focusAndSelectAllScript, isEnabledScript, isTextFieldScript, scrollToBottomScript } from './in-page-scripts';
+import { fillTargetScript, focusAndSelectAllScript, scrollToBottomScript } from './in-page-scripts';
 import { NavigationEgress } from './navigation-egress';
 import { assertValidSelector, LAZY_SCROLL_BUDGET_MS, revealLazyContent, takeScreenshot } from './page-steps';
 import { PageSettler } from './page-stability';
@@ -70,12 +70,21 @@ export class PuppeteerScenarioTab implements ScenarioTab {
     return this.onElement(selector, 'editable', timeoutMs, async (locator) => {
       const started = Date.now();
       const left = (): number => Math.max(1, timeoutMs - (Date.now() - started));
-      await this.page.waitForSelector(selector, { timeout: left() });
-      if (value === '' || !(await this.page.evaluate(isTextFieldScript(selector)))) {
+      const target = (): Promise<string> => this.page.evaluate(fillTargetScript(selector)) as Promise<string>;
+      // One plain evaluation first: usually the field is there and enabled, and waitFor* would first inject
+      // puppeteer's helper script into the page, itself slow in a busy renderer.
+      let found = await target();
+      if (found === 'missing' || found === 'disabled') {
+        await this.page.waitForFunction(`(${fillTargetScript(selector)}) !== 'missing' && (${fillTargetScript(selector)}) !== 'disabled'`, {
+          timeout: left(),
+          polling: 'mutation',
+        });
+        found = await target();
+      }
+      if (value === '' || found !== 'text') {
         await locator.setTimeout(left()).fill(value);
         return;
       }
-      await this.page.waitForFunction(isEnabledScript(selector), { timeout: left(), polling: 'mutation' });
       if (!(await this.page.evaluate(focusAndSelectAllScript(selector)))) throw new CaptureFailure('page', `No element matches "${selector}"`);
       await this.page.keyboard.sendCharacter(value);
     });
