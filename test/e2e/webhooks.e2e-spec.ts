@@ -21,16 +21,43 @@ interface Received {
   body: string;
 }
 
-/** Records every delivery; answers with the next planned status (204 once the plan runs out). */
-class Receiver {
+/**
+ * One test's endpoint on the shared receiver: its own path, so a late delivery meant for an earlier test (a
+ * capture that finished after that test gave up on it, a retry still due) lands on that test's channel and never
+ * counts as this one's. Records what arrives; answers with the next planned status (204 once the plan runs out).
+ */
+class Channel {
   readonly received: Received[] = [];
   plan: number[] = [];
+
+  constructor(readonly url: string) {}
+
+  answer(delivery: Received): number {
+    this.received.push(delivery);
+    return this.plan.shift() ?? 204;
+  }
+
+  /** Waits (bounded) until `n` deliveries have arrived on this channel in all. */
+  async until(n: number, timeoutMs = 20_000): Promise<Received[]> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.received.length < n) {
+      if (Date.now() > deadline) throw new Error(`only ${this.received.length} of ${n} deliveries arrived within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return this.received;
+  }
+}
+
+/** A local HTTP receiver serving one Channel per path (paths nobody opened answer 404). */
+class Receiver {
+  private readonly channels = new Map<string, Channel>();
+  private opened = 0;
   private readonly server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
-      this.received.push({ headers: req.headers, body });
-      res.writeHead(this.plan.shift() ?? 204).end();
+      const channel = this.channels.get(req.url ?? '');
+      res.writeHead(channel ? channel.answer({ headers: req.headers, body }) : 404).end();
     });
   });
   url = '';
@@ -42,19 +69,17 @@ class Receiver {
     return this;
   }
 
+  /** A fresh endpoint (URL) whose deliveries no other test sees. */
+  channel(): Channel {
+    const path = `/hook/${++this.opened}`;
+    const channel = new Channel(`${this.url}${path}`);
+    this.channels.set(path, channel);
+    return channel;
+  }
+
   async stop(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  /** Waits (bounded) until `n` deliveries have arrived in all. */
-  async until(n: number, timeoutMs = 20_000): Promise<Received[]> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.received.length < n) {
-      if (Date.now() > deadline) throw new Error(`only ${this.received.length} of ${n} deliveries arrived within ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return this.received;
   }
 }
 
@@ -88,18 +113,11 @@ describe('Webhooks (Standard Webhooks, real captures, URL policy on)', () => {
     await receiver?.stop();
   });
 
-  beforeEach(() => {
-    receiver.received.length = 0;
-    receiver.plan = [];
-  });
-
-  async function createWebhook(who: TestAccount, events = ['screenshot.succeeded', 'screenshot.failed'], app = t) {
-    const res = await request(app.url)
-      .post('/webhooks')
-      .set(who.auth)
-      .send({ url: `${receiver.url}/hook`, events, description: 'test receiver' });
+  /** A webhook of `who` pointing at `channel` (a fresh one, this test's own, unless given). */
+  async function createWebhook(who: TestAccount, events = ['screenshot.succeeded', 'screenshot.failed'], app = t, channel = receiver.channel()) {
+    const res = await request(app.url).post('/webhooks').set(who.auth).send({ url: channel.url, events, description: 'test receiver' });
     expect(res.status).toBe(201);
-    return res.body.data as { id: number; secret: string };
+    return { ...(res.body.data as { id: number; secret: string }), channel };
   }
 
   async function capture(who: TestAccount, url = `${pages.url}/`) {
@@ -196,7 +214,7 @@ describe('Webhooks (Standard Webhooks, real captures, URL policy on)', () => {
     const hook = await createWebhook(who);
     const job = await capture(who);
     expect(job.status).toBe('succeeded');
-    const [delivery] = await receiver.until(1);
+    const [delivery] = await hook.channel.until(1);
     const verified = new Webhook(hook.secret).verify(delivery.body, delivery.headers as Record<string, string>) as Record<string, unknown>;
     expect(verified).toMatchObject({
       id: delivery.headers['webhook-id'],
@@ -217,17 +235,17 @@ describe('Webhooks (Standard Webhooks, real captures, URL policy on)', () => {
     expect(Math.abs(Number(delivery.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
     // Exactly one: another pass of the dispatcher does not send it again.
     await new Promise((r) => setTimeout(r, 500));
-    expect(receiver.received).toHaveLength(1);
+    expect(hook.channel.received).toHaveLength(1);
     // A wrong secret does not verify: the signature really depends on it.
     expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(delivery.body, delivery.headers as Record<string, string>)).toThrow();
   });
 
   it('a failed capture delivers screenshot.failed with the job’s error', async () => {
     const who = await t.createAccount({ plan: 'business' });
-    await createWebhook(who);
+    const hook = await createWebhook(who);
     const job = await capture(who, `http://127.0.0.1:${deadPort}/`);
     expect(job.status).toBe('failed');
-    const [delivery] = await receiver.until(1, 30_000);
+    const [delivery] = await hook.channel.until(1, 30_000);
     expect(JSON.parse(delivery.body)).toMatchObject({
       type: 'screenshot.failed',
       data: { job: { id: job.id, status: 'failed', error: expect.any(String) }, screenshot: null },
@@ -237,9 +255,9 @@ describe('Webhooks (Standard Webhooks, real captures, URL policy on)', () => {
   it('a receiver answering 500 then 204 sees the same webhook-id twice; the deliveries list shows both attempts', async () => {
     const who = await t.createAccount({ plan: 'business' });
     const hook = await createWebhook(who);
-    receiver.plan = [500];
+    hook.channel.plan = [500];
     await api().post(`/webhooks/${hook.id}/test`).set(who.auth).expect(202);
-    const [first, second] = await receiver.until(2);
+    const [first, second] = await hook.channel.until(2);
     expect(second.headers['webhook-id']).toBe(first.headers['webhook-id']);
     expect(second.body).toBe(first.body);
     expect(JSON.parse(first.body)).toMatchObject({ type: 'webhook.test', data: { webhook_id: hook.id } });
@@ -261,9 +279,9 @@ describe('Webhooks (Standard Webhooks, real captures, URL policy on)', () => {
   it('retries run out: the delivery is failed with the last answer, and the endpoint shows it is failing', async () => {
     const who = await t.createAccount({ plan: 'business' });
     const hook = await createWebhook(who);
-    receiver.plan = [500, 500, 500, 500];
+    hook.channel.plan = [500, 500, 500, 500];
     await api().post(`/webhooks/${hook.id}/test`).set(who.auth).expect(202);
-    await receiver.until(4);
+    await hook.channel.until(4);
     const [failed] = await waitForDelivery(t, who, hook.id, (d) => d.status === 'failed');
     expect(failed).toMatchObject({ status: 'failed', attempt: 4, status_code: 500, error: 'endpoint answered 500', next_retry_at: null });
     const webhook = await api().get(`/webhooks/${hook.id}`).set(who.auth).expect(200);
@@ -278,14 +296,14 @@ describe('Webhooks (Standard Webhooks, real captures, URL policy on)', () => {
     try {
       const who = await first.createAccount({ plan: 'business' });
       const hook = await createWebhook(who, ['screenshot.succeeded'], first);
-      receiver.plan = [503];
+      hook.channel.plan = [503];
       await request(first.url).post(`/webhooks/${hook.id}/test`).set(who.auth).expect(202);
-      const [attempt1] = await receiver.until(1);
+      const [attempt1] = await hook.channel.until(1);
       // Stopped before its retry is due (1 s later); a new instance on the same database takes over.
       await first.close();
       first = null;
       second = await startTestApp({ env, database });
-      const [, attempt2] = await receiver.until(2);
+      const [, attempt2] = await hook.channel.until(2);
       expect(attempt2.headers['webhook-id']).toBe(attempt1.headers['webhook-id']);
       expect(await waitForDelivery(second, who, hook.id, (d) => d.status === 'succeeded')).toMatchObject([{ attempt: 2, status_code: 204 }]);
     } finally {
@@ -300,11 +318,12 @@ describe('Webhooks (Standard Webhooks, real captures, URL policy on)', () => {
     try {
       // Five accounts of ten events each, to stay inside the API's own per-minute limit.
       const owners = await Promise.all(Array.from({ length: 5 }, () => t.createAccount({ plan: 'business' })));
+      const channel = receiver.channel(); // the five webhooks share one endpoint
       for (const owner of owners) {
-        const hook = await createWebhook(owner);
+        const hook = await createWebhook(owner, undefined, t, channel);
         for (let i = 0; i < 10; i++) await api().post(`/webhooks/${hook.id}/test`).set(owner.auth).expect(202);
       }
-      const received = await receiver.until(50, 30_000);
+      const received = await channel.until(50, 30_000);
       await new Promise((r) => setTimeout(r, 1_000)); // a doubled send would arrive by now
       const ids = received.map((r) => r.headers['webhook-id']);
       expect(ids).toHaveLength(50);

@@ -393,3 +393,42 @@ export function visibleTextScript(ignoreSelectors: readonly string[], elementSel
     }
   })()`;
 }
+
+/*
+ * A scenario's fill (puppeteer-scenario-tab.ts), on the first element matching a selector (the one puppeteer's
+ * waitForSelector and locators pick too).
+ */
+function firstMatch(selector: string): string {
+  return `document.querySelector(${JSON.stringify(selector)})`;
+}
+
+/**
+ * What a fill finds: 'missing', 'disabled', 'text' (a textarea, a text-like input, contenteditable) or 'other'
+ * (a select, a checkbox, …).
+ */
+export function fillTargetScript(selector: string): string {
+  return `(() => {
+    const el = ${firstMatch(selector)};
+    if (!el) return 'missing';
+    if (el.hasAttribute('disabled')) return 'disabled';
+    if (el instanceof HTMLTextAreaElement) return 'text';
+    if (el instanceof HTMLInputElement) return ['text', 'url', 'tel', 'search', 'password', 'number', 'email'].includes(el.type) ? 'text' : 'other';
+    return el instanceof HTMLElement && el.isContentEditable ? 'text' : 'other';
+  })()`;
+}
+
+/** Focuses the field and selects its content, so an insertion replaces it. False when the element is gone. */
+export function focusAndSelectAllScript(selector: string): string {
+  return `(() => {
+    const el = ${firstMatch(selector)};
+    if (!el) return false;
+    el.focus();
+    if (typeof el.select === 'function') { el.select(); return true; }
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+    return true;
+  })()`;
+}

@@ -107,6 +107,24 @@ const PAGES: Record<string, (res: ServerResponse) => void> = {
          document.addEventListener('keydown', (e) => { if (e.key === 'Enter') document.title = 'entered'; });
        </script></body></html>`,
     ),
+  // Every input event, and the fields' values, mirrored into the URL's fragment (what a scenario tab can read).
+  '/fields': (res) =>
+    html(
+      res,
+      `<!doctype html><html><body>
+       <input id="field" value="old"><textarea id="notes">old notes</textarea><div id="editor" contenteditable="true">old text</div>
+       <input id="later" disabled><input id="never" disabled>
+       <script>
+         const log = [];
+         const el = (id) => document.getElementById(id);
+         const report = () => history.replaceState(null, '', '#' + encodeURIComponent(JSON.stringify({
+           log, field: el('field').value, notes: el('notes').value, editor: el('editor').textContent, later: el('later').value })));
+         for (const id of ['field', 'notes', 'editor', 'later']) {
+           el(id).addEventListener('input', (e) => { log.push(id + ':' + e.isTrusted + ':' + e.inputType); report(); });
+         }
+         setTimeout(() => el('later').removeAttribute('disabled'), 300);
+       </script></body></html>`,
+    ),
 };
 
 function html(res: ServerResponse, body: string): void {
@@ -400,6 +418,25 @@ describe('PuppeteerPageCapturer (real Chromium)', () => {
       expect(outcome.full.width).toBe(800);
       expect(outcome.full.height).toBeGreaterThan(3_000);
       expect(outcome.url).toBe(`${base}/form`);
+    });
+
+    it('fill replaces a text field’s content in one trusted insertion (not key by key), waiting until the field is enabled', async () => {
+      await capturer.withPage({ viewportWidth: 800, viewportHeight: 600 }, async (page) => {
+        await page.goto(`${base}/fields`);
+        await page.fill('#field', 'correct-horse-battery');
+        await page.fill('#notes', 'new notes');
+        await page.fill('#editor', 'typed');
+        await page.fill('#later', 'late', 5_000);
+        await expectFailure(page.fill('#never', 'x', 300), 'page', 'Timed out after 300 ms waiting for "#never" to be editable');
+        const state: unknown = JSON.parse(decodeURIComponent(new URL(page.url()).hash.slice(1)));
+        expect(state).toEqual({
+          log: ['field:true:insertText', 'notes:true:insertText', 'editor:true:insertText', 'later:true:insertText'],
+          field: 'correct-horse-battery',
+          notes: 'new notes',
+          editor: 'typed',
+          later: 'late',
+        });
+      });
     });
 
     it('reports a missing option and a missing element as page failures', async () => {
