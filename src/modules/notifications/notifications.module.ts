@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ScreenshotsModule } from '../screenshots/screenshots.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { WebsitesModule } from '../websites/websites.module';
 import { ChannelNotifier } from './application/channel-notifier';
@@ -13,7 +14,7 @@ import { TypeOrmChannelRepository } from './infrastructure/typeorm-channel.repos
 
 /** Notification channels: e-mail (SMTP), Slack and Discord subscribers of the webhook events, on the webhooks' delivery machinery. */
 @Module({
-  imports: [TypeOrmModule.forFeature([NotificationChannelRow]), WebhooksModule, WebsitesModule],
+  imports: [TypeOrmModule.forFeature([NotificationChannelRow]), WebhooksModule, WebsitesModule, ScreenshotsModule],
   controllers: [ChannelsController],
   providers: [
     { provide: ChannelRepository, useClass: TypeOrmChannelRepository },
