@@ -70,7 +70,11 @@ describe('text changes: the first changed lines a notification quotes', () => {
   const labels = { older: 'screenshot 1', newer: 'screenshot 2' };
 
   it('"+ line" / "- line" in diff order; headers, hunk markers and context lines skipped', () => {
-    const patch = differ.unified('Ship faster, v1\nBuild, test and deploy\nPricing\n', 'Ship faster, v2\nBuild, test and deploy\nPricing\nNew footer\n', labels);
+    const patch = differ.unified(
+      'Ship faster, v1\nBuild, test and deploy\nPricing\n',
+      'Ship faster, v2\nBuild, test and deploy\nPricing\nNew footer\n',
+      labels,
+    );
     expect(patch).toContain('--- screenshot 1');
     expect(firstChangedLines(patch, 5)).toEqual(['- Ship faster, v1', '+ Ship faster, v2', '+ New footer']);
   });
