@@ -6,8 +6,70 @@
 // `^typeorm` never matched, so these rules had silently passed everything until they were anchored on node_modules/.
 const FRAMEWORKS = '^(node_modules/)?(@nestjs|typeorm|fastify|@fastify|puppeteer|bull|ioredis|class-validator|class-transformer|nestjs-pino|pino|@aws-sdk|rxjs)($|/)';
 
+// Specs (unit, int, e2e) may reach across contexts to set up rows and fakes; the rules below are about the product.
+const NOT_SPEC = '\\.(spec|int-spec|e2e-spec)\\.ts$';
+
+/**
+ * Which contexts each context may import (DESIGN.md "Architecture", drawn in docs/architecture-graph.md). The map
+ * is a directed graph without a cycle, so two contexts never depend on each other: a new arrow is a decision made
+ * here. The dashboard, on top, may import every context; nothing imports the dashboard.
+ */
+const CONTEXT_IMPORTS = {
+  jobs: [],
+  'rate-limiting': [],
+  health: [],
+  accounts: ['rate-limiting'],
+  websites: ['accounts'],
+  screenshots: ['jobs', 'accounts', 'websites'],
+  scenarios: ['jobs', 'accounts', 'websites', 'screenshots'],
+  schedules: ['jobs', 'accounts', 'websites', 'screenshots', 'scenarios'],
+  webhooks: ['jobs', 'accounts', 'rate-limiting', 'screenshots', 'scenarios'],
+  metrics: ['jobs', 'screenshots'],
+  // On main since this map was drawn: alerts by mail, on the webhooks' events.
+  notifications: ['accounts', 'websites', 'webhooks'],
+};
+
+const contextRules = Object.entries(CONTEXT_IMPORTS).map(([context, allowed]) => ({
+  name: `context-${context}-imports`,
+  comment: `${context} imports only the contexts CONTEXT_IMPORTS allows it (${allowed.join(', ') || 'none'}): contexts form no cycle.`,
+  severity: 'error',
+  from: { path: `^src/modules/${context}/`, pathNot: NOT_SPEC },
+  to: { path: '^src/modules/[^/]+/', pathNot: `^src/modules/(${[context, ...allowed].join('|')})/` },
+}));
+
 module.exports = {
   forbidden: [
+    ...contextRules,
+    {
+      name: 'jobs-imports-no-other-context',
+      comment:
+        'jobs is generic: a job\'s payload is opaque to it, failures reach it as JobFailure, metrics through the shared port; it imports no other context and no adapter (they import its ports).',
+      severity: 'error',
+      from: { path: '^src/modules/jobs/', pathNot: NOT_SPEC },
+      to: { path: '^src/(modules/(?!jobs/)[^/]+|adapters)/' },
+    },
+    {
+      name: 'config-imports-only-shared-kernel',
+      comment: 'config is the bottom layer with the shared kernel: it imports only config/ and shared/domain/ (no adapter, no shared/secrets, no context).',
+      severity: 'error',
+      from: { path: '^src/config/', pathNot: NOT_SPEC },
+      to: { path: '^src/', pathNot: '^src/(config|shared/domain)/' },
+    },
+    {
+      name: 'no-controller-imports-controller',
+      comment: 'A controller never imports another controller: what two share (a mapping, a helper) lives in its own file, shared/http when it crosses contexts.',
+      severity: 'error',
+      from: { path: '\\.controller\\.ts$' },
+      to: { path: '\\.controller\\.ts$' },
+    },
+    {
+      name: 'adapters-implement-application-ports',
+      comment: 'adapters/ sit below the contexts\' http and infrastructure: they import a context\'s application ports (and domain types), never its http/, infrastructure/ or module.',
+      severity: 'error',
+      from: { path: '^src/adapters/', pathNot: NOT_SPEC },
+      to: { path: '^src/modules/[^/]+/(http/|infrastructure/|[^/]+\\.module\\.ts$)' },
+    },
+
     {
       name: 'domain-is-plain',
       comment: 'domain/ (and the shared rules it uses) is plain TypeScript: no framework, no I/O library (DESIGN.md: "no decorators, no framework imports").',
@@ -31,18 +93,18 @@ module.exports = {
       to: { path: '^src/(modules/[^/]+/(http|infrastructure)|shared/http)/' },
     },
     {
-      name: 'application-uses-adapter-ports-only',
-      comment: 'application code reaches an adapter only through its port (*.port.ts), never its implementation.',
+      name: 'application-imports-no-adapter',
+      comment: 'application code declares the ports adapters implement (capture.port.ts, job-transport.ts): it never imports adapters/.',
       severity: 'error',
       from: { path: '^src/modules/[^/]+/application/' },
-      to: { path: '^src/adapters/', pathNot: '\\.port\\.ts$' },
+      to: { path: '^src/adapters/' },
     },
     {
       name: 'http-not-infrastructure',
       comment: 'Controllers and DTOs go through the application layer: http/ never imports infrastructure/ or adapter implementations.',
       severity: 'error',
       from: { path: '^src/modules/[^/]+/http/' },
-      to: { path: '^src/(modules/[^/]+/infrastructure/|adapters/)', pathNot: '\\.port\\.ts$' },
+      to: { path: '^src/(modules/[^/]+/infrastructure/|adapters/)' },
     },
     {
       name: 'http-uses-other-contexts-services',

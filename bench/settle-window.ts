@@ -13,7 +13,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PNG } from 'pngjs';
 
-import { captureRequest } from '../src/adapters/capture/capture-request';
+import { captureRequest } from '../test/support/capture-request';
 import { PuppeteerPageCapturer } from '../src/adapters/capture/puppeteer-page-capturer';
 
 const RUNS = Number(process.env.SETTLE_RUNS ?? 8);

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
 import { ApiAccessGuard, AuthGuard } from './modules/accounts/http/auth.guards';
-import { Metrics } from './modules/metrics/application/metrics';
+import { Metrics } from './shared/metrics/metrics';
 import { timeHttpRequests } from './modules/metrics/http/request-durations';
 import { RateLimitGuard } from './modules/rate-limiting/http/rate-limit.guard';
 import { BadRequestError, DomainError } from './shared/domain/domain-error';

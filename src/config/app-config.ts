@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { isIP } from 'node:net';
 import { resolve, join } from 'node:path';
-import { DEFAULT_CONCURRENCY_PER_CORE } from '../adapters/capture/capture-options';
-import { parseSecretsKey } from '../shared/secrets/secret-box';
+import { parseSecretsKey } from './secrets-key';
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -97,6 +96,13 @@ export interface S3Settings {
 }
 
 export class ConfigError extends Error {}
+
+/**
+ * The default cap per core when CAPTURE_CONCURRENCY is unset: high enough that waiting pages never leave the
+ * cores idle (the admission keeps the real number lower when the cores are busy). Measured: docs/benchmark.md
+ * ("What the numbers say", Concurrency, and run (e)). Here rather than in adapters/capture: config imports nothing above it.
+ */
+export const DEFAULT_CONCURRENCY_PER_CORE = 8;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 

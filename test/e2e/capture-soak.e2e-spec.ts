@@ -1,4 +1,4 @@
-import { captureRequest } from '../../src/adapters/capture/capture-request';
+import { captureRequest } from '../support/capture-request';
 import { PuppeteerPageCapturer } from '../../src/adapters/capture/puppeteer-page-capturer';
 import { PageServer, solidPage } from '../support/page-server';
 import { liveDescendants } from '../support/process-tree';

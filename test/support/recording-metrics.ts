@@ -1,4 +1,4 @@
-import { CapturePhase, JobOutcome, Metrics, MetricsExposition } from '../../src/modules/metrics/application/metrics';
+import { CapturePhase, JobOutcome, Metrics, MetricsExposition } from '../../src/shared/metrics/metrics';
 import { JobType } from '../../src/modules/jobs/domain/job';
 
 /** The Metrics port for unit tests: what was recorded, in order. */

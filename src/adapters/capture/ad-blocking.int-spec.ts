@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net';
 
 import type { HostResolver } from '../../shared/url-policy';
 import { BLOCKED_CATEGORIES, requestBlocker } from './ad-blocking';
-import type { CaptureRequest } from './capture.port';
-import { captureRequest } from './capture-request';
+import type { CaptureRequest } from '../../modules/screenshots/application/capture.port';
+import { captureRequest } from '../../../test/support/capture-request';
 import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
 
 jest.setTimeout(60_000);

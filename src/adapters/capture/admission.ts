@@ -1,5 +1,5 @@
 import { cpus, freemem, totalmem } from 'node:os';
-import { CaptureFailure } from './capture.port';
+import { CaptureFailure } from '../../modules/screenshots/application/capture.port';
 
 /**
  * How busy the machine is, as the admission sees it. System-wide on purpose: Chromium's renderers, not this

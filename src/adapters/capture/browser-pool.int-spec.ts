@@ -6,7 +6,7 @@
 import type { Browser, Page } from 'puppeteer';
 
 import { BrowserPool, type ContextLease } from './browser-pool';
-import { CaptureFailure } from './capture.port';
+import { CaptureFailure } from '../../modules/screenshots/application/capture.port';
 import { resolveCaptureSettings, type CaptureSettings } from './capture-options';
 import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
 

@@ -6,7 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import { launch, TargetType, type Browser, type BrowserContext, type LaunchOptions, type Page, type Target } from 'puppeteer';
 
 import type { HostResolver } from '../../shared/url-policy';
-import { CaptureFailure } from './capture.port';
+import { CaptureFailure } from '../../modules/screenshots/application/capture.port';
 import { findChrome, type CaptureSettings } from './capture-options';
 import { EgressProxy } from './egress-proxy';
 import type { EgressExplainer } from './navigation-egress';

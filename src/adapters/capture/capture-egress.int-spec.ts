@@ -20,10 +20,10 @@ import type { HostResolver } from '../../shared/url-policy';
 import { launch } from 'puppeteer';
 
 import { BrowserPool, CHROME_ARGS } from './browser-pool';
-import { CaptureFailure, type CaptureRequest, type CaptureResult } from './capture.port';
+import { CaptureFailure, type CaptureRequest, type CaptureResult } from '../../modules/screenshots/application/capture.port';
 import { findChrome, resolveCaptureSettings } from './capture-options';
 import { EgressProxy } from './egress-proxy';
-import { captureRequest } from './capture-request';
+import { captureRequest } from '../../../test/support/capture-request';
 import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
 
 jest.setTimeout(60_000);

@@ -1,6 +1,6 @@
 import { ProtocolError, TimeoutError } from 'puppeteer';
 
-import { CaptureFailure } from './capture.port';
+import { CaptureFailure } from '../../modules/screenshots/application/capture.port';
 import { PAGE_CRASHED_MESSAGE, NAVIGATED_AWAY_MESSAGE, toCaptureFailure } from './capture-errors';
 
 const alive = { timeoutMessage: 'Navigation timeout of 30000 ms exceeded', browserLost: false };

@@ -1,7 +1,7 @@
 import { TimeoutError } from 'puppeteer';
 
 import { errorMessage } from '../../shared/domain/error-message';
-import { CaptureFailure } from './capture.port';
+import { CaptureFailure } from '../../modules/screenshots/application/capture.port';
 
 export const PAGE_CRASHED_MESSAGE = 'The page crashed the browser tab (renderer process)';
 export const NAVIGATED_AWAY_MESSAGE = 'The page navigated away while it was being captured';

@@ -1,6 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { DEFAULT_CONCURRENCY_PER_CORE } from '../../config/app-config';
 
 export interface CaptureSettings {
   /** Explicit browser binary (CHROME_PATH); otherwise findChrome() looks for one. */
@@ -51,13 +52,6 @@ export interface CaptureSettings {
   /** URL_ALLOWLIST: exact origins ("http://intranet.local:8080") whose address check is skipped. Default []. */
   urlAllowlist: string[];
 }
-
-/**
- * The default cap per core when CAPTURE_CONCURRENCY is unset: high enough that waiting pages never leave the
- * cores idle (the admission keeps the real number lower when the cores are busy). Measured: see README
- * "Concurrency".
- */
-export const DEFAULT_CONCURRENCY_PER_CORE = 8;
 
 export function defaultCaptureSettings(): CaptureSettings {
   const cores = Math.max(1, cpus().length);

@@ -1,7 +1,13 @@
 import type { ElementHandle, HTTPResponse, Page } from 'puppeteer';
 
 import type { ContextLease } from './browser-pool';
-import { CaptureFailure, type CaptureReport, type CaptureRequest, type CaptureResult, type CaptureTiming } from './capture.port';
+import {
+  CaptureFailure,
+  type CaptureReport,
+  type CaptureRequest,
+  type CaptureResult,
+  type CaptureTiming,
+} from '../../modules/screenshots/application/capture.port';
 import type { CaptureSettings } from './capture-options';
 import { isNavigationRace, PAGE_CRASHED_MESSAGE, toCaptureFailure } from './capture-errors';
 import { boxesScript, ImageOrigin, pageFactsScript, readyStateCompleteScript, visibleTextScript } from './in-page-scripts';

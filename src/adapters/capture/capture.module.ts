@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
-import { PageCapturer } from './capture.port';
+import { PageCapturer } from '../../modules/screenshots/application/capture.port';
 import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
 
 /** Provides the PageCapturer port; browsers launch lazily on the first capture of this process. */

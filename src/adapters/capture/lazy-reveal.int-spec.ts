@@ -3,10 +3,10 @@
  * the real lazy-loading and chart libraries from npm, pages from test/support/hard-pages.ts): every lazy image of
  * a tall page is in a full-page picture, checked by its pixels.
  */
-import { renderingFor } from '../../shared/domain/page-options';
+import { renderingFor } from '../../shared/domain/capture-option-rules';
 import { chartBarTop, HARD_PAGES, type HardPagesServer, lazyImagesShown, LAZY_COLOURS, readPng, startHardPages } from '../../../test/support/hard-pages';
-import type { CaptureRequest } from './capture.port';
-import { captureRequest } from './capture-request';
+import type { CaptureRequest } from '../../modules/screenshots/application/capture.port';
+import { captureRequest } from '../../../test/support/capture-request';
 import { LAZY_SCROLL_BUDGET_MS } from './lazy-reveal';
 import { LATE_REQUEST_MAX_AGE_MS } from './page-stability';
 import { PuppeteerPageCapturer } from './puppeteer-page-capturer';

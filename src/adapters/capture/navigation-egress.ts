@@ -1,6 +1,6 @@
 import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer';
 
-import { CaptureFailure } from './capture.port';
+import { CaptureFailure } from '../../modules/screenshots/application/capture.port';
 import { errorMessage } from '../../shared/domain/error-message';
 import { EGRESS_ERROR_HEADER, URL_POLICY_BLOCK_HEADER, type EgressOutcome } from './egress-proxy';
 

@@ -7,8 +7,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { PNG } from 'pngjs';
 
-import type { CaptureRequest, CaptureResult } from './capture.port';
-import { captureRequest } from './capture-request';
+import type { CaptureRequest, CaptureResult } from '../../modules/screenshots/application/capture.port';
+import { captureRequest } from '../../../test/support/capture-request';
 import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
 
 jest.setTimeout(60_000);

@@ -3,12 +3,13 @@
  */
 import type { ElementHandle, HTTPRequest, Page } from 'puppeteer';
 
-import { CaptureFailure, type CaptureResult, type Emulation } from './capture.port';
+import { CaptureFailure, type CaptureResult, type Emulation } from '../../modules/screenshots/application/capture.port';
 import { addStyleSheetScript, disableServiceWorkersScript, fullPageLayoutScript, hideSelectorsScript } from './in-page-scripts';
 import { isValidCssSelector } from '../../shared/css-selector/css-selector';
 import { stabilityTracker } from './page-stability';
 import { imageSize } from 'image-size';
-import type { PdfPaper, ResolvedOutput } from '../../shared/domain/output-format';
+import type { PdfPaper } from '../../shared/domain/output-format';
+import type { ResolvedOutput } from '../../shared/domain/capture-option-rules';
 import type { Clip } from '../../shared/domain/page-options';
 import { browserRefusal, CaptureSecrets, CookieSpec, isFirstParty } from '../../shared/domain/capture-secrets';
 import { requestBlocker, type BlockingChoice, type RequestBlocker } from './ad-blocking';

@@ -2,7 +2,15 @@ import type { BeforeApplicationShutdown } from '@nestjs/common';
 import type { Page } from 'puppeteer';
 
 import { BrowserPool, type BrowserPoolDeps, type ContextLease, type PoolStats } from './browser-pool';
-import { CaptureFailure, PageCapturer, type CaptureLoad, type ScenarioTab, type CaptureRequest, type CaptureResult, type PageOptions } from './capture.port';
+import {
+  CaptureFailure,
+  PageCapturer,
+  type CaptureLoad,
+  type ScenarioTab,
+  type CaptureRequest,
+  type CaptureResult,
+  type PageOptions,
+} from '../../modules/screenshots/application/capture.port';
 import { resolveCaptureSettings, type CaptureSettings } from './capture-options';
 import { toCaptureFailure } from './capture-errors';
 import { assertSaneRequest, CaptureRun } from './capture-run';

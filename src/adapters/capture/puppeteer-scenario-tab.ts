@@ -1,7 +1,7 @@
 import type { KeyInput, Page } from 'puppeteer';
 
 import type { ContextLease } from './browser-pool';
-import { CaptureFailure, type ScenarioTab, type CaptureResult, type ScrollTarget } from './capture.port';
+import { CaptureFailure, type ScenarioTab, type CaptureResult, type ScrollTarget } from '../../modules/screenshots/application/capture.port';
 import type { CaptureSettings } from './capture-options';
 import type { WaitUntil } from '../../shared/domain/wait-until';
 import { PAGE_CRASHED_MESSAGE, toCaptureFailure } from './capture-errors';

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { NotificationsModule } from '../notifications/notifications.module';
+import { JobsModule } from '../jobs/jobs.module';
 import { RateLimitingModule } from '../rate-limiting/rate-limiting.module';
 import { ScenariosModule } from '../scenarios/scenarios.module';
 import { SchedulesModule } from '../schedules/schedules.module';
@@ -30,7 +31,7 @@ import { TypeOrmDashboardQueries } from './infrastructure/typeorm-dashboard-quer
  * in with email and password instead of a bearer token. It owns no rules of its own beyond presentation.
  */
 @Module({
-  imports: [AccountsModule, RateLimitingModule, WebsitesModule, ScreenshotsModule, ScenariosModule, SchedulesModule, NotificationsModule],
+  imports: [AccountsModule, JobsModule, RateLimitingModule, WebsitesModule, ScreenshotsModule, ScenariosModule, SchedulesModule, NotificationsModule],
   controllers: [
     SignInController,
     AssetsController,

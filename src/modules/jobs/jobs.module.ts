@@ -4,6 +4,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { JobDispatcher } from './application/job-dispatcher';
 import { JobHandlers } from './application/job-handlers';
 import { JobRepository } from './application/ports';
+import { JobsService } from './application/jobs.service';
+import { JobsController } from './http/jobs.controller';
 import { JobRow } from './infrastructure/job.row';
 import { TypeOrmJobRepository } from './infrastructure/typeorm-job.repository';
 
@@ -12,11 +14,13 @@ import { TypeOrmJobRepository } from './infrastructure/typeorm-job.repository';
  * retry or failure, the dispatcher and the sweep for lost jobs, long-poll waiting. The transport (Bull or
  * in-process) and the "job ended" signal are ports here, implemented in adapters/queue. What a job does is
  * its handler's business: a provider of another context marked @HandlesJobs(type) (captures: screenshots,
- * scenario runs: scenarios), one per type, checked when the app boots.
+ * scenario runs: scenarios), one per type, checked when the app boots. GET /jobs and GET /jobs/{id} (with long-poll) are
+ * generic too, so they live here (http/); asking for a capture or a run stays with its context.
  */
 @Module({
   imports: [TypeOrmModule.forFeature([JobRow]), DiscoveryModule],
-  providers: [{ provide: JobRepository, useClass: TypeOrmJobRepository }, JobHandlers, JobDispatcher],
-  exports: [JobRepository],
+  controllers: [JobsController],
+  providers: [{ provide: JobRepository, useClass: TypeOrmJobRepository }, JobHandlers, JobDispatcher, JobsService],
+  exports: [JobRepository, JobsService],
 })
 export class JobsModule {}

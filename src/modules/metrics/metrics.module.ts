@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { JobsModule } from '../jobs/jobs.module';
-import { Metrics } from './application/metrics';
+import { Metrics } from '../../shared/metrics/metrics';
 import { MetricsController } from './http/metrics.controller';
 import { PromClientMetrics } from './infrastructure/prom-client-metrics';
 

@@ -15,7 +15,6 @@ import { ScreenshotKeeper } from './application/screenshot-keeper';
 import { ScreenshotsService } from './application/screenshots.service';
 import { RetentionSweeper } from './application/retention-sweeper';
 import { OrphanSweeper } from './application/orphan-sweeper';
-import { JobsController } from './http/jobs.controller';
 import { ScreenshotsController, TakeScreenshotController, WebsiteChangesController } from './http/screenshots.controller';
 import { ThumbnailsController } from './http/thumbnails.controller';
 import { LocalDiskStorage } from './infrastructure/local-disk-storage';
@@ -26,10 +25,10 @@ import { SharpThumbnailRenderer } from './infrastructure/sharp-thumbnail-rendere
 import { TypeOrmScreenshotRepository } from './infrastructure/typeorm-screenshot.repository';
 import { ArchiverZipWriter } from './infrastructure/zip-streamer';
 
-/** Screenshots: capture jobs (their handler and their API), storage, downloads and ZIPs. */
+/** Screenshots: capture jobs (their handler and POST /websites/{id}/screenshots), storage, downloads and ZIPs. */
 @Module({
   imports: [TypeOrmModule.forFeature([ScreenshotRow]), JobsModule, WebsitesModule],
-  controllers: [TakeScreenshotController, WebsiteChangesController, ScreenshotsController, ThumbnailsController, JobsController, DevicesController],
+  controllers: [TakeScreenshotController, WebsiteChangesController, ScreenshotsController, ThumbnailsController, DevicesController],
   providers: [
     { provide: ScreenshotRepository, useClass: TypeOrmScreenshotRepository },
     {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { JobsModule } from '../jobs/jobs.module';
 import { RateLimitingModule } from '../rate-limiting/rate-limiting.module';
 import { ScenariosModule } from '../scenarios/scenarios.module';
 import { ScreenshotsModule } from '../screenshots/screenshots.module';
@@ -14,7 +15,7 @@ import { WebhookDeliveryRow, WebhookRow } from './infrastructure/webhook.rows';
 
 /** Webhooks: endpoints, durable deliveries and their dispatcher (in worker processes). */
 @Module({
-  imports: [TypeOrmModule.forFeature([WebhookRow, WebhookDeliveryRow]), RateLimitingModule, ScreenshotsModule, ScenariosModule],
+  imports: [TypeOrmModule.forFeature([WebhookRow, WebhookDeliveryRow]), RateLimitingModule, JobsModule, ScreenshotsModule, ScenariosModule],
   controllers: [WebhooksController],
   providers: [
     { provide: WebhookRepository, useClass: TypeOrmWebhookRepository },

@@ -1,7 +1,8 @@
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadSecretsKey, parseSecretsKey, SecretBox, SECRETS_KEY_FILE } from './secret-box';
+import { loadSecretsKey, SecretBox, SECRETS_KEY_FILE } from './secret-box';
+import { parseSecretsKey } from '../../config/secrets-key';
 
 describe('SecretBox (AES-256-GCM)', () => {
   const box = new SecretBox(Buffer.alloc(32, 1));

@@ -62,10 +62,3 @@ export function loadSecretsKey(configured: Buffer | null, dataDir: string): Buff
   if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`);
   return key;
 }
-
-/** SECRETS_KEY: 32 bytes as 64 hex characters or base64. */
-export function parseSecretsKey(raw: string): Buffer | null {
-  const value = raw.trim();
-  const key = /^[0-9a-fA-F]{64}$/.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
-  return key.length === 32 ? key : null;
-}

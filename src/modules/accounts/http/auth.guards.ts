@@ -6,23 +6,13 @@ import { UnauthorizedError } from '../../../shared/domain/domain-error';
 import { AUTH_IF_PRESENTED, IS_PUBLIC } from '../../../shared/http/decorators';
 import { RateLimiter } from '../../rate-limiting/application/rate-limiter';
 import { RateLimitExceededError } from '../../rate-limiting/domain/quota';
-import { setRateLimitHeaders } from '../../rate-limiting/http/rate-limit-headers';
+import { setRateLimitHeaders } from '../../../shared/http/rate-limit-headers';
+import { authorizationHeader } from '../../../shared/http/authorization';
 import { Authenticator } from '../application/authenticator';
 import { Account } from '../domain/account';
 import { PlanNoApiAccessError } from '../domain/errors';
 
 export type AuthenticatedRequest = FastifyRequest & { account?: Account };
-
-/**
- * The request's one `Authorization` header. Node keeps only the first of several, so two headers would
- * authenticate as whichever came first — whatever a proxy in front added or meant. Several are no credential.
- */
-export function authorizationHeader(request: FastifyRequest): string | undefined {
-  const raw = request.raw.rawHeaders;
-  let count = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization') count += 1;
-  return count === 1 ? request.headers.authorization : count === 0 ? undefined : '';
-}
 
 function authIfPresented(reflector: Reflector, context: ExecutionContext): boolean {
   return reflector.getAllAndOverride<boolean>(AUTH_IF_PRESENTED, [context.getHandler(), context.getClass()]) === true;

@@ -1,5 +1,5 @@
 import { UuidParam } from '../../../shared/http/uuid-param';
-import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
+import { JobsService } from '../../jobs/application/jobs.service';
 import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
 import type { CaptureResult } from './views/pages/website-form.page';
 
@@ -7,13 +7,8 @@ import type { CaptureResult } from './views/pages/website-form.page';
  * A capture job of the account with its screenshot once there is one, for the result panels of the take-screenshot
  * page and the playground. Another account's job, or text that is no job id, is the 404 page.
  */
-export async function loadCaptureResult(
-  captureJobs: CaptureJobsService,
-  screenshots: ScreenshotsService,
-  accountId: number,
-  rawJobId: string,
-): Promise<CaptureResult> {
-  const job = await captureJobs.get(accountId, new UuidParam().transform(rawJobId));
+export async function loadCaptureResult(jobs: JobsService, screenshots: ScreenshotsService, accountId: number, rawJobId: string): Promise<CaptureResult> {
+  const job = await jobs.get(accountId, new UuidParam().transform(rawJobId));
   const shot = job.screenshotId ? await screenshots.get(accountId, job.screenshotId).catch(() => null) : null;
   return { job, shot };
 }

@@ -4,7 +4,7 @@ import { JOB_STATUSES, JOB_TYPES, JobStatus, JobType } from '../../jobs/domain/j
 import { ScenariosService } from '../../scenarios/application/scenarios.service';
 import { SchedulesService } from '../../schedules/application/schedules.service';
 import { WebsitesService } from '../../websites/application/websites.service';
-import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
+import { JobsService } from '../../jobs/application/jobs.service';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardViewer, Viewer } from './dashboard-request';
 import { DASHBOARD_PAGE_SIZE, HtmlPage, idQuery, lastPage, pageParam } from './responses';
@@ -18,7 +18,7 @@ const oneOf = <T extends string>(values: readonly T[], raw: string | undefined):
 @DashboardController('dashboard/jobs')
 export class JobsPageController {
   constructor(
-    private readonly captureJobs: CaptureJobsService,
+    private readonly jobs: JobsService,
     private readonly scenarios: ScenariosService,
     private readonly schedules: SchedulesService,
     private readonly names: WebsiteNames,
@@ -40,7 +40,7 @@ export class JobsPageController {
     const status = oneOf<JobStatus>(JOB_STATUSES, rawStatus);
     const type = oneOf<JobType>(JOB_TYPES, rawType);
     const websiteId = idQuery(rawWebsite);
-    const { items, total } = await this.captureJobs.list(accountId, { page, perPage: DASHBOARD_PAGE_SIZE }, { status, type, websiteId });
+    const { items, total } = await this.jobs.list(accountId, { page, perPage: DASHBOARD_PAGE_SIZE }, { status, type, websiteId });
     const names = await this.names.of(
       accountId,
       items.flatMap((j) => (j.websiteId === null ? [] : [j.websiteId])),
@@ -58,7 +58,7 @@ export class JobsPageController {
   @HtmlPage()
   async detail(@Viewer() viewer: DashboardViewer, @Param('id', UuidParam) id: string) {
     const accountId = viewer.account.id;
-    const job = await this.captureJobs.get(accountId, id);
+    const job = await this.jobs.get(accountId, id);
     const website = job.websiteId === null ? null : await this.websites.find(accountId, job.websiteId);
     const scenario = job.scenarioId === null ? null : await this.scenarios.get(accountId, job.scenarioId).catch(() => null);
     const schedule = job.scheduleId === null ? null : await this.schedules.get(accountId, job.scheduleId).catch(() => null);

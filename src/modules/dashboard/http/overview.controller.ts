@@ -2,7 +2,7 @@ import { Get, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Clock } from '../../../shared/domain/clock';
 import { RateLimiter } from '../../rate-limiting/application/rate-limiter';
-import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
+import { JobsService } from '../../jobs/application/jobs.service';
 import { DashboardQueries } from '../application/dashboard-queries';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
@@ -21,7 +21,7 @@ import { overviewPage } from './views/pages/overview.page';
 export class OverviewController {
   constructor(
     private readonly limiter: RateLimiter,
-    private readonly jobs: CaptureJobsService,
+    private readonly jobs: JobsService,
     private readonly names: WebsiteNames,
     private readonly clock: Clock,
     private readonly queries: DashboardQueries,

@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { FieldError } from '../../../shared/domain/domain-error';
 import { parseId } from '../../../shared/http/validation';
 import { UrlPolicy } from '../../../shared/url-policy';
+import { JobsService } from '../../jobs/application/jobs.service';
 import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
-import { TakeScreenshotDto, toCaptureOptions } from '../../screenshots/http/dto';
+import { TakeScreenshotDto, toCaptureOptions } from '../../../shared/http/capture-option-fields';
 import { WebsitesService } from '../../websites/application/websites.service';
 import type { WebsiteProps } from '../../websites/domain/website';
 import { UpdateWebsiteDto } from '../../websites/http/website.dto';
@@ -20,6 +21,7 @@ export class PlaygroundCaptures {
   constructor(
     private readonly websites: WebsitesService,
     private readonly captureJobs: CaptureJobsService,
+    private readonly jobs: JobsService,
     private readonly names: WebsiteNames,
     private readonly urlPolicy: UrlPolicy,
   ) {}
@@ -55,7 +57,7 @@ export class PlaygroundCaptures {
     const first = { page: 1, perPage: 1 };
     const unfinished = await Promise.all(
       (['queued', 'running'] as const).map(
-        async (status) => (await this.captureJobs.list(accountId, first, { websiteId: website.id, type: 'screenshot', status })).total,
+        async (status) => (await this.jobs.list(accountId, first, { websiteId: website.id, type: 'screenshot', status })).total,
       ),
     );
     if (unfinished.some((n) => n > 0)) {

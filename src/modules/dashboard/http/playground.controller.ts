@@ -8,11 +8,12 @@ import { UrlPolicy } from '../../../shared/url-policy';
 import { PlanNoApiAccessError } from '../../accounts/domain/errors';
 import { isFinished } from '../../jobs/domain/job';
 import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
+import { JobsService } from '../../jobs/application/jobs.service';
 import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
 import { WebsitesService } from '../../websites/application/websites.service';
 import type { WebsiteProps } from '../../websites/domain/website';
 import { CreateWebsiteDto } from '../../websites/http/website.dto';
-import { toChanges } from '../../websites/http/websites.controller';
+import { toChanges } from '../../websites/http/website-changes';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
 import { HtmlPage, seeOther } from './responses';
@@ -50,6 +51,7 @@ export class PlaygroundController {
     private readonly websites: WebsitesService,
     private readonly screenshots: ScreenshotsService,
     private readonly captureJobs: CaptureJobsService,
+    private readonly jobs: JobsService,
     private readonly names: WebsiteNames,
     private readonly clock: Clock,
     private readonly urlPolicy: UrlPolicy,
@@ -62,7 +64,7 @@ export class PlaygroundController {
   async page(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Query('job') jobId?: string) {
     const query = new URLSearchParams(request.url.split('?')[1] ?? '');
     const values = pickValues(PLAYGROUND_FIELDS, query);
-    const result = jobId ? await loadCaptureResult(this.captureJobs, this.screenshots, viewer.account.id, jobId) : null;
+    const result = jobId ? await loadCaptureResult(this.jobs, this.screenshots, viewer.account.id, jobId) : null;
     return this.render(viewer, request, values, new Map(), result);
   }
 
@@ -91,7 +93,7 @@ export class PlaygroundController {
   /** The job's state and the result panel's markup, for the page's script (polled while the job runs). */
   @Get('jobs/:id')
   async jobStatus(@Viewer() viewer: DashboardViewer, @Param('id') id: string) {
-    const result = await loadCaptureResult(this.captureJobs, this.screenshots, viewer.account.id, id);
+    const result = await loadCaptureResult(this.jobs, this.screenshots, viewer.account.id, id);
     return { status: result.job.status, finished: isFinished(result.job.status), html: captureResultBody(result).toString() };
   }
 

@@ -1,9 +1,7 @@
 import { REDACTED, redactSecrets } from '../../../shared/domain/capture-secrets';
-import { DEVICES } from '../../../shared/domain/devices';
 import { FieldError, ValidationFailedError } from '../../../shared/domain/domain-error';
-import { LOSSY_FORMATS, OUTPUT_FORMATS, OutputFormat, PDF_PAPERS, TRANSPARENT_FORMATS } from '../../../shared/domain/output-format';
-import { BLOCKABLE_RESOURCES } from '../../../shared/domain/page-options';
-import { WAIT_UNTIL_VALUES } from '../../../shared/domain/wait-until';
+import { CaptureOptionSpec, OptionFormHints, REQUEST_ONLY_OPTIONS, WEBSITE_OPTIONS } from '../../../shared/domain/capture-option-table';
+import { OUTPUT_FORMATS, OutputFormat } from '../../../shared/domain/output-format';
 import type { UrlPolicy } from '../../../shared/url-policy';
 import { apiFieldErrors } from './api-form-validation';
 import { inPeoplesWordsAll } from './form-messages';
@@ -45,7 +43,7 @@ export type FieldKind =
   | 'cookies'
   | 'http_auth';
 
-export type FieldSection = 'website' | 'capture' | 'output' | 'page' | 'blocking' | 'secrets' | 'changes';
+export type FieldSection = 'website' | 'changes' | OptionFormHints['section'];
 
 export interface FormField {
   /** The control's name and the API body's key. */
@@ -72,85 +70,71 @@ export interface FormField {
   suggestions?: readonly string[];
 }
 
-const DEVICE_NAMES = Object.keys(DEVICES);
-const PDF_ONLY: readonly OutputFormat[] = ['pdf'];
-const IMAGES: readonly OutputFormat[] = OUTPUT_FORMATS.filter((f) => f !== 'pdf');
 const R = WEBSITE_RULES;
 
-/** Every capture option a website saves (API.md, Capture options), in the order the form shows them. */
-export const CAPTURE_OPTION_FIELDS: readonly FormField[] = [
-  { name: 'wait_until', label: 'Wait until', kind: 'select', section: 'page', option: true, choices: WAIT_UNTIL_VALUES, placeholder: 'stable' },
-  { name: 'format', label: 'Format', kind: 'select', section: 'output', option: true, choices: OUTPUT_FORMATS, placeholder: 'png' },
-  { name: 'quality', label: 'Quality (jpeg, webp)', kind: 'int', section: 'output', option: true, placeholder: '80', formats: LOSSY_FORMATS },
-  { name: 'pdf_paper', label: 'PDF paper', kind: 'select', section: 'output', option: true, choices: PDF_PAPERS, placeholder: 'a4', formats: PDF_ONLY },
-  { name: 'pdf_landscape', label: 'PDF landscape', kind: 'tristate', section: 'output', option: true, placeholder: 'no', formats: PDF_ONLY },
-  { name: 'pdf_print_background', label: 'PDF prints backgrounds', kind: 'tristate', section: 'output', option: true, placeholder: 'yes', formats: PDF_ONLY },
-  {
-    name: 'omit_background',
-    label: 'Transparent background (png, webp)',
-    kind: 'tristate',
-    section: 'output',
-    option: true,
-    placeholder: 'no',
-    formats: TRANSPARENT_FORMATS,
-  },
-  { name: 'device', label: 'Device', kind: 'select', section: 'page', option: true, choices: DEVICE_NAMES, placeholder: 'none (desktop viewport)' },
-  {
-    name: 'selector',
-    label: 'Capture only this element (CSS selector)',
-    kind: 'text',
-    section: 'page',
-    option: true,
-    placeholder: '#pricing',
-    formats: IMAGES,
-  },
-  { name: 'clip', label: 'Capture only this rectangle (CSS px)', kind: 'clip', section: 'page', option: true, formats: IMAGES },
-  { name: 'user_agent', label: 'User agent', kind: 'text', section: 'page', option: true },
-  { name: 'locale', label: 'Locale', kind: 'text', section: 'page', option: true, placeholder: 'en-US' },
-  {
-    name: 'timezone',
-    label: 'Time zone',
-    kind: 'text',
-    section: 'page',
-    option: true,
-    placeholder: 'Europe/Berlin',
-    suggestions: Intl.supportedValuesOf('timeZone'),
-  },
-  { name: 'css', label: 'Extra CSS', kind: 'textarea', section: 'page', option: true, placeholder: '.chat-widget { display: none }' },
-  { name: 'block_cookie_banners', label: 'Reject cookie banners', kind: 'flag', section: 'blocking', option: true },
-  { name: 'block_ads', label: 'Block ads', kind: 'flag', section: 'blocking', option: true },
-  { name: 'block_trackers', label: 'Block trackers', kind: 'flag', section: 'blocking', option: true },
-  { name: 'block_resources', label: 'Do not load', kind: 'choices', section: 'blocking', option: true, choices: BLOCKABLE_RESOURCES },
-  {
-    name: 'fail_on_status',
-    label: 'Fail on HTTP status',
-    kind: 'statuses',
-    section: 'page',
-    option: true,
-    placeholder: 'all, or 404, 500',
-    hint: '“all”: the capture fails when the page answers any 4xx or 5xx; or only the codes listed. Empty: error pages are captured.',
-  },
-  { name: 'timeout_ms', label: 'Time limit (ms)', kind: 'int', section: 'page', option: true, placeholder: 'the server’s CAPTURE_TIMEOUT_MS' },
-  {
-    name: 'headers',
-    label: 'Extra request headers',
-    kind: 'headers',
-    section: 'secrets',
-    option: true,
-    placeholder: 'X-Api-Version: 2',
-    hint: 'One "Name: value" a line. Saved values show as ******** — leave them so to keep them.',
-  },
-  {
-    name: 'cookies',
-    label: 'Cookies',
-    kind: 'cookies',
-    section: 'secrets',
-    option: true,
-    placeholder: 'session=abc; Domain=example.com; Path=/; Secure; HttpOnly; SameSite=Lax',
-    hint: 'One cookie a line: name=value, then optional Domain, Path, Secure, HttpOnly, SameSite.',
-  },
-  { name: 'http_auth', label: 'HTTP Basic credentials', kind: 'http_auth', section: 'secrets', option: true },
-];
+/** The control a row's type is shown with, unless its form hints name another. */
+function controlOf(spec: CaptureOptionSpec): FieldKind {
+  if (spec.form.control) return spec.form.control;
+  switch (spec.type.kind) {
+    case 'boolean':
+      return 'flag';
+    case 'integer':
+      return 'int';
+    case 'number':
+      return 'decimal';
+    case 'choice':
+      return 'select';
+    case 'selectors':
+      return 'lines';
+    case 'choices':
+      return 'choices';
+    case 'stylesheet':
+      return 'textarea';
+    case 'statuses':
+      return 'statuses';
+    case 'clip':
+      return 'clip';
+    case 'headers':
+      return 'headers';
+    case 'cookies':
+      return 'cookies';
+    case 'httpAuth':
+      return 'http_auth';
+    default:
+      return 'text';
+  }
+}
+
+/** What "not set" means, as a placeholder: the row's own, else its default ("yes"/"no" for a default/yes/no choice). */
+function placeholderOf(spec: CaptureOptionSpec, kind: FieldKind): string | undefined {
+  if (spec.form.placeholder !== undefined) return spec.form.placeholder;
+  if (kind === 'tristate' && typeof spec.default === 'boolean') return spec.default ? 'yes' : 'no';
+  if (kind === 'select' || kind === 'int' || kind === 'decimal')
+    return typeof spec.default === 'string' || typeof spec.default === 'number' ? String(spec.default) : undefined;
+  return undefined;
+}
+
+/** A capture option's form field, from its row in the capture-option table. */
+function optionField(spec: CaptureOptionSpec): FormField {
+  const kind = controlOf(spec);
+  const placeholder = placeholderOf(spec, kind);
+  const { type } = spec;
+  return {
+    name: spec.wire,
+    label: spec.form.label,
+    kind,
+    section: spec.form.section,
+    ...(spec.setOn.includes('website') ? { option: true } : {}),
+    ...(type.kind === 'choice' || type.kind === 'choices' ? { choices: type.values } : {}),
+    ...(placeholder !== undefined ? { placeholder } : {}),
+    ...(spec.form.hint !== undefined ? { hint: spec.form.hint } : {}),
+    ...(spec.formats.length < OUTPUT_FORMATS.length ? { formats: spec.formats } : {}),
+    ...(spec.form.suggestions !== undefined ? { suggestions: spec.form.suggestions } : {}),
+  };
+}
+
+/** Every capture option a website saves (API.md, Capture options), in the table's order. */
+export const CAPTURE_OPTION_FIELDS: readonly FormField[] = WEBSITE_OPTIONS.map(optionField);
 
 /**
  * The website form: its own fields, then its capture options. Add a website field here, one entry, e.g.
@@ -187,14 +171,7 @@ export const WEBSITE_FIELDS: readonly FormField[] = [
 
 /** What one capture may set beyond the website's saved options (Take Screenshot body). */
 export const CAPTURE_REQUEST_FIELDS: readonly FormField[] = [
-  { name: 'full_page', label: 'Full page', kind: 'tristate', section: 'capture', placeholder: 'the website’s' },
-  { name: 'viewport_width', label: 'Viewport width', kind: 'int', section: 'capture', placeholder: 'the website’s' },
-  { name: 'viewport_height', label: 'Viewport height', kind: 'int', section: 'capture', placeholder: 'the website’s' },
-  { name: 'device_scale_factor', label: 'Scale factor (1–3)', kind: 'decimal', section: 'capture', placeholder: '1' },
-  { name: 'delay_ms', label: 'Delay after load (ms)', kind: 'int', section: 'capture', placeholder: '0' },
-  { name: 'wait_for_selector', label: 'Wait for selector', kind: 'text', section: 'capture', placeholder: '#app.ready' },
-  { name: 'hide_selectors', label: 'Hide elements (one selector a line)', kind: 'lines', section: 'capture', placeholder: '.cookie-banner' },
-  { name: 'dark_mode', label: 'Dark mode', kind: 'flag', section: 'capture' },
+  ...REQUEST_ONLY_OPTIONS.map(optionField),
   // Secrets stay the website's: a one-off capture form never asks for (nor shows) them.
   ...CAPTURE_OPTION_FIELDS.filter((f) => f.section !== 'secrets'),
 ];

@@ -7,12 +7,13 @@ import { UrlPolicy } from '../../../shared/url-policy';
 import { PlanNoApiAccessError } from '../../accounts/domain/errors';
 import { isFinished } from '../../jobs/domain/job';
 import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
+import { JobsService } from '../../jobs/application/jobs.service';
 import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
-import { TakeScreenshotDto, toCaptureOptions } from '../../screenshots/http/dto';
+import { TakeScreenshotDto, toCaptureOptions } from '../../../shared/http/capture-option-fields';
 import { WebsitesService } from '../../websites/application/websites.service';
 import type { WebsiteProps } from '../../websites/domain/website';
 import { CreateWebsiteDto, UpdateWebsiteDto } from '../../websites/http/website.dto';
-import { toChanges } from '../../websites/http/websites.controller';
+import { toChanges } from '../../websites/http/website-changes';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
 import { DASHBOARD_PAGE_SIZE, HtmlPage, lastPage, pageParam, seeOther } from './responses';
@@ -47,6 +48,7 @@ export class WebsitesPageController {
     private readonly websites: WebsitesService,
     private readonly screenshots: ScreenshotsService,
     private readonly captureJobs: CaptureJobsService,
+    private readonly jobs: JobsService,
     private readonly clock: Clock,
     private readonly urlPolicy: UrlPolicy,
     private readonly secretBox: SecretBox,
@@ -62,7 +64,7 @@ export class WebsitesPageController {
     const rows = await Promise.all(
       items.map(async (website) => {
         const latest = (await this.screenshots.list(accountId, first, { websiteId: website.id })).items[0] ?? null;
-        const lastJob = (await this.captureJobs.list(accountId, first, { websiteId: website.id, type: 'screenshot' })).items[0] ?? null;
+        const lastJob = (await this.jobs.list(accountId, first, { websiteId: website.id, type: 'screenshot' })).items[0] ?? null;
         return { website, latest, lastJob, activeJob: lastJob && !isFinished(lastJob.status) ? lastJob : null };
       }),
     );
@@ -157,7 +159,7 @@ export class WebsitesPageController {
   @HtmlPage()
   async screenshotForm(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Req() request: DashboardRequest, @Query('job') jobId?: string) {
     const website = await this.websites.get(viewer.account.id, id);
-    const loaded = jobId ? await loadCaptureResult(this.captureJobs, this.screenshots, viewer.account.id, jobId) : null;
+    const loaded = jobId ? await loadCaptureResult(this.jobs, this.screenshots, viewer.account.id, jobId) : null;
     // Only this website's captures are shown here.
     const result = loaded && loaded.job.type === 'screenshot' && loaded.job.websiteId === website.id ? loaded : null;
     const query = new URLSearchParams(request.url.split('?')[1] ?? '');

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { CaptureFailure } from '../../../adapters/capture/capture.port';
+import { CaptureFailure } from '../../screenshots/application/capture.port';
 import { Delivery, EnqueueOptions, JobHandler, JobTransport } from './job-transport';
 import { AppConfig } from '../../../config/app-config';
 import { FakeClock } from '../../../../test/support/fake-clock';

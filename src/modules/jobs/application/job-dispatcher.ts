@@ -6,10 +6,10 @@ import { JobProps, MAX_JOB_ATTEMPTS } from '../domain/job';
 import { JobAttempt, JobAttemptScope } from './job-attempt-scope';
 import { HandledOutcome, JobHandlers } from './job-handlers';
 import { errorMessage } from '../../../shared/domain/error-message';
-import { isPageFailure, publicInfrastructureReason } from './job-failure';
+import { isFinalFailure, publicInfrastructureReason } from './job-failure';
 import { leaseExpiredBefore, staleCutoffs } from './job-lease';
 import { JobCursor, JobRepository, RunningCutoffs, StaleCutoffs, SupersededAttemptError } from './ports';
-import { Metrics } from '../../metrics/application/metrics';
+import { Metrics } from '../../../shared/metrics/metrics';
 
 const RETRY_BACKOFF_MS = [2_000, 5_000];
 
@@ -212,7 +212,7 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
       this.logger.warn(`job ${job.id} attempt ${job.attempts} was taken over by a later attempt; its result was dropped`);
       return;
     }
-    if (isPageFailure(err)) {
+    if (isFinalFailure(err)) {
       if (await this.untilRecorded(job, () => this.jobs.fail(job.id, err.message, this.clock.now()))) this.metrics.jobEnded(job.type, 'failed');
       return;
     }

@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit, Optional, SetMetadata } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import { JOB_TYPES, JobProps, JobType } from '../domain/job';
+import { JOB_TYPES, JobPayload, JobProps, JobType } from '../domain/job';
 
 /**
  * What an attempt's own writes did to its job, when the handler knows: ended it (`succeeded` / `failed`), or
@@ -9,9 +9,12 @@ import { JOB_TYPES, JobProps, JobType } from '../domain/job';
  */
 export type HandledOutcome = 'succeeded' | 'failed' | 'unchanged';
 
-/** Runs one claimed attempt of a job. Throws for an infrastructure failure (the dispatcher retries it). */
-export interface JobTypeHandler {
-  handle(job: JobProps): Promise<HandledOutcome | void>;
+/**
+ * Runs one claimed attempt of a job. Throws for an infrastructure failure (the dispatcher retries it). `P` is the
+ * payload its job type carries: the handler's context types it, the jobs context never looks inside.
+ */
+export interface JobTypeHandler<P extends JobPayload = JobPayload> {
+  handle(job: JobProps<P>): Promise<HandledOutcome | void>;
 }
 
 /** The outcome of a fenced write that would end the job: it ended it only when it applied. */

@@ -1,5 +1,3 @@
-import type { CaptureOptions } from '../../screenshots/domain/capture-options';
-
 /**
  * Jobs (API.md, Jobs and executions): captures and scenario runs, queued → running → succeeded | failed. The
  * jobs table is the durable record whatever transport carries the job; a capture job yields at most one
@@ -16,15 +14,21 @@ export type JobSource = (typeof JOB_SOURCES)[number];
 /** Infrastructure failures (browser crash, worker killed) are retried up to this many attempts in all. */
 export const MAX_JOB_ATTEMPTS = 3;
 
-export interface JobProps {
+/**
+ * What a job carries for its handler (a capture: its CaptureOptions; a scenario run: the steps it was asked with),
+ * stored as JSON. Opaque here: only the job type's own context gives it a type (JobProps<CaptureJobOptions>).
+ */
+export type JobPayload = object;
+
+export interface JobProps<P extends JobPayload = JobPayload> {
   id: string;
   type: JobType;
   accountId: number;
   websiteId: number | null;
   status: JobStatus;
   source: JobSource;
-  /** A capture job's options (a scenario run stores the steps it was asked with here instead). */
-  options: CaptureOptions;
+  /** The payload of its type (see JobPayload); named options as in the jobs table. */
+  options: P;
   idempotencyKey: string | null;
   attempts: number;
   error: string | null;

@@ -177,7 +177,7 @@ export class TypeOrmJobRepository extends JobRepository {
   }
 
   async replaceOptions(id: string, options: JobProps['options']): Promise<void> {
-    await this.rows.update({ id }, { options: options as never });
+    await this.rows.update({ id }, { options });
   }
 
   async delete(id: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { loadConfig } from '../../../config/app-config';
-import { UNMATCHED_ROUTE } from '../application/metrics';
+import { UNMATCHED_ROUTE } from '../../../shared/metrics/metrics';
 import { presentsToken } from './metrics.controller';
 import { routeLabel } from './request-durations';
 

@@ -5,8 +5,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
 import { UnauthorizedError } from '../../../shared/domain/domain-error';
 import { Public } from '../../../shared/http/decorators';
-import { authorizationHeader } from '../../accounts/http/auth.guards';
-import { Metrics } from '../application/metrics';
+import { authorizationHeader } from '../../../shared/http/authorization';
+import { Metrics } from '../../../shared/metrics/metrics';
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();

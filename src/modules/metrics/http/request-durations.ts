@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Metrics, UNMATCHED_ROUTE } from '../application/metrics';
+import { Metrics, UNMATCHED_ROUTE } from '../../../shared/metrics/metrics';
 
 /** The patterns of the catch-all route (shared/http/unknown-route.controller.ts) as Nest hands them to Fastify. */
 const CATCH_ALL = new Set(['*', '/*']);

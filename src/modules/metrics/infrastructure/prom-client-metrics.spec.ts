@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { CaptureLoad, PageCapturer } from '../../../adapters/capture/capture.port';
+import { CaptureLoad, PageCapturer } from '../../screenshots/application/capture.port';
 import { JobRepository } from '../../jobs/application/ports';
 import { parsePrometheusText, sampleValue } from '../../../../test/support/prometheus-text';
 import { PromClientMetrics } from './prom-client-metrics';

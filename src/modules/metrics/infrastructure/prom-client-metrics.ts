@@ -1,11 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { CaptureLoad, PageCapturer } from '../../../adapters/capture/capture.port';
+import { CaptureLoad, PageCapturer } from '../../screenshots/application/capture.port';
 import { errorMessage } from '../../../shared/domain/error-message';
 import { within } from '../../../shared/domain/within';
 import { JOB_TYPES, JobType } from '../../jobs/domain/job';
 import { JobRepository } from '../../jobs/application/ports';
-import { CAPTURE_PHASES, CapturePhase, JobOutcome, Metrics, MetricsExposition, RATE_LIMIT_NAMES } from '../application/metrics';
+import { CAPTURE_PHASES, CapturePhase, JobOutcome, Metrics, MetricsExposition, RATE_LIMIT_NAMES } from '../../../shared/metrics/metrics';
 
 /** Captures take tens of milliseconds on a local page and up to CAPTURE_TIMEOUT_MS (30 s by default) on a slow one. */
 const CAPTURE_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];

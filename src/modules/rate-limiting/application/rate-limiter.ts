@@ -3,7 +3,7 @@ import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
 import { decide, Limits, QuotaDecision, RateLimitExceededError, RateLimitHeaderValues, unixSeconds, windowAt } from '../domain/quota';
 import { CounterStore } from './counter-store';
-import { Metrics } from '../../metrics/application/metrics';
+import { Metrics } from '../../../shared/metrics/metrics';
 
 /** Per-account request quota (spec, Limits) and the per-IP limit on failed authentication. */
 @Injectable()

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IS_PUBLIC } from '../../../shared/http/decorators';
 import { RateLimiter } from '../application/rate-limiter';
 import { Limits, QuotaDecision, RateLimitExceededError } from '../domain/quota';
-import { setRateLimitHeaders } from './rate-limit-headers';
+import { setRateLimitHeaders } from '../../../shared/http/rate-limit-headers';
 
 /** What this guard needs of the authenticated caller (set by the auth guard, which runs first). */
 interface RateLimitedSubject {

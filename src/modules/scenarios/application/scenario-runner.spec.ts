@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { CaptureFailure, ScenarioTab, CaptureResult, PageCapturer, PageOptions } from '../../../adapters/capture/capture.port';
+import { CaptureFailure, ScenarioTab, CaptureResult, PageCapturer, PageOptions } from '../../screenshots/application/capture.port';
 import { AppConfig } from '../../../config/app-config';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { JobRepository } from '../../jobs/application/ports';
@@ -50,7 +50,7 @@ function job(steps: StoredStep[]): JobProps {
     websiteId: WEBSITE.id,
     status: 'running',
     source: 'api',
-    options: { steps } as never,
+    options: { steps },
     idempotencyKey: null,
     attempts: 1,
     error: null,

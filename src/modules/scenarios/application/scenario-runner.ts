@@ -1,6 +1,6 @@
-import { renderingFor } from '../../../shared/domain/page-options';
+import { renderingFor } from '../../../shared/domain/capture-option-rules';
 import { Injectable, Logger } from '@nestjs/common';
-import { CaptureFailure, ScenarioTab, CaptureResult, PageCapturer } from '../../../adapters/capture/capture.port';
+import { CaptureFailure, ScenarioTab, CaptureResult, PageCapturer } from '../../screenshots/application/capture.port';
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
 import { UrlPolicy } from '../../../shared/url-policy';

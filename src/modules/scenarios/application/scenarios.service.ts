@@ -7,7 +7,7 @@ import { UrlPolicy } from '../../../shared/url-policy';
 import { JobEvents } from '../../jobs/application/job-events';
 import { JobProps, JobSource } from '../../jobs/domain/job';
 import { readWhenFinished } from '../../jobs/application/job-wait';
-import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
+import { JobsService } from '../../jobs/application/jobs.service';
 import { JobRepository } from '../../jobs/application/ports';
 import { ScreenshotRepository } from '../../screenshots/application/ports';
 import { WebsiteRepository } from '../../websites/application/ports';
@@ -44,7 +44,7 @@ export class ScenariosService {
     private readonly websites: WebsiteRepository,
     private readonly jobs: JobRepository,
     private readonly screenshots: ScreenshotRepository,
-    private readonly captureJobs: CaptureJobsService,
+    private readonly jobsService: JobsService,
     private readonly urlPolicy: UrlPolicy,
     private readonly clock: Clock,
     private readonly events: JobEvents,
@@ -108,7 +108,7 @@ export class ScenariosService {
    */
   async run(accountId: number, id: number, idempotencyKey: string | null, origin: RunOrigin = { source: 'api', scheduleId: null }): Promise<JobProps> {
     const scenario = await this.get(accountId, id);
-    return this.captureJobs.submit({
+    return this.jobsService.submit({
       id: randomUUID(),
       type: 'scenario',
       accountId,
@@ -116,7 +116,7 @@ export class ScenariosService {
       scenarioId: scenario.id,
       source: origin.source,
       scheduleId: origin.scheduleId,
-      options: { steps: sealStepSecrets(scenario.steps, (plain) => this.secretBox.seal(plain)) } as never,
+      options: { steps: sealStepSecrets(scenario.steps, (plain) => this.secretBox.seal(plain)) },
       idempotencyKey,
       result: initialStepRecords(scenario.steps),
       createdAt: this.clock.now(),

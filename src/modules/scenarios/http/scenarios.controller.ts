@@ -19,7 +19,7 @@ import {
 import { PageQuery, paginate } from '../../../shared/http/pagination';
 import { UuidParam } from '../../../shared/http/uuid-param';
 import { clientGone } from '../../../shared/http/client-gone';
-import { WaitQuery } from '../../screenshots/http/dto';
+import { WaitQuery } from '../../jobs/http/dto';
 import type { Account } from '../../accounts/domain/account';
 import { ScenariosService } from '../application/scenarios.service';
 import { CreateScenarioDto, executionView, ScenarioListQuery, scenarioView, UpdateScenarioDto } from './dto';

@@ -1,6 +1,6 @@
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import { Logger } from '@nestjs/common';
-import { CaptureFailure, CaptureResult, PageCapturer } from '../../../adapters/capture/capture.port';
+import { CaptureFailure, CaptureResult, PageCapturer } from './capture.port';
 import { FakeClock } from '../../../../test/support/fake-clock';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { WebsiteRepository } from '../../websites/application/ports';

@@ -1,70 +1,67 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
-import { CaptureFailure, CaptureRequest, CaptureResult, PageCapturer } from '../../../adapters/capture/capture.port';
+import { CaptureFailure, CaptureRequest, CaptureResult, PageCapturer } from './capture.port';
 import { Clock } from '../../../shared/domain/clock';
 import { CaptureSecrets, mergeSecrets } from '../../../shared/domain/capture-secrets';
-import { resolveOutput } from '../../../shared/domain/output-format';
+import { renderingFor, resolveOutput } from '../../../shared/domain/capture-option-rules';
+import { CaptureOptions, mergeCaptureOptions, plainChoices } from '../../../shared/domain/capture-option-table';
 import { SecretBox } from '../../../shared/secrets/secret-box';
-import { failOnStatusForCapture, mergePageOptions, renderingFor } from '../../../shared/domain/page-options';
+import { failOnStatusForCapture } from '../../../shared/domain/page-options';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
 import { endedIf, HandledOutcome, HandlesJobs, JobTypeHandler } from '../../jobs/application/job-handlers';
 import { JobProps } from '../../jobs/domain/job';
+import type { CaptureJobOptions } from '../domain/capture-job-options';
 import { errorMessage } from '../../../shared/domain/error-message';
 import { InfrastructureFailure } from '../../jobs/application/job-failure';
 import { DuplicateScreenshotError, ScreenshotRepository, StorageUnavailableError } from './ports';
 import { LEASE_MARGIN_MS, maxRunMs } from '../../jobs/application/job-lease';
 import { JobRepository, SupersededAttemptError } from '../../jobs/application/ports';
 import { ScreenshotKeeper } from './screenshot-keeper';
-import { Metrics } from '../../metrics/application/metrics';
+import { Metrics } from '../../../shared/metrics/metrics';
 import type { OutputFormat } from '../../../shared/domain/output-format';
 import { comparisonKey } from './comparison-key';
 import type { ScreenshotProps } from '../domain/screenshot';
 import { ChangeDetector } from './change-detector';
 
-export function captureRequestFor(website: WebsiteProps, job: JobProps, requestSecrets?: CaptureSecrets): CaptureRequest {
-  const o = job.options;
-  // The request's choice, else the website's saved default, else the capturer's. A device sets the viewport
+/** A capture job: its payload is the capture's options. */
+type CaptureJob = JobProps<CaptureJobOptions>;
+
+/** The website's defaults as capture options: its saved `capture_options` and its own full_page and viewport. */
+function websiteDefaults(website: WebsiteProps): CaptureOptions {
+  return { ...website.captureOptions, fullPage: website.fullPage, viewportWidth: website.viewportWidth, viewportHeight: website.viewportHeight };
+}
+
+export function captureRequestFor(website: WebsiteProps, job: CaptureJob, requestSecrets?: CaptureSecrets): CaptureRequest {
+  // The request's choice, else the website's saved default, else the table's. A device sets the viewport
   // (a request cannot also send one: CaptureJobsService checks it).
-  const page = mergePageOptions(o, website.captureOptions);
-  const rendering = renderingFor(page, {
-    viewportWidth: o.viewportWidth ?? website.viewportWidth,
-    viewportHeight: o.viewportHeight ?? website.viewportHeight,
-    deviceScaleFactor: o.deviceScaleFactor ?? 1,
+  const merged = mergeCaptureOptions(job.options, websiteDefaults(website));
+  const rendering = renderingFor(merged, {
+    viewportWidth: merged.viewportWidth ?? website.viewportWidth,
+    viewportHeight: merged.viewportHeight ?? website.viewportHeight,
+    deviceScaleFactor: merged.deviceScaleFactor ?? 1,
   });
   return {
     url: website.url,
+    ...plainChoices(merged),
     viewportWidth: rendering.viewportWidth,
     viewportHeight: rendering.viewportHeight,
-    fullPage: o.fullPage ?? website.fullPage,
     deviceScaleFactor: rendering.deviceScaleFactor,
-    delayMs: o.delayMs ?? 0,
-    waitForSelector: o.waitForSelector ?? null,
-    hideSelectors: o.hideSelectors ?? [],
-    darkMode: o.darkMode ?? false,
-    waitUntil: o.waitUntil ?? website.captureOptions.waitUntil,
-    output: resolveOutput(o, website.captureOptions),
-    selector: page.selector ?? null,
-    clip: page.clip ?? null,
+    waitUntil: merged.waitUntil,
+    output: resolveOutput(job.options, website.captureOptions),
     emulation: rendering.emulation,
-    blockResources: page.blockResources ?? [],
-    css: page.css ?? null,
-    blockCookieBanners: page.blockCookieBanners ?? false,
-    blockAds: page.blockAds ?? false,
-    blockTrackers: page.blockTrackers ?? false,
     secrets: mergeSecrets(requestSecrets, website.captureOptions.secrets),
     ignoreSelectors: website.changeIgnoreSelectors,
-    failOnStatus: failOnStatusForCapture(page.failOnStatus),
-    ...(page.timeoutMs !== undefined ? { timeoutMs: page.timeoutMs } : {}),
+    failOnStatus: failOnStatusForCapture(merged.failOnStatus),
     // Text changes: every image capture of a job keeps the page's visible text (PDFs are never compared).
     keepText: true,
   };
 }
 
 /** The compare key of a capture (change history, like for like: application/comparison-key.ts). */
-export function compareKeyFor(website: WebsiteProps, job: JobProps, request: CaptureRequest, format: OutputFormat): string | null {
-  return comparisonKey(request, mergePageOptions(job.options, website.captureOptions).device ?? null, format);
+export function compareKeyFor(website: WebsiteProps, job: CaptureJob, request: CaptureRequest, format: OutputFormat): string | null {
+  return comparisonKey(request, mergeCaptureOptions(job.options, website.captureOptions).device ?? null, format);
 }
 
 /** While the object store is away, a rendered file is stored again 1, 2, 4, … at most this far apart. */
@@ -80,7 +77,7 @@ const AFTER_STORE_MS = 5_000;
  */
 @Injectable()
 @HandlesJobs('screenshot')
-export class CaptureJobRunner implements JobTypeHandler, OnModuleDestroy {
+export class CaptureJobRunner implements JobTypeHandler<CaptureJobOptions>, OnModuleDestroy {
   private readonly logger = new Logger('CaptureJobRunner');
   /** Shutting down: an outage is no longer waited out here (the job goes back to the queue, for another worker). */
   private stopping = false;
@@ -107,7 +104,7 @@ export class CaptureJobRunner implements JobTypeHandler, OnModuleDestroy {
    * A request's sealed secrets are erased from the job row once the job has ended (they are kept through
    * retries, which need them). A job that ends by running out of attempts keeps them, sealed.
    */
-  private async eraseSecrets(job: JobProps): Promise<void> {
+  private async eraseSecrets(job: CaptureJob): Promise<void> {
     if (!job.options.sealedSecrets) return;
     const { sealedSecrets: _sealed, ...rest } = job.options;
     try {
@@ -118,7 +115,7 @@ export class CaptureJobRunner implements JobTypeHandler, OnModuleDestroy {
     }
   }
 
-  async handle(job: JobProps): Promise<HandledOutcome> {
+  async handle(job: CaptureJob): Promise<HandledOutcome> {
     const attemptStarted = performance.now();
     const website = job.websiteId === null ? null : await this.websites.findById(job.websiteId);
     if (!website) return endedIf(await this.jobs.fail(job.id, 'Website was deleted', this.clock.now()), 'failed');
@@ -147,7 +144,7 @@ export class CaptureJobRunner implements JobTypeHandler, OnModuleDestroy {
     return outcome;
   }
 
-  private async store(job: JobProps, website: WebsiteProps, result: CaptureResult, request: CaptureRequest, attemptStarted: number): Promise<HandledOutcome> {
+  private async store(job: CaptureJob, website: WebsiteProps, result: CaptureResult, request: CaptureRequest, attemptStarted: number): Promise<HandledOutcome> {
     // One instant for both: the website's last_screenshot_at is exactly its newest screenshot's taken_at.
     const takenAt = this.clock.now();
     const started = performance.now();
@@ -190,7 +187,7 @@ export class CaptureJobRunner implements JobTypeHandler, OnModuleDestroy {
    * full disk, the database) are not waited for here.
    */
   private async throughStorageOutage(
-    job: JobProps,
+    job: CaptureJob,
     result: CaptureResult,
     attemptStarted: number,
     store: () => Promise<ScreenshotProps>,

@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger } from '@nestjs/common';
-import { JobEvents } from '../../jobs/application/job-events';
-import { JobTransport } from '../../jobs/application/job-transport';
-import { readWhenFinished } from '../../jobs/application/job-wait';
+import { Injectable } from '@nestjs/common';
+import { JobsService } from '../../jobs/application/jobs.service';
 import { Clock } from '../../../shared/domain/clock';
-import { ConflictError, NotFoundError, UnavailableError, ValidationFailedError } from '../../../shared/domain/domain-error';
+import { ValidationFailedError } from '../../../shared/domain/domain-error';
 import { hasSecrets, secretConflicts } from '../../../shared/domain/capture-secrets';
-import { outputConflicts, resolveOutput } from '../../../shared/domain/output-format';
+import { outputConflicts, pageOptionConflicts, resolveOutput } from '../../../shared/domain/capture-option-rules';
 import { SecretBox } from '../../../shared/secrets/secret-box';
-import { mergePageOptions, pageOptionConflicts } from '../../../shared/domain/page-options';
+import { CaptureOptions, mergeCaptureOptions } from '../../../shared/domain/capture-option-table';
 
 /** Request fields a device preset sets, so a request cannot also send them. */
 const VIEWPORT_FIELDS = [
@@ -16,31 +14,24 @@ const VIEWPORT_FIELDS = [
   ['viewportHeight', 'viewport_height'],
   ['deviceScaleFactor', 'device_scale_factor'],
 ] as const;
-import { PageRequest } from '../../../shared/domain/page-request';
 import { WebsitesService } from '../../websites/application/websites.service';
-import { JobProps, JobSource, isSameJobRequest } from '../../jobs/domain/job';
-import { CaptureOptions } from '../domain/capture-options';
-import { JobFilter, JobRepository, NewJob } from '../../jobs/application/ports';
-import { errorMessage } from '../../../shared/domain/error-message';
+import { JobProps, JobSource } from '../../jobs/domain/job';
+import type { CaptureJobOptions } from '../domain/capture-job-options';
 import { AppConfig } from '../../../config/app-config';
 
-/** Asking for captures and reading their jobs (the API side of the capture pipeline). */
+/** Asking for captures (the API side of the capture pipeline); the job is queued and read back by JobsService. */
 @Injectable()
 export class CaptureJobsService {
-  private readonly logger = new Logger('CaptureJobs');
-
   constructor(
-    private readonly jobs: JobRepository,
+    private readonly jobs: JobsService,
     private readonly websites: WebsitesService,
-    private readonly transport: JobTransport,
     private readonly clock: Clock,
-    private readonly events: JobEvents,
     private readonly secretBox: SecretBox,
     private readonly config: AppConfig,
   ) {}
 
   /** A request's secrets are never stored in plain text: sealed on the job row, with a digest for idempotency. */
-  private sealed(options: CaptureOptions): CaptureOptions {
+  private sealed(options: CaptureOptions): CaptureJobOptions {
     const { secrets, ...rest } = options;
     if (!hasSecrets(secrets)) return rest;
     const plain = JSON.stringify(secrets);
@@ -61,7 +52,7 @@ export class CaptureJobsService {
     const format = resolveOutput(options, website.captureOptions).format;
     const conflicts = [
       ...outputConflicts(options, website.captureOptions),
-      ...pageOptionConflicts(mergePageOptions(options, website.captureOptions), {
+      ...pageOptionConflicts(mergeCaptureOptions(options, website.captureOptions), {
         format,
         viewportWidth: options.viewportWidth ?? website.viewportWidth,
         viewportSetByRequest: VIEWPORT_FIELDS.filter(([key]) => options[key] !== undefined).map(([, field]) => field),
@@ -70,7 +61,7 @@ export class CaptureJobsService {
     ];
     conflicts.push(...secretConflicts(options.secrets, new URL(website.url).hostname));
     if (conflicts.length > 0) throw new ValidationFailedError(conflicts);
-    return this.submit({
+    return this.jobs.submit({
       id: randomUUID(),
       type: 'screenshot',
       accountId,
@@ -81,44 +72,5 @@ export class CaptureJobsService {
       idempotencyKey,
       createdAt: this.clock.now(),
     });
-  }
-
-  /**
-   * Writes the job row, then hands it to the transport before answering: once the client has a job id,
-   * the job is durably queued. A reused idempotency key returns the job it made before — if the request is
-   * the same one; a key reused for something else is 409. If the transport is down the row is removed again
-   * (503, nothing half-applied). Used for captures and scenario runs.
-   */
-  async submit(newJob: NewJob): Promise<JobProps> {
-    const { job, created } = await this.jobs.createOrGetIdempotent(newJob);
-    if (!created) {
-      if (!isSameJobRequest(job, newJob)) {
-        throw new ConflictError('This Idempotency-Key was already used for a different request; use a new key for a new request.');
-      }
-      return job;
-    }
-    try {
-      await this.transport.enqueue(job.id);
-    } catch (err) {
-      this.logger.error(`could not queue job ${job.id}: ${errorMessage(err)}`);
-      await this.jobs.delete(job.id);
-      throw new UnavailableError('The job queue is unavailable; nothing was queued. Please retry.');
-    }
-    return job;
-  }
-
-  async get(accountId: number, id: string): Promise<JobProps> {
-    const job = await this.jobs.findOwned(accountId, id);
-    if (!job) throw new NotFoundError('Job');
-    return job;
-  }
-
-  /** The job once it has ended, or after `waitSeconds` as it is then (long-poll; 0 = at once). */
-  getWhenFinished(accountId: number, id: string, waitSeconds: number, clientGone: AbortSignal): Promise<JobProps> {
-    return readWhenFinished(this.events, id, waitSeconds, clientGone, () => this.get(accountId, id));
-  }
-
-  list(accountId: number, page: PageRequest, filter: JobFilter) {
-    return this.jobs.list(accountId, page, filter);
   }
 }

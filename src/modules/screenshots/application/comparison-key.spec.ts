@@ -1,4 +1,5 @@
-import { captureRequest } from '../../../adapters/capture/capture-request';
+import { CAPTURE_OPTION_TABLE } from '../../../shared/domain/capture-option-table';
+import { captureRequest } from '../../../../test/support/capture-request';
 import { DEVICES } from '../../../shared/domain/devices';
 import { compareKey } from '../domain/change';
 import { comparisonKey } from './comparison-key';
@@ -26,8 +27,6 @@ describe('comparisonKey (like for like)', () => {
       captureRequest(URL, { emulation: { mobile: false, touch: false, userAgent: null, locale: 'de-DE', timezone: null } }),
       captureRequest(URL, { fullPage: true }),
       captureRequest(URL, { selector: '#main' }),
-      // An option the capture request gains later is read by its field's name.
-      { ...captureRequest(URL), removeSelectors: ['.promo'] },
     ].map((r) => comparisonKey(r, null, 'png'));
     expect(new Set([plain, ...others]).size).toBe(others.length + 1);
     for (const same of [captureRequest(URL, { delayMs: 2000, waitUntil: 'load', waitForSelector: '#x', timeoutMs: 5000 })]) {
@@ -36,6 +35,32 @@ describe('comparisonKey (like for like)', () => {
     // Blocked resource types in any order are the same choice.
     expect(comparisonKey(captureRequest(URL, { blockResources: ['font', 'image'] }), null, 'png')).toBe(
       comparisonKey(captureRequest(URL, { blockResources: ['image', 'font'] }), null, 'png'),
+    );
+  });
+
+  it('the options that count are the capture-option table rows flagged changesPicture: what the page shows, not when or in which format', () => {
+    const counted = CAPTURE_OPTION_TABLE.filter((spec) => spec.changesPicture).map((spec) => spec.wire);
+    expect([...counted].sort()).toEqual(
+      [
+        'block_ads',
+        'block_cookie_banners',
+        'block_resources',
+        'block_trackers',
+        'clip',
+        'css',
+        'dark_mode',
+        'device',
+        'device_scale_factor',
+        'full_page',
+        'hide_selectors',
+        'locale',
+        'omit_background',
+        'selector',
+        'timezone',
+        'user_agent',
+        'viewport_height',
+        'viewport_width',
+      ].sort(),
     );
   });
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { UnavailableError } from '../../../shared/domain/domain-error';
 import { errorMessage } from '../../../shared/domain/error-message';
-import { CaptureResult } from '../../../adapters/capture/capture.port';
+import { CaptureResult } from './capture.port';
 import { companionKeys, ScreenshotProps, screenshotKey, textKey, thumbnailKey } from '../domain/screenshot';
 import { normalizeVisibleText, textHash } from '../domain/text-change';
 import { CapturedScreenshot, ScreenshotRepository, ScreenshotStorage, ThumbnailRenderer } from './ports';

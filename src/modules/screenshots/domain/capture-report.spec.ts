@@ -1,5 +1,6 @@
 import { captureReportView, CaptureReport, incompleteReasons, parseCaptureReport, serializeCaptureReport } from './capture-report';
-import { failOnStatusForCapture, isFailOnStatus, pageOptionConflicts } from '../../../shared/domain/page-options';
+import { failOnStatusForCapture, isFailOnStatus } from '../../../shared/domain/page-options';
+import { pageOptionConflicts } from '../../../shared/domain/capture-option-rules';
 
 const REPORT: CaptureReport = {
   httpStatus: 200,

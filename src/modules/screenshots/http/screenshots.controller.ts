@@ -22,7 +22,8 @@ import type { Account } from '../../accounts/domain/account';
 import { CaptureJobsService } from '../application/capture-jobs.service';
 import { ScreenshotsService } from '../application/screenshots.service';
 import { BulkDownloadPlanGuard } from './bulk-download-plan.guard';
-import { BulkDownloadDto, ScreenshotListQuery, screenshotView, TakeScreenshotDto, toCaptureOptions } from './dto';
+import { TakeScreenshotDto, toCaptureOptions } from '../../../shared/http/capture-option-fields';
+import { BulkDownloadDto, ScreenshotListQuery, screenshotView } from './dto';
 import { JobQueuedResponse, ScreenshotView } from './openapi';
 
 const ATTACHMENT = { 'Content-Disposition': { description: 'attachment; filename="…"', schema: { type: 'string' } } };

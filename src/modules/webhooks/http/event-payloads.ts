@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { ScenariosService } from '../../scenarios/application/scenarios.service';
 import { executionView } from '../../scenarios/http/dto';
-import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
+import { JobsService } from '../../jobs/application/jobs.service';
 import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
-import { jobView, screenshotView } from '../../screenshots/http/dto';
+import { jobView } from '../../jobs/http/dto';
+import { screenshotView } from '../../screenshots/http/dto';
 import { EventPayloads, FinishedJob, FoundChange } from '../application/ports';
 
 /**
@@ -13,7 +14,7 @@ import { EventPayloads, FinishedJob, FoundChange } from '../application/ports';
 @Injectable()
 export class ApiEventPayloads extends EventPayloads {
   constructor(
-    private readonly jobs: CaptureJobsService,
+    private readonly jobs: JobsService,
     private readonly screenshots: ScreenshotsService,
     private readonly scenarios: ScenariosService,
   ) {

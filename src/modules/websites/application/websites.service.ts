@@ -4,9 +4,9 @@ import { NotFoundError, ValidationFailedError } from '../../../shared/domain/dom
 import { PageRequest } from '../../../shared/domain/page-request';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { keepRedacted, secretConflicts } from '../../../shared/domain/capture-secrets';
-import { outputConflicts, resolveOutput } from '../../../shared/domain/output-format';
-import { pageOptionConflicts } from '../../../shared/domain/page-options';
-import { Website, WEBSITE_RULES, WebsiteCaptureOptions, WebsiteChanges, WebsiteInput, WebsiteProps } from '../domain/website';
+import type { CaptureOptions } from '../../../shared/domain/capture-option-table';
+import { outputConflicts, pageOptionConflicts, resolveOutput } from '../../../shared/domain/capture-option-rules';
+import { Website, WEBSITE_RULES, WebsiteChanges, WebsiteInput, WebsiteProps } from '../domain/website';
 import { WebsiteDeletionListener, WebsiteRepository } from './ports';
 import { AppConfig } from '../../../config/app-config';
 
@@ -86,7 +86,7 @@ export class WebsitesService {
 }
 
 /** Saved defaults must agree with themselves (quality only with jpeg/webp, …): named as the API spells them. */
-function assertCaptureOptions(captureTimeoutMs: number, options: WebsiteCaptureOptions | undefined, viewportWidth: number, url: string): void {
+function assertCaptureOptions(captureTimeoutMs: number, options: CaptureOptions | undefined, viewportWidth: number, url: string): void {
   const conflicts = options
     ? [
         ...outputConflicts(options),

@@ -1,14 +1,11 @@
-import type { CaptureSecrets } from '../../../shared/domain/capture-secrets';
-import type { OutputOptions } from '../../../shared/domain/output-format';
-import type { PageOptions } from '../../../shared/domain/page-options';
-import type { WaitUntil } from '../../../shared/domain/wait-until';
+import { CaptureOptions, VIEWPORT } from '../../../shared/domain/capture-option-table';
 
 /** Website rules (API.md, Websites): bounds and defaults live here and nowhere else. */
 export const WEBSITE_RULES = {
   nameMax: 255,
   urlMax: 2048,
-  viewportWidth: { min: 320, max: 3840, default: 1280 },
-  viewportHeight: { min: 240, max: 2160, default: 800 },
+  viewportWidth: VIEWPORT.width,
+  viewportHeight: VIEWPORT.height,
   fullPageDefault: false,
   /** Change history (API.md): `changed` = changed_ratio > change_threshold; the selectors' boxes are masked out. */
   changeThreshold: { min: 0, max: 1, default: 0.001 },
@@ -19,16 +16,6 @@ export const WEBSITE_RULES = {
 export const WEBSITE_STATUSES = ['active', 'paused'] as const;
 export type WebsiteStatus = (typeof WEBSITE_STATUSES)[number];
 
-/**
- * The website's capture defaults (API.md, Capture options: `capture_options`): a Take Screenshot body
- * overrides them field by field, and scenario runs use them. A field left out means the service default.
- */
-export interface WebsiteCaptureOptions extends OutputOptions, PageOptions {
-  waitUntil?: WaitUntil;
-  /** Headers, cookies, credentials: plain here, sealed by the repository, never shown (redactSecrets). */
-  secrets?: CaptureSecrets;
-}
-
 export interface WebsiteProps {
   id: number;
   accountId: number;
@@ -38,7 +25,11 @@ export interface WebsiteProps {
   viewportHeight: number;
   fullPage: boolean;
   status: WebsiteStatus;
-  captureOptions: WebsiteCaptureOptions;
+  /**
+   * Its capture defaults (API.md, `capture_options`): a Take Screenshot body overrides them field by field, and
+   * scenario runs use them. A field left out means the service default. Secrets: plain here, sealed by the repository.
+   */
+  captureOptions: CaptureOptions;
   changeThreshold: number;
   changeIgnoreSelectors: string[];
   lastScreenshotAt: Date | null;
@@ -55,7 +46,7 @@ export interface WebsiteInput {
   viewportHeight?: number;
   fullPage?: boolean;
   status?: WebsiteStatus;
-  captureOptions?: WebsiteCaptureOptions;
+  captureOptions?: CaptureOptions;
   changeThreshold?: number;
   changeIgnoreSelectors?: string[];
 }

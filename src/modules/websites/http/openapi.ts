@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { TIMESTAMP } from '../../../shared/http/openapi';
-import { WAIT_UNTIL_VALUES, WaitUntil } from '../../../shared/domain/wait-until';
-import { OUTPUT_FORMATS, OutputFormat, PDF_PAPERS, PdfPaper } from '../../../shared/domain/output-format';
+import { CaptureOptionsView } from '../../../shared/http/capture-option-fields';
 import { WEBSITE_RULES, WEBSITE_STATUSES, WebsiteStatus } from '../domain/website';
 
 const R = WEBSITE_RULES;
@@ -45,78 +44,6 @@ export const WEBSITE_FIELDS = {
       'Change history: elements whose boxes (where they are in each capture) are left out of the comparison — dates, ads, counters. Applies to captures taken from then on',
   },
 } as const;
-
-/** What wait_until means, for the request body and the website's saved default alike. */
-export const WAIT_UNTIL_DESCRIPTION =
-  'When the capture is taken. `stable`: after `load`, as soon as the page has been still for a short settle window ' +
-  '(no request in flight, no pending timer of at most 2 s, no DOM change, fonts loaded, images decoded; intervals, ' +
-  'longer timers and endless animations do not hold it), at most 3 s after `load`. `load` / `domcontentloaded`: at ' +
-  'that event, nothing more. `network_idle`: after `load`, once the network has been quiet for 500 ms (at most 3 s).';
-
-@ApiSchema({
-  name: 'CaptureOptions',
-  description:
-    'The website’s capture defaults as a capture would use them (only the fields that apply to its format); a Take Screenshot body overrides them field by field.',
-})
-export class CaptureOptionsView {
-  @ApiProperty({ enum: WAIT_UNTIL_VALUES, default: 'stable', description: WAIT_UNTIL_DESCRIPTION }) wait_until!: WaitUntil;
-  @ApiProperty({ enum: OUTPUT_FORMATS, default: 'png' }) format!: OutputFormat;
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, description: 'jpeg and webp only' }) quality?: number;
-  @ApiPropertyOptional({ enum: PDF_PAPERS, description: 'pdf only' }) pdf_paper?: PdfPaper;
-  @ApiPropertyOptional({ type: 'boolean', description: 'pdf only' }) pdf_landscape?: boolean;
-  @ApiPropertyOptional({ type: 'boolean', description: 'pdf only' }) pdf_print_background?: boolean;
-  @ApiPropertyOptional({ type: 'boolean', description: 'png and webp only' }) omit_background?: boolean;
-  @ApiPropertyOptional({ type: 'string', description: 'When saved' }) selector?: string;
-  @ApiPropertyOptional({
-    type: 'object',
-    properties: { x: { type: 'integer' }, y: { type: 'integer' }, width: { type: 'integer' }, height: { type: 'integer' } },
-    required: ['x', 'y', 'width', 'height'],
-    description: 'When saved',
-  })
-  clip?: { x: number; y: number; width: number; height: number };
-  @ApiPropertyOptional({ type: 'string', description: 'When saved' }) device?: string;
-  @ApiPropertyOptional({ type: 'string', description: 'When saved' }) user_agent?: string;
-  @ApiPropertyOptional({ type: 'string', description: 'When saved' }) locale?: string;
-  @ApiPropertyOptional({ type: 'string', description: 'When saved' }) timezone?: string;
-  @ApiPropertyOptional({ type: 'array', items: { type: 'string' }, description: 'When saved' }) block_resources?: string[];
-  @ApiPropertyOptional({ type: 'string', description: 'When saved' }) css?: string;
-  @ApiPropertyOptional({ type: 'boolean', description: 'When saved' }) block_cookie_banners?: boolean;
-  @ApiPropertyOptional({ type: 'boolean', description: 'When saved' }) block_ads?: boolean;
-  @ApiPropertyOptional({ type: 'boolean', description: 'When saved' }) block_trackers?: boolean;
-  @ApiPropertyOptional({
-    oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'integer', minimum: 400, maximum: 599 } }],
-    description: 'When saved',
-  })
-  fail_on_status?: boolean | number[];
-  @ApiPropertyOptional({ type: 'integer', description: 'When saved' }) timeout_ms?: number;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', enum: ['********'] }, description: 'When saved: names, values never shown' })
-  headers?: Record<string, string>;
-  @ApiPropertyOptional({
-    type: 'array',
-    items: {
-      type: 'object',
-      properties: {
-        name: { type: 'string' },
-        value: { type: 'string', enum: ['********'] },
-        domain: { type: 'string' },
-        path: { type: 'string' },
-        secure: { type: 'boolean' },
-        http_only: { type: 'boolean' },
-        same_site: { type: 'string', enum: ['Strict', 'Lax', 'None'] },
-      },
-      required: ['name', 'value'],
-    },
-    description: 'When saved: values never shown',
-  })
-  cookies?: Array<Record<string, unknown>>;
-  @ApiPropertyOptional({
-    type: 'object',
-    properties: { username: { type: 'string', enum: ['********'] }, password: { type: 'string', enum: ['********'] } },
-    required: ['username', 'password'],
-    description: 'When saved: never shown',
-  })
-  http_auth?: { username: string; password: string };
-}
 
 @ApiSchema({ name: 'Website' })
 export class WebsiteView {

@@ -16,24 +16,9 @@ import {
 import { PageQuery, paginate } from '../../../shared/http/pagination';
 import type { Account } from '../../accounts/domain/account';
 import { WebsitesService } from '../application/websites.service';
-import { WebsiteChanges } from '../domain/website';
 import { WebsiteView } from './openapi';
-import { CreateWebsiteDto, toCaptureDefaults, UpdateWebsiteDto, websiteView } from './website.dto';
-
-/** A validated body in the domain's names (also used by the dashboard's website form). */
-export function toChanges(dto: CreateWebsiteDto | UpdateWebsiteDto): WebsiteChanges {
-  const changes: WebsiteChanges = {};
-  if (dto.name !== undefined) changes.name = dto.name;
-  if (dto.url !== undefined) changes.url = dto.url;
-  if (dto.viewport_width !== undefined) changes.viewportWidth = dto.viewport_width;
-  if (dto.viewport_height !== undefined) changes.viewportHeight = dto.viewport_height;
-  if (dto.full_page !== undefined) changes.fullPage = dto.full_page;
-  if (dto.status !== undefined) changes.status = dto.status;
-  if (dto.capture_options !== undefined) changes.captureOptions = toCaptureDefaults(dto.capture_options);
-  if (dto.change_threshold !== undefined) changes.changeThreshold = dto.change_threshold;
-  if (dto.change_ignore_selectors !== undefined) changes.changeIgnoreSelectors = dto.change_ignore_selectors;
-  return changes;
-}
+import { CreateWebsiteDto, UpdateWebsiteDto, websiteView } from './website.dto';
+import { toChanges } from './website-changes';
 
 @ApiBearerController('Websites')
 @Controller('websites')

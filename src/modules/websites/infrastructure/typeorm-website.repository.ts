@@ -3,7 +3,8 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { NotFoundError } from '../../../shared/domain/domain-error';
 import { PageRequest } from '../../../shared/domain/page-request';
-import { WebsiteCaptureOptions, WebsiteChanges, WebsiteDraft, WebsiteProps, WebsiteStatus } from '../domain/website';
+import type { CaptureOptions } from '../../../shared/domain/capture-option-table';
+import { WebsiteChanges, WebsiteDraft, WebsiteProps, WebsiteStatus } from '../domain/website';
 import { CaptureSecrets, hasSecrets } from '../../../shared/domain/capture-secrets';
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import { WebsiteRepository } from '../application/ports';
@@ -11,7 +12,7 @@ import { findPage } from '../../../shared/persistence/hot-query';
 import { WebsiteRow } from './website.row';
 
 /** capture_options as stored: the secrets sealed into one string, never in plain text (API.md, Capture options). */
-type StoredCaptureOptions = Omit<WebsiteCaptureOptions, 'secrets'> & { sealedSecrets?: string };
+type StoredCaptureOptions = Omit<CaptureOptions, 'secrets'> & { sealedSecrets?: string };
 
 @Injectable()
 export class TypeOrmWebsiteRepository extends WebsiteRepository {
@@ -34,7 +35,7 @@ export class TypeOrmWebsiteRepository extends WebsiteRepository {
     };
   };
 
-  private stored(options: WebsiteCaptureOptions | undefined): StoredCaptureOptions | undefined {
+  private stored(options: CaptureOptions | undefined): StoredCaptureOptions | undefined {
     if (!options) return options;
     const { secrets, ...rest } = options;
     return hasSecrets(secrets) ? { ...rest, sealedSecrets: this.secretBox.seal(JSON.stringify(secrets)) } : rest;
@@ -43,7 +44,7 @@ export class TypeOrmWebsiteRepository extends WebsiteRepository {
   async create(draft: WebsiteDraft, now: Date): Promise<WebsiteProps> {
     const row = this.rows.create({
       ...draft,
-      captureOptions: this.stored(draft.captureOptions) as WebsiteCaptureOptions,
+      captureOptions: this.stored(draft.captureOptions) as CaptureOptions,
       lastScreenshotAt: null,
       createdAt: now,
       updatedAt: now,

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import type { WebsiteCaptureOptions } from '../domain/website';
+import type { CaptureOptions } from '../../../shared/domain/capture-option-table';
 
 @Entity('websites')
 export class WebsiteRow {
@@ -12,7 +12,7 @@ export class WebsiteRow {
   @Column({ name: 'full_page', type: Boolean }) fullPage!: boolean;
   @Column({ type: 'varchar' }) status!: string;
   /** JSON; NULL for rows from before the column (no defaults saved). */
-  @Column({ name: 'capture_options', type: 'simple-json', nullable: true }) captureOptions!: WebsiteCaptureOptions | null;
+  @Column({ name: 'capture_options', type: 'simple-json', nullable: true }) captureOptions!: CaptureOptions | null;
   @Column({ name: 'change_threshold', type: 'double precision', default: 0.001 }) changeThreshold!: number;
   /** JSON list of CSS selectors; NULL for none. */
   @Column({ name: 'change_ignore_selectors', type: 'simple-json', nullable: true }) changeIgnoreSelectors!: string[] | null;

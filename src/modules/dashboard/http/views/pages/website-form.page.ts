@@ -1,5 +1,6 @@
 import { DEVICES } from '../../../../../shared/domain/devices';
-import { DEFAULT_FORMAT, resolveOutput } from '../../../../../shared/domain/output-format';
+import { DEFAULT_FORMAT } from '../../../../../shared/domain/output-format';
+import { resolveOutput } from '../../../../../shared/domain/capture-option-rules';
 import type { JobProps } from '../../../../jobs/domain/job';
 import type { ScreenshotProps } from '../../../../screenshots/domain/screenshot';
 import type { WebsiteProps } from '../../../../websites/domain/website';

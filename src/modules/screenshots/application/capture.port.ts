@@ -1,50 +1,38 @@
 /**
  * The capture port: what the rest of the product knows about rendering a page.
- * Deliberately free of puppeteer types so that only this adapter folder depends on puppeteer.
+ * Deliberately free of puppeteer types so that only adapters/capture (which implements it) depends on puppeteer.
  */
-import type { OutputFormat, ResolvedOutput } from '../../shared/domain/output-format';
-import type { CaptureSecrets } from '../../shared/domain/capture-secrets';
-import type { Clip, Emulation } from '../../shared/domain/page-options';
-import type { CaptureReport } from '../../shared/domain/capture-report';
+import type { OutputFormat } from '../../../shared/domain/output-format';
+import type { CaptureSecrets } from '../../../shared/domain/capture-secrets';
+import type { PlainCaptureChoices } from '../../../shared/domain/capture-option-table';
+import type { Emulation, ResolvedOutput } from '../../../shared/domain/capture-option-rules';
+import type { CaptureReport } from '../../../shared/domain/capture-report';
 
 export type { CaptureReport };
 
 export type { Emulation };
-import type { WaitUntil } from '../../shared/domain/wait-until';
+import type { WaitUntil } from '../../../shared/domain/wait-until';
+import { JobFailure } from '../../jobs/application/job-failure';
 
-export interface CaptureRequest {
+/**
+ * One capture as the capturer takes it: the request laid over the website's defaults, every default applied.
+ * The options the capturer uses as they are come from the capture-option table (PlainCaptureChoices: full_page,
+ * delay_ms, wait_for_selector, hide_selectors, dark_mode, selector, clip, block_*, css, timeout_ms —
+ * a new plain option appears here by its row); the rest is computed from options (viewport, emulation, output).
+ */
+export interface CaptureRequest extends PlainCaptureChoices {
   url: string;
+  /** The viewport: a device preset's, else the request's, else the website's. */
   viewportWidth: number;
   viewportHeight: number;
-  fullPage: boolean;
   /** 1..3 */
   deviceScaleFactor: number;
-  /** Extra wait after the page has loaded and settled, 0..10000. */
-  delayMs: number;
-  waitForSelector?: string | null;
-  /** CSS selectors set to visibility:hidden before capture. */
-  hideSelectors: string[];
-  /** Emulates prefers-color-scheme: dark. */
-  darkMode: boolean;
   /** When the capture is taken after navigating (default 'stable'). */
   waitUntil?: WaitUntil;
   /** What to produce (default: a PNG with the page's background). */
   output?: ResolvedOutput;
-  /** Capture only the first element matching this CSS selector (waited for like wait_for_selector). */
-  selector?: string | null;
-  /** Capture only this rectangle of the page (CSS px). */
-  clip?: Clip | null;
   /** Device and browser emulation beyond the viewport (a device preset, user_agent, locale, timezone). */
   emulation?: Emulation;
-  /** Resource types not loaded at all. */
-  blockResources?: readonly string[];
-  /** A style sheet added to the page before the capture. */
-  css?: string | null;
-  /** Consent dialogs answered "reject" (or hidden) before the capture. */
-  blockCookieBanners?: boolean;
-  /** Requests to advertising hosts (block_ads) and analytics trackers (block_trackers) never made. */
-  blockAds?: boolean;
-  blockTrackers?: boolean;
   /** Headers, cookies and Basic credentials for the website's host and its subdomains only. Never logged. */
   secrets?: CaptureSecrets;
   /** Change history: the boxes of these elements are measured into the result (ignoreBoxes). Images only. */
@@ -54,8 +42,6 @@ export interface CaptureRequest {
    * the page's fault ("The page answered HTTP 404"); `true` is every 4xx and 5xx. Default: an error page is captured.
    */
   failOnStatus?: true | readonly number[];
-  /** timeout_ms: this capture's whole budget, at most the capturer's own (CAPTURE_TIMEOUT_MS), which is the default. */
-  timeoutMs?: number;
   /**
    * Text changes: read the page's visible text (innerText, without ignoreSelectors' elements) right after the
    * picture, in the same visit, into CaptureResult.text. Images only; renders leave it off (it costs a layout pass).
@@ -120,12 +106,16 @@ export interface CaptureLoad {
  */
 export type CaptureFailureKind = 'page' | 'infrastructure';
 
-export class CaptureFailure extends Error {
+/**
+ * A capture's failure as a job sees it (JobFailure): a page failure fails the job at once with this message; an
+ * infrastructure one is retried, and should it end the job the client reads a fixed phrase, not the message.
+ */
+export class CaptureFailure extends JobFailure {
   constructor(
     readonly kind: CaptureFailureKind,
     message: string,
   ) {
-    super(message);
+    super(kind === 'infrastructure', message, kind === 'page' ? message : 'the browser crashed or could not be started');
     this.name = 'CaptureFailure';
   }
 }

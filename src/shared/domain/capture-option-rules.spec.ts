@@ -1,4 +1,4 @@
-import { outputConflicts, resolveOutput } from './output-format';
+import { outputConflicts, resolveOutput } from './capture-option-rules';
 
 describe('resolveOutput: the request over the website, then the defaults', () => {
   it('png by default, with nothing that does not apply to it', () => {

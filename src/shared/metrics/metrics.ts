@@ -1,5 +1,3 @@
-import type { JobType } from '../../jobs/domain/job';
-
 /** The parts of a capture that are timed; their sum is the capture's time from its tab opening to its row committed. */
 export const CAPTURE_PHASES = ['navigation', 'settle', 'render', 'store'] as const;
 export type CapturePhase = (typeof CAPTURE_PHASES)[number];
@@ -21,13 +19,14 @@ export interface MetricsExposition {
 }
 
 /**
- * Port: what this process counts and times for Prometheus. Recording never throws and never waits, so
+ * Port: what this process counts and times for Prometheus. In the shared kernel so that jobs, captures, rate
+ * limits and the HTTP layer record without importing the metrics module (which reads jobs and the capture engine). Recording never throws and never waits, so
  * instrumented code cannot fail or slow down because of it. Each app instance has its own registry: two apps
  * in one process (the tests) never mix their counts.
  */
 export abstract class Metrics {
-  /** A job ended for good (never a retried attempt), counted once by the attempt that ended it. */
-  abstract jobEnded(type: JobType, outcome: JobOutcome): void;
+  /** A job ended for good (never a retried attempt), counted once by the attempt that ended it; `type` is its job type. */
+  abstract jobEnded(type: string, outcome: JobOutcome): void;
   abstract capturePhaseTimed(phase: CapturePhase, seconds: number): void;
   /** `route` is the route's pattern (`/screenshots/:id`) or UNMATCHED_ROUTE, never the raw path. */
   abstract httpRequestTimed(method: string, route: string, status: number, seconds: number): void;

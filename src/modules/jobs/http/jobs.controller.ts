@@ -7,17 +7,19 @@ import { ApiBearerController, ApiDataResponse, ApiErrorResponses, ApiPageRespons
 import { paginate } from '../../../shared/http/pagination';
 import { UuidParam } from '../../../shared/http/uuid-param';
 import { clientGone } from '../../../shared/http/client-gone';
-import type { Account } from '../../accounts/domain/account';
-import { CaptureJobsService } from '../application/capture-jobs.service';
+import { JobsService } from '../application/jobs.service';
 import { JobListQuery, jobView, WaitQuery } from './dto';
 import { JobView } from './openapi';
+
+/** Only the account's id: jobs knows no other context (the accounts guard puts the whole Account there). */
+type AccountId = { id: number };
 
 /** Not in the spec, needed by every user (API.md): where is my screenshot? */
 @ApiBearerController('Jobs')
 @Controller('jobs')
 export class JobsController {
   constructor(
-    private readonly captureJobs: CaptureJobsService,
+    private readonly jobs: JobsService,
     private readonly config: AppConfig,
   ) {}
 
@@ -25,9 +27,9 @@ export class JobsController {
   @ApiPageResponse(JobView, 'The account’s jobs')
   @ApiErrorResponses('validation_failed')
   @Get()
-  async list(@CurrentAccount() account: Account, @Query() query: JobListQuery, @Req() request: FastifyRequest) {
+  async list(@CurrentAccount() account: AccountId, @Query() query: JobListQuery, @Req() request: FastifyRequest) {
     const filter = { status: query.status, websiteId: query.website_id };
-    return paginate(request, this.config.publicUrl, query, (page) => this.captureJobs.list(account.id, page, filter), jobView);
+    return paginate(request, this.config.publicUrl, query, (page) => this.jobs.list(account.id, page, filter), jobView);
   }
 
   @ApiOperation({
@@ -41,11 +43,11 @@ export class JobsController {
   @ApiErrorResponses('not_found', 'validation_failed')
   @Get(':id')
   async get(
-    @CurrentAccount() account: Account,
+    @CurrentAccount() account: AccountId,
     @Param('id', UuidParam) id: string,
     @Query() query: WaitQuery,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return { success: true, data: jobView(await this.captureJobs.getWhenFinished(account.id, id, query.wait ?? 0, clientGone(reply))) };
+    return { success: true, data: jobView(await this.jobs.getWhenFinished(account.id, id, query.wait ?? 0, clientGone(reply))) };
   }
 }

@@ -1,5 +1,12 @@
 import type { FastifyReply } from 'fastify';
-import type { RateLimitHeaderValues } from '../domain/quota';
+
+/** The values of the three headers (rate-limiting's quota and per-address limits produce them). */
+export interface RateLimitHeaderValues {
+  limit: number;
+  remaining: number;
+  /** Unix seconds. */
+  reset: number;
+}
 
 /**
  * The spec's three headers (Limits 3: "Every API response carries these headers"), set in one place for

@@ -1,0 +1,63 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ConflictError, NotFoundError, UnavailableError } from '../../../shared/domain/domain-error';
+import { errorMessage } from '../../../shared/domain/error-message';
+import { PageRequest } from '../../../shared/domain/page-request';
+import { isSameJobRequest, JobProps } from '../domain/job';
+import { JobEvents } from './job-events';
+import { JobTransport } from './job-transport';
+import { readWhenFinished } from './job-wait';
+import { JobFilter, JobRepository, NewJob } from './ports';
+
+/**
+ * Queuing a job and reading jobs back, whatever their type: the contexts that ask for work (captures,
+ * scenario runs) build the job and its payload, this writes and queues it; GET /jobs reads it.
+ */
+@Injectable()
+export class JobsService {
+  private readonly logger = new Logger('Jobs');
+
+  constructor(
+    private readonly jobs: JobRepository,
+    private readonly transport: JobTransport,
+    private readonly events: JobEvents,
+  ) {}
+
+  /**
+   * Writes the job row, then hands it to the transport before answering: once the client has a job id,
+   * the job is durably queued. A reused idempotency key returns the job it made before — if the request is
+   * the same one; a key reused for something else is 409. If the transport is down the row is removed again
+   * (503, nothing half-applied). Used for captures and scenario runs.
+   */
+  async submit(newJob: NewJob): Promise<JobProps> {
+    const { job, created } = await this.jobs.createOrGetIdempotent(newJob);
+    if (!created) {
+      if (!isSameJobRequest(job, newJob)) {
+        throw new ConflictError('This Idempotency-Key was already used for a different request; use a new key for a new request.');
+      }
+      return job;
+    }
+    try {
+      await this.transport.enqueue(job.id);
+    } catch (err) {
+      this.logger.error(`could not queue job ${job.id}: ${errorMessage(err)}`);
+      await this.jobs.delete(job.id);
+      throw new UnavailableError('The job queue is unavailable; nothing was queued. Please retry.');
+    }
+    return job;
+  }
+
+  async get(accountId: number, id: string): Promise<JobProps> {
+    const job = await this.jobs.findOwned(accountId, id);
+    if (!job) throw new NotFoundError('Job');
+    return job;
+  }
+
+  /** The job once it has ended, or after `waitSeconds` as it is then (long-poll; 0 = at once). */
+  getWhenFinished(accountId: number, id: string, waitSeconds: number, clientGone: AbortSignal): Promise<JobProps> {
+    return readWhenFinished(this.events, id, waitSeconds, clientGone, () => this.get(accountId, id));
+  }
+
+  list(accountId: number, page: PageRequest, filter: JobFilter) {
+    return this.jobs.list(accountId, page, filter);
+  }
+}

@@ -1,0 +1,23 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { TIMESTAMP } from '../../../shared/http/openapi';
+import { JOB_SOURCES, JOB_STATUSES, JOB_TYPES, JobSource, JobStatus, JobType } from '../domain/job';
+
+@ApiSchema({ name: 'Job', description: 'A capture job or a scenario run: queued → running → succeeded | failed' })
+export class JobView {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ enum: JOB_TYPES }) type!: JobType;
+  @ApiProperty({ enum: JOB_STATUSES }) status!: JobStatus;
+  @ApiProperty({
+    enum: JOB_SOURCES,
+    description: '`api`: a client of the API; `schedule`: a schedule’s occurrence; `dashboard`: the dashboard (Take screenshot, playground)',
+  })
+  source!: JobSource;
+  @ApiProperty({ type: 'integer', nullable: true }) schedule_id!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'null once the website was deleted' }) website_id!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The screenshot it produced, once succeeded' }) screenshot_id!: number | null;
+  @ApiProperty({ type: 'string', nullable: true, description: 'Why it failed', example: 'net::ERR_NAME_NOT_RESOLVED' }) error!: string | null;
+  @ApiProperty({ type: 'integer', description: 'Runs so far; infrastructure failures are retried, 3 attempts in all' }) attempts!: number;
+  @ApiProperty(TIMESTAMP) created_at!: string;
+  @ApiProperty({ ...TIMESTAMP, nullable: true }) started_at!: string | null;
+  @ApiProperty({ ...TIMESTAMP, nullable: true }) finished_at!: string | null;
+}

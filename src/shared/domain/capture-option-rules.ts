@@ -1,0 +1,135 @@
+/**
+ * The rules that join capture options (capture-option-table.ts) once the request is laid over the website: the
+ * output a capture produces, the viewport and emulation it renders with, and the choices that cannot go together.
+ */
+import type { CaptureOptions } from './capture-option-table';
+import { devicePreset, PAGE_OPTION_LIMITS } from './page-options';
+import { DEFAULT_FORMAT, DEFAULT_PDF_PAPER, LOSSY_FORMATS, OutputFormat, PdfPaper, QUALITY, TRANSPARENT_FORMATS } from './output-format';
+
+/** The output of one capture, every default applied. */
+export interface ResolvedOutput {
+  format: OutputFormat;
+  /** Only for jpeg and webp. */
+  quality: number | null;
+  pdf: { paper: PdfPaper; landscape: boolean; printBackground: boolean } | null;
+  omitBackground: boolean;
+}
+
+/** The request's choices over the website's, field by field, then the service defaults. */
+export function resolveOutput(request: CaptureOptions, website: CaptureOptions): ResolvedOutput {
+  const pick = <K extends keyof CaptureOptions>(key: K): CaptureOptions[K] => (request[key] !== undefined ? request[key] : website[key]);
+  const format = pick('format') ?? DEFAULT_FORMAT;
+  return {
+    format,
+    quality: LOSSY_FORMATS.includes(format) ? (pick('quality') ?? QUALITY.default) : null,
+    pdf:
+      format === 'pdf'
+        ? { paper: pick('pdfPaper') ?? DEFAULT_PDF_PAPER, landscape: pick('pdfLandscape') ?? false, printBackground: pick('pdfPrintBackground') ?? true }
+        : null,
+    omitBackground: TRANSPARENT_FORMATS.includes(format) ? (pick('omitBackground') ?? false) : false,
+  };
+}
+
+/**
+ * Choices that contradict the format they end up with (the request's over the website's): quality without a
+ * lossy format, PDF settings without PDF, a transparent background in a format without alpha. Each names the
+ * field as the API spells it.
+ */
+export function outputConflicts(request: CaptureOptions, website: CaptureOptions = {}): Array<{ field: string; message: string }> {
+  const format = request.format ?? website.format ?? DEFAULT_FORMAT;
+  const problems: Array<{ field: string; message: string }> = [];
+  const set = (key: keyof CaptureOptions) => request[key] !== undefined || (request.format === undefined && website[key] !== undefined);
+  if (set('quality') && !LOSSY_FORMATS.includes(format)) {
+    problems.push({ field: 'quality', message: `quality applies only to jpeg and webp, not ${format}` });
+  }
+  for (const [key, field] of [
+    ['pdfPaper', 'pdf_paper'],
+    ['pdfLandscape', 'pdf_landscape'],
+    ['pdfPrintBackground', 'pdf_print_background'],
+  ] as const) {
+    if (set(key) && format !== 'pdf') problems.push({ field, message: `${field} applies only to pdf, not ${format}` });
+  }
+  const omit = request.omitBackground ?? (request.format === undefined ? website.omitBackground : undefined);
+  if (omit === true && !TRANSPARENT_FORMATS.includes(format)) {
+    problems.push({ field: 'omit_background', message: `omit_background applies only to png and webp, not ${format}` });
+  }
+  return problems;
+}
+
+/** Device and browser emulation beyond the viewport, as the capturer applies it. */
+export interface Emulation {
+  mobile: boolean;
+  touch: boolean;
+  userAgent: string | null;
+  /** BCP 47: navigator.language, Intl and Accept-Language. */
+  locale: string | null;
+  /** IANA zone the page's clock runs in. */
+  timezone: string | null;
+}
+
+/** The viewport and emulation a page is rendered with: a device preset's, else the given viewport. */
+export function renderingFor(
+  options: CaptureOptions,
+  viewport: { viewportWidth: number; viewportHeight: number; deviceScaleFactor: number },
+): { viewportWidth: number; viewportHeight: number; deviceScaleFactor: number; emulation: Emulation } {
+  const device = devicePreset(options.device);
+  return {
+    viewportWidth: device?.width ?? viewport.viewportWidth,
+    viewportHeight: device?.height ?? viewport.viewportHeight,
+    deviceScaleFactor: device?.deviceScaleFactor ?? viewport.deviceScaleFactor,
+    emulation: {
+      mobile: device?.mobile ?? false,
+      touch: device?.touch ?? false,
+      userAgent: options.userAgent ?? device?.userAgent ?? null,
+      locale: options.locale ?? null,
+      timezone: options.timezone ?? null,
+    },
+  };
+}
+
+interface Conflict {
+  field: string;
+  message: string;
+}
+
+/**
+ * Choices that cannot go together once the request is laid over the website: selector with clip, either with a
+ * PDF, a device with an explicit viewport, a clip beyond the width the page is rendered at.
+ */
+export function pageOptionConflicts(
+  options: CaptureOptions,
+  context: {
+    format: string;
+    viewportWidth: number;
+    viewportSetByRequest: Array<'viewport_width' | 'viewport_height' | 'device_scale_factor'>;
+    /** The server's CAPTURE_TIMEOUT_MS: timeout_ms may not exceed it. */
+    captureTimeoutMs?: number;
+  },
+): Conflict[] {
+  const problems: Conflict[] = [];
+  if (options.timeoutMs !== undefined && context.captureTimeoutMs !== undefined && options.timeoutMs > context.captureTimeoutMs) {
+    problems.push({ field: 'timeout_ms', message: `timeout_ms must not be greater than ${context.captureTimeoutMs} (the server's CAPTURE_TIMEOUT_MS)` });
+  }
+  if (options.selector !== undefined && options.clip !== undefined) {
+    problems.push({ field: 'clip', message: 'clip cannot be combined with selector: choose one' });
+  }
+  if (context.format === 'pdf') {
+    if (options.selector !== undefined) problems.push({ field: 'selector', message: 'selector applies to images, not pdf' });
+    if (options.clip !== undefined) problems.push({ field: 'clip', message: 'clip applies to images, not pdf' });
+  }
+  const device = devicePreset(options.device);
+  if (device) {
+    for (const field of context.viewportSetByRequest) problems.push({ field, message: `${field} cannot be combined with device (the device sets it)` });
+  }
+  const width = device ? device.width : context.viewportWidth;
+  if (options.clip && options.clip.x + options.clip.width > width) {
+    problems.push({ field: 'clip', message: `clip must lie within the page's width of ${width} px (x + width ≤ ${width})` });
+  }
+  if (options.clip && options.clip.y + options.clip.height > PAGE_OPTION_LIMITS.clipMax) {
+    problems.push({
+      field: 'clip',
+      message: `clip must lie within ${PAGE_OPTION_LIMITS.clipMax} px from the top (y + height ≤ ${PAGE_OPTION_LIMITS.clipMax})`,
+    });
+  }
+  return problems;
+}
