@@ -6,9 +6,10 @@ import { WebsitesModule } from '../websites/websites.module';
 import { ChannelNotifier } from './application/channel-notifier';
 import { ChannelsService } from './application/channels.service';
 import { EventFactsReader } from './application/event-facts';
-import { ChannelRepository, Mailer } from './application/ports';
+import { ChangedTextLines, ChannelRepository, Mailer } from './application/ports';
 import { ChannelsController } from './http/channels.controller';
 import { NotificationChannelRow } from './infrastructure/channel.row';
+import { ScreenshotChangedTextLines } from './infrastructure/screenshot-changed-text-lines';
 import { SmtpMailer } from './infrastructure/smtp-mailer';
 import { TypeOrmChannelRepository } from './infrastructure/typeorm-channel.repository';
 
@@ -19,6 +20,7 @@ import { TypeOrmChannelRepository } from './infrastructure/typeorm-channel.repos
   providers: [
     { provide: ChannelRepository, useClass: TypeOrmChannelRepository },
     { provide: Mailer, useClass: SmtpMailer },
+    { provide: ChangedTextLines, useClass: ScreenshotChangedTextLines },
     EventFactsReader,
     ChannelNotifier,
     ChannelsService,

@@ -7,8 +7,6 @@ import { CaptureJobRunner } from './application/capture-job.runner';
 import { CaptureJobsService } from './application/capture-jobs.service';
 import { ImageDiffer, ScreenshotRepository, ScreenshotStorage, TextDiffer, ThumbnailRenderer, ZipWriter } from './application/ports';
 import { ChangeDetector } from './application/change-detector';
-import { ScreenshotChangedTextLines } from './application/changed-text-lines';
-import { ChangedTextLines } from '../notifications/application/ports';
 import { PixelImageDiffer } from './infrastructure/pixel-image-differ';
 import { JsdiffTextDiffer } from './infrastructure/jsdiff-text-differ';
 import { ScreenshotKeeper } from './application/screenshot-keeper';
@@ -41,8 +39,6 @@ import { ArchiverZipWriter } from './infrastructure/zip-streamer';
     { provide: ZipWriter, useClass: ArchiverZipWriter },
     { provide: ImageDiffer, useClass: PixelImageDiffer },
     { provide: TextDiffer, useClass: JsdiffTextDiffer },
-    // The notifications context declares this port; the text diff is ours.
-    { provide: ChangedTextLines, useClass: ScreenshotChangedTextLines },
     ChangeDetector,
     ScreenshotKeeper,
     CaptureJobsService,
@@ -51,6 +47,6 @@ import { ArchiverZipWriter } from './infrastructure/zip-streamer';
     RetentionSweeper,
     OrphanSweeper,
   ],
-  exports: [CaptureJobsService, ScreenshotRepository, ScreenshotStorage, ScreenshotKeeper, ScreenshotsService, ChangeDetector, ChangedTextLines],
+  exports: [CaptureJobsService, ScreenshotRepository, ScreenshotStorage, ScreenshotKeeper, ScreenshotsService, ChangeDetector],
 })
 export class ScreenshotsModule {}

@@ -48,7 +48,7 @@ export abstract class Mailer {
 
 /**
  * The first changed lines of a screenshot's text diff (`+ line` / `- line`), which a `screenshot.changed` message
- * quotes. Implemented by the screenshots context (it owns the diff); internal to messages, never in a payload.
+ * quotes. The screenshots context answers it (it owns the diff; adapter in infrastructure/); internal to messages, never in a payload.
  */
 export abstract class ChangedTextLines {
   /** At most `max` lines; rejects when the screenshot or its diff is gone (the message then quotes none). */
