@@ -25,8 +25,8 @@ const CONTEXT_IMPORTS = {
   schedules: ['jobs', 'accounts', 'websites', 'screenshots', 'scenarios'],
   webhooks: ['jobs', 'accounts', 'rate-limiting', 'screenshots', 'scenarios'],
   metrics: ['jobs', 'screenshots'],
-  // On main since this map was drawn: alerts by mail, on the webhooks' events.
-  notifications: ['accounts', 'websites', 'webhooks'],
+  // On main since this map was drawn: alerts by mail, on the webhooks' events; a change's text lines from screenshots.
+  notifications: ['accounts', 'websites', 'webhooks', 'screenshots'],
 };
 
 const contextRules = Object.entries(CONTEXT_IMPORTS).map(([context, allowed]) => ({

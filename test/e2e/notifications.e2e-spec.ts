@@ -65,6 +65,8 @@ describe('Notification channels (e-mail over real SMTP, Slack and Discord receiv
   let smtp: SmtpTestServer;
   let pages: PageServer;
   let color = 'rgb(0,128,0)';
+  /** What /headline shows on its next request: a few letters of a mostly unchanging page. */
+  let headline = 'Ship faster, v1';
   let deadUrl: string;
   let t: TestApp;
   let account: TestAccount;
@@ -76,6 +78,12 @@ describe('Notification channels (e-mail over real SMTP, Slack and Discord receiv
     pages = await new PageServer({
       '/': solidPage('rgb(0,0,255)'),
       '/changing': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(solidPage(color)),
+      '/headline': (_req, res) =>
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            `<!doctype html><html><body style="margin:0;font:16px sans-serif"><h1>${headline}</h1><p>Build, test and deploy in one place.</p><p>Pricing</p></body></html>`,
+          ),
     }).start();
     deadUrl = `http://127.0.0.1:${await closedPort()}`;
     t = await startTestApp({
@@ -284,6 +292,37 @@ describe('Notification channels (e-mail over real SMTP, Slack and Discord receiv
     expect(body.embeds[0].description).toContain(`${PUBLIC_URL}/dashboard/screenshots/${second.screenshot_id}/compare`);
     expect(body.embeds[0].description).toContain(`${PUBLIC_URL}/dashboard/screenshots/${second.screenshot_id}/image`);
     expect(body.embeds[0].url).toBe(`${PUBLIC_URL}/dashboard/screenshots/${second.screenshot_id}/compare`);
+  });
+
+  it('a headline edit ("Ship faster, v1" → "v2") is quoted as its changed lines in Slack and e-mail; the API keeps text_diff {added, removed}', async () => {
+    const who = await t.createAccount({ plan: 'business' });
+    headline = 'Ship faster, v1';
+    const site = await website(who, 'Product page', `${pages.url}/headline`);
+    await channel(who, { name: 'Slack', type: 'slack', target: `${receiver.url}/slack-text`, events: ['screenshot.changed'] });
+    await channel(who, { name: 'Mail', type: 'email', target: 'text-changes@example.com', events: ['screenshot.changed'] });
+    expect(await capture(who, site)).toMatchObject({ status: 'succeeded' });
+    headline = 'Ship faster, v2';
+    const second = await capture(who, site);
+    expect(second).toMatchObject({ status: 'succeeded' });
+    const [slack] = await receiver.at('/slack-text', 1, 45_000).catch(async (err: Error) => {
+      const shot = await api().get(`/screenshots/${second.screenshot_id}`).set(who.auth);
+      throw new Error(`${err.message}; the capture's change: ${JSON.stringify(shot.body.data?.change)}`);
+    });
+    const section = (slack.body as { blocks: Array<{ text?: { text: string } }> }).blocks[0].text!.text;
+    expect(section).toContain('Text: 1 line added, 1 removed\n- Ship faster, v1\n+ Ship faster, v2');
+    expect(section).not.toContain('Build, test and deploy'); // context lines are not quoted
+    const deadline = Date.now() + 20_000;
+    while (!smtp.received.some((m) => m.to.includes('text-changes@example.com'))) {
+      if (Date.now() > deadline) throw new Error('the change e-mail never arrived');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const mail = smtp.received.find((m) => m.to.includes('text-changes@example.com'))!;
+    expect(mail.subject).toBe('Product page changed');
+    expect(mail.text).toContain('- Ship faster, v1\n+ Ship faster, v2\n');
+    expect(mail.html).toContain('<p style="margin:4px 0">+ Ship faster, v2</p>');
+    // The lines stay in messages: the API (and the webhook payload built from it) carries the counts only.
+    const shot = await api().get(`/screenshots/${second.screenshot_id}`).set(who.auth).expect(200);
+    expect(shot.body.data.change.text_diff).toEqual({ added: 1, removed: 1 });
   });
 
   it('an SMTP server that refuses once (451) gets the message on the retry', async () => {

@@ -1,5 +1,7 @@
 import request from 'supertest';
 import { ScreenshotStorage } from '../../src/modules/screenshots/application/ports';
+import { ScreenshotsService } from '../../src/modules/screenshots/application/screenshots.service';
+import { ChangedTextLines } from '../../src/modules/notifications/application/ports';
 import { EventPayloads } from '../../src/modules/webhooks/application/ports';
 import { textDiffKey, textKey } from '../../src/modules/screenshots/domain/screenshot';
 import { waitForComparison } from '../support/changes';
@@ -50,6 +52,11 @@ describe('Text changes and like for like (API.md: Text changes)', () => {
       '/headline': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(landing(headline)),
       // The ignored element's text changes on every visit; the rest never does.
       '/ticker': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(landing('Status', `<p id="ticker">Visits: ${++clock}</p>`)),
+      // Thousands of lines that all change: a text diff of a few hundred kB.
+      '/long': (_req, res) =>
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(landing(headline, Array.from({ length: 4000 }, (_, i) => `<p>${headline} row ${i}</p>`).join(''))),
       '/markup': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(landing(headline.replace(/</g, '&lt;'))),
     }).start();
     t = await startTestApp({ env: { SCHEDULE_TICK_MS: '3600000' } });
@@ -141,6 +148,33 @@ describe('Text changes and like for like (API.md: Text changes)', () => {
     // No comparison, no text diff; the first capture still has its text.
     expect((await text(account, first, 'text-diff')).status).toBe(404);
     expect((await text(account, first, 'text')).text).toContain('Ship faster, v1\n');
+  });
+
+  it("a message's first changed lines come from the head of a diff larger than 64 KiB, through the notifications' port; another account's id is refused", async () => {
+    freshMinute();
+    const account = await t.createAccount({ plan: 'business' });
+    headline = 'Ship faster, v1';
+    const id = await website(account, '/long');
+    await capture(account, id);
+    headline = 'Ship faster, v2';
+    const second = await capture(account, id);
+    expect(await change(account, second)).toMatchObject({ text_changed: true, text_diff: { added: 4001, removed: 4001 } });
+    const whole = await text(account, second, 'text-diff');
+    expect(Buffer.byteLength(whole.text)).toBeGreaterThan(128 * 1024);
+    const lines = await t.app.get(ChangedTextLines).firstLines(account.id, second, 5);
+    expect(lines).toHaveLength(5);
+    expect(lines[0]).toBe('- Ship faster, v1'); // jsdiff lists a hunk's removed lines before its added ones
+    expect(lines.every((l) => /^- \S/.test(l))).toBe(true);
+    // Only the head is parsed: asking for every line yields those in the first 64 KiB, far fewer than the 8002.
+    const many = await t.app.get(ScreenshotsService).firstChangedTextLines(account.id, second, 100_000);
+    expect(many.length).toBeGreaterThan(1000);
+    expect(many.length).toBeLessThan(4000);
+    expect(many.every((l) => /^[-+] (Ship faster, v[12]( row \d+)?|Build, test and deploy in one place\.|Pricing|Docs & guides)$/.test(l))).toBe(true);
+    // A diff not stored (yet) is made as GET /text-diff makes it, and the same lines come out.
+    const storage = t.app.get(ScreenshotStorage);
+    await storage.delete(textDiffKey((await t.app.get(ScreenshotsService).get(account.id, second)).filePath));
+    expect(await t.app.get(ChangedTextLines).firstLines(account.id, second, 5)).toEqual(lines);
+    await expect(t.app.get(ChangedTextLines).firstLines(other.id, second, 5)).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('text inside change_ignore_selectors is not kept, so its changes are no change; the same page without the selector is a text change', async () => {

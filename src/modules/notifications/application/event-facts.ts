@@ -1,16 +1,18 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
+import { errorMessage } from '../../../shared/domain/error-message';
 import type { ChannelEvent } from '../../webhooks/application/ports';
 import { WebsitesService } from '../../websites/application/websites.service';
 import { CHANNEL_TEST_EVENT } from '../domain/channel';
-import type { EventFacts } from '../domain/message';
+import { type EventFacts, FIRST_LINES } from '../domain/message';
+import { ChangedTextLines } from './ports';
 
 /** The parts of an event's `data` (the API's own views, as webhooks get them) that a message uses. */
 interface ScreenshotData {
   id: number;
   website_id: number;
   capture?: { final_url?: string | null } | null;
-  change?: { changed_ratio?: number | null; text_diff?: { added: number; removed: number; first_lines?: string[] } | null } | null;
+  change?: { changed_ratio?: number | null; text_diff?: { added: number; removed: number } | null } | null;
 }
 interface EventData {
   job?: { id: string; website_id: number | null; error: string | null };
@@ -34,7 +36,10 @@ export class EventFactsReader {
   constructor(
     private readonly websites: WebsitesService,
     private readonly config: AppConfig,
+    private readonly changedLines: ChangedTextLines,
   ) {}
+
+  private readonly log = new Logger(EventFactsReader.name);
 
   /** The dashboard's address: PUBLIC_URL, else where this server listens (fine on one machine, set PUBLIC_URL otherwise). */
   private get base(): string {
@@ -55,7 +60,9 @@ export class EventFactsReader {
       url: shot?.capture?.final_url ?? website?.url ?? null,
       changedRatio: data.changed_ratio ?? shot?.change?.changed_ratio ?? null,
       textDiff:
-        textDiff && event.type === 'screenshot.changed' ? { added: textDiff.added, removed: textDiff.removed, firstLines: textDiff.first_lines ?? [] } : null,
+        textDiff && shot && event.type === 'screenshot.changed'
+          ? { added: textDiff.added, removed: textDiff.removed, firstLines: await this.firstLines(event.accountId, shot.id, textDiff) }
+          : null,
       error: data.job?.error ?? data.execution?.error ?? null,
       links: {
         compare: event.type === 'screenshot.changed' && shotId !== null ? `${base}/dashboard/screenshots/${shotId}/compare` : null,
@@ -64,6 +71,17 @@ export class EventFactsReader {
         job: data.job ? `${base}/dashboard/jobs/${data.job.id}` : data.execution ? `${base}/dashboard/executions/${data.execution.id}` : null,
       },
     };
+  }
+
+  /** The diff's first changed lines; a message without them beats no message (the diff was deleted meanwhile). */
+  private async firstLines(accountId: number, screenshotId: number, counts: { added: number; removed: number }): Promise<string[]> {
+    if (counts.added + counts.removed === 0) return [];
+    try {
+      return await this.changedLines.firstLines(accountId, screenshotId, FIRST_LINES);
+    } catch (err) {
+      this.log.warn(`screenshot ${screenshotId}: no changed lines for the message (${errorMessage(err)})`);
+      return [];
+    }
   }
 
   forTest(): EventFacts {

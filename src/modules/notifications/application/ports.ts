@@ -45,3 +45,12 @@ export abstract class Mailer {
   /** Sends one message; throws with the server's answer when it is refused or cannot be sent in time. */
   abstract send(to: string, message: EmailMessage, timeoutMs: number): Promise<void>;
 }
+
+/**
+ * The first changed lines of a screenshot's text diff (`+ line` / `- line`), which a `screenshot.changed` message
+ * quotes. The screenshots context answers it (it owns the diff; adapter in infrastructure/); internal to messages, never in a payload.
+ */
+export abstract class ChangedTextLines {
+  /** At most `max` lines; rejects when the screenshot or its diff is gone (the message then quotes none). */
+  abstract firstLines(accountId: number, screenshotId: number, max: number): Promise<string[]>;
+}

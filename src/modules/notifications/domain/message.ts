@@ -25,7 +25,7 @@ export interface EmailMessage {
 }
 
 /** How many changed text lines a message quotes, and how much of each. */
-const FIRST_LINES = 5;
+export const FIRST_LINES = 5;
 const LINE_MAX = 200;
 
 /** The headline and the body lines, the same words on every channel. */

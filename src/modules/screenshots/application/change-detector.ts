@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
@@ -149,6 +150,19 @@ export class ChangeDetector implements OnApplicationBootstrap, OnApplicationShut
     return this.storeTextDiff(shot, previous, texts);
   }
 
+  /**
+   * The first `maxBytes` of the text diff, and whether it goes on: a notification quotes only its first lines, so a
+   * stored diff is streamed and left after the head. A diff not stored yet is made as textDiff() makes it (and kept).
+   */
+  async textDiffHead(shot: ScreenshotProps, maxBytes: number): Promise<{ head: Buffer; cut: boolean }> {
+    if (shot.change && shot.change.status !== 'pending') {
+      const stored = await readHead(this.storage.open(textDiffKey(shot.filePath)), maxBytes).catch(() => null); // none stored: made below
+      if (stored) return stored;
+    }
+    const whole = await this.textDiff(shot);
+    return { head: whole.subarray(0, maxBytes), cut: whole.length > maxBytes };
+  }
+
   private async storeTextDiff(shot: ScreenshotProps, previous: ScreenshotProps, texts: { older: string; newer: string }): Promise<Buffer> {
     const patch = Buffer.from(
       this.textDiffer.unified(texts.older, texts.newer, { older: `screenshot ${previous.id}`, newer: `screenshot ${shot.id}` }),
@@ -214,4 +228,21 @@ export class ChangeDetector implements OnApplicationBootstrap, OnApplicationShut
     }
     return null;
   }
+}
+
+/** Up to `maxBytes` of a stream, which is then closed (an S3 body stops downloading). */
+async function readHead(stream: Readable, maxBytes: number): Promise<{ head: Buffer; cut: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of stream) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size > maxBytes) break;
+    }
+  } finally {
+    stream.destroy();
+  }
+  const all = Buffer.concat(chunks);
+  return { head: all.subarray(0, maxBytes), cut: all.length > maxBytes };
 }

@@ -10,6 +10,7 @@ import { PlanUpgradeRequiredError } from '../../accounts/domain/errors';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsitesService } from '../../websites/application/websites.service';
 import { downloadFileName, ScreenshotProps, websiteArea, zipEntryName } from '../domain/screenshot';
+import { firstChangedLines, TEXT_RULES } from '../domain/text-change';
 import { THUMBNAIL } from '../domain/thumbnail';
 import { JobRepository } from '../../jobs/application/ports';
 import { ScreenshotFilter, ScreenshotRepository, ScreenshotStorage, ZipWriter } from './ports';
@@ -151,6 +152,16 @@ export class ScreenshotsService implements OnModuleInit {
     const shot = await this.get(accountId, id);
     const data = await this.changes.textDiff(shot);
     return textAnswer(data, `"td-${shot.id}-${createHash('sha256').update(data).digest('base64url').slice(0, 22)}"`);
+  }
+
+  /**
+   * The first changed lines of the text diff GET /screenshots/{id}/text-diff answers, as `+ line` / `- line`,
+   * reading at most TEXT_RULES.previewBytes of it. Another account's id is not found, as in get().
+   */
+  async firstChangedTextLines(accountId: number, id: number, max: number): Promise<string[]> {
+    const shot = await this.get(accountId, id);
+    const { head, cut } = await this.changes.textDiffHead(shot, TEXT_RULES.previewBytes);
+    return firstChangedLines(head.toString('utf8'), max, cut);
   }
 
   /** GET /websites/{id}/changes: the website's captures whose comparison found a change, newest first. */

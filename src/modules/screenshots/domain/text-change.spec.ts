@@ -1,4 +1,4 @@
-import { isChangeOverall, isTextChanged, normalizeVisibleText, TEXT_RULES, textHash } from './text-change';
+import { firstChangedLines, isChangeOverall, isTextChanged, normalizeVisibleText, TEXT_RULES, textHash } from './text-change';
 import { JsdiffTextDiffer } from '../infrastructure/jsdiff-text-differ';
 
 describe('text changes: what the kept text is', () => {
@@ -62,5 +62,49 @@ describe('JsdiffTextDiffer (jsdiff)', () => {
     const started = Date.now();
     expect(differ.count(older, newer)).toEqual({ added: 20_000, removed: 20_000 });
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe('text changes: the first changed lines a notification quotes', () => {
+  const differ = new JsdiffTextDiffer();
+  const labels = { older: 'screenshot 1', newer: 'screenshot 2' };
+
+  it('"+ line" / "- line" in diff order; headers, hunk markers and context lines skipped', () => {
+    const patch = differ.unified(
+      'Ship faster, v1\nBuild, test and deploy\nPricing\n',
+      'Ship faster, v2\nBuild, test and deploy\nPricing\nNew footer\n',
+      labels,
+    );
+    expect(patch).toContain('--- screenshot 1');
+    expect(firstChangedLines(patch, 5)).toEqual(['- Ship faster, v1', '+ Ship faster, v2', '+ New footer']);
+  });
+
+  it('at most `max` lines, across hunks', () => {
+    const older = Array.from({ length: 40 }, (_, i) => `line ${i}`);
+    const newer = older.map((l, i) => (i % 10 === 0 ? `${l} edited` : l));
+    const patch = differ.unified(`${older.join('\n')}\n`, `${newer.join('\n')}\n`, labels);
+    expect(patch.match(/^@@/gm)?.length).toBeGreaterThan(1);
+    expect(firstChangedLines(patch, 3)).toEqual(['- line 0', '+ line 0 edited', '- line 10']);
+    expect(firstChangedLines(patch, 100)).toHaveLength(8);
+  });
+
+  it('a removed line that starts with "--" or "++" is a line, not a header; "\\ No newline" notes are skipped', () => {
+    const patch = differ.unified('-- signature\n++counter\nold', 'new', labels);
+    expect(patch).toContain('\\ No newline');
+    expect(firstChangedLines(patch, 5)).toEqual(['- -- signature', '- ++counter', '- old', '+ new']);
+  });
+
+  it('the fallback "all removed, all added" (two patches) and an empty diff', () => {
+    const patch = differ.unified('a\n', '', labels) + differ.unified('', 'b\n', labels);
+    expect(firstChangedLines(patch, 5)).toEqual(['- a', '+ b']);
+    expect(firstChangedLines(differ.unified('same\n', 'same\n', labels), 5)).toEqual([]);
+    expect(firstChangedLines('', 5)).toEqual([]);
+  });
+
+  it('a cut patch (only its head read) never quotes its unterminated last line', () => {
+    const patch = differ.unified('old one\nold two\n', 'new one\nnew two\n', labels);
+    const cut = patch.slice(0, patch.indexOf('new two') + 3);
+    expect(firstChangedLines(cut, 5, true)).toEqual(['- old one', '- old two', '+ new one']);
+    expect(firstChangedLines(patch.slice(0, patch.indexOf('new two') + 8), 5, true)).toEqual(['- old one', '- old two', '+ new one', '+ new two']);
   });
 });

@@ -13,6 +13,11 @@ export const TEXT_RULES = {
   maxBytes: 1024 * 1024,
   /** Lines of the diff shown in a notice or a history entry (the whole diff is at GET /screenshots/{id}/text-diff). */
   previewLines: 6,
+  /**
+   * At most this much of a stored diff is read to quote its first changed lines (a notification): the first lines
+   * are near its start, while a diff of two 1 MiB texts can be 2 MiB.
+   */
+  previewBytes: 64 * 1024,
 } as const;
 
 /**
@@ -56,4 +61,42 @@ export function isTextChanged(counts: TextDiffCounts): boolean {
  */
 export function isChangeOverall(pixelsChanged: boolean, text: TextDiffCounts | null): boolean {
   return pixelsChanged || (text !== null && isTextChanged(text));
+}
+
+/**
+ * The first `max` changed lines of a unified diff, as `+ line` / `- line` (a notification quotes them). Headers
+ * (`===`, `---`, `+++`), hunk markers, context lines and `\ No newline` notes are skipped. The hunk header's counts
+ * say where a hunk ends, so a removed line that itself starts with `--` is never taken for a file header. A patch
+ * cut short (only its head was read) may end mid-line: an unterminated last line is dropped, never quoted half.
+ */
+export function firstChangedLines(patch: string, max: number, cut = false): string[] {
+  const all = patch.split('\n');
+  if (cut || patch.endsWith('\n')) all.pop(); // '' after the final newline, or the unterminated piece of a cut patch
+  const out: string[] = [];
+  let oldLeft = 0;
+  let newLeft = 0;
+  for (const line of all) {
+    if (out.length >= max) break;
+    if (oldLeft > 0 || newLeft > 0) {
+      const sign = line[0];
+      if (sign === '\\') continue;
+      if (sign === '-') {
+        oldLeft -= 1;
+        out.push(`- ${line.slice(1)}`);
+      } else if (sign === '+') {
+        newLeft -= 1;
+        out.push(`+ ${line.slice(1)}`);
+      } else {
+        oldLeft -= 1;
+        newLeft -= 1;
+      }
+      continue;
+    }
+    const hunk = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(line);
+    if (hunk) {
+      oldLeft = hunk[1] === undefined ? 1 : Number(hunk[1]);
+      newLeft = hunk[2] === undefined ? 1 : Number(hunk[2]);
+    }
+  }
+  return out;
 }
