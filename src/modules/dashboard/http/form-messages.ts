@@ -152,8 +152,8 @@ const PHRASES: Array<[RegExp, string | ((...groups: string[]) => string)]> = [
   [/ is not allowed$/, ' is not a field of this form'],
   [/ cannot be combined with selector/, ' cannot be combined with a selector'],
   [
-    / must be one of the following values: (.*)$/,
-    (_all: string, list: string) => (list.split(', ').length > 12 ? ' must be one of the choices offered' : ` must be one of: ${list}`),
+    / must be one of(?: the following values)?: (.*)$/,
+    (_all: string, list: string) => (list.split(', ').length > 12 ? ' must be one of the choices offered' : ` must be one of: ${list.replace(/_/g, ' ')}`),
   ],
 ];
 
