@@ -1200,7 +1200,7 @@ describe('Dashboard over HTTP', () => {
       expectPage(page, 'Schedules');
       const row = rowOf(page.text, 'schedule', ids.aliceSchedule);
       expect(row).toContain('<td><strong>Every morning</strong></td>');
-      expect(row).toContain('<td>Alice home</td>');
+      expect(row).toContain('<td>Screenshot of Alice home</td>'); // what it runs: the website's screenshot (or a scenario)
       expect(row).toContain('<td>daily at 07:30<br><span class="muted">Europe/Berlin</span></td>');
       expect(row).toMatch(
         /<time datetime="2031-01-16T06:30:00\.000Z">2031-01-16 07:30 (CET|GMT\+1)<\/time><br><span class="muted"><time datetime="2031-01-16T06:30:00\.000Z">2031-01-16 06:30 UTC<\/time><\/span>/,
