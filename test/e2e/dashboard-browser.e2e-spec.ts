@@ -216,7 +216,7 @@ describe('dashboard in a real browser', () => {
     expect(text).toMatch(/07:30 GMT\+[12]/); // the next run in Europe/Berlin
     expect(text).toMatch(/0[56]:30 UTC/); // and in UTC
     await save('schedules');
-    await clickAndWait('tr[data-schedule-id] button[type=submit]');
+    await clickAndWait('tr[data-schedule-id] form[action$="/disable"] button[type=submit]'); // not Run now, the row's first button
     expect(await page.$eval('[role=status]', (el) => el.textContent)).toMatch(/Schedule disabled/);
     const schedules = await api().get('/schedules').set(account.auth).expect(200);
     expect(schedules.body.data[0]).toMatchObject({ enabled: false, next_run_at: null });

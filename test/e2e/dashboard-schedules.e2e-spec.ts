@@ -140,7 +140,7 @@ describe('Dashboard schedule pages (issue 31)', () => {
       enabled: 'true',
     });
     expect(foreign.status).toBe(422);
-    expect(foreign.text).toContain('<p class="field-error" id="schedule-scenario-error">scenario_id must be the id of one of your scenarios</p>');
+    expect(foreign.text).toContain('<p class="field-error" id="schedule-scenario-error">Scenario must be one of your scenarios.</p>');
   });
 
   it('Run now from the list and from the editor: 303 back with a notice, the job names the schedule; another account’s schedule is 404', async () => {

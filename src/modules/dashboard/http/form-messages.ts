@@ -17,6 +17,7 @@ const FIELD_NAMES: Record<string, string> = {
   description: 'description',
   status: 'status',
   website_id: 'website',
+  scenario_id: 'scenario',
   viewport_width: 'viewport width',
   viewport_height: 'viewport height',
   full_page: 'full page',
@@ -149,6 +150,7 @@ const PHRASES: Array<[RegExp, string | ((...groups: string[]) => string)]> = [
   [/ must contain valid CSS selectors/, ' must be a valid CSS selector'],
   [/ must be true, false or a list of HTTP status codes from (\d+) to (\d+)/, ' must be “all” or HTTP status codes from $1 to $2'],
   [/ must be the id of one of your websites/, ' must be one of your websites'],
+  [/ must be the id of one of your scenarios/, ' must be one of your scenarios'],
   [/ is not allowed$/, ' is not a field of this form'],
   [/ cannot be combined with selector/, ' cannot be combined with a selector'],
   [
