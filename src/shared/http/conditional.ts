@@ -46,8 +46,8 @@ export interface StoredImageBytes {
   size: number;
 }
 
-/** replyWithStoredImage for an image held whole: the API's and the dashboard's thumbnail and diff routes. */
-export function replyWithImageBytes(reply: FastifyReply, ifNoneMatch: string | undefined, image: StoredImageBytes): StreamableFile | undefined {
+/** replyWithStoredImage for stored bytes held whole: the thumbnail, diff, text and text-diff routes (API and dashboard). */
+export function replyWithStoredBytes(reply: FastifyReply, ifNoneMatch: string | undefined, image: StoredImageBytes): StreamableFile | undefined {
   return replyWithStoredImage(reply, ifNoneMatch, image.etag, () => new StreamableFile(image.data, { type: image.contentType, length: image.size }));
 }
 

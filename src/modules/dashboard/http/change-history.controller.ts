@@ -1,7 +1,7 @@
 import { Get, Headers, Param, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { NotFoundError } from '../../../shared/domain/domain-error';
-import { replyWithImageBytes } from '../../../shared/http/conditional';
+import { replyWithStoredBytes } from '../../../shared/http/conditional';
 import { IdParam } from '../../../shared/http/id-param';
 import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
 import type { ScreenshotProps } from '../../screenshots/domain/screenshot';
@@ -82,7 +82,7 @@ export class ChangeHistoryController {
     @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return replyWithImageBytes(reply, ifNoneMatch, await this.screenshots.text(viewer.account.id, id));
+    return replyWithStoredBytes(reply, ifNoneMatch, await this.screenshots.text(viewer.account.id, id));
   }
 
   /** The unified diff of that text with the compared capture's (GET /screenshots/{id}/text-diff), as text/plain. */
@@ -93,7 +93,7 @@ export class ChangeHistoryController {
     @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return replyWithImageBytes(reply, ifNoneMatch, await this.screenshots.textDiff(viewer.account.id, id));
+    return replyWithStoredBytes(reply, ifNoneMatch, await this.screenshots.textDiff(viewer.account.id, id));
   }
 
   private async textDiffOf(accountId: number, id: number): Promise<string | null> {
@@ -109,7 +109,7 @@ export class ChangeHistoryController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const diff = await this.screenshots.diff(viewer.account.id, id);
-    return replyWithImageBytes(reply, ifNoneMatch, diff);
+    return replyWithStoredBytes(reply, ifNoneMatch, diff);
   }
 
   private async hasStoredDiff(accountId: number, id: number): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { Get, Headers, HttpCode, Param, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { replyWithImageBytes, replyWithStoredFile } from '../../../shared/http/conditional';
+import { replyWithStoredBytes, replyWithStoredFile } from '../../../shared/http/conditional';
 import { IdParam } from '../../../shared/http/id-param';
 import { parseId } from '../../../shared/http/validation';
 import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
@@ -159,7 +159,7 @@ export class ScreenshotsPageController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const thumbnail = await this.screenshots.thumbnail(viewer.account.id, id);
-    return replyWithImageBytes(reply, ifNoneMatch, thumbnail);
+    return replyWithStoredBytes(reply, ifNoneMatch, thumbnail);
   }
 
   @Post(':id/delete')

@@ -1,7 +1,7 @@
 import { Controller, Get, Headers, Param, Res } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { replyWithImageBytes } from '../../../shared/http/conditional';
+import { replyWithStoredBytes } from '../../../shared/http/conditional';
 import { CurrentAccount } from '../../../shared/http/decorators';
 import { IdParam } from '../../../shared/http/id-param';
 import { ApiBearerController, ApiErrorResponses, ApiFileResponse, ApiIdParam } from '../../../shared/http/openapi';
@@ -29,7 +29,7 @@ export class ThumbnailsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const thumbnail = await this.screenshots.thumbnail(account.id, id);
-    return replyWithImageBytes(reply, ifNoneMatch, thumbnail);
+    return replyWithStoredBytes(reply, ifNoneMatch, thumbnail);
   }
 
   @ApiOperation({
@@ -50,7 +50,7 @@ export class ThumbnailsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const diff = await this.screenshots.diff(account.id, id);
-    return replyWithImageBytes(reply, ifNoneMatch, diff);
+    return replyWithStoredBytes(reply, ifNoneMatch, diff);
   }
 
   @ApiOperation({
@@ -70,7 +70,7 @@ export class ThumbnailsController {
     @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return replyWithImageBytes(reply, ifNoneMatch, await this.screenshots.text(account.id, id));
+    return replyWithStoredBytes(reply, ifNoneMatch, await this.screenshots.text(account.id, id));
   }
 
   @ApiOperation({
@@ -91,6 +91,6 @@ export class ThumbnailsController {
     @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return replyWithImageBytes(reply, ifNoneMatch, await this.screenshots.textDiff(account.id, id));
+    return replyWithStoredBytes(reply, ifNoneMatch, await this.screenshots.textDiff(account.id, id));
   }
 }
