@@ -52,4 +52,3 @@ export async function render(client: ScreenshotClient, params: RenderParams): Pr
     headers: response.headers,
   };
 }
-

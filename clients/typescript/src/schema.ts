@@ -985,7 +985,7 @@ export interface components {
       /** @description Default: the website’s host; must be that host or a domain it belongs to */
       domain?: string;
       /** @default / */
-      path: string;
+      path?: string;
       secure?: boolean;
       http_only?: boolean;
       /** @enum {string} */
@@ -1003,39 +1003,39 @@ export interface components {
        * @default stable
        * @enum {string}
        */
-      wait_until: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
+      wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
       /**
        * @description File format. `pdf` prints the page (print media) on `pdf_paper`.
        * @default png
        * @enum {string}
        */
-      format: 'png' | 'jpeg' | 'webp' | 'pdf';
+      format?: 'png' | 'jpeg' | 'webp' | 'pdf';
       /**
        * @description jpeg and webp only (422 with png or pdf)
        * @default 80
        */
-      quality: number;
+      quality?: number;
       /**
        * @description pdf only
        * @default a4
        * @enum {string}
        */
-      pdf_paper: 'a4' | 'letter' | 'legal' | 'a3';
+      pdf_paper?: 'a4' | 'letter' | 'legal' | 'a3';
       /**
        * @description pdf only
        * @default false
        */
-      pdf_landscape: boolean;
+      pdf_landscape?: boolean;
       /**
        * @description pdf only: print background colours and images
        * @default true
        */
-      pdf_print_background: boolean;
+      pdf_print_background?: boolean;
       /**
        * @description Transparent background where the page sets none (png and webp only)
        * @default false
        */
-      omit_background: boolean;
+      omit_background?: boolean;
       /**
        * Format: css-selector
        * @description Capture only the first element matching this CSS selector (scrolled into view; full_page ignored). No match within the wait → the job fails naming it. Images only.
@@ -1203,22 +1203,22 @@ export interface components {
        * @description Answer cookie consent dialogs with “reject” (or hide them) before the capture, with the rule set of @duckduckgo/autoconsent (shipped, never downloaded)
        * @default false
        */
-      block_cookie_banners: boolean;
+      block_cookie_banners?: boolean;
       /**
        * @description Never request known advertising hosts (the advertising categories of Ghostery’s tracker database, @ghostery/trackerdb, shipped in the package). Network requests only: an ad slot is left empty.
        * @default false
        */
-      block_ads: boolean;
+      block_ads?: boolean;
       /**
        * @description Never request known analytics trackers (the site_analytics category of Ghostery’s tracker database).
        * @default false
        */
-      block_trackers: boolean;
+      block_trackers?: boolean;
       /**
        * @description `true`: the job fails when the page answers any 4xx or 5xx (after redirects), with `error` "The page answered HTTP 404" — a page failure, not retried. A list: only these codes (400..599). `false` or `[]`: an error page is captured like any page (its status is in the screenshot’s `capture.http_status`).
        * @default false
        */
-      fail_on_status: boolean | number[];
+      fail_on_status?: boolean | number[];
       /** @description The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("Navigation timeout of 5000 ms exceeded"). */
       timeout_ms?: number;
       /**
@@ -1246,31 +1246,31 @@ export interface components {
        */
       url: string;
       /** @default 1280 */
-      viewport_width: number;
+      viewport_width?: number;
       /** @default 800 */
-      viewport_height: number;
+      viewport_height?: number;
       /**
        * @description Capture the whole page, not just the viewport
        * @default false
        */
-      full_page: boolean;
+      full_page?: boolean;
       /**
        * @description Paused websites are skipped by schedules
        * @default active
        * @enum {string}
        */
-      status: 'active' | 'paused';
+      status?: 'active' | 'paused';
       capture_options?: components['schemas']['CaptureOptionsInput'];
       /**
        * @description Change history: a capture counts as `changed` when the share of its pixels that differ from the previous comparable capture is above this (0..1)
        * @default 0.001
        */
-      change_threshold: number;
+      change_threshold?: number;
       /**
        * @description Change history: elements whose boxes (where they are in each capture) are left out of the comparison — dates, ads, counters. Applies to captures taken from then on
        * @default []
        */
-      change_ignore_selectors: string[];
+      change_ignore_selectors?: string[];
     };
     /** @description A request the server cannot read: a malformed HTTP request (refused by the parser, then the connection is closed), a URL with bad percent-encoding, a body that is not valid JSON, nests over 32 levels or is not `application/json` */
     BadRequestErrorBody: {
@@ -1349,12 +1349,12 @@ export interface components {
        * @description Change history: a capture counts as `changed` when the share of its pixels that differ from the previous comparable capture is above this (0..1)
        * @default 0.001
        */
-      change_threshold: number;
+      change_threshold?: number;
       /**
        * @description Change history: elements whose boxes (where they are in each capture) are left out of the comparison — dates, ads, counters. Applies to captures taken from then on
        * @default []
        */
-      change_ignore_selectors: string[];
+      change_ignore_selectors?: string[];
     };
     /** @description Answer of the delete operations */
     MessageResponse: {
@@ -1370,39 +1370,39 @@ export interface components {
        * @default stable
        * @enum {string}
        */
-      wait_until: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
+      wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
       /**
        * @description File format. `pdf` prints the page (print media) on `pdf_paper`.
        * @default png
        * @enum {string}
        */
-      format: 'png' | 'jpeg' | 'webp' | 'pdf';
+      format?: 'png' | 'jpeg' | 'webp' | 'pdf';
       /**
        * @description jpeg and webp only (422 with png or pdf)
        * @default 80
        */
-      quality: number;
+      quality?: number;
       /**
        * @description pdf only
        * @default a4
        * @enum {string}
        */
-      pdf_paper: 'a4' | 'letter' | 'legal' | 'a3';
+      pdf_paper?: 'a4' | 'letter' | 'legal' | 'a3';
       /**
        * @description pdf only
        * @default false
        */
-      pdf_landscape: boolean;
+      pdf_landscape?: boolean;
       /**
        * @description pdf only: print background colours and images
        * @default true
        */
-      pdf_print_background: boolean;
+      pdf_print_background?: boolean;
       /**
        * @description Transparent background where the page sets none (png and webp only)
        * @default false
        */
-      omit_background: boolean;
+      omit_background?: boolean;
       /**
        * Format: css-selector
        * @description Capture only the first element matching this CSS selector (scrolled into view; full_page ignored). No match within the wait → the job fails naming it. Images only.
@@ -1570,22 +1570,22 @@ export interface components {
        * @description Answer cookie consent dialogs with “reject” (or hide them) before the capture, with the rule set of @duckduckgo/autoconsent (shipped, never downloaded)
        * @default false
        */
-      block_cookie_banners: boolean;
+      block_cookie_banners?: boolean;
       /**
        * @description Never request known advertising hosts (the advertising categories of Ghostery’s tracker database, @ghostery/trackerdb, shipped in the package). Network requests only: an ad slot is left empty.
        * @default false
        */
-      block_ads: boolean;
+      block_ads?: boolean;
       /**
        * @description Never request known analytics trackers (the site_analytics category of Ghostery’s tracker database).
        * @default false
        */
-      block_trackers: boolean;
+      block_trackers?: boolean;
       /**
        * @description `true`: the job fails when the page answers any 4xx or 5xx (after redirects), with `error` "The page answered HTTP 404" — a page failure, not retried. A list: only these codes (400..599). `false` or `[]`: an error page is captured like any page (its status is in the screenshot’s `capture.http_status`).
        * @default false
        */
-      fail_on_status: boolean | number[];
+      fail_on_status?: boolean | number[];
       /** @description The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("Navigation timeout of 5000 ms exceeded"). */
       timeout_ms?: number;
       /**
@@ -1611,7 +1611,7 @@ export interface components {
        * @description Milliseconds to wait after the page settled
        * @default 0
        */
-      delay_ms: number;
+      delay_ms?: number;
       /**
        * Format: css-selector
        * @description Wait until this CSS selector matches before capturing (one that does not parse is 422)
@@ -1619,14 +1619,14 @@ export interface components {
        */
       wait_for_selector?: string;
       /** @default 1 */
-      device_scale_factor: number;
+      device_scale_factor?: number;
       /** @description Elements hidden before capturing */
       hide_selectors?: string[];
       /**
        * @description Emulate prefers-color-scheme: dark
        * @default false
        */
-      dark_mode: boolean;
+      dark_mode?: boolean;
     };
     JobQueuedResponse: {
       /** @enum {boolean} */
@@ -1922,7 +1922,7 @@ export interface components {
        * @description Milliseconds
        * @default 10000
        */
-      timeout: number;
+      timeout?: number;
     };
     /** @description Move the mouse over an element */
     HoverStep: {
@@ -2199,7 +2199,7 @@ export interface components {
       /** @description Weekly schedules: 0 = Sunday … 6 = Saturday; default the weekday of creation in `timezone` */
       day_of_week?: number | null;
       /** @default true */
-      enabled: boolean;
+      enabled?: boolean;
     };
     /** @description Any subset of the fields. next_run_at is recomputed from now when frequency, time, timezone or day_of_week change or a disabled schedule is enabled; any other update keeps it, so a due occurrence that has not fired yet still fires. Read-only fields echoed back from GET (id, next_run_at, last_run_at, last_job_id, created_at, updated_at) are accepted and ignored. */
     UpdateScheduleDto: {
