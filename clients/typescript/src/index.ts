@@ -3,4 +3,4 @@ export { ApiError } from './errors';
 export { render, type RenderParams, type Rendered } from './render';
 export { signRenderUrl, type QueryValue, type SignRenderUrlOptions } from './signing';
 export { waitForExecution, waitForJob, WaitTimeoutError, type Execution, type Job, type WaitOptions } from './wait';
-export type { components, operations, paths } from './schema';
+export type * from './schema';
