@@ -113,7 +113,8 @@ describe('TypeScript client (clients/typescript) against the running service', (
     const outcome = await waitForJob(client, taken.data!.job_id, { timeoutMs: 1500 }).catch((error: unknown) => error);
     expect(outcome).toBeInstanceOf(WaitTimeoutError);
     expect((outcome as WaitTimeoutError<{ status: string }>).last.status).toMatch(/^(queued|running)$/);
-    // One long-poll of at most 1 s (the timeout rounded down), then the answer; generous under load.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
+    // One long-poll of 2 s (the timeout rounded up to whole seconds), then the answer; generous under load.
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 

@@ -34,7 +34,8 @@ async function waitUntilEnded<T extends { status: string }>(
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const remaining = deadline - Date.now();
-    const state = await fetchState(Math.max(0, Math.min(MAX_WAIT_SECONDS, Math.floor(remaining / 1000))));
+    // Rounded up: a wait of 0 would answer at once, and the last second before the deadline would become a busy loop.
+    const state = await fetchState(Math.max(0, Math.min(MAX_WAIT_SECONDS, Math.ceil(remaining / 1000))));
     if (ended(state.status)) return state;
     if (Date.now() >= deadline) throw new WaitTimeoutError(state);
   }
