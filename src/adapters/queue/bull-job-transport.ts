@@ -208,7 +208,18 @@ export class BullJobTransport extends JobTransport {
     const cap = data.accountId === undefined || !this.slotCaps ? 1e9 : await this.slotCaps(data.accountId);
     const parked = JSON.stringify({ jobId: data.jobId, accountId: data.accountId, priority, bullId });
     const now = Date.now();
-    const taken = await this.queue.client.eval(ACQUIRE_SCRIPT, 3, ...this.slotKeys(data), this.fairKey('vt'), bullId, now, now + this.lockDurationMs, cap, parked, priority);
+    const taken = await this.queue.client.eval(
+      ACQUIRE_SCRIPT,
+      3,
+      ...this.slotKeys(data),
+      this.fairKey('vt'),
+      bullId,
+      now,
+      now + this.lockDurationMs,
+      cap,
+      parked,
+      priority,
+    );
     return taken === 1;
   }
 
@@ -266,9 +277,7 @@ export class BullJobTransport extends JobTransport {
       ),
     );
     // Their slots go too: the deliveries are back in the queue and take a slot again when they run.
-    await Promise.all(
-      held.map(([bullId, job], i) => (results[i] === 1 ? this.releaseSlot(bullId, job.data) : Promise.resolve())),
-    );
+    await Promise.all(held.map(([bullId, job], i) => (results[i] === 1 ? this.releaseSlot(bullId, job.data) : Promise.resolve())));
     return results.filter((moved) => moved === 1).length;
   }
 

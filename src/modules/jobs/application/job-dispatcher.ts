@@ -294,7 +294,9 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
       // A lapsed attempt gets a delivery of its own: with Bull, the job's earlier delivery may still be held by
       // a hung worker, and adding a job under an id Bull still holds is a no-op.
       await Promise.all(
-        page.map((job) => this.transport.enqueue(job.id, { accountId: job.accountId, ...(job.status === 'running' ? { key: `expired:${job.attempts}` } : {}) })),
+        page.map((job) =>
+          this.transport.enqueue(job.id, { accountId: job.accountId, ...(job.status === 'running' ? { key: `expired:${job.attempts}` } : {}) }),
+        ),
       );
       handed += page.length;
       if (page.length < SWEEP_PAGE_SIZE) return handed;
