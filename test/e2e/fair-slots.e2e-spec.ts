@@ -28,7 +28,9 @@ describe.each(['embedded', 'scaled'] as const)('fair capture slots (%s)', (mode)
     await settled(rig, [a.account.id]);
     const aPeak = await peak.stop();
 
-    process.stdout.write(`fair slots (${mode}): B idle ${idle.toFixed(0)} ms, behind A's 60 ${behindBacklog.toFixed(0)} ms (A still had ${aLeft} unfinished); A's peak ${aPeak} running\n`);
+    process.stdout.write(
+      `fair slots (${mode}): B idle ${idle.toFixed(0)} ms, behind A's 60 ${behindBacklog.toFixed(0)} ms (A still had ${aLeft} unfinished); A's peak ${aPeak} running\n`,
+    );
     expect(aLeft).toBeGreaterThan(20); // B really was behind a backlog
     expect(behindBacklog - idle).toBeLessThan(2_000);
     // Starter's cap is 4 of the 6 slots: reached (captures ran in parallel), never passed.

@@ -8,12 +8,11 @@ import { startTestApp, TestAccount, TestApp } from './test-app';
 import { createTestDatabase, LOCAL_REDIS, TestDatabase } from './test-database';
 
 /**
- * docs/fair-slots.md, measured with real Chromium (shared by test/e2e/fair-slots.e2e-spec.ts and
- * bench/fairness-bench.ts): a service with 4 capture slots in all — embedded (one process, CAPTURE_CONCURRENCY=6)
+ * docs/fair-slots.md, measured with real Chromium (test/e2e/fair-slots.e2e-spec.ts; bench/fairness-bench.ts runs it): a service with 6 capture slots in all — embedded (one process, CAPTURE_CONCURRENCY=6)
  * or scaled (an API process, two worker processes of 3 slots each, on PostgreSQL + Redis) — and accounts that
  * capture pages of a local server, whose hits tell in which order the captures started.
  */
-export const TOTAL_SLOTS = 6;
+const TOTAL_SLOTS = 6;
 
 export interface FairRig {
   mode: 'embedded' | 'scaled';
@@ -60,7 +59,9 @@ export async function startFairRig(mode: 'embedded' | 'scaled'): Promise<FairRig
   const accounts = api.app.get(AccountsService);
   const sql = api.app.get(DataSource);
   const count = async (accountId: number, statuses: string) => {
-    const rows: { n: string | number }[] = await sql.query(`SELECT COUNT(*) AS n FROM jobs WHERE account_id = ${Number(accountId)} AND status IN (${statuses})`);
+    const rows: { n: string | number }[] = await sql.query(
+      `SELECT COUNT(*) AS n FROM jobs WHERE account_id = ${Number(accountId)} AND status IN (${statuses})`,
+    );
     return Number(rows[0].n);
   };
   return {
@@ -71,7 +72,11 @@ export async function startFairRig(mode: 'embedded' | 'scaled'): Promise<FairRig
     async account(letter) {
       const account = await api.createAccount({ plan: 'starter' });
       await accounts.updateAccount(account.email, { limitPerMinute: 100_000, limitPerHour: 100_000 });
-      const website = await request(api.url).post('/websites').set(account.auth).send({ name: letter, url: `${pages.url}/${letter}` }).expect(201);
+      const website = await request(api.url)
+        .post('/websites')
+        .set(account.auth)
+        .send({ name: letter, url: `${pages.url}/${letter}` })
+        .expect(201);
       return { account, websiteId: website.body.data.id as number };
     },
     running: (accountId) => count(accountId, "'running'"),
