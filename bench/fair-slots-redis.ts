@@ -1,16 +1,18 @@
 /**
- * `npx ts-node --transpile-only bench/fair-slots-redis.ts`: what the cap of slots costs Redis, two designs side by
+ * `npm run bench:fair-slots-redis`: what the cap of slots costs Redis, two designs side by
  * side (docs/fair-slots.md, "Why this design"). Account A queues 60 jobs of 200 ms, its cap is 4, two workers of 3
  * slots each share one queue on the local Redis. Parking (BullJobTransport): a delivery at the cap is parked on the
  * account until one of its slots is given back. Deferring: it is queued again with a delay (250 ms) and taken again.
- * Counted: Redis commands run (INFO commandstats) and the time to drain the 60.
+ * Counted on a redis-server of its own: commands run (INFO commandstats, those inside scripts included) and the
+ * time to drain the 60.
  */
 import { randomBytes } from 'node:crypto';
 import Queue from 'bull';
 import Redis from 'ioredis';
 import { BullJobTransport } from '../src/adapters/queue/bull-job-transport';
+import { freePort, startRedis, stopRedis } from '../test/support/redis-server';
 
-const REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+let REDIS = '';
 const JOBS = 60;
 const CAP = 4;
 const JOB_MS = 200;
@@ -63,6 +65,9 @@ async function deferring(): Promise<number> {
 }
 
 void (async () => {
+  const port = await freePort();
+  const server = await startRedis(port);
+  REDIS = `redis://127.0.0.1:${port}`;
   const redis = new Redis(REDIS);
   for (const [name, run] of [
     ['parking (chosen)', parking],
@@ -78,5 +83,6 @@ void (async () => {
     );
   }
   redis.disconnect();
+  await stopRedis(server);
   process.exit(0);
 })();
