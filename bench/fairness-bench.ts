@@ -16,9 +16,10 @@ const runs = Number(process.argv[2] ?? 1);
 const lines: string[] = [];
 let failed = false;
 for (let i = 0; i < runs; i++) {
-  const jest = spawnSync(join(ROOT, 'node_modules', '.bin', 'jest'), ['--runInBand', '--selectProjects', 'e2e', 'test/e2e/fair-slots.e2e-spec.ts'], {
+  const jest = spawnSync(join(ROOT, 'node_modules', '.bin', 'jest'), ['--runInBand', '--forceExit', 'test/e2e/fair-slots.e2e-spec.ts'], {
     cwd: ROOT,
     encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
     env: { ...process.env, TEST_LOG_LEVEL: 'silent' },
   });
   const out = `${jest.stdout}\n${jest.stderr}`;
