@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { median, peakRunning, queueCapture, settled, startFairRig, FairRig, waitedCapture } from '../support/fairness';
 
 /**
@@ -64,3 +65,27 @@ async function sequential(n: number, run: () => Promise<number>): Promise<number
   for (let i = 0; i < n; i++) out.push(await run());
   return out;
 }
+
+describe.each(['embedded', 'scaled'] as const)('a long-polled job (%s)', (mode) => {
+  let rig: FairRig;
+
+  beforeAll(async () => {
+    rig = await startFairRig(mode);
+  }, 120_000);
+  afterAll(async () => {
+    await rig?.close();
+  });
+
+  it("goes ahead of its own account's backlog once a client waits on it (`?wait`), still within the cap", async () => {
+    const e = await rig.account('A');
+    const jobs: string[] = [];
+    for (let i = 0; i < 40; i++) jobs.push(await queueCapture(rig.url, e.account, e.websiteId));
+    const last = jobs[jobs.length - 1];
+    const res = await request(rig.url).get(`/jobs/${last}?wait=30`).set(e.account.auth).expect(200);
+    const left = await rig.unfinished(e.account.id);
+    process.stdout.write(`fair slots (${mode}): the 40th of 40 long-polled: ${res.body.data.status} with ${left} of the 40 still unfinished\n`);
+    expect(res.body.data.status).toBe('succeeded');
+    expect(left).toBeGreaterThan(10); // first in, first out it would have been the last to run
+    await settled(rig, [e.account.id]);
+  }, 240_000);
+});
