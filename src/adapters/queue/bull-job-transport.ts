@@ -3,7 +3,58 @@ import { Logger } from '@nestjs/common';
 import Queue from 'bull';
 import { errorMessage } from '../../shared/domain/error-message';
 import { within } from '../../shared/domain/within';
-import { EnqueueOptions, JobHandler, JobTransport } from '../../modules/jobs/application/job-transport';
+import { EnqueueOptions, JobHandler, JobTransport, SlotCaps } from '../../modules/jobs/application/job-transport';
+
+/** What a delivery carries: the job, and what places it in the fair order (docs/fair-slots.md). */
+interface DeliveryData {
+  jobId: string;
+  accountId?: number;
+  /** Bull's priority as enqueued: 1 interactive, 2 and up a batch delivery's start tag. */
+  priority?: number;
+}
+
+/** Bull's highest priority (its lowest number): a client waits on these. Batch tags start above it. */
+const INTERACTIVE_PRIORITY = 1;
+
+/**
+ * Start-time fair queueing of batch deliveries, as Bull priorities: an account's next delivery is tagged one
+ * past the later of its own last tag and the tag now in service (the queue's virtual time). An account with a
+ * backlog of 60 holds tags vt+1 … vt+60; another account's delivery gets vt+1 and goes before all but the
+ * first, so accounts with backlogs alternate (round-robin) and a new account never waits behind a backlog.
+ */
+const TAG_SCRIPT = `
+local vt = tonumber(redis.call('GET', KEYS[1]) or '0')
+local last = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
+local tag = math.max(vt, last) + 1
+redis.call('HSET', KEYS[2], ARGV[1], tag)
+return tag
+`;
+
+/**
+ * A worker taking a delivery of an account: a slot if the account holds fewer than its cap (expired holds of
+ * dead workers dropped first; a redelivery keeps the slot its delivery held), and the virtual time moves to the
+ * delivery's tag. At the cap the delivery is parked on the account instead (by priority), in the same script, so
+ * a slot released meanwhile cannot miss it. 1 = slot taken, 0 = parked.
+ */
+const ACQUIRE_SCRIPT = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[4]) then
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+  local tag = tonumber(ARGV[6]) - 1
+  if tag > 0 and tag > tonumber(redis.call('GET', KEYS[3]) or '0') then redis.call('SET', KEYS[3], tag) end
+  return 1
+end
+redis.call('ZADD', KEYS[2], ARGV[6], ARGV[5])
+return 0
+`;
+
+/** A slot given back; the account's first parked delivery (if any) is returned, to be queued again. */
+const RELEASE_SCRIPT = `
+redis.call('ZREM', KEYS[1], ARGV[1])
+local popped = redis.call('ZPOPMIN', KEYS[2])
+if popped[1] then return popped[1] end
+return false
+`;
 
 /** How long adding a job may take before the request that asked for it gets 503. */
 const ENQUEUE_TIMEOUT_MS = 2000;
@@ -54,6 +105,8 @@ export interface BullTransportSettings {
   keyPrefix: string;
   /** How long a worker's hold on a job lasts without renewal; a killed worker's job is redelivered after it. */
   lockDurationMs: number;
+  /** Each account's cap on simultaneous deliveries across every worker; none = no cap. */
+  slotCaps?: SlotCaps;
 }
 
 /**
@@ -68,9 +121,12 @@ export interface BullTransportSettings {
  */
 export class BullJobTransport extends JobTransport {
   private readonly logger = new Logger('BullJobTransport');
-  private readonly queue: Queue.Queue<{ jobId: string }>;
+  private readonly queue: Queue.Queue<DeliveryData>;
   /** The deliveries this process's handler is running, by Bull job id. */
-  private readonly active = new Map<string, Queue.Job<{ jobId: string }>>();
+  private readonly active = new Map<string, Queue.Job<DeliveryData>>();
+  private readonly fairKey: (name: string) => string;
+  private readonly slotCaps: SlotCaps | null;
+  private readonly lockDurationMs: number;
   private readonly lostListeners: (() => void)[] = [];
   private readonly epochKey: string;
   /** The queue's epoch as this process last read it; null before the first connection. */
@@ -80,7 +136,10 @@ export class BullJobTransport extends JobTransport {
   constructor(settings: BullTransportSettings) {
     super();
     this.epochKey = `${settings.keyPrefix}:bull:capture-jobs-epoch`;
-    this.queue = new Queue<{ jobId: string }>('capture-jobs', settings.redisUrl, {
+    this.fairKey = (name) => `${settings.keyPrefix}:bull:capture-jobs-fair:${name}`;
+    this.slotCaps = settings.slotCaps ?? null;
+    this.lockDurationMs = settings.lockDurationMs;
+    this.queue = new Queue<DeliveryData>('capture-jobs', settings.redisUrl, {
       prefix: `${settings.keyPrefix}:bull`,
       redis: { retryStrategy: reconnectDelayMs },
       settings: {
@@ -106,21 +165,85 @@ export class BullJobTransport extends JobTransport {
     // Bounded instead: the caller answers 503 and removes the row; should the add still go through once
     // Redis is back, the handler finds no row and drops the delivery.
     await within(
-      this.queue.add({ jobId }, { jobId: bullId, delay: options.delayMs }),
+      (async () => {
+        const priority = options.priority === 'interactive' ? INTERACTIVE_PRIORITY : await this.batchTag(options.accountId);
+        await this.queue.add({ jobId, accountId: options.accountId, priority }, { jobId: bullId, delay: options.delayMs, priority });
+      })(),
       ENQUEUE_TIMEOUT_MS,
       () => new Error(`Command timed out: the queue did not take job ${jobId} within ${ENQUEUE_TIMEOUT_MS} ms`),
     );
   }
 
+  private async batchTag(accountId: number | undefined): Promise<number> {
+    const tag = await this.queue.client.eval(TAG_SCRIPT, 2, this.fairKey('vt'), this.fairKey('tags'), String(accountId ?? ''));
+    return INTERACTIVE_PRIORITY + Number(tag);
+  }
+
   consume(handler: JobHandler, concurrency: number): void {
     void this.queue.process(concurrency, async (job) => {
-      this.active.set(String(job.id), job);
+      const bullId = String(job.id);
+      if (!(await this.acquireSlot(bullId, job.data))) return; // parked: a slot of its account brings it back
+      this.active.set(bullId, job);
+      // The slot is held like Bull's lock: renewed while the handler runs, so a dead worker's runs out soon.
+      const renew = setInterval(() => void this.renewSlot(bullId, job.data), Math.floor(this.lockDurationMs / 3));
       try {
         await handler(job.data.jobId, { redelivered: await this.wasStalled(job) });
       } finally {
-        this.active.delete(String(job.id));
+        clearInterval(renew);
+        this.active.delete(bullId);
+        await this.releaseSlot(bullId, job.data);
       }
     });
+  }
+
+  /** The account's slots and parked deliveries; deliveries without an account (or caps) share uncapped ones. */
+  private slotKeys(data: DeliveryData): [string, string] {
+    const owner = data.accountId === undefined || !this.slotCaps ? '' : String(data.accountId);
+    return [this.fairKey(`slots:${owner}`), this.fairKey(`parked:${owner}`)];
+  }
+
+  /** True when the delivery may run now; false when it was parked because its account runs its cap. */
+  private async acquireSlot(bullId: string, data: DeliveryData): Promise<boolean> {
+    const priority = data.priority ?? INTERACTIVE_PRIORITY + 1;
+    const cap = data.accountId === undefined || !this.slotCaps ? 1e9 : await this.slotCaps(data.accountId);
+    const parked = JSON.stringify({ jobId: data.jobId, accountId: data.accountId, priority, bullId });
+    const now = Date.now();
+    const taken = await this.queue.client.eval(
+      ACQUIRE_SCRIPT,
+      3,
+      ...this.slotKeys(data),
+      this.fairKey('vt'),
+      bullId,
+      now,
+      now + this.lockDurationMs,
+      cap,
+      parked,
+      priority,
+    );
+    return taken === 1;
+  }
+
+  private async renewSlot(bullId: string, data: DeliveryData): Promise<void> {
+    await this.queue.client.zadd(this.slotKeys(data)[0], 'XX', Date.now() + this.lockDurationMs, bullId).catch(() => undefined);
+  }
+
+  /**
+   * Gives the slot back and queues the account's first parked delivery again, under an id of its own (the
+   * parked one's may still be in Bull, finishing). Should that fail, the sweep finds the job still queued.
+   */
+  private async releaseSlot(bullId: string, data: DeliveryData): Promise<void> {
+    try {
+      const popped = (await this.queue.client.eval(RELEASE_SCRIPT, 2, ...this.slotKeys(data), bullId)) as string | null;
+      if (!popped) return;
+      const next = JSON.parse(popped) as DeliveryData & { bullId: string };
+      const baseId = next.bullId.split('~')[0];
+      await this.queue.add(
+        { jobId: next.jobId, accountId: next.accountId, priority: next.priority },
+        { jobId: `${baseId}~${randomUUID().slice(0, 8)}`, priority: next.priority },
+      );
+    } catch (err) {
+      this.logger.warn(`giving back the slot of ${bullId}: ${errorMessage(err)}`);
+    }
   }
 
   async stopTaking(): Promise<void> {
@@ -130,8 +253,9 @@ export class BullJobTransport extends JobTransport {
 
   async handBack(): Promise<number> {
     const token = (this.queue as unknown as { token: string }).token;
+    const held = [...this.active.entries()];
     const results = await Promise.all(
-      [...this.active.keys()].map((bullId) =>
+      held.map(([bullId]) =>
         this.queue.client
           .eval(
             HAND_BACK_SCRIPT,
@@ -152,6 +276,8 @@ export class BullJobTransport extends JobTransport {
           }),
       ),
     );
+    // Their slots go too: the deliveries are back in the queue and take a slot again when they run.
+    await Promise.all(held.map(([bullId, job], i) => (results[i] === 1 ? this.releaseSlot(bullId, job.data) : Promise.resolve())));
     return results.filter((moved) => moved === 1).length;
   }
 
@@ -188,7 +314,7 @@ export class BullJobTransport extends JobTransport {
    * Whether a worker already held this delivery and lost its lock. Bull counts that in the job's hash
    * (`stalledCounter`, raised by its stalled-job check) but does not expose it on Job objects.
    */
-  private async wasStalled(job: Queue.Job<{ jobId: string }>): Promise<boolean> {
+  private async wasStalled(job: Queue.Job<DeliveryData>): Promise<boolean> {
     const count = await this.queue.client.hget(this.queue.toKey(String(job.id)), 'stalledCounter');
     return Number(count ?? 0) > 0;
   }

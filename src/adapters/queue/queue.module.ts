@@ -6,6 +6,7 @@ import { InProcessJobTransport } from './in-process-job-transport';
 import { JobTransport } from '../../modules/jobs/application/job-transport';
 import { InProcessJobEvents, RedisJobEvents } from './job-events';
 import { JobEvents } from '../../modules/jobs/application/job-events';
+import { planSlotCaps } from './slot-caps';
 
 @Global()
 @Module({
@@ -13,11 +14,17 @@ import { JobEvents } from '../../modules/jobs/application/job-events';
     {
       provide: JobTransport,
       // Bull on Redis when REDIS_URL is set (shared by api and worker processes), in-process otherwise.
-      useFactory: (config: AppConfig): JobTransport =>
+      // Either way accounts are served round-robin within their plan's cap of slots (docs/fair-slots.md).
+      useFactory: (config: AppConfig, moduleRef: ModuleRef): JobTransport =>
         config.redisUrl
-          ? new BullJobTransport({ redisUrl: config.redisUrl, keyPrefix: config.redisKeyPrefix, lockDurationMs: config.jobLockMs })
-          : new InProcessJobTransport(),
-      inject: [AppConfig],
+          ? new BullJobTransport({
+              redisUrl: config.redisUrl,
+              keyPrefix: config.redisKeyPrefix,
+              lockDurationMs: config.jobLockMs,
+              slotCaps: planSlotCaps(moduleRef),
+            })
+          : new InProcessJobTransport(planSlotCaps(moduleRef)),
+      inject: [AppConfig, ModuleRef],
     },
     {
       provide: JobEvents,

@@ -35,3 +35,14 @@ export function planLimits(plan: PlanName): RateLimits | null {
 export function planAllowsBulkDownload(plan: PlanName): boolean {
   return BULK_DOWNLOAD_PLANS.includes(plan);
 }
+
+/**
+ * How many captures (jobs of any type) an account may run at once across every worker: what one account's
+ * backlog can take of the service's slots (CAPTURE_CONCURRENCY per worker, 16 on two cores by default), so the
+ * rest stay free for other accounts. Renders and long-polled jobs count too. Figures: docs/fair-slots.md.
+ */
+const PLAN_CAPTURE_SLOTS: Record<PlanName, number> = { free: 2, starter: 4, pro: 8, business: 12 };
+
+export function planCaptureSlots(plan: PlanName): number {
+  return PLAN_CAPTURE_SLOTS[plan];
+}

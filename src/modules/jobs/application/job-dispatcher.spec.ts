@@ -222,9 +222,10 @@ describe('JobDispatcher', () => {
       expect(await dispatcher().sweep()).toBe(3);
 
       expect(transport.enqueued).toEqual([
-        { jobId: 'scenario-lapsed', options: { key: 'expired:2' } },
-        { jobId: 'capture-lapsed', options: { key: 'expired:1' } },
-        { jobId: 'queued-lost', options: {} },
+        // Each under its account, so the hand-over keeps the round-robin and the cap of slots (fair-slots.md).
+        { jobId: 'scenario-lapsed', options: { key: 'expired:2', accountId: 1 } },
+        { jobId: 'capture-lapsed', options: { key: 'expired:1', accountId: 1 } },
+        { jobId: 'queued-lost', options: { accountId: 1 } },
       ]);
     });
 
@@ -402,7 +403,7 @@ describe('JobDispatcher', () => {
       jobs.add('elsewhere', { status: 'running', attempts: 1, createdAt: ago(5_000), startedAt: ago(4_000) });
       transport.lost!();
       await new Promise((r) => setImmediate(r));
-      expect(transport.enqueued).toEqual([{ jobId: 'just-queued', options: {} }]);
+      expect(transport.enqueued).toEqual([{ jobId: 'just-queued', options: { accountId: 1 } }]);
       await worker.onModuleDestroy();
       transport.lost!();
       await new Promise((r) => setImmediate(r));
@@ -589,7 +590,7 @@ describe('JobDispatcher', () => {
       jobs.add('j');
       await d.dispatch('j');
       expect(jobs.get('j')).toMatchObject({ status: 'queued', attempts: 1, error: null });
-      expect(transport.enqueued).toEqual([{ jobId: 'j', options: { delayMs: 2_000, key: 'retry:1' } }]);
+      expect(transport.enqueued).toEqual([{ jobId: 'j', options: { delayMs: 2_000, key: 'retry:1', accountId: 1 } }]);
     });
   });
 

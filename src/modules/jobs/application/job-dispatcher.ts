@@ -221,7 +221,7 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
       this.logger.warn(`job ${job.id} attempt ${job.attempts} hit an infrastructure error, retrying: ${detail}`);
       // Requeued only while this attempt still holds the job; should the enqueue fail, the sweep finds it queued.
       if (await this.untilRecorded(job, () => this.jobs.requeue(job.id))) {
-        await this.transport.enqueue(job.id, { delayMs: RETRY_BACKOFF_MS[job.attempts - 1] ?? 5_000, key: `retry:${job.attempts}` });
+        await this.transport.enqueue(job.id, { delayMs: RETRY_BACKOFF_MS[job.attempts - 1] ?? 5_000, key: `retry:${job.attempts}`, accountId: job.accountId });
       }
       return;
     }
@@ -293,7 +293,11 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
       const page = await this.jobs.findStale(cutoffs, after, SWEEP_PAGE_SIZE);
       // A lapsed attempt gets a delivery of its own: with Bull, the job's earlier delivery may still be held by
       // a hung worker, and adding a job under an id Bull still holds is a no-op.
-      await Promise.all(page.map((job) => this.transport.enqueue(job.id, job.status === 'running' ? { key: `expired:${job.attempts}` } : {})));
+      await Promise.all(
+        page.map((job) =>
+          this.transport.enqueue(job.id, { accountId: job.accountId, ...(job.status === 'running' ? { key: `expired:${job.attempts}` } : {}) }),
+        ),
+      );
       handed += page.length;
       if (page.length < SWEEP_PAGE_SIZE) return handed;
       const last = page[page.length - 1];

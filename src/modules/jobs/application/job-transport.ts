@@ -21,7 +21,26 @@ export interface EnqueueOptions {
    * retry needs a key of its own because it is enqueued while the current delivery is still being acknowledged.
    */
   key?: string;
+  /**
+   * `interactive`: a client is waiting on this job right now (a render, a long-poll on a queued job); it goes
+   * ahead of every `batch` delivery (the default: API requests without a waiting client, schedules, retries).
+   * See docs/fair-slots.md.
+   */
+  priority?: JobPriority;
+  /**
+   * The account the job belongs to: batch deliveries are served round-robin across accounts, and no account
+   * runs more deliveries at once than its cap (SlotCaps). Without it the delivery shares one anonymous account.
+   */
+  accountId?: number;
 }
+
+export type JobPriority = 'interactive' | 'batch';
+
+/**
+ * How many jobs an account may run at once, across every worker (its plan's capture slots). Read by the
+ * transports when they hand out a delivery; cached by them, so a plan change applies within a minute.
+ */
+export type SlotCaps = (accountId: number) => Promise<number>;
 
 export abstract class JobTransport {
   abstract enqueue(jobId: string, options?: EnqueueOptions): Promise<void>;

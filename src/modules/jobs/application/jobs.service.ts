@@ -8,6 +8,14 @@ import { JobTransport } from './job-transport';
 import { readWhenFinished } from './job-wait';
 import { JobFilter, JobRepository, NewJob } from './ports';
 
+export interface SubmitOptions {
+  /**
+   * A client is waiting for this job's result in the same request (a render): it goes ahead of every queued
+   * batch job (other requests, schedules). Within its account's cap of slots all the same (docs/fair-slots.md).
+   */
+  interactive?: boolean;
+}
+
 /**
  * Queuing a job and reading jobs back, whatever their type: the contexts that ask for work (captures,
  * scenario runs) build the job and its payload, this writes and queues it; GET /jobs reads it.
@@ -28,7 +36,7 @@ export class JobsService {
    * the same one; a key reused for something else is 409. If the transport is down the row is removed again
    * (503, nothing half-applied). Used for captures and scenario runs.
    */
-  async submit(newJob: NewJob): Promise<JobProps> {
+  async submit(newJob: NewJob, options: SubmitOptions = {}): Promise<JobProps> {
     const { job, created } = await this.jobs.createOrGetIdempotent(newJob);
     if (!created) {
       if (!isSameJobRequest(job, newJob)) {
@@ -37,7 +45,7 @@ export class JobsService {
       return job;
     }
     try {
-      await this.transport.enqueue(job.id);
+      await this.transport.enqueue(job.id, { accountId: job.accountId, priority: options.interactive ? 'interactive' : 'batch' });
     } catch (err) {
       this.logger.error(`could not queue job ${job.id}: ${errorMessage(err)}`);
       await this.jobs.delete(job.id);
@@ -52,9 +60,33 @@ export class JobsService {
     return job;
   }
 
-  /** The job once it has ended, or after `waitSeconds` as it is then (long-poll; 0 = at once). */
+  /**
+   * The job once it has ended, or after `waitSeconds` as it is then (long-poll; 0 = at once). A client that
+   * waits on a job still queued has it promoted (see promoteWhileWaited).
+   */
   getWhenFinished(accountId: number, id: string, waitSeconds: number, clientGone: AbortSignal): Promise<JobProps> {
-    return readWhenFinished(this.events, id, waitSeconds, clientGone, () => this.get(accountId, id));
+    let promoted = false;
+    return readWhenFinished(this.events, id, waitSeconds, clientGone, async () => {
+      const job = await this.get(accountId, id);
+      if (!promoted && waitSeconds > 0) promoted = await this.promoteWhileWaited(job);
+      return job;
+    });
+  }
+
+  /**
+   * A client waits on this job now (`?wait=N`): if it is still queued it gets an interactive delivery of its own,
+   * ahead of every batch one. Its batch delivery stays queued (claim() makes whichever comes second a no-op).
+   * Best effort: a queue that is away only costs the client its place in front. True once promoted (or finished).
+   */
+  async promoteWhileWaited(job: JobProps): Promise<boolean> {
+    if (job.status !== 'queued') return true;
+    try {
+      await this.transport.enqueue(job.id, { key: 'interactive', priority: 'interactive', accountId: job.accountId });
+      return true;
+    } catch (err) {
+      this.logger.warn(`could not promote job ${job.id} for its waiting client: ${errorMessage(err)}`);
+      return false;
+    }
   }
 
   list(accountId: number, page: PageRequest, filter: JobFilter) {

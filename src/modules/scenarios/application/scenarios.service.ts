@@ -131,7 +131,13 @@ export class ScenariosService {
 
   /** The execution once its run has ended, or after `waitSeconds` as it is then (long-poll; 0 = at once). */
   executionWhenFinished(accountId: number, id: string, waitSeconds: number, clientGone: AbortSignal): Promise<Execution> {
-    return readWhenFinished(this.events, id, waitSeconds, clientGone, () => this.execution(accountId, id));
+    let promoted = false;
+    return readWhenFinished(this.events, id, waitSeconds, clientGone, async () => {
+      const execution = await this.execution(accountId, id);
+      // A client waiting on a run still queued has it go ahead of batch jobs, as GET /jobs/{id}?wait does.
+      if (!promoted && waitSeconds > 0) promoted = await this.jobsService.promoteWhileWaited(execution.job);
+      return execution;
+    });
   }
 
   async executions(accountId: number, scenarioId: number, page: PageRequest): Promise<{ items: Execution[]; total: number }> {

@@ -1,0 +1,114 @@
+import { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { Logger } from '@nestjs/common';
+import { BullJobTransport } from './bull-job-transport';
+import { InProcessJobTransport } from './in-process-job-transport';
+import { JobTransport } from '../../modules/jobs/application/job-transport';
+import { freePort, startRedis, stopRedis } from '../../../test/support/redis-server';
+
+/**
+ * docs/fair-slots.md, the same rules on both transports: a waiting client's (interactive) delivery goes first,
+ * batch deliveries are served round-robin across accounts, and no account runs more than its cap at once —
+ * with Bull across two workers sharing one real redis-server.
+ */
+const CAPS: Record<number, number> = { 1: 2, 2: 2, 3: 10 };
+const slotCaps = async (accountId: number) => CAPS[accountId] ?? 1;
+
+interface Mode {
+  name: string;
+  /** `workers` consumers of the same queue (in-process: one, it has no other process). */
+  workers(n: number): JobTransport[];
+}
+
+describe.each(['in-process', 'bull'])('fair slots (%s)', (kind) => {
+  let redis: ChildProcess | null = null;
+  let port = 0;
+  let prefix = '';
+  const made: JobTransport[] = [];
+  let mode: Mode;
+
+  beforeAll(async () => {
+    if (kind === 'bull') {
+      port = await freePort();
+      redis = await startRedis(port);
+    }
+  });
+  afterAll(async () => {
+    if (redis) await stopRedis(redis);
+  });
+  beforeEach(() => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    prefix = `sss-fair-${randomBytes(6).toString('hex')}`;
+    mode = {
+      name: kind,
+      workers: (n) => {
+        const count = kind === 'bull' ? n : 1;
+        const list = Array.from({ length: count }, () =>
+          kind === 'bull'
+            ? new BullJobTransport({ redisUrl: `redis://127.0.0.1:${port}`, keyPrefix: prefix, lockDurationMs: 30_000, slotCaps })
+            : new InProcessJobTransport(slotCaps),
+        );
+        made.push(...list);
+        return list;
+      },
+    };
+  });
+  afterEach(async () => {
+    await Promise.all(made.splice(0).map((t) => t.close()));
+    jest.restoreAllMocks();
+  });
+
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  async function until(condition: () => boolean, what: string, ms = 10_000): Promise<void> {
+    const started = Date.now();
+    while (!condition()) {
+      if (Date.now() - started > ms) throw new Error(`timed out waiting for ${what}`);
+      await sleep(10);
+    }
+  }
+
+  it('accounts with backlogs are served in turn, one delivery each (round-robin), whoever queued first', async () => {
+    const [worker] = mode.workers(1);
+    for (let i = 1; i <= 6; i++) await worker.enqueue(`a${i}`, { accountId: 1 });
+    for (let i = 1; i <= 6; i++) await worker.enqueue(`b${i}`, { accountId: 2 });
+    const order: string[] = [];
+    worker.consume(async (jobId) => void order.push(jobId), 1);
+    await until(() => order.length === 12, 'every delivery');
+    expect(order).toEqual(['a1', 'b1', 'a2', 'b2', 'a3', 'b3', 'a4', 'b4', 'a5', 'b5', 'a6', 'b6']);
+  });
+
+  it("an interactive delivery goes before every batch one, even behind another account's backlog of 60", async () => {
+    const [worker] = mode.workers(1);
+    for (let i = 1; i <= 60; i++) await worker.enqueue(`a${i}`, { accountId: 3 });
+    await worker.enqueue('b-waited', { accountId: 2, key: 'interactive', priority: 'interactive' });
+    const order: string[] = [];
+    worker.consume(async (jobId) => void order.push(jobId), 1);
+    await until(() => order.length === 61, 'every delivery');
+    expect(order[0]).toBe('b-waited');
+  });
+
+  it('no account runs more deliveries at once than its cap, across workers, and every delivery still runs', async () => {
+    const workers = mode.workers(2);
+    const running = new Map<number, number>();
+    const most = new Map<number, number>();
+    let done = 0;
+    const account = (jobId: string) => Number(jobId.split('-')[0]);
+    for (const worker of workers) {
+      worker.consume(async (jobId) => {
+        const a = account(jobId);
+        running.set(a, (running.get(a) ?? 0) + 1);
+        most.set(a, Math.max(most.get(a) ?? 0, running.get(a) as number));
+        await sleep(60);
+        running.set(a, (running.get(a) as number) - 1);
+        done += 1;
+      }, 4);
+    }
+    for (let i = 0; i < 12; i++) await workers[i % workers.length].enqueue(`1-${i}`, { accountId: 1 });
+    for (let i = 0; i < 12; i++) await workers[i % workers.length].enqueue(`3-${i}`, { accountId: 3 });
+    await until(() => done === 24, 'every delivery');
+    expect(most.get(1)).toBe(CAPS[1]);
+    // Account 3 may use the slots account 1 cannot: more than 1's cap, within its own.
+    expect(most.get(3)).toBeGreaterThan(CAPS[1]);
+    expect(most.get(3)).toBeLessThanOrEqual(CAPS[3]);
+  });
+});
