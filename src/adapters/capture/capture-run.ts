@@ -128,19 +128,7 @@ export class CaptureRun {
       const status = response.status();
       if (response.request().isNavigationRequest() && response.frame() === page.mainFrame() && (status < 300 || status > 399)) this.httpStatus = status;
     });
-    await preparePage(page, {
-      viewportWidth: this.request.viewportWidth,
-      viewportHeight: this.request.viewportHeight,
-      deviceScaleFactor: this.request.deviceScaleFactor,
-      darkMode: this.request.darkMode,
-      trackStability: (this.request.waitUntil ?? 'stable') === 'stable',
-      emulation: this.request.emulation,
-      blockResources: this.request.blockResources,
-      blockAds: this.request.blockAds,
-      blockTrackers: this.request.blockTrackers,
-      secrets: this.request.secrets,
-      siteUrl: this.request.url,
-    });
+    await preparePage(page, { ...this.request, siteUrl: this.request.url });
 
     const banners = this.request.blockCookieBanners ? await CookieBanners.install(page) : null;
     const egress = new NavigationEgress(page, this.lease.egress);

@@ -11,17 +11,22 @@ import { imageSize } from 'image-size';
 import type { PdfPaper } from '../../shared/domain/output-format';
 import type { ResolvedOutput } from '../../shared/domain/capture-option-rules';
 import type { Clip } from '../../shared/domain/page-options';
+import type { WaitUntil } from '../../shared/domain/wait-until';
 import { browserRefusal, CaptureSecrets, CookieSpec, isFirstParty } from '../../shared/domain/capture-secrets';
 import { requestBlocker, type BlockingChoice, type RequestBlocker } from './ad-blocking';
 import { fullPageImage, fullPageMaxHeight } from './tall-page';
 
+/**
+ * What a page is set up with before its first navigation. Both callers hand over their whole request (a capture's
+ * CaptureRequest, a scenario's PageOptions): a page option added here is read from either without touching them.
+ */
 export interface PageSetup extends BlockingChoice {
   viewportWidth: number;
   viewportHeight: number;
-  deviceScaleFactor: number;
-  darkMode: boolean;
-  /** Installs the stability wait's in-page tracker (wait_until 'stable'); other waits do not need it. */
-  trackStability?: boolean;
+  deviceScaleFactor?: number;
+  darkMode?: boolean;
+  /** 'stable' (the default) installs the stability wait's in-page tracker; other waits do not need it. */
+  waitUntil?: WaitUntil;
   /** Device and browser emulation beyond the viewport; none by default. */
   emulation?: Emulation;
   /** Resource types aborted before they are requested. */
@@ -51,11 +56,11 @@ export async function preparePage(page: Page, setup: PageSetup): Promise<void> {
   });
   await Promise.all([
     page.evaluateOnNewDocument(disableServiceWorkersScript),
-    setup.trackStability ? page.evaluateOnNewDocument(stabilityTracker) : undefined,
+    (setup.waitUntil ?? 'stable') === 'stable' ? page.evaluateOnNewDocument(stabilityTracker) : undefined,
     page.setViewport({
       width: setup.viewportWidth,
       height: setup.viewportHeight,
-      deviceScaleFactor: setup.deviceScaleFactor,
+      deviceScaleFactor: setup.deviceScaleFactor ?? 1,
       isMobile: setup.emulation?.mobile ?? false,
       hasTouch: setup.emulation?.touch ?? false,
     }),
