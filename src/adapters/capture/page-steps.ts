@@ -12,6 +12,9 @@ import type { PdfPaper } from '../../shared/domain/output-format';
 import type { ResolvedOutput } from '../../shared/domain/capture-option-rules';
 import type { Clip } from '../../shared/domain/page-options';
 import type { WaitUntil } from '../../shared/domain/wait-until';
+import type { MediaType } from '../../shared/domain/page-options';
+import { errorMessage } from '../../shared/domain/error-message';
+import { isNavigationRace } from './capture-errors';
 import { browserRefusal, CaptureSecrets, CookieSpec, isFirstParty } from '../../shared/domain/capture-secrets';
 import { requestBlocker, type BlockingChoice, type RequestBlocker } from './ad-blocking';
 import { fullPageImage, fullPageMaxHeight } from './tall-page';
@@ -35,6 +38,12 @@ export interface PageSetup extends BlockingChoice {
   secrets?: CaptureSecrets;
   /** The website's URL: whose host is first party for `secrets`. */
   siteUrl?: string;
+  /** prefers-reduced-motion: reduce. */
+  reducedMotion?: boolean;
+  /** The CSS media type; unset, Chromium's own (screen; print for a PDF). */
+  mediaType?: MediaType;
+  /** URL patterns (`*` for any characters) never requested. */
+  blockRequests?: readonly string[];
 }
 
 /**
@@ -64,11 +73,40 @@ export async function preparePage(page: Page, setup: PageSetup): Promise<void> {
       isMobile: setup.emulation?.mobile ?? false,
       hasTouch: setup.emulation?.touch ?? false,
     }),
-    setup.darkMode ? page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]) : undefined,
+    emulateMedia(page, setup),
+    setup.blockRequests?.length ? blockUrls(page, setup.blockRequests) : undefined,
     setup.emulation ? emulate(page, setup.emulation) : undefined,
     requestBlocker(setup).then((blocker) => interceptRequests(page, setup, blocker)),
     setup.secrets?.cookies?.length && setup.siteUrl ? setCookies(page, setup.secrets.cookies, new URL(setup.siteUrl).hostname) : undefined,
   ]);
+}
+
+/**
+ * dark_mode, reduced_motion and media_type. Chromium's Emulation.setEmulatedMedia sets the media type and the media
+ * features together (a call without one clears it), and puppeteer sends each as a call of its own: with a media
+ * type, both go in one call on a session of their own, so neither undoes the other.
+ */
+async function emulateMedia(page: Page, setup: PageSetup): Promise<void> {
+  const features = [
+    ...(setup.darkMode ? [{ name: 'prefers-color-scheme', value: 'dark' }] : []),
+    ...(setup.reducedMotion ? [{ name: 'prefers-reduced-motion', value: 'reduce' }] : []),
+  ];
+  if (!setup.mediaType) {
+    if (features.length > 0) await page.emulateMediaFeatures(features);
+    return;
+  }
+  const session = await page.createCDPSession();
+  await session.send('Emulation.setEmulatedMedia', { media: setup.mediaType, features });
+}
+
+/**
+ * block_requests: Chromium's own blocked-URL list (Network.setBlockedURLs, `*` wildcards), checked in the browser
+ * before a request leaves: no interception round-trip per request, and the page sees a request blocked by the client.
+ */
+async function blockUrls(page: Page, patterns: readonly string[]): Promise<void> {
+  const session = await page.createCDPSession();
+  await session.send('Network.enable');
+  await session.send('Network.setBlockedURLs', { urls: [...patterns] });
 }
 
 /**
@@ -176,6 +214,50 @@ export async function hideElements(page: Page, selectors: readonly string[]): Pr
   if (selectors.length === 0) return;
   const failure = invalidSelectorFailure(await page.evaluate(hideSelectorsScript(selectors)));
   if (failure) throw failure;
+}
+
+/** remove_selectors: display none (the space is freed), by a constructed sheet as for hiding. */
+export async function removeElements(page: Page, selectors: readonly string[]): Promise<void> {
+  if (selectors.length === 0) return;
+  const failure = invalidSelectorFailure(await page.evaluate(hideSelectorsScript(selectors, 'display: none !important;')));
+  if (failure) throw failure;
+}
+
+/** The first line of an error from the page, bounded: a job's error names it without a stack trace. */
+function pageErrorText(error: unknown): string {
+  return (errorMessage(error).split('\n')[0] ?? '').slice(0, 300);
+}
+
+/**
+ * scripts: each runs in the page's main world as the body of an async function (it may await; its promise is
+ * waited for), in order. Its result is dropped (a DOM node or window cannot cross back). A script that throws or
+ * rejects fails the capture naming it; the page replacing its document while one runs is a navigation race (the
+ * capture run follows the new document).
+ */
+export async function runScripts(page: Page, scripts: readonly string[]): Promise<void> {
+  for (const [index, script] of scripts.entries()) {
+    try {
+      await page.evaluate(`(async () => { await (async () => {\n${script}\n})(); })()`);
+    } catch (error) {
+      if (isNavigationRace(error)) throw error;
+      throw new CaptureFailure('page', `scripts[${index}] failed: ${pageErrorText(error)}`);
+    }
+  }
+}
+
+/** click: the first element matching the selector, clicked at its centre (scrolled into view first). */
+export async function clickElement(page: Page, selector: string): Promise<void> {
+  assertValidSelector(selector);
+  const element = await page.$(selector);
+  if (!element) throw new CaptureFailure('page', `Click target not found: ${selector}`);
+  try {
+    await element.click();
+  } catch (error) {
+    if (isNavigationRace(error)) throw error;
+    throw new CaptureFailure('page', `Could not click ${selector}: ${pageErrorText(error)}`);
+  } finally {
+    await element.dispose().catch(() => undefined);
+  }
 }
 
 /** The full-page reveal lives in its own module; captures and scenario pages reach it from here. */
