@@ -23,9 +23,12 @@ export const BLOCKED_CATEGORIES = {
  * customer_interaction ("chat widgets, customer support, e-commerce/content personalization and other interaction
  * tools") also holds payments, maps, log-in and search services a page needs: block_chat_widgets blocks only its
  * services whose name or owner's description speaks of chat, messaging or a help desk (Intercom, Drift, Crisp,
- * Tawk, Zendesk, LiveChat, Tidio, Freshchat, … — 73 of its 369).
+ * Tawk, Zendesk, LiveChat, Tidio, Freshchat, … — 73 of its 369), and the widgets named in CHAT_WIDGET_PATTERNS whose
+ * descriptions do not say so.
  */
 const CHAT_WIDGET = /chat|messag|help ?desk|live (support|help|agent)/i;
+/** Chat widgets the database describes otherwise (Drift: "Salesloft is a sales engagement platform"). */
+const CHAT_WIDGET_PATTERNS = new Set(['drift']);
 
 export interface BlockingChoice {
   blockAds?: boolean;
@@ -78,6 +81,7 @@ export class RequestBlocker {
 type Match = ReturnType<TrackerDb['matchUrl']>[number];
 
 function isChatWidget(match: Match): boolean {
+  if (CHAT_WIDGET_PATTERNS.has(match.pattern?.key ?? '')) return true;
   return CHAT_WIDGET.test(`${match.pattern?.key ?? ''} ${match.pattern?.name ?? ''} ${match.organization?.description ?? ''}`);
 }
 

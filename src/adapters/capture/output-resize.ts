@@ -15,8 +15,8 @@ export async function resizeOutput(picture: CaptureResult, request: ResizeChoice
   if ((width === undefined && height === undefined) || picture.format === 'pdf') return picture;
   if ((width ?? picture.width) === picture.width && (height ?? picture.height) === picture.height) return picture;
   const quality = request.output?.quality ?? QUALITY.default;
-  // fit 'fill': with both sides, exactly that size; with one, sharp derives the other from the aspect ratio.
-  const resized = sharp(picture.data).resize({ width, height, fit: 'fill' });
+  // Both sides: exactly that size (fill stretches). One: sharp derives the other from the aspect ratio.
+  const resized = sharp(picture.data).resize({ width, height, fit: width !== undefined && height !== undefined ? 'fill' : 'cover' });
   const encoded = picture.format === 'jpeg' ? resized.jpeg({ quality }) : picture.format === 'webp' ? resized.webp({ quality }) : resized.png();
   try {
     const { data, info } = await encoded.toBuffer({ resolveWithObject: true });

@@ -225,7 +225,9 @@ export async function removeElements(page: Page, selectors: readonly string[]): 
 
 /** The first line of an error from the page, bounded: a job's error names it without a stack trace. */
 function pageErrorText(error: unknown): string {
-  return (errorMessage(error).split('\n')[0] ?? '').slice(0, 300);
+  // puppeteer rebuilds the page's error with its name ("ReferenceError") apart from its message.
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : errorMessage(error);
+  return (text.split('\n')[0] ?? '').slice(0, 300);
 }
 
 /**
