@@ -336,7 +336,7 @@ function documentedDefault(spec: CaptureOptionSpec): { default?: unknown } {
 export function declareCaptureOptionFields(dto: { prototype: object }, specs: readonly CaptureOptionSpec[]): void {
   for (const spec of specs) {
     const schema = { ...schemaOf(spec), ...documentedDefault(spec) } as Record<string, unknown>;
-    if (spec.example !== undefined && spec.type.kind !== 'selectors') schema.example = spec.example;
+    if (spec.example !== undefined && spec.type.kind !== 'selectors' && spec.type.kind !== 'urlPatterns') schema.example = spec.example;
     if (spec.description !== undefined) schema.description = spec.description;
     const decorators = [ApiPropertyOptional(schema), OptionalField(), ...validatorsOf(spec)];
     Reflect.defineMetadata('design:type', designTypeOf(spec), dto.prototype, spec.wire);
