@@ -5,7 +5,8 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '**/*.js', '**/*.cjs', '**/*.mjs'] },
+  // The client's schema.ts is openapi-typescript's output (npm run generate:client), checked for drift instead.
+  { ignores: ['dist/**', '**/dist/**', 'node_modules/**', 'coverage/**', '**/*.js', '**/*.cjs', '**/*.mjs', 'clients/typescript/src/schema.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

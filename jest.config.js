@@ -1,6 +1,6 @@
 /**
  * Three tiers (DESIGN.md, "Tools that keep it so"), each a jest project:
- * - unit: `src/**\/*.spec.ts` beside the code — no I/O (no database, browser, Redis, socket or file), under 30 s;
+ * - unit: `src/**\/*.spec.ts` (and `clients/typescript/src/**\/*.spec.ts`) beside the code — no I/O (no database, browser, Redis, socket or file), under 30 s;
  * - integration: `*.int-spec.ts` beside the adapter they test — one real adapter at a time (SQLite/PostgreSQL,
  *   Chromium, the filesystem, sockets);
  * - e2e: `test/e2e/*.e2e-spec.ts` — the app booted, spoken to over HTTP.
@@ -35,7 +35,7 @@ const tier = (displayName, roots, testRegex) => ({
 
 module.exports = {
   projects: [
-    tier('unit', ['<rootDir>/src'], '\\.spec\\.ts$'),
+    tier('unit', ['<rootDir>/src', '<rootDir>/clients/typescript/src'], '\\.spec\\.ts$'),
     tier('integration', ['<rootDir>/src', '<rootDir>/test'], '\\.int-spec\\.ts$'),
     tier('e2e', ['<rootDir>/test'], '\\.e2e-spec\\.ts$'),
   ],

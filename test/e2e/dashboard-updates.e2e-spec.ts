@@ -340,6 +340,14 @@ describe('Dashboard updates (issue 31)', () => {
           badge: document.querySelector('#capture-result .badge')?.textContent,
         }));
         expect({ ...state, stayed: await stayed() }).toEqual({ image: true, typed, refreshMetas: 0, badge: 'succeeded', stayed: true });
+        // Recent jobs, drawn while the job ran, says how it ended without a reload.
+        const jobId = new URL(page.url()).searchParams.get('job') as string;
+        const recentStatus = await page.$eval(
+          '#recent-jobs',
+          (el, id) => el.querySelector(`a[title="${id}"]`)?.closest('tr')?.querySelector('.badge')?.textContent,
+          jobId,
+        );
+        expect(recentStatus).toBe('succeeded');
         await fits('overview with a result');
         await save('overview-capture-url', width);
         await page.close();

@@ -1,12 +1,5 @@
 import type { FastifyReply } from 'fastify';
-
-/** The values of the three headers (rate-limiting's quota and per-address limits produce them). */
-export interface RateLimitHeaderValues {
-  limit: number;
-  remaining: number;
-  /** Unix seconds. */
-  reset: number;
-}
+import type { RateLimitHeaderValues } from '../domain/rate-limit-values';
 
 /**
  * The spec's three headers (Limits 3: "Every API response carries these headers"), set in one place for

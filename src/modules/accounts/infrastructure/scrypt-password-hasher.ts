@@ -17,10 +17,14 @@ function derive(password: string, salt: Buffer, params: { N: number; r: number; 
 
 @Injectable()
 export class ScryptPasswordHasher extends PasswordHasher {
+  /** What new hashes cost. A unit test lowers it for checks that do not depend on the cost; verify reads the stored one. */
+  protected readonly params: { N: number; r: number; p: number } = PARAMS;
+
   async hash(password: string): Promise<string> {
     const salt = randomBytes(16);
-    const key = await derive(password, salt, PARAMS);
-    return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+    const { N, r, p } = this.params;
+    const key = await derive(password, salt, { N, r, p });
+    return ['scrypt', N, r, p, salt.toString('base64url'), key.toString('base64url')].join('$');
   }
 
   async verify(password: string, stored: string): Promise<boolean> {

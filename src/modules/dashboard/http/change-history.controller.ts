@@ -11,8 +11,8 @@ import { DashboardViewer, Viewer } from './dashboard-request';
 import { DASHBOARD_PAGE_SIZE, HtmlPage, lastPage, pageParam } from './responses';
 import { comparePage } from './views/pages/compare.page';
 import { changeState, historyPage, textChanged } from './views/pages/history.page';
-import { changedLines, TextDiffLine } from './views/text-diff';
-import { TEXT_RULES } from '../../screenshots/domain/text-change';
+import { TextDiffLine } from './views/text-diff';
+import { changedDiffLines, TEXT_RULES } from '../../screenshots/domain/text-change';
 
 /** The compare view looks this far (newest first) for the capture that follows the one shown. */
 const NEXT_SCAN = { perPage: 100, pages: 10 } as const;
@@ -45,7 +45,7 @@ export class ChangeHistoryController {
     for (const shot of items) {
       if (!textChanged(changeState(shot))) continue;
       const patch = await this.textDiffOf(accountId, shot.id);
-      if (patch !== null) textPreviews.set(shot.id, changedLines(patch, TEXT_RULES.previewLines));
+      if (patch !== null) textPreviews.set(shot.id, changedDiffLines(patch, TEXT_RULES.previewLines));
     }
     return historyPage(viewer, {
       website,

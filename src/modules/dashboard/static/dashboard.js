@@ -236,14 +236,41 @@ document.addEventListener('submit', function (event) {
           var fresh = new DOMParser().parseFromString('<body>' + state.html, 'text/html').body;
           withoutReloads(fresh);
           body.replaceChildren.apply(body, Array.prototype.slice.call(fresh.childNodes));
-          if (state.finished) panel.removeAttribute('data-job-poll');
-          else later();
+          if (state.finished) {
+            panel.removeAttribute('data-job-poll');
+            refreshWhenJobEnds();
+          } else later();
         })
         .catch(function () {
           if (++failures < 10) later();
         });
     }
     later();
+  }
+  /*
+   * Parts of the page that show the job too (the overview's Recent jobs) were drawn while it ran: once it has ended,
+   * they are fetched again from this page's address and replaced, each by its id.
+   */
+  function refreshWhenJobEnds() {
+    var parts = document.querySelectorAll('[data-refresh-when-job-ends][id]');
+    if (!parts.length) return;
+    fetch(location.href, { credentials: 'same-origin' })
+      .then(function (res) {
+        if (!res.ok) throw new Error('HTTP ' + res.status);
+        return res.text();
+      })
+      .then(function (text) {
+        var doc = new DOMParser().parseFromString(text, 'text/html');
+        parts.forEach(function (part) {
+          var fresh = doc.getElementById(part.id);
+          if (!fresh) return;
+          withoutReloads(fresh);
+          part.replaceWith(document.importNode(fresh, true));
+        });
+      })
+      .catch(function (err) {
+        if (window.console) console.error('refreshing after the job ended', err);
+      });
   }
   /* Options that the chosen format does not use are disabled (so not sent); the server judges them anyway. */
   function formatAware(root) {

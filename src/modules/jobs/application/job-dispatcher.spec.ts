@@ -109,15 +109,16 @@ class MemoryJobs extends JobRepository {
   async cancelQueuedForWebsite() {}
   async findStale(cutoffs: StaleCutoffs, after: JobCursor | null, limit: number) {
     this.staleQueries.push(cutoffs);
-    const key = (job: { createdAt: Date; id: string }) => `${job.createdAt.toISOString()} ${job.id}`;
+    // In (createdAt, id) order, compared without building strings: the paging tests page through 10,000 rows.
+    const before = (a: JobCursor, b: JobCursor) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
     return [...this.rows.values()]
       .filter(
         (job) =>
           (job.status === 'queued' && job.createdAt < cutoffs.queuedBefore && (job.startedAt === null || job.startedAt < cutoffs.queuedBefore)) ||
           (job.status === 'running' && (job.startedAt === null || job.startedAt <= cutoffs.runningStartedBefore[job.type])),
       )
-      .filter((job) => !after || key(job) > key(after))
-      .sort((a, b) => (key(a) < key(b) ? -1 : 1))
+      .filter((job) => !after || before(after, job) < 0)
+      .sort(before)
       .slice(0, limit)
       .map((job) => ({ ...job }));
   }

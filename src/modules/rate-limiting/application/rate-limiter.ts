@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
-import { decide, Limits, QuotaDecision, RateLimitExceededError, RateLimitHeaderValues, unixSeconds, windowAt } from '../domain/quota';
+import { decide, Limits, QuotaDecision, RateLimitExceededError, unixSeconds, windowAt } from '../domain/quota';
+import type { RateLimitHeaderValues } from '../../../shared/domain/rate-limit-values';
 import { CounterStore } from './counter-store';
 import { Metrics } from '../../../shared/metrics/metrics';
 

@@ -1,4 +1,5 @@
 import { DomainError } from '../../../shared/domain/domain-error';
+import type { RateLimitHeaderValues } from '../../../shared/domain/rate-limit-values';
 
 /**
  * Calendar-aligned windows (spec, Limits 1): a request at 1:00:05 belongs to the minute that resets at
@@ -28,14 +29,6 @@ export interface Limits {
 export interface Counts {
   minute: number;
   hour: number;
-}
-
-/** The values of the three X-RateLimit-* headers. */
-export interface RateLimitHeaderValues {
-  limit: number;
-  remaining: number;
-  /** Unix seconds. */
-  reset: number;
 }
 
 export const unixSeconds = (d: Date): number => Math.floor(d.getTime() / 1000);

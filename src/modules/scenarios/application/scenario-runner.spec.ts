@@ -231,6 +231,22 @@ describe('ScenarioRunner', () => {
   });
 
   describe('the time limit (SCENARIO_TIMEOUT_MS) bounds every phase', () => {
+    // On jest's clock (Date.now and timers both), so a cap of seconds costs no real time and "within the cap" is exact:
+    // the run must have ended by the time the clock reaches the cap, with no allowance for a loaded machine.
+    afterEach(() => jest.useRealTimers());
+
+    /** Runs `work` on the fake clock while it moves on to well past `cap`; returns the fake time it took to end. */
+    async function timeOnFakeClock(work: () => Promise<unknown>, cap: number): Promise<number> {
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+      const started = Date.now();
+      let ended: number | null = null;
+      const run = work().then(() => (ended = Date.now()));
+      await jest.advanceTimersByTimeAsync(cap + 5_000);
+      if (ended === null) throw new Error(`the run had not ended ${cap + 5_000} ms after it started`);
+      await run;
+      return ended - started;
+    }
+
     it('a step that never ends fails with the cap as its reason, and the debugging screenshot is still stored within the cap', async () => {
       const cap = 2_000;
       const h = harness({
@@ -243,9 +259,7 @@ describe('ScenarioRunner', () => {
           },
         }),
       });
-      const started = Date.now();
-      await h.runner.handle(job([{ type: 'wait_for', selector: '#never', timeout: 30_000 }]));
-      const elapsed = Date.now() - started;
+      const elapsed = await timeOnFakeClock(() => h.runner.handle(job([{ type: 'wait_for', selector: '#never', timeout: 30_000 }])), cap);
 
       expect(h.outcome()).toEqual({ status: 'failed', error: `Step 0 (wait_for) failed: Scenario exceeded its time limit of ${cap} ms` });
       expect(h.records()).toEqual([
@@ -253,33 +267,30 @@ describe('ScenarioRunner', () => {
       ]);
       expect(h.stored).toHaveBeenCalledTimes(1);
       // The screenshot took 300 ms of the reserve the step left it: the whole run stayed inside the cap.
-      expect(elapsed).toBeLessThan(cap + 100);
+      expect(elapsed).toBeGreaterThanOrEqual(300);
+      expect(elapsed).toBeLessThanOrEqual(cap);
     });
 
     it('the final screenshot is bounded by the time left, not by the capture timeout', async () => {
       const cap = 1_500;
       const h = harness({ config: { scenarioTimeoutMs: cap, captureTimeoutMs: 20_000 }, page: fakePage({ screenshot: () => never() }) });
-      const started = Date.now();
-      await h.runner.handle(job([{ type: 'wait', duration: 0 }]));
-      const elapsed = Date.now() - started;
+      const elapsed = await timeOnFakeClock(() => h.runner.handle(job([{ type: 'wait', duration: 0 }])), cap);
 
       expect(h.outcome()).toEqual({ status: 'failed', error: 'Final screenshot failed: The final screenshot timed out' });
       expect(h.records()).toEqual([{ index: 0, type: 'wait', status: 'succeeded', duration_ms: expect.any(Number), error: null }]);
       expect(h.stored).not.toHaveBeenCalled();
-      expect(elapsed).toBeLessThan(cap + 200);
+      expect(elapsed).toBeLessThanOrEqual(cap);
     });
 
     it('opening the website is bounded by the time left for the steps', async () => {
       const cap = 2_000;
       const h = harness({ config: { scenarioTimeoutMs: cap }, page: fakePage({ goto: () => never() }) });
-      const started = Date.now();
-      await h.runner.handle(job([{ type: 'click', selector: '#a' }]));
-      const elapsed = Date.now() - started;
+      const elapsed = await timeOnFakeClock(() => h.runner.handle(job([{ type: 'click', selector: '#a' }])), cap);
 
       expect(h.outcome().error).toMatch(/^Opening the website failed: /);
       expect(h.records()[0]).toMatchObject({ status: 'skipped' });
       expect(h.stored).toHaveBeenCalledTimes(1);
-      expect(elapsed).toBeLessThan(cap + 100);
+      expect(elapsed).toBeLessThanOrEqual(cap);
     });
 
     it('getting the page (browser context, tab) may take no longer than the time left for the steps', async () => {

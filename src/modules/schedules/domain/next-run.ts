@@ -115,10 +115,17 @@ export function resolveLocalTime(zone: IANAZone, localMs: number): number {
   return hi;
 }
 
+/**
+ * Zone names found valid so far. IANAZone.isValidZone builds an Intl.DateTimeFormat on every call, which costs
+ * more than the whole computation of a run; only valid names are kept, so the set is bounded by the tzdb.
+ */
+const validZoneNames = new Set<string>();
+
 function zoneOf(timezone: string): IANAZone {
-  if (typeof timezone !== 'string' || !IANAZone.isValidZone(timezone)) {
+  if (typeof timezone !== 'string' || !(validZoneNames.has(timezone) || IANAZone.isValidZone(timezone))) {
     throw ValidationFailedError.of('timezone', `Unknown time zone: ${String(timezone)}`);
   }
+  validZoneNames.add(timezone);
   return IANAZone.create(timezone);
 }
 

@@ -1,4 +1,13 @@
-import { firstChangedLines, isChangeOverall, isTextChanged, normalizeVisibleText, TEXT_RULES, textHash } from './text-change';
+import {
+  changedDiffLines,
+  firstChangedLines,
+  isChangeOverall,
+  isTextChanged,
+  normalizeVisibleText,
+  TEXT_RULES,
+  textHash,
+  unifiedDiffLines,
+} from './text-change';
 import { JsdiffTextDiffer } from '../infrastructure/jsdiff-text-differ';
 
 describe('text changes: what the kept text is', () => {
@@ -57,10 +66,15 @@ describe('JsdiffTextDiffer (jsdiff)', () => {
   });
 
   it('two large unrelated texts are counted within the time bound (multiset fallback), exactly', () => {
+    // The bound shortened from 2 s to 100 ms: Myers' diff of these texts takes far longer than either, so the
+    // fallback is reached all the same, without waiting the production bound out.
+    class QuickJsdiffTextDiffer extends JsdiffTextDiffer {
+      protected override readonly timeoutMs = 100;
+    }
     const older = Array.from({ length: 20_000 }, (_, i) => `old line ${i}`).join('\n') + '\n';
     const newer = Array.from({ length: 20_000 }, (_, i) => `new line ${i}`).join('\n') + '\n';
     const started = Date.now();
-    expect(differ.count(older, newer)).toEqual({ added: 20_000, removed: 20_000 });
+    expect(new QuickJsdiffTextDiffer().count(older, newer)).toEqual({ added: 20_000, removed: 20_000 });
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 });
@@ -106,5 +120,35 @@ describe('text changes: the first changed lines a notification quotes', () => {
     const cut = patch.slice(0, patch.indexOf('new two') + 3);
     expect(firstChangedLines(cut, 5, true)).toEqual(['- old one', '- old two', '+ new one']);
     expect(firstChangedLines(patch.slice(0, patch.indexOf('new two') + 8), 5, true)).toEqual(['- old one', '- old two', '+ new one', '+ new two']);
+  });
+});
+
+describe('text changes: the one reader of a unified diff (the dashboard shows it, a notification quotes it)', () => {
+  const differ = new JsdiffTextDiffer();
+  const labels = { older: 'screenshot 1', newer: 'screenshot 2' };
+
+  it('hunk headers, context, removed and added lines in diff order; file headers and "\\ No newline" notes left out', () => {
+    const patch = differ.unified('keep\n-- signature\nold', 'keep\nnew', labels);
+    expect([...unifiedDiffLines(patch)]).toEqual([
+      { kind: 'hunk', text: '@@ -1,3 +1,2 @@' },
+      { kind: 'context', text: 'keep' },
+      { kind: 'removed', text: '-- signature' },
+      { kind: 'removed', text: 'old' },
+      { kind: 'added', text: 'new' },
+    ]);
+  });
+
+  it('the fallback "all removed, all added": the second patch\'s header is no removed line', () => {
+    const patch = differ.unified('a\n', '', labels) + differ.unified('', 'b\n', labels);
+    expect([...unifiedDiffLines(patch)].map((l) => l.kind)).toEqual(['hunk', 'removed', 'hunk', 'added']);
+  });
+
+  it('changedDiffLines: the first `max` added or removed lines only', () => {
+    const patch = differ.unified('a\nb\nc\n', 'a\nB\nc\nd\n', labels);
+    expect(changedDiffLines(patch, 2)).toEqual([
+      { kind: 'removed', text: 'b' },
+      { kind: 'added', text: 'B' },
+    ]);
+    expect(changedDiffLines(patch, 0)).toEqual([]);
   });
 });

@@ -63,32 +63,38 @@ export function isChangeOverall(pixelsChanged: boolean, text: TextDiffCounts | n
   return pixelsChanged || (text !== null && isTextChanged(text));
 }
 
+/** One line of a unified diff: an added, removed or context line (its text without the sign), or a hunk header. */
+export interface UnifiedDiffLine {
+  kind: 'added' | 'removed' | 'context' | 'hunk';
+  text: string;
+}
+
 /**
- * The first `max` changed lines of a unified diff, as `+ line` / `- line` (a notification quotes them). Headers
- * (`===`, `---`, `+++`), hunk markers, context lines and `\ No newline` notes are skipped. The hunk header's counts
- * say where a hunk ends, so a removed line that itself starts with `--` is never taken for a file header. A patch
- * cut short (only its head was read) may end mid-line: an unterminated last line is dropped, never quoted half.
+ * The lines of a unified diff, read by its hunk headers: headers (`===`, `---`, `+++`) and `\ No newline` notes are
+ * skipped, and the hunk header's counts say where a hunk ends, so a removed line that itself starts with `--` is never
+ * taken for a file header (nor the second patch's header, in the "all removed, all added" fallback, for a removed
+ * line). A patch cut short (only its head was read, `cut`) may end mid-line: an unterminated last line is dropped,
+ * never quoted half.
  */
-export function firstChangedLines(patch: string, max: number, cut = false): string[] {
+export function* unifiedDiffLines(patch: string, cut = false): Generator<UnifiedDiffLine> {
   const all = patch.split('\n');
   if (cut || patch.endsWith('\n')) all.pop(); // '' after the final newline, or the unterminated piece of a cut patch
-  const out: string[] = [];
   let oldLeft = 0;
   let newLeft = 0;
   for (const line of all) {
-    if (out.length >= max) break;
     if (oldLeft > 0 || newLeft > 0) {
       const sign = line[0];
       if (sign === '\\') continue;
       if (sign === '-') {
         oldLeft -= 1;
-        out.push(`- ${line.slice(1)}`);
+        yield { kind: 'removed', text: line.slice(1) };
       } else if (sign === '+') {
         newLeft -= 1;
-        out.push(`+ ${line.slice(1)}`);
+        yield { kind: 'added', text: line.slice(1) };
       } else {
         oldLeft -= 1;
         newLeft -= 1;
+        yield { kind: 'context', text: line.slice(1) };
       }
       continue;
     }
@@ -96,7 +102,24 @@ export function firstChangedLines(patch: string, max: number, cut = false): stri
     if (hunk) {
       oldLeft = hunk[1] === undefined ? 1 : Number(hunk[1]);
       newLeft = hunk[2] === undefined ? 1 : Number(hunk[2]);
+      yield { kind: 'hunk', text: line };
     }
   }
+}
+
+/** The first `max` added or removed lines of a unified diff, in diff order (read no further than needed). */
+export function changedDiffLines(patch: string, max: number, cut = false): UnifiedDiffLine[] {
+  const out: UnifiedDiffLine[] = [];
+  if (max <= 0) return out;
+  for (const line of unifiedDiffLines(patch, cut)) {
+    if (line.kind !== 'added' && line.kind !== 'removed') continue;
+    out.push(line);
+    if (out.length >= max) break;
+  }
   return out;
+}
+
+/** The first `max` changed lines of a unified diff as `+ line` / `- line`, the way a notification quotes them. */
+export function firstChangedLines(patch: string, max: number, cut = false): string[] {
+  return changedDiffLines(patch, max, cut).map((line) => `${line.kind === 'added' ? '+' : '-'} ${line.text}`);
 }

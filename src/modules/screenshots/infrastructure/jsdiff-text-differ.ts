@@ -13,8 +13,11 @@ const DIFF_TIMEOUT_MS = 2_000;
 /** TextDiffer on jsdiff (the `diff` package): Myers' line diff, the algorithm of `diff -u` and git. */
 @Injectable()
 export class JsdiffTextDiffer extends TextDiffer {
+  /** A unit test shortens it to reach the fallback without waiting the production bound out. */
+  protected readonly timeoutMs: number = DIFF_TIMEOUT_MS;
+
   count(older: string, newer: string): TextDiffCounts {
-    const parts = diffLines(older, newer, { timeout: DIFF_TIMEOUT_MS });
+    const parts = diffLines(older, newer, { timeout: this.timeoutMs });
     if (!parts) return multisetCounts(older, newer);
     let added = 0;
     let removed = 0;
@@ -26,7 +29,7 @@ export class JsdiffTextDiffer extends TextDiffer {
   }
 
   unified(older: string, newer: string, labels: { older: string; newer: string }): string {
-    const patch = createTwoFilesPatch(labels.older, labels.newer, older, newer, undefined, undefined, { context: 3, timeout: DIFF_TIMEOUT_MS });
+    const patch = createTwoFilesPatch(labels.older, labels.newer, older, newer, undefined, undefined, { context: 3, timeout: this.timeoutMs });
     return (
       patch ?? createTwoFilesPatch(labels.older, labels.newer, older, '', undefined, undefined) + createTwoFilesPatch(labels.older, labels.newer, '', newer)
     );

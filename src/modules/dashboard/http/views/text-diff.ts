@@ -1,3 +1,4 @@
+import type { UnifiedDiffLine } from '../../../screenshots/domain/text-change';
 import { Html, html } from './html';
 
 /**
@@ -5,34 +6,8 @@ import { Html, html } from './html';
  * green with "+", removed in red with "−", context plain, hunks as a thin separator. The sign is text, not only a
  * colour; every line's text goes through `html`, so a page's markup shows as text and never as markup.
  */
-export interface TextDiffLine {
-  kind: 'added' | 'removed' | 'context' | 'hunk';
-  text: string;
-}
-
-/** The lines of a unified diff, without its `---`/`+++` header and jsdiff's `===` and `\ No newline` notes. */
-export function parseUnifiedDiff(patch: string): TextDiffLine[] {
-  const lines: TextDiffLine[] = [];
-  let inHunk = false;
-  for (const line of patch.split('\n')) {
-    if (line.startsWith('@@')) {
-      inHunk = true;
-      lines.push({ kind: 'hunk', text: line });
-    } else if (!inHunk || line.startsWith('\\')) {
-      continue;
-    } else if (line.startsWith('+')) lines.push({ kind: 'added', text: line.slice(1) });
-    else if (line.startsWith('-')) lines.push({ kind: 'removed', text: line.slice(1) });
-    else if (line.startsWith(' ')) lines.push({ kind: 'context', text: line.slice(1) });
-  }
-  return lines;
-}
-
-/** Only the added and removed lines, the first `max` of them (a history entry's preview). */
-export function changedLines(patch: string, max: number): TextDiffLine[] {
-  return parseUnifiedDiff(patch)
-    .filter((l) => l.kind === 'added' || l.kind === 'removed')
-    .slice(0, max);
-}
+/** A line of a unified diff, as screenshots' one diff reader gives it. */
+export type TextDiffLine = UnifiedDiffLine;
 
 const SIGN: Record<TextDiffLine['kind'], string> = { added: '+', removed: '−', context: ' ', hunk: '' };
 const LABEL: Record<TextDiffLine['kind'], string> = { added: 'added', removed: 'removed', context: '', hunk: '' };

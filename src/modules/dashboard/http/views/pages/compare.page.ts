@@ -4,7 +4,8 @@ import type { DashboardViewer } from '../../dashboard-request';
 import { Html, html, utcTime } from '../html';
 import { layout } from '../layout';
 import { changeBadge, changeState, percent, textChanged, thresholdText } from './history.page';
-import { parseUnifiedDiff, textCounts, textDiffLines } from '../text-diff';
+import { unifiedDiffLines } from '../../../../screenshots/domain/text-change';
+import { textCounts, textDiffLines } from '../text-diff';
 
 /** The compare page shows at most this many lines of the text diff; the rest is behind the link to the whole diff. */
 const TEXT_DIFF_SHOWN_LINES = 400;
@@ -82,7 +83,7 @@ function diffFigure(view: CompareView): Html {
 function textFigure(view: CompareView): Html {
   if (view.textDiff === null) return html``;
   const { shot } = view;
-  const lines = parseUnifiedDiff(view.textDiff);
+  const lines = [...unifiedDiffLines(view.textDiff)];
   const shown = lines.slice(0, TEXT_DIFF_SHOWN_LINES);
   const whole = `/dashboard/screenshots/${shot.id}/text-diff`;
   return html`<figure class="ch-text" id="text-diff">

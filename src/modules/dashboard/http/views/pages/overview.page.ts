@@ -173,10 +173,10 @@ ${usagePanel('24h', 'Last 24 hours', view.hourly)}
 ${usagePanel('30d', 'Last 30 days', view.daily)}
 </div>
 <h2>Recent jobs</h2>
-${
-  view.recentJobs.length
-    ? tableBox('Recent jobs', dataTable(['Job', 'Kind', 'Website', 'Status', 'Created', hiddenHeading('Screenshot and run')], jobRows), 'job-cards')
-    : html`<p class="muted">No jobs yet. <a href="#capture-url-input">Capture a URL</a> above to see your first screenshot in seconds.</p>`
-}`,
+<div id="recent-jobs" data-refresh-when-job-ends>${
+      view.recentJobs.length
+        ? tableBox('Recent jobs', dataTable(['Job', 'Kind', 'Website', 'Status', 'Created', hiddenHeading('Screenshot and run')], jobRows), 'job-cards')
+        : html`<p class="muted">No jobs yet. <a href="#capture-url-input">Capture a URL</a> above to see your first screenshot in seconds.</p>`
+    }</div>`,
   );
 }
