@@ -824,15 +824,33 @@ export interface components {
       /** @description When saved */
       css?: string;
       /** @description When saved */
+      scripts?: string[];
+      /** @description When saved */
+      click?: string[];
+      /** @description When saved */
+      remove_selectors?: string[];
+      /** @description When saved */
+      reduced_motion?: boolean;
+      /** @description When saved */
+      media_type?: string;
+      /** @description When saved */
       block_cookie_banners?: boolean;
       /** @description When saved */
       block_ads?: boolean;
       /** @description When saved */
       block_trackers?: boolean;
       /** @description When saved */
+      block_chat_widgets?: boolean;
+      /** @description When saved */
+      block_requests?: string[];
+      /** @description When saved */
       fail_on_status?: boolean | number[];
       /** @description When saved */
       timeout_ms?: number;
+      /** @description When saved */
+      output_width?: number;
+      /** @description When saved */
+      output_height?: number;
       /** @description When saved: names, values never shown */
       headers?: {
         [key: string]: '********';
@@ -1200,6 +1218,25 @@ export interface components {
       /** @description A style sheet added to the page before the capture (at most 20480 bytes of UTF-8) */
       css?: string;
       /**
+       * @description JavaScript run in the page (its own world, like a script of its own) once it settled, before the clicks and the capture; the page settles again after. One script or a list of at most 10, run in order, at most 20480 bytes of UTF-8 in all; each may `await` (its promise is waited for, within timeout_ms). A script that throws fails the job ("scripts[0] failed: ReferenceError: …"). Every request a script makes goes through the URL policy like the page's own.
+       * @example document.querySelector('#promo')?.remove()
+       */
+      scripts?: string | string[];
+      /** @description CSS selectors clicked in order (at most 10) after the page settled and the scripts ran, before the capture; the page settles after each click. A selector matching nothing fails the job ("Click target not found: #load-more"). */
+      click?: string[];
+      /** @description Elements removed before the capture (display: none): unlike hide_selectors, the space they took is freed. */
+      remove_selectors?: string[];
+      /**
+       * @description Emulate prefers-reduced-motion: reduce (pages that honour it stop their animations and carousels)
+       * @default false
+       */
+      reduced_motion?: boolean;
+      /**
+       * @description The CSS media the page is rendered for. Default: `screen` for images, `print` for a PDF.
+       * @enum {string}
+       */
+      media_type?: 'screen' | 'print';
+      /**
        * @description Answer cookie consent dialogs with “reject” (or hide them) before the capture, with the rule set of @duckduckgo/autoconsent (shipped, never downloaded)
        * @default false
        */
@@ -1215,12 +1252,23 @@ export interface components {
        */
       block_trackers?: boolean;
       /**
+       * @description Never request known chat and support widgets (Intercom, Drift, Crisp, Tawk, Zendesk chat, …: the chat and help-desk services of the customer_interaction category of Ghostery’s tracker database).
+       * @default false
+       */
+      block_chat_widgets?: boolean;
+      /** @description Requests whose URL matches one of these patterns (`*` matches any characters; at most 50) are never sent. The page's own document is not matched. */
+      block_requests?: string[];
+      /**
        * @description `true`: the job fails when the page answers any 4xx or 5xx (after redirects), with `error` "The page answered HTTP 404" — a page failure, not retried. A list: only these codes (400..599). `false` or `[]`: an error page is captured like any page (its status is in the screenshot’s `capture.http_status`).
        * @default false
        */
       fail_on_status?: boolean | number[];
       /** @description The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("Navigation timeout of 5000 ms exceeded"). */
       timeout_ms?: number;
+      /** @description The image resized to this width in pixels (16–8192); without output_height the height keeps the aspect ratio. Images only (422 with pdf). */
+      output_width?: number;
+      /** @description The image resized to this height in pixels (16–8192); without output_width the width keeps the aspect ratio; with both, exactly that size (stretched). Images only (422 with pdf). */
+      output_height?: number;
       /**
        * @description Extra request headers, sent only to the website’s host and its subdomains (never to third parties). Host, Cookie, Content-Length, Connection, Transfer-Encoding and Proxy-* are refused. Encrypted at rest; values never returned.
        * @example {
@@ -1567,6 +1615,25 @@ export interface components {
       /** @description A style sheet added to the page before the capture (at most 20480 bytes of UTF-8) */
       css?: string;
       /**
+       * @description JavaScript run in the page (its own world, like a script of its own) once it settled, before the clicks and the capture; the page settles again after. One script or a list of at most 10, run in order, at most 20480 bytes of UTF-8 in all; each may `await` (its promise is waited for, within timeout_ms). A script that throws fails the job ("scripts[0] failed: ReferenceError: …"). Every request a script makes goes through the URL policy like the page's own.
+       * @example document.querySelector('#promo')?.remove()
+       */
+      scripts?: string | string[];
+      /** @description CSS selectors clicked in order (at most 10) after the page settled and the scripts ran, before the capture; the page settles after each click. A selector matching nothing fails the job ("Click target not found: #load-more"). */
+      click?: string[];
+      /** @description Elements removed before the capture (display: none): unlike hide_selectors, the space they took is freed. */
+      remove_selectors?: string[];
+      /**
+       * @description Emulate prefers-reduced-motion: reduce (pages that honour it stop their animations and carousels)
+       * @default false
+       */
+      reduced_motion?: boolean;
+      /**
+       * @description The CSS media the page is rendered for. Default: `screen` for images, `print` for a PDF.
+       * @enum {string}
+       */
+      media_type?: 'screen' | 'print';
+      /**
        * @description Answer cookie consent dialogs with “reject” (or hide them) before the capture, with the rule set of @duckduckgo/autoconsent (shipped, never downloaded)
        * @default false
        */
@@ -1582,12 +1649,23 @@ export interface components {
        */
       block_trackers?: boolean;
       /**
+       * @description Never request known chat and support widgets (Intercom, Drift, Crisp, Tawk, Zendesk chat, …: the chat and help-desk services of the customer_interaction category of Ghostery’s tracker database).
+       * @default false
+       */
+      block_chat_widgets?: boolean;
+      /** @description Requests whose URL matches one of these patterns (`*` matches any characters; at most 50) are never sent. The page's own document is not matched. */
+      block_requests?: string[];
+      /**
        * @description `true`: the job fails when the page answers any 4xx or 5xx (after redirects), with `error` "The page answered HTTP 404" — a page failure, not retried. A list: only these codes (400..599). `false` or `[]`: an error page is captured like any page (its status is in the screenshot’s `capture.http_status`).
        * @default false
        */
       fail_on_status?: boolean | number[];
       /** @description The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("Navigation timeout of 5000 ms exceeded"). */
       timeout_ms?: number;
+      /** @description The image resized to this width in pixels (16–8192); without output_height the height keeps the aspect ratio. Images only (422 with pdf). */
+      output_width?: number;
+      /** @description The image resized to this height in pixels (16–8192); without output_width the width keeps the aspect ratio; with both, exactly that size (stretched). Images only (422 with pdf). */
+      output_height?: number;
       /**
        * @description Extra request headers, sent only to the website’s host and its subdomains (never to third parties). Host, Cookie, Content-Length, Connection, Transfer-Encoding and Proxy-* are refused. Encrypted at rest; values never returned.
        * @example {

@@ -156,4 +156,17 @@ describe('requestBlocker (the tracker database as shipped)', () => {
     }
     expect(BLOCKED_CATEGORIES.ads).toContain('advertising');
   });
+
+  it('block_chat_widgets: the chat services of customer_interaction, not the rest of that category (maps, payments)', async () => {
+    const chat = (await requestBlocker({ blockChatWidgets: true }))!;
+    const source = 'https://shop.example.com/';
+
+    expect(chat.blocks('https://widget.intercom.io/widget/abc', 'script', source)).toBe(true);
+    expect(chat.blocks('https://js.driftt.com/include/x.js', 'script', source)).toBe(true);
+    expect(chat.blocks('https://embed.tawk.to/123/default', 'script', source)).toBe(true);
+    // Bing Maps is in customer_interaction too: a page's map is not a chat widget.
+    expect(chat.blocks('https://www.bing.com/rp/map.js', 'script', source)).toBe(false);
+    expect(chat.blocks('https://securepubads.g.doubleclick.net/tag/js/gpt.js', 'script', source)).toBe(false);
+    expect(chat.blocks('https://static.hotjar.com/c/hotjar-1.js', 'script', source)).toBe(false);
+  });
 });

@@ -16,11 +16,24 @@ import loadTrackerDB from '@ghostery/trackerdb';
 export const BLOCKED_CATEGORIES = {
   ads: ['advertising', 'pornvertising'],
   trackers: ['site_analytics'],
+  chatWidgets: ['customer_interaction'],
 } as const;
+
+/**
+ * customer_interaction ("chat widgets, customer support, e-commerce/content personalization and other interaction
+ * tools") also holds payments, maps, log-in and search services a page needs: block_chat_widgets blocks only its
+ * services whose name or owner's description speaks of chat, messaging or a help desk (Intercom, Drift, Crisp,
+ * Tawk, Zendesk, LiveChat, Tidio, Freshchat, … — 73 of its 369), and the widgets named in CHAT_WIDGET_PATTERNS whose
+ * descriptions do not say so.
+ */
+const CHAT_WIDGET = /chat|messag|help ?desk|live (support|help|agent)/i;
+/** Chat widgets the database describes otherwise (Drift: "Salesloft is a sales engagement platform"). */
+const CHAT_WIDGET_PATTERNS = new Set(['drift']);
 
 export interface BlockingChoice {
   blockAds?: boolean;
   blockTrackers?: boolean;
+  blockChatWidgets?: boolean;
 }
 
 type TrackerDb = Awaited<ReturnType<typeof loadTrackerDB>>;
@@ -37,7 +50,11 @@ function database(): Promise<TrackerDb> {
 
 /** The request matcher for a capture's choice, or null when it blocks nothing (no interception needed then). */
 export async function requestBlocker(choice: BlockingChoice): Promise<RequestBlocker | null> {
-  const categories = new Set<string>([...(choice.blockAds ? BLOCKED_CATEGORIES.ads : []), ...(choice.blockTrackers ? BLOCKED_CATEGORIES.trackers : [])]);
+  const categories = new Set<string>([
+    ...(choice.blockAds ? BLOCKED_CATEGORIES.ads : []),
+    ...(choice.blockTrackers ? BLOCKED_CATEGORIES.trackers : []),
+    ...(choice.blockChatWidgets ? BLOCKED_CATEGORIES.chatWidgets : []),
+  ]);
   if (categories.size === 0) return null;
   return new RequestBlocker(await database(), categories);
 }
@@ -55,8 +72,17 @@ export class RequestBlocker {
   blocks(url: string, type: string, sourceUrl: string): boolean {
     if (!url.startsWith('http:') && !url.startsWith('https:') && !url.startsWith('ws')) return false;
     const matches = this.db.matchUrl({ url, type: ENGINE_TYPES[type] ?? 'other', sourceUrl }, { getDomainMetadata: true });
-    return matches.some((match) => match.category !== null && this.categories.has(match.category.key));
+    return matches.some(
+      (match) => match.category !== null && this.categories.has(match.category.key) && (match.category.key !== 'customer_interaction' || isChatWidget(match)),
+    );
   }
+}
+
+type Match = ReturnType<TrackerDb['matchUrl']>[number];
+
+function isChatWidget(match: Match): boolean {
+  if (CHAT_WIDGET_PATTERNS.has(match.pattern?.key ?? '')) return true;
+  return CHAT_WIDGET.test(`${match.pattern?.key ?? ''} ${match.pattern?.name ?? ''} ${match.organization?.description ?? ''}`);
 }
 
 /** Puppeteer's resource types in the engine's names (where they differ). */

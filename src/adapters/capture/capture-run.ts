@@ -13,12 +13,24 @@ import { isNavigationRace, PAGE_CRASHED_MESSAGE, toCaptureFailure } from './capt
 import { boxesScript, ImageOrigin, pageFactsScript, readyStateCompleteScript, visibleTextScript } from './in-page-scripts';
 import { CookieBanners } from './cookie-banners';
 import { NavigationEgress } from './navigation-egress';
-import { addStyleSheet, assertValidSelector, hideElements, LAZY_SCROLL_BUDGET_MS, preparePage, revealLazyContent, takeScreenshot } from './page-steps';
+import {
+  addStyleSheet,
+  assertValidSelector,
+  clickElement,
+  hideElements,
+  LAZY_SCROLL_BUDGET_MS,
+  preparePage,
+  removeElements,
+  revealLazyContent,
+  runScripts,
+  takeScreenshot,
+} from './page-steps';
+import { resizeOutput, scaleBoxes } from './output-resize';
 import { PageSettler } from './page-stability';
 import { fullPageMaxHeight } from './tall-page';
 import { within } from '../../shared/domain/within';
 
-type Phase = 'opening' | 'navigation' | 'settling' | 'selector' | 'element' | 'rendering';
+type Phase = 'opening' | 'navigation' | 'settling' | 'selector' | 'scripts' | 'click' | 'element' | 'rendering';
 
 /** Which part of CaptureTiming the time spent in each phase goes to. */
 const TIMED_AS: Record<Phase, keyof CaptureTiming> = {
@@ -26,6 +38,9 @@ const TIMED_AS: Record<Phase, keyof CaptureTiming> = {
   navigation: 'navigationMs',
   settling: 'settleMs',
   selector: 'settleMs',
+  // The client's own scripts and clicks work on the page before the picture: waits for it, timed as such.
+  scripts: 'settleMs',
+  click: 'settleMs',
   element: 'settleMs',
   rendering: 'renderMs',
 };
@@ -128,19 +143,7 @@ export class CaptureRun {
       const status = response.status();
       if (response.request().isNavigationRequest() && response.frame() === page.mainFrame() && (status < 300 || status > 399)) this.httpStatus = status;
     });
-    await preparePage(page, {
-      viewportWidth: this.request.viewportWidth,
-      viewportHeight: this.request.viewportHeight,
-      deviceScaleFactor: this.request.deviceScaleFactor,
-      darkMode: this.request.darkMode,
-      trackStability: (this.request.waitUntil ?? 'stable') === 'stable',
-      emulation: this.request.emulation,
-      blockResources: this.request.blockResources,
-      blockAds: this.request.blockAds,
-      blockTrackers: this.request.blockTrackers,
-      secrets: this.request.secrets,
-      siteUrl: this.request.url,
-    });
+    await preparePage(page, { ...this.request, siteUrl: this.request.url });
 
     const banners = this.request.blockCookieBanners ? await CookieBanners.install(page) : null;
     const egress = new NavigationEgress(page, this.lease.egress);
@@ -188,11 +191,27 @@ export class CaptureRun {
       await settler.afterChange(this.budget(settings.networkIdleMaxWaitMs));
     }
 
+    if (request.scripts.length > 0) {
+      this.enter('scripts');
+      await runScripts(page, request.scripts);
+      // What the scripts changed may load more (images, fetches): settle as after any change.
+      this.enter('settling');
+      await settler.afterChange(this.budget(settings.networkIdleMaxWaitMs));
+    }
+    for (const selector of request.click) {
+      this.enter('click');
+      await clickElement(page, selector);
+      this.enter('settling');
+      await settler.afterChange(this.budget(settings.networkIdleMaxWaitMs));
+    }
+
     this.enter('rendering');
     await hideElements(page, request.hideSelectors);
-    if (request.css) {
-      await addStyleSheet(page, request.css);
-      // The sheet may start loading fonts or images: settle again (a probe or two when it does not).
+    await removeElements(page, request.removeSelectors);
+    if (request.css || request.removeSelectors.length > 0) {
+      if (request.css) await addStyleSheet(page, request.css);
+      // The sheet, or what moved up into the space removed elements freed, may start loading fonts or images:
+      // settle again (a probe or two when it does not).
       this.enter('settling');
       await settler.afterChange(this.budget(settings.networkIdleMaxWaitMs));
       this.enter('rendering');
@@ -228,7 +247,7 @@ export class CaptureRun {
     egress.assertDocumentAllowed();
     const ignoreBoxes = await this.measureIgnoredBoxes(page, element !== undefined);
     const report = await this.report(page, settler, element !== undefined);
-    const result = await takeScreenshot(page, {
+    const picture = await takeScreenshot(page, {
       fullPage: request.fullPage,
       element,
       clip: request.clip,
@@ -236,6 +255,7 @@ export class CaptureRun {
       fastPngEncoding: settings.fastPngEncoding,
       output: request.output,
     });
+    const result = await resizeOutput(picture, request);
     // ...or while the screenshot was being taken: then the picture may show the refusal, not the page.
     egress.assertDocumentAllowed();
     const text = await this.visibleText(page, element !== undefined);
@@ -245,7 +265,7 @@ export class CaptureRun {
       settle: { ...settler.report },
       timing: { ...this.timing },
       report,
-      ...(ignoreBoxes ? { ignoreBoxes } : {}),
+      ...(ignoreBoxes ? { ignoreBoxes: scaleBoxes(ignoreBoxes, picture, result) } : {}),
       ...(text !== undefined ? { text } : {}),
     };
   }
@@ -330,6 +350,10 @@ export class CaptureRun {
         return `Timed out after ${ms} ms waiting for selector "${this.request.waitForSelector ?? ''}"`;
       case 'element':
         return `Timed out after ${ms} ms waiting for an element matching selector "${this.request.selector ?? ''}"`;
+      case 'scripts':
+        return `The scripts did not finish within ${ms} ms`;
+      case 'click':
+        return `Timed out after ${ms} ms clicking`;
       case 'settling':
       case 'rendering':
         return `Page did not finish rendering within ${ms} ms`;

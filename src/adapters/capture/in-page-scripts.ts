@@ -32,15 +32,16 @@ export const readyStateCompleteScript = `document.readyState === 'complete'`;
  * Hides matching elements with one constructed stylesheet: unlike an injected <style> tag it is not
  * blocked by a page's Content-Security-Policy, and it also hides matching elements added later.
  * insertRule takes exactly one rule, so a "selector" cannot smuggle in other CSS.
- * Evaluates to the selectors that are not valid CSS.
+ * Evaluates to the selectors that are not valid CSS. `declaration`: visibility (hide_selectors: the space stays)
+ * or display (remove_selectors: the space is freed).
  */
-export function hideSelectorsScript(selectors: readonly string[]): string {
+export function hideSelectorsScript(selectors: readonly string[], declaration = 'visibility: hidden !important;'): string {
   return `(() => {
     const sheet = new CSSStyleSheet();
     const invalid = [];
     for (const selector of ${JSON.stringify(selectors)}) {
       try {
-        sheet.insertRule(selector + ' { visibility: hidden !important; }', sheet.cssRules.length);
+        sheet.insertRule(selector + ' { ${declaration} }', sheet.cssRules.length);
       } catch (error) {
         invalid.push(selector);
       }

@@ -11,17 +11,25 @@ import { imageSize } from 'image-size';
 import type { PdfPaper } from '../../shared/domain/output-format';
 import type { ResolvedOutput } from '../../shared/domain/capture-option-rules';
 import type { Clip } from '../../shared/domain/page-options';
+import type { WaitUntil } from '../../shared/domain/wait-until';
+import type { MediaType } from '../../shared/domain/page-options';
+import { errorMessage } from '../../shared/domain/error-message';
+import { isNavigationRace } from './capture-errors';
 import { browserRefusal, CaptureSecrets, CookieSpec, isFirstParty } from '../../shared/domain/capture-secrets';
 import { requestBlocker, type BlockingChoice, type RequestBlocker } from './ad-blocking';
 import { fullPageImage, fullPageMaxHeight } from './tall-page';
 
+/**
+ * What a page is set up with before its first navigation. Both callers hand over their whole request (a capture's
+ * CaptureRequest, a scenario's PageOptions): a page option added here is read from either without touching them.
+ */
 export interface PageSetup extends BlockingChoice {
   viewportWidth: number;
   viewportHeight: number;
-  deviceScaleFactor: number;
-  darkMode: boolean;
-  /** Installs the stability wait's in-page tracker (wait_until 'stable'); other waits do not need it. */
-  trackStability?: boolean;
+  deviceScaleFactor?: number;
+  darkMode?: boolean;
+  /** 'stable' (the default) installs the stability wait's in-page tracker; other waits do not need it. */
+  waitUntil?: WaitUntil;
   /** Device and browser emulation beyond the viewport; none by default. */
   emulation?: Emulation;
   /** Resource types aborted before they are requested. */
@@ -30,6 +38,12 @@ export interface PageSetup extends BlockingChoice {
   secrets?: CaptureSecrets;
   /** The website's URL: whose host is first party for `secrets`. */
   siteUrl?: string;
+  /** prefers-reduced-motion: reduce. */
+  reducedMotion?: boolean;
+  /** The CSS media type; unset, Chromium's own (screen; print for a PDF). */
+  mediaType?: MediaType;
+  /** URL patterns (`*` for any characters) never requested. */
+  blockRequests?: readonly string[];
 }
 
 /**
@@ -51,19 +65,48 @@ export async function preparePage(page: Page, setup: PageSetup): Promise<void> {
   });
   await Promise.all([
     page.evaluateOnNewDocument(disableServiceWorkersScript),
-    setup.trackStability ? page.evaluateOnNewDocument(stabilityTracker) : undefined,
+    (setup.waitUntil ?? 'stable') === 'stable' ? page.evaluateOnNewDocument(stabilityTracker) : undefined,
     page.setViewport({
       width: setup.viewportWidth,
       height: setup.viewportHeight,
-      deviceScaleFactor: setup.deviceScaleFactor,
+      deviceScaleFactor: setup.deviceScaleFactor ?? 1,
       isMobile: setup.emulation?.mobile ?? false,
       hasTouch: setup.emulation?.touch ?? false,
     }),
-    setup.darkMode ? page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]) : undefined,
+    emulateMedia(page, setup),
+    setup.blockRequests?.length ? blockUrls(page, setup.blockRequests) : undefined,
     setup.emulation ? emulate(page, setup.emulation) : undefined,
     requestBlocker(setup).then((blocker) => interceptRequests(page, setup, blocker)),
     setup.secrets?.cookies?.length && setup.siteUrl ? setCookies(page, setup.secrets.cookies, new URL(setup.siteUrl).hostname) : undefined,
   ]);
+}
+
+/**
+ * dark_mode, reduced_motion and media_type. Chromium's Emulation.setEmulatedMedia sets the media type and the media
+ * features together (a call without one clears it), and puppeteer sends each as a call of its own: with a media
+ * type, both go in one call on a session of their own, so neither undoes the other.
+ */
+async function emulateMedia(page: Page, setup: PageSetup): Promise<void> {
+  const features = [
+    ...(setup.darkMode ? [{ name: 'prefers-color-scheme', value: 'dark' }] : []),
+    ...(setup.reducedMotion ? [{ name: 'prefers-reduced-motion', value: 'reduce' }] : []),
+  ];
+  if (!setup.mediaType) {
+    if (features.length > 0) await page.emulateMediaFeatures(features);
+    return;
+  }
+  const session = await page.createCDPSession();
+  await session.send('Emulation.setEmulatedMedia', { media: setup.mediaType, features });
+}
+
+/**
+ * block_requests: Chromium's own blocked-URL list (Network.setBlockedURLs, `*` wildcards), checked in the browser
+ * before a request leaves: no interception round-trip per request, and the page sees a request blocked by the client.
+ */
+async function blockUrls(page: Page, patterns: readonly string[]): Promise<void> {
+  const session = await page.createCDPSession();
+  await session.send('Network.enable');
+  await session.send('Network.setBlockedURLs', { urls: [...patterns] });
 }
 
 /**
@@ -171,6 +214,52 @@ export async function hideElements(page: Page, selectors: readonly string[]): Pr
   if (selectors.length === 0) return;
   const failure = invalidSelectorFailure(await page.evaluate(hideSelectorsScript(selectors)));
   if (failure) throw failure;
+}
+
+/** remove_selectors: display none (the space is freed), by a constructed sheet as for hiding. */
+export async function removeElements(page: Page, selectors: readonly string[]): Promise<void> {
+  if (selectors.length === 0) return;
+  const failure = invalidSelectorFailure(await page.evaluate(hideSelectorsScript(selectors, 'display: none !important;')));
+  if (failure) throw failure;
+}
+
+/** The first line of an error from the page, bounded: a job's error names it without a stack trace. */
+function pageErrorText(error: unknown): string {
+  // puppeteer rebuilds the page's error with its name ("ReferenceError") apart from its message.
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : errorMessage(error);
+  return (text.split('\n')[0] ?? '').slice(0, 300);
+}
+
+/**
+ * scripts: each runs in the page's main world as the body of an async function (it may await; its promise is
+ * waited for), in order. Its result is dropped (a DOM node or window cannot cross back). A script that throws or
+ * rejects fails the capture naming it; the page replacing its document while one runs is a navigation race (the
+ * capture run follows the new document).
+ */
+export async function runScripts(page: Page, scripts: readonly string[]): Promise<void> {
+  for (const [index, script] of scripts.entries()) {
+    try {
+      await page.evaluate(`(async () => { await (async () => {\n${script}\n})(); })()`);
+    } catch (error) {
+      if (isNavigationRace(error)) throw error;
+      throw new CaptureFailure('page', `scripts[${index}] failed: ${pageErrorText(error)}`);
+    }
+  }
+}
+
+/** click: the first element matching the selector, clicked at its centre (scrolled into view first). */
+export async function clickElement(page: Page, selector: string): Promise<void> {
+  assertValidSelector(selector);
+  const element = await page.$(selector);
+  if (!element) throw new CaptureFailure('page', `Click target not found: ${selector}`);
+  try {
+    await element.click();
+  } catch (error) {
+    if (isNavigationRace(error)) throw error;
+    throw new CaptureFailure('page', `Could not click ${selector}: ${pageErrorText(error)}`);
+  } finally {
+    await element.dispose().catch(() => undefined);
+  }
 }
 
 /** The full-page reveal lives in its own module; captures and scenario pages reach it from here. */

@@ -80,19 +80,7 @@ export class PuppeteerPageCapturer extends PageCapturer implements BeforeApplica
     const ms = Math.max(1, Math.min(OPEN_TAB_MS, openBy === undefined ? OPEN_TAB_MS : openBy - Date.now()));
     const opening = (async () => {
       const page = await lease.openPage();
-      await preparePage(page, {
-        viewportWidth: opts.viewportWidth,
-        viewportHeight: opts.viewportHeight,
-        deviceScaleFactor: opts.deviceScaleFactor ?? 1,
-        darkMode: opts.darkMode ?? false,
-        trackStability: (opts.waitUntil ?? 'stable') === 'stable',
-        emulation: opts.emulation,
-        blockResources: opts.blockResources,
-        blockAds: opts.blockAds,
-        blockTrackers: opts.blockTrackers,
-        secrets: opts.secrets,
-        siteUrl: opts.siteUrl,
-      });
+      await preparePage(page, opts);
       return page;
     })();
     opening.catch(() => undefined);

@@ -93,8 +93,8 @@ interface Conflict {
 }
 
 /**
- * Choices that cannot go together once the request is laid over the website: selector with clip, either with a
- * PDF, a device with an explicit viewport, a clip beyond the width the page is rendered at.
+ * Choices that cannot go together once the request is laid over the website: selector with clip, either (or an
+ * output size) with a PDF, a device with an explicit viewport, a clip beyond the width the page is rendered at.
  */
 export function pageOptionConflicts(
   options: CaptureOptions,
@@ -116,6 +116,11 @@ export function pageOptionConflicts(
   if (context.format === 'pdf') {
     if (options.selector !== undefined) problems.push({ field: 'selector', message: 'selector applies to images, not pdf' });
     if (options.clip !== undefined) problems.push({ field: 'clip', message: 'clip applies to images, not pdf' });
+    // A PDF is vector pages on paper: there is no image to resize (its paper is pdf_paper).
+    if (options.outputWidth !== undefined)
+      problems.push({ field: 'output_width', message: 'output_width applies to images, not pdf (choose the paper with pdf_paper)' });
+    if (options.outputHeight !== undefined)
+      problems.push({ field: 'output_height', message: 'output_height applies to images, not pdf (choose the paper with pdf_paper)' });
   }
   const device = devicePreset(options.device);
   if (device) {

@@ -22,7 +22,7 @@ import {
   QUALITY,
   TRANSPARENT_FORMATS,
 } from './output-format';
-import { BLOCKABLE_RESOURCES, BlockableResource, Clip, PAGE_OPTION_LIMITS as P, TIMEOUT_MS_MIN } from './page-options';
+import { BLOCKABLE_RESOURCES, BlockableResource, Clip, MEDIA_TYPES, MediaType, OUTPUT_SIZE, PAGE_OPTION_LIMITS as P, TIMEOUT_MS_MIN } from './page-options';
 import { DEFAULT_WAIT_UNTIL, WAIT_UNTIL_VALUES, WaitUntil } from './wait-until';
 
 /** Where an option may be set: a Take Screenshot body, a website's saved `capture_options`, a render call. */
@@ -48,6 +48,10 @@ export type OptionValueType =
   | { kind: 'locale' }
   | { kind: 'timezone' }
   | { kind: 'stylesheet'; maxBytes: number }
+  /** JavaScript: one script or a list, bounded in count and in bytes of UTF-8 in all (page-options.ts). */
+  | { kind: 'scripts' }
+  /** URLs with `*` wildcards (block_requests). */
+  | { kind: 'urlPatterns'; maxItems: number }
   | { kind: 'clip' }
   | { kind: 'statuses' }
   | { kind: 'headers' }
@@ -342,6 +346,78 @@ export const CAPTURE_OPTION_TABLE = [
     description: `A style sheet added to the page before the capture (at most ${P.cssMax} bytes of UTF-8)`,
     form: { label: 'Extra CSS', section: 'page', control: 'textarea', placeholder: '.chat-widget { display: none }' },
   }),
+  row<string[]>()({
+    wire: 'scripts',
+    key: 'scripts',
+    type: { kind: 'scripts' },
+    default: [],
+    setOn: EVERYWHERE,
+    secret: false,
+    formats: ALL_FORMATS,
+    changesPicture: true,
+    capturer: 'plain',
+    example: "document.querySelector('#promo')?.remove()",
+    description: `JavaScript run in the page (its own world, like a script of its own) once it settled, before the clicks and the capture; the page settles again after. One script or a list of at most ${P.scriptsMaxItems}, run in order, at most ${P.scriptsMax} bytes of UTF-8 in all; each may \`await\` (its promise is waited for, within timeout_ms). A script that throws fails the job ("scripts[0] failed: ReferenceError: …"). Every request a script makes goes through the URL policy like the page's own.`,
+    form: {
+      label: 'Run JavaScript before the capture',
+      section: 'page',
+      placeholder: "document.querySelector('#promo')?.remove()",
+      hint: 'Runs once the page settled; it may await. Several scripts: separate them with a line // ---',
+    },
+  }),
+  row<string[]>()({
+    wire: 'click',
+    key: 'click',
+    type: { kind: 'selectors', maxItems: P.clickMaxItems },
+    default: [],
+    setOn: EVERYWHERE,
+    secret: false,
+    formats: ALL_FORMATS,
+    changesPicture: true,
+    capturer: 'plain',
+    example: '#load-more',
+    description: `CSS selectors clicked in order (at most ${P.clickMaxItems}) after the page settled and the scripts ran, before the capture; the page settles after each click. A selector matching nothing fails the job ("Click target not found: #load-more").`,
+    form: { label: 'Click these elements first (one selector a line)', section: 'page', placeholder: '#load-more' },
+  }),
+  row<string[]>()({
+    wire: 'remove_selectors',
+    key: 'removeSelectors',
+    type: { kind: 'selectors', maxItems: P.removeSelectorsMaxItems },
+    default: [],
+    setOn: EVERYWHERE,
+    secret: false,
+    formats: ALL_FORMATS,
+    changesPicture: true,
+    capturer: 'plain',
+    example: '.newsletter-popup',
+    description: 'Elements removed before the capture (display: none): unlike hide_selectors, the space they took is freed.',
+    form: { label: 'Remove elements (one selector a line)', section: 'page', placeholder: '.newsletter-popup' },
+  }),
+  row<boolean>()({
+    wire: 'reduced_motion',
+    key: 'reducedMotion',
+    type: { kind: 'boolean' },
+    default: false,
+    setOn: EVERYWHERE,
+    secret: false,
+    formats: ALL_FORMATS,
+    changesPicture: true,
+    capturer: 'plain',
+    description: 'Emulate prefers-reduced-motion: reduce (pages that honour it stop their animations and carousels)',
+    form: { label: 'Reduced motion', section: 'page' },
+  }),
+  row<MediaType>()({
+    wire: 'media_type',
+    key: 'mediaType',
+    type: { kind: 'choice', values: MEDIA_TYPES },
+    setOn: EVERYWHERE,
+    secret: false,
+    formats: ALL_FORMATS,
+    changesPicture: true,
+    capturer: 'plain',
+    description: 'The CSS media the page is rendered for. Default: `screen` for images, `print` for a PDF.',
+    form: { label: 'CSS media type', section: 'page', placeholder: 'screen (print for a PDF)' },
+  }),
   row<boolean>()({
     wire: 'block_cookie_banners',
     key: 'blockCookieBanners',
@@ -383,6 +459,34 @@ export const CAPTURE_OPTION_TABLE = [
     description: 'Never request known analytics trackers (the site_analytics category of Ghostery’s tracker database).',
     form: { label: 'Block trackers', section: 'blocking' },
   }),
+  row<boolean>()({
+    wire: 'block_chat_widgets',
+    key: 'blockChatWidgets',
+    type: { kind: 'boolean' },
+    default: false,
+    setOn: EVERYWHERE,
+    secret: false,
+    formats: ALL_FORMATS,
+    changesPicture: true,
+    capturer: 'plain',
+    description:
+      'Never request known chat and support widgets (Intercom, Drift, Crisp, Tawk, Zendesk chat, …: the chat and help-desk services of the customer_interaction category of Ghostery’s tracker database).',
+    form: { label: 'Block chat widgets', section: 'blocking' },
+  }),
+  row<string[]>()({
+    wire: 'block_requests',
+    key: 'blockRequests',
+    type: { kind: 'urlPatterns', maxItems: P.blockRequestsMaxItems },
+    default: [],
+    setOn: EVERYWHERE,
+    secret: false,
+    formats: ALL_FORMATS,
+    changesPicture: true,
+    capturer: 'plain',
+    example: '*://cdn.example.com/banner*',
+    description: `Requests whose URL matches one of these patterns (\`*\` matches any characters; at most ${P.blockRequestsMaxItems}) are never sent. The page's own document is not matched.`,
+    form: { label: 'Block requests to (one URL pattern a line, * for any characters)', section: 'blocking', placeholder: '*://cdn.example.com/banner*' },
+  }),
   row<boolean | number[]>()({
     wire: 'fail_on_status',
     key: 'failOnStatus',
@@ -415,6 +519,30 @@ export const CAPTURE_OPTION_TABLE = [
     description:
       'The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("Navigation timeout of 5000 ms exceeded").',
     form: { label: 'Time limit (ms)', section: 'page', placeholder: 'the server’s CAPTURE_TIMEOUT_MS' },
+  }),
+  row<number>()({
+    wire: 'output_width',
+    key: 'outputWidth',
+    type: { kind: 'integer', min: OUTPUT_SIZE.min, max: OUTPUT_SIZE.max },
+    setOn: EVERYWHERE,
+    secret: false,
+    formats: IMAGES,
+    changesPicture: true,
+    capturer: 'plain',
+    description: `The image resized to this width in pixels (${OUTPUT_SIZE.min}–${OUTPUT_SIZE.max}); without output_height the height keeps the aspect ratio. Images only (422 with pdf).`,
+    form: { label: 'Resize to width (px)', section: 'output', placeholder: 'as captured' },
+  }),
+  row<number>()({
+    wire: 'output_height',
+    key: 'outputHeight',
+    type: { kind: 'integer', min: OUTPUT_SIZE.min, max: OUTPUT_SIZE.max },
+    setOn: EVERYWHERE,
+    secret: false,
+    formats: IMAGES,
+    changesPicture: true,
+    capturer: 'plain',
+    description: `The image resized to this height in pixels (${OUTPUT_SIZE.min}–${OUTPUT_SIZE.max}); without output_width the width keeps the aspect ratio; with both, exactly that size (stretched). Images only (422 with pdf).`,
+    form: { label: 'Resize to height (px)', section: 'output', placeholder: 'as captured' },
   }),
   row<Record<string, string>>()({
     wire: 'headers',

@@ -40,7 +40,15 @@ import {
 import { CaptureOptions, CaptureOptionSpec, REQUEST_ONLY_OPTIONS, WEBSITE_OPTIONS } from '../domain/capture-option-table';
 import { resolveOutput } from '../domain/capture-option-rules';
 import { OUTPUT_FORMATS } from '../domain/output-format';
-import { FAIL_ON_STATUS_RANGE, isFailOnStatus, isValidLocale, isValidTimeZone, PAGE_OPTION_LIMITS as P } from '../domain/page-options';
+import {
+  FAIL_ON_STATUS_RANGE,
+  isFailOnStatus,
+  isUrlPattern,
+  isValidLocale,
+  isValidTimeZone,
+  PAGE_OPTION_LIMITS as P,
+  scriptsProblem,
+} from '../domain/page-options';
 import { MaxEntries, NestedDto } from './body-bounds';
 import { IsCssSelector, OptionalField, Satisfies } from './validation';
 
@@ -103,6 +111,18 @@ function IsCaptureHeaders(): PropertyDecorator {
       validator: { validate: (value: unknown) => headersProblem(value) === null },
     }),
   );
+}
+
+/** `scripts`: a script or a list of them, bounded in count and bytes (page-options.ts says how). */
+function IsScripts(): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isScripts',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: { message: ({ value }) => scriptsProblem(value) ?? '' },
+      validator: { validate: (value: unknown) => scriptsProblem(value) === null },
+    });
 }
 
 @ApiSchema({ name: 'Cookie' })
@@ -183,6 +203,19 @@ function schemaOf(spec: CaptureOptionSpec): ApiPropertyOptions {
       return { type: 'string' };
     case 'stylesheet':
       return { type: 'string', maxLength: t.maxBytes };
+    case 'scripts':
+      return {
+        oneOf: [
+          { type: 'string', minLength: 1 },
+          { type: 'array', items: { type: 'string', minLength: 1 }, maxItems: P.scriptsMaxItems },
+        ],
+      };
+    case 'urlPatterns':
+      return {
+        type: 'array',
+        items: { type: 'string', minLength: 1, maxLength: P.urlPatternMax, description: 'A URL; * matches any characters', example: spec.example },
+        maxItems: t.maxItems,
+      };
     case 'clip':
       return { type: ClipDto };
     case 'statuses':
@@ -239,6 +272,18 @@ function validatorsOf(spec: CaptureOptionSpec): PropertyDecorator[] {
       return [IsString(), Satisfies('isTimeZone', (v) => typeof v === 'string' && isValidTimeZone(v), 'must be an IANA time zone such as Europe/Berlin')];
     case 'stylesheet':
       return [IsString(), Satisfies('cssSize', (v) => typeof v === 'string' && Buffer.byteLength(v) <= t.maxBytes, `must be at most ${t.maxBytes} bytes`)];
+    case 'scripts':
+      return [IsScripts()];
+    case 'urlPatterns':
+      return [
+        IsArray(),
+        ArrayMaxSize(t.maxItems),
+        Satisfies(
+          'isUrlPattern',
+          (v) => Array.isArray(v) && v.every(isUrlPattern),
+          `must be URL patterns of 1 to ${P.urlPatternMax} printable characters without spaces (* matches any characters)`,
+        ),
+      ];
     case 'clip':
       return [IsNotArray(), ValidateNested(OBJECT_MESSAGE), NestedDto(() => ClipDto)];
     case 'statuses':
@@ -263,7 +308,10 @@ function designTypeOf(spec: CaptureOptionSpec): unknown {
     case 'selectors':
     case 'choices':
     case 'cookies':
+    case 'urlPatterns':
       return Array;
+    case 'scripts':
+      return Object;
     case 'clip':
       return ClipDto;
     case 'httpAuth':
@@ -288,7 +336,7 @@ function documentedDefault(spec: CaptureOptionSpec): { default?: unknown } {
 export function declareCaptureOptionFields(dto: { prototype: object }, specs: readonly CaptureOptionSpec[]): void {
   for (const spec of specs) {
     const schema = { ...schemaOf(spec), ...documentedDefault(spec) } as Record<string, unknown>;
-    if (spec.example !== undefined && spec.type.kind !== 'selectors') schema.example = spec.example;
+    if (spec.example !== undefined && spec.type.kind !== 'selectors' && spec.type.kind !== 'urlPatterns') schema.example = spec.example;
     if (spec.description !== undefined) schema.description = spec.description;
     const decorators = [ApiPropertyOptional(schema), OptionalField(), ...validatorsOf(spec)];
     Reflect.defineMetadata('design:type', designTypeOf(spec), dto.prototype, spec.wire);
@@ -324,6 +372,8 @@ function fromWire(spec: CaptureOptionSpec, value: unknown): unknown {
     }
     case 'statuses':
       return Array.isArray(value) ? [...(value as number[])] : value;
+    case 'scripts':
+      return typeof value === 'string' ? [value] : [...(value as string[])];
     case 'headers':
       return { ...(value as Record<string, string>) };
     case 'cookies':
@@ -423,6 +473,8 @@ function viewSchemaOf(spec: CaptureOptionSpec): ApiPropertyOptions {
       };
     case 'choices':
     case 'selectors':
+    case 'urlPatterns':
+    case 'scripts':
       return { type: 'array', items: { type: 'string' }, ...whenSaved };
     case 'headers':
       return { type: 'object', additionalProperties: { type: 'string', enum: [REDACTED] }, description: 'When saved: names, values never shown' };

@@ -169,6 +169,17 @@ describe('website form ↔ API body', () => {
     expect(websiteValues(saved).get('fail_on_status')).toBe('all');
   });
 
+  it('scripts: one textarea, several scripts split on a line // ---, and saved scripts read back the same', () => {
+    const body = (text: string) => (formToBody(WEBSITE_FIELDS, form([['scripts', text]]), true).body.capture_options as Record<string, unknown>).scripts;
+    expect(body('document.title = "a" // --- not a separator')).toEqual(['document.title = "a" // --- not a separator']);
+    expect(body('a()\n// ---\n\nb()\n  //---  \nc()')).toEqual(['a()', 'b()', 'c()']);
+    expect(body(' \n// ---\n ')).toBeUndefined();
+    const saved = { captureOptions: { scripts: ['a()', 'await b()'] }, changeIgnoreSelectors: [] } as unknown as WebsiteProps;
+    const values = websiteValues(saved);
+    expect(values.get('scripts')).toBe('a()\n// ---\nawait b()');
+    expect((formToBody(WEBSITE_FIELDS, values, true).body.capture_options as Record<string, unknown>).scripts).toEqual(['a()', 'await b()']);
+  });
+
   it('typed secrets shown again are masked, and the carried text puts them back by name', () => {
     const typed = form([
       ['headers', 'X-A: one;two\nX-B: ********'],

@@ -32,6 +32,8 @@ export type FieldKind =
   | 'textarea'
   /** One value a line (hide_selectors), sent as an array. */
   | 'lines'
+  /** JavaScript (scripts): several scripts separated by a line `// ---`, sent as an array. */
+  | 'scripts'
   /** Several checkboxes of one name (block_resources), sent as an array. */
   | 'choices'
   /** fail_on_status: "all" (true) or HTTP codes separated by commas or spaces (a list); '' is "not set". */
@@ -85,7 +87,10 @@ function controlOf(spec: CaptureOptionSpec): FieldKind {
     case 'choice':
       return 'select';
     case 'selectors':
+    case 'urlPatterns':
       return 'lines';
+    case 'scripts':
+      return 'scripts';
     case 'choices':
       return 'choices';
     case 'stylesheet':
@@ -223,6 +228,9 @@ function statusesValue(raw: string): unknown {
   return parts.every((p) => INTEGER.test(p)) ? parts.map(Number) : trimmed;
 }
 
+/** The line between two scripts in the scripts field (a comment, so one script pasted whole still runs as written). */
+const SCRIPT_SEPARATOR = /^[ \t]*\/\/ ?---[ \t]*$/m;
+
 function lines(raw: string): string[] {
   return raw
     .split(/\r?\n/)
@@ -307,6 +315,14 @@ export function formToBody(fields: readonly FormField[], form: URLSearchParams, 
       case 'statuses':
         value = statusesValue(raw);
         break;
+      case 'scripts': {
+        const list = raw
+          .split(SCRIPT_SEPARATOR)
+          .map((script) => script.trim())
+          .filter((script) => script !== '');
+        value = list.length ? list : undefined;
+        break;
+      }
       case 'lines': {
         const list = lines(raw);
         value = list.length ? list : undefined;
@@ -414,6 +430,8 @@ function valueText(form: URLSearchParams, field: FormField, value: unknown): voi
     for (const v of value as string[]) form.append(field.name, v);
   } else if (field.kind === 'lines') {
     form.set(field.name, (value as string[]).join('\n'));
+  } else if (field.kind === 'scripts') {
+    form.set(field.name, (value as string[]).join('\n// ---\n'));
   } else if (field.kind === 'checkbox' || field.kind === 'flag') {
     if (value === true) form.set(field.name, 'on');
   } else if (field.kind === 'statuses') {

@@ -120,8 +120,9 @@ export class ScenarioRunner implements JobTypeHandler {
     let finalShotId: number | null = null;
 
     // The website's saved capture options apply to the run: its device, user agent, locale and time zone, what
-    // it blocks, and its wait_until for navigations and screenshots. (Output options — format, selector, clip,
-    // css — are for one-shot captures: a run's screenshots are PNGs of what the steps left on screen.)
+    // it blocks, its media emulation, and its wait_until for navigations and screenshots. (Output options — format,
+    // selector, clip, css, scripts, clicks, removals, resizing — are for one-shot captures: a run's screenshots are
+    // PNGs of what the steps left on screen.)
     const saved = website.captureOptions;
     const rendering = renderingFor(saved, { viewportWidth: website.viewportWidth, viewportHeight: website.viewportHeight, deviceScaleFactor: 1 });
     const pageOptions = {
@@ -130,6 +131,10 @@ export class ScenarioRunner implements JobTypeHandler {
       blockResources: saved.blockResources,
       blockAds: saved.blockAds,
       blockTrackers: saved.blockTrackers,
+      blockChatWidgets: saved.blockChatWidgets,
+      blockRequests: saved.blockRequests,
+      reducedMotion: saved.reducedMotion,
+      mediaType: saved.mediaType,
       // Logged-in flows: the website's headers, cookies and credentials, for its own host only.
       secrets: saved.secrets,
       siteUrl: website.url,

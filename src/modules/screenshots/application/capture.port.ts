@@ -154,9 +154,15 @@ export interface PageOptions {
   emulation?: Emulation;
   /** Resource types not loaded at all. */
   blockResources?: readonly string[];
-  /** Requests to advertising hosts and analytics trackers never made. */
+  /** Requests to advertising hosts, analytics trackers and chat widgets never made. */
   blockAds?: boolean;
   blockTrackers?: boolean;
+  blockChatWidgets?: boolean;
+  /** URL patterns (`*` for any characters) never requested. */
+  blockRequests?: readonly string[];
+  /** prefers-reduced-motion: reduce; the CSS media type (default screen). */
+  reducedMotion?: boolean;
+  mediaType?: 'screen' | 'print';
   /** Headers, cookies and Basic credentials for siteUrl's host and its subdomains only. */
   secrets?: CaptureSecrets;
   siteUrl?: string;

@@ -43,9 +43,13 @@ describe('comparisonKey (like for like)', () => {
     expect([...counted].sort()).toEqual(
       [
         'block_ads',
+        'block_chat_widgets',
         'block_cookie_banners',
+        'block_requests',
         'block_resources',
         'block_trackers',
+        // What the client's scripts and clicks do to the page, what is removed and at which size: all in the picture.
+        'click',
         'clip',
         'css',
         'dark_mode',
@@ -54,7 +58,13 @@ describe('comparisonKey (like for like)', () => {
         'full_page',
         'hide_selectors',
         'locale',
+        'media_type',
         'omit_background',
+        'output_height',
+        'output_width',
+        'reduced_motion',
+        'remove_selectors',
+        'scripts',
         'selector',
         'timezone',
         'user_agent',

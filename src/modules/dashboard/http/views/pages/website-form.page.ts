@@ -89,6 +89,7 @@ function control(field: FormField, state: FormState): Html {
   ${(field.choices ?? []).map((c) => html`<option value="${c}"${c === value ? html` selected` : ''}>${choiceLabel(field, c)}</option>`)}</select>`;
     case 'textarea':
     case 'lines':
+    case 'scripts':
     case 'headers':
     case 'cookies':
       return html`${label}<textarea id="${id}" name="${field.name}" rows="3"${field.kind === 'textarea' ? '' : html` class="mono"`}${placeholder}${invalid(state, field)}>${value}</textarea>`;
@@ -114,7 +115,7 @@ function control(field: FormField, state: FormState): Html {
 }
 
 function fieldBlock(field: FormField, state: FormState): Html {
-  const wide = ['textarea', 'lines', 'headers', 'cookies', 'choices', 'clip', 'http_auth'].includes(field.kind) || field.name === 'url';
+  const wide = ['textarea', 'lines', 'scripts', 'headers', 'cookies', 'choices', 'clip', 'http_auth'].includes(field.kind) || field.name === 'url';
   const formats = field.formats ? html` data-formats="${field.formats.join(' ')}"` : html``;
   return html`<div class="field${wide ? ' wide' : ''}" data-field="${field.name}"${formats}>${control(field, state)}${
     field.hint ? html`<p class="hint">${field.hint}</p>` : ''
