@@ -209,6 +209,11 @@ export class Service {
     }
   }
 
+  /** A request with the benchmark account's token, answered as is (the render section reads its bytes and headers). */
+  authorized(path: string): Promise<Response> {
+    return fetch(this.api + path, { headers: { authorization: `Bearer ${this.token}` } });
+  }
+
   async download(screenshotId: number): Promise<Buffer> {
     const res = await fetch(`${this.api}/screenshots/${screenshotId}/download`, { headers: { authorization: `Bearer ${this.token}` } });
     if (!res.ok) throw new Error(`GET /screenshots/${screenshotId}/download answered ${res.status}`);

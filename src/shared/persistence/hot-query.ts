@@ -85,7 +85,7 @@ export async function findOne<T extends ObjectLiteral>(repository: Repository<T>
   const keys = Object.keys(where);
   const shape = keys.join(',');
   let byShape = oneQueries.get(repo);
-  if (!byShape) oneQueries.set(repo, (byShape = new Map()));
+  if (!byShape) oneQueries.set(repo, (byShape = new Map<string, HotQuery<Record<string, unknown>>>()));
   let query = byShape.get(shape);
   if (!query) {
     const escape = (name: string) => repository.manager.connection.driver.escape(name);
@@ -98,7 +98,7 @@ export async function findOne<T extends ObjectLiteral>(repository: Repository<T>
   // An undefined value matches nothing (findOneBy would drop the condition and answer any row).
   for (const key of keys) params[key] = driver.preparePersistentValue((where as Record<string, unknown>)[key] ?? null, columnOf(repo, key));
   const [raw] = await query.rows(params);
-  return raw ? hydrate<T>(repo, metadata.target as EntityTarget<T>, raw, 'r') : null;
+  return raw ? hydrate<T>(repo, metadata.target, raw, 'r') : null;
 }
 
 type Direction = 'ASC' | 'DESC';
