@@ -9,7 +9,9 @@
  *   (c) one capture at a time through the API: POST, then GET /jobs/{id}?wait=30;
  *   (d) a page whose content arrives 1 s after `load`: does each capture show it?
  *   (e) the service at CAPTURE_CONCURRENCY = 4, 8, 16 (its cap; it sizes itself below it) on the 4-page mix;
- *   (f) the size of each page's PNG from both: the service's encoder (CAPTURE_FAST_PNG) trades size for CPU.
+ *   (f) the size of each page's PNG from both: the service's encoder (CAPTURE_FAST_PNG) trades size for CPU;
+ *   (g) GET /render one at a time on the small page against the bare loop one at a time, and its cache hits
+ *       (bench/render-bench.ts, also alone as `npm run bench:render`; skipped while /render answers 404).
  *
  * CPU per capture is the process tree's (node + every Chromium process) user + system time over the timed
  * section and peak RSS the tree's, both sampled from /proc every 100 ms by this process, alike for both runners
@@ -27,6 +29,7 @@ import { loadConfig } from '../src/config/app-config';
 import { LATE, MIX, type PageSpec, showsLateContent, SMALL, startPages } from './pages';
 import { treeStats } from './proc-stats';
 import { bareLoop, cleanUp, ensureBuilt, type Result, Service, serviceEnv } from './service';
+import { renderSection } from './render-bench';
 
 function positiveInt(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -200,6 +203,11 @@ async function main(): Promise<void> {
     ] as const) {
       console.log(`| ${name} | ${kinds(r)} | ${r.cpuMsPerCapture.toFixed(0)} |`);
     }
+
+    // (g) GET /render one at a time and its cache hits (bench/render-bench.ts; skipped on a build without /render).
+    const renderer = await Service.start(pages.url, {}, [SMALL]);
+    await renderSection(renderer, pages.url);
+    await renderer.stop();
 
     console.log('\n## (e) the service at CAPTURE_CONCURRENCY = 4, 8, 16 (its cap; it sizes itself below it), 4-page mix\n');
     console.log(HEADER);

@@ -15,6 +15,9 @@ import { LATE, MIX, PageSpec } from './pages';
 import { percentile, type ProcessKind, perCapture, treeMeter, treePids } from './proc-stats';
 
 const ROOT = join(__dirname, '..');
+/** BENCH_DIST: another build of the service to run (e.g. a copy of main's dist/ kept inside this checkout, so its
+ *  node_modules resolve), for a before/after pair in one run; ensureBuilt() checks only dist/. */
+const dist = (): string => (process.env.BENCH_DIST ? join(ROOT, process.env.BENCH_DIST) : join(ROOT, 'dist'));
 
 export interface Result {
   capturesPerSecond: number;
@@ -150,7 +153,7 @@ export class Service {
     const dataDir = tempDir();
     const port = await freePort();
     const env = serviceEnv(dataDir, port, overrides);
-    const cli = (...args: string[]) => execFileSync(process.execPath, [join(ROOT, 'dist/cli.js'), ...args], { env, encoding: 'utf8' });
+    const cli = (...args: string[]) => execFileSync(process.execPath, [join(dist(), 'cli.js'), ...args], { env, encoding: 'utf8' });
     const { token } = JSON.parse(cli('account', 'create', '--email', 'bench@example.com', '--name', 'Bench', '--plan', 'business')) as { token: string };
     // The benchmark measures captures, not the plan's request quota.
     cli('account', 'update', '--email', 'bench@example.com', '--limit-per-minute', '1000000', '--limit-per-hour', '1000000');
@@ -158,7 +161,7 @@ export class Service {
     const log = openSync(join(dataDir, 'service.log'), 'a');
     // BENCH_NODE_ARGS: flags for the service's node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it.
     const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist/main.js')], { env, stdio: ['ignore', log, log] });
+    const child = spawn(process.execPath, [...nodeArgs, join(dist(), 'main.js')], { env, stdio: ['ignore', log, log] });
     closeSync(log);
     children.add(child);
     const api = `http://127.0.0.1:${port}`;
@@ -204,6 +207,11 @@ export class Service {
       if (data.status === 'succeeded') return data.screenshot_id as number;
       if (data.status === 'failed') throw new Error(`job ${job_id} (${page.path}) failed: ${data.error}`);
     }
+  }
+
+  /** A request with the benchmark account's token, answered as is (the render section reads its bytes and headers). */
+  authorized(path: string): Promise<Response> {
+    return fetch(this.api + path, { headers: { authorization: `Bearer ${this.token}` } });
   }
 
   async download(screenshotId: number): Promise<Buffer> {

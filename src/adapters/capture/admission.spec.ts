@@ -142,4 +142,11 @@ describe('SystemLoad', () => {
     expect(busy).toBeLessThanOrEqual(1);
     expect(probe.availableMemory()).toBeGreaterThan(0);
   });
+
+  it('sees this process keep a core busy (its first reading, since the probe was made, covers the spin)', () => {
+    const probe = new SystemLoad();
+    const end = Date.now() + 100; // ten of /proc/stat's 10 ms ticks
+    while (Date.now() < end);
+    expect(probe.cpuBusy()).toBeGreaterThan(0);
+  });
 });

@@ -7,7 +7,7 @@ import { JobAttemptScope } from '../application/job-attempt-scope';
 import { JobCursor, JobFilter, JobRepository, NewJob, RunningCutoffs, StaleCutoffs } from '../application/ports';
 import { JobEvents } from '../application/job-events';
 import { JobRow } from './job.row';
-import { findPage } from '../../../shared/persistence/hot-query';
+import { findOne, findPage } from '../../../shared/persistence/hot-query';
 import { isUniqueViolation } from '../../../shared/persistence/constraint-violations';
 
 function toJob(row: JobRow): JobProps {
@@ -92,12 +92,12 @@ export class TypeOrmJobRepository extends JobRepository {
   }
 
   async findById(id: string): Promise<JobProps | null> {
-    const row = await this.rows.findOneBy({ id });
+    const row = await findOne(this.rows, { id });
     return row ? toJob(row) : null;
   }
 
   async findOwned(accountId: number, id: string): Promise<JobProps | null> {
-    const row = await this.rows.findOneBy({ id, accountId });
+    const row = await findOne(this.rows, { id, accountId });
     return row ? toJob(row) : null;
   }
 
@@ -122,7 +122,7 @@ export class TypeOrmJobRepository extends JobRepository {
   }
 
   async claim(id: string, now: Date, runningStartedBefore: RunningCutoffs): Promise<JobProps | null> {
-    const current = await this.rows.findOneBy({ id });
+    const current = await findOne(this.rows, { id });
     if (!current || isFinished(current.status as JobStatus)) return null;
     // Compare-and-set on attempts: of several workers claiming at once exactly one wins, and the attempts
     // number it sets is its own fencing token (no second read that another claim could overtake).

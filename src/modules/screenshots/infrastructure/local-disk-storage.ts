@@ -90,8 +90,13 @@ export class LocalDiskStorage extends ScreenshotStorage implements OnApplication
     const tempPath = join(this.tmpDir, `${randomUUID()}.part`);
     try {
       await writeFile(tempPath, data, { flag: 'wx' });
-      await mkdir(dirname(target), { recursive: true });
-      await rename(tempPath, target);
+      // The directory usually exists (a website's earlier captures made it): renamed first, made only when missing,
+      // which spares a mkdir per file on the capture path.
+      await rename(tempPath, target).catch(async (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+        await mkdir(dirname(target), { recursive: true });
+        await rename(tempPath, target);
+      });
     } catch (err) {
       // A full disk leaves an empty or partial part behind; it would keep its space until the next start.
       await rm(tempPath, { force: true }).catch(() => undefined);

@@ -8,7 +8,7 @@ import { WebsiteChanges, WebsiteDraft, WebsiteProps, WebsiteStatus } from '../do
 import { CaptureSecrets, hasSecrets } from '../../../shared/domain/capture-secrets';
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import { WebsiteRepository } from '../application/ports';
-import { findPage } from '../../../shared/persistence/hot-query';
+import { findOne, findPage } from '../../../shared/persistence/hot-query';
 import { WebsiteRow } from './website.row';
 
 /** capture_options as stored: the secrets sealed into one string, never in plain text (API.md, Capture options). */
@@ -53,12 +53,12 @@ export class TypeOrmWebsiteRepository extends WebsiteRepository {
   }
 
   async findOwned(accountId: number, id: number): Promise<WebsiteProps | null> {
-    const row = await this.rows.findOneBy({ id, accountId });
+    const row = await findOne(this.rows, { id, accountId });
     return row ? this.toWebsite(row) : null;
   }
 
   async findById(id: number): Promise<WebsiteProps | null> {
-    const row = await this.rows.findOneBy({ id });
+    const row = await findOne(this.rows, { id });
     return row ? this.toWebsite(row) : null;
   }
 
