@@ -27,6 +27,8 @@ const CONTEXT_IMPORTS = {
   metrics: ['jobs', 'screenshots'],
   // On main since this map was drawn: alerts by mail, on the webhooks' events; a change's text lines from screenshots.
   notifications: ['accounts', 'websites', 'webhooks', 'screenshots'],
+  // Render in one call: its jobs, the capture port and storage of screenshots, the account of the request.
+  renders: ['jobs', 'accounts', 'screenshots'],
 };
 
 const contextRules = Object.entries(CONTEXT_IMPORTS).map(([context, allowed]) => ({

@@ -7,6 +7,8 @@ import { UUID_PATTERN } from '../uuid-param';
 import { MAX_ID } from '../validation';
 import {
   BadRequestErrorBody,
+  CaptureFailedErrorBody,
+  CaptureTimeoutErrorBody,
   ConflictErrorBody,
   headerRefs,
   NotFoundErrorBody,
@@ -36,7 +38,7 @@ export const BEARER_AUTH = 'bearer';
 
 const RATE_LIMITED = Object.keys(RATE_LIMIT_HEADERS);
 
-type DocumentedErrorCode = Exclude<ErrorCode, 'forbidden' | 'internal_error'>;
+type DocumentedErrorCode = Exclude<ErrorCode, 'forbidden' | 'internal_error' | 'invalid_signature' | 'link_expired'>;
 
 interface ErrorDoc {
   body: Type<unknown>;
@@ -105,6 +107,8 @@ const ERRORS: Record<DocumentedErrorCode, ErrorDoc> = {
     headers: [],
   },
   unavailable: { body: UnavailableErrorBody, description: '`unavailable`: the database or the queue is unreachable; nothing was applied', headers: [] },
+  capture_failed: { body: CaptureFailedErrorBody, description: '`capture_failed`: the page failed (its error in `error`)', headers: RATE_LIMITED },
+  capture_timeout: { body: CaptureTimeoutErrorBody, description: '`capture_timeout`: the capture did not end in time', headers: RATE_LIMITED },
 };
 
 /**
