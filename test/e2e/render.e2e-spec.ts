@@ -175,6 +175,31 @@ describe('Render in one call (real Chromium)', () => {
     expect((await renderJobs()).length).toBe(before + 1);
   });
 
+  it('identical concurrent misses sent to two API instances of one deployment still make one job (the database decides)', async () => {
+    const second = await startTestApp({ database: t.database, redisKeyPrefix: t.config.redisKeyPrefix, env: { CAPTURE_TIMEOUT_MS: '8000' } });
+    try {
+      second.clock.set(t.clock.now());
+      const url = `${pages.url}/red`;
+      const before = (await renderJobs()).length;
+      const query = { url, viewport_width: '720', cache_ttl: '60' };
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          request(i % 2 ? second.url : t.url)
+            .get('/render')
+            .query(query)
+            .set(account.auth)
+            .buffer(true)
+            .parse(binary),
+        ),
+      );
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      expect(new Set(answers.map((a) => a.headers['x-render-id'])).size).toBe(1);
+      expect((await renderJobs()).length).toBe(before + 1);
+    } finally {
+      await second.close();
+    }
+  });
+
   it('the sweep deletes an entry and its object once it is kept no longer', async () => {
     const res = await render({ url: `${pages.url}/blue`, cache_ttl: '30', viewport_width: '800' });
     const id = res.headers['x-render-id'];
