@@ -1,10 +1,10 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiProduces, ApiQuery, ApiResponse } from '@nestjs/swagger';
+import { applyDecorators, Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
+import { ApiBody, ApiExtraModels, ApiOperation, ApiQuery, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
 import { clientGone } from '../../../shared/http/client-gone';
 import { CurrentAccount, Public } from '../../../shared/http/decorators';
-import { ApiBearerController, ApiDataResponse, ApiErrorResponses, ApiFileResponse } from '../../../shared/http/openapi';
+import { ApiBearerController, ApiErrorResponses, ApiUuidParam, headerRefs, RATE_LIMIT_HEADERS } from '../../../shared/http/openapi';
 import { requestOrigin } from '../../../shared/http/pagination';
 import { UuidParam } from '../../../shared/http/uuid-param';
 import { createValidationPipe } from '../../../shared/http/validation';
@@ -14,7 +14,7 @@ import type { Account } from '../../accounts/domain/account';
 import { RenderLinks } from '../application/render-links';
 import { RenderInput, RendersService } from '../application/renders.service';
 import { RenderDto } from './dto';
-import { RenderView } from './openapi';
+import { InvalidSignatureErrorBody, LinkExpiredErrorBody, RenderView } from './openapi';
 import { CAPTURE_HEADERS, cacheHeaders, renderView, replyWithRender } from './render-reply';
 import { renderQueryToBody } from './render-query';
 
@@ -26,6 +26,28 @@ const RENDER_HEADERS = {
   'X-Render-Id': { description: 'The render (and its job)', schema: { type: 'string', format: 'uuid' } },
   ...Object.fromEntries(Object.entries(CAPTURE_HEADERS).map(([name, description]) => [name, { description, schema: { type: 'string' } }])),
 };
+
+/** 200: the file in its format, or (response_type=json) the json answer; the X-Cache and X-Capture-* headers. */
+function ApiRenderResponse(): MethodDecorator {
+  return applyDecorators(
+    ApiExtraModels(RenderView),
+    ApiResponse({
+      status: 200,
+      description: 'The file in its format; with `response_type=json`, `{success, data}` with a signed link to it',
+      headers: { ...headerRefs(Object.keys(RATE_LIMIT_HEADERS)), ...RENDER_HEADERS },
+      content: {
+        ...Object.fromEntries(FILE_TYPES.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])),
+        'application/json': {
+          schema: {
+            type: 'object',
+            required: ['success', 'data'],
+            properties: { success: { type: 'boolean', enum: [true] }, data: { $ref: getSchemaPath(RenderView) } },
+          },
+        },
+      },
+    }),
+  );
+}
 
 const DESCRIPTION =
   'Captures the URL and answers the file itself (or, with `response_type=json`, a signed link to it). Every option of Take Screenshot ' +
@@ -61,8 +83,7 @@ export class RenderController {
 
   @ApiOperation({ summary: 'Render (query)', description: `${DESCRIPTION} Query values are strings: \`full_page=true\`, \`viewport_width=390\`.` })
   @ApiQuery({ name: 'url', required: true, type: 'string', description: 'The page; every field of RenderRequest is a query parameter too' })
-  @ApiFileResponse(FILE_TYPES, 'The file in its format', { headers: RENDER_HEADERS })
-  @ApiDataResponse(RenderView, { description: 'response_type=json' })
+  @ApiRenderResponse()
   @ApiErrorResponses('validation_failed', 'capture_failed', 'capture_timeout')
   @Get()
   async get(
@@ -77,9 +98,7 @@ export class RenderController {
 
   @ApiOperation({ summary: 'Render (body)', description: DESCRIPTION })
   @ApiBody({ type: RenderDto })
-  @ApiProduces('application/json', ...FILE_TYPES)
-  @ApiFileResponse(FILE_TYPES, 'The file in its format', { headers: RENDER_HEADERS })
-  @ApiDataResponse(RenderView, { description: 'response_type=json' })
+  @ApiRenderResponse()
   @ApiErrorResponses('bad_request', 'payload_too_large', 'validation_failed', 'capture_failed', 'capture_timeout')
   @Post()
   @HttpCode(200)
@@ -102,6 +121,7 @@ export class RenderController {
 }
 
 /** The signed link of a json answer: no token, the signature is the credential. */
+@ApiTags('Render')
 @Controller('renders')
 export class RenderLinkController {
   constructor(
@@ -113,11 +133,19 @@ export class RenderLinkController {
     summary: 'Rendered file (signed link)',
     description: 'The `url` of a json render answer; no token. 403 `invalid_signature` or `link_expired`.',
   })
+  @ApiUuidParam('Render')
   @ApiResponse({
     status: 200,
-    description: 'The file',
+    description: 'The file in its format; `Cache-Control: public, max-age=<seconds left>`',
     content: Object.fromEntries(FILE_TYPES.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])),
   })
+  @ApiExtraModels(InvalidSignatureErrorBody, LinkExpiredErrorBody)
+  @ApiResponse({
+    status: 403,
+    description: '`invalid_signature` (tampered or foreign link) or `link_expired`',
+    content: { 'application/json': { schema: { oneOf: [{ $ref: getSchemaPath(InvalidSignatureErrorBody) }, { $ref: getSchemaPath(LinkExpiredErrorBody) }] } } },
+  })
+  @ApiErrorResponses('not_found', 'unavailable')
   @Public()
   @Get(':id')
   async get(
