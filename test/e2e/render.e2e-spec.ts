@@ -5,7 +5,7 @@ import { JobRepository } from '../../src/modules/jobs/application/ports';
 import { RenderSweeper } from '../../src/modules/renders/application/render-sweeper';
 import { ScreenshotStorage } from '../../src/modules/screenshots/application/ports';
 import { binary } from '../support/assertions';
-import { BLUE, decodeImage, RED } from '../support/images';
+import { decodeImage, RED } from '../support/images';
 import { PageServer, solidPage } from '../support/page-server';
 import { startTestApp, TestAccount, TestApp } from '../support/test-app';
 

@@ -26,7 +26,7 @@ export class RenderDto extends TakeScreenshotDto {
     description: `\`image\`: the file's bytes. \`json\`: \`{success, data: {id, url, expires_at, …}}\` with \`url\` a signed link to the file, kept at least ${JSON_LINK_MIN_SECONDS} s`,
   })
   @OptionalField()
-  @IsIn(RESPONSE_TYPES as unknown as string[])
+  @IsIn([...RESPONSE_TYPES])
   response_type?: (typeof RESPONSE_TYPES)[number];
 
   @ApiPropertyOptional({
