@@ -14,6 +14,7 @@ import { MetricsModule } from './modules/metrics/metrics.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
 import { RateLimitGuard } from './modules/rate-limiting/http/rate-limit.guard';
 import { RateLimitingModule } from './modules/rate-limiting/rate-limiting.module';
+import { RenderKeysModule } from './modules/render-keys/render-keys.module';
 import { ScenariosModule } from './modules/scenarios/scenarios.module';
 import { SchedulesModule } from './modules/schedules/schedules.module';
 import { ScreenshotsModule } from './modules/screenshots/screenshots.module';
@@ -44,6 +45,7 @@ export class AppModule {
         SchedulesModule,
         WebhooksModule,
         NotificationsModule,
+        RenderKeysModule,
         HealthModule,
         MetricsModule,
         DashboardModule,

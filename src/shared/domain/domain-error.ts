@@ -8,6 +8,8 @@ export type ErrorCode =
   | 'plan_no_api_access'
   | 'plan_upgrade_required'
   | 'forbidden'
+  | 'invalid_signature'
+  | 'link_expired'
   | 'not_found'
   | 'conflict'
   | 'payload_too_large'

@@ -23,6 +23,8 @@ import {
   UnsupportedMediaTypeErrorBody,
   UriTooLongErrorBody,
   HeadersTooLargeErrorBody,
+  InvalidSignatureErrorBody,
+  LinkExpiredErrorBody,
   ValidationErrorBody,
 } from './schemas';
 
@@ -104,6 +106,13 @@ const ERRORS: Record<DocumentedErrorCode, ErrorDoc> = {
     description: '`headers_too_large`: request headers over 16 KiB (refused before any header is read: no X-RateLimit-* headers, connection closed)',
     headers: [],
   },
+  invalid_signature: {
+    body: InvalidSignatureErrorBody,
+    description:
+      '`invalid_signature`: a signed link (no `Authorization` header) whose `signature` is missing, not last, wrong, or made with an unknown or deleted render key',
+    headers: [],
+  },
+  link_expired: { body: LinkExpiredErrorBody, description: '`link_expired`: a signed link whose `expires` (unix seconds) has passed', headers: [] },
   unavailable: { body: UnavailableErrorBody, description: '`unavailable`: the database or the queue is unreachable; nothing was applied', headers: [] },
 };
 
