@@ -12,6 +12,7 @@ import { DashboardModule } from './modules/dashboard/dashboard.module';
 import { HealthModule } from './modules/health/health.module';
 import { MetricsModule } from './modules/metrics/metrics.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
+import { RendersModule } from './modules/renders/renders.module';
 import { RateLimitGuard } from './modules/rate-limiting/http/rate-limit.guard';
 import { RateLimitingModule } from './modules/rate-limiting/rate-limiting.module';
 import { RenderKeysModule } from './modules/render-keys/render-keys.module';
@@ -41,6 +42,7 @@ export class AppModule {
         RateLimitingModule,
         WebsitesModule,
         ScreenshotsModule,
+        RendersModule,
         ScenariosModule,
         SchedulesModule,
         WebhooksModule,

@@ -21,6 +21,8 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   rate_limited: 429,
   internal_error: 500,
   unavailable: 503,
+  capture_failed: 502,
+  capture_timeout: 504,
 };
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {

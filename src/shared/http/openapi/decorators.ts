@@ -7,6 +7,8 @@ import { UUID_PATTERN } from '../uuid-param';
 import { MAX_ID } from '../validation';
 import {
   BadRequestErrorBody,
+  CaptureFailedErrorBody,
+  CaptureTimeoutErrorBody,
   ConflictErrorBody,
   headerRefs,
   NotFoundErrorBody,
@@ -114,6 +116,8 @@ const ERRORS: Record<DocumentedErrorCode, ErrorDoc> = {
   },
   link_expired: { body: LinkExpiredErrorBody, description: '`link_expired`: a signed link whose `expires` (unix seconds) has passed', headers: [] },
   unavailable: { body: UnavailableErrorBody, description: '`unavailable`: the database or the queue is unreachable; nothing was applied', headers: [] },
+  capture_failed: { body: CaptureFailedErrorBody, description: '`capture_failed`: the page failed (its error in `error`)', headers: RATE_LIMITED },
+  capture_timeout: { body: CaptureTimeoutErrorBody, description: '`capture_timeout`: the capture did not end in time', headers: RATE_LIMITED },
 };
 
 /**

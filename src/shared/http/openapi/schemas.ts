@@ -106,6 +106,18 @@ export class UnavailableErrorBody extends ErrorBody {
   @ApiProperty({ enum: ['unavailable'] }) override code!: 'unavailable';
 }
 
+@ApiSchema({ description: 'A render whose page failed: the page’s error, as a job’s `error` says it' })
+export class CaptureFailedErrorBody extends ErrorBody {
+  @ApiProperty({ example: 'net::ERR_CONNECTION_REFUSED' }) override error!: string;
+  @ApiProperty({ enum: ['capture_failed'] }) override code!: 'capture_failed';
+}
+
+@ApiSchema({ description: 'A render that did not end in time (its timeout_ms, or the server’s CAPTURE_TIMEOUT_MS)' })
+export class CaptureTimeoutErrorBody extends ErrorBody {
+  @ApiProperty({ example: 'Navigation timeout of 5000 ms exceeded' }) override error!: string;
+  @ApiProperty({ enum: ['capture_timeout'] }) override code!: 'capture_timeout';
+}
+
 @ApiSchema({ description: 'A path segment over 2048 characters' })
 export class UriTooLongErrorBody extends ErrorBody {
   @ApiProperty({ example: 'A path segment is longer than 2048 characters' }) override error!: string;
