@@ -4,6 +4,7 @@ import { NotificationsModule } from '../notifications/notifications.module';
 import { JobsModule } from '../jobs/jobs.module';
 import { RateLimitingModule } from '../rate-limiting/rate-limiting.module';
 import { RenderKeysModule } from '../render-keys/render-keys.module';
+import { RendersModule } from '../renders/renders.module';
 import { ScenariosModule } from '../scenarios/scenarios.module';
 import { SchedulesModule } from '../schedules/schedules.module';
 import { ScreenshotsModule } from '../screenshots/screenshots.module';
@@ -43,6 +44,7 @@ import { TypeOrmDashboardQueries } from './infrastructure/typeorm-dashboard-quer
     SchedulesModule,
     NotificationsModule,
     RenderKeysModule,
+    RendersModule,
   ],
   controllers: [
     SignInController,
