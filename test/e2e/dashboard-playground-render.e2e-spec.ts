@@ -1,4 +1,9 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import puppeteer from 'puppeteer';
 import request from 'supertest';
+import { CHROME_ARGS } from '../../src/adapters/capture/browser-pool';
+import { findChrome } from '../../src/adapters/capture/capture-options';
 import { AccountsService } from '../../src/modules/accounts/application/accounts.service';
 import { RenderKeysService } from '../../src/modules/render-keys/application/render-keys.service';
 import { WebsitesService } from '../../src/modules/websites/application/websites.service';
@@ -8,6 +13,8 @@ import { PageServer, solidPage } from '../support/page-server';
 import { startTestApp, TestAccount, TestApp } from '../support/test-app';
 
 const PASSWORD = 'playground render password';
+/** DASHBOARD_SCREENSHOTS=<folder> saves the playground as pictures (as the other dashboard specs do). */
+const SHOTS_DIR = process.env.DASHBOARD_SCREENSHOTS ? resolve(process.env.DASHBOARD_SCREENSHOTS) : null;
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
 function unescapeHtml(text: string): string {
@@ -137,5 +144,35 @@ describe('Dashboard playground: a URL through /render, its curl and its signed l
       new RegExp(`<img id="capture-image" src="/dashboard/playground/renders/${UUID}/image" alt="The capture" width="1280" height="800">`),
     );
     expect((await t.app.get(WebsitesService).list(carol.id, { page: 1, perPage: 10 })).total).toBe(0);
+  });
+
+  it('in a real browser: Try renders in place, Copy signed link copies it; the page fits 1280 and 390 px', async () => {
+    const browser = await puppeteer.launch({ executablePath: findChrome(process.env.CHROME_PATH), headless: 'shell', args: [...CHROME_ARGS] });
+    try {
+      const page = await browser.newPage();
+      await page.setViewport({ width: 1280, height: 800 });
+      await page.goto(`${t.url}/dashboard/login`, { waitUntil: 'load' });
+      await page.type('#email', alice.email);
+      await page.type('#password', PASSWORD);
+      await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('button[type=submit]')]);
+      await page.goto(`${t.url}/dashboard/playground`, { waitUntil: 'load' });
+      await page.type('#f-url', `${pages.url}/blue`);
+      await page.click('#try-capture');
+      // Posted in place: the result panel with the picture replaces the placeholder, the address names the render.
+      await page.waitForSelector('#capture-image', { timeout: 30_000 });
+      await page.waitForFunction(() => (document.getElementById('capture-image') as HTMLImageElement).naturalWidth === 1280);
+      expect(new URL(page.url()).searchParams.get('render')).toMatch(new RegExp(`^${UUID}$`));
+      await page.click('#copy-signed-link');
+      await page.waitForFunction(() => document.getElementById('copy-signed-link')!.textContent === 'Copied');
+      const fits = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+      expect(await fits()).toBe(true);
+      if (SHOTS_DIR) mkdirSync(SHOTS_DIR, { recursive: true });
+      if (SHOTS_DIR) await page.screenshot({ path: join(SHOTS_DIR, 'playground-render-desktop.png'), fullPage: true });
+      await page.setViewport({ width: 390, height: 844 });
+      expect(await fits()).toBe(true);
+      if (SHOTS_DIR) await page.screenshot({ path: join(SHOTS_DIR, 'playground-render-phone.png'), fullPage: true });
+    } finally {
+      await browser.close();
+    }
   });
 });

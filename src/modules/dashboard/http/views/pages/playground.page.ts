@@ -75,7 +75,7 @@ function signedLinkCard(viewer: DashboardViewer, signed: SignedLinkView | null):
   }
   return html`<div class="signed-link" id="signed-link">
   <label for="signed-link-value">Signed link <span class="muted">(render key ${signed.keyName ? html`“${signed.keyName}” ` : ''}<code>${signed.accessKey}</code>; no token needed)</span></label>
-  <textarea id="signed-link-value" class="mono curl" readonly rows="2" spellcheck="false">${signed.link}</textarea>
+  <textarea id="signed-link-value" class="mono curl" readonly rows="4" spellcheck="false">${signed.link}</textarea>
   <p><button type="button" class="secondary" data-copy="signed-link-value" id="copy-signed-link">Copy signed link</button></p>
 </div>`;
 }
@@ -141,7 +141,7 @@ ${formFields(CAPTURE_REQUEST_FIELDS, state, ['capture'])}
 <section class="card pg-curl">
   <h2>The same with the API</h2>
   <label class="sr-only" for="curl-command">curl command</label>
-  <textarea id="curl-command" class="mono curl" readonly rows="${view.curl.split('\n').length}">${view.curl}</textarea>
+  <textarea id="curl-command" class="mono curl" readonly rows="${Math.max(3, view.curl.split('\n').length)}">${view.curl}</textarea>
   <p><button type="button" class="secondary" data-copy="curl-command">Copy</button> <span class="muted">Replace <code>$TOKEN</code> with an API token (Settings → API Keys).</span></p>
   ${signedLinkCard(viewer, view.signedLink)}
 </section>
