@@ -15,6 +15,7 @@ import { NotificationsModule } from './modules/notifications/notifications.modul
 import { RendersModule } from './modules/renders/renders.module';
 import { RateLimitGuard } from './modules/rate-limiting/http/rate-limit.guard';
 import { RateLimitingModule } from './modules/rate-limiting/rate-limiting.module';
+import { RenderKeysModule } from './modules/render-keys/render-keys.module';
 import { ScenariosModule } from './modules/scenarios/scenarios.module';
 import { SchedulesModule } from './modules/schedules/schedules.module';
 import { ScreenshotsModule } from './modules/screenshots/screenshots.module';
@@ -46,6 +47,7 @@ export class AppModule {
         SchedulesModule,
         WebhooksModule,
         NotificationsModule,
+        RenderKeysModule,
         HealthModule,
         MetricsModule,
         DashboardModule,

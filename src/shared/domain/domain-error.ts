@@ -8,6 +8,8 @@ export type ErrorCode =
   | 'plan_no_api_access'
   | 'plan_upgrade_required'
   | 'forbidden'
+  | 'invalid_signature'
+  | 'link_expired'
   | 'not_found'
   | 'conflict'
   | 'payload_too_large'
@@ -19,9 +21,7 @@ export type ErrorCode =
   | 'internal_error'
   | 'unavailable'
   | 'capture_failed'
-  | 'capture_timeout'
-  | 'invalid_signature'
-  | 'link_expired';
+  | 'capture_timeout';
 
 export class DomainError extends Error {
   constructor(

@@ -25,6 +25,8 @@ import {
   UnsupportedMediaTypeErrorBody,
   UriTooLongErrorBody,
   HeadersTooLargeErrorBody,
+  InvalidSignatureErrorBody,
+  LinkExpiredErrorBody,
   ValidationErrorBody,
 } from './schemas';
 
@@ -38,7 +40,7 @@ export const BEARER_AUTH = 'bearer';
 
 const RATE_LIMITED = Object.keys(RATE_LIMIT_HEADERS);
 
-type DocumentedErrorCode = Exclude<ErrorCode, 'forbidden' | 'internal_error' | 'invalid_signature' | 'link_expired'>;
+type DocumentedErrorCode = Exclude<ErrorCode, 'forbidden' | 'internal_error'>;
 
 interface ErrorDoc {
   body: Type<unknown>;
@@ -106,6 +108,13 @@ const ERRORS: Record<DocumentedErrorCode, ErrorDoc> = {
     description: '`headers_too_large`: request headers over 16 KiB (refused before any header is read: no X-RateLimit-* headers, connection closed)',
     headers: [],
   },
+  invalid_signature: {
+    body: InvalidSignatureErrorBody,
+    description:
+      '`invalid_signature`: a signed link (no `Authorization` header) whose `signature` is missing, not last, wrong, or made with an unknown or deleted render key',
+    headers: [],
+  },
+  link_expired: { body: LinkExpiredErrorBody, description: '`link_expired`: a signed link whose `expires` (unix seconds) has passed', headers: [] },
   unavailable: { body: UnavailableErrorBody, description: '`unavailable`: the database or the queue is unreachable; nothing was applied', headers: [] },
   capture_failed: { body: CaptureFailedErrorBody, description: '`capture_failed`: the page failed (its error in `error`)', headers: RATE_LIMITED },
   capture_timeout: { body: CaptureTimeoutErrorBody, description: '`capture_timeout`: the capture did not end in time', headers: RATE_LIMITED },

@@ -136,6 +136,21 @@ export class HeadersTooLargeErrorBody extends ErrorBody {
   @ApiProperty({ enum: ['headers_too_large'] }) override code!: 'headers_too_large';
 }
 
+@ApiSchema({
+  description:
+    'A signed link (render keys) whose `signature` is missing, not the last parameter, not the HMAC-SHA256 of the query before it, or made with an unknown or deleted key',
+})
+export class InvalidSignatureErrorBody extends ErrorBody {
+  @ApiProperty({ example: 'The link’s signature is invalid' }) override error!: string;
+  @ApiProperty({ enum: ['invalid_signature'] }) override code!: 'invalid_signature';
+}
+
+@ApiSchema({ description: 'A correctly signed link whose `expires` (unix seconds) has passed' })
+export class LinkExpiredErrorBody extends ErrorBody {
+  @ApiProperty({ example: 'The link expired at 2026-11-26T20:00:00.000Z' }) override error!: string;
+  @ApiProperty({ enum: ['link_expired'] }) override code!: 'link_expired';
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Success shapes shared by every context
 // ---------------------------------------------------------------------------------------------------------
