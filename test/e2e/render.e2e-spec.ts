@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import request from 'supertest';
@@ -286,5 +287,25 @@ describe('Render in one call (real Chromium)', () => {
     const list = await api().get('/screenshots').set(account.auth);
     expect(list.status).toBe(200);
     expect(list.body.meta.total).toBe(0);
+  });
+
+  it('a signed link (render key, no Authorization) renders for the key’s account: a day’s cache, Cache-Control public; tampered → 403', async () => {
+    const key = await api().post('/render-keys').set(account.auth).send({ name: 'img' });
+    expect(key.status).toBe(201);
+    const { access_key, secret } = key.body.data;
+    const query = `url=${encodeURIComponent(`${pages.url}/red`)}&viewport_width=420&access_key=${access_key}`;
+    const signature = createHmac('sha256', secret).update(query).digest('hex');
+    const first = await api().get(`/render?${query}&signature=${signature}`).buffer(true).parse(binary);
+    expect(first.status).toBe(200);
+    expect(first.headers['x-cache']).toBe('MISS');
+    expect(first.headers['cache-control']).toBe('public, max-age=86400');
+    expect(first.headers['x-ratelimit-limit']).toBeDefined();
+    expect((await decodeImage(first.body)).width).toBe(420);
+    t.clock.advance(10_000);
+    const again = await api().get(`/render?${query}&signature=${signature}`).buffer(true).parse(binary);
+    expect(again.headers).toMatchObject({ 'x-cache': 'HIT', age: '10', 'cache-control': 'public, max-age=86390' });
+    const tampered = await api().get(`/render?${query.replace('420', '421')}&signature=${signature}`);
+    expect(tampered.status).toBe(403);
+    expect(tampered.body.code).toBe('invalid_signature');
   });
 });

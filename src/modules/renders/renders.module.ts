@@ -2,6 +2,10 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { JobsModule } from '../jobs/jobs.module';
 import { ScreenshotsModule } from '../screenshots/screenshots.module';
+import { AccountsModule } from '../accounts/accounts.module';
+import { RateLimitingModule } from '../rate-limiting/rate-limiting.module';
+import { RenderKeysModule } from '../render-keys/render-keys.module';
+import { SignedLinkGuard } from './http/signed-link.guard';
 import { RenderRepository } from './application/ports';
 import { RenderJobRunner } from './application/render-job.runner';
 import { RenderLinks } from './application/render-links';
@@ -16,9 +20,9 @@ import { TypeOrmRenderRepository } from './infrastructure/typeorm-render.reposit
  * cache entries in their own table and storage area, signed links to them, and the sweep at expiry.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([RenderRow]), JobsModule, ScreenshotsModule],
+  imports: [TypeOrmModule.forFeature([RenderRow]), JobsModule, ScreenshotsModule, AccountsModule, RateLimitingModule, RenderKeysModule],
   controllers: [RenderController, RenderLinkController],
-  providers: [{ provide: RenderRepository, useClass: TypeOrmRenderRepository }, RendersService, RenderJobRunner, RenderLinks, RenderSweeper],
+  providers: [{ provide: RenderRepository, useClass: TypeOrmRenderRepository }, RendersService, RenderJobRunner, RenderLinks, RenderSweeper, SignedLinkGuard],
   exports: [RendersService],
 })
 export class RendersModule {}

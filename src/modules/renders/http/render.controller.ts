@@ -1,9 +1,10 @@
-import { applyDecorators, Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
+import { applyDecorators, Body, Controller, UseGuards, Get, HttpCode, Param, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOperation, ApiQuery, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
+import { Clock } from '../../../shared/domain/clock';
 import { clientGone } from '../../../shared/http/client-gone';
-import { CurrentAccount, Public } from '../../../shared/http/decorators';
+import { AuthIfPresented, CurrentAccount, Public } from '../../../shared/http/decorators';
 import { ApiBearerController, ApiErrorResponses, ApiUuidParam, headerRefs, RATE_LIMIT_HEADERS } from '../../../shared/http/openapi';
 import { requestOrigin } from '../../../shared/http/pagination';
 import { UuidParam } from '../../../shared/http/uuid-param';
@@ -17,6 +18,12 @@ import { RenderDto } from './dto';
 import { InvalidSignatureErrorBody, LinkExpiredErrorBody, RenderView } from './openapi';
 import { CAPTURE_HEADERS, cacheHeaders, renderView, replyWithRender } from './render-reply';
 import { renderQueryToBody } from './render-query';
+import { SignedLinkGuard, SignedRequest } from './signed-link.guard';
+
+/** A signed link's own parameters (render-keys): not render options. */
+const LINK_PARAMETERS = ['access_key', 'expires', 'signature'];
+/** API.md: cache_ttl defaults to a day on signed links (an <img> shown to many is rendered once). */
+const SIGNED_LINK_DEFAULT_TTL = 86_400;
 
 const FILE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'application/pdf'];
 
@@ -76,6 +83,7 @@ export class RenderController {
     private readonly renders: RendersService,
     private readonly links: RenderLinks,
     private readonly config: AppConfig,
+    private readonly clock: Clock,
     urlPolicy: UrlPolicy,
   ) {
     this.pipe = createValidationPipe({ urlPolicy });
@@ -85,15 +93,20 @@ export class RenderController {
   @ApiQuery({ name: 'url', required: true, type: 'string', description: 'The page; every field of RenderRequest is a query parameter too' })
   @ApiRenderResponse()
   @ApiErrorResponses('validation_failed', 'capture_failed', 'capture_timeout')
+  @AuthIfPresented()
+  @UseGuards(SignedLinkGuard)
   @Get()
   async get(
     @CurrentAccount() account: Account,
     @Query() query: Record<string, unknown>,
-    @Req() request: FastifyRequest,
+    @Req() request: SignedRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const dto = (await this.pipe.transform(renderQueryToBody(query), { type: 'query', metatype: RenderDto })) as RenderDto;
-    return this.answer(account, dto, request, reply);
+    const signed = request.signedLink === true;
+    const fields = signed ? Object.fromEntries(Object.entries(query).filter(([name]) => !LINK_PARAMETERS.includes(name))) : query;
+    const dto = (await this.pipe.transform(renderQueryToBody(fields), { type: 'query', metatype: RenderDto })) as RenderDto;
+    if (signed && dto.cache_ttl === undefined) dto.cache_ttl = SIGNED_LINK_DEFAULT_TTL;
+    return this.answer(account, dto, request, reply, signed);
   }
 
   @ApiOperation({ summary: 'Render (body)', description: DESCRIPTION })
@@ -106,7 +119,7 @@ export class RenderController {
     return this.answer(account, dto, request, reply);
   }
 
-  private async answer(account: Account, dto: RenderDto, request: FastifyRequest, reply: FastifyReply) {
+  private async answer(account: Account, dto: RenderDto, request: FastifyRequest, reply: FastifyReply, signed = false) {
     const outcome = await this.renders.render(account.id, inputOf(dto), clientGone(reply));
     cacheHeaders(reply, outcome);
     if (dto.response_type === 'json') {
@@ -116,7 +129,9 @@ export class RenderController {
         data: renderView(outcome.render, { url: `${requestOrigin(request, this.config.publicUrl)}${link.path}`, expiresAt: link.expiresAt }),
       };
     }
-    return replyWithRender(reply, outcome.render, this.renders.open(outcome.render), 'private, no-store');
+    // A signed link's answer may be kept by a CDN for what is left of the entry's TTL (API.md, Render cache).
+    const left = outcome.render.expiresAt ? Math.max(0, Math.floor((outcome.render.expiresAt.getTime() - this.clock.now().getTime()) / 1000)) : 0;
+    return replyWithRender(reply, outcome.render, this.renders.open(outcome.render), signed ? `public, max-age=${left}` : 'private, no-store');
   }
 }
 
