@@ -6,6 +6,7 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { RateLimitingModule } from '../rate-limiting/rate-limiting.module';
 import { RenderKeysModule } from '../render-keys/render-keys.module';
 import { SignedLinkGuard } from './http/signed-link.guard';
+import { SignedRenders } from './application/signed-renders';
 import { RenderRepository } from './application/ports';
 import { RenderJobRunner } from './application/render-job.runner';
 import { RenderLinks } from './application/render-links';
@@ -22,7 +23,15 @@ import { TypeOrmRenderRepository } from './infrastructure/typeorm-render.reposit
 @Module({
   imports: [TypeOrmModule.forFeature([RenderRow]), JobsModule, ScreenshotsModule, AccountsModule, RateLimitingModule, RenderKeysModule],
   controllers: [RenderController, RenderLinkController],
-  providers: [{ provide: RenderRepository, useClass: TypeOrmRenderRepository }, RendersService, RenderJobRunner, RenderLinks, RenderSweeper, SignedLinkGuard],
+  providers: [
+    { provide: RenderRepository, useClass: TypeOrmRenderRepository },
+    RendersService,
+    RenderJobRunner,
+    RenderLinks,
+    RenderSweeper,
+    SignedRenders,
+    SignedLinkGuard,
+  ],
   exports: [RendersService],
 })
 export class RendersModule {}

@@ -3,12 +3,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Clock } from '../../../shared/domain/clock';
 import { UnauthorizedError } from '../../../shared/domain/domain-error';
 import { setRateLimitHeaders } from '../../../shared/http/rate-limit-headers';
-import { AccountRepository } from '../../accounts/application/ports';
 import type { Account } from '../../accounts/domain/account';
 import { PlanNoApiAccessError } from '../../accounts/domain/errors';
 import { RateLimiter } from '../../rate-limiting/application/rate-limiter';
 import { RateLimitExceededError } from '../../rate-limiting/domain/quota';
-import { RenderKeysService } from '../../render-keys/application/render-keys.service';
+import { SignedRenders } from '../application/signed-renders';
 
 export type SignedRequest = FastifyRequest & { account?: Account; signedLink?: boolean };
 
@@ -20,8 +19,7 @@ export type SignedRequest = FastifyRequest & { account?: Account; signedLink?: b
 @Injectable()
 export class SignedLinkGuard implements CanActivate {
   constructor(
-    private readonly renderKeys: RenderKeysService,
-    private readonly accounts: AccountRepository,
+    private readonly signedRenders: SignedRenders,
     private readonly limiter: RateLimiter,
     private readonly clock: Clock,
   ) {}
@@ -33,9 +31,7 @@ export class SignedLinkGuard implements CanActivate {
     const at = request.url.indexOf('?');
     const rawQuery = at === -1 ? '' : request.url.slice(at + 1);
     if (!/(^|&)signature=/.test(rawQuery)) throw new UnauthorizedError();
-    const { accountId } = await this.renderKeys.authenticateLink(rawQuery, this.clock.now());
-    const account = await this.accounts.findById(accountId);
-    if (!account) throw new UnauthorizedError();
+    const account = await this.signedRenders.accountOf(rawQuery);
     if (!account.hasApiAccess(this.clock.now())) {
       setRateLimitHeaders(reply, await this.limiter.peek(account.id, account.rateLimits()));
       throw new PlanNoApiAccessError(account.plan);
