@@ -27,6 +27,10 @@ const CONTEXT_IMPORTS = {
   metrics: ['jobs', 'screenshots'],
   // On main since this map was drawn: alerts by mail, on the webhooks' events; a change's text lines from screenshots.
   notifications: ['accounts', 'websites', 'webhooks', 'screenshots'],
+  // Signed /render links (issue 30): an account's render keys; the context serving /render asks it who signed a link.
+  'render-keys': ['accounts'],
+  // Render in one call: its jobs, the capture port and storage of screenshots, the account of the request.
+  renders: ['jobs', 'accounts', 'screenshots', 'rate-limiting', 'render-keys'],
 };
 
 const contextRules = Object.entries(CONTEXT_IMPORTS).map(([context, allowed]) => ({

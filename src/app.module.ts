@@ -12,8 +12,10 @@ import { DashboardModule } from './modules/dashboard/dashboard.module';
 import { HealthModule } from './modules/health/health.module';
 import { MetricsModule } from './modules/metrics/metrics.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
+import { RendersModule } from './modules/renders/renders.module';
 import { RateLimitGuard } from './modules/rate-limiting/http/rate-limit.guard';
 import { RateLimitingModule } from './modules/rate-limiting/rate-limiting.module';
+import { RenderKeysModule } from './modules/render-keys/render-keys.module';
 import { ScenariosModule } from './modules/scenarios/scenarios.module';
 import { SchedulesModule } from './modules/schedules/schedules.module';
 import { ScreenshotsModule } from './modules/screenshots/screenshots.module';
@@ -40,10 +42,12 @@ export class AppModule {
         RateLimitingModule,
         WebsitesModule,
         ScreenshotsModule,
+        RendersModule,
         ScenariosModule,
         SchedulesModule,
         WebhooksModule,
         NotificationsModule,
+        RenderKeysModule,
         HealthModule,
         MetricsModule,
         DashboardModule,

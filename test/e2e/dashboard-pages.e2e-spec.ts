@@ -502,6 +502,7 @@ describe('dashboard pages: every page fits a phone; gallery, overview and API ke
         '/dashboard/scenarios',
         '/dashboard/schedules',
         '/dashboard/settings/api-keys',
+        '/dashboard/settings/render-keys',
       ]) {
         expect(patterns).toContain(pattern);
       }

@@ -479,7 +479,7 @@ describe('Dashboard: websites and the capture playground', () => {
       expectRedirect(await a.submit(`/dashboard/websites/${aliceSite}/screenshot`), '/dashboard/websites?notice=screenshot-queued');
     });
 
-    it('playground: a URL is tried through the account’s playground website; live result, curl with $TOKEN, save as website keeps the options', async () => {
+    it('playground: a URL is rendered (no website made); its picture, the GET /render curl with $TOKEN, save as website keeps the options', async () => {
       const page = await a.get('/dashboard/playground');
       expect(page.status).toBe(200);
       expect(page.text).toContain('<a href="/dashboard/playground" aria-current="page">Playground</a>');
@@ -503,48 +503,30 @@ describe('Dashboard: websites and the capture playground', () => {
         full_page: 'false',
         delay_ms: '20',
       });
-      expectRedirect(res, /^\/dashboard\/playground\?.*job=[0-9a-f-]{36}$/);
-      const jobId = /job=([0-9a-f-]{36})/.exec(res.headers.location)![1];
-      const playground = (await websiteNamed(alice, 'Playground (dashboard)'))!;
-      expect(playground).toMatchObject({ url: `${site.url}/blog`, status: 'paused' });
-      expect((await a.get('/dashboard/websites')).text).toContain(
-        '<strong>Playground (dashboard)</strong> <a class="badge" href="/dashboard/playground">playground</a>',
-      );
-      const done = await waitForJob(t.url, alice.auth, jobId);
-      expect(done).toMatchObject({ status: 'succeeded', website_id: playground.id, source: 'dashboard' });
-      const shot = (await t.app.get(ScreenshotRepository).findById(done.screenshot_id as number))!;
-      expect({ format: shot.format, width: shot.width }).toEqual({ format: 'webp', width: 393 * 3 });
+      // A URL is rendered as GET /render renders it (issue 30): no website is made for it.
+      expectRedirect(res, /^\/dashboard\/playground\?.*render=[0-9a-f-]{36}$/);
+      const renderId = /render=([0-9a-f-]{36})/.exec(res.headers.location)![1];
+      expect(await websiteNamed(alice, 'Playground (dashboard)')).toBeUndefined();
+      const image = await a.get(`/dashboard/playground/renders/${renderId}/image`, { binary: true });
+      expect(image.status).toBe(200);
+      expect(image.headers['content-type']).toBe('image/webp');
+      expect(image.headers['x-capture-http-status']).toBe('200');
 
       const shown = await a.get(res.headers.location.split('#')[0]);
-      expect(shown.text).toContain(`<img id="capture-image" src="/dashboard/screenshots/${shot.id}/image"`);
+      expect(shown.text).toContain(`<img id="capture-image" src="/dashboard/playground/renders/${renderId}/image" alt="The capture" width="${393 * 3}"`);
       const curl = /<textarea id="curl-command"[^>]*>([\s\S]*?)<\/textarea>/
         .exec(shown.text)![1]
         .replace(/&#39;/g, "'")
-        .replace(/&quot;/g, '"');
-      expect(curl).toContain('-H "Authorization: Bearer $TOKEN"');
-      expect(curl).toContain(`curl -X POST '${t.url}/websites'`);
-      expect(curl).toContain(`"${t.url}/websites/$WEBSITE_ID/screenshot"`);
-      expect(curl).toContain(`-d '{"full_page":false,"delay_ms":20,"format":"webp","device":"iPhone 15 Pro"}'`);
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, '&');
+      const query = new URLSearchParams({ url: `${site.url}/blog`, full_page: 'false', delay_ms: '20', format: 'webp', device: 'iPhone 15 Pro' });
+      expect(curl).toBe(`curl -H "Authorization: Bearer $TOKEN" "${t.url}/render?${query}" -o shot.webp`);
       expect(shown.text).not.toContain(alice.token);
 
-      // The curl body is what the API takes: run it.
-      const viaApi = await api()
-        .post(`/websites/${playground.id}/screenshot`)
-        .set(alice.auth)
-        .send({ full_page: false, delay_ms: 20, format: 'webp', device: 'iPhone 15 Pro' });
+      // The curl is what the API takes: run it (same options: the render cache is off by default, so a new capture).
+      const viaApi = await api().get(`/render?${query}`).set(alice.auth);
       expect(viaApi.status).toBe(200);
-      expect((await waitForJob(t.url, alice.auth, viaApi.body.job_id)).status).toBe('succeeded');
-
-      // The playground website's URL is not changed under a running try (its job reads the URL when it runs).
-      const slow = await a.submit('/dashboard/playground', { action: 'try', url: `${site.url}/slow` });
-      expectRedirect(slow, /job=/);
-      const meanwhile = await a.submit('/dashboard/playground', { action: 'try', url: `${site.url}/` });
-      expect(meanwhile.status).toBe(422);
-      expect(fieldError(meanwhile.text, 'url')).toBe('The previous try is still running; try another URL once it has finished.');
-      const slowJob = await waitForJob(t.url, alice.auth, /job=([0-9a-f-]{36})/.exec(slow.headers.location)![1]);
-      expect(slowJob.status).toBe('succeeded');
-      expectRedirect(await a.submit('/dashboard/playground', { action: 'try', url: `${site.url}/` }), /job=/);
-      expect((await websites.get(alice.id, playground.id)).url).toBe(`${site.url}/`);
+      expect(viaApi.headers['content-type']).toBe('image/webp');
 
       // A try of one of the account's websites, then "save as website" keeps the options a website holds.
       const withSite = await a.get(`/dashboard/playground?website_id=${aliceSite}&format=jpeg`);
@@ -830,12 +812,12 @@ describe('Dashboard: websites and the capture playground', () => {
         await page.type('#f-url', `${site.url}/blog`);
         await openSection('Output format');
         await page.select('#f-format', 'webp');
-        // With the script, Try stays on the page: the queued job's panel replaces the placeholder and follows the job.
+        // With the script, Try stays on the page: the render's panel (the post waits for it) replaces the placeholder.
         await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true));
         await page.click('#try-capture');
         await page.waitForSelector('#capture-image', { timeout: 60_000 });
         expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
-        expect(page.url()).toMatch(/\/dashboard\/playground\?.*job=[0-9a-f-]{36}/);
+        expect(page.url()).toMatch(/\/dashboard\/playground\?.*render=[0-9a-f-]{36}/);
         await page.waitForFunction(() => (document.getElementById('capture-image') as HTMLImageElement).naturalWidth > 0, { timeout: 20_000 });
         // Read in the page's own world (page.evaluate), not through $eval, which moves the element into puppeteer's
         // utility world: that transfer failed once in CI with "Cannot find context with specified id" while the page
@@ -845,7 +827,7 @@ describe('Dashboard: websites and the capture playground', () => {
           curl: (document.getElementById('curl-command') as HTMLTextAreaElement | null)?.value,
           stayed: (window as unknown as { stayed?: boolean }).stayed,
         }));
-        expect(result).toEqual({ badge: 'succeeded', curl: expect.stringContaining('"format":"webp"'), stayed: true });
+        expect(result).toEqual({ badge: 'ready', curl: expect.stringContaining('&format=webp'), stayed: true });
         await resultStays('f-url', `${site.url}/blog`);
         await notWider('playground with result');
         await save('playground', width);
@@ -854,7 +836,7 @@ describe('Dashboard: websites and the capture playground', () => {
       }, 150_000);
     }
 
-    it('without JavaScript the result page reloads itself until the capture has finished', async () => {
+    it('without JavaScript Try answers (after the render) with the page showing its picture', async () => {
       page = await (await browser.createBrowserContext()).newPage();
       await page.setJavaScriptEnabled(false);
       await page.setViewport({ width: 390, height: 844 });
@@ -866,7 +848,7 @@ describe('Dashboard: websites and the capture playground', () => {
       await page.type('#f-url', `${site.url}/`);
       await clickAndWait('#try-capture');
       await page.waitForSelector('#capture-image', { timeout: 60_000 });
-      expect(await page.$eval('#capture-result .badge', (el) => el.textContent)).toBe('succeeded');
+      expect(await page.$eval('#capture-result .badge', (el) => el.textContent)).toBe('ready');
       await page.close();
     });
   });

@@ -34,7 +34,8 @@ describe('OpenAPI document (GET /openapi.json) and Swagger UI (GET /docs)', () =
     Object.entries(doc.paths as Json).flatMap(([path, item]) =>
       METHODS.filter((method) => item[method]).map((method) => ({ key: `${method} ${path}`, path, method, op: item[method] as Json })),
     );
-  const authenticated = () => operations().filter((o) => o.path !== '/health');
+  // A render's signed link (GET /renders/{id}) is authenticated by its signature, not the bearer token.
+  const authenticated = () => operations().filter((o) => o.path !== '/health' && o.path !== '/renders/{id}');
   /** Follows a `#/components/...` reference (and only those). */
   const deref = (node: Json): Json => {
     if (typeof node?.$ref !== 'string') return node;
@@ -86,7 +87,8 @@ describe('OpenAPI document (GET /openapi.json) and Swagger UI (GET /docs)', () =
       expect({ key, summary: op.summary, tags: op.tags?.length }).toEqual({ key, summary: expect.any(String), tags: 1 });
       const [, response] = success(op);
       // One media type each, but the download: a screenshot is sent in its own format (png, jpeg, webp, pdf).
-      const types = key === 'get /screenshots/{id}/download' ? 4 : 1;
+      // A render answers the file in its format or, with response_type=json, JSON; its signed link, the file.
+      const types = key === 'get /screenshots/{id}/download' || key === 'get /renders/{id}' ? 4 : key.endsWith(' /render') ? 5 : 1;
       expect({ key, content: Object.keys(response.content ?? {}).length }).toEqual({ key, content: types });
     }
   });

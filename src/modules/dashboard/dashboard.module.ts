@@ -3,6 +3,8 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { JobsModule } from '../jobs/jobs.module';
 import { RateLimitingModule } from '../rate-limiting/rate-limiting.module';
+import { RenderKeysModule } from '../render-keys/render-keys.module';
+import { RendersModule } from '../renders/renders.module';
 import { ScenariosModule } from '../scenarios/scenarios.module';
 import { SchedulesModule } from '../schedules/schedules.module';
 import { ScreenshotsModule } from '../screenshots/screenshots.module';
@@ -18,6 +20,7 @@ import { NotificationsPageController } from './http/notifications-page.controlle
 import { OverviewController } from './http/overview.controller';
 import { PlaygroundController } from './http/playground.controller';
 import { PlaygroundCaptures } from './http/playground-captures';
+import { RenderKeysPageController } from './http/render-keys-page.controller';
 import { ScreenshotsPageController } from './http/screenshots-page.controller';
 import { SignInController } from './http/sign-in.controller';
 import { StaticAssets } from './http/static-assets';
@@ -31,12 +34,24 @@ import { TypeOrmDashboardQueries } from './infrastructure/typeorm-dashboard-quer
  * in with email and password instead of a bearer token. It owns no rules of its own beyond presentation.
  */
 @Module({
-  imports: [AccountsModule, JobsModule, RateLimitingModule, WebsitesModule, ScreenshotsModule, ScenariosModule, SchedulesModule, NotificationsModule],
+  imports: [
+    AccountsModule,
+    JobsModule,
+    RateLimitingModule,
+    WebsitesModule,
+    ScreenshotsModule,
+    ScenariosModule,
+    SchedulesModule,
+    NotificationsModule,
+    RenderKeysModule,
+    RendersModule,
+  ],
   controllers: [
     SignInController,
     AssetsController,
     OverviewController,
     ApiKeysController,
+    RenderKeysPageController,
     WebsitesPageController,
     PlaygroundController,
     ScreenshotsPageController,

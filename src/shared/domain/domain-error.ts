@@ -8,6 +8,8 @@ export type ErrorCode =
   | 'plan_no_api_access'
   | 'plan_upgrade_required'
   | 'forbidden'
+  | 'invalid_signature'
+  | 'link_expired'
   | 'not_found'
   | 'conflict'
   | 'payload_too_large'
@@ -17,7 +19,9 @@ export type ErrorCode =
   | 'validation_failed'
   | 'rate_limited'
   | 'internal_error'
-  | 'unavailable';
+  | 'unavailable'
+  | 'capture_failed'
+  | 'capture_timeout';
 
 export class DomainError extends Error {
   constructor(
@@ -111,5 +115,19 @@ export class ConflictError extends DomainError {
 export class UnavailableError extends DomainError {
   constructor(message = 'Service temporarily unavailable') {
     super('unavailable', message);
+  }
+}
+
+/** A render whose page failed (API.md, Render in one call): 502 with the page's error, as a job's `error` says it. */
+export class CaptureFailedError extends DomainError {
+  constructor(message: string) {
+    super('capture_failed', message);
+  }
+}
+
+/** A render that did not end within its time: 504. */
+export class CaptureTimeoutError extends DomainError {
+  constructor(message: string) {
+    super('capture_timeout', message);
   }
 }

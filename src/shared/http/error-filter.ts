@@ -9,6 +9,8 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   plan_no_api_access: 403,
   plan_upgrade_required: 403,
   forbidden: 403,
+  invalid_signature: 403,
+  link_expired: 403,
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
@@ -19,6 +21,8 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   rate_limited: 429,
   internal_error: 500,
   unavailable: 503,
+  capture_failed: 502,
+  capture_timeout: 504,
 };
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {

@@ -7,6 +7,8 @@ export const SESSION_COOKIE = 'sst_session';
 export const SIGN_IN_CSRF_COOKIE = 'sst_signin_csrf';
 /** A token just generated, sealed, carried from the form post to the page that shows it once (Post/Redirect/Get). */
 export const NEW_TOKEN_COOKIE = 'sst_new_token';
+/** The same for a render key's secret. */
+export const NEW_RENDER_KEY_COOKIE = 'sst_new_render_key';
 
 /** The named cookie's value, or undefined; when the browser sends the name twice, the first one counts. */
 export function readCookie(request: FastifyRequest, name: string): string | undefined {

@@ -10,6 +10,8 @@ import { HtmlPage, seeOther } from './responses';
 import { PlanNoApiAccessError } from '../../accounts/domain/errors';
 import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
 import { loadCaptureResult } from './capture-result';
+import { clientGone } from '../../../shared/http/client-gone';
+import type { RenderProps } from '../../renders/domain/render';
 import { PlaygroundCaptures } from './playground-captures';
 import { errorsByField, FormRejected } from './website-form';
 import type { CaptureResult, FormState } from './views/pages/website-form.page';
@@ -32,10 +34,11 @@ export class OverviewController {
   /** `?url=&job=`: the "Capture a URL" box with that capture's live result (where its form leads). */
   @Get()
   @HtmlPage()
-  async overview(@Viewer() viewer: DashboardViewer, @Query('url') url?: string, @Query('job') jobId?: string) {
+  async overview(@Viewer() viewer: DashboardViewer, @Query('url') url?: string, @Query('job') jobId?: string, @Query('render') renderId?: string) {
     const result = jobId ? await loadCaptureResult(this.jobs, this.screenshots, viewer.account.id, jobId) : null;
+    const rendered = typeof renderId === 'string' ? await this.captures.keptRender(viewer.account.id, renderId) : null;
     const values = new URLSearchParams(typeof url === 'string' ? { url } : {});
-    return this.render(viewer, { values, errors: new Map() }, result);
+    return this.render(viewer, { values, errors: new Map() }, result, rendered);
   }
 
   /**
@@ -49,16 +52,16 @@ export class OverviewController {
     const url = (formFields(request).get('url') ?? '').trim();
     const values = new URLSearchParams({ url });
     try {
-      const jobId = await this.captures.tryCapture(viewer.account.id, values);
-      return seeOther(reply, `/dashboard?${new URLSearchParams({ url, job: jobId }).toString()}#capture-url`);
+      const tried = await this.captures.tryCapture(viewer.account.id, values, clientGone(reply));
+      return seeOther(reply, `/dashboard?${new URLSearchParams({ url, [tried.kind]: tried.id }).toString()}#capture-url`);
     } catch (err) {
       if (!(err instanceof FormRejected)) throw err;
       reply.status(422);
-      return this.render(viewer, { values, errors: errorsByField(CAPTURE_URL_FIELDS, err.errors, false) }, null);
+      return this.render(viewer, { values, errors: errorsByField(CAPTURE_URL_FIELDS, err.errors, false) }, null, null);
     }
   }
 
-  private async render(viewer: DashboardViewer, capture: FormState, result: CaptureResult | null): Promise<string> {
+  private async render(viewer: DashboardViewer, capture: FormState, result: CaptureResult | null, rendered: RenderProps | null): Promise<string> {
     const account = viewer.account;
     const now = this.clock.now();
     const [{ items }, hourly, daily, storedBytes] = await Promise.all([
@@ -74,7 +77,7 @@ export class OverviewController {
       hasAccess: account.hasApiAccess(now),
       usage: await this.limiter.usage(account.id, account.rateLimits()),
       recentJobs: items,
-      capture: { state: capture, result },
+      capture: { state: capture, result, rendered },
       websiteNames: await this.names.of(
         account.id,
         items.flatMap((j) => (j.websiteId ? [j.websiteId] : [])),

@@ -1,33 +1,35 @@
 import { Injectable } from '@nestjs/common';
-import { FieldError } from '../../../shared/domain/domain-error';
+import { DomainError, FieldError, NotFoundError } from '../../../shared/domain/domain-error';
+import { UuidParam } from '../../../shared/http/uuid-param';
 import { parseId } from '../../../shared/http/validation';
 import { UrlPolicy } from '../../../shared/url-policy';
-import { JobsService } from '../../jobs/application/jobs.service';
+import { RendersService } from '../../renders/application/renders.service';
+import type { RenderProps } from '../../renders/domain/render';
 import { CaptureJobsService } from '../../screenshots/application/capture-jobs.service';
 import { TakeScreenshotDto, toCaptureOptions } from '../../../shared/http/capture-option-fields';
 import { WebsitesService } from '../../websites/application/websites.service';
-import type { WebsiteProps } from '../../websites/domain/website';
 import { UpdateWebsiteDto } from '../../websites/http/website.dto';
-import { asFormErrors, CAPTURE_REQUEST_FIELDS, FormRejected, formToBody, PLAYGROUND_WEBSITE_NAME, validateBody } from './website-form';
-import { WebsiteNames } from './website-names';
+import { asFormErrors, CAPTURE_REQUEST_FIELDS, FormRejected, formToBody, validateBody } from './website-form';
+
+/** What a try became: a capture job of one of the account's websites, or a render of a bare URL (its id). */
+export type PlaygroundTry = { kind: 'job'; id: string } | { kind: 'render'; id: string };
 
 /**
  * A one-off capture of a URL or of one of the account's websites, as the playground's Try and the overview's
- * "Capture a URL" box take it: a real capture job through CaptureJobsService.requestCapture (plan check, URL
- * policy, the API's validation). A bare URL is captured through the account's playground website.
+ * "Capture a URL" box take it. A website: a real capture job through CaptureJobsService.requestCapture (plan
+ * check, URL policy, the API's validation). A bare URL: the very render `GET /render` makes (RendersService), so no
+ * website is created for it; the answer waits for the capture, like the API's.
  */
 @Injectable()
 export class PlaygroundCaptures {
   constructor(
     private readonly websites: WebsitesService,
     private readonly captureJobs: CaptureJobsService,
-    private readonly jobs: JobsService,
-    private readonly names: WebsiteNames,
+    private readonly renders: RendersService,
     private readonly urlPolicy: UrlPolicy,
   ) {}
 
-  /** One capture: of the chosen website (its saved options fill the rest), or of the URL through the playground website. Its job id. */
-  async tryCapture(accountId: number, values: URLSearchParams): Promise<string> {
+  async tryCapture(accountId: number, values: URLSearchParams, clientGone: AbortSignal = new AbortController().signal): Promise<PlaygroundTry> {
     const { body, errors: textErrors } = formToBody(CAPTURE_REQUEST_FIELDS, values, false);
     const checked = await validateBody(this.urlPolicy, TakeScreenshotDto, body);
     const websiteId = parseId(values.get('website_id') ?? undefined);
@@ -38,31 +40,34 @@ export class PlaygroundCaptures {
       urlErrors.push(...urlCheck.errors);
     }
     if (textErrors.length || urlErrors.length || !checked.dto) throw new FormRejected([...urlErrors, ...textErrors, ...checked.errors]);
-    const target = websiteId ? await this.websites.get(accountId, websiteId) : await asFormErrors(() => this.playgroundWebsite(accountId, url));
-    const job = await asFormErrors(() => this.captureJobs.requestCapture(accountId, target.id, toCaptureOptions(checked.dto), null, 'dashboard'));
-    return job.id;
-  }
-  /**
-   * The account's playground website, pointed at `url`. Its URL is only changed while none of its captures is
-   * unfinished: a job reads its website's URL when it runs, so a second try meanwhile would capture the wrong page.
-   */
-  private async playgroundWebsite(accountId: number, url: string): Promise<WebsiteProps> {
-    const all = await this.names.all(accountId);
-    const existing = all.find((w) => w.name === PLAYGROUND_WEBSITE_NAME);
-    if (!existing) return this.websites.create(accountId, { name: PLAYGROUND_WEBSITE_NAME, url, status: 'paused' });
-    const website = await this.websites.get(accountId, existing.id);
-    const verdict = await this.urlPolicy.check(url);
-    if (website.url === url || (verdict.allowed && website.url === verdict.url.toString())) return website;
-    // Any unfinished capture of it (not just the newest: several can share a creation time).
-    const first = { page: 1, perPage: 1 };
-    const unfinished = await Promise.all(
-      (['queued', 'running'] as const).map(
-        async (status) => (await this.jobs.list(accountId, first, { websiteId: website.id, type: 'screenshot', status })).total,
-      ),
-    );
-    if (unfinished.some((n) => n > 0)) {
-      throw new FormRejected([{ field: 'url', message: 'The previous try is still running; try another URL once it has finished.' }]);
+    const options = toCaptureOptions(checked.dto);
+    if (websiteId) {
+      const website = await this.websites.get(accountId, websiteId);
+      const job = await asFormErrors(() => this.captureJobs.requestCapture(accountId, website.id, options, null, 'dashboard'));
+      return { kind: 'job', id: job.id };
     }
-    return this.websites.update(accountId, website.id, { url });
+    try {
+      // linked: the stored image is kept an hour, so the page the form leads to (and a reload) can show it.
+      const outcome = await asFormErrors(() =>
+        this.renders.render(accountId, { url, options, ttlSeconds: 0, cacheKey: null, fresh: false, linked: true }, clientGone),
+      );
+      return { kind: 'render', id: outcome.render.id };
+    } catch (err) {
+      if (err instanceof DomainError && (err.code === 'capture_failed' || err.code === 'capture_timeout')) {
+        throw new FormRejected([{ field: 'url', message: `The capture failed: ${err.message}` }]);
+      }
+      throw err;
+    }
+  }
+
+  /** A render of the account, while it is kept (else the 404 page: another account's, swept, or no render id). */
+  async keptRender(accountId: number, rawId: string): Promise<RenderProps> {
+    const render = await this.renders.kept(new UuidParam().transform(rawId));
+    if (render.accountId !== accountId) throw new NotFoundError('Render');
+    return render;
+  }
+
+  open(render: RenderProps) {
+    return this.renders.open(render);
   }
 }

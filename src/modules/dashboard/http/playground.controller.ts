@@ -1,4 +1,4 @@
-import { Get, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Get, Param, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
@@ -18,7 +18,12 @@ import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
 import { HtmlPage, seeOther } from './responses';
 import { captureResultBody, CaptureResult } from './views/pages/website-form.page';
-import { curlCommand, playgroundPage, PLAYGROUND_SOURCE_FIELDS } from './views/pages/playground.page';
+import { curlCommand, playgroundPage, PLAYGROUND_SOURCE_FIELDS, renderCurl, renderQuery, SignedLinkView } from './views/pages/playground.page';
+import { clientGone } from '../../../shared/http/client-gone';
+import { RenderKeysService } from '../../render-keys/application/render-keys.service';
+import { signRenderQuery } from '../../render-keys/domain/render-key';
+import type { RenderProps } from '../../renders/domain/render';
+import { replyWithRender } from '../../renders/http/render-reply';
 import {
   asFormErrors,
   CAPTURE_REQUEST_FIELDS,
@@ -57,15 +62,24 @@ export class PlaygroundController {
     private readonly urlPolicy: UrlPolicy,
     private readonly config: AppConfig,
     private readonly captures: PlaygroundCaptures,
+    private readonly renderKeys: RenderKeysService,
   ) {}
 
   @Get()
   @HtmlPage()
-  async page(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Query('job') jobId?: string) {
+  async page(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Query('job') jobId?: string, @Query('render') renderId?: string) {
     const query = new URLSearchParams(request.url.split('?')[1] ?? '');
     const values = pickValues(PLAYGROUND_FIELDS, query);
     const result = jobId ? await loadCaptureResult(this.jobs, this.screenshots, viewer.account.id, jobId) : null;
-    return this.render(viewer, request, values, new Map(), result);
+    const rendered = typeof renderId === 'string' ? await this.captures.keptRender(viewer.account.id, renderId) : null;
+    return this.render(viewer, request, values, new Map(), result, rendered);
+  }
+
+  /** A URL try's file, from storage (the render is the account's and still kept, else 404). */
+  @Get('renders/:id/image')
+  async renderImage(@Viewer() viewer: DashboardViewer, @Param('id') id: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<StreamableFile> {
+    const render = await this.captures.keptRender(viewer.account.id, id);
+    return replyWithRender(reply, render, this.captures.open(render), 'private, max-age=3600');
   }
 
   @Post()
@@ -79,14 +93,14 @@ export class PlaygroundController {
         const website = await this.saveAsWebsite(viewer, values);
         return seeOther(reply, `/dashboard/websites?notice=${await queueFirstCapture(this.captureJobs, viewer.account.id, website)}`);
       }
-      const jobId = await this.captures.tryCapture(viewer.account.id, values);
+      const tried = await this.captures.tryCapture(viewer.account.id, values, clientGone(reply));
       const query = queryOf(values);
-      query.set('job', jobId);
+      query.set(tried.kind, tried.id);
       return seeOther(reply, `/dashboard/playground?${query.toString()}`);
     } catch (err) {
       if (!(err instanceof FormRejected)) throw err;
       reply.status(422);
-      return this.render(viewer, request, values, errorsByField(PLAYGROUND_FIELDS, err.errors, form.get('action') === 'save'), null);
+      return this.render(viewer, request, values, errorsByField(PLAYGROUND_FIELDS, err.errors, form.get('action') === 'save'), null, null);
     }
   }
 
@@ -103,20 +117,39 @@ export class PlaygroundController {
     values: URLSearchParams,
     errors: Map<string, string[]>,
     result: CaptureResult | null,
+    rendered: RenderProps | null,
   ): Promise<string> {
+    // Accounts from before /render may still have the old hidden website: it stays out of this list.
     const websites = (await this.names.all(viewer.account.id)).filter((w) => w.name !== PLAYGROUND_WEBSITE_NAME);
     const selected = parseId(values.get('website_id') ?? undefined);
     // Another account's website is a 404 here as on every route (the form would show nothing of it anyway).
     const website = selected ? await this.websites.get(viewer.account.id, selected) : null;
     const { body } = formToBody(CAPTURE_REQUEST_FIELDS, values, false);
-    const curl = curlCommand(requestOrigin(request, this.config.publicUrl), website, values.get('url') ?? '', body, result?.job.websiteId ?? null);
+    const origin = requestOrigin(request, this.config.publicUrl);
+    let curl: string;
+    let signedLink: SignedLinkView | null = null;
+    if (website) curl = curlCommand(origin, website, body);
+    else {
+      const query = renderQuery((values.get('url') ?? '').trim() || 'https://example.com/', body);
+      curl = renderCurl(origin, query, typeof body.format === 'string' ? body.format : 'png');
+      signedLink = await this.signedLink(viewer.account.id, origin, query);
+    }
     return playgroundPage(viewer, {
       websites,
       state: { values, errors },
       hasAccess: viewer.account.hasApiAccess(this.clock.now()),
       result,
+      rendered,
       curl,
+      signedLink,
     }).toString();
+  }
+
+  /** The try as a signed `/render` link, with the account's newest render key (its secret never reaches the page alone). */
+  private async signedLink(accountId: number, origin: string, query: string): Promise<SignedLinkView> {
+    const [key] = (await this.renderKeys.list(accountId, { page: 1, perPage: 1 })).items;
+    if (!key) return 'no-keys';
+    return { link: `${origin}/render?${signRenderQuery(`${query}&access_key=${key.accessKey}`, key.secret)}`, keyName: key.name, accessKey: key.accessKey };
   }
 
   /** A new website with the URL and every option a website keeps (the one-off ones cannot be saved). */

@@ -147,7 +147,7 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private takeoverCutoffs(now: Date, delivery: Delivery): RunningCutoffs {
     // The transport saw the worker holding this delivery stop (its lock expired): whatever attempt that worker
     // ran is dead, so it is taken over now rather than when its lease runs out.
-    if (delivery.redelivered) return { screenshot: now, scenario: now };
+    if (delivery.redelivered) return { screenshot: now, scenario: now, render: now };
     return leaseExpiredBefore(now, this.config);
   }
 

@@ -17,6 +17,12 @@ class Runs implements JobTypeHandler {
 }
 
 @Injectable()
+@HandlesJobs('render')
+class Renders implements JobTypeHandler {
+  handle = jest.fn(async (_job: JobProps) => undefined);
+}
+
+@Injectable()
 @HandlesJobs('scenario')
 class OtherRuns implements JobTypeHandler {
   handle = jest.fn(async (_job: JobProps) => undefined);
@@ -31,13 +37,14 @@ async function boot(...providers: (new () => JobTypeHandler)[]): Promise<JobHand
 
 describe('JobHandlers: one handler per job type, checked at boot', () => {
   it('finds the providers marked @HandlesJobs and routes each type to its own', async () => {
-    const handlers = await boot(Captures, Runs);
+    const handlers = await boot(Captures, Runs, Renders);
     expect(handlers.handlerFor('screenshot')).toBeInstanceOf(Captures);
     expect(handlers.handlerFor('scenario')).toBeInstanceOf(Runs);
+    expect(handlers.handlerFor('render')).toBeInstanceOf(Renders);
   });
 
   it('a job type without a handler stops the boot, naming the type', async () => {
-    await expect(boot(Captures)).rejects.toThrow(
+    await expect(boot(Captures, Renders)).rejects.toThrow(
       new JobHandlerWiringError('no provider handles jobs of type scenario: mark one with @HandlesJobs() and register it in a module'),
     );
   });
@@ -47,7 +54,7 @@ describe('JobHandlers: one handler per job type, checked at boot', () => {
   });
 
   it('a type this version does not know has no handler (the dispatcher fails such a job)', async () => {
-    const handlers = await boot(Captures, Runs);
+    const handlers = await boot(Captures, Runs, Renders);
     expect(handlers.handlerFor('video' as never)).toBeNull();
   });
 });

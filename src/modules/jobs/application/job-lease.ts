@@ -27,7 +27,7 @@ export function maxRunMs(type: JobType, settings: LeaseSettings): number {
 /** A running attempt that started at or before these instants has outlived its lease: presumed dead. */
 export function leaseExpiredBefore(now: Date, settings: LeaseSettings): RunningCutoffs {
   const cutoff = (type: JobType) => new Date(now.getTime() - maxRunMs(type, settings) - LEASE_MARGIN_MS);
-  return { screenshot: cutoff('screenshot'), scenario: cutoff('scenario') };
+  return { screenshot: cutoff('screenshot'), scenario: cutoff('scenario'), render: cutoff('render') };
 }
 
 /** What the periodic sweep hands to the transport again: queued past the grace period, or running past the lease. */

@@ -5,7 +5,8 @@
  */
 export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
-export const JOB_TYPES = ['screenshot', 'scenario'] as const;
+/** `render`: a capture for GET/POST /render (modules/renders), of no website (website_id null). */
+export const JOB_TYPES = ['screenshot', 'scenario', 'render'] as const;
 export type JobType = (typeof JOB_TYPES)[number];
 /** Who asked for the job: a client of the API, a schedule's occurrence, or a person in the dashboard. */
 export const JOB_SOURCES = ['api', 'schedule', 'dashboard'] as const;

@@ -24,8 +24,8 @@ describe('TypeOrmJobRepository (real database)', () => {
   const T0 = new Date('2030-01-01T12:00:00.000Z');
   const at = (ms: number) => new Date(T0.getTime() + ms);
   /** Cutoffs that find every running attempt alive / every one lapsed. */
-  const NONE_LAPSED: RunningCutoffs = { screenshot: at(-86_400_000 * 365), scenario: at(-86_400_000 * 365) };
-  const ALL_LAPSED = (now: Date): RunningCutoffs => ({ screenshot: now, scenario: now });
+  const NONE_LAPSED: RunningCutoffs = { screenshot: at(-86_400_000 * 365), scenario: at(-86_400_000 * 365), render: at(-86_400_000 * 365) };
+  const ALL_LAPSED = (now: Date): RunningCutoffs => ({ screenshot: now, scenario: now, render: now });
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -76,7 +76,7 @@ describe('TypeOrmJobRepository (real database)', () => {
     it('takes a running job over only once its attempt started at or before the cutoff of its type', async () => {
       const capture = await job({ status: 'running', attempts: 1, startedAt: at(0) });
       const scenario = await job({ type: 'scenario', status: 'running', attempts: 1, startedAt: at(0) });
-      const cutoffs: RunningCutoffs = { screenshot: at(0), scenario: at(-1) };
+      const cutoffs: RunningCutoffs = { screenshot: at(0), scenario: at(-1), render: at(0) };
       expect(await jobs.claim(scenario, at(5_000), cutoffs)).toBeNull();
       expect(await jobs.claim(capture, at(5_000), cutoffs)).toMatchObject({ status: 'running', attempts: 2, startedAt: at(5_000) });
       expect(await jobs.claim(capture, at(6_000), cutoffs)).toBeNull(); // the new attempt started after the cutoff
@@ -154,7 +154,11 @@ describe('TypeOrmJobRepository (real database)', () => {
       const stale = await jobs.findStale(
         {
           queuedBefore: new Date(now.getTime() - 30_000),
-          runningStartedBefore: { screenshot: new Date(now.getTime() - 90_000), scenario: new Date(now.getTime() - 210_000) },
+          runningStartedBefore: {
+            screenshot: new Date(now.getTime() - 90_000),
+            scenario: new Date(now.getTime() - 210_000),
+            render: new Date(now.getTime() - 90_000),
+          },
         },
         null,
         100,

@@ -9,6 +9,12 @@ import { ScreenshotStorage } from '../application/ports';
 
 /** The storage area's name in keys; the adapter maps it to STORAGE_DIR. */
 const AREA = 'screenshots/';
+/**
+ * Renders' cache objects (modules/renders): their own area, kept in `.renders/` under STORAGE_DIR so the orphan
+ * sweep's walk of the screenshots area (which would find no screenshot row for them) never sees them.
+ */
+const RENDERS_AREA = 'renders/';
+const RENDERS_DIR = '.renders';
 
 /**
  * A staged file is placed or discarded within seconds of being written; one older than this belongs to a process
@@ -78,10 +84,11 @@ export class LocalDiskStorage extends ScreenshotStorage implements OnApplication
   }
 
   private pathOf(key: string): string {
-    if (!key.startsWith(AREA)) throw new Error('storage key outside the screenshots area');
-    const relative = normalize(key.slice(AREA.length));
+    const area = [AREA, RENDERS_AREA].find((a) => key.startsWith(a));
+    if (!area) throw new Error('storage key outside the screenshots area');
+    const relative = normalize(key.slice(area.length));
     if (relative.startsWith('..') || relative.startsWith(sep) || relative.includes(`${sep}..${sep}`)) throw new Error('invalid storage key');
-    return join(this.root, relative);
+    return area === AREA ? join(this.root, relative) : join(this.root, RENDERS_DIR, relative);
   }
 
   /** Written to `.tmp/` in the same tree, then renamed into place: a reader sees the whole file or none. */
@@ -140,7 +147,7 @@ export class LocalDiskStorage extends ScreenshotStorage implements OnApplication
     // Depth-first over account/website folders; `.tmp/` holds staging parts, swept on their own at start.
     const walk = async function* (dir: string, key: string): AsyncGenerator<string> {
       for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
-        if (entry.name === '.tmp') continue;
+        if (entry.name === '.tmp' || entry.name === RENDERS_DIR) continue;
         const path = join(dir, entry.name);
         if (entry.isDirectory()) yield* walk(path, `${key}${entry.name}/`);
         else if (entry.isFile() && ((await stat(path).catch(() => null))?.mtimeMs ?? Infinity) < before.getTime()) yield `${key}${entry.name}`;

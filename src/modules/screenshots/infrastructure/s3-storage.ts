@@ -16,6 +16,8 @@ import { errorMessage } from '../../../shared/domain/error-message';
 import { ScreenshotStorage, StorageUnavailableError } from '../application/ports';
 
 const AREA = 'screenshots/';
+/** Renders' cache objects (modules/renders), beside the screenshots area: the orphan sweep lists only that one. */
+const RENDERS_AREA = 'renders/';
 
 /** What the key's extension says the file is (so a browser opening the object directly gets it right too). */
 const CONTENT_TYPES: Record<string, string> = Object.fromEntries(Object.values(FORMAT_FILES).map((f) => [f.extension, f.mimeType]));
@@ -110,7 +112,8 @@ export class S3Storage extends ScreenshotStorage {
   }
 
   private objectKey(key: string): string {
-    if (!key.startsWith(AREA) || key.split('/').some((part) => part === '..' || part === '.')) throw new Error('invalid storage key');
+    if (!(key.startsWith(AREA) || key.startsWith(RENDERS_AREA)) || key.split('/').some((part) => part === '..' || part === '.'))
+      throw new Error('invalid storage key');
     return this.settings.prefix + key;
   }
 

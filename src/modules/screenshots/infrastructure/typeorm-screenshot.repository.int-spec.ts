@@ -24,7 +24,7 @@ describe('TypeOrmScreenshotRepository: reserveId and insert (real database)', ()
 
   const T0 = new Date('2030-01-01T12:00:00.000Z');
   const at = (ms: number) => new Date(T0.getTime() + ms);
-  const LAPSED = (now: Date) => ({ screenshot: now, scenario: now });
+  const LAPSED = (now: Date) => ({ screenshot: now, scenario: now, render: now });
 
   beforeAll(async () => {
     db = await createTestDatabase();

@@ -7,6 +7,8 @@ import { UUID_PATTERN } from '../uuid-param';
 import { MAX_ID } from '../validation';
 import {
   BadRequestErrorBody,
+  CaptureFailedErrorBody,
+  CaptureTimeoutErrorBody,
   ConflictErrorBody,
   headerRefs,
   NotFoundErrorBody,
@@ -23,6 +25,8 @@ import {
   UnsupportedMediaTypeErrorBody,
   UriTooLongErrorBody,
   HeadersTooLargeErrorBody,
+  InvalidSignatureErrorBody,
+  LinkExpiredErrorBody,
   ValidationErrorBody,
 } from './schemas';
 
@@ -104,7 +108,16 @@ const ERRORS: Record<DocumentedErrorCode, ErrorDoc> = {
     description: '`headers_too_large`: request headers over 16 KiB (refused before any header is read: no X-RateLimit-* headers, connection closed)',
     headers: [],
   },
+  invalid_signature: {
+    body: InvalidSignatureErrorBody,
+    description:
+      '`invalid_signature`: a signed link (no `Authorization` header) whose `signature` is missing, not last, wrong, or made with an unknown or deleted render key',
+    headers: [],
+  },
+  link_expired: { body: LinkExpiredErrorBody, description: '`link_expired`: a signed link whose `expires` (unix seconds) has passed', headers: [] },
   unavailable: { body: UnavailableErrorBody, description: '`unavailable`: the database or the queue is unreachable; nothing was applied', headers: [] },
+  capture_failed: { body: CaptureFailedErrorBody, description: '`capture_failed`: the page failed (its error in `error`)', headers: RATE_LIMITED },
+  capture_timeout: { body: CaptureTimeoutErrorBody, description: '`capture_timeout`: the capture did not end in time', headers: RATE_LIMITED },
 };
 
 /**

@@ -106,6 +106,18 @@ export class UnavailableErrorBody extends ErrorBody {
   @ApiProperty({ enum: ['unavailable'] }) override code!: 'unavailable';
 }
 
+@ApiSchema({ description: 'A render whose page failed: the page’s error, as a job’s `error` says it' })
+export class CaptureFailedErrorBody extends ErrorBody {
+  @ApiProperty({ example: 'net::ERR_CONNECTION_REFUSED' }) override error!: string;
+  @ApiProperty({ enum: ['capture_failed'] }) override code!: 'capture_failed';
+}
+
+@ApiSchema({ description: 'A render that did not end in time (its timeout_ms, or the server’s CAPTURE_TIMEOUT_MS)' })
+export class CaptureTimeoutErrorBody extends ErrorBody {
+  @ApiProperty({ example: 'Navigation timeout of 5000 ms exceeded' }) override error!: string;
+  @ApiProperty({ enum: ['capture_timeout'] }) override code!: 'capture_timeout';
+}
+
 @ApiSchema({ description: 'A path segment over 2048 characters' })
 export class UriTooLongErrorBody extends ErrorBody {
   @ApiProperty({ example: 'A path segment is longer than 2048 characters' }) override error!: string;
@@ -122,6 +134,21 @@ export class UnsupportedMediaTypeErrorBody extends ErrorBody {
 export class HeadersTooLargeErrorBody extends ErrorBody {
   @ApiProperty({ example: 'Request headers are larger than 16 KiB' }) override error!: string;
   @ApiProperty({ enum: ['headers_too_large'] }) override code!: 'headers_too_large';
+}
+
+@ApiSchema({
+  description:
+    'A signed link (render keys) whose `signature` is missing, not the last parameter, not the HMAC-SHA256 of the query before it, or made with an unknown or deleted key',
+})
+export class InvalidSignatureErrorBody extends ErrorBody {
+  @ApiProperty({ example: 'The link’s signature is invalid' }) override error!: string;
+  @ApiProperty({ enum: ['invalid_signature'] }) override code!: 'invalid_signature';
+}
+
+@ApiSchema({ description: 'A correctly signed link whose `expires` (unix seconds) has passed' })
+export class LinkExpiredErrorBody extends ErrorBody {
+  @ApiProperty({ example: 'The link expired at 2026-11-26T20:00:00.000Z' }) override error!: string;
+  @ApiProperty({ enum: ['link_expired'] }) override code!: 'link_expired';
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ const NOTICES: Record<string, { kind: 'ok' | 'info' | 'warn'; text: string }> = 
   'screenshot-deleted': { kind: 'ok', text: 'Screenshot deleted.' },
   'screenshots-deleted': { kind: 'ok', text: 'The selected screenshots were deleted.' },
   'token-revoked': { kind: 'ok', text: 'Token revoked. Every request using it is now refused.' },
+  'render-key-deleted': { kind: 'ok', text: 'Render key deleted. Every link it signed is now refused.' },
   'scenario-started': { kind: 'ok', text: 'Scenario run queued.' },
   'schedule-enabled': { kind: 'ok', text: 'Schedule enabled.' },
   'schedule-disabled': { kind: 'ok', text: 'Schedule disabled.' },

@@ -3,6 +3,7 @@ import type { DashboardViewer } from '../../dashboard-request';
 import { accessNotice, dataTable, hiddenHeading, noticeBox, tableBox } from '../components';
 import { badge, Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
+import { settingsTabs } from './render-keys.page';
 
 export interface ApiKeysView {
   tokens: ApiToken[];
@@ -68,7 +69,8 @@ export function apiKeysPage(viewer: DashboardViewer, view: ApiKeysView): Html {
     viewer,
     'api-keys',
     'Settings · API Keys',
-    html`${noticeBox(view.notice)}
+    html`${settingsTabs('api-keys')}
+${noticeBox(view.notice)}
 ${
   view.newSecret
     ? html`<div class="notice ok" role="alert" id="new-token">

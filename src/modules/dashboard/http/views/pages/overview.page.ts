@@ -1,3 +1,5 @@
+import type { RenderProps } from '../../../../renders/domain/render';
+import { renderedPanel } from './playground.page';
 import type { JobProps } from '../../../../jobs/domain/job';
 import type { DashboardViewer } from '../../dashboard-request';
 import type { UsageBucket, UsageSeries } from '../../../application/dashboard-queries';
@@ -27,18 +29,18 @@ export interface OverviewView {
   /** Bytes of every screenshot the account keeps. */
   storedBytes: number;
   /** The "Capture a URL" box: what was typed, its error, and the capture it started. */
-  capture: { state: FormState; result: CaptureResult | null };
+  capture: { state: FormState; result: CaptureResult | null; rendered?: RenderProps | null };
 }
 
 /** The box's one field (so the form layer places its errors). */
 export const CAPTURE_URL_FIELDS: readonly FormField[] = [{ name: 'url', label: 'Page address', kind: 'text', section: 'website', required: true }];
 
 /**
- * The fastest way to a first screenshot: one field and a button. The playground's machinery takes it (a real
- * capture job), and the result appears here; with script the form posts in place and the panel follows the job.
+ * The fastest way to a first screenshot: one field and a button. The playground's machinery takes it (a render,
+ * as GET /render makes), and the result appears here; with script the form posts in place.
  */
 function captureUrlBox(viewer: DashboardViewer, view: OverviewView): Html {
-  const { state, result } = view.capture;
+  const { state, result, rendered } = view.capture;
   const errors = [...state.errors.values()].flat();
   const bad = errors.length ? html` aria-invalid="true" aria-describedby="e-url"` : html``;
   return html`<section class="card capture-url" id="capture-url" aria-labelledby="capture-url-heading">
@@ -50,7 +52,7 @@ function captureUrlBox(viewer: DashboardViewer, view: OverviewView): Html {
     ${errors.length ? html`<p class="field-error" id="e-url" role="alert">${errors.join(' · ')}</p>` : ''}
     <p class="hint">With the default options (1280×800 PNG). Every option is in the <a href="/dashboard/playground">playground</a>; to capture a page on a schedule, <a href="/dashboard/websites/new">add it as a website</a>.</p>
   </form>
-  ${captureResultPanel(result)}
+  ${rendered ? renderedPanel(rendered) : captureResultPanel(result)}
 </section>`;
 }
 

@@ -1,0 +1,20 @@
+import type { PageRequest } from '../../../shared/domain/page-request';
+import type { RenderKeyProps } from '../domain/render-key';
+
+export interface NewRenderKey {
+  accountId: number;
+  name: string | null;
+  accessKey: string;
+  secret: string;
+  createdAt: Date;
+}
+
+export abstract class RenderKeyRepository {
+  abstract create(key: NewRenderKey): Promise<RenderKeyProps>;
+  abstract findOwned(accountId: number, id: number): Promise<RenderKeyProps | null>;
+  /** The key a link names; null when there is none (never was, or deleted). */
+  abstract findByAccessKey(accessKey: string): Promise<RenderKeyProps | null>;
+  abstract list(accountId: number, page: PageRequest): Promise<{ items: RenderKeyProps[]; total: number }>;
+  abstract countForAccount(accountId: number): Promise<number>;
+  abstract delete(id: number): Promise<void>;
+}

@@ -1,0 +1,55 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import type { PageRequest } from '../../../shared/domain/page-request';
+import { findPage } from '../../../shared/persistence/hot-query';
+import { SecretBox } from '../../../shared/secrets/secret-box';
+import { NewRenderKey, RenderKeyRepository } from '../application/ports';
+import { RenderKeyProps } from '../domain/render-key';
+import { RenderKeyRow } from './render-key.row';
+
+@Injectable()
+export class TypeOrmRenderKeyRepository extends RenderKeyRepository {
+  constructor(
+    @InjectRepository(RenderKeyRow) private readonly rows: Repository<RenderKeyRow>,
+    private readonly secrets: SecretBox,
+  ) {
+    super();
+  }
+
+  /** The secret is sealed at rest (it must be read back to check a MAC, so it cannot be hashed like a token). */
+  private toKey(row: RenderKeyRow): RenderKeyProps {
+    const { secretSealed, ...rest } = row;
+    return { ...rest, secret: this.secrets.open(secretSealed) };
+  }
+
+  async create(k: NewRenderKey): Promise<RenderKeyProps> {
+    const row = await this.rows.save(
+      this.rows.create({ accountId: k.accountId, name: k.name, accessKey: k.accessKey, secretSealed: this.secrets.seal(k.secret), createdAt: k.createdAt }),
+    );
+    return this.toKey(row);
+  }
+
+  async findOwned(accountId: number, id: number): Promise<RenderKeyProps | null> {
+    const row = await this.rows.findOneBy({ id, accountId });
+    return row ? this.toKey(row) : null;
+  }
+
+  async findByAccessKey(accessKey: string): Promise<RenderKeyProps | null> {
+    const row = await this.rows.findOneBy({ accessKey });
+    return row ? this.toKey(row) : null;
+  }
+
+  async list(accountId: number, page: PageRequest) {
+    const { rows, total } = await findPage(this.rows, { accountId }, [['id', 'DESC']], page);
+    return { items: rows.map((row) => this.toKey(row)), total };
+  }
+
+  countForAccount(accountId: number): Promise<number> {
+    return this.rows.countBy({ accountId });
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.rows.delete({ id });
+  }
+}

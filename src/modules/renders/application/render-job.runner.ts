@@ -1,0 +1,83 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../../../shared/domain/clock';
+import type { CaptureSecrets } from '../../../shared/domain/capture-secrets';
+import { errorMessage } from '../../../shared/domain/error-message';
+import { SecretBox } from '../../../shared/secrets/secret-box';
+import { UrlPolicy } from '../../../shared/url-policy';
+import { InfrastructureFailure } from '../../jobs/application/job-failure';
+import { endedIf, HandledOutcome, HandlesJobs, JobTypeHandler } from '../../jobs/application/job-handlers';
+import { JobRepository } from '../../jobs/application/ports';
+import type { JobProps } from '../../jobs/domain/job';
+import { CaptureFailure, PageCapturer } from '../../screenshots/application/capture.port';
+import { ScreenshotStorage } from '../../screenshots/application/ports';
+import { renderFileKey, retention, UNCACHED_KEEP_SECONDS } from '../domain/render';
+import type { RenderJobOptions } from '../domain/render-job';
+import { RenderRepository } from './ports';
+import { renderCaptureRequest } from './render-request';
+
+type RenderJob = JobProps<RenderJobOptions>;
+
+/**
+ * Runs render jobs on the workers, like capture jobs (the same capture port, so the same browsers, limits and
+ * egress rules, embedded or scaled out): captures the URL, stores the bytes under the render's key in the renders
+ * area, marks the cache entry ready, then the job succeeded — the API process waiting on the job reads the entry.
+ * A page failure fails the job with the page's message (the API answers 502 or 504); a browser or storage failure
+ * is thrown to the dispatcher, which retries it. Running twice is harmless: the same id writes the same key.
+ */
+@Injectable()
+@HandlesJobs('render')
+export class RenderJobRunner implements JobTypeHandler<RenderJobOptions> {
+  private readonly logger = new Logger('RenderJobRunner');
+
+  constructor(
+    private readonly jobs: JobRepository,
+    private readonly renders: RenderRepository,
+    private readonly storage: ScreenshotStorage,
+    private readonly capturer: PageCapturer,
+    private readonly urlPolicy: UrlPolicy,
+    private readonly secretBox: SecretBox,
+    private readonly clock: Clock,
+  ) {}
+
+  async handle(job: RenderJob): Promise<HandledOutcome> {
+    const verdict = await this.urlPolicy.check(job.options.url);
+    if (!verdict.allowed) return this.fail(job, `blocked by URL policy: ${verdict.reason}`);
+    let result;
+    try {
+      const secrets = job.options.sealedSecrets ? (JSON.parse(this.secretBox.open(job.options.sealedSecrets)) as CaptureSecrets) : undefined;
+      result = await this.capturer.capture(renderCaptureRequest(job.options.url, job.options.options, secrets));
+    } catch (err) {
+      if (err instanceof CaptureFailure && err.kind === 'page') return this.fail(job, err.message);
+      throw err;
+    }
+    const fileKey = renderFileKey(job.accountId, job.id, result.format);
+    try {
+      await this.storage.put(fileKey, result.data);
+    } catch (err) {
+      throw new InfrastructureFailure('the render could not be stored', err);
+    }
+    const now = this.clock.now();
+    await this.renders.markReady(job.id, {
+      fileKey,
+      fileSize: result.data.length,
+      width: result.width,
+      height: result.height,
+      capture: result.report ?? null,
+      finishedAt: now,
+      ...retention(now, job.options.ttlSeconds),
+    });
+    return endedIf(await this.jobs.succeed(job.id, null, now), 'succeeded');
+  }
+
+  private async fail(job: RenderJob, message: string): Promise<HandledOutcome> {
+    const now = this.clock.now();
+    const failed = await this.jobs.fail(job.id, message, now);
+    try {
+      await this.renders.markFailed(job.id, now, new Date(now.getTime() + UNCACHED_KEEP_SECONDS * 1000));
+    } catch (err) {
+      // The job has failed (the waiting request answers from it); the entry is retired by the next request.
+      this.logger.warn(`render ${job.id}: recording the failure on its entry failed: ${errorMessage(err)}`);
+    }
+    return endedIf(failed, 'failed');
+  }
+}

@@ -1,0 +1,59 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '../../../config/app-config';
+import { Clock } from '../../../shared/domain/clock';
+import { errorMessage } from '../../../shared/domain/error-message';
+import { PeriodicTask } from '../../../shared/scheduling/periodic-task';
+import { ScreenshotStorage } from '../../screenshots/application/ports';
+import { RenderRepository } from './ports';
+
+/** Entries expire by the second (cache_ttl), so the sweep runs every minute. */
+const SWEEP_EVERY_MS = 60_000;
+const BATCH = 100;
+
+/**
+ * Render cache entries past their keepUntil are deleted — object (local disk or S3), then row — by every worker
+ * process once a minute, in the pattern of the retention sweep: each step idempotent, so sweepers on several
+ * instances meeting on one entry all succeed. The object goes first: a row left by a failed delete is found again,
+ * an object without its row would never be.
+ */
+@Injectable()
+export class RenderSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('RenderSweeper');
+  private readonly task = new PeriodicTask<number>((err) => this.logger.error(`render cache sweep failed, retried in a minute: ${errorMessage(err)}`));
+
+  constructor(
+    private readonly renders: RenderRepository,
+    private readonly storage: ScreenshotStorage,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.role === 'api') return;
+    this.task.start(SWEEP_EVERY_MS, SWEEP_EVERY_MS, () => this.sweep());
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.task.stop();
+  }
+
+  /** Deletes every entry kept past its time; returns how many. */
+  sweep(): Promise<number> {
+    return this.task.exclusive(() => this.removeExpired());
+  }
+
+  private async removeExpired(): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const expired = await this.renders.keptUntilBefore(this.clock.now(), BATCH);
+      for (const render of expired) {
+        if (render.fileKey) await this.storage.delete(render.fileKey);
+        await this.renders.delete(render.id);
+      }
+      removed += expired.length;
+      if (expired.length < BATCH) break;
+    }
+    if (removed > 0) this.logger.log(`render cache: removed ${removed} expired entr${removed === 1 ? 'y' : 'ies'}`);
+    return removed;
+  }
+}

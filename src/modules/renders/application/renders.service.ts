@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import type { Readable } from 'node:stream';
+import { AppConfig } from '../../../config/app-config';
+import { Clock } from '../../../shared/domain/clock';
+import { hasSecrets, secretConflicts } from '../../../shared/domain/capture-secrets';
+import { outputConflicts, pageOptionConflicts, resolveOutput } from '../../../shared/domain/capture-option-rules';
+import { CaptureOptions } from '../../../shared/domain/capture-option-table';
+import { CaptureFailedError, CaptureTimeoutError, NotFoundError, ValidationFailedError } from '../../../shared/domain/domain-error';
+import { SecretBox } from '../../../shared/secrets/secret-box';
+import { UrlPolicy } from '../../../shared/url-policy';
+import { maxRunMs } from '../../jobs/application/job-lease';
+import { MAX_WAIT_SECONDS } from '../../jobs/application/job-wait';
+import { JobsService } from '../../jobs/application/jobs.service';
+import { isFinished, JobProps } from '../../jobs/domain/job';
+import { comparisonKey } from '../../screenshots/application/comparison-key';
+import { ScreenshotStorage } from '../../screenshots/application/ports';
+import { ageSeconds, isHit, JSON_LINK_MIN_SECONDS, PENDING_KEEP_SECONDS, RenderProps } from '../domain/render';
+import { renderCacheKey } from '../domain/render-cache-key';
+import type { RenderJobOptions } from '../domain/render-job';
+import { RenderRepository } from './ports';
+import { renderCaptureRequest } from './render-request';
+
+/** What a render call asks for, in the domain's names (the wire's are read in http/). */
+export interface RenderInput {
+  url: string;
+  options: CaptureOptions;
+  ttlSeconds: number;
+  cacheKey: string | null;
+  fresh: boolean;
+  /** json: the answer links to the object, which is then kept at least JSON_LINK_MIN_SECONDS. */
+  linked: boolean;
+}
+
+export interface RenderOutcome {
+  render: RenderProps;
+  cache: 'HIT' | 'MISS';
+  /** Seconds since the entry was made (0 on a miss). */
+  age: number;
+}
+
+/** Request fields a device preset sets (as Take Screenshot refuses them beside a device). */
+const VIEWPORT_FIELDS = [
+  ['viewportWidth', 'viewport_width'],
+  ['viewportHeight', 'viewport_height'],
+  ['deviceScaleFactor', 'device_scale_factor'],
+] as const;
+
+/** Past this long beyond its capture's own limit, a render no worker finished is answered 504 (a queue backlog). */
+const QUEUE_ALLOWANCE_MS = 30_000;
+/** How many times a request retries the live-entry race (another request inserted or retired it meanwhile). */
+const RACE_ATTEMPTS = 5;
+
+/**
+ * Render in one call (API.md): checks the request like Take Screenshot, answers from the cache when it may, else
+ * makes — or joins — the one capture of its key: the live entry is unique per (account, key) in the database, so
+ * identical concurrent misses, on any number of API processes, insert one entry and one job, and the latecomers
+ * wait on that job. Waiting is the long-poll of GET /jobs/{id}?wait (job events), the capture a worker's.
+ */
+@Injectable()
+export class RendersService {
+  constructor(
+    private readonly renders: RenderRepository,
+    private readonly jobs: JobsService,
+    private readonly storage: ScreenshotStorage,
+    private readonly urlPolicy: UrlPolicy,
+    private readonly secretBox: SecretBox,
+    private readonly clock: Clock,
+    private readonly config: AppConfig,
+  ) {}
+
+  async render(accountId: number, input: RenderInput, clientGone: AbortSignal): Promise<RenderOutcome> {
+    const url = await this.checked(input);
+    const job = this.jobOptions(url, input);
+    const request = renderCaptureRequest(url, input.options);
+    const cacheKey = renderCacheKey({
+      accountId,
+      url,
+      picture: comparisonKey(request, input.options.device ?? null, 'png') ?? '',
+      output: request.output,
+      secretsDigest: job.secretsDigest ?? null,
+      cacheKey: input.cacheKey,
+    });
+    const render = await this.liveEntry(accountId, cacheKey, input, job);
+    if ('hit' in render) return this.answered({ render: render.hit, cache: 'HIT', age: ageSeconds(render.hit, this.clock.now()) }, input);
+    const ended = await this.waitFor(accountId, render.joined, input.options.timeoutMs ?? this.config.captureTimeoutMs, clientGone);
+    return this.answered({ render: ended, cache: 'MISS', age: 0 }, input);
+  }
+
+  /** The stored bytes of a ready render. */
+  open(render: RenderProps): Readable {
+    if (!render.fileKey) throw new NotFoundError('Render');
+    return this.storage.open(render.fileKey);
+  }
+
+  /** The ready render `id` while it is kept (a signed link's target). */
+  async kept(id: string): Promise<RenderProps> {
+    const render = await this.renders.findById(id);
+    if (!render || render.status !== 'ready' || render.keepUntil.getTime() <= this.clock.now().getTime()) throw new NotFoundError('Render');
+    return render;
+  }
+
+  /** Take Screenshot's checks, the URL policy's at the door (the worker checks again when it fetches). */
+  private async checked(input: RenderInput): Promise<string> {
+    const options = input.options;
+    const format = resolveOutput(options, {}).format;
+    const conflicts = [
+      ...outputConflicts(options, {}),
+      ...pageOptionConflicts(options, {
+        format,
+        viewportWidth: options.viewportWidth ?? 1280,
+        viewportSetByRequest: VIEWPORT_FIELDS.filter(([key]) => options[key] !== undefined).map(([, field]) => field),
+        captureTimeoutMs: this.config.captureTimeoutMs,
+      }),
+    ];
+    const verdict = await this.urlPolicy.check(input.url);
+    if (!verdict.allowed) conflicts.unshift({ field: 'url', message: verdict.reason });
+    else conflicts.push(...secretConflicts(options.secrets, verdict.url.hostname));
+    if (conflicts.length > 0) throw new ValidationFailedError(conflicts);
+    return verdict.allowed ? verdict.url.toString() : input.url;
+  }
+
+  private jobOptions(url: string, input: RenderInput): RenderJobOptions {
+    const { secrets, ...options } = input.options;
+    if (!hasSecrets(secrets)) return { url, options, ttlSeconds: input.ttlSeconds };
+    const plain = JSON.stringify(secrets);
+    return { url, options, ttlSeconds: input.ttlSeconds, sealedSecrets: this.secretBox.seal(plain), secretsDigest: this.secretBox.digest(plain) };
+  }
+
+  /**
+   * The entry that answers: a ready one within the request's TTL (a hit), else the pending one of the same key
+   * (joined), else a new one with its job. An entry that may not answer (expired, failed, `fresh`) is retired first.
+   */
+  private async liveEntry(
+    accountId: number,
+    cacheKey: string,
+    input: RenderInput,
+    job: RenderJobOptions,
+  ): Promise<{ hit: RenderProps } | { joined: RenderProps }> {
+    for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt++) {
+      const now = this.clock.now();
+      const live = await this.renders.findLive(accountId, cacheKey);
+      if (live) {
+        if (live.status === 'pending') return { joined: live };
+        if (!input.fresh && isHit(live, input.ttlSeconds, now)) return { hit: live };
+        await this.renders.retire(live.id);
+      }
+      const id = randomUUID();
+      const format = resolveOutput(input.options, {}).format;
+      const keepUntil = new Date(now.getTime() + PENDING_KEEP_SECONDS * 1000);
+      if (!(await this.renders.insertLive({ id, accountId, cacheKey, url: job.url, format, createdAt: now, keepUntil }))) continue;
+      try {
+        await this.submit(id, accountId, job);
+      } catch (err) {
+        await this.renders.delete(id);
+        throw err;
+      }
+      return { joined: (await this.renders.findById(id))! };
+    }
+    throw new CaptureFailedError('Too many identical renders replaced each other; try again');
+  }
+
+  /**
+   * The one place a render job is queued (a later change gives render jobs their queue priority here). Its id is
+   * the render's.
+   */
+  private submit(id: string, accountId: number, options: RenderJobOptions): Promise<JobProps> {
+    return this.jobs.submit({ id, type: 'render', accountId, websiteId: null, source: 'api', options, idempotencyKey: null, createdAt: this.clock.now() });
+  }
+
+  /** Waits for the render's job (long-poll on job events), then reads its entry: ready, or the job's error as 502/504. */
+  private async waitFor(accountId: number, render: RenderProps, timeoutMs: number, clientGone: AbortSignal): Promise<RenderProps> {
+    const allowedMs = maxRunMs('render', { ...this.config, captureTimeoutMs: timeoutMs }) + QUEUE_ALLOWANCE_MS;
+    const deadline = Date.now() + allowedMs;
+    let job = await this.jobs.get(accountId, render.id);
+    while (!isFinished(job.status) && !clientGone.aborted) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new CaptureTimeoutError(`The render did not finish within ${Math.round(allowedMs / 1000)} s`);
+      job = await this.jobs.getWhenFinished(accountId, render.id, Math.min(MAX_WAIT_SECONDS, Math.ceil(left / 1000)), clientGone);
+    }
+    if (job.status === 'failed') {
+      // The next identical request makes a new capture rather than joining this failed one.
+      await this.renders.retire(render.id);
+      const message = job.error ?? 'The capture failed';
+      throw /timeout|timed out/i.test(message) ? new CaptureTimeoutError(message) : new CaptureFailedError(message);
+    }
+    if (job.status !== 'succeeded') throw new CaptureTimeoutError('The client went away before the render finished');
+    const ended = await this.renders.findById(render.id);
+    if (!ended || ended.status !== 'ready') throw new CaptureFailedError('The render was removed before it could be answered');
+    return ended;
+  }
+
+  /** A json answer links to the object: it is kept at least JSON_LINK_MIN_SECONDS from now. */
+  private async answered(outcome: RenderOutcome, input: RenderInput): Promise<RenderOutcome> {
+    if (!input.linked) return outcome;
+    const until = new Date(this.clock.now().getTime() + JSON_LINK_MIN_SECONDS * 1000);
+    if (outcome.render.keepUntil.getTime() >= until.getTime()) return outcome;
+    await this.renders.keepAtLeast(outcome.render.id, until);
+    return { ...outcome, render: { ...outcome.render, keepUntil: until } };
+  }
+}

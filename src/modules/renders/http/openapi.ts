@@ -1,0 +1,41 @@
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ErrorBody, TIMESTAMP } from '../../../shared/http/openapi/schemas';
+
+@ApiSchema({ name: 'RenderCaptureReport', description: 'The capture report, as a Screenshot’s `capture`' })
+export class RenderCaptureReport {
+  @ApiProperty({ type: 'integer', nullable: true }) http_status!: number | null;
+  @ApiProperty() final_url!: string;
+  @ApiProperty() title!: string;
+  @ApiProperty({ type: 'integer' }) page_height!: number;
+  @ApiProperty() truncated!: boolean;
+  @ApiProperty() settled!: boolean;
+  @ApiProperty({ type: 'integer' }) waited_ms!: number;
+  @ApiProperty({ type: [String] }) pending!: string[];
+}
+
+@ApiSchema({ name: 'Render', description: 'A render answered as json (`response_type=json`)' })
+export class RenderView {
+  @ApiProperty({ format: 'uuid', description: 'The render (and its job)' }) id!: string;
+  @ApiProperty({
+    format: 'uri',
+    description: 'A signed link to the stored file (`/renders/{id}?expires=…&signature=…`): no token needed, valid until `expires_at`',
+  })
+  url!: string;
+  @ApiProperty({ ...TIMESTAMP, description: 'Until when the link works and the file is kept (at least an hour after the answer)' }) expires_at!: string;
+  @ApiProperty({ enum: ['image/png', 'image/jpeg', 'image/webp', 'application/pdf'] }) mime_type!: string;
+  @ApiProperty({ type: 'integer' }) width!: number;
+  @ApiProperty({ type: 'integer' }) height!: number;
+  @ApiPropertyOptional({ type: RenderCaptureReport, nullable: true }) capture!: RenderCaptureReport | null;
+}
+
+@ApiSchema({ description: 'A signed link whose signature does not match (tampered, or made with another key)' })
+export class InvalidSignatureErrorBody extends ErrorBody {
+  @ApiProperty({ example: 'The link’s signature is not valid' }) override error!: string;
+  @ApiProperty({ enum: ['invalid_signature'] }) override code!: 'invalid_signature';
+}
+
+@ApiSchema({ description: 'A signed link past its `expires`' })
+export class LinkExpiredErrorBody extends ErrorBody {
+  @ApiProperty({ example: 'The link has expired' }) override error!: string;
+  @ApiProperty({ enum: ['link_expired'] }) override code!: 'link_expired';
+}

@@ -1,0 +1,176 @@
+import { applyDecorators, Body, Controller, UseGuards, Get, HttpCode, Param, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
+import { ApiBody, ApiExtraModels, ApiOperation, ApiQuery, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppConfig } from '../../../config/app-config';
+import { Clock } from '../../../shared/domain/clock';
+import { clientGone } from '../../../shared/http/client-gone';
+import { AuthIfPresented, CurrentAccount, Public } from '../../../shared/http/decorators';
+import { ApiBearerController, ApiErrorResponses, ApiUuidParam, headerRefs, RATE_LIMIT_HEADERS } from '../../../shared/http/openapi';
+import { requestOrigin } from '../../../shared/http/pagination';
+import { UuidParam } from '../../../shared/http/uuid-param';
+import { createValidationPipe } from '../../../shared/http/validation';
+import { toCaptureOptions } from '../../../shared/http/capture-option-fields';
+import { UrlPolicy } from '../../../shared/url-policy';
+import type { Account } from '../../accounts/domain/account';
+import { RenderLinks } from '../application/render-links';
+import { RenderInput, RendersService } from '../application/renders.service';
+import { RenderDto } from './dto';
+import { InvalidSignatureErrorBody, LinkExpiredErrorBody, RenderView } from './openapi';
+import { CAPTURE_HEADERS, cacheHeaders, renderView, replyWithRender } from './render-reply';
+import { renderQueryToBody } from './render-query';
+import { SignedLinkGuard, SignedRequest } from './signed-link.guard';
+
+/** A signed link's own parameters (render-keys): not render options. */
+const LINK_PARAMETERS = ['access_key', 'expires', 'signature'];
+/** API.md: cache_ttl defaults to a day on signed links (an <img> shown to many is rendered once). */
+const SIGNED_LINK_DEFAULT_TTL = 86_400;
+
+const FILE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'application/pdf'];
+
+const RENDER_HEADERS = {
+  'X-Cache': { description: '`HIT` (answered from the cache, no capture) or `MISS`', schema: { type: 'string', enum: ['HIT', 'MISS'] } },
+  Age: { description: 'On a HIT: seconds since the entry was captured', schema: { type: 'integer' } },
+  'X-Render-Id': { description: 'The render (and its job)', schema: { type: 'string', format: 'uuid' } },
+  ...Object.fromEntries(Object.entries(CAPTURE_HEADERS).map(([name, description]) => [name, { description, schema: { type: 'string' } }])),
+};
+
+/** 200: the file in its format, or (response_type=json) the json answer; the X-Cache and X-Capture-* headers. */
+function ApiRenderResponse(): MethodDecorator {
+  return applyDecorators(
+    ApiExtraModels(RenderView),
+    ApiResponse({
+      status: 200,
+      description: 'The file in its format; with `response_type=json`, `{success, data}` with a signed link to it',
+      headers: { ...headerRefs(Object.keys(RATE_LIMIT_HEADERS)), ...RENDER_HEADERS },
+      content: {
+        ...Object.fromEntries(FILE_TYPES.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])),
+        'application/json': {
+          schema: {
+            type: 'object',
+            required: ['success', 'data'],
+            properties: { success: { type: 'boolean', enum: [true] }, data: { $ref: getSchemaPath(RenderView) } },
+          },
+        },
+      },
+    }),
+  );
+}
+
+const DESCRIPTION =
+  'Captures the URL and answers the file itself (or, with `response_type=json`, a signed link to it). Every option of Take Screenshot ' +
+  'applies; the URL policy and the rate limits apply as to any request (one render is one request). With `cache_ttl` > 0 an identical ' +
+  'render (same account, URL and options that change the picture, same `cache_key`) is answered from storage (`X-Cache: HIT`); ' +
+  'identical renders in flight share one capture. See docs/render.md.';
+
+function inputOf(dto: RenderDto): RenderInput {
+  return {
+    url: dto.url,
+    options: toCaptureOptions(dto),
+    ttlSeconds: dto.cache_ttl ?? 0,
+    cacheKey: dto.cache_key ?? null,
+    fresh: dto.fresh === true,
+    linked: dto.response_type === 'json',
+  };
+}
+
+@ApiBearerController('Render')
+@Controller('render')
+export class RenderController {
+  /** GET's query goes through the very pipe (and DTO) POST's body does, once its strings are typed. */
+  private readonly pipe;
+
+  constructor(
+    private readonly renders: RendersService,
+    private readonly links: RenderLinks,
+    private readonly config: AppConfig,
+    private readonly clock: Clock,
+    urlPolicy: UrlPolicy,
+  ) {
+    this.pipe = createValidationPipe({ urlPolicy });
+  }
+
+  @ApiOperation({ summary: 'Render (query)', description: `${DESCRIPTION} Query values are strings: \`full_page=true\`, \`viewport_width=390\`.` })
+  @ApiQuery({ name: 'url', required: true, type: 'string', description: 'The page; every field of RenderRequest is a query parameter too' })
+  @ApiRenderResponse()
+  @ApiErrorResponses('validation_failed', 'capture_failed', 'capture_timeout')
+  @AuthIfPresented()
+  @UseGuards(SignedLinkGuard)
+  @Get()
+  async get(
+    @CurrentAccount() account: Account,
+    @Query() query: Record<string, unknown>,
+    @Req() request: SignedRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const signed = request.signedLink === true;
+    const fields = signed ? Object.fromEntries(Object.entries(query).filter(([name]) => !LINK_PARAMETERS.includes(name))) : query;
+    const dto = (await this.pipe.transform(renderQueryToBody(fields), { type: 'query', metatype: RenderDto })) as RenderDto;
+    if (signed && dto.cache_ttl === undefined) dto.cache_ttl = SIGNED_LINK_DEFAULT_TTL;
+    return this.answer(account, dto, request, reply, signed);
+  }
+
+  @ApiOperation({ summary: 'Render (body)', description: DESCRIPTION })
+  @ApiBody({ type: RenderDto })
+  @ApiRenderResponse()
+  @ApiErrorResponses('bad_request', 'payload_too_large', 'validation_failed', 'capture_failed', 'capture_timeout')
+  @Post()
+  @HttpCode(200)
+  async post(@CurrentAccount() account: Account, @Body() dto: RenderDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.answer(account, dto, request, reply);
+  }
+
+  private async answer(account: Account, dto: RenderDto, request: FastifyRequest, reply: FastifyReply, signed = false) {
+    const outcome = await this.renders.render(account.id, inputOf(dto), clientGone(reply));
+    cacheHeaders(reply, outcome);
+    if (dto.response_type === 'json') {
+      const link = this.links.linkOf(outcome.render);
+      return {
+        success: true,
+        data: renderView(outcome.render, { url: `${requestOrigin(request, this.config.publicUrl)}${link.path}`, expiresAt: link.expiresAt }),
+      };
+    }
+    // A signed link's answer may be kept by a CDN for what is left of the entry's TTL (API.md, Render cache).
+    const left = outcome.render.expiresAt ? Math.max(0, Math.floor((outcome.render.expiresAt.getTime() - this.clock.now().getTime()) / 1000)) : 0;
+    return replyWithRender(reply, outcome.render, this.renders.open(outcome.render), signed ? `public, max-age=${left}` : 'private, no-store');
+  }
+}
+
+/** The signed link of a json answer: no token, the signature is the credential. */
+@ApiTags('Render')
+@Controller('renders')
+export class RenderLinkController {
+  constructor(
+    private readonly renders: RendersService,
+    private readonly links: RenderLinks,
+  ) {}
+
+  @ApiOperation({
+    summary: 'Rendered file (signed link)',
+    description: 'The `url` of a json render answer; no token. 403 `invalid_signature` or `link_expired`.',
+  })
+  @ApiUuidParam('Render')
+  @ApiResponse({
+    status: 200,
+    description: 'The file in its format; `Cache-Control: public, max-age=<seconds left>`',
+    content: Object.fromEntries(FILE_TYPES.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])),
+  })
+  @ApiExtraModels(InvalidSignatureErrorBody, LinkExpiredErrorBody)
+  @ApiResponse({
+    status: 403,
+    description: '`invalid_signature` (tampered or foreign link) or `link_expired`',
+    content: { 'application/json': { schema: { oneOf: [{ $ref: getSchemaPath(InvalidSignatureErrorBody) }, { $ref: getSchemaPath(LinkExpiredErrorBody) }] } } },
+  })
+  @ApiErrorResponses('not_found', 'unavailable')
+  @Public()
+  @Get(':id')
+  async get(
+    @Param('id', UuidParam) id: string,
+    @Query() query: Record<string, unknown>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<StreamableFile> {
+    this.links.verify(id, typeof query.expires === 'string' ? query.expires : undefined, typeof query.signature === 'string' ? query.signature : undefined);
+    const render = await this.renders.kept(id);
+    const remaining = Math.max(0, Math.floor((Number(query.expires) * 1000 - Date.now()) / 1000));
+    return replyWithRender(reply, render, this.renders.open(render), `public, max-age=${remaining}`);
+  }
+}

@@ -1,0 +1,66 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { LessThan, Repository } from 'typeorm';
+import { isUniqueViolation } from '../../../shared/persistence/constraint-violations';
+import { parseCaptureReport, serializeCaptureReport } from '../../screenshots/domain/capture-report';
+import type { RenderProps, RenderStatus } from '../domain/render';
+import { NewRender, RenderRepository, StoredRender } from '../application/ports';
+import { RenderRow } from './render.row';
+
+function toRender(row: RenderRow): RenderProps {
+  const { captureReport, status, ...plain } = row;
+  return { ...plain, status: status as RenderStatus, capture: parseCaptureReport(captureReport) };
+}
+
+@Injectable()
+export class TypeOrmRenderRepository extends RenderRepository {
+  constructor(@InjectRepository(RenderRow) private readonly rows: Repository<RenderRow>) {
+    super();
+  }
+
+  async insertLive(render: NewRender): Promise<boolean> {
+    try {
+      await this.rows.insert({ ...render, liveKey: render.cacheKey, status: 'pending', finishedAt: null, expiresAt: null });
+      return true;
+    } catch (err) {
+      if (isUniqueViolation(err)) return false;
+      throw err;
+    }
+  }
+
+  async findLive(accountId: number, cacheKey: string): Promise<RenderProps | null> {
+    const row = await this.rows.findOneBy({ accountId, liveKey: cacheKey });
+    return row ? toRender(row) : null;
+  }
+
+  async findById(id: string): Promise<RenderProps | null> {
+    const row = await this.rows.findOneBy({ id });
+    return row ? toRender(row) : null;
+  }
+
+  async retire(id: string): Promise<void> {
+    await this.rows.update({ id }, { liveKey: null });
+  }
+
+  async markReady(id: string, stored: StoredRender): Promise<void> {
+    const { capture, ...rest } = stored;
+    await this.rows.update({ id }, { ...rest, status: 'ready', captureReport: serializeCaptureReport(capture) });
+  }
+
+  async markFailed(id: string, finishedAt: Date, keepUntil: Date): Promise<void> {
+    await this.rows.update({ id }, { status: 'failed', liveKey: null, finishedAt, keepUntil });
+  }
+
+  async keepAtLeast(id: string, until: Date): Promise<void> {
+    await this.rows.update({ id, keepUntil: LessThan(until) }, { keepUntil: until });
+  }
+
+  async keptUntilBefore(now: Date, limit: number): Promise<RenderProps[]> {
+    const rows = await this.rows.find({ where: { keepUntil: LessThan(now) }, order: { keepUntil: 'ASC' }, take: limit });
+    return rows.map(toRender);
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.rows.delete({ id });
+  }
+}

@@ -1,0 +1,311 @@
+import { createHmac } from 'node:crypto';
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { JobRepository } from '../../src/modules/jobs/application/ports';
+import { RenderSweeper } from '../../src/modules/renders/application/render-sweeper';
+import { ScreenshotStorage } from '../../src/modules/screenshots/application/ports';
+import { binary } from '../support/assertions';
+import { decodeImage, RED } from '../support/images';
+import { PageServer, solidPage } from '../support/page-server';
+import { startTestApp, TestAccount, TestApp } from '../support/test-app';
+
+/**
+ * Render in one call and its cache (API.md "Render in one call", "Render cache"; docs/render.md): real Chromium on
+ * pages served on 127.0.0.1, the real app (embedded: SQLite + in-process queue; with DATABASE_URL and REDIS_URL:
+ * PostgreSQL + Bull), renders run as jobs of type `render` by the workers.
+ *
+ * Rate limit: Business (60 a minute); the clock is pinned and every test starts in a fresh minute.
+ */
+const PAGES = {
+  '/red': `<!doctype html><title>Red – ünïcode</title>${solidPage('rgb(255,0,0)').replace('<!doctype html>', '')}`,
+  '/blue': solidPage('rgb(0,0,255)'),
+  // Never answers: the capture's timeout_ms runs out.
+  '/never': () => undefined,
+};
+
+describe('Render in one call (real Chromium)', () => {
+  let t: TestApp;
+  let pages: PageServer;
+  let account: TestAccount;
+  let minute = Date.parse('2034-08-01T08:00:00Z');
+  const api = () => request(t.url);
+  const render = (query: Record<string, string>, auth = account.auth) => api().get('/render').query(query).set(auth).buffer(true).parse(binary);
+
+  /** The account's render jobs, read from the jobs table (not through the API: no request counted). */
+  async function renderJobs(of: TestAccount = account) {
+    const { items } = await t.app.get(JobRepository).list(of.id, { page: 1, perPage: 100 }, { type: 'render' });
+    return items;
+  }
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { CAPTURE_TIMEOUT_MS: '8000' } });
+    pages = await new PageServer(PAGES).start();
+    account = await t.createAccount({ plan: 'business' });
+  });
+  afterAll(async () => {
+    await pages?.stop();
+    await t?.close();
+  });
+  beforeEach(() => {
+    minute += 60_000;
+    t.clock.set(new Date(minute));
+  });
+
+  it('GET /render answers the PNG itself: its pixels, size, type, length, X-Cache: MISS and the capture report in X-Capture-* headers', async () => {
+    const res = await render({ url: `${pages.url}/red`, viewport_width: '390', viewport_height: '300' });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('image/png');
+    expect(res.headers['content-length']).toBe(String(res.body.length));
+    expect(res.headers['x-cache']).toBe('MISS');
+    expect(res.headers.age).toBeUndefined();
+    expect(res.headers['x-ratelimit-limit']).toBeDefined();
+    expect(res.headers['x-capture-http-status']).toBe('200');
+    expect(decodeURIComponent(res.headers['x-capture-final-url'])).toBe(`${pages.url}/red`);
+    expect(decodeURIComponent(res.headers['x-capture-title'])).toBe('Red – ünïcode');
+    expect(res.headers['x-capture-page-height']).toBe('300');
+    expect(res.headers['x-capture-truncated']).toBe('false');
+    expect(res.headers['x-capture-settled']).toBe('true');
+    expect(Number(res.headers['x-capture-waited-ms'])).toBeGreaterThanOrEqual(0);
+    expect(res.headers['x-capture-pending']).toBe('');
+    const image = await decodeImage(res.body);
+    expect(image).toMatchObject({ format: 'png', width: 390, height: 300 });
+    expect(image.at(195, 150)).toEqual(RED);
+  });
+
+  it('format=jpeg and format=pdf answer their content types', async () => {
+    const jpeg = await render({ url: `${pages.url}/blue`, format: 'jpeg', quality: '90' });
+    expect(jpeg.status).toBe(200);
+    expect(jpeg.headers['content-type']).toBe('image/jpeg');
+    expect((await decodeImage(jpeg.body)).format).toBe('jpeg');
+    const pdf = await render({ url: `${pages.url}/blue`, format: 'pdf' });
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers['content-type']).toBe('application/pdf');
+    expect(pdf.body.subarray(0, 5).toString()).toBe('%PDF-');
+  });
+
+  it('POST /render takes a JSON body; response_type=json answers {success, data} whose url works without a token until it expires, and refuses a tampered link', async () => {
+    const res = await api()
+      .post('/render')
+      .set(account.auth)
+      .send({ url: `${pages.url}/red`, viewport_width: 400, viewport_height: 240, response_type: 'json' });
+    expect(res.status).toBe(200);
+    expect(res.headers['x-cache']).toBe('MISS');
+    const data = res.body.data;
+    expect(res.body).toEqual({
+      success: true,
+      data: {
+        id: expect.any(String),
+        url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/renders\/[0-9a-f-]{36}\?expires=\d+&signature=[\w-]+$/),
+        expires_at: expect.any(String),
+        mime_type: 'image/png',
+        width: 400,
+        height: 240,
+        capture: expect.objectContaining({ http_status: 200, final_url: `${pages.url}/red`, title: 'Red – ünïcode', page_height: 240 }),
+      },
+    });
+    // cache_ttl 0, yet the link is kept at least an hour (docs/render.md).
+    expect(Date.parse(data.expires_at) - minute).toBeGreaterThanOrEqual(3_600_000);
+    const link = new URL(data.url);
+    const file = await request(t.url).get(`${link.pathname}${link.search}`).buffer(true).parse(binary);
+    expect(file.status).toBe(200);
+    expect(file.headers['content-type']).toBe('image/png');
+    expect(file.headers['cache-control']).toMatch(/^public, max-age=\d+$/);
+    expect((await decodeImage(file.body)).at(10, 10)).toEqual(RED);
+
+    const tampered = await request(t.url).get(`${link.pathname}${link.search.replace(/expires=(\d+)/, (_, n) => `expires=${Number(n) + 1}`)}`);
+    expect(tampered.status).toBe(403);
+    expect(tampered.body).toEqual({ success: false, error: 'The link’s signature is not valid', code: 'invalid_signature' });
+    t.clock.set(new Date(Date.parse(data.expires_at) + 1000));
+    const late = await request(t.url).get(`${link.pathname}${link.search}`);
+    expect(late.status).toBe(403);
+    expect(late.body).toEqual({ success: false, error: 'The link has expired', code: 'link_expired' });
+  });
+
+  it('with cache_ttl an identical render is a HIT from storage without a new job (Age set); fresh, cache_key and an option change capture anew', async () => {
+    const url = `${pages.url}/blue`;
+    const before = (await renderJobs()).length;
+    const first = await render({ url, cache_ttl: '600', viewport_width: '500' });
+    expect(first.headers['x-cache']).toBe('MISS');
+    t.clock.advance(5_000);
+    const again = await render({ url, cache_ttl: '600', viewport_width: '500' });
+    expect(again.status).toBe(200);
+    expect(again.headers['x-cache']).toBe('HIT');
+    expect(again.headers.age).toBe('5');
+    expect(again.headers['x-render-id']).toBe(first.headers['x-render-id']);
+    expect(Buffer.compare(again.body, first.body)).toBe(0);
+    expect(again.headers['x-capture-title']).toBe(first.headers['x-capture-title']);
+    expect((await renderJobs()).length).toBe(before + 1);
+
+    const fresh = await render({ url, cache_ttl: '600', viewport_width: '500', fresh: 'true' });
+    expect(fresh.headers['x-cache']).toBe('MISS');
+    expect(fresh.headers['x-render-id']).not.toBe(first.headers['x-render-id']);
+    // The fresh capture is now the entry.
+    const afterFresh = await render({ url, cache_ttl: '600', viewport_width: '500' });
+    expect(afterFresh.headers).toMatchObject({ 'x-cache': 'HIT', 'x-render-id': fresh.headers['x-render-id'] });
+
+    const keyed = await render({ url, cache_ttl: '600', viewport_width: '500', cache_key: 'v2' });
+    expect(keyed.headers['x-cache']).toBe('MISS');
+    const otherOption = await render({ url, cache_ttl: '600', viewport_width: '501' });
+    expect(otherOption.headers['x-cache']).toBe('MISS');
+    // Without cache_ttl (0 with a token) nothing is read from the cache.
+    const uncached = await render({ url, viewport_width: '500' });
+    expect(uncached.headers['x-cache']).toBe('MISS');
+    expect((await renderJobs()).length).toBe(before + 5);
+  });
+
+  it('another account never hits my entry', async () => {
+    const url = `${pages.url}/blue`;
+    const mine = await render({ url, cache_ttl: '600', viewport_width: '640' });
+    expect(mine.status).toBe(200);
+    const other = await t.createAccount({ plan: 'business' });
+    const theirs = await render({ url, cache_ttl: '600', viewport_width: '640' }, other.auth);
+    expect(theirs.status).toBe(200);
+    expect(theirs.headers['x-cache']).toBe('MISS');
+    expect(theirs.headers['x-render-id']).not.toBe(mine.headers['x-render-id']);
+    expect(await renderJobs(other)).toHaveLength(1);
+  });
+
+  it('identical concurrent misses make exactly one render job; every request gets its bytes', async () => {
+    const url = `${pages.url}/red`;
+    const before = (await renderJobs()).length;
+    const answers = await Promise.all(Array.from({ length: 6 }, () => render({ url, viewport_width: '700', cache_ttl: '60' })));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(new Set(answers.map((a) => a.headers['x-render-id'])).size).toBe(1);
+    for (const a of answers) expect((await decodeImage(a.body)).width).toBe(700);
+    expect((await renderJobs()).length).toBe(before + 1);
+  });
+
+  it('identical concurrent misses sent to two API instances of one deployment still make one job (the database decides)', async () => {
+    const second = await startTestApp({ database: t.database, redisKeyPrefix: t.config.redisKeyPrefix, env: { CAPTURE_TIMEOUT_MS: '8000' } });
+    try {
+      second.clock.set(t.clock.now());
+      const url = `${pages.url}/red`;
+      const before = (await renderJobs()).length;
+      const query = { url, viewport_width: '720', cache_ttl: '60' };
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          request(i % 2 ? second.url : t.url)
+            .get('/render')
+            .query(query)
+            .set(account.auth)
+            .buffer(true)
+            .parse(binary),
+        ),
+      );
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      expect(new Set(answers.map((a) => a.headers['x-render-id'])).size).toBe(1);
+      expect((await renderJobs()).length).toBe(before + 1);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('the sweep deletes an entry and its object once it is kept no longer', async () => {
+    const res = await render({ url: `${pages.url}/blue`, cache_ttl: '30', viewport_width: '800' });
+    const id = res.headers['x-render-id'];
+    const storage = t.app.get(ScreenshotStorage);
+    const key = `renders/${account.id}/${id}.png`;
+    expect(await storage.exists(key)).toBe(true);
+    const sweeper = t.app.get(RenderSweeper);
+    t.clock.advance(20_000);
+    await sweeper.sweep();
+    expect(await storage.exists(key)).toBe(true);
+    // Kept for its TTL (30 s) or the 120 s an uncached render is kept, whichever is longer.
+    t.clock.advance(120_000);
+    await sweeper.sweep();
+    expect(await storage.exists(key)).toBe(false);
+    t.clock.set(new Date(minute + 200_000));
+    const after = await render({ url: `${pages.url}/blue`, cache_ttl: '600', viewport_width: '800' });
+    expect(after.headers['x-cache']).toBe('MISS');
+  });
+
+  it('422 for bad options, in Take Screenshot’s words; the URL policy refuses at the door', async () => {
+    const bad = await api()
+      .get('/render')
+      .query({ url: `${pages.url}/red`, viewport_width: '10', full_page: 'maybe', nope: '1', cache_ttl: '2592001' })
+      .set(account.auth);
+    expect(bad.status).toBe(422);
+    expect(bad.body).toEqual({
+      success: false,
+      error: 'The given data was invalid',
+      code: 'validation_failed',
+      details: expect.arrayContaining([
+        { field: 'viewport_width', message: 'viewport_width must not be less than 320' },
+        { field: 'full_page', message: 'full_page must be a boolean value' },
+        { field: 'nope', message: 'nope is not allowed' },
+        { field: 'cache_ttl', message: 'cache_ttl must not be greater than 2592000' },
+      ]),
+    });
+    const quality = await api()
+      .post('/render')
+      .set(account.auth)
+      .send({ url: `${pages.url}/red`, quality: 50 });
+    expect(quality.status).toBe(422);
+    expect(quality.body.details).toEqual([{ field: 'quality', message: expect.stringContaining('quality') }]);
+    const missing = await api().get('/render').set(account.auth);
+    expect(missing.status).toBe(422);
+    expect(missing.body.details).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'url' })]));
+    const scheme = await api().get('/render').query({ url: 'ftp://example.com/' }).set(account.auth);
+    expect(scheme.status).toBe(422);
+    expect(scheme.body).toEqual({
+      success: false,
+      error: 'The given data was invalid',
+      code: 'validation_failed',
+      details: [{ field: 'url', message: 'url scheme must be http or https' }],
+    });
+    expect(await renderJobs()).toEqual(expect.not.arrayContaining([expect.objectContaining({ status: 'queued' })]));
+  });
+
+  it('502 capture_failed with the page’s error; 504 capture_timeout when the page never loads', async () => {
+    const closed: Server = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const refused = await api()
+      .get('/render')
+      .query({ url: `http://127.0.0.1:${port}/` })
+      .set(account.auth);
+    expect(refused.status).toBe(502);
+    expect(refused.body).toEqual({ success: false, error: 'net::ERR_CONNECTION_REFUSED', code: 'capture_failed' });
+    const never = await api()
+      .get('/render')
+      .query({ url: `${pages.url}/never`, timeout_ms: '2000' })
+      .set(account.auth);
+    expect(never.status).toBe(504);
+    expect(never.body).toEqual({ success: false, error: 'Navigation timeout of 2000 ms exceeded', code: 'capture_timeout' });
+  });
+
+  it('401 without a token; renders are not screenshots: absent from the screenshot list', async () => {
+    expect(
+      (
+        await api()
+          .get('/render')
+          .query({ url: `${pages.url}/red` })
+      ).status,
+    ).toBe(401);
+    const list = await api().get('/screenshots').set(account.auth);
+    expect(list.status).toBe(200);
+    expect(list.body.meta.total).toBe(0);
+  });
+
+  it('a signed link (render key, no Authorization) renders for the key’s account: a day’s cache, Cache-Control public; tampered → 403', async () => {
+    const key = await api().post('/render-keys').set(account.auth).send({ name: 'img' });
+    expect(key.status).toBe(201);
+    const { access_key, secret } = key.body.data;
+    const query = `url=${encodeURIComponent(`${pages.url}/red`)}&viewport_width=420&access_key=${access_key}`;
+    const signature = createHmac('sha256', secret).update(query).digest('hex');
+    const first = await api().get(`/render?${query}&signature=${signature}`).buffer(true).parse(binary);
+    expect(first.status).toBe(200);
+    expect(first.headers['x-cache']).toBe('MISS');
+    expect(first.headers['cache-control']).toBe('public, max-age=86400');
+    expect(first.headers['x-ratelimit-limit']).toBeDefined();
+    expect((await decodeImage(first.body)).width).toBe(420);
+    t.clock.advance(10_000);
+    const again = await api().get(`/render?${query}&signature=${signature}`).buffer(true).parse(binary);
+    expect(again.headers).toMatchObject({ 'x-cache': 'HIT', age: '10', 'cache-control': 'public, max-age=86390' });
+    const tampered = await api().get(`/render?${query.replace('420', '421')}&signature=${signature}`);
+    expect(tampered.status).toBe(403);
+    expect(tampered.body.code).toBe('invalid_signature');
+  });
+});
