@@ -161,11 +161,14 @@ export class RendersService {
   }
 
   /**
-   * The one place a render job is queued (a later change gives render jobs their queue priority here). Its id is
-   * the render's.
+   * The one place a render job is queued. A client is waiting on it, so it goes ahead of batch and scheduled
+   * captures (docs/fair-slots.md); it still counts against its account's cap. Its id is the render's.
    */
   private submit(id: string, accountId: number, options: RenderJobOptions): Promise<JobProps> {
-    return this.jobs.submit({ id, type: 'render', accountId, websiteId: null, source: 'api', options, idempotencyKey: null, createdAt: this.clock.now() });
+    return this.jobs.submit(
+      { id, type: 'render', accountId, websiteId: null, source: 'api', options, idempotencyKey: null, createdAt: this.clock.now() },
+      { interactive: true },
+    );
   }
 
   /** Waits for the render's job (long-poll on job events), then reads its entry: ready, or the job's error as 502/504. */
