@@ -115,11 +115,15 @@ describe('Render in one call (real Chromium)', () => {
 
     const tampered = await request(t.url).get(`${link.pathname}${link.search.replace(/expires=(\d+)/, (_, n) => `expires=${Number(n) + 1}`)}`);
     expect(tampered.status).toBe(403);
-    expect(tampered.body).toEqual({ success: false, error: 'The link’s signature is not valid', code: 'invalid_signature' });
+    expect(tampered.body).toEqual({ success: false, error: 'The link’s signature is invalid', code: 'invalid_signature' });
     t.clock.set(new Date(Date.parse(data.expires_at) + 1000));
     const late = await request(t.url).get(`${link.pathname}${link.search}`);
     expect(late.status).toBe(403);
-    expect(late.body).toEqual({ success: false, error: 'The link has expired', code: 'link_expired' });
+    expect(late.body).toEqual({
+      success: false,
+      error: `The link expired at ${new Date(Math.floor(Date.parse(data.expires_at) / 1000) * 1000).toISOString()}`,
+      code: 'link_expired',
+    });
   });
 
   it('with cache_ttl an identical render is a HIT from storage without a new job (Age set); fresh, cache_key and an option change capture anew', async () => {

@@ -10,25 +10,17 @@ import { startTestApp, TestAccount, TestApp } from '../support/test-app';
  * requests through openapi-fetch, long-polled jobs, bytes that decode, and errors that come back in their types.
  */
 
-/**
- * GET /render and /render-keys arrive from another branch. Once they are on main: `npm run generate:client`, set
- * this to true, and the signed-link tests below run (the first test fails until then, so it cannot be forgotten).
- */
-const RENDER_ENDPOINTS_MERGED = false;
-
 describe('TypeScript client (clients/typescript) against the running service', () => {
   let t: TestApp;
   let pages: PageServer;
   let alice: TestAccount;
   let client: ScreenshotClient;
-  let servedPaths: string[];
 
   beforeAll(async () => {
     pages = await new PageServer({ '/red': solidPage('rgb(255,0,0)'), '/held': () => undefined }).start();
     t = await startTestApp();
     alice = await t.createAccount({ plan: 'business' });
     client = createClient({ baseUrl: `${t.url}/`, token: alice.token });
-    servedPaths = Object.keys((await request(t.url).get('/openapi.json').expect(200)).body.paths);
   });
   afterAll(async () => {
     await t?.close();
@@ -44,12 +36,6 @@ describe('TypeScript client (clients/typescript) against the running service', (
   it('the generator reads the very document the service serves (npm run generate:client builds it without listening)', async () => {
     const served = (await request(t.url).get('/openapi.json').expect(200)).body;
     expect(JSON.parse(JSON.stringify(await buildOpenApiDocument()))).toEqual(served);
-  });
-
-  it(`signed /render links are tested here once the endpoints are merged (RENDER_ENDPOINTS_MERGED = ${RENDER_ENDPOINTS_MERGED})`, () => {
-    const served = servedPaths.includes('/render') && servedPaths.includes('/render-keys');
-    // When this fails: /render and /render-keys are served, so enable the tests below (see RENDER_ENDPOINTS_MERGED).
-    expect({ renderEndpointsServed: served }).toEqual({ renderEndpointsServed: RENDER_ENDPOINTS_MERGED });
   });
 
   it('creates a website, takes a screenshot, long-polls the job to success and downloads a PNG that decodes', async () => {
@@ -135,23 +121,21 @@ describe('TypeScript client (clients/typescript) against the running service', (
     expect(execution).toMatchObject({ id: run.data!.execution_id, status: 'succeeded' });
   });
 
-  (RENDER_ENDPOINTS_MERGED ? describe : describe.skip)('GET /render and signed links (API.md, third round)', () => {
+  describe('GET /render and signed links (API.md, third round)', () => {
     let key: { id: string | number; access_key: string; secret: string };
-    const params = () => ({ url: `${pages.url}/red`, viewport_width: 200, viewport_height: 100 });
+    const params = () => ({ url: `${pages.url}/red`, viewport_width: 320, viewport_height: 240 });
 
     beforeAll(async () => {
-      // Plain fetch: typed through the client once /render-keys is in the generated schema.
-      const res = await fetch(`${t.url}/render-keys`, { method: 'POST', headers: { ...alice.auth, 'content-type': 'application/json' }, body: '{}' });
-      expect(res.status).toBeLessThan(300);
-      const body = (await res.json()) as { data?: typeof key } & typeof key;
-      key = body.data ?? body;
+      const created = await client.POST('/render-keys', { body: {} });
+      expect(created.response.status).toBe(201);
+      key = created.data!.data;
     });
 
     it('render() answers the image bytes with the bearer token, then from the cache', async () => {
       const miss = await render(client, { ...params(), cache_ttl: 60 });
       expect({ type: miss.contentType, cache: miss.cache }).toEqual({ type: 'image/png', cache: 'MISS' });
       const image = await decodeImage(Buffer.from(miss.bytes));
-      expect({ width: image.width, height: image.height, centre: image.at(100, 50) }).toEqual({ width: 200, height: 100, centre: RED });
+      expect({ width: image.width, height: image.height, centre: image.at(160, 120) }).toEqual({ width: 320, height: 240, centre: RED });
       expect((await render(client, { ...params(), cache_ttl: 60 })).cache).toBe('HIT');
     });
 
@@ -166,14 +150,14 @@ describe('TypeScript client (clients/typescript) against the running service', (
       const ok = await fetch(link);
       expect({ status: ok.status, type: ok.headers.get('content-type') }).toEqual({ status: 200, type: 'image/png' });
       expect(ok.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
-      expect((await decodeImage(Buffer.from(await ok.arrayBuffer()))).at(100, 50)).toEqual(RED);
+      expect((await decodeImage(Buffer.from(await ok.arrayBuffer()))).at(160, 120)).toEqual(RED);
 
-      const tampered = await fetch(link.replace('viewport_width=200', 'viewport_width=201'));
+      const tampered = await fetch(link.replace('viewport_width=320', 'viewport_width=321'));
       expect({ status: tampered.status, code: ((await tampered.json()) as { code: string }).code }).toEqual({ status: 403, code: 'invalid_signature' });
       const expired = await fetch(signRenderUrl({ baseUrl: t.url, accessKey: key.access_key, secret: key.secret, params: params(), expires: 1 }));
       expect({ status: expired.status, code: ((await expired.json()) as { code: string }).code }).toEqual({ status: 403, code: 'link_expired' });
 
-      expect((await fetch(`${t.url}/render-keys/${key.id}`, { method: 'DELETE', headers: alice.auth })).status).toBeLessThan(300);
+      expect((await client.DELETE('/render-keys/{id}', { params: { path: { id: Number(key.id) } } })).response.status).toBe(200);
       const revoked = await fetch(link);
       expect({ status: revoked.status, code: ((await revoked.json()) as { code: string }).code }).toEqual({ status: 403, code: 'invalid_signature' });
     });

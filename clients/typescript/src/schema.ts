@@ -278,6 +278,50 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/render': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Render (query)
+     * @description Captures the URL and answers the file itself (or, with `response_type=json`, a signed link to it). Every option of Take Screenshot applies; the URL policy and the rate limits apply as to any request (one render is one request). With `cache_ttl` > 0 an identical render (same account, URL and options that change the picture, same `cache_key`) is answered from storage (`X-Cache: HIT`); identical renders in flight share one capture. See docs/render.md. Query values are strings: `full_page=true`, `viewport_width=390`.
+     */
+    get: operations['Render_get'];
+    put?: never;
+    /**
+     * Render (body)
+     * @description Captures the URL and answers the file itself (or, with `response_type=json`, a signed link to it). Every option of Take Screenshot applies; the URL policy and the rate limits apply as to any request (one render is one request). With `cache_ttl` > 0 an identical render (same account, URL and options that change the picture, same `cache_key`) is answered from storage (`X-Cache: HIT`); identical renders in flight share one capture. See docs/render.md.
+     */
+    post: operations['Render_post'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/renders/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Rendered file (signed link)
+     * @description The `url` of a json render answer; no token. 403 `invalid_signature` or `link_expired`.
+     */
+    get: operations['RenderLink_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/scenarios': {
     parameters: {
       query?: never;
@@ -582,6 +626,50 @@ export interface paths {
      */
     post: operations['Channels_test'];
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/render-keys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List Render Keys
+     * @description Newest first; never their secrets.
+     */
+    get: operations['RenderKeys_list'];
+    put?: never;
+    /**
+     * Create Render Key
+     * @description A key to sign `/render` links: `/render?url=…&access_key=<access_key>[&expires=<unix seconds>]&signature=<hex>`, where `signature` — the last parameter — is the lowercase hex HMAC-SHA256 of the query exactly as sent before `&signature=`, keyed with `secret`. The secret is in this answer only. At most 20 keys per account.
+     */
+    post: operations['RenderKeys_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/render-keys/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete Render Key
+     * @description Links signed with it answer 403 `invalid_signature` from then on.
+     */
+    delete: operations['RenderKeys_delete'];
     options?: never;
     head?: never;
     patch?: never;
@@ -1924,6 +2012,419 @@ export interface components {
       success: true;
       data: components['schemas']['Device'][];
     };
+    /** @description The capture report, as a Screenshot’s `capture` */
+    RenderCaptureReport: {
+      http_status: number | null;
+      final_url: string;
+      title: string;
+      page_height: number;
+      truncated: boolean;
+      settled: boolean;
+      waited_ms: number;
+      pending: string[];
+    };
+    /** @description A render answered as json (`response_type=json`) */
+    Render: {
+      /**
+       * Format: uuid
+       * @description The render (and its job)
+       */
+      id: string;
+      /**
+       * Format: uri
+       * @description A signed link to the stored file (`/renders/{id}?expires=…&signature=…`): no token needed, valid until `expires_at`
+       */
+      url: string;
+      /**
+       * Format: date-time
+       * @description Until when the link works and the file is kept (at least an hour after the answer)
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      expires_at: string;
+      /** @enum {string} */
+      mime_type: 'image/png' | 'image/jpeg' | 'image/webp' | 'application/pdf';
+      width: number;
+      height: number;
+      capture?: components['schemas']['RenderCaptureReport'] | null;
+    };
+    /** @description A render whose page failed: the page’s error, as a job’s `error` says it */
+    CaptureFailedErrorBody: {
+      /** @enum {boolean} */
+      success: false;
+      /**
+       * @description Human-readable message
+       * @example net::ERR_CONNECTION_REFUSED
+       */
+      error: string;
+      /**
+       * @description Stable machine-readable code
+       * @enum {string}
+       */
+      code: 'capture_failed';
+    };
+    /** @description A render that did not end in time (its timeout_ms, or the server’s CAPTURE_TIMEOUT_MS) */
+    CaptureTimeoutErrorBody: {
+      /** @enum {boolean} */
+      success: false;
+      /**
+       * @description Human-readable message
+       * @example Navigation timeout of 5000 ms exceeded
+       */
+      error: string;
+      /**
+       * @description Stable machine-readable code
+       * @enum {string}
+       */
+      code: 'capture_timeout';
+    };
+    /** @description The page to capture, every Take Screenshot option, and the cache settings. */
+    RenderRequest: {
+      /**
+       * @description When the capture is taken. `stable`: after `load`, as soon as the page has been still for a short settle window (no request in flight, no pending timer of at most 2 s, no DOM change, fonts loaded, images decoded; intervals, longer timers and endless animations do not hold it), at most 3 s after `load`. `load` / `domcontentloaded`: at that event, nothing more. `network_idle`: after `load`, once the network has been quiet for 500 ms (at most 3 s).
+       * @default stable
+       * @enum {string}
+       */
+      wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
+      /**
+       * @description File format. `pdf` prints the page (print media) on `pdf_paper`.
+       * @default png
+       * @enum {string}
+       */
+      format?: 'png' | 'jpeg' | 'webp' | 'pdf';
+      /**
+       * @description jpeg and webp only (422 with png or pdf)
+       * @default 80
+       */
+      quality?: number;
+      /**
+       * @description pdf only
+       * @default a4
+       * @enum {string}
+       */
+      pdf_paper?: 'a4' | 'letter' | 'legal' | 'a3';
+      /**
+       * @description pdf only
+       * @default false
+       */
+      pdf_landscape?: boolean;
+      /**
+       * @description pdf only: print background colours and images
+       * @default true
+       */
+      pdf_print_background?: boolean;
+      /**
+       * @description Transparent background where the page sets none (png and webp only)
+       * @default false
+       */
+      omit_background?: boolean;
+      /**
+       * Format: css-selector
+       * @description Capture only the first element matching this CSS selector (scrolled into view; full_page ignored). No match within the wait → the job fails naming it. Images only.
+       * @example #pricing
+       */
+      selector?: string;
+      /** @description Capture only this rectangle of the page, CSS px (not with selector; images only) */
+      clip?: components['schemas']['Clip'];
+      /**
+       * @description A device preset (GET /devices): viewport, scale factor, mobile, touch and user agent. Not with viewport_width/viewport_height/device_scale_factor in the same request.
+       * @example iPhone 15 Pro
+       * @enum {string}
+       */
+      device?:
+        | 'Blackberry PlayBook'
+        | 'Blackberry PlayBook landscape'
+        | 'BlackBerry Z30'
+        | 'BlackBerry Z30 landscape'
+        | 'Galaxy Note 3'
+        | 'Galaxy Note 3 landscape'
+        | 'Galaxy Note II'
+        | 'Galaxy Note II landscape'
+        | 'Galaxy S III'
+        | 'Galaxy S III landscape'
+        | 'Galaxy S5'
+        | 'Galaxy S5 landscape'
+        | 'Galaxy S8'
+        | 'Galaxy S8 landscape'
+        | 'Galaxy S9+'
+        | 'Galaxy S9+ landscape'
+        | 'Galaxy Tab S4'
+        | 'Galaxy Tab S4 landscape'
+        | 'iPad'
+        | 'iPad landscape'
+        | 'iPad (gen 6)'
+        | 'iPad (gen 6) landscape'
+        | 'iPad (gen 7)'
+        | 'iPad (gen 7) landscape'
+        | 'iPad Mini'
+        | 'iPad Mini landscape'
+        | 'iPad Pro'
+        | 'iPad Pro landscape'
+        | 'iPad Pro 11'
+        | 'iPad Pro 11 landscape'
+        | 'iPhone 4'
+        | 'iPhone 4 landscape'
+        | 'iPhone 5'
+        | 'iPhone 5 landscape'
+        | 'iPhone 6'
+        | 'iPhone 6 landscape'
+        | 'iPhone 6 Plus'
+        | 'iPhone 6 Plus landscape'
+        | 'iPhone 7'
+        | 'iPhone 7 landscape'
+        | 'iPhone 7 Plus'
+        | 'iPhone 7 Plus landscape'
+        | 'iPhone 8'
+        | 'iPhone 8 landscape'
+        | 'iPhone 8 Plus'
+        | 'iPhone 8 Plus landscape'
+        | 'iPhone SE'
+        | 'iPhone SE landscape'
+        | 'iPhone X'
+        | 'iPhone X landscape'
+        | 'iPhone XR'
+        | 'iPhone XR landscape'
+        | 'iPhone 11'
+        | 'iPhone 11 landscape'
+        | 'iPhone 11 Pro'
+        | 'iPhone 11 Pro landscape'
+        | 'iPhone 11 Pro Max'
+        | 'iPhone 11 Pro Max landscape'
+        | 'iPhone 12'
+        | 'iPhone 12 landscape'
+        | 'iPhone 12 Pro'
+        | 'iPhone 12 Pro landscape'
+        | 'iPhone 12 Pro Max'
+        | 'iPhone 12 Pro Max landscape'
+        | 'iPhone 12 Mini'
+        | 'iPhone 12 Mini landscape'
+        | 'iPhone 13'
+        | 'iPhone 13 landscape'
+        | 'iPhone 13 Pro'
+        | 'iPhone 13 Pro landscape'
+        | 'iPhone 13 Pro Max'
+        | 'iPhone 13 Pro Max landscape'
+        | 'iPhone 13 Mini'
+        | 'iPhone 13 Mini landscape'
+        | 'iPhone 14'
+        | 'iPhone 14 landscape'
+        | 'iPhone 14 Plus'
+        | 'iPhone 14 Plus landscape'
+        | 'iPhone 14 Pro'
+        | 'iPhone 14 Pro landscape'
+        | 'iPhone 14 Pro Max'
+        | 'iPhone 14 Pro Max landscape'
+        | 'iPhone 15'
+        | 'iPhone 15 landscape'
+        | 'iPhone 15 Plus'
+        | 'iPhone 15 Plus landscape'
+        | 'iPhone 15 Pro'
+        | 'iPhone 15 Pro landscape'
+        | 'iPhone 15 Pro Max'
+        | 'iPhone 15 Pro Max landscape'
+        | 'JioPhone 2'
+        | 'JioPhone 2 landscape'
+        | 'Kindle Fire HDX'
+        | 'Kindle Fire HDX landscape'
+        | 'LG Optimus L70'
+        | 'LG Optimus L70 landscape'
+        | 'Microsoft Lumia 550'
+        | 'Microsoft Lumia 950'
+        | 'Microsoft Lumia 950 landscape'
+        | 'Nexus 10'
+        | 'Nexus 10 landscape'
+        | 'Nexus 4'
+        | 'Nexus 4 landscape'
+        | 'Nexus 5'
+        | 'Nexus 5 landscape'
+        | 'Nexus 5X'
+        | 'Nexus 5X landscape'
+        | 'Nexus 6'
+        | 'Nexus 6 landscape'
+        | 'Nexus 6P'
+        | 'Nexus 6P landscape'
+        | 'Nexus 7'
+        | 'Nexus 7 landscape'
+        | 'Nokia Lumia 520'
+        | 'Nokia Lumia 520 landscape'
+        | 'Nokia N9'
+        | 'Nokia N9 landscape'
+        | 'Pixel 2'
+        | 'Pixel 2 landscape'
+        | 'Pixel 2 XL'
+        | 'Pixel 2 XL landscape'
+        | 'Pixel 3'
+        | 'Pixel 3 landscape'
+        | 'Pixel 4'
+        | 'Pixel 4 landscape'
+        | 'Pixel 4a (5G)'
+        | 'Pixel 4a (5G) landscape'
+        | 'Pixel 5'
+        | 'Pixel 5 landscape'
+        | 'Moto G4'
+        | 'Moto G4 landscape';
+      /** @description User-Agent header and navigator.userAgent (over a device’s) */
+      user_agent?: string;
+      /**
+       * @description BCP 47 language tag: Accept-Language, navigator.language and Intl
+       * @example de-DE
+       */
+      locale?: string;
+      /**
+       * @description IANA time zone the page’s clock runs in
+       * @example Asia/Tokyo
+       */
+      timezone?: string;
+      /** @description Resource types not loaded at all */
+      block_resources?: (
+        'image' | 'media' | 'font' | 'stylesheet' | 'script' | 'xhr' | 'fetch' | 'websocket' | 'eventsource' | 'manifest' | 'texttrack' | 'other'
+      )[];
+      /** @description A style sheet added to the page before the capture (at most 20480 bytes of UTF-8) */
+      css?: string;
+      /**
+       * @description JavaScript run in the page (its own world, like a script of its own) once it settled, before the clicks and the capture; the page settles again after. One script or a list of at most 10, run in order, at most 20480 bytes of UTF-8 in all; each may `await` (its promise is waited for, within timeout_ms). A script that throws fails the job ("scripts[0] failed: ReferenceError: …"). Every request a script makes goes through the URL policy like the page's own.
+       * @example document.querySelector('#promo')?.remove()
+       */
+      scripts?: string | string[];
+      /** @description CSS selectors clicked in order (at most 10) after the page settled and the scripts ran, before the capture; the page settles after each click. A selector matching nothing fails the job ("Click target not found: #load-more"). */
+      click?: string[];
+      /** @description Elements removed before the capture (display: none): unlike hide_selectors, the space they took is freed. */
+      remove_selectors?: string[];
+      /**
+       * @description Emulate prefers-reduced-motion: reduce (pages that honour it stop their animations and carousels)
+       * @default false
+       */
+      reduced_motion?: boolean;
+      /**
+       * @description The CSS media the page is rendered for. Default: `screen` for images, `print` for a PDF.
+       * @enum {string}
+       */
+      media_type?: 'screen' | 'print';
+      /**
+       * @description Answer cookie consent dialogs with “reject” (or hide them) before the capture, with the rule set of @duckduckgo/autoconsent (shipped, never downloaded)
+       * @default false
+       */
+      block_cookie_banners?: boolean;
+      /**
+       * @description Never request known advertising hosts (the advertising categories of Ghostery’s tracker database, @ghostery/trackerdb, shipped in the package). Network requests only: an ad slot is left empty.
+       * @default false
+       */
+      block_ads?: boolean;
+      /**
+       * @description Never request known analytics trackers (the site_analytics category of Ghostery’s tracker database).
+       * @default false
+       */
+      block_trackers?: boolean;
+      /**
+       * @description Never request known chat and support widgets (Intercom, Drift, Crisp, Tawk, Zendesk chat, …: the chat and help-desk services of the customer_interaction category of Ghostery’s tracker database).
+       * @default false
+       */
+      block_chat_widgets?: boolean;
+      /** @description Requests whose URL matches one of these patterns (`*` matches any characters; at most 50) are never sent. The page's own document is not matched. */
+      block_requests?: string[];
+      /**
+       * @description `true`: the job fails when the page answers any 4xx or 5xx (after redirects), with `error` "The page answered HTTP 404" — a page failure, not retried. A list: only these codes (400..599). `false` or `[]`: an error page is captured like any page (its status is in the screenshot’s `capture.http_status`).
+       * @default false
+       */
+      fail_on_status?: boolean | number[];
+      /** @description The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("Navigation timeout of 5000 ms exceeded"). */
+      timeout_ms?: number;
+      /** @description The image resized to this width in pixels (16–8192); without output_height the height keeps the aspect ratio. Images only (422 with pdf). */
+      output_width?: number;
+      /** @description The image resized to this height in pixels (16–8192); without output_width the width keeps the aspect ratio; with both, exactly that size (stretched). Images only (422 with pdf). */
+      output_height?: number;
+      /**
+       * @description Extra request headers, sent only to the website’s host and its subdomains (never to third parties). Host, Cookie, Content-Length, Connection, Transfer-Encoding and Proxy-* are refused. Encrypted at rest; values never returned.
+       * @example {
+       *       "X-Api-Version": "2"
+       *     }
+       */
+      headers?: {
+        [key: string]: string;
+      };
+      /** @description Cookies set for the website before loading it. Encrypted at rest; values never returned. */
+      cookies?: components['schemas']['Cookie'][];
+      /** @description HTTP Basic credentials, sent only to the website’s host and its subdomains. Encrypted at rest; never returned. */
+      http_auth?: components['schemas']['HttpAuth'];
+      /** @description Default: the website’s full_page */
+      full_page?: boolean;
+      /** @description Default: the website’s */
+      viewport_width?: number;
+      /** @description Default: the website’s */
+      viewport_height?: number;
+      /**
+       * @description Milliseconds to wait after the page settled
+       * @default 0
+       */
+      delay_ms?: number;
+      /**
+       * Format: css-selector
+       * @description Wait until this CSS selector matches before capturing (one that does not parse is 422)
+       * @example #cookie-banner
+       */
+      wait_for_selector?: string;
+      /** @default 1 */
+      device_scale_factor?: number;
+      /** @description Elements hidden before capturing */
+      hide_selectors?: string[];
+      /**
+       * @description Emulate prefers-color-scheme: dark
+       * @default false
+       */
+      dark_mode?: boolean;
+      /**
+       * @description The page (http or https; the URL policy applies)
+       * @example https://example.com/
+       */
+      url: string;
+      /**
+       * @description `image`: the file's bytes. `json`: `{success, data: {id, url, expires_at, …}}` with `url` a signed link to the file, kept at least 3600 s
+       * @default image
+       * @enum {string}
+       */
+      response_type?: 'image' | 'json';
+      /**
+       * @description Seconds an identical render may be answered from the cache (0: always a new capture; identical renders in flight still share one)
+       * @default 0
+       */
+      cache_ttl?: number;
+      /** @description Any string: renders with different keys never share an entry */
+      cache_key?: string;
+      /**
+       * @description Bypass the cache: a new capture, which becomes the entry
+       * @default false
+       */
+      fresh?: boolean;
+    };
+    /** @description A signed link (render keys) whose `signature` is missing, not the last parameter, not the HMAC-SHA256 of the query before it, or made with an unknown or deleted key */
+    InvalidSignatureErrorBody: {
+      /** @enum {boolean} */
+      success: false;
+      /**
+       * @description Human-readable message
+       * @example The link’s signature is invalid
+       */
+      error: string;
+      /**
+       * @description Stable machine-readable code
+       * @enum {string}
+       */
+      code: 'invalid_signature';
+    };
+    /** @description A correctly signed link whose `expires` (unix seconds) has passed */
+    LinkExpiredErrorBody: {
+      /** @enum {boolean} */
+      success: false;
+      /**
+       * @description Human-readable message
+       * @example The link expired at 2026-11-26T20:00:00.000Z
+       */
+      error: string;
+      /**
+       * @description Stable machine-readable code
+       * @enum {string}
+       */
+      code: 'link_expired';
+    };
     /** @description Go to a URL (it must pass the URL policy) */
     NavigateStep: {
       /**
@@ -2638,6 +3139,58 @@ export interface components {
        */
       created_at: string;
     };
+    /** @description A key that signs `/render` links (its secret is never shown again) */
+    RenderKey: {
+      /** @example 1 */
+      id: number;
+      /**
+       * @description A label for you (optional)
+       * @example Blog thumbnails
+       */
+      name: string | null;
+      /**
+       * @description Public: put it in a link’s query as `access_key=…`
+       * @example rk_0123456789abcdef01234567
+       */
+      access_key: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      created_at: string;
+    };
+    /** @description The new render key with its secret, shown this once */
+    RenderKeyWithSecret: {
+      /** @example 1 */
+      id: number;
+      /**
+       * @description A label for you (optional)
+       * @example Blog thumbnails
+       */
+      name: string | null;
+      /**
+       * @description Public: put it in a link’s query as `access_key=…`
+       * @example rk_0123456789abcdef01234567
+       */
+      access_key: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      created_at: string;
+      /**
+       * @description The HMAC-SHA256 key (the whole string, as UTF-8). Sign a link’s query as sent: `signature = hex(HMAC-SHA256(secret, query))`, appended last as `&signature=…`. Shown only in this answer
+       * @example rks_00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff
+       */
+      secret: string;
+    };
+    CreateRenderKeyDto: {
+      /**
+       * @description A label for you (optional)
+       * @example Blog thumbnails
+       */
+      name?: string | null;
+    };
     Health: {
       /**
        * @description `degraded` (with 503) when the database or the queue is unreachable
@@ -2660,7 +3213,7 @@ export interface components {
       /** Format: uuid */
       id: string;
       /** @enum {string} */
-      type: 'screenshot' | 'scenario';
+      type: 'screenshot' | 'scenario' | 'render';
       /** @enum {string} */
       status: 'queued' | 'running' | 'succeeded' | 'failed';
       /**
@@ -5370,6 +5923,489 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['RateLimitErrorBody'];
+        };
+      };
+      /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeadersTooLargeErrorBody'];
+        };
+      };
+      /** @description `unavailable`: the database or the queue is unreachable; nothing was applied */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnavailableErrorBody'];
+        };
+      };
+    };
+  };
+  Render_get: {
+    parameters: {
+      query: {
+        /** @description The page; every field of RenderRequest is a query parameter too */
+        url: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The file in its format; with `response_type=json`, `{success, data}` with a signed link to it */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          /** @description `HIT` (answered from the cache, no capture) or `MISS` */
+          'X-Cache'?: 'HIT' | 'MISS';
+          /** @description On a HIT: seconds since the entry was captured */
+          Age?: number;
+          /** @description The render (and its job) */
+          'X-Render-Id'?: string;
+          /** @description The main document’s HTTP status after redirects (empty when none was answered) */
+          'X-Capture-Http-Status'?: string;
+          /** @description The URL the page ended on, percent-encoded */
+          'X-Capture-Final-Url'?: string;
+          /** @description The page’s title, percent-encoded */
+          'X-Capture-Title'?: string;
+          /** @description The full page’s height in CSS px before any cut */
+          'X-Capture-Page-Height'?: string;
+          /** @description `true` when the image was cut */
+          'X-Capture-Truncated'?: string;
+          /** @description `false` when the page was still busy at capture time (taken at the cap) */
+          'X-Capture-Settled'?: string;
+          /** @description Load → capture in ms */
+          'X-Capture-Waited-Ms'?: string;
+          /** @description Up to 5 requests still in flight at the cap, `host/path` each percent-encoded, comma-separated */
+          'X-Capture-Pending'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'image/png': string;
+          'image/jpeg': string;
+          'image/webp': string;
+          'application/pdf': string;
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['Render'];
+          };
+        };
+      };
+      /** @description `bad_request`: a malformed request (refused by the HTTP parser: no X-RateLimit-* headers, the connection is closed), a URL with bad percent-encoding, or an unreadable body */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token. The X-RateLimit-* headers are those of the per-address limit on failed authentications (no account is known) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnauthorizedErrorBody'];
+        };
+      };
+      /** @description `plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free) */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanNoApiAccessErrorBody'];
+        };
+      };
+      /** @description `bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed) */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `uri_too_long`: a path segment is longer than 2048 characters */
+      414: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UriTooLongErrorBody'];
+        };
+      };
+      /** @description `validation_failed`: invalid or unknown fields, each named in `details` */
+      422: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitErrorBody'];
+        };
+      };
+      /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeadersTooLargeErrorBody'];
+        };
+      };
+      /** @description `capture_failed`: the page failed (its error in `error`) */
+      502: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CaptureFailedErrorBody'];
+        };
+      };
+      /** @description `unavailable`: the database or the queue is unreachable; nothing was applied */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnavailableErrorBody'];
+        };
+      };
+      /** @description `capture_timeout`: the capture did not end in time */
+      504: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CaptureTimeoutErrorBody'];
+        };
+      };
+    };
+  };
+  Render_post: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RenderRequest'];
+      };
+    };
+    responses: {
+      /** @description The file in its format; with `response_type=json`, `{success, data}` with a signed link to it */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          /** @description `HIT` (answered from the cache, no capture) or `MISS` */
+          'X-Cache'?: 'HIT' | 'MISS';
+          /** @description On a HIT: seconds since the entry was captured */
+          Age?: number;
+          /** @description The render (and its job) */
+          'X-Render-Id'?: string;
+          /** @description The main document’s HTTP status after redirects (empty when none was answered) */
+          'X-Capture-Http-Status'?: string;
+          /** @description The URL the page ended on, percent-encoded */
+          'X-Capture-Final-Url'?: string;
+          /** @description The page’s title, percent-encoded */
+          'X-Capture-Title'?: string;
+          /** @description The full page’s height in CSS px before any cut */
+          'X-Capture-Page-Height'?: string;
+          /** @description `true` when the image was cut */
+          'X-Capture-Truncated'?: string;
+          /** @description `false` when the page was still busy at capture time (taken at the cap) */
+          'X-Capture-Settled'?: string;
+          /** @description Load → capture in ms */
+          'X-Capture-Waited-Ms'?: string;
+          /** @description Up to 5 requests still in flight at the cap, `host/path` each percent-encoded, comma-separated */
+          'X-Capture-Pending'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'image/png': string;
+          'image/jpeg': string;
+          'image/webp': string;
+          'application/pdf': string;
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['Render'];
+          };
+        };
+      };
+      /** @description `bad_request`: the body is not valid JSON (or nests over 32 levels) or its Content-Type is not `application/json`; or a malformed request or URL */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token. The X-RateLimit-* headers are those of the per-address limit on failed authentications (no account is known) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnauthorizedErrorBody'];
+        };
+      };
+      /** @description `plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free) */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanNoApiAccessErrorBody'];
+        };
+      };
+      /** @description `bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed) */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `payload_too_large`: the body is over 1 MiB (answered after authentication, counted; read no further than the limit) */
+      413: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PayloadTooLargeErrorBody'];
+        };
+      };
+      /** @description `uri_too_long`: a path segment is longer than 2048 characters */
+      414: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UriTooLongErrorBody'];
+        };
+      };
+      /** @description `unsupported_media_type`: a Content-Encoding other than identity, gzip, deflate or br */
+      415: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnsupportedMediaTypeErrorBody'];
+        };
+      };
+      /** @description `validation_failed`: invalid or unknown fields, each named in `details` */
+      422: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitErrorBody'];
+        };
+      };
+      /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeadersTooLargeErrorBody'];
+        };
+      };
+      /** @description `capture_failed`: the page failed (its error in `error`) */
+      502: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CaptureFailedErrorBody'];
+        };
+      };
+      /** @description `unavailable`: the database or the queue is unreachable; nothing was applied */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnavailableErrorBody'];
+        };
+      };
+      /** @description `capture_timeout`: the capture did not end in time */
+      504: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CaptureTimeoutErrorBody'];
+        };
+      };
+    };
+  };
+  RenderLink_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Render id (a UUID, either case); anything else is 404 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The file in its format; `Cache-Control: public, max-age=<seconds left>` */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'image/png': string;
+          'image/jpeg': string;
+          'image/webp': string;
+          'application/pdf': string;
+        };
+      };
+      /** @description `bad_request`: a malformed request (refused by the HTTP parser: no X-RateLimit-* headers, the connection is closed), a URL with bad percent-encoding, or an unreadable body */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `invalid_signature`: a signed link (no `Authorization` header) whose `signature` is missing, not last, wrong, or made with an unknown or deleted render key; or `link_expired`: a signed link whose `expires` (unix seconds) has passed */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvalidSignatureErrorBody'] | components['schemas']['LinkExpiredErrorBody'];
+        };
+      };
+      /** @description `not_found`: unknown id, or an id of another account */
+      404: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundErrorBody'];
+        };
+      };
+      /** @description `bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed) */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `uri_too_long`: a path segment is longer than 2048 characters */
+      414: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UriTooLongErrorBody'];
         };
       };
       /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
@@ -9399,6 +10435,455 @@ export interface operations {
             success: true;
             data: components['schemas']['NotificationTest'];
           };
+        };
+      };
+      /** @description `bad_request`: a malformed request (refused by the HTTP parser: no X-RateLimit-* headers, the connection is closed), a URL with bad percent-encoding, or an unreadable body */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token. The X-RateLimit-* headers are those of the per-address limit on failed authentications (no account is known) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnauthorizedErrorBody'];
+        };
+      };
+      /** @description `plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free) */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanNoApiAccessErrorBody'];
+        };
+      };
+      /** @description `not_found`: unknown id, or an id of another account */
+      404: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundErrorBody'];
+        };
+      };
+      /** @description `bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed) */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `payload_too_large`: the body is over 1 MiB (after decoding its Content-Encoding) */
+      413: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PayloadTooLargeErrorBody'];
+        };
+      };
+      /** @description `uri_too_long`: a path segment is longer than 2048 characters */
+      414: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UriTooLongErrorBody'];
+        };
+      };
+      /** @description `unsupported_media_type`: a Content-Encoding other than identity, gzip, deflate or br */
+      415: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnsupportedMediaTypeErrorBody'];
+        };
+      };
+      /** @description `validation_failed`: this operation takes no body; each field sent is named in `details` */
+      422: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitErrorBody'];
+        };
+      };
+      /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeadersTooLargeErrorBody'];
+        };
+      };
+      /** @description `unavailable`: the database or the queue is unreachable; nothing was applied */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnavailableErrorBody'];
+        };
+      };
+    };
+  };
+  RenderKeys_list: {
+    parameters: {
+      query?: {
+        /** @description Page number */
+        page?: number;
+        /** @description Items per page */
+        per_page?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The account’s render keys; newest first, in the pagination envelope */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['RenderKey'][];
+            meta: components['schemas']['PageMeta'];
+            links: components['schemas']['PageLinks'];
+          };
+        };
+      };
+      /** @description `bad_request`: a malformed request (refused by the HTTP parser: no X-RateLimit-* headers, the connection is closed), a URL with bad percent-encoding, or an unreadable body */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token. The X-RateLimit-* headers are those of the per-address limit on failed authentications (no account is known) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnauthorizedErrorBody'];
+        };
+      };
+      /** @description `plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free) */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanNoApiAccessErrorBody'];
+        };
+      };
+      /** @description `bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed) */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `uri_too_long`: a path segment is longer than 2048 characters */
+      414: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UriTooLongErrorBody'];
+        };
+      };
+      /** @description `validation_failed`: invalid or unknown fields, each named in `details` */
+      422: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitErrorBody'];
+        };
+      };
+      /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeadersTooLargeErrorBody'];
+        };
+      };
+      /** @description `unavailable`: the database or the queue is unreachable; nothing was applied */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnavailableErrorBody'];
+        };
+      };
+    };
+  };
+  RenderKeys_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateRenderKeyDto'];
+      };
+    };
+    responses: {
+      /** @description The new key, with its secret (shown this once) */
+      201: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['RenderKeyWithSecret'];
+          };
+        };
+      };
+      /** @description `bad_request`: the body is not valid JSON (or nests over 32 levels) or its Content-Type is not `application/json`; or a malformed request or URL */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token. The X-RateLimit-* headers are those of the per-address limit on failed authentications (no account is known) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnauthorizedErrorBody'];
+        };
+      };
+      /** @description `plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free) */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanNoApiAccessErrorBody'];
+        };
+      };
+      /** @description `bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed) */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `payload_too_large`: the body is over 1 MiB (answered after authentication, counted; read no further than the limit) */
+      413: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PayloadTooLargeErrorBody'];
+        };
+      };
+      /** @description `uri_too_long`: a path segment is longer than 2048 characters */
+      414: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UriTooLongErrorBody'];
+        };
+      };
+      /** @description `unsupported_media_type`: a Content-Encoding other than identity, gzip, deflate or br */
+      415: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnsupportedMediaTypeErrorBody'];
+        };
+      };
+      /** @description `validation_failed`: invalid or unknown fields, each named in `details` */
+      422: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitErrorBody'];
+        };
+      };
+      /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeadersTooLargeErrorBody'];
+        };
+      };
+      /** @description `unavailable`: the database or the queue is unreachable; nothing was applied */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnavailableErrorBody'];
+        };
+      };
+    };
+  };
+  RenderKeys_delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Render key id: plain decimal digits, 1..2147483647, no sign, leading zero, exponent or hex (`0x10`, `011`, `+1`, `1e3` are 404) */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
         };
       };
       /** @description `bad_request`: a malformed request (refused by the HTTP parser: no X-RateLimit-* headers, the connection is closed), a URL with bad percent-encoding, or an unreadable body */

@@ -1,9 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../../../shared/domain/clock';
-import { DomainError } from '../../../shared/domain/domain-error';
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import type { RenderProps } from '../domain/render';
+import { InvalidSignatureError, LinkExpiredError } from '../../render-keys/domain/render-key';
 
 /**
  * The link of a `response_type=json` answer: `/renders/{id}?expires=<unix s>&signature=<hmac>`, usable without a
@@ -27,22 +27,14 @@ export class RenderLinks {
   /** Throws 403 `invalid_signature` (tampered, missing) or `link_expired` (past its expiry). */
   verify(id: string, expires: string | undefined, signature: string | undefined): void {
     const seconds = expires !== undefined && /^\d{1,12}$/.test(expires) ? Number(expires) : null;
-    if (seconds === null || !signature) throw new LinkRefusedError('invalid_signature', 'The link’s signature is not valid');
+    if (seconds === null || !signature) throw new InvalidSignatureError();
     const expected = Buffer.from(this.signature(id, seconds));
     const given = Buffer.from(signature);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given))
-      throw new LinkRefusedError('invalid_signature', 'The link’s signature is not valid');
-    if (seconds * 1000 <= this.clock.now().getTime()) throw new LinkRefusedError('link_expired', 'The link has expired');
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw new InvalidSignatureError();
+    if (seconds * 1000 <= this.clock.now().getTime()) throw new LinkExpiredError(new Date(seconds * 1000));
   }
 
   private signature(id: string, expires: number): string {
     return this.secretBox.digest(`render-link:${id}:${expires}`);
-  }
-}
-
-/** 403 with the contract's codes (API.md, Signed links). */
-export class LinkRefusedError extends DomainError {
-  constructor(code: 'invalid_signature' | 'link_expired', message: string) {
-    super(code, message);
   }
 }

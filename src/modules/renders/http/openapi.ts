@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { ErrorBody, TIMESTAMP } from '../../../shared/http/openapi/schemas';
+import { TIMESTAMP } from '../../../shared/http/openapi/schemas';
 
 @ApiSchema({ name: 'RenderCaptureReport', description: 'The capture report, as a Screenshot’s `capture`' })
 export class RenderCaptureReport {
@@ -26,16 +26,4 @@ export class RenderView {
   @ApiProperty({ type: 'integer' }) width!: number;
   @ApiProperty({ type: 'integer' }) height!: number;
   @ApiPropertyOptional({ type: RenderCaptureReport, nullable: true }) capture!: RenderCaptureReport | null;
-}
-
-@ApiSchema({ description: 'A signed link whose signature does not match (tampered, or made with another key)' })
-export class InvalidSignatureErrorBody extends ErrorBody {
-  @ApiProperty({ example: 'The link’s signature is not valid' }) override error!: string;
-  @ApiProperty({ enum: ['invalid_signature'] }) override code!: 'invalid_signature';
-}
-
-@ApiSchema({ description: 'A signed link past its `expires`' })
-export class LinkExpiredErrorBody extends ErrorBody {
-  @ApiProperty({ example: 'The link has expired' }) override error!: string;
-  @ApiProperty({ enum: ['link_expired'] }) override code!: 'link_expired';
 }

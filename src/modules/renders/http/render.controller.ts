@@ -15,7 +15,7 @@ import type { Account } from '../../accounts/domain/account';
 import { RenderLinks } from '../application/render-links';
 import { RenderInput, RendersService } from '../application/renders.service';
 import { RenderDto } from './dto';
-import { InvalidSignatureErrorBody, LinkExpiredErrorBody, RenderView } from './openapi';
+import { RenderView } from './openapi';
 import { CAPTURE_HEADERS, cacheHeaders, renderView, replyWithRender } from './render-reply';
 import { renderQueryToBody } from './render-query';
 import { SignedLinkGuard, SignedRequest } from './signed-link.guard';
@@ -154,13 +154,7 @@ export class RenderLinkController {
     description: 'The file in its format; `Cache-Control: public, max-age=<seconds left>`',
     content: Object.fromEntries(FILE_TYPES.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])),
   })
-  @ApiExtraModels(InvalidSignatureErrorBody, LinkExpiredErrorBody)
-  @ApiResponse({
-    status: 403,
-    description: '`invalid_signature` (tampered or foreign link) or `link_expired`',
-    content: { 'application/json': { schema: { oneOf: [{ $ref: getSchemaPath(InvalidSignatureErrorBody) }, { $ref: getSchemaPath(LinkExpiredErrorBody) }] } } },
-  })
-  @ApiErrorResponses('not_found', 'unavailable')
+  @ApiErrorResponses('invalid_signature', 'link_expired', 'not_found', 'unavailable')
   @Public()
   @Get(':id')
   async get(
