@@ -147,6 +147,8 @@ describe('Dashboard playground: a URL through /render, its curl and its signed l
   });
 
   it('in a real browser: Try renders in place, Copy signed link copies it; the page fits 1280 and 390 px', async () => {
+    const renderKeys = t.app.get(RenderKeysService);
+    if ((await renderKeys.list(alice.id, { page: 1, perPage: 1 })).total === 0) await renderKeys.create(alice.id, 'playground');
     const browser = await puppeteer.launch({ executablePath: findChrome(process.env.CHROME_PATH), headless: 'shell', args: [...CHROME_ARGS] });
     try {
       const page = await browser.newPage();

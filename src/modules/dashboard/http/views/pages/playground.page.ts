@@ -38,7 +38,8 @@ export function renderQuery(url: string, body: Record<string, unknown>): string 
   for (const [name, value] of Object.entries(body)) {
     if (value === undefined || value === null) continue;
     if (Array.isArray(value) && value.every((v) => typeof v === 'string')) for (const v of value) query.append(name, v);
-    else query.append(name, typeof value === 'object' ? JSON.stringify(value) : String(value));
+    else if (typeof value === 'object') query.append(name, JSON.stringify(value));
+    else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') query.append(name, String(value));
   }
   return query.toString();
 }
