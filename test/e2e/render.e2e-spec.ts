@@ -1,9 +1,10 @@
-import { createHmac } from 'node:crypto';
-import { createServer, Server } from 'node:http';
+import { createHmac, randomUUID } from 'node:crypto';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { JobRepository } from '../../src/modules/jobs/application/ports';
-import { RenderSweeper } from '../../src/modules/renders/application/render-sweeper';
+import { RenderSweeper, SWEEP_GRACE_MS } from '../../src/modules/renders/application/render-sweeper';
+import { RenderRepository } from '../../src/modules/renders/application/ports';
 import { ScreenshotStorage } from '../../src/modules/screenshots/application/ports';
 import { binary } from '../support/assertions';
 import { decodeImage, RED } from '../support/images';
@@ -22,6 +23,9 @@ const PAGES = {
   '/blue': solidPage('rgb(0,0,255)'),
   // Never answers: the capture's timeout_ms runs out.
   '/never': () => undefined,
+  '/gone': (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Gone</title><h1>Not here</h1>');
+  },
 };
 
 describe('Render in one call (real Chromium)', () => {
@@ -205,6 +209,45 @@ describe('Render in one call (real Chromium)', () => {
     }
   });
 
+  it('an entry whose maker never queued its job (died between the two writes) is retired by the next identical render, which captures', async () => {
+    const first = await render({ url: `${pages.url}/blue`, viewport_width: '610' });
+    const repository = t.app.get(RenderRepository);
+    const made = (await repository.findById(first.headers['x-render-id']))!;
+    await repository.retire(made.id);
+    // The live entry of that key, with no job behind it.
+    const orphan = randomUUID();
+    expect(
+      await repository.insertLive({
+        id: orphan,
+        accountId: account.id,
+        cacheKey: made.cacheKey,
+        url: made.url,
+        format: 'png',
+        createdAt: t.clock.now(),
+        keepUntil: new Date(minute + 3_600_000),
+      }),
+    ).toBe(true);
+    const again = await render({ url: `${pages.url}/blue`, viewport_width: '610' });
+    expect({ status: again.status, cache: again.headers['x-cache'] }).toEqual({ status: 200, cache: 'MISS' });
+    expect(again.headers['x-render-id']).not.toBe(orphan);
+    expect((await repository.findById(orphan))?.liveKey).toBeNull();
+  });
+
+  it('fail_on_status is part of the key: a cached picture of a 404 page does not answer a request that fails on 404', async () => {
+    const shown = await render({ url: `${pages.url}/gone`, cache_ttl: '600' });
+    expect({ status: shown.status, cache: shown.headers['x-cache'], http: shown.headers['x-capture-http-status'] }).toEqual({
+      status: 200,
+      cache: 'MISS',
+      http: '404',
+    });
+    const refused = await api()
+      .get('/render')
+      .query({ url: `${pages.url}/gone`, cache_ttl: '600', fail_on_status: 'true' })
+      .set(account.auth);
+    expect(refused.status).toBe(502);
+    expect(refused.body).toEqual({ success: false, error: 'The page answered HTTP 404', code: 'capture_failed' });
+  });
+
   it('the sweep deletes an entry and its object once it is kept no longer', async () => {
     const res = await render({ url: `${pages.url}/blue`, cache_ttl: '30', viewport_width: '800' });
     const id = res.headers['x-render-id'];
@@ -215,11 +258,15 @@ describe('Render in one call (real Chromium)', () => {
     t.clock.advance(20_000);
     await sweeper.sweep();
     expect(await storage.exists(key)).toBe(true);
-    // Kept for its TTL (30 s) or the 120 s an uncached render is kept, whichever is longer.
+    // Kept for its TTL (30 s) or the 120 s an uncached render is kept, whichever is longer, plus the sweep's grace
+    // (a hit decided at the last moment still finds its object).
     t.clock.advance(120_000);
     await sweeper.sweep();
+    expect(await storage.exists(key)).toBe(true);
+    t.clock.advance(SWEEP_GRACE_MS);
+    await sweeper.sweep();
     expect(await storage.exists(key)).toBe(false);
-    t.clock.set(new Date(minute + 200_000));
+    t.clock.set(new Date(minute + 260_000));
     const after = await render({ url: `${pages.url}/blue`, cache_ttl: '600', viewport_width: '800' });
     expect(after.headers['x-cache']).toBe('MISS');
   });
@@ -311,5 +358,20 @@ describe('Render in one call (real Chromium)', () => {
     const tampered = await api().get(`/render?${query.replace('420', '421')}&signature=${signature}`);
     expect(tampered.status).toBe(403);
     expect(tampered.body.code).toBe('invalid_signature');
+  });
+
+  it('a signed link that expires before its cache entry is cached by CDNs only until the link expires (json answers too)', async () => {
+    const key = await api().post('/render-keys').set(account.auth).send({ name: 'short-lived' });
+    const { access_key, secret } = key.body.data;
+    const expires = Math.floor(t.clock.now().getTime() / 1000) + 600;
+    const sign = (query: string) => `/render?${query}&signature=${createHmac('sha256', secret).update(query).digest('hex')}`;
+    const base = `url=${encodeURIComponent(`${pages.url}/red`)}&viewport_width=430`;
+    const image = await api()
+      .get(sign(`${base}&access_key=${access_key}&expires=${expires}`))
+      .buffer(true)
+      .parse(binary);
+    expect({ status: image.status, cacheControl: image.headers['cache-control'] }).toEqual({ status: 200, cacheControl: 'public, max-age=600' });
+    const json = await api().get(sign(`${base}&response_type=json&access_key=${access_key}&expires=${expires}`));
+    expect({ status: json.status, cacheControl: json.headers['cache-control'] }).toEqual({ status: 200, cacheControl: 'public, max-age=600' });
   });
 });

@@ -7,6 +7,7 @@ import sharp from 'sharp';
 
 import { CaptureFailure, type CaptureRequest, type CaptureResult } from '../../modules/screenshots/application/capture.port';
 import { QUALITY } from '../../shared/domain/output-format';
+import { MAX_IMAGE_PIXELS } from './tall-page';
 
 type ResizeChoice = Pick<CaptureRequest, 'outputWidth' | 'outputHeight' | 'output'>;
 
@@ -14,6 +15,19 @@ export async function resizeOutput(picture: CaptureResult, request: ResizeChoice
   const { outputWidth: width, outputHeight: height } = request;
   if ((width === undefined && height === undefined) || picture.format === 'pdf') return picture;
   if ((width ?? picture.width) === picture.width && (height ?? picture.height) === picture.height) return picture;
+  // One side alone derives the other from the aspect ratio, unbounded by the option's own limit: a 16 px wide clip
+  // widened to 8192 px would ask sharp for billions of pixels (minutes of a libuv thread, gigabytes). Refused before
+  // any work, by the same area bound as the capture itself.
+  const target = {
+    width: width ?? Math.max(1, Math.round((picture.width * height!) / picture.height)),
+    height: height ?? Math.max(1, Math.round((picture.height * width!) / picture.width)),
+  };
+  if (target.width * target.height > MAX_IMAGE_PIXELS) {
+    throw new CaptureFailure(
+      'page',
+      `The resized picture would be ${target.width}×${target.height} px, over the limit of ${MAX_IMAGE_PIXELS / 1_000_000} million pixels: ask for a smaller output_width or output_height`,
+    );
+  }
   const quality = request.output?.quality ?? QUALITY.default;
   // Both sides: exactly that size (fill stretches). One: sharp derives the other from the aspect ratio.
   const resized = sharp(picture.data).resize({ width, height, fit: width !== undefined && height !== undefined ? 'fill' : 'cover' });

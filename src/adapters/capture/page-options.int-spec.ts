@@ -216,6 +216,13 @@ describe('page options (real Chromium)', () => {
       const jpeg = await resized({ outputWidth: 160, output: { format: 'jpeg', quality: 90, pdf: null, omitBackground: false } });
       expect([jpeg.result.format, jpeg.image.format, jpeg.image.width, jpeg.image.height]).toEqual(['jpeg', 'jpeg', 160, 120]);
     });
+
+    it('a side derived from the aspect ratio is bounded too: a 16 px strip widened to 8192 px is refused before sharp works', async () => {
+      const started = Date.now();
+      const strip = capturer.capture(request('/quadrants', { clip: { x: 0, y: 0, width: 16, height: 300 }, outputWidth: 8192 }));
+      await expect(strip).rejects.toThrow('The resized picture would be 8192×153600 px, over the limit of 100 million pixels');
+      expect(Date.now() - started).toBeLessThan(10_000);
+    });
   });
 });
 

@@ -17,7 +17,7 @@ const MAX_IMAGE_SIDE: Record<'png' | 'jpeg' | 'webp', number> = { png: 65_535, j
  * A bound on the stitched image's pixels (about 400 MB of RGBA while it is assembled): 1280 px wide, that is a
  * 78,125 px page at scale 1, 19,531 at scale 2.
  */
-const MAX_IMAGE_PIXELS = 100_000_000;
+export const MAX_IMAGE_PIXELS = 100_000_000;
 
 /**
  * The tallest full page (CSS px) an image of this format, width and scale factor can hold: the configured

@@ -34,7 +34,9 @@ return tag
  * A worker taking a delivery of an account: a slot if the account holds fewer than its cap (expired holds of
  * dead workers dropped first; a redelivery keeps the slot its delivery held), and the virtual time moves to the
  * delivery's tag. At the cap the delivery is parked on the account instead (by priority), in the same script, so
- * a slot released meanwhile cannot miss it. 1 = slot taken, 0 = parked.
+ * a slot released meanwhile cannot miss it. 1 = slot taken, 0 = parked. A job is parked once, by its id: the sweep
+ * hands a parked job (still queued in the jobs table) to the queue again every few seconds, and each copy must not
+ * become another parked entry; LT keeps its earliest tag, or the interactive priority of a promotion.
  */
 const ACQUIRE_SCRIPT = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
@@ -44,15 +46,15 @@ if redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('ZCARD', KEYS[1]) < tonu
   if tag > 0 and tag > tonumber(redis.call('GET', KEYS[3]) or '0') then redis.call('SET', KEYS[3], tag) end
   return 1
 end
-redis.call('ZADD', KEYS[2], ARGV[6], ARGV[5])
+redis.call('ZADD', KEYS[2], 'LT', ARGV[6], ARGV[5])
 return 0
 `;
 
-/** A slot given back; the account's first parked delivery (if any) is returned, to be queued again. */
+/** A slot given back; the account's first parked job (if any) is returned with its priority, to be queued again. */
 const RELEASE_SCRIPT = `
 redis.call('ZREM', KEYS[1], ARGV[1])
 local popped = redis.call('ZPOPMIN', KEYS[2])
-if popped[1] then return popped[1] end
+if popped[1] then return popped end
 return false
 `;
 
@@ -206,7 +208,6 @@ export class BullJobTransport extends JobTransport {
   private async acquireSlot(bullId: string, data: DeliveryData): Promise<boolean> {
     const priority = data.priority ?? INTERACTIVE_PRIORITY + 1;
     const cap = data.accountId === undefined || !this.slotCaps ? 1e9 : await this.slotCaps(data.accountId);
-    const parked = JSON.stringify({ jobId: data.jobId, accountId: data.accountId, priority, bullId });
     const now = Date.now();
     const taken = await this.queue.client.eval(
       ACQUIRE_SCRIPT,
@@ -217,7 +218,7 @@ export class BullJobTransport extends JobTransport {
       now,
       now + this.lockDurationMs,
       cap,
-      parked,
+      data.jobId,
       priority,
     );
     return taken === 1;
@@ -233,14 +234,12 @@ export class BullJobTransport extends JobTransport {
    */
   private async releaseSlot(bullId: string, data: DeliveryData): Promise<void> {
     try {
-      const popped = (await this.queue.client.eval(RELEASE_SCRIPT, 2, ...this.slotKeys(data), bullId)) as string | null;
+      const popped = (await this.queue.client.eval(RELEASE_SCRIPT, 2, ...this.slotKeys(data), bullId)) as [string, string] | null;
       if (!popped) return;
-      const next = JSON.parse(popped) as DeliveryData & { bullId: string };
-      const baseId = next.bullId.split('~')[0];
-      await this.queue.add(
-        { jobId: next.jobId, accountId: next.accountId, priority: next.priority },
-        { jobId: `${baseId}~${randomUUID().slice(0, 8)}`, priority: next.priority },
-      );
+      // Parked on this delivery's account (the set is per account), under the job's id, scored by its priority.
+      const [jobId, score] = popped;
+      const priority = Number(score);
+      await this.queue.add({ jobId, accountId: data.accountId, priority }, { jobId: `${jobId}~${randomUUID().slice(0, 8)}`, priority });
     } catch (err) {
       this.logger.warn(`giving back the slot of ${bullId}: ${errorMessage(err)}`);
     }

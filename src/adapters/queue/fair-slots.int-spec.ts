@@ -112,3 +112,49 @@ describe.each(['in-process', 'bull'])('fair slots (%s)', (kind) => {
     expect(most.get(3)).toBeLessThanOrEqual(CAPS[3]);
   });
 });
+
+describe('fair slots (bull): a parked job is parked once, however often the sweep queues it again', () => {
+  let redis: ChildProcess;
+  let port = 0;
+  let transport: BullJobTransport;
+
+  beforeAll(async () => {
+    port = await freePort();
+    redis = await startRedis(port);
+  });
+  afterAll(async () => {
+    await transport?.close();
+    await stopRedis(redis);
+  });
+
+  it('each parked job runs once after its account frees a slot, not once per copy the sweep handed over', async () => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const prefix = `sss-fair-${randomBytes(6).toString('hex')}`;
+    transport = new BullJobTransport({ redisUrl: `redis://127.0.0.1:${port}`, keyPrefix: prefix, lockDurationMs: 30_000, slotCaps });
+    const runs = new Map<string, number>();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    transport.consume(async (jobId) => {
+      runs.set(jobId, (runs.get(jobId) ?? 0) + 1);
+      if (jobId.startsWith('first')) await held;
+    }, 4);
+    // Account 1's cap is 2: two jobs hold its slots, four are parked.
+    for (const jobId of ['first-a', 'first-b', 'p-1', 'p-2', 'p-3', 'p-4']) await transport.enqueue(jobId, { accountId: 1 });
+    const waitFor = async (condition: () => boolean, what: string) => {
+      for (const started = Date.now(); !condition(); await new Promise((r) => setTimeout(r, 20))) {
+        if (Date.now() - started > 10_000) throw new Error(`timed out waiting for ${what}`);
+      }
+    };
+    await waitFor(() => runs.get('first-a') === 1 && runs.get('first-b') === 1, 'the two slots taken');
+    // The sweep hands every still-queued job to the queue again (three sweeps' worth), each copy parked again.
+    for (let sweep = 0; sweep < 3; sweep++) {
+      for (const jobId of ['p-1', 'p-2', 'p-3', 'p-4']) await transport.enqueue(jobId, { accountId: 1 });
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    release();
+    await waitFor(() => ['p-1', 'p-2', 'p-3', 'p-4'].every((id) => runs.has(id)), 'every parked job run');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(Object.fromEntries(runs)).toEqual({ 'first-a': 1, 'first-b': 1, 'p-1': 1, 'p-2': 1, 'p-3': 1, 'p-4': 1 });
+    jest.restoreAllMocks();
+  });
+});

@@ -9,9 +9,14 @@ import { RenderRepository } from './ports';
 /** Entries expire by the second (cache_ttl), so the sweep runs every minute. */
 const SWEEP_EVERY_MS = 60_000;
 const BATCH = 100;
+/**
+ * How long past its keepUntil an entry is still left alone: a hit decided, or a signed link verified, in the last
+ * moment of an entry's life opens its object a few ms later — it must still be there to stream.
+ */
+export const SWEEP_GRACE_MS = 60_000;
 
 /**
- * Render cache entries past their keepUntil are deleted — object (local disk or S3), then row — by every worker
+ * Render cache entries past their keepUntil (and SWEEP_GRACE_MS) are deleted — object (local disk or S3), then row — by every worker
  * process once a minute, in the pattern of the retention sweep: each step idempotent, so sweepers on several
  * instances meeting on one entry all succeed. The object goes first: a row left by a failed delete is found again,
  * an object without its row would never be.
@@ -45,7 +50,7 @@ export class RenderSweeper implements OnApplicationBootstrap, OnApplicationShutd
   private async removeExpired(): Promise<number> {
     let removed = 0;
     for (;;) {
-      const expired = await this.renders.keptUntilBefore(this.clock.now(), BATCH);
+      const expired = await this.renders.keptUntilBefore(new Date(this.clock.now().getTime() - SWEEP_GRACE_MS), BATCH);
       for (const render of expired) {
         if (render.fileKey) await this.storage.delete(render.fileKey);
         await this.renders.delete(render.id);

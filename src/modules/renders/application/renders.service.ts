@@ -50,6 +50,8 @@ const VIEWPORT_FIELDS = [
 const QUEUE_ALLOWANCE_MS = 30_000;
 /** How many times a request retries the live-entry race (another request inserted or retired it meanwhile). */
 const RACE_ATTEMPTS = 5;
+/** How long a request that joined an entry waits for its job row to appear (written right after the entry). */
+const JOB_WRITE_GRACE_MS = 5_000;
 
 /**
  * Render in one call (API.md): checks the request like Take Screenshot, answers from the cache when it may, else
@@ -79,12 +81,36 @@ export class RendersService {
       picture: comparisonKey(request, input.options.device ?? null, 'png') ?? '',
       output: request.output,
       secretsDigest: job.secretsDigest ?? null,
+      failOnStatus: input.options.failOnStatus,
       cacheKey: input.cacheKey,
     });
-    const render = await this.liveEntry(accountId, cacheKey, input, job);
-    if ('hit' in render) return this.answered({ render: render.hit, cache: 'HIT', age: ageSeconds(render.hit, this.clock.now()) }, input);
-    const ended = await this.waitFor(accountId, render.joined, input.options.timeoutMs ?? this.config.captureTimeoutMs, clientGone);
-    return this.answered({ render: ended, cache: 'MISS', age: 0 }, input);
+    for (let attempt = 1; ; attempt++) {
+      const render = await this.liveEntry(accountId, cacheKey, input, job);
+      if ('hit' in render) return this.answered({ render: render.hit, cache: 'HIT', age: ageSeconds(render.hit, this.clock.now()) }, input);
+      const ended = await this.waitFor(accountId, render.joined, input.options.timeoutMs ?? this.config.captureTimeoutMs, clientGone);
+      if (ended) return this.answered({ render: ended, cache: 'MISS', age: 0 }, input);
+      // The entry joined had no job (its maker failed to queue it, or died between the two writes): it was retired,
+      // and the next round makes the capture.
+      if (attempt >= RACE_ATTEMPTS) throw new CaptureFailedError('Too many identical renders replaced each other; try again');
+    }
+  }
+
+  /**
+   * The job of an entry that was just joined. Its maker writes the entry first and the job right after, so a
+   * latecomer can find the entry before its job: it looks again for up to JOB_WRITE_GRACE_MS. Null when the job
+   * never came (the maker could not queue it, or died in between).
+   */
+  private async jobOfEntry(accountId: number, render: RenderProps): Promise<JobProps | null> {
+    const giveUpAt = Date.now() + JOB_WRITE_GRACE_MS;
+    for (;;) {
+      try {
+        return await this.jobs.get(accountId, render.id);
+      } catch (err) {
+        if (!(err instanceof NotFoundError)) throw err;
+        if (Date.now() >= giveUpAt) return null;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
   }
 
   /** The stored bytes of a ready render. */
@@ -171,11 +197,18 @@ export class RendersService {
     );
   }
 
-  /** Waits for the render's job (long-poll on job events), then reads its entry: ready, or the job's error as 502/504. */
-  private async waitFor(accountId: number, render: RenderProps, timeoutMs: number, clientGone: AbortSignal): Promise<RenderProps> {
+  /**
+   * Waits for the render's job (long-poll on job events), then reads its entry: ready, or the job's error as 502/504.
+   * Null when the entry has no job (it is retired: the caller makes the capture anew).
+   */
+  private async waitFor(accountId: number, render: RenderProps, timeoutMs: number, clientGone: AbortSignal): Promise<RenderProps | null> {
     const allowedMs = maxRunMs('render', { ...this.config, captureTimeoutMs: timeoutMs }) + QUEUE_ALLOWANCE_MS;
     const deadline = Date.now() + allowedMs;
-    let job = await this.jobs.get(accountId, render.id);
+    let job = await this.jobOfEntry(accountId, render);
+    if (!job) {
+      await this.renders.retire(render.id);
+      return null;
+    }
     while (!isFinished(job.status) && !clientGone.aborted) {
       const left = deadline - Date.now();
       if (left <= 0) throw new CaptureTimeoutError(`The render did not finish within ${Math.round(allowedMs / 1000)} s`);

@@ -106,7 +106,9 @@ export class RenderController {
     const fields = signed ? Object.fromEntries(Object.entries(query).filter(([name]) => !LINK_PARAMETERS.includes(name))) : query;
     const dto = (await this.pipe.transform(renderQueryToBody(fields), { type: 'query', metatype: RenderDto })) as RenderDto;
     if (signed && dto.cache_ttl === undefined) dto.cache_ttl = SIGNED_LINK_DEFAULT_TTL;
-    return this.answer(account, dto, request, reply, signed);
+    // The guard has verified `expires` (when the link has one): a CDN must not keep the answer past it.
+    const linkExpiresAt = signed && typeof query.expires === 'string' ? new Date(Number(query.expires) * 1000) : null;
+    return this.answer(account, dto, request, reply, signed ? { linkExpiresAt } : null);
   }
 
   @ApiOperation({ summary: 'Render (body)', description: DESCRIPTION })
@@ -119,19 +121,29 @@ export class RenderController {
     return this.answer(account, dto, request, reply);
   }
 
-  private async answer(account: Account, dto: RenderDto, request: FastifyRequest, reply: FastifyReply, signed = false) {
+  private async answer(account: Account, dto: RenderDto, request: FastifyRequest, reply: FastifyReply, signed: { linkExpiresAt: Date | null } | null = null) {
     const outcome = await this.renders.render(account.id, inputOf(dto), clientGone(reply));
     cacheHeaders(reply, outcome);
+    // A signed link's answer may be kept by a CDN for what is left of the entry's TTL (API.md, Render cache), and
+    // never past the link's own `expires`.
+    const cacheControl = signed
+      ? `public, max-age=${outcome.render.expiresAt ? this.secondsLeft(outcome.render.expiresAt, signed.linkExpiresAt) : 0}`
+      : 'private, no-store';
     if (dto.response_type === 'json') {
+      if (signed) reply.header('Cache-Control', cacheControl);
       const link = this.links.linkOf(outcome.render);
       return {
         success: true,
         data: renderView(outcome.render, { url: `${requestOrigin(request, this.config.publicUrl)}${link.path}`, expiresAt: link.expiresAt }),
       };
     }
-    // A signed link's answer may be kept by a CDN for what is left of the entry's TTL (API.md, Render cache).
-    const left = outcome.render.expiresAt ? Math.max(0, Math.floor((outcome.render.expiresAt.getTime() - this.clock.now().getTime()) / 1000)) : 0;
-    return replyWithRender(reply, outcome.render, this.renders.open(outcome.render), signed ? `public, max-age=${left}` : 'private, no-store');
+    return replyWithRender(reply, outcome.render, this.renders.open(outcome.render), cacheControl);
+  }
+
+  /** Whole seconds until the entry expires, or the link if it expires first. */
+  private secondsLeft(entryExpiresAt: Date, linkExpiresAt: Date | null): number {
+    const until = Math.min(entryExpiresAt.getTime(), linkExpiresAt?.getTime() ?? Infinity);
+    return Math.max(0, Math.floor((until - this.clock.now().getTime()) / 1000));
   }
 }
 
@@ -142,6 +154,7 @@ export class RenderLinkController {
   constructor(
     private readonly renders: RendersService,
     private readonly links: RenderLinks,
+    private readonly clock: Clock,
   ) {}
 
   @ApiOperation({
@@ -164,7 +177,7 @@ export class RenderLinkController {
   ): Promise<StreamableFile> {
     this.links.verify(id, typeof query.expires === 'string' ? query.expires : undefined, typeof query.signature === 'string' ? query.signature : undefined);
     const render = await this.renders.kept(id);
-    const remaining = Math.max(0, Math.floor((Number(query.expires) * 1000 - Date.now()) / 1000));
+    const remaining = Math.max(0, Math.floor((Number(query.expires) * 1000 - this.clock.now().getTime()) / 1000));
     return replyWithRender(reply, render, this.renders.open(render), `public, max-age=${remaining}`);
   }
 }
