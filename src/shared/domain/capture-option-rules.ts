@@ -92,6 +92,18 @@ interface Conflict {
   message: string;
 }
 
+/** Request fields a device preset sets, by their domain and wire names. */
+const VIEWPORT_FIELDS = [
+  ['viewportWidth', 'viewport_width'],
+  ['viewportHeight', 'viewport_height'],
+  ['deviceScaleFactor', 'device_scale_factor'],
+] as const;
+
+/** The fields a device preset sets that this request sends itself (refused beside a device), by their wire names. */
+export function viewportFieldsSet(options: CaptureOptions): Array<(typeof VIEWPORT_FIELDS)[number][1]> {
+  return VIEWPORT_FIELDS.filter(([key]) => options[key] !== undefined).map(([, field]) => field);
+}
+
 /**
  * Choices that cannot go together once the request is laid over the website: selector with clip, either (or an
  * output size) with a PDF, a device with an explicit viewport, a clip beyond the width the page is rendered at.

@@ -3,11 +3,12 @@ import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
-import { hasSecrets, secretConflicts } from '../../../shared/domain/capture-secrets';
-import { outputConflicts, pageOptionConflicts, resolveOutput } from '../../../shared/domain/capture-option-rules';
+import { secretConflicts } from '../../../shared/domain/capture-secrets';
+import { outputConflicts, pageOptionConflicts, resolveOutput, viewportFieldsSet } from '../../../shared/domain/capture-option-rules';
 import { CaptureOptions } from '../../../shared/domain/capture-option-table';
 import { CaptureFailedError, CaptureTimeoutError, NotFoundError, ValidationFailedError } from '../../../shared/domain/domain-error';
 import { SecretBox } from '../../../shared/secrets/secret-box';
+import { sealedSecrets } from '../../../shared/secrets/sealed-secrets';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { maxRunMs } from '../../jobs/application/job-lease';
 import { MAX_WAIT_SECONDS } from '../../jobs/application/job-wait';
@@ -38,13 +39,6 @@ export interface RenderOutcome {
   /** Seconds since the entry was made (0 on a miss). */
   age: number;
 }
-
-/** Request fields a device preset sets (as Take Screenshot refuses them beside a device). */
-const VIEWPORT_FIELDS = [
-  ['viewportWidth', 'viewport_width'],
-  ['viewportHeight', 'viewport_height'],
-  ['deviceScaleFactor', 'device_scale_factor'],
-] as const;
 
 /** Past this long beyond its capture's own limit, a render no worker finished is answered 504 (a queue backlog). */
 const QUEUE_ALLOWANCE_MS = 30_000;
@@ -135,7 +129,7 @@ export class RendersService {
       ...pageOptionConflicts(options, {
         format,
         viewportWidth: options.viewportWidth ?? 1280,
-        viewportSetByRequest: VIEWPORT_FIELDS.filter(([key]) => options[key] !== undefined).map(([, field]) => field),
+        viewportSetByRequest: viewportFieldsSet(options),
         captureTimeoutMs: this.config.captureTimeoutMs,
       }),
     ];
@@ -148,9 +142,7 @@ export class RendersService {
 
   private jobOptions(url: string, input: RenderInput): RenderJobOptions {
     const { secrets, ...options } = input.options;
-    if (!hasSecrets(secrets)) return { url, options, ttlSeconds: input.ttlSeconds };
-    const plain = JSON.stringify(secrets);
-    return { url, options, ttlSeconds: input.ttlSeconds, sealedSecrets: this.secretBox.seal(plain), secretsDigest: this.secretBox.digest(plain) };
+    return { url, options, ttlSeconds: input.ttlSeconds, ...sealedSecrets(this.secretBox, secrets) };
   }
 
   /**

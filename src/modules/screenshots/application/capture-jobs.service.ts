@@ -3,17 +3,11 @@ import { Injectable } from '@nestjs/common';
 import { JobsService } from '../../jobs/application/jobs.service';
 import { Clock } from '../../../shared/domain/clock';
 import { ValidationFailedError } from '../../../shared/domain/domain-error';
-import { hasSecrets, secretConflicts } from '../../../shared/domain/capture-secrets';
-import { outputConflicts, pageOptionConflicts, resolveOutput } from '../../../shared/domain/capture-option-rules';
+import { secretConflicts } from '../../../shared/domain/capture-secrets';
+import { outputConflicts, pageOptionConflicts, resolveOutput, viewportFieldsSet } from '../../../shared/domain/capture-option-rules';
 import { SecretBox } from '../../../shared/secrets/secret-box';
+import { sealedSecrets } from '../../../shared/secrets/sealed-secrets';
 import { CaptureOptions, mergeCaptureOptions } from '../../../shared/domain/capture-option-table';
-
-/** Request fields a device preset sets, so a request cannot also send them. */
-const VIEWPORT_FIELDS = [
-  ['viewportWidth', 'viewport_width'],
-  ['viewportHeight', 'viewport_height'],
-  ['deviceScaleFactor', 'device_scale_factor'],
-] as const;
 import { WebsitesService } from '../../websites/application/websites.service';
 import { JobProps, JobSource } from '../../jobs/domain/job';
 import type { CaptureJobOptions } from '../domain/capture-job-options';
@@ -33,9 +27,7 @@ export class CaptureJobsService {
   /** A request's secrets are never stored in plain text: sealed on the job row, with a digest for idempotency. */
   private sealed(options: CaptureOptions): CaptureJobOptions {
     const { secrets, ...rest } = options;
-    if (!hasSecrets(secrets)) return rest;
-    const plain = JSON.stringify(secrets);
-    return { ...rest, sealedSecrets: this.secretBox.seal(plain), secretsDigest: this.secretBox.digest(plain) };
+    return { ...rest, ...sealedSecrets(this.secretBox, secrets) };
   }
 
   async requestCapture(
@@ -55,7 +47,7 @@ export class CaptureJobsService {
       ...pageOptionConflicts(mergeCaptureOptions(options, website.captureOptions), {
         format,
         viewportWidth: options.viewportWidth ?? website.viewportWidth,
-        viewportSetByRequest: VIEWPORT_FIELDS.filter(([key]) => options[key] !== undefined).map(([, field]) => field),
+        viewportSetByRequest: viewportFieldsSet(options),
         captureTimeoutMs: this.config.captureTimeoutMs,
       }),
     ];
