@@ -68,7 +68,12 @@ export class S3Server {
   }
 
   async start(): Promise<this> {
-    this.port ||= await freePort();
+    // A restart must come back on the same port (the service under test holds the endpoint), so the port is picked
+    // below the kernel's ephemeral range: an outgoing connection (the service to PostgreSQL, a test's HTTP client)
+    // can then never take it while the server is down. s3rver does not exit when its port is taken — it stays up
+    // without listening — so the port is also checked free before each start.
+    this.port ||= await unusedPortBelowEphemeralRange();
+    await untilBindable(this.port, 15_000);
     const bin = require.resolve('s3rver/bin/s3rver.js');
     this.proc = spawn(process.execPath, [bin, '-d', this.dir, '-a', '127.0.0.1', '-p', String(this.port), '--silent', '--configure-bucket', this.bucket], {
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -120,14 +125,29 @@ export class S3Server {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Linux hands out ephemeral ports from 32768 up (ip_local_port_range); listen(0) and connect() never go below. */
+const PORTS = { from: 20_000, to: 32_767 };
+
+async function unusedPortBelowEphemeralRange(): Promise<number> {
+  for (let tries = 0; tries < 50; tries++) {
+    const port = PORTS.from + Math.floor(Math.random() * (PORTS.to - PORTS.from));
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port between ${PORTS.from} and ${PORTS.to}`);
+}
+
+async function untilBindable(port: number, withinMs: number): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (!(await bindable(port))) {
+    if (Date.now() > deadline) throw new Error(`port ${port} still taken after ${withinMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
