@@ -1,20 +1,16 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { restartablePort, untilBindable } from './ports';
 
 /**
  * A real redis-server of a test's own, on a port of its own and without persistence, so a test can stop,
  * freeze or restart it (empty) without disturbing the shared Redis other suites use.
  */
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+/** A port a test's redis-server can be stopped and started again on (see ports.ts). */
+export const freePort = restartablePort;
 
-export function startRedis(port: number): Promise<ChildProcess> {
+export async function startRedis(port: number): Promise<ChildProcess> {
+  await untilBindable(port, 10_000);
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { restartablePort, untilBindable } from './ports';
 
 /**
  * A real S3-protocol server for tests: `s3rver` (npm) in a process of its own, on a free loopback port, with its
@@ -68,11 +68,8 @@ export class S3Server {
   }
 
   async start(): Promise<this> {
-    // A restart must come back on the same port (the service under test holds the endpoint), so the port is picked
-    // below the kernel's ephemeral range: an outgoing connection (the service to PostgreSQL, a test's HTTP client)
-    // can then never take it while the server is down. s3rver does not exit when its port is taken — it stays up
-    // without listening — so the port is also checked free before each start.
-    this.port ||= await unusedPortBelowEphemeralRange();
+    // s3rver does not exit when its port is taken — it stays up without listening — so the port is checked first.
+    this.port ||= await restartablePort();
     await untilBindable(this.port, 15_000);
     const bin = require.resolve('s3rver/bin/s3rver.js');
     this.proc = spawn(process.execPath, [bin, '-d', this.dir, '-a', '127.0.0.1', '-p', String(this.port), '--silent', '--configure-bucket', this.bucket], {
@@ -123,31 +120,4 @@ export class S3Server {
     await this.stop();
     rmSync(this.dir, { recursive: true, force: true });
   }
-}
-
-/** Linux hands out ephemeral ports from 32768 up (ip_local_port_range); listen(0) and connect() never go below. */
-const PORTS = { from: 20_000, to: 32_767 };
-
-async function unusedPortBelowEphemeralRange(): Promise<number> {
-  for (let tries = 0; tries < 50; tries++) {
-    const port = PORTS.from + Math.floor(Math.random() * (PORTS.to - PORTS.from));
-    if (await bindable(port)) return port;
-  }
-  throw new Error(`no free port between ${PORTS.from} and ${PORTS.to}`);
-}
-
-async function untilBindable(port: number, withinMs: number): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  while (!(await bindable(port))) {
-    if (Date.now() > deadline) throw new Error(`port ${port} still taken after ${withinMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-function bindable(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
 }
