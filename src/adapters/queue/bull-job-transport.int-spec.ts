@@ -60,12 +60,25 @@ describe('BullJobTransport', () => {
     expect(await stopping.handBack()).toBe(1);
     const handedBackIn = await until(() => seen.length === 2, 'the handed-back delivery', 2_000);
     expect(seen).toEqual([
-      { by: 'stopping', jobId: 'job-1', delivery: { redelivered: false } },
-      { by: 'taker', jobId: 'job-1', delivery: { redelivered: true } },
+      { by: 'stopping', jobId: 'job-1', delivery: { redelivered: false, priority: 'batch' } },
+      { by: 'taker', jobId: 'job-1', delivery: { redelivered: true, priority: 'batch' } },
     ]);
     expect(handedBackIn).toBeLessThan(1_000);
     // The delivery is the taker's now (and done): handing it back again moves nothing.
     expect(await stopping.handBack()).toBe(0);
+  });
+
+  it('tells the handler the priority a delivery was enqueued with, so a retry can keep it', async () => {
+    const worker = transport();
+    const seen: [string, Delivery['priority']][] = [];
+    worker.consume(async (jobId, delivery) => void seen.push([jobId, delivery.priority]), 1);
+    await worker.enqueue('render-1', { priority: 'interactive', accountId: 7 });
+    await worker.enqueue('batch-1', { accountId: 7 });
+    await until(() => seen.length === 2, 'both deliveries');
+    expect(seen.sort()).toEqual([
+      ['batch-1', 'batch'],
+      ['render-1', 'interactive'],
+    ]);
   });
 
   it('reports lost deliveries when Redis comes back empty, not when only its connections were cut', async () => {

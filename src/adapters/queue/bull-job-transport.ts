@@ -189,7 +189,8 @@ export class BullJobTransport extends JobTransport {
       // The slot is held like Bull's lock: renewed while the handler runs, so a dead worker's runs out soon.
       const renew = setInterval(() => void this.renewSlot(bullId, job.data), Math.floor(this.lockDurationMs / 3));
       try {
-        await handler(job.data.jobId, { redelivered: await this.wasStalled(job) });
+        const priority = job.data.priority === INTERACTIVE_PRIORITY ? 'interactive' : 'batch';
+        await handler(job.data.jobId, { redelivered: await this.wasStalled(job), priority });
       } finally {
         clearInterval(renew);
         this.active.delete(bullId);

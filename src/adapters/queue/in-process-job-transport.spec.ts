@@ -60,15 +60,29 @@ describe('InProcessJobTransport', () => {
     gate.resolve();
     await settle();
     expect(delivered).toEqual([
-      { jobId: 'j', delivery: { redelivered: false } },
-      { jobId: 'j', delivery: { redelivered: false } },
+      { jobId: 'j', delivery: { redelivered: false, priority: 'batch' } },
+      { jobId: 'j', delivery: { redelivered: false, priority: 'batch' } },
+    ]);
+  });
+
+  it('tells the handler the priority each delivery was enqueued with (a retry keeps it)', async () => {
+    consumeHeld();
+    await transport.enqueue('busy');
+    await transport.enqueue('render', { priority: 'interactive', accountId: 1 });
+    await transport.enqueue('batch', { accountId: 1 });
+    gate.resolve();
+    await settle();
+    expect(delivered.map((d) => [d.jobId, d.delivery.priority])).toEqual([
+      ['busy', 'batch'],
+      ['render', 'interactive'],
+      ['batch', 'batch'],
     ]);
   });
 
   it('a delayed delivery pending for its key is not added twice', async () => {
     jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] });
     try {
-      transport.consume(async (jobId) => void delivered.push({ jobId, delivery: { redelivered: false } }), 1);
+      transport.consume(async (jobId) => void delivered.push({ jobId, delivery: { redelivered: false, priority: 'batch' } }), 1);
       await transport.enqueue('j', { delayMs: 2_000, key: 'retry:1' });
       await transport.enqueue('j', { delayMs: 2_000, key: 'retry:1' });
       await jest.advanceTimersByTimeAsync(2_000);

@@ -145,7 +145,7 @@ export class InProcessJobTransport extends JobTransport {
       this.running += 1;
       this.runningBy.set(group, (this.runningBy.get(group) ?? 0) + 1);
       // This process never loses a delivery without dying with it, so none is ever a redelivery.
-      this.handler(jobId, { redelivered: false })
+      this.handler(jobId, { redelivered: false, priority: delivery.interactive ? 'interactive' : 'batch' })
         .catch((err: unknown) => this.logger.error(`job ${jobId} handler failed: ${errorMessage(err)}`))
         .finally(() => {
           this.running -= 1;

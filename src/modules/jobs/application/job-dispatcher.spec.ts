@@ -319,7 +319,7 @@ describe('JobDispatcher', () => {
       });
       await worker.onApplicationBootstrap();
       jobs.add('j');
-      const handled = transport.handler!('j', { redelivered: false });
+      const handled = transport.handler!('j', { redelivered: false, priority: 'batch' });
       await new Promise((r) => setImmediate(r));
       expect(jobs.get('j')).toMatchObject({ status: 'running', attempts: 1 });
       return { worker, handled };
@@ -386,7 +386,7 @@ describe('JobDispatcher', () => {
         await claimed.promise;
         return claim(...args);
       };
-      const handled = transport.handler!('j', { redelivered: false });
+      const handled = transport.handler!('j', { redelivered: false, priority: 'batch' });
       const stopping = worker.onModuleDestroy();
       await jest.advanceTimersByTimeAsync(15_000);
       await stopping;
@@ -459,7 +459,7 @@ describe('JobDispatcher', () => {
       jobs.add('j');
       const first = d.dispatch('j');
       await d.dispatch('j'); // e.g. the re-enqueue at a worker's start, while a delayed Bull retry runs it
-      await d.dispatch('j', { redelivered: false });
+      await d.dispatch('j', { redelivered: false, priority: 'batch' });
       release.resolve();
       await first;
       expect(runs).toBe(1);
@@ -471,7 +471,7 @@ describe('JobDispatcher', () => {
       const handler = jest.fn(async () => undefined);
       on('screenshot', handler);
       jobs.add('done', { status: 'failed', attempts: 3, startedAt: ago(600_000) });
-      await d.dispatch('done', { redelivered: true });
+      await d.dispatch('done', { redelivered: true, priority: 'batch' });
       expect(handler).not.toHaveBeenCalled();
       expect(jobs.get('done')).toMatchObject({ status: 'failed', attempts: 3 });
     });
@@ -533,7 +533,7 @@ describe('JobDispatcher', () => {
       const d = dispatcher();
       on('screenshot', async (job) => void (await jobs.succeed(job.id, 7, clock.now())));
       jobs.add('j', { status: 'running', attempts: 1, startedAt: ago(2_000) });
-      const redelivered: Delivery = { redelivered: true };
+      const redelivered: Delivery = { redelivered: true, priority: 'batch' };
       await d.dispatch('j', redelivered);
       expect(jobs.get('j')).toMatchObject({ status: 'succeeded', attempts: 2, screenshotId: 7 });
     });
@@ -590,7 +590,17 @@ describe('JobDispatcher', () => {
       jobs.add('j');
       await d.dispatch('j');
       expect(jobs.get('j')).toMatchObject({ status: 'queued', attempts: 1, error: null });
-      expect(transport.enqueued).toEqual([{ jobId: 'j', options: { delayMs: 2_000, key: 'retry:1', accountId: 1 } }]);
+      expect(transport.enqueued).toEqual([{ jobId: 'j', options: { delayMs: 2_000, key: 'retry:1', accountId: 1, priority: 'batch' } }]);
+    });
+
+    it('the retry of an interactive delivery stays interactive: a client waiting on a render does not fall behind the batch backlog', async () => {
+      const d = dispatcher();
+      on('screenshot', async () => {
+        throw new Error('Target closed: the browser crashed');
+      });
+      jobs.add('j');
+      await d.dispatch('j', { redelivered: false, priority: 'interactive' });
+      expect(transport.enqueued).toEqual([{ jobId: 'j', options: { delayMs: 2_000, key: 'retry:1', accountId: 1, priority: 'interactive' } }]);
     });
   });
 
@@ -616,7 +626,7 @@ describe('JobDispatcher', () => {
       expect(metrics.jobs).toEqual([{ type: 'screenshot', outcome: 'succeeded' }]);
       await d.dispatch('flaky');
       await d.dispatch('run');
-      await d.dispatch('ok', { redelivered: true }); // finished: skipped, not counted again
+      await d.dispatch('ok', { redelivered: true, priority: 'batch' }); // finished: skipped, not counted again
       expect(metrics.jobs).toEqual([
         { type: 'screenshot', outcome: 'succeeded' },
         { type: 'screenshot', outcome: 'succeeded' },

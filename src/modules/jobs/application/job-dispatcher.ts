@@ -97,7 +97,7 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     return this.sweeping;
   }
 
-  async dispatch(jobId: string, delivery: Delivery = { redelivered: false }): Promise<void> {
+  async dispatch(jobId: string, delivery: Delivery = { redelivered: false, priority: 'batch' }): Promise<void> {
     const now = this.clock.now();
     const job = await this.jobs.claim(jobId, now, this.takeoverCutoffs(now, delivery));
     if (!job) return; // finished, unknown, or held by a live attempt: a redelivery
@@ -109,7 +109,7 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     }
     this.attempts.add(attempt);
     try {
-      await JobAttemptScope.run(attempt, () => this.runAttempt(job));
+      await JobAttemptScope.run(attempt, () => this.runAttempt(job, delivery));
     } finally {
       this.attempts.delete(attempt);
     }
@@ -151,7 +151,7 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     return leaseExpiredBefore(now, this.config);
   }
 
-  private async runAttempt(job: JobProps): Promise<void> {
+  private async runAttempt(job: JobProps, delivery: Delivery): Promise<void> {
     if (job.attempts > MAX_JOB_ATTEMPTS) {
       if (await this.jobs.fail(job.id, `Abandoned after ${MAX_JOB_ATTEMPTS} attempts (the worker stopped each time)`, this.clock.now())) {
         this.metrics.jobEnded(job.type, 'failed');
@@ -168,7 +168,7 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     try {
       outcome = await handler.handle(job);
     } catch (err) {
-      await this.retryOrFail(job, err);
+      await this.retryOrFail(job, err, delivery);
       return;
     }
     if (outcome === 'succeeded' || outcome === 'failed') this.metrics.jobEnded(job.type, outcome);
@@ -207,7 +207,7 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  private async retryOrFail(job: JobProps, err: unknown): Promise<void> {
+  private async retryOrFail(job: JobProps, err: unknown, delivery: Delivery): Promise<void> {
     if (err instanceof SupersededAttemptError) {
       this.logger.warn(`job ${job.id} attempt ${job.attempts} was taken over by a later attempt; its result was dropped`);
       return;
@@ -221,7 +221,12 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
       this.logger.warn(`job ${job.id} attempt ${job.attempts} hit an infrastructure error, retrying: ${detail}`);
       // Requeued only while this attempt still holds the job; should the enqueue fail, the sweep finds it queued.
       if (await this.untilRecorded(job, () => this.jobs.requeue(job.id))) {
-        await this.transport.enqueue(job.id, { delayMs: RETRY_BACKOFF_MS[job.attempts - 1] ?? 5_000, key: `retry:${job.attempts}`, accountId: job.accountId });
+        await this.transport.enqueue(job.id, {
+          delayMs: RETRY_BACKOFF_MS[job.attempts - 1] ?? 5_000,
+          key: `retry:${job.attempts}`,
+          accountId: job.accountId,
+          priority: delivery.priority,
+        });
       }
       return;
     }

@@ -8,6 +8,11 @@ export interface Delivery {
    * lock expired, so the worker died or hung): the attempt that worker ran may be taken over at once.
    */
   redelivered: boolean;
+  /**
+   * The priority it was enqueued with: a retry of an attempt keeps it, so a client waiting on a render (or
+   * long-polling a promoted job) does not fall behind the batch backlog because the browser crashed once.
+   */
+  priority: JobPriority;
 }
 
 export type JobHandler = (jobId: string, delivery: Delivery) => Promise<void>;
@@ -23,7 +28,8 @@ export interface EnqueueOptions {
   key?: string;
   /**
    * `interactive`: a client is waiting on this job right now (a render, a long-poll on a queued job); it goes
-   * ahead of every `batch` delivery (the default: API requests without a waiting client, schedules, retries).
+   * ahead of every `batch` delivery (the default: API requests without a waiting client, schedules; a retry keeps
+   * the priority of the delivery whose attempt failed).
    * See docs/fair-slots.md.
    */
   priority?: JobPriority;
