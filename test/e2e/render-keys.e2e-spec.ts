@@ -200,6 +200,39 @@ describe('Render keys (/render-keys) and signed-link verification', () => {
     expect(page.body.data.map((k: { name: string }) => k.name)).toEqual(['k14', 'k13', 'k12', 'k11', 'k10']);
   });
 
+  it('the limit holds under concurrency: 5 creates at once at 18 keys, exactly 2 are 201, the others the 422 of the limit', async () => {
+    const account = await t.createAccount({ plan: 'business' });
+    for (let i = 0; i < 18; i += 1) await keys.create(account.id, `k${i}`);
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        api()
+          .post('/render-keys')
+          .set(account.auth)
+          .send({ name: `racer ${i}` }),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 422, 422, 422]);
+    for (const refused of answers.filter((a) => a.status === 422)) {
+      expect(refused.body).toEqual({
+        success: false,
+        error: 'The given data was invalid',
+        code: 'validation_failed',
+        details: [{ field: 'name', message: 'an account can have at most 20 render keys' }],
+      });
+    }
+    expect((await keys.list(account.id, { page: 1, perPage: 100 })).total).toBe(20);
+
+    // The service itself, called 5 times at once (the dashboard's path): the same 2 pass.
+    const other = await t.createAccount({ plan: 'business' });
+    for (let i = 0; i < 18; i += 1) await keys.create(other.id, `k${i}`);
+    const settled = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => keys.create(other.id, `racer ${i}`)));
+    expect(settled.map((s) => s.status).sort()).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'rejected']);
+    for (const s of settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected')) {
+      expect(toErrorResponse(s.reason).body.details).toEqual([{ field: 'name', message: 'an account can have at most 20 render keys' }]);
+    }
+    expect((await keys.list(other.id, { page: 1, perPage: 100 })).total).toBe(20);
+  });
+
   it('the OpenAPI document describes the routes, the secret-bearing create answer and the 404s', async () => {
     const doc = (await api().get('/openapi.json')).body as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
     expect(Object.keys(doc.paths['/render-keys']).sort()).toEqual(['get', 'post']);

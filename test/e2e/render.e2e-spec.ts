@@ -1,10 +1,16 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { JobRepository } from '../../src/modules/jobs/application/ports';
 import { RenderSweeper, SWEEP_GRACE_MS } from '../../src/modules/renders/application/render-sweeper';
 import { RenderRepository } from '../../src/modules/renders/application/ports';
+import { RenderJobRunner } from '../../src/modules/renders/application/render-job.runner';
+import { renderFileKey } from '../../src/modules/renders/domain/render';
+import type { RenderJobOptions } from '../../src/modules/renders/domain/render-job';
+import type { JobProps } from '../../src/modules/jobs/domain/job';
 import { ScreenshotStorage } from '../../src/modules/screenshots/application/ports';
 import { binary } from '../support/assertions';
 import { decodeImage, RED } from '../support/images';
@@ -40,6 +46,48 @@ describe('Render in one call (real Chromium)', () => {
   async function renderJobs(of: TestAccount = account) {
     const { items } = await t.app.get(JobRepository).list(of.id, { page: 1, perPage: 100 }, { type: 'render' });
     return items;
+  }
+
+  /**
+   * The live entry of `query`'s key left pending, as an abandoned render leaves it: a render makes the key's entry
+   * (then retired), a pending one is inserted in its place, with a render job claimed by a worker that then died
+   * (`job: 'running'`), or none. Returns the pending entry's id.
+   */
+  async function abandonedEntry(query: Record<string, string>, job: 'running' | 'none'): Promise<string> {
+    const made = await render(query);
+    expect(made.status).toBe(200);
+    const repository = t.app.get(RenderRepository);
+    const entry = (await repository.findById(made.headers['x-render-id']))!;
+    await repository.retire(entry.id);
+    const id = randomUUID();
+    const now = t.clock.now();
+    const keepUntil = new Date(now.getTime() + 3_600_000);
+    expect(await repository.insertLive({ id, accountId: account.id, cacheKey: entry.cacheKey, url: entry.url, format: 'png', createdAt: now, keepUntil })).toBe(
+      true,
+    );
+    if (job === 'running') {
+      const jobs = t.app.get(JobRepository);
+      const options = { url: entry.url, options: { viewportWidth: Number(query.viewport_width) }, ttlSeconds: 0 };
+      await jobs.createOrGetIdempotent({
+        id,
+        type: 'render',
+        accountId: account.id,
+        websiteId: null,
+        source: 'api',
+        options,
+        idempotencyKey: null,
+        createdAt: now,
+      });
+      const past = new Date(0);
+      expect(await jobs.claim(id, now, { screenshot: past, scenario: past, render: past })).not.toBeNull();
+    }
+    return id;
+  }
+
+  /** The names of the account's render objects on disk (STORAGE_DIR/.renders/<account>/). */
+  function renderFiles(): string[] {
+    const dir = join(t.config.storageDir, '.renders', String(account.id));
+    return existsSync(dir) ? readdirSync(dir) : [];
   }
 
   beforeAll(async () => {
@@ -233,6 +281,70 @@ describe('Render in one call (real Chromium)', () => {
     expect((await repository.findById(orphan))?.liveKey).toBeNull();
   });
 
+  it('an abandoned entry whose job failed without recording it is not joined: the next identical render retires it and captures (no stale 502)', async () => {
+    const query = { url: `${pages.url}/blue`, viewport_width: '614' };
+    const abandoned = await abandonedEntry(query, 'running');
+    // The job ended failed, but its worker died before marking the entry: the entry is still the pending live one.
+    expect(await t.app.get(JobRepository).fail(abandoned, 'The worker died', t.clock.now())).toBe(true);
+    const again = await render(query);
+    expect({ status: again.status, cache: again.headers['x-cache'] }).toEqual({ status: 200, cache: 'MISS' });
+    expect(again.headers['x-render-id']).not.toBe(abandoned);
+    expect((await t.app.get(RenderRepository).findById(abandoned))?.liveKey).toBeNull();
+  });
+
+  it('an entry pending past its job’s run time + allowance (its worker died, the job never ends) is not joined: retired and captured anew (no stale 504)', async () => {
+    const query = { url: `${pages.url}/blue`, viewport_width: '616' };
+    const abandoned = await abandonedEntry(query, 'running');
+    try {
+      // CAPTURE_TIMEOUT_MS (8 s) + the 30 s a request waits past it for the queue; the job's lease (+60 s) still runs.
+      t.clock.advance(38_001);
+      const started = Date.now();
+      const again = await render(query);
+      expect({ status: again.status, cache: again.headers['x-cache'] }).toEqual({ status: 200, cache: 'MISS' });
+      expect(again.headers['x-render-id']).not.toBe(abandoned);
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect((await t.app.get(RenderRepository).findById(abandoned))?.liveKey).toBeNull();
+    } finally {
+      await t.app.get(JobRepository).fail(abandoned, 'test cleanup', t.clock.now());
+    }
+  });
+
+  it('a row swept while pending leaves no object: the sweep removes what its dead job wrote, and a job ending after the sweep removes its own', async () => {
+    const storage = t.app.get(ScreenshotStorage);
+    const sweeper = t.app.get(RenderSweeper);
+    const repository = t.app.get(RenderRepository);
+    // A job that stored its object and died before marking its entry ready.
+    const written = await abandonedEntry({ url: `${pages.url}/blue`, viewport_width: '618' }, 'none');
+    await storage.put(renderFileKey(account.id, written, 'png'), Buffer.from('an object its row never recorded'));
+    expect(renderFiles()).toContain(`${written}.png`);
+    // A job still running when its pending row is swept (an hour on).
+    const late = await abandonedEntry({ url: `${pages.url}/red`, viewport_width: '620' }, 'none');
+    t.clock.advance(3_600_000 + SWEEP_GRACE_MS + 1000);
+    await sweeper.sweep();
+    expect(await repository.findById(written)).toBeNull();
+    expect(await repository.findById(late)).toBeNull();
+    expect(renderFiles()).not.toContain(`${written}.png`);
+
+    const jobs = t.app.get(JobRepository);
+    const now = t.clock.now();
+    const options = { url: `${pages.url}/red`, options: { viewportWidth: 620 }, ttlSeconds: 0 };
+    await jobs.createOrGetIdempotent({
+      id: late,
+      type: 'render',
+      accountId: account.id,
+      websiteId: null,
+      source: 'api',
+      options,
+      idempotencyKey: null,
+      createdAt: now,
+    });
+    const past = new Date(0);
+    const job = (await jobs.claim(late, now, { screenshot: past, scenario: past, render: past })) as JobProps<RenderJobOptions>;
+    expect(await t.app.get(RenderJobRunner).handle(job)).toBe('failed');
+    expect((await jobs.findById(late))?.error).toBe('The render was removed before its capture ended');
+    expect(renderFiles().filter((name) => name.startsWith(late) || name.startsWith(written))).toEqual([]);
+  });
+
   it('fail_on_status is part of the key: a cached picture of a 404 page does not answer a request that fails on 404', async () => {
     const shown = await render({ url: `${pages.url}/gone`, cache_ttl: '600' });
     expect({ status: shown.status, cache: shown.headers['x-cache'], http: shown.headers['x-capture-http-status'] }).toEqual({
@@ -269,6 +381,80 @@ describe('Render in one call (real Chromium)', () => {
     t.clock.set(new Date(minute + 260_000));
     const after = await render({ url: `${pages.url}/blue`, cache_ttl: '600', viewport_width: '800' });
     expect(after.headers['x-cache']).toBe('MISS');
+  });
+
+  it('a json answer’s link outlives the entry’s replacement: cache_ttl=0 and fresh retire it as the live entry only, the link works (and the sweep keeps it) until its keepUntil', async () => {
+    const body = { url: `${pages.url}/red`, viewport_width: 404, viewport_height: 240 };
+    const linked = await api()
+      .post('/render')
+      .set(account.auth)
+      .send({ ...body, response_type: 'json' });
+    expect(linked.status).toBe(200);
+    const link = new URL(linked.body.data.url);
+    const fetchLink = () => api().get(`${link.pathname}${link.search}`).buffer(true).parse(binary);
+    const repository = t.app.get(RenderRepository);
+    const first = (await repository.findById(linked.body.data.id))!;
+    // A bearer render of the same key with cache_ttl 0 may not be answered by the entry: it replaces it.
+    const uncached = await render({ url: body.url, viewport_width: '404', viewport_height: '240' });
+    expect({ status: uncached.status, cache: uncached.headers['x-cache'] }).toEqual({ status: 200, cache: 'MISS' });
+    expect(uncached.headers['x-render-id']).not.toBe(first.id);
+    expect((await repository.findLive(account.id, first.cacheKey))?.id).toBe(uncached.headers['x-render-id']);
+    // So does fresh=true.
+    const fresh = await render({ url: body.url, viewport_width: '404', viewport_height: '240', cache_ttl: '600', fresh: 'true' });
+    expect(fresh.headers['x-cache']).toBe('MISS');
+    expect((await repository.findLive(account.id, first.cacheKey))?.id).toBe(fresh.headers['x-render-id']);
+
+    const replaced = (await repository.findById(first.id))!;
+    expect({ liveKey: replaced.liveKey, status: replaced.status, keepUntil: replaced.keepUntil }).toEqual({
+      liveKey: null,
+      status: 'ready',
+      keepUntil: first.keepUntil,
+    });
+    const storage = t.app.get(ScreenshotStorage);
+    const sweeper = t.app.get(RenderSweeper);
+    // Past the replaced entry's own 120 s, before its link's hour: still there, still served.
+    t.clock.advance(600_000);
+    await sweeper.sweep();
+    expect(await storage.exists(replaced.fileKey!)).toBe(true);
+    const file = await fetchLink();
+    expect(file.status).toBe(200);
+    expect(file.headers['x-render-id']).toBe(first.id);
+    expect((await decodeImage(file.body)).at(10, 10)).toEqual(RED);
+    // At its keepUntil the link has expired, and the sweep (after its grace) removes the row and the object.
+    t.clock.set(new Date(first.keepUntil.getTime() + SWEEP_GRACE_MS + 1000));
+    expect((await fetchLink()).status).toBe(403);
+    await sweeper.sweep();
+    expect(await storage.exists(replaced.fileKey!)).toBe(false);
+    expect(await repository.findById(first.id)).toBeNull();
+  });
+
+  it('a late attempt of a render job never shortens a ready entry’s keepUntil nor fails it: a link given out stays good', async () => {
+    const linked = await api()
+      .post('/render')
+      .set(account.auth)
+      .send({ url: `${pages.url}/blue`, viewport_width: 406, response_type: 'json' });
+    expect(linked.status).toBe(200);
+    const repository = t.app.get(RenderRepository);
+    const ready = (await repository.findById(linked.body.data.id))!;
+    expect(ready.keepUntil.getTime()).toBeGreaterThanOrEqual(minute + 3_600_000);
+    const now = t.clock.now();
+    // What a superseded attempt writes when it ends: ready again with cache_ttl 0's retention, or failed.
+    await repository.markReady(ready.id, {
+      ...ready,
+      fileKey: ready.fileKey!,
+      fileSize: ready.fileSize!,
+      width: 406,
+      height: 800,
+      finishedAt: now,
+      expiresAt: now,
+      keepUntil: new Date(now.getTime() + 120_000),
+    });
+    await repository.markFailed(ready.id, now, new Date(now.getTime() + 120_000));
+    const after = (await repository.findById(ready.id))!;
+    expect({ status: after.status, keepUntil: after.keepUntil }).toEqual({ status: 'ready', keepUntil: ready.keepUntil });
+    t.clock.advance(600_000);
+    const link = new URL(linked.body.data.url);
+    expect((await api().get(`${link.pathname}${link.search}`)).status).toBe(200);
   });
 
   it('422 for bad options, in Take Screenshot’s words; the URL policy refuses at the door', async () => {

@@ -10,11 +10,11 @@ export interface NewRenderKey {
 }
 
 export abstract class RenderKeyRepository {
-  abstract create(key: NewRenderKey): Promise<RenderKeyProps>;
+  /** Creates the key unless the account already has `limit` keys (null then): atomic, whatever runs concurrently. */
+  abstract createWithinLimit(key: NewRenderKey, limit: number): Promise<RenderKeyProps | null>;
   abstract findOwned(accountId: number, id: number): Promise<RenderKeyProps | null>;
   /** The key a link names; null when there is none (never was, or deleted). */
   abstract findByAccessKey(accessKey: string): Promise<RenderKeyProps | null>;
   abstract list(accountId: number, page: PageRequest): Promise<{ items: RenderKeyProps[]; total: number }>;
-  abstract countForAccount(accountId: number): Promise<number>;
   abstract delete(id: number): Promise<void>;
 }

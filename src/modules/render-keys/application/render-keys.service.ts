@@ -21,11 +21,13 @@ export class RenderKeysService {
 
   /** The new key with its secret: the only time the secret leaves the service. */
   async create(accountId: number, name: string | null = null): Promise<RenderKeyProps> {
-    if ((await this.keys.countForAccount(accountId)) >= RENDER_KEY_LIMITS.perAccount) {
-      throw ValidationFailedError.of('name', `an account can have at most ${RENDER_KEY_LIMITS.perAccount} render keys`);
-    }
     const trimmed = name?.trim() || null;
-    return this.keys.create({ accountId, name: trimmed, accessKey: newAccessKey(), secret: newRenderSecret(), createdAt: this.clock.now() });
+    const key = await this.keys.createWithinLimit(
+      { accountId, name: trimmed, accessKey: newAccessKey(), secret: newRenderSecret(), createdAt: this.clock.now() },
+      RENDER_KEY_LIMITS.perAccount,
+    );
+    if (!key) throw ValidationFailedError.of('name', `an account can have at most ${RENDER_KEY_LIMITS.perAccount} render keys`);
+    return key;
   }
 
   list(accountId: number, page: PageRequest) {

@@ -20,10 +20,19 @@ export abstract class RenderRepository {
   abstract insertLive(render: NewRender): Promise<boolean>;
   abstract findLive(accountId: number, cacheKey: string): Promise<RenderProps | null>;
   abstract findById(id: string): Promise<RenderProps | null>;
-  /** The entry stops being live (replaced, failed): compare-and-set on its id, so only that entry is retired. */
+  /**
+   * The entry stops being live (replaced, failed, abandoned): compare-and-set on its id, so only that entry is
+   * retired. Only liveKey changes: a ready entry stays readable by id until its keepUntil (domain/render.ts).
+   */
   abstract retire(id: string): Promise<void>;
-  abstract markReady(id: string, stored: StoredRender): Promise<void>;
-  /** A failed render is retired at once; its row is swept at keepUntil. */
+  /**
+   * Records the stored object: a pending row becomes ready with `stored.keepUntil`; a ready one (a second attempt
+   * of its job wrote the object again) takes the new facts but keeps the later keepUntil. Nothing happens to a row
+   * that is gone, failed, or past its keepUntil at `stored.finishedAt` (the sweep's): false then, and the caller
+   * removes the object it wrote.
+   */
+  abstract markReady(id: string, stored: StoredRender): Promise<boolean>;
+  /** A pending render that failed is retired at once; its row is swept at keepUntil. A ready one is left as it is. */
   abstract markFailed(id: string, finishedAt: Date, keepUntil: Date): Promise<void>;
   /** Pushes keepUntil to at least `until` (a json answer's link must outlive the answer). */
   abstract keepAtLeast(id: string, until: Date): Promise<void>;

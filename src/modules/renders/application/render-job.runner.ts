@@ -57,7 +57,7 @@ export class RenderJobRunner implements JobTypeHandler<RenderJobOptions> {
       throw new InfrastructureFailure('the render could not be stored', err);
     }
     const now = this.clock.now();
-    await this.renders.markReady(job.id, {
+    const recorded = await this.renders.markReady(job.id, {
       fileKey,
       fileSize: result.data.length,
       width: result.width,
@@ -66,6 +66,11 @@ export class RenderJobRunner implements JobTypeHandler<RenderJobOptions> {
       finishedAt: now,
       ...retention(now, job.options.ttlSeconds),
     });
+    if (!recorded) {
+      // The entry was swept meanwhile (pending past its keepUntil) or has failed: nothing would ever remove this object.
+      await this.storage.delete(fileKey).catch((err) => this.logger.warn(`render ${job.id}: removing its unrecorded object failed: ${errorMessage(err)}`));
+      return this.fail(job, 'The render was removed before its capture ended');
+    }
     return endedIf(await this.jobs.succeed(job.id, null, now), 'succeeded');
   }
 

@@ -4,6 +4,7 @@ import { Clock } from '../../../shared/domain/clock';
 import { errorMessage } from '../../../shared/domain/error-message';
 import { PeriodicTask } from '../../../shared/scheduling/periodic-task';
 import { ScreenshotStorage } from '../../screenshots/application/ports';
+import { objectKeyOf } from '../domain/render';
 import { RenderRepository } from './ports';
 
 /** Entries expire by the second (cache_ttl), so the sweep runs every minute. */
@@ -16,6 +17,7 @@ const BATCH = 100;
 export const SWEEP_GRACE_MS = 60_000;
 
 /**
+ * The only place a render's row and object end (domain/render.ts: retiring never does).
  * Render cache entries past their keepUntil (and SWEEP_GRACE_MS) are deleted — object (local disk or S3), then row — by every worker
  * process once a minute, in the pattern of the retention sweep: each step idempotent, so sweepers on several
  * instances meeting on one entry all succeed. The object goes first: a row left by a failed delete is found again,
@@ -52,7 +54,8 @@ export class RenderSweeper implements OnApplicationBootstrap, OnApplicationShutd
     for (;;) {
       const expired = await this.renders.keptUntilBefore(new Date(this.clock.now().getTime() - SWEEP_GRACE_MS), BATCH);
       for (const render of expired) {
-        if (render.fileKey) await this.storage.delete(render.fileKey);
+        // Every status: a pending row's job may have written its object before it died (objectKeyOf).
+        await this.storage.delete(objectKeyOf(render));
         await this.renders.delete(render.id);
       }
       removed += expired.length;

@@ -16,7 +16,7 @@ import { JobsService } from '../../jobs/application/jobs.service';
 import { isFinished, JobProps } from '../../jobs/domain/job';
 import { comparisonKey } from '../../screenshots/application/comparison-key';
 import { ScreenshotStorage } from '../../screenshots/application/ports';
-import { ageSeconds, isHit, JSON_LINK_MIN_SECONDS, PENDING_KEEP_SECONDS, RenderProps } from '../domain/render';
+import { ageSeconds, isHit, isKept, JSON_LINK_MIN_SECONDS, PENDING_KEEP_SECONDS, RenderProps } from '../domain/render';
 import { renderCacheKey } from '../domain/render-cache-key';
 import type { RenderJobOptions } from '../domain/render-job';
 import { RenderRepository } from './ports';
@@ -116,7 +116,7 @@ export class RendersService {
   /** The ready render `id` while it is kept (a signed link's target). */
   async kept(id: string): Promise<RenderProps> {
     const render = await this.renders.findById(id);
-    if (!render || render.status !== 'ready' || render.keepUntil.getTime() <= this.clock.now().getTime()) throw new NotFoundError('Render');
+    if (!render || !isKept(render, this.clock.now())) throw new NotFoundError('Render');
     return render;
   }
 
@@ -159,8 +159,8 @@ export class RendersService {
       const now = this.clock.now();
       const live = await this.renders.findLive(accountId, cacheKey);
       if (live) {
-        if (live.status === 'pending') return { joined: live };
-        if (!input.fresh && isHit(live, input.ttlSeconds, now)) return { hit: live };
+        if (live.status === 'pending' && (await this.joinable(accountId, live, now))) return { joined: live };
+        if (live.status !== 'pending' && !input.fresh && isHit(live, input.ttlSeconds, now)) return { hit: live };
         await this.renders.retire(live.id);
       }
       const id = randomUUID();
@@ -179,6 +179,31 @@ export class RendersService {
   }
 
   /**
+   * Whether a pending entry can still end ready, so a request may wait on it. Not when its job failed (its maker
+   * could not record the failure on the entry), when its job is gone (never written, or removed) past
+   * JOB_WRITE_GRACE_MS, or when it is older than its maker would wait for it (the job's run time + the queue
+   * allowance: its worker died, or the job never ends). Such an entry is retired and the capture made anew,
+   * instead of answering the joiner a stale 502 or 504.
+   */
+  private async joinable(accountId: number, entry: RenderProps, now: Date): Promise<boolean> {
+    const age = now.getTime() - entry.createdAt.getTime();
+    let job: JobProps;
+    try {
+      job = await this.jobs.get(accountId, entry.id);
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+      return age < JOB_WRITE_GRACE_MS;
+    }
+    if (job.status === 'failed') return false;
+    return age <= this.allowedMs((job.options as RenderJobOptions).options?.timeoutMs ?? this.config.captureTimeoutMs);
+  }
+
+  /** How long a request waits for a render's job: the capture's own limit, and QUEUE_ALLOWANCE_MS for the queue. */
+  private allowedMs(timeoutMs: number): number {
+    return maxRunMs('render', { ...this.config, captureTimeoutMs: timeoutMs }) + QUEUE_ALLOWANCE_MS;
+  }
+
+  /**
    * The one place a render job is queued. A client is waiting on it, so it goes ahead of batch and scheduled
    * captures (docs/fair-slots.md); it still counts against its account's cap. Its id is the render's.
    */
@@ -194,7 +219,7 @@ export class RendersService {
    * Null when the entry has no job (it is retired: the caller makes the capture anew).
    */
   private async waitFor(accountId: number, render: RenderProps, timeoutMs: number, clientGone: AbortSignal): Promise<RenderProps | null> {
-    const allowedMs = maxRunMs('render', { ...this.config, captureTimeoutMs: timeoutMs }) + QUEUE_ALLOWANCE_MS;
+    const allowedMs = this.allowedMs(timeoutMs);
     const deadline = Date.now() + allowedMs;
     let job = await this.jobOfEntry(accountId, render);
     if (!job) {

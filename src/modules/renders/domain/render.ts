@@ -2,6 +2,15 @@
  * A render (API.md "Render in one call", "Render cache"): one capture asked for by GET/POST /render, kept as a
  * cache entry of its account for its cache TTL — never a website's screenshot. One row per render; at most one row
  * per (account, cache key) is the live entry (`liveKey` set), which identical requests hit or wait on.
+ *
+ * Its life, two independent things:
+ * - **live** (`liveKey`): whether requests for its key find it. Retiring (replaced by cache_ttl=0 or `fresh`,
+ *   expired, failed, abandoned) only clears liveKey: it touches neither the row's status, nor keepUntil, nor the
+ *   object.
+ * - **kept** (`keepUntil`): until when the row and its object exist, readable by id (`isKept`: a json answer's
+ *   signed link). Only the sweep ends it, past keepUntil (+ its grace), deleting the object — whatever the status —
+ *   then the row. A ready render's keepUntil never moves earlier (a json answer pushes it, a late attempt of its job
+ *   cannot pull it back), and a row past its keepUntil is never made ready again: it is the sweep's.
  */
 import type { CaptureReport } from '../../../shared/domain/capture-report';
 import type { OutputFormat } from '../../../shared/domain/output-format';
@@ -56,6 +65,19 @@ export const PENDING_KEEP_SECONDS = 3600;
 /** The storage key of a render's object: its own area, beside (not under) the screenshots. */
 export function renderFileKey(accountId: number, id: string, format: OutputFormat): string {
   return `renders/${accountId}/${id}.${FORMAT_FILES[format].extension}`;
+}
+
+/**
+ * Where a render's object is or may be: recorded once ready, else where its job writes it — a job that wrote its
+ * object and died before marking the row ready leaves it there, and the sweep removes it with the row.
+ */
+export function objectKeyOf(render: RenderProps): string {
+  return render.fileKey ?? renderFileKey(render.accountId, render.id, render.format);
+}
+
+/** Whether the render may be read by its id at `now` (a signed link's target): ready and not past its keepUntil. */
+export function isKept(render: RenderProps, now: Date): boolean {
+  return render.status === 'ready' && render.keepUntil.getTime() > now.getTime();
 }
 
 /**

@@ -47,6 +47,16 @@ export function replyWithRender(reply: FastifyReply, render: RenderProps, body: 
   return new StreamableFile(body, { type: mimeType });
 }
 
+/**
+ * The one Cache-Control of an answer a CDN may keep (a signed link's): `public, max-age=<whole seconds until the
+ * earliest of the deadlines>`, never negative (0 when a deadline has passed). A null deadline bounds nothing.
+ */
+export function publicCacheControl(now: Date, ...deadlines: Array<Date | null>): string {
+  const until = Math.min(...deadlines.map((d) => d?.getTime() ?? Infinity));
+  const seconds = Number.isFinite(until) ? Math.max(0, Math.floor((until - now.getTime()) / 1000)) : 0;
+  return `public, max-age=${seconds}`;
+}
+
 /** X-Cache, and Age on a hit (seconds since the entry was made). */
 export function cacheHeaders(reply: FastifyReply, outcome: RenderOutcome): void {
   reply.header('X-Cache', outcome.cache);

@@ -16,7 +16,7 @@ import { RenderLinks } from '../application/render-links';
 import { RenderInput, RendersService } from '../application/renders.service';
 import { RenderDto } from './dto';
 import { RenderView } from './openapi';
-import { CAPTURE_HEADERS, cacheHeaders, renderView, replyWithRender } from './render-reply';
+import { CAPTURE_HEADERS, cacheHeaders, publicCacheControl, renderView, replyWithRender } from './render-reply';
 import { renderQueryToBody } from './render-query';
 import { SignedLinkGuard, SignedRequest } from './signed-link.guard';
 
@@ -127,7 +127,7 @@ export class RenderController {
     // A signed link's answer may be kept by a CDN for what is left of the entry's TTL (API.md, Render cache), and
     // never past the link's own `expires`.
     const cacheControl = signed
-      ? `public, max-age=${outcome.render.expiresAt ? this.secondsLeft(outcome.render.expiresAt, signed.linkExpiresAt) : 0}`
+      ? publicCacheControl(this.clock.now(), outcome.render.expiresAt ?? this.clock.now(), signed.linkExpiresAt)
       : 'private, no-store';
     if (dto.response_type === 'json') {
       if (signed) reply.header('Cache-Control', cacheControl);
@@ -138,12 +138,6 @@ export class RenderController {
       };
     }
     return replyWithRender(reply, outcome.render, this.renders.open(outcome.render), cacheControl);
-  }
-
-  /** Whole seconds until the entry expires, or the link if it expires first. */
-  private secondsLeft(entryExpiresAt: Date, linkExpiresAt: Date | null): number {
-    const until = Math.min(entryExpiresAt.getTime(), linkExpiresAt?.getTime() ?? Infinity);
-    return Math.max(0, Math.floor((until - this.clock.now().getTime()) / 1000));
   }
 }
 
@@ -177,7 +171,7 @@ export class RenderLinkController {
   ): Promise<StreamableFile> {
     this.links.verify(id, typeof query.expires === 'string' ? query.expires : undefined, typeof query.signature === 'string' ? query.signature : undefined);
     const render = await this.renders.kept(id);
-    const remaining = Math.max(0, Math.floor((Number(query.expires) * 1000 - this.clock.now().getTime()) / 1000));
-    return replyWithRender(reply, render, this.renders.open(render), `public, max-age=${remaining}`);
+    const linkExpiresAt = new Date(Number(query.expires) * 1000);
+    return replyWithRender(reply, render, this.renders.open(render), publicCacheControl(this.clock.now(), linkExpiresAt));
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { LessThan, Repository } from 'typeorm';
+import { LessThan, MoreThan, Repository } from 'typeorm';
 import { isUniqueViolation } from '../../../shared/persistence/constraint-violations';
 import { parseCaptureReport, serializeCaptureReport } from '../../screenshots/domain/capture-report';
 import type { RenderProps, RenderStatus } from '../domain/render';
@@ -42,13 +42,18 @@ export class TypeOrmRenderRepository extends RenderRepository {
     await this.rows.update({ id }, { liveKey: null });
   }
 
-  async markReady(id: string, stored: StoredRender): Promise<void> {
-    const { capture, ...rest } = stored;
-    await this.rows.update({ id }, { ...rest, status: 'ready', captureReport: serializeCaptureReport(capture) });
+  async markReady(id: string, stored: StoredRender): Promise<boolean> {
+    const { capture, keepUntil, ...rest } = stored;
+    const facts = { ...rest, status: 'ready', captureReport: serializeCaptureReport(capture) };
+    const notSwept = MoreThan(stored.finishedAt);
+    if ((await this.rows.update({ id, status: 'pending', keepUntil: notSwept }, { ...facts, keepUntil })).affected) return true;
+    if (!(await this.rows.update({ id, status: 'ready', keepUntil: notSwept }, facts)).affected) return false;
+    await this.keepAtLeast(id, keepUntil);
+    return true;
   }
 
   async markFailed(id: string, finishedAt: Date, keepUntil: Date): Promise<void> {
-    await this.rows.update({ id }, { status: 'failed', liveKey: null, finishedAt, keepUntil });
+    await this.rows.update({ id, status: 'pending' }, { status: 'failed', liveKey: null, finishedAt, keepUntil });
   }
 
   async keepAtLeast(id: string, until: Date): Promise<void> {
