@@ -84,7 +84,14 @@ describe('Dashboard updates (issue 31)', () => {
   const websiteNamed = async (name: string) => (await websites.list(alice.id, { page: 1, perPage: 100 })).items.find((w) => w.name === name);
 
   beforeAll(async () => {
-    site = await new PageServer({ '/': landing('Acme Rockets', '#2454d6'), '/blog': landing('Acme Blog', '#0f766e') }).start();
+    site = await new PageServer({
+      '/': landing('Acme Rockets', '#2454d6'),
+      '/blog': landing('Acme Blog', '#0f766e'),
+      // Answered after 4 s: a capture of it is still unfinished when a page showing its job is drawn.
+      '/slow': (_req, res) => {
+        setTimeout(() => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(landing('Acme Slow', '#7c3aed')), 4_000);
+      },
+    }).start();
     t = await startTestApp({ env: { SIGN_IN_LIMIT_PER_MINUTE: '100000', DASHBOARD_LIMIT_PER_MINUTE: '100000' } });
     t.clock.set(new Date(START));
     websites = t.app.get(WebsitesService);
@@ -329,6 +336,21 @@ describe('Dashboard updates (issue 31)', () => {
         await page.waitForFunction(() => (document.getElementById('capture-image') as HTMLImageElement).naturalWidth > 0, { timeout: 20_000 });
         expect(await stayed()).toBe(true);
         expect(page.url()).toMatch(/\/dashboard\?url=.*render=[0-9a-f-]{36}/);
+        // Recent jobs shows the capture's job as ended (succeeded), without a reload: never left at running.
+        const jobId = /render=([0-9a-f-]{36})/.exec(page.url())![1];
+        const recentBadge = () =>
+          page.evaluate(
+            (id) => document.querySelector(`#recent-jobs a[href="/dashboard/jobs/${id}"]`)?.closest('tr')?.querySelector('.badge')?.textContent ?? null,
+            jobId,
+          );
+        await page
+          .waitForFunction(
+            (id) => document.querySelector(`#recent-jobs a[href="/dashboard/jobs/${id}"]`)?.closest('tr')?.querySelector('.badge-succeeded'),
+            { timeout: 20_000 },
+            jobId,
+          )
+          .catch(() => undefined);
+        expect(await recentBadge()).toBe('succeeded');
         // 8 s on the result is still there (no refresh meta reached the live page), with what was typed.
         await new Promise((r) => setTimeout(r, 8_000));
         const state = await page.evaluate(() => ({
@@ -337,7 +359,14 @@ describe('Dashboard updates (issue 31)', () => {
           refreshMetas: document.querySelectorAll('meta[http-equiv="refresh" i]').length,
           badge: document.querySelector('#capture-result .badge')?.textContent,
         }));
-        expect({ ...state, stayed: await stayed() }).toEqual({ image: true, typed, refreshMetas: 0, badge: 'ready', stayed: true });
+        expect({ ...state, stayed: await stayed(), recent: await recentBadge() }).toEqual({
+          image: true,
+          typed,
+          refreshMetas: 0,
+          badge: 'ready',
+          stayed: true,
+          recent: 'succeeded',
+        });
         await fits('overview with a result');
         await save('overview-capture-url', width);
         await page.close();
@@ -393,6 +422,34 @@ describe('Dashboard updates (issue 31)', () => {
         ]);
         await page.close();
       }, 60_000);
+
+      it(`at ${width}×${height}: the overview showing a capture job that is still running: once the result panel sees it end, Recent jobs says so without a reload`, async () => {
+        await signIn(width, height);
+        const slow = (await websites.create(alice.id, { name: `Slow ${width}`, url: `${site.url}/slow?w=${width}`, status: 'paused' })).id;
+        expect((await a.submit(`/dashboard/websites/${slow}/screenshot`)).status).toBe(303);
+        const [job] = await jobsOf(slow);
+        await go(`/dashboard?${new URLSearchParams({ url: `${site.url}/slow?w=${width}`, job: job.id }).toString()}`);
+        await mark();
+        const recentBadge = () =>
+          page.evaluate(
+            (id) => document.querySelector(`#recent-jobs a[href="/dashboard/jobs/${id}"]`)?.closest('tr')?.querySelector('.badge')?.textContent ?? null,
+            job.id,
+          );
+        // Drawn while the job ran (the page it captures answers after 4 s).
+        expect(['queued', 'running']).toContain(await recentBadge());
+        await page.waitForFunction(() => document.querySelector('#capture-result .badge')?.textContent === 'succeeded', { timeout: 60_000 });
+        await page
+          .waitForFunction(
+            (id) => document.querySelector(`#recent-jobs a[href="/dashboard/jobs/${id}"]`)?.closest('tr')?.querySelector('.badge-succeeded'),
+            { timeout: 10_000 },
+            job.id,
+          )
+          .catch(() => undefined);
+        expect({ recent: await recentBadge(), stayed: await stayed() }).toEqual({ recent: 'succeeded', stayed: true });
+        await fits('overview after the job ended');
+        await save('overview-job-ended', width);
+        await page.close();
+      }, 90_000);
 
       it(`at ${width}×${height}: a new website's first screenshot, the list's notices, and a form's errors in words`, async () => {
         await signIn(width, height);

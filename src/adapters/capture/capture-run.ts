@@ -19,6 +19,9 @@ import {
   clickElement,
   hideElements,
   LAZY_SCROLL_BUDGET_MS,
+  layoutZoom,
+  pageLayoutOf,
+  type PageLayout,
   preparePage,
   removeElements,
   revealLazyContent,
@@ -246,7 +249,10 @@ export class CaptureRun {
     // The page may have navigated itself (script, meta refresh) to a refused destination after load.
     egress.assertDocumentAllowed();
     const ignoreBoxes = await this.measureIgnoredBoxes(page, element !== undefined);
-    const report = await this.report(page, settler, element !== undefined);
+    // The layout is read once, here, after everything that can change the page's height (scripts, clicks, hidden
+    // and removed elements, the style sheet, the lazy-content scroll, delay_ms): the report's page height and
+    // truncation and the full-page picture's size come from the same reading.
+    const { report, layout } = await this.report(page, settler, element !== undefined);
     const picture = await takeScreenshot(page, {
       fullPage: request.fullPage,
       element,
@@ -254,6 +260,7 @@ export class CaptureRun {
       maxFullPageHeight: settings.maxFullPageHeight,
       fastPngEncoding: settings.fastPngEncoding,
       output: request.output,
+      layout,
     });
     const result = await resizeOutput(picture, request);
     // ...or while the screenshot was being taken: then the picture may show the refusal, not the page.
@@ -281,22 +288,24 @@ export class CaptureRun {
     return typeof text === 'string' ? text : '';
   }
 
-  /** The capture report, read just before the picture (one evaluation: the title and the page's full height). */
-  private async report(page: Page, settler: PageSettler, ofElement: boolean): Promise<CaptureReport> {
+  /**
+   * The capture report, read just before the picture, and the page's layout, which the full-page picture is sized
+   * by (one evaluation: the title, the page's full height and its layout width).
+   */
+  private async report(page: Page, settler: PageSettler, ofElement: boolean): Promise<{ report: CaptureReport; layout: PageLayout }> {
     const { request, settings } = this;
     const facts = (await page.evaluate(pageFactsScript)) as { title: unknown; height: unknown; width: unknown };
-    const finite = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
-    const pageHeight = Math.round(finite(facts.height));
+    const layout = pageLayoutOf(facts);
+    const pageHeight = Math.round(layout.height);
     const format = request.output?.format ?? 'png';
     const viewport = page.viewport();
     const fullPageImage = request.fullPage && format !== 'pdf' && !ofElement && !request.clip;
     // A page laid out wider than a phone's viewport is shown zoomed out (takeScreenshot), fitting more of its px.
-    const layoutWidth = finite(facts.width);
-    const zoom = viewport && layoutWidth > viewport.width ? viewport.width / layoutWidth : 1;
+    const zoom = viewport ? layoutZoom(layout, viewport.width) : 1;
     const maxHeight = viewport
       ? fullPageMaxHeight(format === 'pdf' ? 'png' : format, viewport.width, viewport.deviceScaleFactor ?? 1, settings.maxFullPageHeight) / zoom
       : Infinity;
-    return {
+    const report: CaptureReport = {
       httpStatus: this.httpStatus,
       finalUrl: page.url(),
       title: typeof facts.title === 'string' ? facts.title.slice(0, 1000) : '',
@@ -306,6 +315,7 @@ export class CaptureRun {
       waitedMs: Math.round(performance.now() - this.loadedAt),
       pending: settler.pending,
     };
+    return { report, layout };
   }
 
   /** Change history's ignored regions, measured just before the picture (in its pixels); none for a PDF. */

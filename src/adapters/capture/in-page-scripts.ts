@@ -20,11 +20,17 @@ const RAF_CHAIN_GAP_MS = 100;
  */
 export const RAF_CHAIN_MAX_MS = 1_500;
 
-/** {height, width}: the document's height and the layout viewport's width (980 on a phone without a viewport meta). */
-export const fullPageLayoutScript = `({ height: ${DOCUMENT_HEIGHT}, width: document.documentElement ? document.documentElement.clientWidth : 0 })`;
+/** height, width: the document's height and the layout viewport's width (980 on a phone without a viewport meta). */
+const LAYOUT_FIELDS = `height: ${DOCUMENT_HEIGHT}, width: document.documentElement ? document.documentElement.clientWidth : 0`;
 
-/** The capture report's facts from the page itself: its title, its full height (CSS px) and its layout width. */
-export const pageFactsScript = `({ title: document.title, height: ${DOCUMENT_HEIGHT}, width: document.documentElement ? document.documentElement.clientWidth : 0 })`;
+/** {height, width}: the page's layout (LAYOUT_FIELDS), for a full-page picture whose caller has not read it. */
+export const fullPageLayoutScript = `({ ${LAYOUT_FIELDS} })`;
+
+/**
+ * The capture report's facts from the page itself: its title, its full height (CSS px) and its layout width; the
+ * last two are also the layout its full-page picture is sized by.
+ */
+export const pageFactsScript = `({ title: document.title, ${LAYOUT_FIELDS} })`;
 
 export const readyStateCompleteScript = `document.readyState === 'complete'`;
 

@@ -265,17 +265,26 @@ export async function clickElement(page: Page, selector: string): Promise<void> 
 /** The full-page reveal lives in its own module; captures and scenario pages reach it from here. */
 export { LAZY_SCROLL_BUDGET_MS, revealLazyContent } from './lazy-reveal';
 
-/**
- * The document's height in layout px, and the zoom a phone shows it at: a page without a mobile viewport meta is
- * laid out 980 px wide (wider than the device) and shown zoomed out to the device's width, so its full page is
- * the layout's width and height at that zoom — the device's width, no cut right side, no blank band below.
- * Elsewhere the layout is the viewport's width and the zoom 1.
- */
-async function fullPageLayout(page: Page, viewportWidth: number): Promise<{ zoom: number; layoutHeight: number }> {
-  const layout = (await page.evaluate(fullPageLayoutScript)) as { height: unknown; width: unknown };
+/** The document's height and the layout viewport's width, CSS px (fullPageLayoutScript's, or pageFactsScript's). */
+export interface PageLayout {
+  height: number;
+  width: number;
+}
+
+/** The layout an in-page script answered, each side 0 when it is not a finite number. */
+export function pageLayoutOf(answer: { height: unknown; width: unknown }): PageLayout {
   const finite = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
-  const layoutWidth = finite(layout.width);
-  return { zoom: layoutWidth > viewportWidth ? viewportWidth / layoutWidth : 1, layoutHeight: finite(layout.height) };
+  return { height: finite(answer.height), width: finite(answer.width) };
+}
+
+/**
+ * The zoom a phone shows the layout at: a page without a mobile viewport meta is laid out 980 px wide (wider than
+ * the device) and shown zoomed out to the device's width, so its full page is the layout's width and height at that
+ * zoom — the device's width, no cut right side, no blank band below. Elsewhere the layout is the viewport's width
+ * and the zoom 1.
+ */
+export function layoutZoom(layout: PageLayout, viewportWidth: number): number {
+  return layout.width > viewportWidth ? viewportWidth / layout.width : 1;
 }
 
 /** Paper sizes in inches, as puppeteer prints them (its PaperFormat table), portrait. */
@@ -299,6 +308,11 @@ export interface ScreenshotSetup {
   fastPngEncoding: boolean;
   /** Default: a PNG. */
   output?: ResolvedOutput;
+  /**
+   * Full page: the layout as the caller has just read it, when nothing can have changed the page since (a capture
+   * reads it once for its report and its picture alike, so the two agree); read here when absent.
+   */
+  layout?: PageLayout;
 }
 
 /**
@@ -327,12 +341,13 @@ export async function takeScreenshot(page: Page, setup: ScreenshotSetup): Promis
   } else if (setup.clip) {
     data = await page.screenshot({ ...common, clip: setup.clip, captureBeyondViewport: true });
   } else if (setup.fullPage) {
-    const { zoom, layoutHeight } = await fullPageLayout(page, viewport.width);
+    const layout = setup.layout ?? pageLayoutOf((await page.evaluate(fullPageLayoutScript)) as { height: unknown; width: unknown });
+    const zoom = layoutZoom(layout, viewport.width);
     const deviceScaleFactor = viewport.deviceScaleFactor ?? 1;
     // The image's bounds are in the picture's CSS px: a zoomed-out layout (a phone without a viewport meta) fits
     // more of its own px in them.
     const maxHeight = fullPageMaxHeight(format, viewport.width, deviceScaleFactor, setup.maxFullPageHeight) / zoom;
-    const height = Math.min(Math.max(layoutHeight, viewport.height / zoom), maxHeight);
+    const height = Math.min(Math.max(layout.height, viewport.height / zoom), maxHeight);
     // Renders beyond the viewport without resizing it (so 100vh layouts and media queries keep the viewport the
     // client asked for), in tiles beyond Chromium's texture limit.
     data = await fullPageImage(page, common, viewport.width / zoom, height, deviceScaleFactor, zoom);

@@ -8,18 +8,14 @@ import { PlanNoApiAccessError } from '../../accounts/domain/errors';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
 import { HtmlPage, seeOther } from './responses';
-import { clearCookie, NEW_TOKEN_COOKIE, readCookie, setCookie } from './cookies';
+import { NEW_TOKEN_COOKIE } from './cookies';
+import { ShownOnce } from './shown-once';
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import { AppConfig } from '../../../config/app-config';
 import { requestOrigin } from '../../../shared/http/pagination';
 import { apiKeysPage, revokeConfirmPage } from './views/pages/api-keys.page';
 
-/** Long enough for a slow redirect, short enough that a forgotten cookie does not outlive the moment. */
-const NEW_TOKEN_COOKIE_SECONDS = 300;
-
-interface CarriedToken {
-  /** Digest of the session's CSRF token: only the session that generated the token sees it. */
-  session: string;
+interface NewToken {
   name: string;
   secret: string;
 }
@@ -27,12 +23,16 @@ interface CarriedToken {
 /** Settings → API Keys (spec, Authentication 2 and 3): generate (shown once) and revoke. */
 @DashboardController('dashboard/settings/api-keys')
 export class ApiKeysController {
+  private readonly newToken: ShownOnce<NewToken>;
+
   constructor(
     private readonly accounts: AccountsService,
     private readonly clock: Clock,
-    private readonly secretBox: SecretBox,
+    secretBox: SecretBox,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.newToken = new ShownOnce(NEW_TOKEN_COOKIE, secretBox, config.publicUrl);
+  }
 
   /** The list; right after a generate, once, the new token (from its sealed cookie, which this answer clears). */
   @Get()
@@ -43,16 +43,12 @@ export class ApiKeysController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Query('notice') notice?: string,
   ) {
-    const carried = readCookie(request, NEW_TOKEN_COOKIE);
-    if (carried === undefined) return this.page(viewer, request, { notice });
-    clearCookie(reply, request, this.config.publicUrl, NEW_TOKEN_COOKIE);
-    return this.page(viewer, request, { notice, newSecret: this.openCarried(carried, viewer) ?? undefined });
+    return this.page(viewer, request, { notice, newSecret: this.newToken.take(reply, request, viewer) ?? undefined });
   }
 
   /**
-   * Post/Redirect/Get: the new token is sealed into a short-lived cookie and the browser sent to the list, which
-   * shows it once. A reload of that page, or of the form's answer, never makes another token. A cookie rather
-   * than server memory, so the GET may reach any instance.
+   * Post/Redirect/Get: the new token is sealed into a short-lived cookie (ShownOnce) and the browser sent to the
+   * list, which shows it once. A reload of that page, or of the form's answer, never makes another token.
    */
   @Post()
   @HtmlPage()
@@ -62,8 +58,7 @@ export class ApiKeysController {
     const name = (formFields(request).get('name') ?? '').trim() || 'dashboard';
     try {
       const { token, secret } = await this.accounts.issueTokenFor(viewer.account, name);
-      const carried: CarriedToken = { session: this.secretBox.digest(viewer.session.csrfToken), name: token.props.name, secret };
-      setCookie(reply, request, this.config.publicUrl, NEW_TOKEN_COOKIE, this.secretBox.seal(JSON.stringify(carried)), NEW_TOKEN_COOKIE_SECONDS);
+      this.newToken.carry(reply, request, viewer, { name: token.props.name, secret });
       return seeOther(reply, '/dashboard/settings/api-keys');
     } catch (err) {
       if (!(err instanceof ValidationFailedError)) throw err;
@@ -86,20 +81,10 @@ export class ApiKeysController {
     return seeOther(reply, '/dashboard/settings/api-keys?notice=token-revoked');
   }
 
-  /** The carried token, if the cookie is intact and was made for this session. */
-  private openCarried(sealed: string, viewer: DashboardViewer): { name: string; secret: string } | null {
-    try {
-      const carried = JSON.parse(this.secretBox.open(sealed)) as CarriedToken;
-      return carried.session === this.secretBox.digest(viewer.session.csrfToken) ? { name: carried.name, secret: carried.secret } : null;
-    } catch {
-      return null; // tampered, or sealed with another key: show nothing
-    }
-  }
-
   private async page(
     viewer: DashboardViewer,
     request: DashboardRequest,
-    extra: { notice?: string; newSecret?: { name: string; secret: string }; nameError?: string },
+    extra: { notice?: string; newSecret?: NewToken; nameError?: string },
   ): Promise<string> {
     const tokens = await this.accounts.listTokensOf(viewer.account.id);
     const origin = requestOrigin(request, this.config.publicUrl);

@@ -9,20 +9,17 @@ import { SecretBox } from '../../../shared/secrets/secret-box';
 import { PlanNoApiAccessError } from '../../accounts/domain/errors';
 import { RenderKeysService } from '../../render-keys/application/render-keys.service';
 import { RENDER_KEY_LIMITS } from '../../render-keys/domain/render-key';
-import { clearCookie, NEW_RENDER_KEY_COOKIE, readCookie, setCookie } from './cookies';
+import { NEW_RENDER_KEY_COOKIE } from './cookies';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
 import { HtmlPage, seeOther } from './responses';
+import { ShownOnce } from './shown-once';
 import { deleteRenderKeyPage, renderKeysPage, RenderKeysView } from './views/pages/render-keys.page';
 
-/** Long enough for a slow redirect, short enough that a forgotten cookie does not outlive the moment. */
-const NEW_KEY_COOKIE_SECONDS = 300;
 /** Every page of keys is one page: an account has at most RENDER_KEY_LIMITS.perAccount of them. */
 const ALL_KEYS = { page: 1, perPage: RENDER_KEY_LIMITS.perAccount };
 
-interface CarriedKey {
-  /** Digest of the session's CSRF token: only the session that created the key sees its secret. */
-  session: string;
+interface NewKey {
   id: number;
   secret: string;
 }
@@ -30,12 +27,16 @@ interface CarriedKey {
 /** Settings → Render keys: create (the secret shown once), list, delete. The same Post/Redirect/Get as API tokens. */
 @DashboardController('dashboard/settings/render-keys')
 export class RenderKeysPageController {
+  private readonly newKey: ShownOnce<NewKey>;
+
   constructor(
     private readonly renderKeys: RenderKeysService,
     private readonly clock: Clock,
-    private readonly secretBox: SecretBox,
+    secretBox: SecretBox,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.newKey = new ShownOnce(NEW_RENDER_KEY_COOKIE, secretBox, config.publicUrl);
+  }
 
   @Get()
   @HtmlPage()
@@ -45,9 +46,7 @@ export class RenderKeysPageController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Query('notice') notice?: string,
   ) {
-    const carried = readCookie(request, NEW_RENDER_KEY_COOKIE);
-    if (carried !== undefined) clearCookie(reply, request, this.config.publicUrl, NEW_RENDER_KEY_COOKIE);
-    return this.page(viewer, request, { notice }, carried === undefined ? null : this.openCarried(carried, viewer));
+    return this.page(viewer, request, { notice }, this.newKey.take(reply, request, viewer));
   }
 
   /** The secret rides a sealed, short-lived cookie to the list, which shows it once: a reload never makes another key. */
@@ -62,8 +61,7 @@ export class RenderKeysPageController {
     }
     try {
       const key = await this.renderKeys.create(viewer.account.id, name || null);
-      const carried: CarriedKey = { session: this.secretBox.digest(viewer.session.csrfToken), id: key.id, secret: key.secret };
-      setCookie(reply, request, this.config.publicUrl, NEW_RENDER_KEY_COOKIE, this.secretBox.seal(JSON.stringify(carried)), NEW_KEY_COOKIE_SECONDS);
+      this.newKey.carry(reply, request, viewer, { id: key.id, secret: key.secret });
       return seeOther(reply, '/dashboard/settings/render-keys');
     } catch (err) {
       if (!(err instanceof ValidationFailedError)) throw err;
@@ -84,21 +82,12 @@ export class RenderKeysPageController {
     return seeOther(reply, '/dashboard/settings/render-keys?notice=render-key-deleted');
   }
 
-  /** The carried secret, if the cookie is intact, was made for this session, and its key still exists. */
-  private openCarried(sealed: string, viewer: DashboardViewer): CarriedKey | null {
-    try {
-      const carried = JSON.parse(this.secretBox.open(sealed)) as CarriedKey;
-      return carried.session === this.secretBox.digest(viewer.session.csrfToken) ? carried : null;
-    } catch {
-      return null; // tampered, or sealed with another key: show nothing
-    }
-  }
-
   private async page(
     viewer: DashboardViewer,
     request: DashboardRequest,
     extra: Pick<RenderKeysView, 'notice' | 'nameError'>,
-    carried: CarriedKey | null = null,
+    /** The secret just made (ShownOnce), shown only while its key still exists. */
+    carried: NewKey | null = null,
   ): Promise<string> {
     const keys = (await this.renderKeys.list(viewer.account.id, ALL_KEYS)).items;
     const fresh = carried ? keys.find((k) => k.id === carried.id) : undefined;
