@@ -2845,10 +2845,16 @@ export interface components {
       /** @example Production receiver */
       description: string | null;
       /**
-       * @description Why the service disabled it, if it did
+       * @description Why the service disabled it, if it did (null once re-enabled)
        * @example null
        */
       disabled_reason: string | null;
+      /**
+       * Format: date-time
+       * @description When the service disabled it (null: enabled, or disabled by hand)
+       * @example null
+       */
+      disabled_at: string | null;
       /**
        * Format: date-time
        * @description Since when every delivery has failed (null: the last one succeeded)
@@ -2889,10 +2895,16 @@ export interface components {
       /** @example Production receiver */
       description: string | null;
       /**
-       * @description Why the service disabled it, if it did
+       * @description Why the service disabled it, if it did (null once re-enabled)
        * @example null
        */
       disabled_reason: string | null;
+      /**
+       * Format: date-time
+       * @description When the service disabled it (null: enabled, or disabled by hand)
+       * @example null
+       */
+      disabled_at: string | null;
       /**
        * Format: date-time
        * @description Since when every delivery has failed (null: the last one succeeded)
@@ -3046,8 +3058,25 @@ export interface components {
        *     ]
        */
       website_ids: number[] | null;
-      /** @description false: nothing is sent */
+      /** @description false: nothing is sent. Set by the service after 3 days of failed deliveries (as for webhooks); PUT true to resume */
       enabled: boolean;
+      /**
+       * @description Why the service disabled it, if it did (null once re-enabled)
+       * @example null
+       */
+      disabled_reason: string | null;
+      /**
+       * Format: date-time
+       * @description When the service disabled it (null: enabled, or disabled by hand)
+       * @example null
+       */
+      disabled_at: string | null;
+      /**
+       * Format: date-time
+       * @description Since when every delivery has failed (null: the last one succeeded)
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      failing_since: string | null;
       last_delivery: components['schemas']['NotificationLastDelivery'] | null;
       /**
        * Format: date-time
@@ -3122,7 +3151,7 @@ export interface components {
        *     ]
        */
       website_ids?: number[] | null;
-      /** @description false: nothing is sent */
+      /** @description false: nothing is sent. Set by the service after 3 days of failed deliveries (as for webhooks); PUT true to resume */
       enabled?: boolean;
     };
     /** @description The test message, queued: it is sent (and retried) like any other */

@@ -34,7 +34,7 @@ export const WEBHOOK_FIELDS = {
 export const DISABLED_FIELDS = {
   disabled_reason: { type: 'string', nullable: true, example: null, description: 'Why the service disabled it, if it did (null once re-enabled)' },
   disabled_at: { ...TIMESTAMP, nullable: true, example: null, description: 'When the service disabled it (null: enabled, or disabled by hand)' },
-  failing_since: { ...TIMESTAMP, nullable: true, example: null, description: 'Since when every delivery has failed (null: the last one succeeded)' },
+  failing_since: { ...TIMESTAMP, nullable: true, description: 'Since when every delivery has failed (null: the last one succeeded)' },
 } as const;
 
 @ApiSchema({ name: 'Webhook' })
