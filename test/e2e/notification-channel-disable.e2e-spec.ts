@@ -110,6 +110,27 @@ describe('A notification channel whose every message failed for 3 days is disabl
     expect((await channelData(id)).last_delivery).toMatchObject({ error: 'the channel is disabled' });
     expect(smtp.received.length).toBe(before);
 
+    // Its messages, as a webhook's deliveries: the one test message, tried four times, the last answer kept.
+    const deliveries = await api().get(`/notification-channels/${id}/deliveries`).set(who.auth).expect(200);
+    expect(deliveries.body.meta).toMatchObject({ total: 1 });
+    expect(deliveries.body.data).toEqual([
+      {
+        id: expect.stringMatching(/^msg_/),
+        type: 'notification.test',
+        status: 'pending',
+        attempt: 4,
+        status_code: null,
+        error: 'the channel is disabled',
+        duration_ms: expect.any(Number),
+        next_retry_at: expect.any(String),
+        source_id: null,
+        last_attempt_at: iso(T0 + 3 * DAY + 5000),
+        created_at: iso(T0),
+      },
+    ]);
+    const other = await t.createAccount({ plan: 'business' });
+    await api().get(`/notification-channels/${id}/deliveries`).set(other.auth).expect(404);
+
     // The dashboard shows it, in words, with why and since when, and a button to enable it again.
     const dashboard = await new DashboardClient(t.url).signInOk(who.email, PASSWORD);
     const page = await dashboard.get('/dashboard/notifications');

@@ -39,7 +39,10 @@ export const CHANNEL_FIELDS = {
     example: [12, 14] as number[],
     description: 'Only these websites’ events (each must be one of your websites, else 422); null or [] = every website',
   },
-  enabled: { type: 'boolean', description: 'false: nothing is sent. Set by the service after 3 days of failed deliveries (as for webhooks); PUT true to resume' },
+  enabled: {
+    type: 'boolean',
+    description: 'false: nothing is sent. Set by the service after 3 days of failed deliveries (as for webhooks); PUT true to resume',
+  },
 } as const;
 
 @ApiSchema({ name: 'NotificationLastDelivery', description: 'The newest message queued for this channel and how it went' })

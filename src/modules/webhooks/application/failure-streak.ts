@@ -19,11 +19,7 @@ export interface FailureStreak {
  * once every attempt has failed for 3 days (domain `shouldDisable`) the endpoint is disabled with the reason and
  * the time. Returns whether it disabled the endpoint now.
  */
-export async function keepFailureStreak(
-  streak: FailureStreak,
-  id: number,
-  attempt: { delivered: boolean; at: Date; wasFailing: boolean },
-): Promise<boolean> {
+export async function keepFailureStreak(streak: FailureStreak, id: number, attempt: { delivered: boolean; at: Date; wasFailing: boolean }): Promise<boolean> {
   if (attempt.delivered) {
     if (attempt.wasFailing) await streak.markHealthy(id);
     return false;

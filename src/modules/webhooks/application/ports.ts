@@ -81,7 +81,8 @@ export abstract class WebhookRepository implements FailureStreak {
   abstract recordAttempt(delivery: DeliveryProps, outcome: AttemptOutcome): Promise<boolean>;
   /** Gives an attempt back untried (the account's delivery rate is spent): due again at `until`. */
   abstract postpone(delivery: DeliveryProps, until: Date): Promise<void>;
-  abstract listDeliveries(webhookId: number, page: PageRequest): Promise<{ items: DeliveryProps[]; total: number }>;
+  /** An endpoint's deliveries, newest first: a webhook's, or a notification channel's. */
+  abstract listDeliveries(of: { webhookId: number } | { channelId: number }, page: PageRequest): Promise<{ items: DeliveryProps[]; total: number }>;
   abstract markHealthy(webhookId: number): Promise<void>;
   abstract markFailing(webhookId: number, now: Date): Promise<Date | null>;
   abstract disable(webhookId: number, reason: string, now: Date): Promise<void>;

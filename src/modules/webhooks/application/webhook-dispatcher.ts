@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
 import { errorMessage } from '../../../shared/domain/error-message';
+import type { PageRequest } from '../../../shared/domain/page-request';
 import { RateLimitExceededError } from '../../rate-limiting/domain/quota';
 import { RateLimiter } from '../../rate-limiting/application/rate-limiter';
 import {
@@ -75,6 +76,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   async enqueue(deliveries: DeliveryProps[]): Promise<void> {
     await this.webhooks.insertDeliveries(deliveries);
     this.nudge();
+  }
+
+  /** A notification channel's deliveries, newest first (GET /notification-channels/{id}/deliveries, as a webhook's). */
+  channelDeliveries(channelId: number, page: PageRequest): Promise<{ items: DeliveryProps[]; total: number }> {
+    return this.webhooks.listDeliveries({ channelId }, page);
   }
 
   /** Runs a pass now (or right after the one in progress); never overlaps itself. */

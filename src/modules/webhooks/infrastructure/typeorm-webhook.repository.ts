@@ -264,8 +264,8 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
       .execute();
   }
 
-  async listDeliveries(webhookId: number, page: PageRequest) {
-    const { rows, total } = await findPage(this.deliveries, { webhookId }, [['createdAt', 'DESC']], page);
+  async listDeliveries(of: { webhookId: number } | { channelId: number }, page: PageRequest) {
+    const { rows, total } = await findPage(this.deliveries, of, [['createdAt', 'DESC']], page);
     return { items: rows.map(toDelivery), total };
   }
 
