@@ -143,6 +143,7 @@ describe('Webhooks (Standard Webhooks, real captures, URL policy on)', () => {
         enabled: true,
         description: null,
         disabled_reason: null,
+        disabled_at: null,
         failing_since: null,
         created_at: expect.any(String),
         updated_at: expect.any(String),

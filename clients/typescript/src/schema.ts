@@ -611,6 +611,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/notification-channels/{id}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List Notification Channel Deliveries
+     * @description Newest first: each message sent to this channel, its attempts and the last answer (as a webhook’s deliveries; `status_code` is null for e-mail). A channel whose every message failed for 3 days is disabled: see `disabled_reason` on the channel.
+     */
+    get: operations['Channels_deliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/notification-channels/{id}/test': {
     parameters: {
       query?: never;
@@ -2845,10 +2865,16 @@ export interface components {
       /** @example Production receiver */
       description: string | null;
       /**
-       * @description Why the service disabled it, if it did
+       * @description Why the service disabled it, if it did (null once re-enabled)
        * @example null
        */
       disabled_reason: string | null;
+      /**
+       * Format: date-time
+       * @description When the service disabled it (null: enabled, or disabled by hand)
+       * @example null
+       */
+      disabled_at: string | null;
       /**
        * Format: date-time
        * @description Since when every delivery has failed (null: the last one succeeded)
@@ -2889,10 +2915,16 @@ export interface components {
       /** @example Production receiver */
       description: string | null;
       /**
-       * @description Why the service disabled it, if it did
+       * @description Why the service disabled it, if it did (null once re-enabled)
        * @example null
        */
       disabled_reason: string | null;
+      /**
+       * Format: date-time
+       * @description When the service disabled it (null: enabled, or disabled by hand)
+       * @example null
+       */
+      disabled_at: string | null;
       /**
        * Format: date-time
        * @description Since when every delivery has failed (null: the last one succeeded)
@@ -3046,8 +3078,25 @@ export interface components {
        *     ]
        */
       website_ids: number[] | null;
-      /** @description false: nothing is sent */
+      /** @description false: nothing is sent. Set by the service after 3 days of failed deliveries (as for webhooks); PUT true to resume */
       enabled: boolean;
+      /**
+       * @description Why the service disabled it, if it did (null once re-enabled)
+       * @example null
+       */
+      disabled_reason: string | null;
+      /**
+       * Format: date-time
+       * @description When the service disabled it (null: enabled, or disabled by hand)
+       * @example null
+       */
+      disabled_at: string | null;
+      /**
+       * Format: date-time
+       * @description Since when every delivery has failed (null: the last one succeeded)
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      failing_since: string | null;
       last_delivery: components['schemas']['NotificationLastDelivery'] | null;
       /**
        * Format: date-time
@@ -3122,7 +3171,7 @@ export interface components {
        *     ]
        */
       website_ids?: number[] | null;
-      /** @description false: nothing is sent */
+      /** @description false: nothing is sent. Set by the service after 3 days of failed deliveries (as for webhooks); PUT true to resume */
       enabled?: boolean;
     };
     /** @description The test message, queued: it is sent (and retried) like any other */
@@ -10365,6 +10414,153 @@ export interface operations {
         };
       };
       /** @description `validation_failed`: this operation takes no body; each field sent is named in `details` */
+      422: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitErrorBody'];
+        };
+      };
+      /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeadersTooLargeErrorBody'];
+        };
+      };
+      /** @description `unavailable`: the database or the queue is unreachable; nothing was applied */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnavailableErrorBody'];
+        };
+      };
+    };
+  };
+  Channels_deliveries: {
+    parameters: {
+      query?: {
+        /** @description Page number */
+        page?: number;
+        /** @description Items per page */
+        per_page?: number;
+      };
+      header?: never;
+      path: {
+        /** @description Notification channel id: plain decimal digits, 1..2147483647, no sign, leading zero, exponent or hex (`0x10`, `011`, `+1`, `1e3` are 404) */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The channel’s messages; newest first, in the pagination envelope */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['WebhookDelivery'][];
+            meta: components['schemas']['PageMeta'];
+            links: components['schemas']['PageLinks'];
+          };
+        };
+      };
+      /** @description `bad_request`: a malformed request (refused by the HTTP parser: no X-RateLimit-* headers, the connection is closed), a URL with bad percent-encoding, or an unreadable body */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token. The X-RateLimit-* headers are those of the per-address limit on failed authentications (no account is known) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnauthorizedErrorBody'];
+        };
+      };
+      /** @description `plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free) */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanNoApiAccessErrorBody'];
+        };
+      };
+      /** @description `not_found`: unknown id, or an id of another account */
+      404: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundErrorBody'];
+        };
+      };
+      /** @description `bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed) */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `uri_too_long`: a path segment is longer than 2048 characters */
+      414: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UriTooLongErrorBody'];
+        };
+      };
+      /** @description `validation_failed`: invalid or unknown fields, each named in `details` */
       422: {
         headers: {
           'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];

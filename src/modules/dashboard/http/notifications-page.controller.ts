@@ -68,6 +68,13 @@ export class NotificationsPageController {
     return seeOther(reply, '/dashboard/notifications?notice=test-queued');
   }
 
+  /** Re-enables a disabled channel (as the API's PUT `enabled: true`: its failure streak starts afresh). */
+  @Post(':id/enable')
+  async enable(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.channels.update(viewer.account.id, id, { enabled: true });
+    return seeOther(reply, '/dashboard/notifications?notice=channel-enabled');
+  }
+
   @Get(':id/delete')
   @HtmlPage()
   async confirmRemove(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number) {

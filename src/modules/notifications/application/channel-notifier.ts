@@ -60,8 +60,8 @@ export class ChannelNotifier implements ChannelSubscribers, OnModuleInit {
 
   async send(delivery: DeliveryProps, timeoutMs: number): Promise<ChannelAttempt> {
     const channel = delivery.channelId === null ? null : await this.channels.findById(delivery.channelId);
-    if (!channel) return { statusCode: null, error: 'the channel was deleted', delivered: false };
-    if (!channel.enabled) return { statusCode: null, error: 'the channel is disabled', delivered: false };
+    if (!channel) return { statusCode: null, error: 'the channel was deleted', delivered: false, skipped: true };
+    if (!channel.enabled) return { statusCode: null, error: 'the channel is disabled', delivered: false, skipped: true };
     if (channel.type === 'email') {
       try {
         await this.mailer.send(channel.target, JSON.parse(delivery.payload) as EmailMessage, timeoutMs);
@@ -73,5 +73,18 @@ export class ChannelNotifier implements ChannelSubscribers, OnModuleInit {
     const { statusCode, error } = await this.http.post(channel.target, delivery.payload, {}, timeoutMs);
     const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;
     return { statusCode, error: delivered ? null : (error ?? `${channel.type} answered ${statusCode}`), delivered };
+  }
+
+  // The failure streak the dispatcher keeps (the 3-day rule it keeps for webhooks too).
+  markHealthy(channelId: number): Promise<void> {
+    return this.channels.markHealthy(channelId);
+  }
+
+  markFailing(channelId: number, now: Date): Promise<Date | null> {
+    return this.channels.markFailing(channelId, now);
+  }
+
+  disable(channelId: number, reason: string, now: Date): Promise<void> {
+    return this.channels.disable(channelId, reason, now);
   }
 }

@@ -100,6 +100,12 @@ export class ChannelsService {
     return delivery;
   }
 
+  /** The channel's messages, newest first, with their attempts and last answer (as a webhook's deliveries). */
+  async deliveries(accountId: number, id: number, page: PageRequest) {
+    await this.get(accountId, id);
+    return this.dispatcher.channelDeliveries(id, page);
+  }
+
   lastDeliveries(channelIds: number[]): Promise<Map<number, LastDelivery>> {
     return this.channels.lastDeliveries(channelIds);
   }

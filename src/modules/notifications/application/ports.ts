@@ -34,6 +34,12 @@ export abstract class ChannelRepository {
   abstract enabledOf(accountId: number): Promise<ChannelProps[]>;
   /** Accounts that have at least one enabled channel. */
   abstract accountsWithEnabled(): Promise<number[]>;
+  /** Delivered: the channel's failure streak ends (a no-op when it had none). */
+  abstract markHealthy(id: number): Promise<void>;
+  /** Failed attempt: failing since then (if not already); returns when it started failing. */
+  abstract markFailing(id: number, now: Date): Promise<Date | null>;
+  /** Disabled by the service (an enabled channel only), with the reason and the time. */
+  abstract disable(id: number, reason: string, now: Date): Promise<void>;
   /** The newest delivery of each of these channels. */
   abstract lastDeliveries(channelIds: number[]): Promise<Map<number, LastDelivery>>;
 }

@@ -30,6 +30,11 @@ export interface ChannelProps {
   /** Only these websites' events; null: every website. */
   websiteIds: number[] | null;
   enabled: boolean;
+  /** Since when every delivery has failed (null: the last one succeeded); 3 days of it disable the channel. */
+  failingSince: Date | null;
+  /** Why the service disabled it (webhooks' FAILING_DISABLED_REASON), and when; null once re-enabled. */
+  disabledReason: string | null;
+  disabledAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }

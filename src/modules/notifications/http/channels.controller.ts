@@ -20,6 +20,8 @@ import { ChannelChanges } from '../application/ports';
 import { ChannelProps } from '../domain/channel';
 import { channelView, CreateChannelDto, testMessageView, UpdateChannelDto } from './dto';
 import { ChannelView, TestMessageView } from './openapi';
+import { deliveryView } from '../../webhooks/http/dto';
+import { DeliveryView } from '../../webhooks/http/openapi';
 
 function toChanges(dto: UpdateChannelDto): ChannelChanges {
   const changes: ChannelChanges = {};
@@ -105,6 +107,20 @@ export class ChannelsController {
   async delete(@CurrentAccount() account: Account, @Param('id', IdParam) id: number) {
     await this.channels.delete(account.id, id);
     return { success: true, message: 'Notification channel deleted' };
+  }
+
+  @ApiOperation({
+    summary: 'List Notification Channel Deliveries',
+    description:
+      'Newest first: each message sent to this channel, its attempts and the last answer (as a webhook’s deliveries; `status_code` is null for e-mail). ' +
+      'A channel whose every message failed for 3 days is disabled: see `disabled_reason` on the channel.',
+  })
+  @ApiIdParam('Notification channel')
+  @ApiPageResponse(DeliveryView, 'The channel’s messages')
+  @ApiErrorResponses('not_found', 'validation_failed')
+  @Get(':id/deliveries')
+  async deliveries(@CurrentAccount() account: Account, @Param('id', IdParam) id: number, @Query() query: PageQuery, @Req() request: FastifyRequest) {
+    return paginate(request, this.config.publicUrl, query, (page) => this.channels.deliveries(account.id, id, page), deliveryView);
   }
 
   @ApiOperation({

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { TIMESTAMP } from '../../../shared/http/openapi';
 import { MAX_ID } from '../../../shared/http/validation';
+import { DISABLED_FIELDS } from '../../webhooks/http/openapi';
 import { CHANNEL_EVENTS, CHANNEL_LIMITS, CHANNEL_TYPES } from '../domain/channel';
 
 /** The channel fields as OpenAPI describes them, shared by the request DTOs and the response schema. */
@@ -38,7 +39,10 @@ export const CHANNEL_FIELDS = {
     example: [12, 14] as number[],
     description: 'Only these websites’ events (each must be one of your websites, else 422); null or [] = every website',
   },
-  enabled: { type: 'boolean', description: 'false: nothing is sent' },
+  enabled: {
+    type: 'boolean',
+    description: 'false: nothing is sent. Set by the service after 3 days of failed deliveries (as for webhooks); PUT true to resume',
+  },
 } as const;
 
 @ApiSchema({ name: 'NotificationLastDelivery', description: 'The newest message queued for this channel and how it went' })
@@ -58,6 +62,9 @@ export class ChannelView {
   @ApiProperty(CHANNEL_FIELDS.events) events!: string[];
   @ApiProperty(CHANNEL_FIELDS.website_ids) website_ids!: number[] | null;
   @ApiProperty(CHANNEL_FIELDS.enabled) enabled!: boolean;
+  @ApiProperty(DISABLED_FIELDS.disabled_reason) disabled_reason!: string | null;
+  @ApiProperty(DISABLED_FIELDS.disabled_at) disabled_at!: string | null;
+  @ApiProperty(DISABLED_FIELDS.failing_since) failing_since!: string | null;
   @ApiProperty({ type: LastDeliveryView, nullable: true }) last_delivery!: LastDeliveryView | null;
   @ApiProperty(TIMESTAMP) created_at!: string;
   @ApiProperty(TIMESTAMP) updated_at!: string;

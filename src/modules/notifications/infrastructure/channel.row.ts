@@ -10,6 +10,9 @@ export class NotificationChannelRow {
   @Column({ type: 'varchar' }) events!: string;
   @Column({ name: 'website_ids', type: 'text', nullable: true }) websiteIds!: string | null;
   @Column({ type: 'boolean' }) enabled!: boolean;
+  @Column({ name: 'failing_since', type: Date, nullable: true }) failingSince!: Date | null;
+  @Column({ name: 'disabled_reason', type: 'varchar', nullable: true }) disabledReason!: string | null;
+  @Column({ name: 'disabled_at', type: Date, nullable: true }) disabledAt!: Date | null;
   @Column({ name: 'created_at', type: Date }) createdAt!: Date;
   @Column({ name: 'updated_at', type: Date }) updatedAt!: Date;
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource, IsNull, Not, Repository } from 'typeorm';
 import { NotFoundError } from '../../../shared/domain/domain-error';
 import type { PageRequest } from '../../../shared/domain/page-request';
 import { findPage } from '../../../shared/persistence/hot-query';
@@ -47,6 +47,9 @@ export class TypeOrmChannelRepository extends ChannelRepository {
         events: c.events.join(','),
         websiteIds: c.websiteIds?.join(',') ?? null,
         enabled: true,
+        failingSince: null,
+        disabledReason: null,
+        disabledAt: null,
         createdAt: c.createdAt,
         updatedAt: c.createdAt,
       }),
@@ -80,7 +83,11 @@ export class TypeOrmChannelRepository extends ChannelRepository {
     if (changes.target !== undefined) set.targetSealed = this.secrets.seal(changes.target);
     if (changes.events !== undefined) set.events = changes.events.join(',');
     if (changes.websiteIds !== undefined) set.websiteIds = changes.websiteIds?.join(',') ?? null;
-    if (changes.enabled !== undefined) set.enabled = changes.enabled;
+    if (changes.enabled !== undefined) {
+      set.enabled = changes.enabled;
+      // Re-enabled by hand: a fresh start, not three more days' worth of the old failures (as for webhooks).
+      if (changes.enabled) Object.assign(set, { failingSince: null, disabledReason: null, disabledAt: null });
+    }
     await this.rows.update({ id }, set);
     const row = await this.rows.findOneBy({ id });
     if (!row) throw new NotFoundError('Notification channel');
@@ -103,6 +110,20 @@ export class TypeOrmChannelRepository extends ChannelRepository {
       .where('c.enabled = :enabled', { enabled: true })
       .getRawMany();
     return raw.map((r) => Number(r.account_id));
+  }
+
+  async markHealthy(id: number): Promise<void> {
+    await this.rows.update({ id, failingSince: Not(IsNull()) }, { failingSince: null });
+  }
+
+  async markFailing(id: number, now: Date): Promise<Date | null> {
+    await this.rows.update({ id, failingSince: IsNull() }, { failingSince: now });
+    return (await this.rows.findOneBy({ id }))?.failingSince ?? null;
+  }
+
+  async disable(id: number, reason: string, now: Date): Promise<void> {
+    // Only an enabled one: a channel disabled by hand meanwhile keeps no reason it was not disabled for.
+    await this.rows.update({ id, enabled: true }, { enabled: false, disabledReason: reason, disabledAt: now, updatedAt: now });
   }
 
   async lastDeliveries(channelIds: number[]): Promise<Map<number, LastDelivery>> {

@@ -1,5 +1,6 @@
 import type { PageRequest } from '../../../shared/domain/page-request';
 import type { DeliveryProps, WebhookEvent, WebhookProps } from '../domain/webhook';
+import type { FailureStreak } from './failure-streak';
 
 export interface NewWebhook {
   accountId: number;
@@ -48,7 +49,7 @@ export interface AttemptOutcome {
   retryAt: Date | null;
 }
 
-export abstract class WebhookRepository {
+export abstract class WebhookRepository implements FailureStreak {
   abstract create(webhook: NewWebhook): Promise<WebhookProps>;
   abstract findOwned(accountId: number, id: number): Promise<WebhookProps | null>;
   abstract findById(id: number): Promise<WebhookProps | null>;
@@ -80,10 +81,9 @@ export abstract class WebhookRepository {
   abstract recordAttempt(delivery: DeliveryProps, outcome: AttemptOutcome): Promise<boolean>;
   /** Gives an attempt back untried (the account's delivery rate is spent): due again at `until`. */
   abstract postpone(delivery: DeliveryProps, until: Date): Promise<void>;
-  abstract listDeliveries(webhookId: number, page: PageRequest): Promise<{ items: DeliveryProps[]; total: number }>;
-  /** Delivered: the endpoint is healthy again. */
+  /** An endpoint's deliveries, newest first: a webhook's, or a notification channel's. */
+  abstract listDeliveries(of: { webhookId: number } | { channelId: number }, page: PageRequest): Promise<{ items: DeliveryProps[]; total: number }>;
   abstract markHealthy(webhookId: number): Promise<void>;
-  /** Failed attempt: failing since then (if not already); returns when it started failing. */
   abstract markFailing(webhookId: number, now: Date): Promise<Date | null>;
   abstract disable(webhookId: number, reason: string, now: Date): Promise<void>;
 }
@@ -117,6 +117,8 @@ export interface ChannelAttempt {
   statusCode: number | null;
   error: string | null;
   delivered: boolean;
+  /** Nothing was tried (the channel was deleted or disabled meanwhile): its failure streak is left as it is. */
+  skipped?: boolean;
 }
 
 /**
@@ -124,11 +126,12 @@ export interface ChannelAttempt {
  * dispatcher hands them each event it emits and their deliveries ride the same durable rows, claims and retries
  * as webhooks' (webhook_deliveries.channel_id). Registered at boot, so this context imports none of theirs.
  */
-export interface ChannelSubscribers {
+export interface ChannelSubscribers extends FailureStreak {
   /** Accounts with at least one enabled channel: their finished jobs and changes are read. */
   listeningAccounts(): Promise<number[]>;
   /** The deliveries of an event to the account's channels that want it (their rendered messages); often none. */
   deliveriesFor(event: ChannelEvent, now: Date): Promise<DeliveryProps[]>;
   /** One attempt of one delivery (the channel's target is looked up then: a deleted channel is not delivered). */
   send(delivery: DeliveryProps, timeoutMs: number): Promise<ChannelAttempt>;
+  // FailureStreak, by channel id: a channel whose every delivery failed for 3 days is disabled like a webhook.
 }

@@ -2,20 +2,22 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
 import { errorMessage } from '../../../shared/domain/error-message';
+import type { PageRequest } from '../../../shared/domain/page-request';
 import { RateLimitExceededError } from '../../rate-limiting/domain/quota';
 import { RateLimiter } from '../../rate-limiting/application/rate-limiter';
 import {
   CHANGED_EVENT,
   DELIVERY_TIMEOUT_MS,
   DeliveryProps,
+  FAILING_DISABLED_REASON,
   eventForJob,
   messageId,
   newDelivery,
   retryAfter,
-  shouldDisable,
   signedHeaders,
   WebhookProps,
 } from '../domain/webhook';
+import { FailureStreak, keepFailureStreak } from './failure-streak';
 import { ChannelEvent, ChannelSubscribers, EventPayloads, FinishedJob, WebhookRepository, WebhookSender } from './ports';
 
 /** Jobs that ended longer ago than this are no longer announced (a worker down for a day does not replay it). */
@@ -74,6 +76,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   async enqueue(deliveries: DeliveryProps[]): Promise<void> {
     await this.webhooks.insertDeliveries(deliveries);
     this.nudge();
+  }
+
+  /** A notification channel's deliveries, newest first (GET /notification-channels/{id}/deliveries, as a webhook's). */
+  channelDeliveries(channelId: number, page: PageRequest): Promise<{ items: DeliveryProps[]; total: number }> {
+    return this.webhooks.listDeliveries({ channelId }, page);
   }
 
   /** Runs a pass now (or right after the one in progress); never overlaps itself. */
@@ -176,9 +183,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     if (!this.channels) return; // not registered in this process (never in the app): left for one that has them
     if (!(await this.withinRate(delivery))) return;
     const started = Date.now();
-    const { statusCode, error, delivered } = await this.channels.send(delivery, DELIVERY_TIMEOUT_MS);
+    const { statusCode, error, delivered, skipped } = await this.channels.send(delivery, DELIVERY_TIMEOUT_MS);
     const at = this.clock.now();
-    await this.webhooks.recordAttempt(delivery, {
+    const recorded = await this.webhooks.recordAttempt(delivery, {
       statusCode,
       error: delivered ? null : (error ?? `endpoint answered ${statusCode}`),
       durationMs: Date.now() - started,
@@ -186,6 +193,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       delivered,
       retryAt: delivered ? null : retryAfter(delivery.attempts, this.config.webhookRetryDelays, at),
     });
+    if (!recorded || skipped || delivery.channelId === null) return; // taken over, or nothing was tried
+    // The channel's streak is not read beforehand: ending one that is not running is a no-op write.
+    await this.keepStreak('notification channel', this.channels, delivery.channelId, delivered, at, true);
   }
 
   /** Deliveries have their own per-account limit; past it the attempt is given back, due when the window turns. */
@@ -222,15 +232,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       retryAt: delivered ? null : retryAfter(delivery.attempts, this.config.webhookRetryDelays, at),
     };
     if (!(await this.webhooks.recordAttempt(delivery, outcome))) return; // taken over: that attempt's outcome counts
-    if (delivered) {
-      if (webhook.failingSince) await this.webhooks.markHealthy(webhook.id);
-      return;
-    }
-    const failingSince = await this.webhooks.markFailing(webhook.id, at);
-    if (shouldDisable(failingSince, at)) {
-      await this.webhooks.disable(webhook.id, 'every delivery failed for 3 days', at);
-      this.logger.warn(`webhook ${webhook.id} disabled: every delivery failed for 3 days`);
-    }
+    await this.keepStreak('webhook', this.webhooks, webhook.id, delivered, at, webhook.failingSince !== null);
+  }
+
+  /** The 3-day rule (one for webhooks and channels); a disabled endpoint is named by id only, never its target. */
+  private async keepStreak(kind: 'webhook' | 'notification channel', streak: FailureStreak, id: number, delivered: boolean, at: Date, wasFailing: boolean) {
+    if (await keepFailureStreak(streak, id, { delivered, at, wasFailing })) this.logger.warn(`${kind} ${id} disabled: ${FAILING_DISABLED_REASON}`);
   }
 }
 

@@ -77,7 +77,7 @@ export class WebhooksService {
 
   async deliveries(accountId: number, id: number, page: PageRequest) {
     await this.get(accountId, id);
-    return this.webhooks.listDeliveries(id, page);
+    return this.webhooks.listDeliveries({ webhookId: id }, page);
   }
 
   /** The URL policy at the door, as for websites: private and metadata addresses are refused (422). */

@@ -15,8 +15,13 @@ export const WEBHOOK_LIMITS = { descriptionMax: 500, urlMax: 2048, perAccount: 2
 
 /** A delivery attempt must be answered with a 2xx within this long to count as delivered. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
-/** An endpoint whose deliveries have all failed for this long is disabled (visible on GET, re-enabled by PUT). */
+/**
+ * An endpoint whose deliveries have all failed for this long is disabled (visible on GET, re-enabled by PUT): a
+ * webhook and a notification channel alike (one rule, kept by the dispatcher for both).
+ */
 export const DISABLE_AFTER_FAILING_MS = 3 * 24 * 60 * 60 * 1000;
+/** The `disabled_reason` the service gives when it disabled an endpoint by the rule above. */
+export const FAILING_DISABLED_REASON = 'every delivery failed for 3 days';
 export const DEFAULT_RETRY_DELAYS_S = [5, 30, 120, 600, 3600, 21600];
 
 export interface WebhookProps {
@@ -30,6 +35,8 @@ export interface WebhookProps {
   secret: string;
   failingSince: Date | null;
   disabledReason: string | null;
+  /** When the service disabled it (null: enabled, or disabled by hand). */
+  disabledAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -127,7 +134,7 @@ export function retryAfter(attempt: number, delaysSeconds: readonly number[], no
   return new Date(now.getTime() + delaysSeconds[attempt - 1] * 1000);
 }
 
-/** An endpoint that has been failing since `failingSince` is disabled once that reaches three days. */
+/** An endpoint (webhook or channel) that has been failing since `failingSince` is disabled once that reaches three days. */
 export function shouldDisable(failingSince: Date | null, now: Date): boolean {
   return failingSince !== null && now.getTime() - failingSince.getTime() >= DISABLE_AFTER_FAILING_MS;
 }

@@ -39,6 +39,7 @@ export function webhookView(w: WebhookProps): WebhookView {
     enabled: w.enabled,
     description: w.description,
     disabled_reason: w.disabledReason,
+    disabled_at: w.disabledAt?.toISOString() ?? null,
     failing_since: w.failingSince?.toISOString() ?? null,
     created_at: w.createdAt.toISOString(),
     updated_at: w.updatedAt.toISOString(),

@@ -27,6 +27,16 @@ export const WEBHOOK_FIELDS = {
   enabled: { type: 'boolean', description: 'false: nothing is sent. Set by the service after 3 days of failed deliveries; PUT true to resume' },
 } as const;
 
+/**
+ * How an endpoint the service disabled (every delivery failed for 3 days) shows it: a webhook and a notification
+ * channel alike, so a client reads one set of fields.
+ */
+export const DISABLED_FIELDS = {
+  disabled_reason: { type: 'string', nullable: true, example: null, description: 'Why the service disabled it, if it did (null once re-enabled)' },
+  disabled_at: { ...TIMESTAMP, nullable: true, example: null, description: 'When the service disabled it (null: enabled, or disabled by hand)' },
+  failing_since: { ...TIMESTAMP, nullable: true, description: 'Since when every delivery has failed (null: the last one succeeded)' },
+} as const;
+
 @ApiSchema({ name: 'Webhook' })
 export class WebhookView {
   @ApiProperty({ type: 'integer', example: 1 }) id!: number;
@@ -34,9 +44,9 @@ export class WebhookView {
   @ApiProperty(WEBHOOK_FIELDS.events) events!: string[];
   @ApiProperty(WEBHOOK_FIELDS.enabled) enabled!: boolean;
   @ApiProperty(WEBHOOK_FIELDS.description) description!: string | null;
-  @ApiProperty({ type: 'string', nullable: true, example: null, description: 'Why the service disabled it, if it did' }) disabled_reason!: string | null;
-  @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'Since when every delivery has failed (null: the last one succeeded)' })
-  failing_since!: string | null;
+  @ApiProperty(DISABLED_FIELDS.disabled_reason) disabled_reason!: string | null;
+  @ApiProperty(DISABLED_FIELDS.disabled_at) disabled_at!: string | null;
+  @ApiProperty(DISABLED_FIELDS.failing_since) failing_since!: string | null;
   @ApiProperty(TIMESTAMP) created_at!: string;
   @ApiProperty(TIMESTAMP) updated_at!: string;
 }

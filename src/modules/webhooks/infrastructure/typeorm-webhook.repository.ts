@@ -48,6 +48,7 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
         secretSealed: this.secrets.seal(webhook.secret),
         failingSince: null,
         disabledReason: null,
+        disabledAt: null,
         createdAt: webhook.createdAt,
         updatedAt: webhook.createdAt,
       }),
@@ -82,7 +83,7 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
     if (changes.enabled !== undefined) {
       set.enabled = changes.enabled;
       // Re-enabled by hand: a fresh start, not three more days' worth of the old failures.
-      if (changes.enabled) Object.assign(set, { failingSince: null, disabledReason: null });
+      if (changes.enabled) Object.assign(set, { failingSince: null, disabledReason: null, disabledAt: null });
     }
     await this.rows.update({ id }, set);
     const row = await this.rows.findOneBy({ id });
@@ -263,8 +264,8 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
       .execute();
   }
 
-  async listDeliveries(webhookId: number, page: PageRequest) {
-    const { rows, total } = await findPage(this.deliveries, { webhookId }, [['createdAt', 'DESC']], page);
+  async listDeliveries(of: { webhookId: number } | { channelId: number }, page: PageRequest) {
+    const { rows, total } = await findPage(this.deliveries, of, [['createdAt', 'DESC']], page);
     return { items: rows.map(toDelivery), total };
   }
 
@@ -278,6 +279,7 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
   }
 
   async disable(webhookId: number, reason: string, now: Date): Promise<void> {
-    await this.rows.update({ id: webhookId }, { enabled: false, disabledReason: reason, updatedAt: now });
+    // Only an enabled one: a webhook disabled by hand meanwhile keeps no reason it was not disabled for.
+    await this.rows.update({ id: webhookId, enabled: true }, { enabled: false, disabledReason: reason, disabledAt: now, updatedAt: now });
   }
 }

@@ -11,6 +11,7 @@ export class WebhookRow {
   @Column({ name: 'secret_sealed', type: 'text' }) secretSealed!: string;
   @Column({ name: 'failing_since', type: Date, nullable: true }) failingSince!: Date | null;
   @Column({ name: 'disabled_reason', type: 'varchar', nullable: true }) disabledReason!: string | null;
+  @Column({ name: 'disabled_at', type: Date, nullable: true }) disabledAt!: Date | null;
   @Column({ name: 'created_at', type: Date }) createdAt!: Date;
   @Column({ name: 'updated_at', type: Date }) updatedAt!: Date;
 }

@@ -9,6 +9,7 @@ import { csrfField, layout } from '../layout';
 const NOTICES: Record<string, { kind: 'ok' | 'info'; text: string }> = {
   'channel-created': { kind: 'ok', text: 'Channel added. Send it a test message to check it.' },
   'channel-deleted': { kind: 'ok', text: 'Channel removed.' },
+  'channel-enabled': { kind: 'ok', text: 'Channel enabled again: new events reach it. Send it a test message to check it.' },
   'test-queued': { kind: 'info', text: 'Test message queued: it is on its way. Reload to see how it went (Last message).' },
 };
 
@@ -102,17 +103,34 @@ function lastCell(last: LastDelivery | undefined): Html {
   return html`${badge(last.status)} ${utcTime(last.at, '')}${last.error ? html`<br><span class="muted">${last.error}</span>` : ''}`;
 }
 
+/**
+ * A disabled channel says so beside its name, with why and since when (the service disables one whose every
+ * message failed for 3 days, as it does webhooks; API `disabled_reason`, `disabled_at`).
+ */
+function nameCell(c: ChannelProps): Html {
+  if (c.enabled) return html`${c.name}`;
+  if (!c.disabledReason) return html`${c.name} ${badge('disabled')}<br><span class="muted">Disabled: nothing is sent until you enable it again.</span>`;
+  // Disabled by the service: in the colour of a failure (the word says it too), with why and since when.
+  return html`${c.name} <span class="badge badge-failed">disabled</span><br><span class="channel-disabled"
+    >Disabled ${utcTime(c.disabledAt, '')}: ${c.disabledReason}. Nothing is sent until you enable it again.</span>`;
+}
+
 export function notificationsPage(viewer: DashboardViewer, view: NotificationsView): Html {
   const names = new Map(view.websites.map((w) => [w.id, w.name]));
   const notice = view.notice ? NOTICES[view.notice] : undefined;
   const row = (c: ChannelProps) => html`<tr data-channel-id="${c.id}">
-  <td>${c.name}${c.enabled ? '' : html` ${badge('disabled')}`}</td>
+  <td>${nameCell(c)}</td>
   <td>${TYPE_LABELS[c.type]}</td>
   <td class="mono wrap">${maskedTarget(c.type, c.target)}</td>
   <td>${c.events.map((ev) => EVENT_LABELS[ev] ?? ev).join(', ')}</td>
   <td>${c.websiteIds ? c.websiteIds.map((id) => names.get(id) ?? `#${id}`).join(', ') : 'All'}</td>
   <td>${lastCell(view.last.get(c.id))}</td>
   <td class="actions">
+    ${
+      c.enabled
+        ? ''
+        : html`<form method="post" action="/dashboard/notifications/${c.id}/enable">${csrfField(viewer)}<button type="submit">Enable again</button></form>`
+    }
     <form method="post" action="/dashboard/notifications/${c.id}/test">${csrfField(viewer)}<button type="submit" class="secondary">Send test</button></form>
     <a class="button danger" href="/dashboard/notifications/${c.id}/delete">Remove</a>
   </td>

@@ -1,0 +1,31 @@
+import { FAILING_DISABLED_REASON, shouldDisable } from '../domain/webhook';
+
+/**
+ * An endpoint's failure streak, which the 3-day rule reads and writes: kept alike for a webhook
+ * (WebhookRepository) and a notification channel (ChannelSubscribers), by id.
+ */
+export interface FailureStreak {
+  /** Delivered: the endpoint is healthy again (its streak ends). */
+  markHealthy(id: number): Promise<void>;
+  /** Failed attempt: failing since then (if not already); returns when it started failing. */
+  markFailing(id: number, now: Date): Promise<Date | null>;
+  /** Disabled by the service (an enabled endpoint only): `enabled` false, with the reason and the time. */
+  disable(id: number, reason: string, now: Date): Promise<void>;
+}
+
+/**
+ * The one rule for webhooks and notification channels, after each attempt that was tried: a delivered attempt
+ * ends the endpoint's failure streak (written only when `wasFailing`); a failed one starts it if not started, and
+ * once every attempt has failed for 3 days (domain `shouldDisable`) the endpoint is disabled with the reason and
+ * the time. Returns whether it disabled the endpoint now.
+ */
+export async function keepFailureStreak(streak: FailureStreak, id: number, attempt: { delivered: boolean; at: Date; wasFailing: boolean }): Promise<boolean> {
+  if (attempt.delivered) {
+    if (attempt.wasFailing) await streak.markHealthy(id);
+    return false;
+  }
+  const failingSince = await streak.markFailing(id, attempt.at);
+  if (!shouldDisable(failingSince, attempt.at)) return false;
+  await streak.disable(id, FAILING_DISABLED_REASON, attempt.at);
+  return true;
+}
