@@ -110,19 +110,20 @@ describe('A notification channel whose every message failed for 3 days is disabl
     expect((await channelData(id)).last_delivery).toMatchObject({ error: 'the channel is disabled' });
     expect(smtp.received.length).toBe(before);
 
-    // Its messages, as a webhook's deliveries: the one test message, tried four times, the last answer kept.
+    // Its messages, as a webhook's deliveries: the one test message, tried four times, the last answer kept; the
+    // attempt that met the disabled channel ended it (no retry left pending to go out once it is enabled again).
     const deliveries = await api().get(`/notification-channels/${id}/deliveries`).set(who.auth).expect(200);
     expect(deliveries.body.meta).toMatchObject({ total: 1 });
     expect(deliveries.body.data).toEqual([
       {
         id: expect.stringMatching(/^msg_/),
         type: 'notification.test',
-        status: 'pending',
+        status: 'failed',
         attempt: 4,
         status_code: null,
         error: 'the channel is disabled',
         duration_ms: expect.any(Number),
-        next_retry_at: expect.any(String),
+        next_retry_at: null,
         source_id: null,
         last_attempt_at: iso(T0 + 3 * DAY + 5000),
         created_at: iso(T0),

@@ -191,7 +191,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       durationMs: Date.now() - started,
       at,
       delivered,
-      retryAt: delivered ? null : retryAfter(delivery.attempts, this.config.webhookRetryDelays, at),
+      // A disabled or deleted channel ends its deliveries at once, as a disabled webhook does: re-enabled later, it
+      // does not send what was due while it was off.
+      retryAt: delivered || skipped ? null : retryAfter(delivery.attempts, this.config.webhookRetryDelays, at),
     });
     if (!recorded || skipped || delivery.channelId === null) return; // taken over, or nothing was tried
     // The channel's streak is not read beforehand: ending one that is not running is a no-op write.
