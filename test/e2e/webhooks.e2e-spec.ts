@@ -3,6 +3,8 @@ import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
+import { WebhooksService } from '../../src/modules/webhooks/application/webhooks.service';
+import { toErrorResponse } from '../../src/shared/http/error-filter';
 import { closedPort } from '../support/assertions';
 import { waitForJob } from '../support/jobs';
 import { PageServer, solidPage } from '../support/page-server';
@@ -208,6 +210,47 @@ describe('Webhooks (Standard Webhooks, real captures, URL policy on)', () => {
       expect({ path, method, status: res.status, code: res.body.code }).toEqual({ path, method, status: 404, code: 'not_found' });
     }
     await api().delete(`/webhooks/${mine.id}`).set(account.auth).expect(200);
+  });
+
+  it('at most 20 per account, under concurrency too: 5 creates at once at 18 webhooks, exactly 2 are 201, the others the 422 of the limit', async () => {
+    const limitError = { field: 'url', message: 'an account can have at most 20 webhooks' };
+    const webhooks = t.app.get(WebhooksService);
+    const seed = async (who: number) => {
+      for (let i = 0; i < 18; i += 1) await webhooks.create(who, { url: `${receiver.url}/seed-${i}`, events: ['screenshot.succeeded'] });
+    };
+    const owner = await t.createAccount({ plan: 'business' });
+    await seed(owner.id);
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        api()
+          .post('/webhooks')
+          .set(owner.auth)
+          .send({ url: `${receiver.url}/racer-${i}`, events: ['screenshot.succeeded'] }),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 422, 422, 422]);
+    for (const refused of answers.filter((a) => a.status === 422)) {
+      expect(refused.body).toEqual({ success: false, error: 'The given data was invalid', code: 'validation_failed', details: [limitError] });
+    }
+    expect((await webhooks.list(owner.id, { page: 1, perPage: 100 })).total).toBe(20);
+    // One more, alone, at the limit: the same 422.
+    const late = await api()
+      .post('/webhooks')
+      .set(owner.auth)
+      .send({ url: `${receiver.url}/late`, events: ['screenshot.succeeded'] });
+    expect({ status: late.status, details: late.body.details }).toEqual({ status: 422, details: [limitError] });
+
+    // The service itself, called 5 times at once (the dashboard's path): the same 2 pass.
+    const other = await t.createAccount({ plan: 'business' });
+    await seed(other.id);
+    const settled = await Promise.allSettled(
+      Array.from({ length: 5 }, (_, i) => webhooks.create(other.id, { url: `${receiver.url}/racer-${i}`, events: ['screenshot.succeeded'] })),
+    );
+    expect(settled.map((s) => s.status).sort()).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'rejected']);
+    for (const s of settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected')) {
+      expect(toErrorResponse(s.reason)).toMatchObject({ status: 422, body: { code: 'validation_failed', details: [limitError] } });
+    }
+    expect((await webhooks.list(other.id, { page: 1, perPage: 100 })).total).toBe(20);
   });
 
   it('a capture delivers one screenshot.succeeded whose signature verifies with the standardwebhooks package', async () => {

@@ -50,11 +50,11 @@ export interface AttemptOutcome {
 }
 
 export abstract class WebhookRepository implements FailureStreak {
-  abstract create(webhook: NewWebhook): Promise<WebhookProps>;
+  /** Creates the webhook unless the account already has `limit` (null then): atomic, whatever runs concurrently. */
+  abstract createWithinLimit(webhook: NewWebhook, limit: number): Promise<WebhookProps | null>;
   abstract findOwned(accountId: number, id: number): Promise<WebhookProps | null>;
   abstract findById(id: number): Promise<WebhookProps | null>;
   abstract list(accountId: number, page: PageRequest): Promise<{ items: WebhookProps[]; total: number }>;
-  abstract countForAccount(accountId: number): Promise<number>;
   abstract update(id: number, changes: WebhookChanges, now: Date): Promise<WebhookProps>;
   abstract delete(id: number): Promise<void>;
 

@@ -19,17 +19,12 @@ export class WebhooksService {
 
   async create(accountId: number, input: { url: string; events: WebhookEvent[]; description?: string | null }): Promise<WebhookProps> {
     const url = await this.checkUrl(input.url);
-    if ((await this.webhooks.countForAccount(accountId)) >= WEBHOOK_LIMITS.perAccount) {
-      throw ValidationFailedError.of('url', `an account can have at most ${WEBHOOK_LIMITS.perAccount} webhooks`);
-    }
-    return this.webhooks.create({
-      accountId,
-      url,
-      events: dedupe(input.events),
-      description: input.description ?? null,
-      secret: newWebhookSecret(),
-      createdAt: this.clock.now(),
-    });
+    const webhook = await this.webhooks.createWithinLimit(
+      { accountId, url, events: dedupe(input.events), description: input.description ?? null, secret: newWebhookSecret(), createdAt: this.clock.now() },
+      WEBHOOK_LIMITS.perAccount,
+    );
+    if (!webhook) throw ValidationFailedError.of('url', `an account can have at most ${WEBHOOK_LIMITS.perAccount} webhooks`);
+    return webhook;
   }
 
   list(accountId: number, page: PageRequest) {

@@ -5,6 +5,7 @@ import { DateUtils } from 'typeorm/util/DateUtils';
 import { NotFoundError } from '../../../shared/domain/domain-error';
 import type { PageRequest } from '../../../shared/domain/page-request';
 import { findPage } from '../../../shared/persistence/hot-query';
+import { insertWithinLimit } from '../../../shared/persistence/insert-within-limit';
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import { DeliveryProps, DeliveryStatus, WebhookEvent, WebhookProps } from '../domain/webhook';
 import { AttemptOutcome, FinishedJob, NewWebhook, WebhookChanges, WebhookRepository, FoundChange } from '../application/ports';
@@ -37,9 +38,11 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
     return { ...rest, events: events.split(',').filter(Boolean) as WebhookEvent[], secret: this.secrets.open(secretSealed) };
   }
 
-  async create(webhook: NewWebhook): Promise<WebhookProps> {
-    const row = await this.rows.save(
-      this.rows.create({
+  /** The count and the insert under one write lock (shared/persistence/insert-within-limit.ts says how). */
+  async createWithinLimit(webhook: NewWebhook, limit: number): Promise<WebhookProps | null> {
+    const row = await insertWithinLimit(this.rows, {
+      limit,
+      row: {
         accountId: webhook.accountId,
         url: webhook.url,
         events: webhook.events.join(','),
@@ -51,9 +54,9 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
         disabledAt: null,
         createdAt: webhook.createdAt,
         updatedAt: webhook.createdAt,
-      }),
-    );
-    return this.toWebhook(row);
+      },
+    });
+    return row ? this.toWebhook(row) : null;
   }
 
   async findOwned(accountId: number, id: number): Promise<WebhookProps | null> {
@@ -69,10 +72,6 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
   async list(accountId: number, page: PageRequest) {
     const { rows, total } = await findPage(this.rows, { accountId }, [['id', 'ASC']], page);
     return { items: rows.map((row) => this.toWebhook(row)), total };
-  }
-
-  countForAccount(accountId: number): Promise<number> {
-    return this.rows.countBy({ accountId });
   }
 
   async update(id: number, changes: WebhookChanges, now: Date): Promise<WebhookProps> {
