@@ -2,6 +2,8 @@ import { once } from 'node:events';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { ChannelInput, ChannelsService } from '../../src/modules/notifications/application/channels.service';
+import { toErrorResponse } from '../../src/shared/http/error-filter';
 import { closedPort } from '../support/assertions';
 import { waitForJob } from '../support/jobs';
 import { PageServer, solidPage } from '../support/page-server';
@@ -203,6 +205,40 @@ describe('Notification channels (e-mail over real SMTP, Slack and Discord receiv
       expect({ body, fields: fields.length > 0 }).toEqual({ body, fields: true });
       if (message) expect(fields[0].message).toMatch(message);
     }
+  });
+
+  it('at most 20 per account, under concurrency too: 5 creates at once at 18 channels, exactly 2 are 201, the others the 422 of the limit', async () => {
+    const limitError = { field: 'name', message: 'an account can have at most 20 notification channels' };
+    const channels = t.app.get(ChannelsService);
+    const body = (name: string): ChannelInput => ({ name, type: 'slack', target: `${receiver.url}/services/${name}`, events: ['screenshot.failed'] });
+    const seed = async (who: number) => {
+      for (let i = 0; i < 18; i += 1) await channels.create(who, body(`seed-${i}`));
+    };
+    const owner = await t.createAccount({ plan: 'business' });
+    await seed(owner.id);
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        api()
+          .post('/notification-channels')
+          .set(owner.auth)
+          .send(body(`racer-${i}`)),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 422, 422, 422]);
+    for (const refused of answers.filter((a) => a.status === 422)) {
+      expect(refused.body).toEqual({ success: false, error: 'The given data was invalid', code: 'validation_failed', details: [limitError] });
+    }
+    expect((await channels.list(owner.id, { page: 1, perPage: 100 })).total).toBe(20);
+
+    // The service itself, called 5 times at once (the dashboard's path): the same 2 pass.
+    const other = await t.createAccount({ plan: 'business' });
+    await seed(other.id);
+    const settled = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => channels.create(other.id, body(`racer-${i}`))));
+    expect(settled.map((s) => s.status).sort()).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'rejected']);
+    for (const s of settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected')) {
+      expect(toErrorResponse(s.reason)).toMatchObject({ status: 422, body: { code: 'validation_failed', details: [limitError] } });
+    }
+    expect((await channels.list(other.id, { page: 1, perPage: 100 })).total).toBe(20);
   });
 
   it("another account's channel is 404 on every route", async () => {

@@ -38,18 +38,20 @@ export class ChannelsService {
   async create(accountId: number, input: ChannelInput): Promise<ChannelProps> {
     const target = await this.checkTarget(input.type, input.target);
     const websiteIds = await this.checkWebsites(accountId, input.websiteIds ?? null);
-    if ((await this.channels.countForAccount(accountId)) >= CHANNEL_LIMITS.perAccount) {
-      throw ValidationFailedError.of('name', `an account can have at most ${CHANNEL_LIMITS.perAccount} notification channels`);
-    }
-    return this.channels.create({
-      accountId,
-      name: input.name.trim(),
-      type: input.type,
-      target,
-      events: [...new Set(input.events)],
-      websiteIds,
-      createdAt: this.clock.now(),
-    });
+    const created = await this.channels.createWithinLimit(
+      {
+        accountId,
+        name: input.name.trim(),
+        type: input.type,
+        target,
+        events: [...new Set(input.events)],
+        websiteIds,
+        createdAt: this.clock.now(),
+      },
+      CHANNEL_LIMITS.perAccount,
+    );
+    if (!created) throw ValidationFailedError.of('name', `an account can have at most ${CHANNEL_LIMITS.perAccount} notification channels`);
+    return created;
   }
 
   list(accountId: number, page: PageRequest) {

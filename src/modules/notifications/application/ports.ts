@@ -22,11 +22,11 @@ export interface ChannelChanges {
 }
 
 export abstract class ChannelRepository {
-  abstract create(channel: NewChannel): Promise<ChannelProps>;
+  /** Creates the channel unless the account already has `limit` (null then): atomic, whatever runs concurrently. */
+  abstract createWithinLimit(channel: NewChannel, limit: number): Promise<ChannelProps | null>;
   abstract findOwned(accountId: number, id: number): Promise<ChannelProps | null>;
   abstract findById(id: number): Promise<ChannelProps | null>;
   abstract list(accountId: number, page: PageRequest): Promise<{ items: ChannelProps[]; total: number }>;
-  abstract countForAccount(accountId: number): Promise<number>;
   abstract update(id: number, changes: ChannelChanges, now: Date): Promise<ChannelProps>;
   /** Deletes the channel; its deliveries go with it (foreign key). */
   abstract delete(id: number): Promise<void>;

@@ -8,6 +8,7 @@ import { SecretBox } from '../../../shared/secrets/secret-box';
 import { ChannelChanges, ChannelRepository, NewChannel } from '../application/ports';
 import { ChannelEvent, ChannelProps, ChannelType, LastDelivery } from '../domain/channel';
 import { NotificationChannelRow } from './channel.row';
+import { insertWithinLimit } from '../../../shared/persistence/insert-within-limit';
 
 function toDate(value: unknown): Date | null {
   if (value === null || value === undefined) return null;
@@ -37,9 +38,10 @@ export class TypeOrmChannelRepository extends ChannelRepository {
     };
   }
 
-  async create(c: NewChannel): Promise<ChannelProps> {
-    const row = await this.rows.save(
-      this.rows.create({
+  async createWithinLimit(c: NewChannel, limit: number): Promise<ChannelProps | null> {
+    const row = await insertWithinLimit(this.rows, {
+      limit,
+      row: {
         accountId: c.accountId,
         name: c.name,
         type: c.type,
@@ -52,9 +54,9 @@ export class TypeOrmChannelRepository extends ChannelRepository {
         disabledAt: null,
         createdAt: c.createdAt,
         updatedAt: c.createdAt,
-      }),
-    );
-    return this.toChannel(row);
+      },
+    });
+    return row ? this.toChannel(row) : null;
   }
 
   async findOwned(accountId: number, id: number): Promise<ChannelProps | null> {
@@ -70,10 +72,6 @@ export class TypeOrmChannelRepository extends ChannelRepository {
   async list(accountId: number, page: PageRequest) {
     const { rows, total } = await findPage(this.rows, { accountId }, [['id', 'DESC']], page);
     return { items: rows.map((row) => this.toChannel(row)), total };
-  }
-
-  countForAccount(accountId: number): Promise<number> {
-    return this.rows.countBy({ accountId });
   }
 
   async update(id: number, changes: ChannelChanges, now: Date): Promise<ChannelProps> {
