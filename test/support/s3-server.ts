@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { HeadBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { restartablePort, untilBindable } from './ports';
 
 /**
@@ -67,10 +67,42 @@ export class S3Server {
     }
   }
 
+  /**
+   * Whether the server answers for its bucket: HEAD on the bucket, which reads no object (listing reads each
+   * object's metadata file, so one bad file would make a healthy server look down).
+   */
+  private async answers(): Promise<void> {
+    const client = this.client();
+    try {
+      await client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+    } finally {
+      client.destroy();
+    }
+  }
+
+  /**
+   * s3rver's filesystem store is not crash-safe: it writes an object's `…._S3rver_metadata.json` in place, so a
+   * SIGKILL during an upload can leave it torn, and every later listing of the bucket fails on it (500) until that
+   * key is written again. A real store never shows a torn write, so before a restart the torn metadata files are
+   * removed; s3rver then serves those objects with its default metadata, and the service's retry rewrites them.
+   */
+  private removeTornMetadata(): void {
+    for (const entry of readdirSync(this.dir, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile() || !entry.name.endsWith('._S3rver_metadata.json')) continue;
+      const path = join(entry.parentPath, entry.name);
+      try {
+        JSON.parse(readFileSync(path, 'utf8'));
+      } catch {
+        rmSync(path, { force: true });
+      }
+    }
+  }
+
   async start(): Promise<this> {
     // s3rver does not exit when its port is taken — it stays up without listening — so the port is checked first.
     this.port ||= await restartablePort();
     await untilBindable(this.port, 15_000);
+    this.removeTornMetadata();
     const bin = require.resolve('s3rver/bin/s3rver.js');
     this.proc = spawn(process.execPath, [bin, '-d', this.dir, '-a', '127.0.0.1', '-p', String(this.port), '--silent', '--configure-bucket', this.bucket], {
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -81,7 +113,7 @@ export class S3Server {
     for (;;) {
       if (this.proc.exitCode !== null) throw new Error(`s3rver exited with ${this.proc.exitCode}: ${stderr}`);
       try {
-        await this.keys();
+        await this.answers();
         return this;
       } catch {
         if (Date.now() > deadline) throw new Error(`s3rver did not answer on ${this.endpoint} within 15 s: ${stderr}`);
