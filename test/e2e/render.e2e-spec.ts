@@ -65,23 +65,27 @@ describe('Render in one call (real Chromium)', () => {
     expect(await repository.insertLive({ id, accountId: account.id, cacheKey: entry.cacheKey, url: entry.url, format: 'png', createdAt: now, keepUntil })).toBe(
       true,
     );
-    if (job === 'running') {
-      const jobs = t.app.get(JobRepository);
-      const options = { url: entry.url, options: { viewportWidth: Number(query.viewport_width) }, ttlSeconds: 0 };
-      await jobs.createOrGetIdempotent({
-        id,
-        type: 'render',
-        accountId: account.id,
-        websiteId: null,
-        source: 'api',
-        options,
-        idempotencyKey: null,
-        createdAt: now,
-      });
-      const past = new Date(0);
-      expect(await jobs.claim(id, now, { screenshot: past, scenario: past, render: past })).not.toBeNull();
-    }
+    if (job === 'running') expect(await runningRenderJob(id, entry.url, Number(query.viewport_width))).not.toBeNull();
     return id;
+  }
+
+  /** Writes the render job `id` (a capture of `url` at `viewportWidth`) and claims it, as a worker starting it does. */
+  async function runningRenderJob(id: string, url: string, viewportWidth: number): Promise<JobProps<RenderJobOptions> | null> {
+    const jobs = t.app.get(JobRepository);
+    const now = t.clock.now();
+    const options = { url, options: { viewportWidth }, ttlSeconds: 0 };
+    await jobs.createOrGetIdempotent({
+      id,
+      type: 'render',
+      accountId: account.id,
+      websiteId: null,
+      source: 'api',
+      options,
+      idempotencyKey: null,
+      createdAt: now,
+    });
+    const past = new Date(0);
+    return (await jobs.claim(id, now, { screenshot: past, scenario: past, render: past })) as JobProps<RenderJobOptions> | null;
   }
 
   /** The names of the account's render objects on disk (STORAGE_DIR/.renders/<account>/). */
@@ -325,23 +329,9 @@ describe('Render in one call (real Chromium)', () => {
     expect(await repository.findById(late)).toBeNull();
     expect(renderFiles()).not.toContain(`${written}.png`);
 
-    const jobs = t.app.get(JobRepository);
-    const now = t.clock.now();
-    const options = { url: `${pages.url}/red`, options: { viewportWidth: 620 }, ttlSeconds: 0 };
-    await jobs.createOrGetIdempotent({
-      id: late,
-      type: 'render',
-      accountId: account.id,
-      websiteId: null,
-      source: 'api',
-      options,
-      idempotencyKey: null,
-      createdAt: now,
-    });
-    const past = new Date(0);
-    const job = (await jobs.claim(late, now, { screenshot: past, scenario: past, render: past })) as JobProps<RenderJobOptions>;
+    const job = (await runningRenderJob(late, `${pages.url}/red`, 620))!;
     expect(await t.app.get(RenderJobRunner).handle(job)).toBe('failed');
-    expect((await jobs.findById(late))?.error).toBe('The render was removed before its capture ended');
+    expect((await t.app.get(JobRepository).findById(late))?.error).toBe('The render was removed before its capture ended');
     expect(renderFiles().filter((name) => name.startsWith(late) || name.startsWith(written))).toEqual([]);
   });
 

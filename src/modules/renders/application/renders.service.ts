@@ -81,7 +81,7 @@ export class RendersService {
     for (let attempt = 1; ; attempt++) {
       const render = await this.liveEntry(accountId, cacheKey, input, job);
       if ('hit' in render) return this.answered({ render: render.hit, cache: 'HIT', age: ageSeconds(render.hit, this.clock.now()) }, input);
-      const ended = await this.waitFor(accountId, render.joined, input.options.timeoutMs ?? this.config.captureTimeoutMs, clientGone);
+      const ended = await this.waitFor(accountId, render.joined, render.job, input.options.timeoutMs ?? this.config.captureTimeoutMs, clientGone);
       if (ended) return this.answered({ render: ended, cache: 'MISS', age: 0 }, input);
       // The entry joined had no job (its maker failed to queue it, or died between the two writes): it was retired,
       // and the next round makes the capture.
@@ -154,12 +154,15 @@ export class RendersService {
     cacheKey: string,
     input: RenderInput,
     job: RenderJobOptions,
-  ): Promise<{ hit: RenderProps } | { joined: RenderProps }> {
+  ): Promise<{ hit: RenderProps } | { joined: RenderProps; job: JobProps | null }> {
     for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt++) {
       const now = this.clock.now();
       const live = await this.renders.findLive(accountId, cacheKey);
       if (live) {
-        if (live.status === 'pending' && (await this.joinable(accountId, live, now))) return { joined: live };
+        if (live.status === 'pending') {
+          const joined = await this.joinable(accountId, live, now);
+          if (joined) return { joined: live, job: joined.job };
+        }
         if (live.status !== 'pending' && !input.fresh && isHit(live, input.ttlSeconds, now)) return { hit: live };
         await this.renders.retire(live.id);
       }
@@ -167,13 +170,14 @@ export class RendersService {
       const format = resolveOutput(input.options, {}).format;
       const keepUntil = new Date(now.getTime() + PENDING_KEEP_SECONDS * 1000);
       if (!(await this.renders.insertLive({ id, accountId, cacheKey, url: job.url, format, createdAt: now, keepUntil }))) continue;
+      let submitted: JobProps;
       try {
-        await this.submit(id, accountId, job);
+        submitted = await this.submit(id, accountId, job);
       } catch (err) {
         await this.renders.delete(id);
         throw err;
       }
-      return { joined: (await this.renders.findById(id))! };
+      return { joined: (await this.renders.findById(id))!, job: submitted };
     }
     throw new CaptureFailedError('Too many identical renders replaced each other; try again');
   }
@@ -183,19 +187,20 @@ export class RendersService {
    * could not record the failure on the entry), when its job is gone (never written, or removed) past
    * JOB_WRITE_GRACE_MS, or when it is older than its maker would wait for it (the job's run time + the queue
    * allowance: its worker died, or the job never ends). Such an entry is retired and the capture made anew,
-   * instead of answering the joiner a stale 502 or 504.
+   * instead of answering the joiner a stale 502 or 504. Joinable: with the job as read (null while it may still be
+   * being written), which the wait starts from rather than reading it again.
    */
-  private async joinable(accountId: number, entry: RenderProps, now: Date): Promise<boolean> {
+  private async joinable(accountId: number, entry: RenderProps, now: Date): Promise<{ job: JobProps | null } | null> {
     const age = now.getTime() - entry.createdAt.getTime();
     let job: JobProps;
     try {
       job = await this.jobs.get(accountId, entry.id);
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err;
-      return age < JOB_WRITE_GRACE_MS;
+      return age < JOB_WRITE_GRACE_MS ? { job: null } : null;
     }
-    if (job.status === 'failed') return false;
-    return age <= this.allowedMs((job.options as RenderJobOptions).options?.timeoutMs ?? this.config.captureTimeoutMs);
+    if (job.status === 'failed') return null;
+    return age <= this.allowedMs((job.options as RenderJobOptions).options?.timeoutMs ?? this.config.captureTimeoutMs) ? { job } : null;
   }
 
   /** How long a request waits for a render's job: the capture's own limit, and QUEUE_ALLOWANCE_MS for the queue. */
@@ -218,10 +223,16 @@ export class RendersService {
    * Waits for the render's job (long-poll on job events), then reads its entry: ready, or the job's error as 502/504.
    * Null when the entry has no job (it is retired: the caller makes the capture anew).
    */
-  private async waitFor(accountId: number, render: RenderProps, timeoutMs: number, clientGone: AbortSignal): Promise<RenderProps | null> {
+  private async waitFor(
+    accountId: number,
+    render: RenderProps,
+    known: JobProps | null,
+    timeoutMs: number,
+    clientGone: AbortSignal,
+  ): Promise<RenderProps | null> {
     const allowedMs = this.allowedMs(timeoutMs);
     const deadline = Date.now() + allowedMs;
-    let job = await this.jobOfEntry(accountId, render);
+    let job = known ?? (await this.jobOfEntry(accountId, render));
     if (!job) {
       await this.renders.retire(render.id);
       return null;
