@@ -252,7 +252,7 @@ export class CaptureRun {
     // The layout is read once, here, after everything that can change the page's height (scripts, clicks, hidden
     // and removed elements, the style sheet, the lazy-content scroll, delay_ms): the report's page height and
     // truncation and the full-page picture's size come from the same reading.
-    const { report, layout } = await this.report(page, settler, element !== undefined);
+    const { report, layout, text: readWithFacts } = await this.report(page, settler, element !== undefined);
     const picture = await takeScreenshot(page, {
       fullPage: request.fullPage,
       element,
@@ -265,7 +265,7 @@ export class CaptureRun {
     const result = await resizeOutput(picture, request);
     // ...or while the screenshot was being taken: then the picture may show the refusal, not the page.
     egress.assertDocumentAllowed();
-    const text = await this.visibleText(page, element !== undefined);
+    const text = await this.visibleText(page, element !== undefined, readWithFacts);
     this.enter('rendering'); // books the screenshot's own time, which no later phase change would
     return {
       ...result,
@@ -278,23 +278,35 @@ export class CaptureRun {
   }
 
   /**
-   * Text changes: the visible text, read right after the picture in the same visit (so it is the text the picture
-   * shows, for an element capture the element's), without the change_ignore_selectors. Images only.
+   * Text changes: the visible text (so it is the text the picture shows, for an element capture the element's),
+   * without the change_ignore_selectors. Images only. Read with the report's facts, in the same evaluation, when
+   * that only reads the page; with change_ignore_selectors it briefly takes those elements out of the layout, so it
+   * runs right after the picture instead, which then never sees it.
    */
-  private async visibleText(page: Page, ofElement: boolean): Promise<string | undefined> {
+  private textScript(ofElement: boolean): { script: string; beforePicture: boolean } | null {
     const { request } = this;
-    if (!request.keepText || request.output?.format === 'pdf') return undefined;
-    const text: unknown = await page.evaluate(visibleTextScript(request.ignoreSelectors ?? [], ofElement && request.selector ? request.selector : null));
-    return typeof text === 'string' ? text : '';
+    if (!request.keepText || request.output?.format === 'pdf') return null;
+    const ignore = request.ignoreSelectors ?? [];
+    return { script: visibleTextScript(ignore, ofElement && request.selector ? request.selector : null), beforePicture: ignore.length === 0 };
+  }
+
+  private async visibleText(page: Page, ofElement: boolean, readWithFacts: unknown): Promise<string | undefined> {
+    const text = this.textScript(ofElement);
+    if (!text) return undefined;
+    const read: unknown = text.beforePicture ? readWithFacts : await page.evaluate(text.script);
+    return typeof read === 'string' ? read : '';
   }
 
   /**
    * The capture report, read just before the picture, and the page's layout, which the full-page picture is sized
-   * by (one evaluation: the title, the page's full height and its layout width).
+   * by (one evaluation: the title, the page's full height and its layout width, and the visible text when it can
+   * be read then: one round trip to the page fewer per capture).
    */
-  private async report(page: Page, settler: PageSettler, ofElement: boolean): Promise<{ report: CaptureReport; layout: PageLayout }> {
+  private async report(page: Page, settler: PageSettler, ofElement: boolean): Promise<{ report: CaptureReport; layout: PageLayout; text: unknown }> {
     const { request, settings } = this;
-    const facts = (await page.evaluate(pageFactsScript)) as { title: unknown; height: unknown; width: unknown };
+    const text = this.textScript(ofElement);
+    const script = text?.beforePicture ? `({ facts: ${pageFactsScript}, text: ${text.script} })` : `({ facts: ${pageFactsScript} })`;
+    const { facts, text: readWithFacts } = (await page.evaluate(script)) as { facts: { title: unknown; height: unknown; width: unknown }; text?: unknown };
     const layout = pageLayoutOf(facts);
     const pageHeight = Math.round(layout.height);
     const format = request.output?.format ?? 'png';
@@ -315,7 +327,7 @@ export class CaptureRun {
       waitedMs: Math.round(performance.now() - this.loadedAt),
       pending: settler.pending,
     };
-    return { report, layout };
+    return { report, layout, text: readWithFacts };
   }
 
   /** Change history's ignored regions, measured just before the picture (in its pixels); none for a PDF. */

@@ -215,6 +215,20 @@ export function stabilityTrackerScript(shortTimerMs: number): string {
     new MutationObserver(touch).observe(document, {
       subtree: true, childList: true, attributes: true, characterData: true,
     });
+    // Each image is decoded as soon as it has loaded (the probe does the same for images it finds complete): the
+    // wait asks the page only once the network is quiet, and a decode started then would hold the capture longer.
+    // Capture phase on window: an image's load event does not bubble, and no page handler runs before this one.
+    const decoding = (state.decoding = { count: 0, seen: new WeakSet() });
+    window.addEventListener('load', (event) => {
+      const img = event.target;
+      if (!(img instanceof HTMLImageElement) || img.naturalWidth === 0 || decoding.seen.has(img)) return;
+      decoding.seen.add(img);
+      decoding.count += 1;
+      img.decode().catch(() => undefined).then(() => {
+        decoding.count -= 1;
+        touch();
+      });
+    }, true);
   })()`;
 }
 
@@ -374,7 +388,7 @@ export const VISIBLE_TEXT_MAX_CHARS = 1024 * 1024;
  * one line per rendered line) of the element matching `elementSelector`, else of the body, without the elements of
  * `ignoreSelectors` (change_ignore_selectors). Those are taken out with `display: none` through the CSSOM (which a
  * page's Content-Security-Policy does not forbid, unlike a <style> element) and put back as they were; it runs after
- * the picture, so the picture never sees it.
+ * the picture when there are such elements (capture-run.ts), so the picture never sees it.
  */
 export function visibleTextScript(ignoreSelectors: readonly string[], elementSelector: string | null): string {
   return `(() => {

@@ -107,9 +107,18 @@ export class PageStability {
     for (;;) {
       const left = deadline - Date.now();
       if (left <= 0) return { ms: Date.now() - started, capped: true };
+      // The page is asked only once the network has been quiet for the window: before that, whatever it answers,
+      // the wait goes on (a request in flight, or one that ended less than a window ago). Right after load that
+      // saves a round trip to the renderer per capture, and a page with a long poll is not asked every 20 ms for
+      // nothing. Images are still decoded as they arrive: the tracker starts each decode at the image's load.
+      const networkQuietBefore = this.networkQuietMs();
+      if (networkQuietBefore < this.settleMs) {
+        await sleep(Math.min(networkQuietBefore < 0 ? BUSY_POLL_MS : this.settleMs - networkQuietBefore, left));
+        continue;
+      }
       const probe = (await evaluateWithin(this.page, stabilityProbe, left)) as Probe | null;
       if (probe === null) return { ms: Date.now() - started, capped: true };
-      const networkQuietMs = this.inFlight.size === 0 ? Date.now() - this.lastNetworkActivity : -1;
+      const networkQuietMs = this.networkQuietMs();
       if (probe.busy || networkQuietMs < 0) {
         await sleep(Math.min(BUSY_POLL_MS, left));
         continue;
@@ -119,6 +128,11 @@ export class PageStability {
       // Asked again when the window would be over if nothing happens meanwhile.
       await sleep(Math.min(this.settleMs - quietMs, left));
     }
+  }
+
+  /** How long since the last request started or ended; -1 while one is in flight. */
+  private networkQuietMs(): number {
+    return this.inFlight.size === 0 ? Date.now() - this.lastNetworkActivity : -1;
   }
 
   /** Up to `limit` requests in flight, oldest first, as host/path (no query string: it may carry tokens). */

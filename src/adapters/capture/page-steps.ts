@@ -64,8 +64,10 @@ export async function preparePage(page: Page, setup: PageSetup): Promise<void> {
     answer.catch(() => undefined);
   });
   await Promise.all([
-    page.evaluateOnNewDocument(disableServiceWorkersScript),
-    (setup.waitUntil ?? 'stable') === 'stable' ? page.evaluateOnNewDocument(stabilityTracker) : undefined,
+    // One script, one call: both must run before any of the page's own.
+    page.evaluateOnNewDocument(
+      (setup.waitUntil ?? 'stable') === 'stable' ? `${disableServiceWorkersScript};\n${stabilityTracker}` : disableServiceWorkersScript,
+    ),
     page.setViewport({
       width: setup.viewportWidth,
       height: setup.viewportHeight,
