@@ -9,10 +9,10 @@ import type { AppConfig } from '../../../config/app-config';
 import { dataSourceOptions, runMigrations } from '../../../shared/persistence/data-source-options';
 import { LocalDiskStorage } from '../../screenshots/infrastructure/local-disk-storage';
 import { renderFileKey } from '../domain/render';
-import { RenderRow } from '../infrastructure/render.row';
-import { TypeOrmRenderRepository } from '../infrastructure/typeorm-render.repository';
-import { RenderSweeper, SWEEP_GRACE_MS } from './render-sweeper';
-import type { StoredRender } from './ports';
+import { RenderRow } from './render.row';
+import { TypeOrmRenderRepository } from './typeorm-render.repository';
+import { RenderSweeper, SWEEP_GRACE_MS } from '../application/render-sweeper';
+import type { StoredRender } from '../application/ports';
 
 /**
  * The render cache sweep on a real database (SQLite, or PostgreSQL when DATABASE_URL is set) and real storage (local
