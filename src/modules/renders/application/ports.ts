@@ -28,15 +28,23 @@ export abstract class RenderRepository {
   /**
    * Records the stored object: a pending row becomes ready with `stored.keepUntil`; a ready one (a second attempt
    * of its job wrote the object again) takes the new facts but keeps the later keepUntil. Nothing happens to a row
-   * that is gone, failed, or past its keepUntil at `stored.finishedAt` (the sweep's): false then, and the caller
-   * removes the object it wrote.
+   * that is gone, failed, swept (claimForSweep), or past its keepUntil at `stored.finishedAt` (the sweep's): false
+   * then, and the caller removes the object it wrote.
    */
   abstract markReady(id: string, stored: StoredRender): Promise<boolean>;
   /** A pending render that failed is retired at once; its row is swept at keepUntil. A ready one is left as it is. */
   abstract markFailed(id: string, finishedAt: Date, keepUntil: Date): Promise<void>;
-  /** Pushes keepUntil to at least `until` (a json answer's link must outlive the answer). */
+  /** Pushes keepUntil to at least `until` (a json answer's link must outlive the answer); never on a swept row. */
   abstract keepAtLeast(id: string, until: Date): Promise<void>;
   /** Entries whose keepUntil has passed, oldest first, at most `limit`. */
   abstract keptUntilBefore(now: Date, limit: number): Promise<RenderProps[]>;
+  /**
+   * The sweep's first step on an entry it read as expired, one atomic compare-and-set: the row becomes 'swept' (and
+   * not live) only if its keepUntil is still before `cutoff` — a row made ready or kept longer since it was read is
+   * left alone (false). True too when another sweeper claimed it already. A swept row is never revived (markReady,
+   * markFailed and keepAtLeast leave it as it is) and keeps its keepUntil, so a sweep that fails after claiming it
+   * finds it again.
+   */
+  abstract claimForSweep(id: string, cutoff: Date): Promise<boolean>;
   abstract delete(id: string): Promise<void>;
 }

@@ -20,8 +20,10 @@ export const SWEEP_GRACE_MS = 60_000;
  * The only place a render's row and object end (domain/render.ts: retiring never does).
  * Render cache entries past their keepUntil (and SWEEP_GRACE_MS) are deleted — object (local disk or S3), then row — by every worker
  * process once a minute, in the pattern of the retention sweep: each step idempotent, so sweepers on several
- * instances meeting on one entry all succeed. The object goes first: a row left by a failed delete is found again,
- * an object without its row would never be.
+ * instances meeting on one entry all succeed. Each entry read as expired is first claimed (claimForSweep): one
+ * made ready or kept longer since the read (a late attempt of its job, a json answer) is left alone, and a claimed
+ * one can no longer be. The object goes first: a row left by a failed delete is found again, an object without its
+ * row would never be.
  */
 @Injectable()
 export class RenderSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -52,13 +54,16 @@ export class RenderSweeper implements OnApplicationBootstrap, OnApplicationShutd
   private async removeExpired(): Promise<number> {
     let removed = 0;
     for (;;) {
-      const expired = await this.renders.keptUntilBefore(new Date(this.clock.now().getTime() - SWEEP_GRACE_MS), BATCH);
+      const cutoff = new Date(this.clock.now().getTime() - SWEEP_GRACE_MS);
+      const expired = await this.renders.keptUntilBefore(cutoff, BATCH);
       for (const render of expired) {
+        // Made ready or kept longer since the read (or deleted by another sweeper): not this sweep's.
+        if (!(await this.renders.claimForSweep(render.id, cutoff))) continue;
         // Every status: a pending row's job may have written its object before it died (objectKeyOf).
         await this.storage.delete(objectKeyOf(render));
         await this.renders.delete(render.id);
+        removed += 1;
       }
-      removed += expired.length;
       if (expired.length < BATCH) break;
     }
     if (removed > 0) this.logger.log(`render cache: removed ${removed} expired entr${removed === 1 ? 'y' : 'ies'}`);

@@ -10,13 +10,16 @@
  * - **kept** (`keepUntil`): until when the row and its object exist, readable by id (`isKept`: a json answer's
  *   signed link). Only the sweep ends it, past keepUntil (+ its grace), deleting the object — whatever the status —
  *   then the row. A ready render's keepUntil never moves earlier (a json answer pushes it, a late attempt of its job
- *   cannot pull it back), and a row past its keepUntil is never made ready again: it is the sweep's.
+ *   cannot pull it back), and a row past its keepUntil is never made ready again: it is the sweep's. The sweep first
+ *   claims the row (status 'swept', only while it is still past its keepUntil, atomically), then deletes the object,
+ *   then the row: an entry made ready or kept longer after the sweep read it is never deleted.
  */
 import type { CaptureReport } from '../../../shared/domain/capture-report';
 import type { OutputFormat } from '../../../shared/domain/output-format';
 import { FORMAT_FILES } from '../../../shared/domain/output-format';
 
-export type RenderStatus = 'pending' | 'ready' | 'failed';
+/** 'swept': claimed by the sweep, its object and row being deleted — nothing makes it anything else again. */
+export type RenderStatus = 'pending' | 'ready' | 'failed' | 'swept';
 
 export interface RenderProps {
   /** The id of its render job too. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { LessThan, MoreThan, Repository } from 'typeorm';
+import { And, In, LessThan, MoreThan, MoreThanOrEqual, Repository } from 'typeorm';
 import { isUniqueViolation } from '../../../shared/persistence/constraint-violations';
 import { parseCaptureReport, serializeCaptureReport } from '../../screenshots/domain/capture-report';
 import type { RenderProps, RenderStatus } from '../domain/render';
@@ -11,6 +11,9 @@ function toRender(row: RenderRow): RenderProps {
   const { captureReport, status, ...plain } = row;
   return { ...plain, status: status as RenderStatus, capture: parseCaptureReport(captureReport) };
 }
+
+/** Every status but 'swept': a row claimed by the sweep keeps its keepUntil (so a failed sweep finds it again). */
+const KEPT_STATUSES: RenderStatus[] = ['pending', 'ready', 'failed'];
 
 @Injectable()
 export class TypeOrmRenderRepository extends RenderRepository {
@@ -47,9 +50,10 @@ export class TypeOrmRenderRepository extends RenderRepository {
     const facts = { ...rest, status: 'ready', captureReport: serializeCaptureReport(capture) };
     const notSwept = MoreThan(stored.finishedAt);
     if ((await this.rows.update({ id, status: 'pending', keepUntil: notSwept }, { ...facts, keepUntil })).affected) return true;
-    if (!(await this.rows.update({ id, status: 'ready', keepUntil: notSwept }, facts)).affected) return false;
-    await this.keepAtLeast(id, keepUntil);
-    return true;
+    // A ready row: one statement each, so a sweep that claims the row in between finds it unchanged (its status is
+    // no longer 'ready' for the next one) — false then, and the object is removed by its writer and the sweep alike.
+    if ((await this.rows.update({ id, status: 'ready', keepUntil: And(notSwept, LessThan(keepUntil)) }, { ...facts, keepUntil })).affected) return true;
+    return Boolean((await this.rows.update({ id, status: 'ready', keepUntil: And(notSwept, MoreThanOrEqual(keepUntil)) }, facts)).affected);
   }
 
   async markFailed(id: string, finishedAt: Date, keepUntil: Date): Promise<void> {
@@ -57,7 +61,19 @@ export class TypeOrmRenderRepository extends RenderRepository {
   }
 
   async keepAtLeast(id: string, until: Date): Promise<void> {
-    await this.rows.update({ id, keepUntil: LessThan(until) }, { keepUntil: until });
+    await this.rows.update({ id, status: In(KEPT_STATUSES), keepUntil: LessThan(until) }, { keepUntil: until });
+  }
+
+  async claimForSweep(id: string, cutoff: Date): Promise<boolean> {
+    const swept: RenderStatus = 'swept';
+    const claimed = await this.rows.update(
+      [
+        { id, keepUntil: LessThan(cutoff) },
+        { id, status: swept },
+      ],
+      { status: swept, liveKey: null },
+    );
+    return Boolean(claimed.affected);
   }
 
   async keptUntilBefore(now: Date, limit: number): Promise<RenderProps[]> {
