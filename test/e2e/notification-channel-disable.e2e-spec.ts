@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import request from 'supertest';
 import { AccountsService } from '../../src/modules/accounts/application/accounts.service';
+import { ChannelRepository } from '../../src/modules/notifications/application/ports';
 import { DashboardClient } from '../support/dashboard-session';
 import { SmtpTestServer } from '../support/smtp-server';
 import { startTestApp, TestAccount, TestApp } from '../support/test-app';
@@ -183,5 +184,46 @@ describe('A notification channel whose every message failed for 3 days is disabl
     await attemptedAt(id, T0 + 13 * DAY + 60_000);
     expect(await channelData(id)).toMatchObject({ enabled: true, failing_since: iso(T0 + 13 * DAY + 60_000) });
     await smtp.failNext(0);
+  });
+
+  it("a healthy channel's delivered message writes no streak; a failing channel's next delivered message ends its streak", async () => {
+    const markHealthy = jest.spyOn(t.app.get(ChannelRepository), 'markHealthy');
+    const T = T0 + 20 * DAY;
+    t.clock.set(new Date(T));
+    const created = await api()
+      .post('/notification-channels')
+      .set(who.auth)
+      .send({ name: 'Healthy', type: 'email', target: 'healthy@example.com', events: ['screenshot.failed'] });
+    const id = created.body.data.id as number;
+    await smtp.failNext(0);
+    await api().post(`/notification-channels/${id}/test`).set(who.auth).expect(202);
+    expect(await attemptedAt(id, T)).toMatchObject({ enabled: true, failing_since: null, last_delivery: { status: 'succeeded' } });
+    // A second message, queued once the first was recorded, goes out in a later pass: when it is recorded, the pass
+    // that delivered the first (and kept its streak) is over. The healthy channel's streak was not written.
+    t.clock.set(new Date(T + 1000));
+    await api().post(`/notification-channels/${id}/test`).set(who.auth).expect(202);
+    expect(await attemptedAt(id, T + 1000)).toMatchObject({ failing_since: null, last_delivery: { status: 'succeeded' } });
+    expect(markHealthy.mock.calls.filter(([channelId]) => channelId === id)).toEqual([]);
+
+    // Refused once: failing since then; its retry (due a second later) is delivered and ends the streak.
+    await smtp.failNext(1);
+    t.clock.set(new Date(T + 2000));
+    await api().post(`/notification-channels/${id}/test`).set(who.auth).expect(202);
+    await attemptedAt(id, T + 2000);
+    let deadline = Date.now() + 10_000;
+    while ((await channelData(id)).failing_since !== iso(T + 2000)) {
+      if (Date.now() > deadline) throw new Error('the channel is not failing');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    t.clock.set(new Date(T + 3000));
+    await attemptedAt(id, T + 3000);
+    deadline = Date.now() + 10_000;
+    while ((await channelData(id)).failing_since !== null) {
+      if (Date.now() > deadline) throw new Error('the streak did not end');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(await channelData(id)).toMatchObject({ enabled: true, failing_since: null, last_delivery: { status: 'succeeded' } });
+    expect(markHealthy.mock.calls.filter(([channelId]) => channelId === id)).toEqual([[id]]);
+    markHealthy.mockRestore();
   });
 });
