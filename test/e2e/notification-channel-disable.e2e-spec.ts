@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import request from 'supertest';
 import { AccountsService } from '../../src/modules/accounts/application/accounts.service';
+import { ChannelRepository } from '../../src/modules/notifications/application/ports';
 import { DashboardClient } from '../support/dashboard-session';
 import { SmtpTestServer } from '../support/smtp-server';
 import { startTestApp, TestAccount, TestApp } from '../support/test-app';
@@ -56,6 +57,20 @@ describe('A notification channel whose every message failed for 3 days is disabl
     }
   }
 
+  /**
+   * Waits (bounded) until the channel's streak reads `since`: the dispatcher writes it after it records the attempt,
+   * so an attempt seen recorded may not have its streak written yet.
+   */
+  async function failingSince(id: number, since: string | null): Promise<Record<string, unknown>> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const data = await channelData(id);
+      if (data.failing_since === since) return data;
+      if (Date.now() > deadline) throw new Error(`failing_since is ${String(data.failing_since)}, not ${String(since)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
   it('fails for just under 3 days: still enabled; the failure at 3 days disables it; the API, the dashboard and the log show it; re-enabling delivers', async () => {
     const warnings = jest.spyOn(Logger.prototype, 'warn');
     t.clock.set(new Date(T0));
@@ -70,7 +85,8 @@ describe('A notification channel whose every message failed for 3 days is disabl
     await smtp.failNext(1000);
     await api().post(`/notification-channels/${id}/test`).set(who.auth).expect(202);
     // The first attempt, refused by the server: failing since now, still enabled.
-    let data = await attemptedAt(id, T0);
+    await attemptedAt(id, T0);
+    let data = await failingSince(id, iso(T0));
     expect(data).toMatchObject({ enabled: true, failing_since: iso(T0), disabled_reason: null, disabled_at: null });
     expect((data.last_delivery as { error: string }).error).toMatch(/451|mailbox busy/);
 
@@ -181,7 +197,39 @@ describe('A notification channel whose every message failed for 3 days is disabl
     t.clock.set(new Date(T0 + 13 * DAY + 60_000));
     await api().post(`/notification-channels/${id}/test`).set(who.auth).expect(202);
     await attemptedAt(id, T0 + 13 * DAY + 60_000);
-    expect(await channelData(id)).toMatchObject({ enabled: true, failing_since: iso(T0 + 13 * DAY + 60_000) });
+    expect(await failingSince(id, iso(T0 + 13 * DAY + 60_000))).toMatchObject({ enabled: true });
     await smtp.failNext(0);
+  });
+
+  it("a healthy channel's delivered message writes no streak; a failing channel's next delivered message ends its streak", async () => {
+    const markHealthy = jest.spyOn(t.app.get(ChannelRepository), 'markHealthy');
+    const T = T0 + 20 * DAY;
+    t.clock.set(new Date(T));
+    const created = await api()
+      .post('/notification-channels')
+      .set(who.auth)
+      .send({ name: 'Healthy', type: 'email', target: 'healthy@example.com', events: ['screenshot.failed'] });
+    const id = created.body.data.id as number;
+    await smtp.failNext(0);
+    await api().post(`/notification-channels/${id}/test`).set(who.auth).expect(202);
+    expect(await attemptedAt(id, T)).toMatchObject({ enabled: true, failing_since: null, last_delivery: { status: 'succeeded' } });
+    // A second message, queued once the first was recorded, goes out in a later pass: when it is recorded, the pass
+    // that delivered the first (and kept its streak) is over. The healthy channel's streak was not written.
+    t.clock.set(new Date(T + 1000));
+    await api().post(`/notification-channels/${id}/test`).set(who.auth).expect(202);
+    expect(await attemptedAt(id, T + 1000)).toMatchObject({ failing_since: null, last_delivery: { status: 'succeeded' } });
+    expect(markHealthy.mock.calls.filter(([channelId]) => channelId === id)).toEqual([]);
+
+    // Refused once: failing since then; its retry (due a second later) is delivered and ends the streak.
+    await smtp.failNext(1);
+    t.clock.set(new Date(T + 2000));
+    await api().post(`/notification-channels/${id}/test`).set(who.auth).expect(202);
+    await attemptedAt(id, T + 2000);
+    await failingSince(id, iso(T + 2000));
+    t.clock.set(new Date(T + 3000));
+    await attemptedAt(id, T + 3000);
+    expect(await failingSince(id, null)).toMatchObject({ enabled: true, failing_since: null, last_delivery: { status: 'succeeded' } });
+    expect(markHealthy.mock.calls.filter(([channelId]) => channelId === id)).toEqual([[id]]);
+    markHealthy.mockRestore();
   });
 });

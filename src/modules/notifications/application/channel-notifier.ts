@@ -60,19 +60,21 @@ export class ChannelNotifier implements ChannelSubscribers, OnModuleInit {
 
   async send(delivery: DeliveryProps, timeoutMs: number): Promise<ChannelAttempt> {
     const channel = delivery.channelId === null ? null : await this.channels.findById(delivery.channelId);
-    if (!channel) return { statusCode: null, error: 'the channel was deleted', delivered: false, skipped: true };
-    if (!channel.enabled) return { statusCode: null, error: 'the channel is disabled', delivered: false, skipped: true };
+    if (!channel) return { statusCode: null, error: 'the channel was deleted', delivered: false, skipped: true, wasFailing: false };
+    if (!channel.enabled) return { statusCode: null, error: 'the channel is disabled', delivered: false, skipped: true, wasFailing: false };
+    // The row just read for its target says whether its streak runs: a healthy channel's delivery then writes nothing.
+    const wasFailing = channel.failingSince !== null;
     if (channel.type === 'email') {
       try {
         await this.mailer.send(channel.target, JSON.parse(delivery.payload) as EmailMessage, timeoutMs);
-        return { statusCode: null, error: null, delivered: true };
+        return { statusCode: null, error: null, delivered: true, wasFailing };
       } catch (err) {
-        return { statusCode: null, error: errorMessage(err), delivered: false };
+        return { statusCode: null, error: errorMessage(err), delivered: false, wasFailing };
       }
     }
     const { statusCode, error } = await this.http.post(channel.target, delivery.payload, {}, timeoutMs);
     const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;
-    return { statusCode, error: delivered ? null : (error ?? `${channel.type} answered ${statusCode}`), delivered };
+    return { statusCode, error: delivered ? null : (error ?? `${channel.type} answered ${statusCode}`), delivered, wasFailing };
   }
 
   // The failure streak the dispatcher keeps (the 3-day rule it keeps for webhooks too).
@@ -84,7 +86,7 @@ export class ChannelNotifier implements ChannelSubscribers, OnModuleInit {
     return this.channels.markFailing(channelId, now);
   }
 
-  disable(channelId: number, reason: string, now: Date): Promise<void> {
+  disable(channelId: number, reason: string, now: Date): Promise<boolean> {
     return this.channels.disable(channelId, reason, now);
   }
 }

@@ -38,8 +38,8 @@ export abstract class ChannelRepository {
   abstract markHealthy(id: number): Promise<void>;
   /** Failed attempt: failing since then (if not already); returns when it started failing. */
   abstract markFailing(id: number, now: Date): Promise<Date | null>;
-  /** Disabled by the service (an enabled channel only), with the reason and the time. */
-  abstract disable(id: number, reason: string, now: Date): Promise<void>;
+  /** Disabled by the service (an enabled channel only), with the reason and the time; whether this call disabled it. */
+  abstract disable(id: number, reason: string, now: Date): Promise<boolean>;
   /** The newest delivery of each of these channels. */
   abstract lastDeliveries(channelIds: number[]): Promise<Map<number, LastDelivery>>;
 }

@@ -119,9 +119,11 @@ export class TypeOrmChannelRepository extends ChannelRepository {
     return (await this.rows.findOneBy({ id }))?.failingSince ?? null;
   }
 
-  async disable(id: number, reason: string, now: Date): Promise<void> {
-    // Only an enabled one: a channel disabled by hand meanwhile keeps no reason it was not disabled for.
-    await this.rows.update({ id, enabled: true }, { enabled: false, disabledReason: reason, disabledAt: now, updatedAt: now });
+  async disable(id: number, reason: string, now: Date): Promise<boolean> {
+    // Only an enabled one: a channel disabled by hand meanwhile keeps no reason it was not disabled for. Of two
+    // attempts crossing the 3-day line at once, only the one whose UPDATE changed the row is told it disabled it.
+    const result = await this.rows.update({ id, enabled: true }, { enabled: false, disabledReason: reason, disabledAt: now, updatedAt: now });
+    return result.affected === 1;
   }
 
   async lastDeliveries(channelIds: number[]): Promise<Map<number, LastDelivery>> {

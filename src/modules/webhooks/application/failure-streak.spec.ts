@@ -20,11 +20,12 @@ class MemoryStreak implements FailureStreak {
     return this.failingSince;
   }
 
-  async disable(_id: number, reason: string, now: Date): Promise<void> {
+  async disable(_id: number, reason: string, now: Date): Promise<boolean> {
     this.writes++;
-    if (!this.enabled) return;
+    if (!this.enabled) return false;
     this.enabled = false;
     this.disabled = { reason, at: now };
+    return true;
   }
 }
 
@@ -71,6 +72,13 @@ describe('the 3-day rule (webhooks and notification channels alike)', () => {
     expect(await attempt(false)).toBe(false);
     clock.advance(1);
     expect(await attempt(false)).toBe(true);
+  });
+
+  it('two attempts crossing the 3-day line at once: only the one that disabled it says so (the warning is logged once)', async () => {
+    await attempt(false);
+    clock.advance(3 * DAY);
+    expect((await Promise.all([attempt(false), attempt(false)])).sort()).toEqual([false, true]);
+    expect(streak).toMatchObject({ enabled: false, disabled: { reason: FAILING_DISABLED_REASON, at: clock.now() } });
   });
 
   it('a delivered attempt with no streak running writes nothing', async () => {

@@ -9,15 +9,20 @@ export interface FailureStreak {
   markHealthy(id: number): Promise<void>;
   /** Failed attempt: failing since then (if not already); returns when it started failing. */
   markFailing(id: number, now: Date): Promise<Date | null>;
-  /** Disabled by the service (an enabled endpoint only): `enabled` false, with the reason and the time. */
-  disable(id: number, reason: string, now: Date): Promise<void>;
+  /**
+   * Disabled by the service (an enabled endpoint only): `enabled` false, with the reason and the time. Returns
+   * whether this call disabled it (false: it was disabled already, e.g. by a concurrent attempt, or is gone).
+   */
+  disable(id: number, reason: string, now: Date): Promise<boolean>;
 }
 
 /**
  * The one rule for webhooks and notification channels, after each attempt that was tried: a delivered attempt
- * ends the endpoint's failure streak (written only when `wasFailing`); a failed one starts it if not started, and
- * once every attempt has failed for 3 days (domain `shouldDisable`) the endpoint is disabled with the reason and
- * the time. Returns whether it disabled the endpoint now.
+ * ends the endpoint's failure streak (written only when `wasFailing`: the endpoint's `failing_since` as read for
+ * this attempt, so a healthy endpoint's delivery writes nothing); a failed one starts it if not started, and once
+ * every attempt has failed for 3 days (domain `shouldDisable`) the endpoint is disabled with the reason and the
+ * time. Returns whether this attempt disabled the endpoint: true for one attempt only when several cross the line
+ * at once (the conditional `disable` tells), so the warning is logged once.
  */
 export async function keepFailureStreak(streak: FailureStreak, id: number, attempt: { delivered: boolean; at: Date; wasFailing: boolean }): Promise<boolean> {
   if (attempt.delivered) {
@@ -26,6 +31,5 @@ export async function keepFailureStreak(streak: FailureStreak, id: number, attem
   }
   const failingSince = await streak.markFailing(id, attempt.at);
   if (!shouldDisable(failingSince, attempt.at)) return false;
-  await streak.disable(id, FAILING_DISABLED_REASON, attempt.at);
-  return true;
+  return streak.disable(id, FAILING_DISABLED_REASON, attempt.at);
 }

@@ -85,7 +85,7 @@ export abstract class WebhookRepository implements FailureStreak {
   abstract listDeliveries(of: { webhookId: number } | { channelId: number }, page: PageRequest): Promise<{ items: DeliveryProps[]; total: number }>;
   abstract markHealthy(webhookId: number): Promise<void>;
   abstract markFailing(webhookId: number, now: Date): Promise<Date | null>;
-  abstract disable(webhookId: number, reason: string, now: Date): Promise<void>;
+  abstract disable(webhookId: number, reason: string, now: Date): Promise<boolean>;
 }
 
 /** The `data` of an event about a job, as the API shows it (GET /jobs/{id} and the screenshot; or the execution). */
@@ -119,6 +119,8 @@ export interface ChannelAttempt {
   delivered: boolean;
   /** Nothing was tried (the channel was deleted or disabled meanwhile): its failure streak is left as it is. */
   skipped?: boolean;
+  /** The channel's failure streak was running (`failing_since` set) as read for this attempt: only then does a delivery end it. */
+  wasFailing: boolean;
 }
 
 /**

@@ -183,7 +183,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     if (!this.channels) return; // not registered in this process (never in the app): left for one that has them
     if (!(await this.withinRate(delivery))) return;
     const started = Date.now();
-    const { statusCode, error, delivered, skipped } = await this.channels.send(delivery, DELIVERY_TIMEOUT_MS);
+    const { statusCode, error, delivered, skipped, wasFailing } = await this.channels.send(delivery, DELIVERY_TIMEOUT_MS);
     const at = this.clock.now();
     const recorded = await this.webhooks.recordAttempt(delivery, {
       statusCode,
@@ -196,8 +196,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       retryAt: delivered || skipped ? null : retryAfter(delivery.attempts, this.config.webhookRetryDelays, at),
     });
     if (!recorded || skipped || delivery.channelId === null) return; // taken over, or nothing was tried
-    // The channel's streak is not read beforehand: ending one that is not running is a no-op write.
-    await this.keepStreak('notification channel', this.channels, delivery.channelId, delivered, at, true);
+    // As for a webhook, the streak as read for this attempt (the row send() loaded for the target).
+    await this.keepStreak('notification channel', this.channels, delivery.channelId, delivered, at, wasFailing);
   }
 
   /** Deliveries have their own per-account limit; past it the attempt is given back, due when the window turns. */

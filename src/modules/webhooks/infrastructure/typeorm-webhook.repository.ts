@@ -277,8 +277,10 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
     return (await this.rows.findOneBy({ id: webhookId }))?.failingSince ?? null;
   }
 
-  async disable(webhookId: number, reason: string, now: Date): Promise<void> {
-    // Only an enabled one: a webhook disabled by hand meanwhile keeps no reason it was not disabled for.
-    await this.rows.update({ id: webhookId, enabled: true }, { enabled: false, disabledReason: reason, disabledAt: now, updatedAt: now });
+  async disable(webhookId: number, reason: string, now: Date): Promise<boolean> {
+    // Only an enabled one: a webhook disabled by hand meanwhile keeps no reason it was not disabled for. Of two
+    // attempts crossing the 3-day line at once, only the one whose UPDATE changed the row is told it disabled it.
+    const result = await this.rows.update({ id: webhookId, enabled: true }, { enabled: false, disabledReason: reason, disabledAt: now, updatedAt: now });
+    return result.affected === 1;
   }
 }
