@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { DataSource, DataSourceOptions } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { createTestDatabase, TestDatabase } from '../../../../test/support/test-database';
-import { dataSourceOptions, runMigrations } from '../../../shared/persistence/data-source-options';
+import { insertAccount, migratedDataSource } from '../../../../test/support/migrated-database';
 import { JobRow } from '../../jobs/infrastructure/job.row';
 import { ScreenshotRow } from '../../screenshots/infrastructure/screenshot.row';
 import type { GalleryShot } from '../application/dashboard-queries';
@@ -22,17 +22,6 @@ describe('TypeOrmDashboardQueries (real database)', () => {
   const ago = (ms: number) => new Date(NOW.getTime() - ms);
   const HOUR = 3_600_000;
   const DAY = 24 * HOUR;
-
-  async function insertAccount(email: string): Promise<number> {
-    await dataSource
-      .createQueryBuilder()
-      .insert()
-      .into('accounts', ['name', 'email', 'plan', 'subscription_status', 'created_at', 'updated_at'])
-      .values({ name: email, email, plan: 'pro', subscription_status: 'active', created_at: NOW, updated_at: NOW })
-      .execute();
-    const [{ id }] = await dataSource.query(`SELECT id FROM accounts WHERE email = '${email}'`);
-    return Number(id);
-  }
 
   async function insertWebsite(accountId: number, name: string, url: string): Promise<number> {
     await dataSource
@@ -105,12 +94,10 @@ describe('TypeOrmDashboardQueries (real database)', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const options = { ...dataSourceOptions({ databaseUrl: db.databaseUrl, dataDir: db.dataDir }), entities: [JobRow, ScreenshotRow] } as DataSourceOptions;
-    dataSource = await new DataSource(options).initialize();
-    await runMigrations(dataSource);
+    dataSource = await migratedDataSource(db, [JobRow, ScreenshotRow]);
     queries = new TypeOrmDashboardQueries(dataSource);
-    account.alice = await insertAccount('alice-queries@example.com');
-    account.bob = await insertAccount('bob-queries@example.com');
+    account.alice = await insertAccount(dataSource, 'alice-queries@example.com', NOW);
+    account.bob = await insertAccount(dataSource, 'bob-queries@example.com', NOW);
     site.home = await insertWebsite(account.alice, 'Acme home', 'https://acme.example/');
     site.blog = await insertWebsite(account.alice, 'Acme 100% blog', 'https://blog.acme.example/news_today');
     site.bob = await insertWebsite(account.bob, 'Bob blog', 'https://bob.example/');

@@ -1,8 +1,8 @@
 import { InProcessJobEvents } from '../../../adapters/queue/job-events';
 import { randomUUID } from 'node:crypto';
-import { DataSource, DataSourceOptions, Repository } from 'typeorm';
+import { DataSource, Repository } from 'typeorm';
 import { createTestDatabase, TestDatabase } from '../../../../test/support/test-database';
-import { dataSourceOptions, runMigrations } from '../../../shared/persistence/data-source-options';
+import { insertAccount, migratedDataSource } from '../../../../test/support/migrated-database';
 import { JobProps, JobType } from '../domain/job';
 import { JobAttemptScope } from '../application/job-attempt-scope';
 import { RunningCutoffs } from '../application/ports';
@@ -29,16 +29,8 @@ describe('TypeOrmJobRepository (real database)', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const options = { ...dataSourceOptions({ databaseUrl: db.databaseUrl, dataDir: db.dataDir }), entities: [JobRow, ScreenshotRow] } as DataSourceOptions;
-    dataSource = await new DataSource(options).initialize();
-    await runMigrations(dataSource);
-    await dataSource
-      .createQueryBuilder()
-      .insert()
-      .into('accounts', ['name', 'email', 'plan', 'subscription_status', 'created_at', 'updated_at'])
-      .values({ name: 'Jobs', email: 'jobs@example.com', plan: 'pro', subscription_status: 'active', created_at: T0, updated_at: T0 })
-      .execute();
-    [{ id: accountId }] = await dataSource.query(`SELECT id FROM accounts WHERE email = 'jobs@example.com'`);
+    dataSource = await migratedDataSource(db, [JobRow, ScreenshotRow]);
+    accountId = await insertAccount(dataSource, 'jobs@example.com', T0, 'Jobs');
     rows = dataSource.getRepository(JobRow);
     jobs = new TypeOrmJobRepository(rows, new InProcessJobEvents());
   });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { DataSource, DataSourceOptions } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { createTestDatabase, TestDatabase } from '../../../../test/support/test-database';
-import { dataSourceOptions, runMigrations } from '../../../shared/persistence/data-source-options';
+import { insertAccount, migratedDataSource } from '../../../../test/support/migrated-database';
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import { NotificationChannelRow } from './channel.row';
 import { TypeOrmChannelRepository } from './typeorm-channel.repository';
@@ -22,16 +22,8 @@ describe('TypeOrmChannelRepository (real database)', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const options = { ...dataSourceOptions({ databaseUrl: db.databaseUrl, dataDir: db.dataDir }), entities: [NotificationChannelRow] } as DataSourceOptions;
-    dataSource = await new DataSource(options).initialize();
-    await runMigrations(dataSource);
-    await dataSource
-      .createQueryBuilder()
-      .insert()
-      .into('accounts', ['name', 'email', 'plan', 'subscription_status', 'created_at', 'updated_at'])
-      .values({ name: 'Channels', email: 'channels@example.com', plan: 'pro', subscription_status: 'active', created_at: T0, updated_at: T0 })
-      .execute();
-    [{ id: accountId }] = await dataSource.query(`SELECT id FROM accounts WHERE email = 'channels@example.com'`);
+    dataSource = await migratedDataSource(db, [NotificationChannelRow]);
+    accountId = await insertAccount(dataSource, 'channels@example.com', T0, 'Channels');
     channels = new TypeOrmChannelRepository(dataSource.getRepository(NotificationChannelRow), dataSource, new SecretBox(randomBytes(32)));
   });
   afterAll(async () => {

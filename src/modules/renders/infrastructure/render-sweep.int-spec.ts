@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { DataSource, DataSourceOptions } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { createTestDatabase, TestDatabase } from '../../../../test/support/test-database';
 import { FakeClock } from '../../../../test/support/fake-clock';
 import type { AppConfig } from '../../../config/app-config';
-import { dataSourceOptions, runMigrations } from '../../../shared/persistence/data-source-options';
+import { insertAccount, migratedDataSource } from '../../../../test/support/migrated-database';
 import { LocalDiskStorage } from '../../screenshots/infrastructure/local-disk-storage';
 import { renderFileKey } from '../domain/render';
 import { RenderRow } from './render.row';
@@ -72,16 +72,8 @@ describe('RenderSweeper: claim before delete (real database, real storage)', () 
   beforeAll(async () => {
     db = await createTestDatabase();
     storageDir = mkdtempSync(join(tmpdir(), 'render-sweep-'));
-    const options = { ...dataSourceOptions({ databaseUrl: db.databaseUrl, dataDir: db.dataDir }), entities: [RenderRow] } as DataSourceOptions;
-    dataSource = await new DataSource(options).initialize();
-    await runMigrations(dataSource);
-    await dataSource
-      .createQueryBuilder()
-      .insert()
-      .into('accounts', ['name', 'email', 'plan', 'subscription_status', 'created_at', 'updated_at'])
-      .values({ name: 'Renders', email: 'renders@example.com', plan: 'pro', subscription_status: 'active', created_at: T0, updated_at: T0 })
-      .execute();
-    [{ id: accountId }] = await dataSource.query(`SELECT id FROM accounts WHERE email = 'renders@example.com'`);
+    dataSource = await migratedDataSource(db, [RenderRow]);
+    accountId = await insertAccount(dataSource, 'renders@example.com', T0, 'Renders');
     renders = new TypeOrmRenderRepository(dataSource.getRepository(RenderRow));
     storage = new LocalDiskStorage({ storageDir } as AppConfig);
     clock = new FakeClock();

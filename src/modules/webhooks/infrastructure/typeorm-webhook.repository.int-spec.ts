@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { DataSource, DataSourceOptions } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { createTestDatabase, TestDatabase } from '../../../../test/support/test-database';
-import { dataSourceOptions, runMigrations } from '../../../shared/persistence/data-source-options';
+import { insertAccount, migratedDataSource } from '../../../../test/support/migrated-database';
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import { FAILING_DISABLED_REASON } from '../domain/webhook';
 import { TypeOrmWebhookRepository } from './typeorm-webhook.repository';
@@ -21,19 +21,8 @@ describe('TypeOrmWebhookRepository (real database)', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const options = {
-      ...dataSourceOptions({ databaseUrl: db.databaseUrl, dataDir: db.dataDir }),
-      entities: [WebhookRow, WebhookDeliveryRow],
-    } as DataSourceOptions;
-    dataSource = await new DataSource(options).initialize();
-    await runMigrations(dataSource);
-    await dataSource
-      .createQueryBuilder()
-      .insert()
-      .into('accounts', ['name', 'email', 'plan', 'subscription_status', 'created_at', 'updated_at'])
-      .values({ name: 'Hooks', email: 'hooks@example.com', plan: 'pro', subscription_status: 'active', created_at: T0, updated_at: T0 })
-      .execute();
-    [{ id: accountId }] = await dataSource.query(`SELECT id FROM accounts WHERE email = 'hooks@example.com'`);
+    dataSource = await migratedDataSource(db, [WebhookRow, WebhookDeliveryRow]);
+    accountId = await insertAccount(dataSource, 'hooks@example.com', T0, 'Hooks');
     webhooks = new TypeOrmWebhookRepository(
       dataSource.getRepository(WebhookRow),
       dataSource.getRepository(WebhookDeliveryRow),
