@@ -97,6 +97,11 @@ export function assertSaneRequest(request: CaptureRequest): void {
  * the run stops waiting and reports a page failure; the pool then closes the context, which also
  * stops whatever the page was still doing.
  */
+/** The visible text as the page answered it: '' when it answered something else. */
+function textOf(read: unknown): string {
+  return typeof read === 'string' ? read : '';
+}
+
 export class CaptureRun {
   private phase: Phase = 'opening';
   private phaseStartedAt = 0;
@@ -252,7 +257,8 @@ export class CaptureRun {
     // The layout is read once, here, after everything that can change the page's height (scripts, clicks, hidden
     // and removed elements, the style sheet, the lazy-content scroll, delay_ms): the report's page height and
     // truncation and the full-page picture's size come from the same reading.
-    const { report, layout, text: readWithFacts } = await this.report(page, settler, element !== undefined);
+    const textRead = this.textRead(element !== undefined);
+    const { report, layout, text: readWithFacts } = await this.report(page, settler, element !== undefined, textRead?.beforePicture ? textRead.script : null);
     const picture = await takeScreenshot(page, {
       fullPage: request.fullPage,
       element,
@@ -265,7 +271,7 @@ export class CaptureRun {
     const result = await resizeOutput(picture, request);
     // ...or while the screenshot was being taken: then the picture may show the refusal, not the page.
     egress.assertDocumentAllowed();
-    const text = await this.visibleText(page, element !== undefined, readWithFacts);
+    const text = textRead ? textOf(textRead.beforePicture ? readWithFacts : await page.evaluate(textRead.script)) : undefined;
     this.enter('rendering'); // books the screenshot's own time, which no later phase change would
     return {
       ...result,
@@ -283,18 +289,11 @@ export class CaptureRun {
    * that only reads the page; with change_ignore_selectors it briefly takes those elements out of the layout, so it
    * runs right after the picture instead, which then never sees it.
    */
-  private textScript(ofElement: boolean): { script: string; beforePicture: boolean } | null {
+  private textRead(ofElement: boolean): { script: string; beforePicture: boolean } | null {
     const { request } = this;
     if (!request.keepText || request.output?.format === 'pdf') return null;
     const ignore = request.ignoreSelectors ?? [];
     return { script: visibleTextScript(ignore, ofElement && request.selector ? request.selector : null), beforePicture: ignore.length === 0 };
-  }
-
-  private async visibleText(page: Page, ofElement: boolean, readWithFacts: unknown): Promise<string | undefined> {
-    const text = this.textScript(ofElement);
-    if (!text) return undefined;
-    const read: unknown = text.beforePicture ? readWithFacts : await page.evaluate(text.script);
-    return typeof read === 'string' ? read : '';
   }
 
   /**
@@ -302,10 +301,14 @@ export class CaptureRun {
    * by (one evaluation: the title, the page's full height and its layout width, and the visible text when it can
    * be read then: one round trip to the page fewer per capture).
    */
-  private async report(page: Page, settler: PageSettler, ofElement: boolean): Promise<{ report: CaptureReport; layout: PageLayout; text: unknown }> {
+  private async report(
+    page: Page,
+    settler: PageSettler,
+    ofElement: boolean,
+    textScript: string | null,
+  ): Promise<{ report: CaptureReport; layout: PageLayout; text: unknown }> {
     const { request, settings } = this;
-    const text = this.textScript(ofElement);
-    const script = text?.beforePicture ? `({ facts: ${pageFactsScript}, text: ${text.script} })` : `({ facts: ${pageFactsScript} })`;
+    const script = textScript ? `({ facts: ${pageFactsScript}, text: ${textScript} })` : `({ facts: ${pageFactsScript} })`;
     const { facts, text: readWithFacts } = (await page.evaluate(script)) as { facts: { title: unknown; height: unknown; width: unknown }; text?: unknown };
     const layout = pageLayoutOf(facts);
     const pageHeight = Math.round(layout.height);

@@ -149,6 +149,21 @@ export const disableServiceWorkersScript = `(() => {
 })()`;
 
 /**
+ * `(state, img) => void`: starts decoding a loaded image once, counted in `state.decoding` while it runs, its end
+ * counted as activity. The tracker calls it at each image's load, the probe for each image it finds complete.
+ */
+const DECODE_IMAGE = `(state, img) => {
+  const decoding = state.decoding || (state.decoding = { count: 0, seen: new WeakSet() });
+  if (img.naturalWidth === 0 || decoding.seen.has(img)) return;
+  decoding.seen.add(img);
+  decoding.count += 1;
+  img.decode().catch(() => undefined).then(() => {
+    decoding.count -= 1;
+    state.lastActivity = performance.now();
+  });
+}`;
+
+/**
  * Runs before any page script (evaluateOnNewDocument): records what the stability wait cannot see from
  * outside the page — short timers still pending, the time of the last DOM mutation or timer callback.
  * Network requests are counted in Node from puppeteer's events instead, which also see images, fonts and
@@ -218,16 +233,9 @@ export function stabilityTrackerScript(shortTimerMs: number): string {
     // Each image is decoded as soon as it has loaded (the probe does the same for images it finds complete): the
     // wait asks the page only once the network is quiet, and a decode started then would hold the capture longer.
     // Capture phase on window: an image's load event does not bubble, and no page handler runs before this one.
-    const decoding = (state.decoding = { count: 0, seen: new WeakSet() });
+    const decode = ${DECODE_IMAGE};
     window.addEventListener('load', (event) => {
-      const img = event.target;
-      if (!(img instanceof HTMLImageElement) || img.naturalWidth === 0 || decoding.seen.has(img)) return;
-      decoding.seen.add(img);
-      decoding.count += 1;
-      img.decode().catch(() => undefined).then(() => {
-        decoding.count -= 1;
-        touch();
-      });
+      if (event.target instanceof HTMLImageElement) decode(state, event.target);
     }, true);
   })()`;
 }
@@ -243,16 +251,9 @@ export function stabilityProbeScript(shortTimerMs: number): string {
   return `(() => {
     const now = performance.now();
     const state = window.__screenshotStability || { pending: new Set(), lastActivity: -Infinity };
-    const decoding = state.decoding || (state.decoding = { count: 0, seen: new WeakSet() });
-    for (const img of Array.from(document.images)) {
-      if (!img.complete || img.naturalWidth === 0 || decoding.seen.has(img)) continue;
-      decoding.seen.add(img);
-      decoding.count += 1;
-      img.decode().catch(() => undefined).then(() => {
-        decoding.count -= 1;
-        state.lastActivity = performance.now();
-      });
-    }
+    const decode = ${DECODE_IMAGE};
+    for (const img of Array.from(document.images)) if (img.complete) decode(state, img);
+    const decoding = state.decoding || { count: 0 };
     let animating = false;
     try {
       animating = document.getAnimations().some((animation) => {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, IsNull, Not, Repository } from 'typeorm';
+import { DataSource, Repository } from 'typeorm';
+import { FailureStreakRows, STREAK_RESET } from '../../../shared/persistence/failure-streak-rows';
 import { NotFoundError } from '../../../shared/domain/domain-error';
 import type { PageRequest } from '../../../shared/domain/page-request';
 import { findPage } from '../../../shared/persistence/hot-query';
@@ -18,12 +19,15 @@ function toDate(value: unknown): Date | null {
 
 @Injectable()
 export class TypeOrmChannelRepository extends ChannelRepository {
+  private readonly streak: FailureStreakRows<NotificationChannelRow>;
+
   constructor(
     @InjectRepository(NotificationChannelRow) private readonly rows: Repository<NotificationChannelRow>,
     private readonly dataSource: DataSource,
     private readonly secrets: SecretBox,
   ) {
     super();
+    this.streak = new FailureStreakRows(rows);
   }
 
   /** Every target is sealed at rest: Slack and Discord URLs are credentials (one column, one rule for all types). */
@@ -84,7 +88,7 @@ export class TypeOrmChannelRepository extends ChannelRepository {
     if (changes.enabled !== undefined) {
       set.enabled = changes.enabled;
       // Re-enabled by hand: a fresh start, not three more days' worth of the old failures (as for webhooks).
-      if (changes.enabled) Object.assign(set, { failingSince: null, disabledReason: null, disabledAt: null });
+      if (changes.enabled) Object.assign(set, STREAK_RESET);
     }
     await this.rows.update({ id }, set);
     const row = await this.rows.findOneBy({ id });
@@ -110,20 +114,17 @@ export class TypeOrmChannelRepository extends ChannelRepository {
     return raw.map((r) => Number(r.account_id));
   }
 
-  async markHealthy(id: number): Promise<void> {
-    await this.rows.update({ id, failingSince: Not(IsNull()) }, { failingSince: null });
+  // The 3-day rule's writes, shared with webhooks.
+  markHealthy(id: number): Promise<void> {
+    return this.streak.markHealthy(id);
   }
 
-  async markFailing(id: number, now: Date): Promise<Date | null> {
-    await this.rows.update({ id, failingSince: IsNull() }, { failingSince: now });
-    return (await this.rows.findOneBy({ id }))?.failingSince ?? null;
+  markFailing(id: number, now: Date): Promise<Date | null> {
+    return this.streak.markFailing(id, now);
   }
 
-  async disable(id: number, reason: string, now: Date): Promise<boolean> {
-    // Only an enabled one: a channel disabled by hand meanwhile keeps no reason it was not disabled for. Of two
-    // attempts crossing the 3-day line at once, only the one whose UPDATE changed the row is told it disabled it.
-    const result = await this.rows.update({ id, enabled: true }, { enabled: false, disabledReason: reason, disabledAt: now, updatedAt: now });
-    return result.affected === 1;
+  disable(id: number, reason: string, now: Date): Promise<boolean> {
+    return this.streak.disable(id, reason, now);
   }
 
   async lastDeliveries(channelIds: number[]): Promise<Map<number, LastDelivery>> {

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Brackets, DataSource, IsNull, LessThanOrEqual, Repository } from 'typeorm';
+import { Brackets, DataSource, LessThanOrEqual, Repository } from 'typeorm';
 import { DateUtils } from 'typeorm/util/DateUtils';
+import { FailureStreakRows, STREAK_RESET } from '../../../shared/persistence/failure-streak-rows';
 import { NotFoundError } from '../../../shared/domain/domain-error';
 import type { PageRequest } from '../../../shared/domain/page-request';
 import { findPage } from '../../../shared/persistence/hot-query';
@@ -23,6 +24,8 @@ function toDelivery(row: WebhookDeliveryRow): DeliveryProps {
 
 @Injectable()
 export class TypeOrmWebhookRepository extends WebhookRepository {
+  private readonly streak: FailureStreakRows<WebhookRow>;
+
   constructor(
     @InjectRepository(WebhookRow) private readonly rows: Repository<WebhookRow>,
     @InjectRepository(WebhookDeliveryRow) private readonly deliveries: Repository<WebhookDeliveryRow>,
@@ -30,6 +33,7 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
     private readonly secrets: SecretBox,
   ) {
     super();
+    this.streak = new FailureStreakRows(rows);
   }
 
   /** The secret is sealed at rest (it must be readable to sign, so it cannot be hashed). */
@@ -82,7 +86,7 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
     if (changes.enabled !== undefined) {
       set.enabled = changes.enabled;
       // Re-enabled by hand: a fresh start, not three more days' worth of the old failures.
-      if (changes.enabled) Object.assign(set, { failingSince: null, disabledReason: null, disabledAt: null });
+      if (changes.enabled) Object.assign(set, STREAK_RESET);
     }
     await this.rows.update({ id }, set);
     const row = await this.rows.findOneBy({ id });
@@ -268,19 +272,16 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
     return { items: rows.map(toDelivery), total };
   }
 
-  async markHealthy(webhookId: number): Promise<void> {
-    await this.rows.update({ id: webhookId }, { failingSince: null });
+  // The 3-day rule's writes, shared with notification channels.
+  markHealthy(webhookId: number): Promise<void> {
+    return this.streak.markHealthy(webhookId);
   }
 
-  async markFailing(webhookId: number, now: Date): Promise<Date | null> {
-    await this.rows.update({ id: webhookId, failingSince: IsNull() }, { failingSince: now });
-    return (await this.rows.findOneBy({ id: webhookId }))?.failingSince ?? null;
+  markFailing(webhookId: number, now: Date): Promise<Date | null> {
+    return this.streak.markFailing(webhookId, now);
   }
 
-  async disable(webhookId: number, reason: string, now: Date): Promise<boolean> {
-    // Only an enabled one: a webhook disabled by hand meanwhile keeps no reason it was not disabled for. Of two
-    // attempts crossing the 3-day line at once, only the one whose UPDATE changed the row is told it disabled it.
-    const result = await this.rows.update({ id: webhookId, enabled: true }, { enabled: false, disabledReason: reason, disabledAt: now, updatedAt: now });
-    return result.affected === 1;
+  disable(webhookId: number, reason: string, now: Date): Promise<boolean> {
+    return this.streak.disable(webhookId, reason, now);
   }
 }
