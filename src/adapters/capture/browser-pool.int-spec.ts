@@ -30,6 +30,8 @@ class FakeContext {
   closed = 0;
   /** Every tab opened in this context, in order. */
   readonly pages: Page[] = [];
+  /** When set, close() ends only when the test resolves it (a browser slow to dispose of the context). */
+  closing: Deferred<void> | null = null;
   constructor(private readonly newPageAnswer: () => Promise<Page>) {}
   on(): this {
     return this;
@@ -41,6 +43,7 @@ class FakeContext {
   }
   async close(): Promise<void> {
     this.closed += 1;
+    await this.closing?.promise;
   }
 }
 
@@ -231,6 +234,33 @@ describe('BrowserPool with a scripted browser', () => {
       await spared.withContext(async (lease) => expect(lease.context).toBe(next));
     });
 
+    it("the next one opens once the lease's page has loaded (lease.loaded()), not while it loads", async () => {
+      const { fake, spared } = await poolWithSpare();
+      const loaded = deferred<void>();
+      const finish = deferred<void>();
+      const holding = spared.withContext(async (lease) => {
+        await lease.openPage();
+        await loaded.promise;
+        lease.loaded();
+        lease.loaded(); // twice: still one spare
+        return finish.promise;
+      });
+      await flush();
+      expect(fake.browsers[0].requested).toHaveLength(0);
+      loaded.resolve();
+      await waitFor(() => fake.browsers[0].requested.length === 1);
+      finish.resolve();
+      await holding;
+      await flush();
+      expect(fake.browsers[0].requested).toHaveLength(1);
+    });
+
+    it('the next one opens when a lease ends without saying its page loaded (it failed before)', async () => {
+      const { fake, spared } = await poolWithSpare();
+      await expect(spared.withContext(async () => Promise.reject(new Error('no page')))).rejects.toThrow('no page');
+      await waitFor(() => fake.browsers[0].requested.length === 1);
+    });
+
     it('is not used when its tab is gone: closed, and the lease opens its own context', async () => {
       const { fake, spare, spared } = await poolWithSpare(async () => fakePage(true));
 
@@ -263,7 +293,10 @@ describe('BrowserPool with a scripted browser', () => {
       // A lease takes the spare; the next spare's context then never arrives: after 10 s the browser is wedged.
       jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
       const finish = deferred<void>();
-      const holding = spared.withContext(() => finish.promise);
+      const holding = spared.withContext((lease) => {
+        lease.loaded(); // as a capture says once its page has loaded: the next spare opens
+        return finish.promise;
+      });
       await waitFor(() => fake.browsers[0].requested.length === 1);
       await jest.advanceTimersByTimeAsync(10_000);
       jest.useRealTimers();
@@ -280,6 +313,45 @@ describe('BrowserPool with a scripted browser', () => {
       await waitFor(() => fake.browsers.length === 2 && fake.browsers[1].requested.length >= 1);
       fake.browsers[1].giveContexts();
       await expect(next).resolves.toBe('ok');
+    });
+  });
+
+  describe("the context's close", () => {
+    it("is not waited for by the result: fn's answer comes back at once, and the permit is held until the close ends", async () => {
+      const fake = fakeLauncher();
+      pool = new BrowserPool(settings({ concurrency: 1 }), { launch: fake.launch });
+      const first = pool.withContext(async () => 'picture');
+      await waitFor(() => fake.browsers[0]?.requested.length === 1);
+      const [context] = fake.browsers[0].giveContexts();
+      context.closing = deferred<void>();
+
+      await expect(first).resolves.toBe('picture');
+      expect(context.closed).toBe(1);
+      expect(pool.stats().inFlight).toBe(1);
+      // The only permit is still the closing lease's: the next one waits for the close.
+      const next = jest.fn(async () => 'second');
+      const second = pool.withContext(next);
+      await flush();
+      expect(next).not.toHaveBeenCalled();
+
+      context.closing.resolve();
+      await waitFor(() => fake.browsers[0].requested.length === 1);
+      fake.browsers[0].giveContexts();
+      await expect(second).resolves.toBe('second');
+      await waitFor(() => pool.stats().inFlight === 0);
+    });
+
+    it('is waited for by a failure: it is handed back once the context is closed', async () => {
+      const fake = fakeLauncher();
+      pool = new BrowserPool(settings({ concurrency: 1 }), { launch: fake.launch });
+      const failing = pool.withContext(async () => Promise.reject(new Error('page failed')));
+      await waitFor(() => fake.browsers[0]?.requested.length === 1);
+      const [context] = fake.browsers[0].giveContexts();
+      context.closing = deferred<void>();
+
+      expect(await outcomeWithin(failing, 100)).toEqual({ settled: false });
+      context.closing.resolve();
+      await expect(failing).rejects.toThrow('page failed');
     });
   });
 

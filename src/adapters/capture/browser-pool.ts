@@ -54,6 +54,12 @@ export interface ContextLease {
   isLost(): boolean;
   /** Why the egress proxy recently refused a destination, to explain a failed navigation. */
   egress: EgressExplainer;
+  /**
+   * The page has loaded: the browser's next spare opens now, while this page settles and the cores are idle, rather
+   * than while it loads (opening a context and a tab then slowed this capture's navigation by ~10 ms, measured in
+   * docs/benchmark.md). A lease that never calls it gets the spare opened when it ends.
+   */
+  loaded(): void;
 }
 
 /** Collaborators a test may replace. */
@@ -367,7 +373,9 @@ export class BrowserPool {
 
   /**
    * Runs fn with a fresh incognito context, waiting FIFO for admission first (admission.ts sizes how many run).
-   * The context is closed before the permit is released, whatever fn does.
+   * The context is closed before the permit is released, whatever fn does; fn's result is handed back as soon as
+   * fn has it, while the context closes (a few ms nobody waiting for the picture needs to pay). A failure is handed
+   * back once the context is closed.
    * During a graceful shutdown (drain) no new lease starts and a lease cut off by the
    * shutdown never settles: see abandoned().
    */
@@ -388,19 +396,21 @@ export class BrowserPool {
       return abandoned<T>();
     }
     this.leases++;
-    let result: T;
-    try {
-      result = await this.lease(fn, options);
-    } catch (error) {
-      if (this.cutOff) return abandoned<T>();
-      throw error;
-    } finally {
-      release();
-      this.leases--;
-      if (this.leases === 0) for (const wake of this.idleWaiters.splice(0)) wake();
-    }
-    // A result obtained before the cut-off is good, whenever its lease ended.
-    return result;
+    return new Promise<T>((resolve, reject) => {
+      const early = async (lease: ContextLease): Promise<T> => {
+        const result = await fn(lease);
+        resolve(result);
+        return result;
+      };
+      this.lease(early, options)
+        // A result obtained before the cut-off is good, whenever its lease ended; a failure after it never settles.
+        .then(resolve, (error: unknown) => (this.cutOff ? undefined : reject(error)))
+        .finally(() => {
+          release();
+          this.leases--;
+          if (this.leases === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+        });
+    });
   }
 
   stats(): PoolStats {
@@ -454,8 +464,12 @@ export class BrowserPool {
       // Taken even by the lease that retires the browser (recycling): it is this browser's last use for it.
       const spare = this.takeSpare(browser);
       const context = spare?.context ?? (await this.openContext(browser, chromium, options.openBy));
-      // The next lease's spare opens while this one's page loads and settles, when the cores tend to be idle.
-      this.refillSpare(browser, chromium);
+      let refilled = false;
+      const loaded = (): void => {
+        if (refilled) return;
+        refilled = true;
+        this.refillSpare(browser, chromium);
+      };
       let ready = spare;
       const openPage = async (): Promise<Page> => {
         const first = ready;
@@ -465,8 +479,9 @@ export class BrowserPool {
         return context.newPage();
       };
       try {
-        return await fn({ context, openPage, lost: browser.lost, isLost: () => browser.dead, egress: this.egress });
+        return await fn({ context, openPage, lost: browser.lost, isLost: () => browser.dead, egress: this.egress, loaded });
       } finally {
+        loaded();
         await this.closeContext(browser, context);
       }
     } finally {

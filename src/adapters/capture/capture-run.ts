@@ -165,6 +165,7 @@ export class CaptureRun {
     });
     egress.checkResponse(response);
     this.loadedAt = performance.now();
+    this.lease.loaded();
     if (response && (response.status() < 300 || response.status() > 399)) this.httpStatus = response.status();
     // Before any wait: a page the client does not want captured costs no more than its load.
     if (failsOnStatus(this.httpStatus, this.request.failOnStatus)) throw new CaptureFailure('page', `The page answered HTTP ${this.httpStatus}`);

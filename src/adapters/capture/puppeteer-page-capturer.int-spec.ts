@@ -449,6 +449,8 @@ describe('PuppeteerPageCapturer (real Chromium)', () => {
     });
 
     it('closes the context when the scenario throws', async () => {
+      // The previous test's result came back while its context was still closing (BrowserPool.withContext).
+      for (const until = Date.now() + 5_000; capturer.stats().inFlight > 0 && Date.now() < until;) await new Promise((resolve) => setTimeout(resolve, 10));
       const before = capturer.stats();
       await expect(
         capturer.withPage({ viewportWidth: 800, viewportHeight: 600 }, async () => {

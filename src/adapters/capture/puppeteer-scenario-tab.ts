@@ -53,6 +53,7 @@ export class PuppeteerScenarioTab implements ScenarioTab {
         throw this.egress.explainNavigationError(error, url) ?? error;
       });
       this.egress.checkResponse(response);
+      this.lease.loaded();
       const left = timeoutMs - (Date.now() - started);
       await this.settler.afterLoad(Math.min(this.settings.networkIdleMaxWaitMs, left));
     });
