@@ -396,21 +396,24 @@ export class BrowserPool {
       return abandoned<T>();
     }
     this.leases++;
-    return new Promise<T>((resolve, reject) => {
-      const early = async (lease: ContextLease): Promise<T> => {
-        const result = await fn(lease);
-        resolve(result);
-        return result;
-      };
-      this.lease(early, options)
-        // A result obtained before the cut-off is good, whenever its lease ended; a failure after it never settles.
-        .then(resolve, (error: unknown) => (this.cutOff ? undefined : reject(error)))
-        .finally(() => {
-          release();
-          this.leases--;
-          if (this.leases === 0) for (const wake of this.idleWaiters.splice(0)) wake();
-        });
-    });
+    let handBack!: (result: T) => void;
+    const early = new Promise<T>((resolve) => (handBack = resolve));
+    const run = this.lease(async (lease) => {
+      const result = await fn(lease);
+      handBack(result);
+      return result;
+    }, options)
+      .finally(() => {
+        release();
+        this.leases--;
+        if (this.leases === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+      })
+      // A result obtained before the cut-off is good, whenever its lease ended; a failure after it never settles.
+      .catch((error: unknown) => {
+        if (this.cutOff) return abandoned<T>();
+        throw error;
+      });
+    return Promise.race([early, run]);
   }
 
   stats(): PoolStats {
