@@ -319,18 +319,19 @@ describe('BrowserPool with a scripted browser', () => {
   describe("the context's close", () => {
     it("is not waited for by the result: fn's answer comes back at once, and the permit is held until the close ends", async () => {
       const fake = fakeLauncher();
-      pool = new BrowserPool(settings({ concurrency: 1 }), { launch: fake.launch });
-      const first = pool.withContext(async () => 'picture');
+      const closing = new BrowserPool(settings({ concurrency: 1 }), { launch: fake.launch });
+      pool = closing; // closed after the test
+      const first = closing.withContext(async () => 'picture');
       await waitFor(() => fake.browsers[0]?.requested.length === 1);
       const [context] = fake.browsers[0].giveContexts();
       context.closing = deferred<void>();
 
       await expect(first).resolves.toBe('picture');
       expect(context.closed).toBe(1);
-      expect(pool.stats().inFlight).toBe(1);
+      expect(closing.stats().inFlight).toBe(1);
       // The only permit is still the closing lease's: the next one waits for the close.
       const next = jest.fn(async () => 'second');
-      const second = pool.withContext(next);
+      const second = closing.withContext(next);
       await flush();
       expect(next).not.toHaveBeenCalled();
 
@@ -338,7 +339,7 @@ describe('BrowserPool with a scripted browser', () => {
       await waitFor(() => fake.browsers[0].requested.length === 1);
       fake.browsers[0].giveContexts();
       await expect(second).resolves.toBe('second');
-      await waitFor(() => pool.stats().inFlight === 0);
+      await waitFor(() => closing.stats().inFlight === 0);
     });
 
     it('is waited for by a failure: it is handed back once the context is closed', async () => {
