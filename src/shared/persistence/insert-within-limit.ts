@@ -1,10 +1,5 @@
 import { DeepPartial, FindOptionsWhere, ObjectLiteral, Repository } from 'typeorm';
-
-/** The part of better-sqlite3's Database this uses (TypeORM's driver holds it as `databaseConnection`). */
-interface SqliteHandle {
-  prepare(sql: string): { run(...params: unknown[]): { lastInsertRowid: number | bigint }; get(...params: unknown[]): unknown };
-  transaction<T>(fn: () => T): { immediate(): T };
-}
+import { sqliteConnection } from './sqlite-connection';
 
 /**
  * A per-account count limit ("at most `limit` per account"): counts the account's rows of the repository's table
@@ -47,7 +42,7 @@ export async function insertWithinLimit<T extends ObjectLiteral & { accountId: n
   const insertSql = `INSERT INTO ${table} (${columns.map((c) => driver.escape(c.databaseName)).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
   const values = columns.map((c) => driver.preparePersistentValue(c.getEntityValue(entity), c) as unknown);
 
-  const db = (driver as unknown as { databaseConnection: SqliteHandle }).databaseConnection;
+  const db = sqliteConnection(manager.connection);
   const id = db
     .transaction(() => {
       const { n } = db.prepare(countSql).get(accountId) as { n: number };

@@ -13,6 +13,7 @@ import { SupersededAttemptError } from '../../jobs/application/ports';
 import { ScreenshotRow } from './screenshot.row';
 import { findPage } from '../../../shared/persistence/hot-query';
 import { isUniqueViolation } from '../../../shared/persistence/constraint-violations';
+import { preparedOnce, SqliteConnection, sqliteConnection } from '../../../shared/persistence/sqlite-connection';
 
 function toScreenshot(row: ScreenshotRow): ScreenshotProps {
   const {
@@ -183,11 +184,6 @@ function values(shot: CapturedScreenshot, filePath: string, known: KnownChange |
   ];
 }
 
-interface SqliteHandle {
-  prepare(sql: string): { run(...params: unknown[]): { lastInsertRowid: number | bigint; changes: number }; get(...params: unknown[]): unknown };
-  transaction<T>(fn: () => T): () => T;
-}
-
 @Injectable()
 export class TypeOrmScreenshotRepository extends ScreenshotRepository {
   constructor(
@@ -207,10 +203,10 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
     // (sqlite.org/autoinc.html): moving it on takes the next id for us, and later inserts continue after it.
     const db = this.sqlite();
     return db.transaction(() => {
-      const row = db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'screenshots'`).get() as { seq: number } | undefined;
+      const row = preparedOnce(db, `SELECT seq FROM sqlite_sequence WHERE name = 'screenshots'`).get() as { seq: number } | undefined;
       const next = Number(row?.seq ?? 0) + 1;
-      if (row) db.prepare(`UPDATE sqlite_sequence SET seq = ? WHERE name = 'screenshots'`).run(next);
-      else db.prepare(`INSERT INTO sqlite_sequence (name, seq) VALUES ('screenshots', ?)`).run(next);
+      if (row) preparedOnce(db, `UPDATE sqlite_sequence SET seq = ? WHERE name = 'screenshots'`).run(next);
+      else preparedOnce(db, `INSERT INTO sqlite_sequence (name, seq) VALUES ('screenshots', ?)`).run(next);
       return next;
     })();
   }
@@ -231,8 +227,8 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
     }
   }
 
-  private sqlite(): SqliteHandle {
-    return (this.dataSource.driver as unknown as { databaseConnection: SqliteHandle }).databaseConnection;
+  private sqlite(): SqliteConnection {
+    return sqliteConnection(this.dataSource);
   }
 
   /**
@@ -244,15 +240,15 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
     const db = this.sqlite();
     const ts = (d: Date): string => DateUtils.mixedDateToUtcDatetimeString(d) as string;
     return db.transaction(() => {
-      const previous = shot.compareKey ? (db.prepare(PREVIOUS_SQL).get(shot.websiteId, shot.compareKey, id) as PreviousRow | undefined) : undefined;
+      const previous = shot.compareKey ? (preparedOnce(db, PREVIOUS_SQL).get(shot.websiteId, shot.compareKey, id) as PreviousRow | undefined) : undefined;
       const known = knownChange(shot, previous);
-      db.prepare(`INSERT INTO screenshots (${INSERT_COLUMNS}) VALUES (${Array(INSERT_VALUES).fill('?').join(', ')}, 'success', ?)`).run(
+      preparedOnce(db, `INSERT INTO screenshots (${INSERT_COLUMNS}) VALUES (${Array(INSERT_VALUES).fill('?').join(', ')}, 'success', ?)`).run(
         id,
         ...values(shot, filePath, known, (b) => (b ? 1 : 0), ts),
         ts(shot.takenAt),
       );
       const job = jobStatement(shot, id, ts(finishedAt));
-      if (job && db.prepare(job.sql).run(...job.params).changes !== 1) throw new SupersededAttemptError(job.jobId);
+      if (job && preparedOnce(db, job.sql).run(...job.params).changes !== 1) throw new SupersededAttemptError(job.jobId);
       return known;
     })();
   }
