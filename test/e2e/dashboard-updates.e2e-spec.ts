@@ -423,7 +423,7 @@ describe('Dashboard updates (issue 31)', () => {
         await page.close();
       }, 60_000);
 
-      it(`at ${width}×${height}: the overview showing a capture job that is still running: once the result panel sees it end, Recent jobs says so without a reload`, async () => {
+      it(`at ${width}×${height}: the overview showing a capture job that is still running: once the result panel sees it end, Usage and Recent jobs show it without a reload`, async () => {
         await signIn(width, height);
         const slow = (await websites.create(alice.id, { name: `Slow ${width}`, url: `${site.url}/slow?w=${width}`, status: 'paused' })).id;
         expect((await a.submit(`/dashboard/websites/${slow}/screenshot`)).status).toBe(303);
@@ -437,6 +437,8 @@ describe('Dashboard updates (issue 31)', () => {
           );
         // Drawn while the job ran (the page it captures answers after 4 s).
         expect(['queued', 'running']).toContain(await recentBadge());
+        // Usage too was drawn before the capture stored anything: marked, so that its redrawing shows.
+        await page.$eval('#usage', (el) => el.setAttribute('data-drawn-while-running', ''));
         await page.waitForFunction(() => document.querySelector('#capture-result .badge')?.textContent === 'succeeded', { timeout: 60_000 });
         await page
           .waitForFunction(
@@ -446,6 +448,16 @@ describe('Dashboard updates (issue 31)', () => {
           )
           .catch(() => undefined);
         expect({ recent: await recentBadge(), stayed: await stayed() }).toEqual({ recent: 'succeeded', stayed: true });
+        // …and Usage was fetched again with it: what the server now draws, the new screenshot's storage included.
+        const usage = await page.evaluate(async () => {
+          const read = (root: ParentNode) =>
+            Array.from(root.querySelectorAll('#usage > p, #usage .usage-summary'))
+              .map((el) => el.textContent?.trim() ?? '')
+              .join(' | ');
+          const fresh = new DOMParser().parseFromString(await (await fetch(location.href)).text(), 'text/html');
+          return { redrawn: !document.querySelector('#usage[data-drawn-while-running]'), live: read(document), fresh: read(fresh) };
+        });
+        expect(usage).toEqual({ redrawn: true, live: usage.fresh, fresh: expect.stringContaining('Screenshots kept:') });
         await fits('overview after the job ended');
         await save('overview-job-ended', width);
         await page.close();

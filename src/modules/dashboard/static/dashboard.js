@@ -248,7 +248,7 @@ document.addEventListener('submit', function (event) {
     later();
   }
   /*
-   * Parts of the page that show the job too (the overview's Recent jobs) were drawn while it ran: once it has ended,
+   * Parts of the page that show the job too (the overview's Usage and Recent jobs) were drawn while it ran: once it has ended,
    * they are fetched again from this page's address and replaced, each by its id.
    */
   function refreshWhenJobEnds() {

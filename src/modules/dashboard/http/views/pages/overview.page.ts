@@ -169,10 +169,12 @@ ${captureUrlBox(viewer, view)}
   ${usageCard('API requests this hour', view.usage.hour, view.hasAccess)}
 </div>
 <h2>Usage</h2>
+<div id="usage" data-refresh-when-job-ends>
 <p class="muted">Screenshots kept: ${bytesText(view.storedBytes)} in all.</p>
 <div class="usage">
 ${usagePanel('24h', 'Last 24 hours', view.hourly)}
 ${usagePanel('30d', 'Last 30 days', view.daily)}
+</div>
 </div>
 <h2>Recent jobs</h2>
 <div id="recent-jobs" data-refresh-when-job-ends>${
