@@ -248,8 +248,8 @@ document.addEventListener('submit', function (event) {
     later();
   }
   /*
-   * Parts of the page that show the job too (the overview's Usage and Recent jobs) were drawn while it ran: once it has ended,
-   * they are fetched again from this page's address and replaced, each by its id.
+   * Parts of the page that show the job too (the overview's Usage and Recent jobs) were drawn while it ran: once it
+   * has ended, they are fetched again from this page's address and replaced, each by its id.
    */
   function refreshWhenJobEnds() {
     var parts = document.querySelectorAll('[data-refresh-when-job-ends][id]');
