@@ -37,12 +37,34 @@ return tag
  * a slot released meanwhile cannot miss it. 1 = slot taken, 0 = parked. A job is parked once, by its id: the sweep
  * hands a parked job (still queued in the jobs table) to the queue again every few seconds, and each copy must not
  * become another parked entry; LT keeps its earliest tag, or the interactive priority of a promotion.
+ *
+ * A delivery that finds a free slot while its account has an earlier job parked does not run before it: it is
+ * parked in its place and that job is returned ({jobId, priority}) to be queued again, with the slot left free for
+ * whichever delivery the queue's order puts first. Without this, a later delivery of a backlog that was still in
+ * the queue when a slot came free ran ahead of the account's parked ones, and moved the virtual time past them:
+ * every other account's deliveries were then tagged behind that whole backlog, and got only the slots it could not
+ * use (a third of the starts instead of half, fair-slots.int-spec).
  */
 const ACQUIRE_SCRIPT = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
-if redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[4]) then
+local holds = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if holds or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[4]) then
+  local priority = tonumber(ARGV[6])
+  if not holds then
+    local parked = redis.call('ZSCORE', KEYS[2], ARGV[5])
+    if parked then
+      priority = math.min(priority, tonumber(parked))
+      redis.call('ZREM', KEYS[2], ARGV[5])
+    end
+    local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+    if first[1] and tonumber(first[2]) < priority then
+      redis.call('ZREM', KEYS[2], first[1])
+      redis.call('ZADD', KEYS[2], priority, ARGV[5])
+      return first
+    end
+  end
   redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-  local tag = tonumber(ARGV[6]) - 1
+  local tag = priority - 1
   if tag > 0 and tag > tonumber(redis.call('GET', KEYS[3]) or '0') then redis.call('SET', KEYS[3], tag) end
   return 1
 end
@@ -205,7 +227,10 @@ export class BullJobTransport extends JobTransport {
     return [this.fairKey(`slots:${owner}`), this.fairKey(`parked:${owner}`)];
   }
 
-  /** True when the delivery may run now; false when it was parked because its account runs its cap. */
+  /**
+   * True when the delivery may run now; false when it was parked: because its account runs its cap, or in place
+   * of the account's earlier parked job, which is then queued again.
+   */
   private async acquireSlot(bullId: string, data: DeliveryData): Promise<boolean> {
     const priority = data.priority ?? INTERACTIVE_PRIORITY + 1;
     const cap = data.accountId === undefined || !this.slotCaps ? 1e9 : await this.slotCaps(data.accountId);
@@ -222,6 +247,7 @@ export class BullJobTransport extends JobTransport {
       data.jobId,
       priority,
     );
+    if (Array.isArray(taken)) await this.requeueParked(taken as [string, string], data);
     return taken === 1;
   }
 
@@ -229,21 +255,23 @@ export class BullJobTransport extends JobTransport {
     await this.queue.client.zadd(this.slotKeys(data)[0], 'XX', Date.now() + this.lockDurationMs, bullId).catch(() => undefined);
   }
 
-  /**
-   * Gives the slot back and queues the account's first parked delivery again, under an id of its own (the
-   * parked one's may still be in Bull, finishing). Should that fail, the sweep finds the job still queued.
-   */
+  /** Gives the slot back and queues the account's first parked delivery (if any) again. */
   private async releaseSlot(bullId: string, data: DeliveryData): Promise<void> {
     try {
       const popped = (await this.queue.client.eval(RELEASE_SCRIPT, 2, ...this.slotKeys(data), bullId)) as [string, string] | null;
-      if (!popped) return;
-      // Parked on this delivery's account (the set is per account), under the job's id, scored by its priority.
-      const [jobId, score] = popped;
-      const priority = Number(score);
-      await this.queue.add({ jobId, accountId: data.accountId, priority }, { jobId: `${jobId}~${randomUUID().slice(0, 8)}`, priority });
+      if (popped) await this.requeueParked(popped, data);
     } catch (err) {
       this.logger.warn(`giving back the slot of ${bullId}: ${errorMessage(err)}`);
     }
+  }
+
+  /**
+   * A parked job ([job id, priority], off the set of `data`'s account) queued again under an id of its own (the
+   * parked one's may still be in Bull, finishing). Should that fail, the sweep finds the job still queued.
+   */
+  private async requeueParked([jobId, score]: [string, string], data: DeliveryData): Promise<void> {
+    const priority = Number(score);
+    await this.queue.add({ jobId, accountId: data.accountId, priority }, { jobId: `${jobId}~${randomUUID().slice(0, 8)}`, priority });
   }
 
   async stopTaking(): Promise<void> {

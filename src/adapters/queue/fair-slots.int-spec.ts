@@ -11,7 +11,7 @@ import { freePort, startRedis, stopRedis } from '../../../test/support/redis-ser
  * batch deliveries are served round-robin across accounts, and no account runs more than its cap at once —
  * with Bull across two workers sharing one real redis-server.
  */
-const CAPS: Record<number, number> = { 1: 2, 2: 2, 3: 10 };
+const CAPS: Record<number, number> = { 1: 2, 2: 2, 3: 10, 4: 4, 5: 4 };
 const slotCaps = async (accountId: number) => CAPS[accountId] ?? 1;
 
 interface Mode {
@@ -75,6 +75,33 @@ describe.each(['in-process', 'bull'])('fair slots (%s)', (kind) => {
     worker.consume(async (jobId) => void order.push(jobId), 1);
     await until(() => order.length === 12, 'every delivery');
     expect(order).toEqual(['a1', 'b1', 'a2', 'b2', 'a3', 'b3', 'a4', 'b4', 'a5', 'b5', 'a6', 'b6']);
+  });
+
+  it("a backlog queued behind another's running one gets its half of the starts at once, across workers", async () => {
+    // fair-slots.e2e's scene at the transport's speed: 6 slots on two workers, caps of 4, C's backlog of 40 starts
+    // (4 run, the other slots park the rest), then D's 16 are queued. Round-robin gives D about half of the starts
+    // that follow; D only having the two slots C cannot use is a third.
+    const workers = mode.workers(2);
+    const starts: string[] = [];
+    let done = 0;
+    for (const worker of workers) {
+      worker.consume(
+        async (jobId) => {
+          starts.push(jobId);
+          await sleep(40);
+          done += 1;
+        },
+        kind === 'bull' ? 3 : 6,
+      );
+    }
+    for (let i = 0; i < 40; i++) await workers[i % workers.length].enqueue(`C${i}`, { accountId: 4 });
+    await until(() => starts.length >= 4, "C's first captures");
+    for (let i = 0; i < 16; i++) await workers[i % workers.length].enqueue(`D${i}`, { accountId: 5 });
+    await until(() => done === 56, 'every delivery', 20_000);
+    const order = starts.map((id) => id[0]).join('');
+    // From D's first start on: the 16 starts that follow hold about 8 of D's (round-robin) — not 5 or 6 (a third).
+    const window = order.slice(order.indexOf('D'), order.indexOf('D') + 16);
+    expect({ order, d: [...window].filter((a) => a === 'D').length >= 7 }).toEqual({ order, d: true });
   });
 
   it("an interactive delivery goes before every batch one, even behind another account's backlog of 60", async () => {
