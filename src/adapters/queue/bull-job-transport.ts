@@ -34,42 +34,46 @@ return tag
  * A worker taking a delivery of an account: a slot if the account holds fewer than its cap (expired holds of
  * dead workers dropped first; a redelivery keeps the slot its delivery held), and the virtual time moves to the
  * delivery's tag. At the cap the delivery is parked on the account instead (by priority), in the same script, so
- * a slot released meanwhile cannot miss it. 1 = slot taken, 0 = parked. A job is parked once, by its id: the sweep
- * hands a parked job (still queued in the jobs table) to the queue again every few seconds, and each copy must not
- * become another parked entry; LT keeps its earliest tag, or the interactive priority of a promotion.
+ * a slot released meanwhile cannot miss it. A job is parked once, by its id: the sweep hands a parked job (still
+ * queued in the jobs table) to the queue again every few seconds, and each copy must not become another parked
+ * entry; LT keeps its earliest tag, or the interactive priority of a promotion. A delivery that runs takes its
+ * job off the parked set, at the better of its own priority and the parked entry's.
  *
  * A delivery that finds a free slot while its account has an earlier job parked does not run before it: it is
- * parked in its place and that job is returned ({jobId, priority}) to be queued again, with the slot left free for
- * whichever delivery the queue's order puts first. Without this, a later delivery of a backlog that was still in
- * the queue when a slot came free ran ahead of the account's parked ones, and moved the virtual time past them:
- * every other account's deliveries were then tagged behind that whole backlog, and got only the slots it could not
- * use (a third of the starts instead of half, fair-slots.int-spec).
+ * parked in its place and that job is handed back to be queued again, the slot left free for whichever delivery
+ * the queue's order puts first. Without this, a later delivery of a backlog that was still in the queue when a
+ * slot came free ran ahead of the account's parked ones, and moved the virtual time past them: every other
+ * account's deliveries were then tagged behind that whole backlog, and got only the slots it could not use (a
+ * third of the starts instead of half, fair-slots.int-spec). A redelivery (ARGV[7] = 1: its worker died) is never
+ * swapped: it must run as one, to take over the attempt its worker left.
+ *
+ * Answers {'run', priority}, {'parked'} or {'swap', job id, its priority}.
  */
 const ACQUIRE_SCRIPT = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
 local holds = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if holds or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[4]) then
-  local priority = tonumber(ARGV[6])
-  if not holds then
-    local parked = redis.call('ZSCORE', KEYS[2], ARGV[5])
-    if parked then
-      priority = math.min(priority, tonumber(parked))
-      redis.call('ZREM', KEYS[2], ARGV[5])
-    end
-    local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-    if first[1] and tonumber(first[2]) < priority then
-      redis.call('ZREM', KEYS[2], first[1])
-      redis.call('ZADD', KEYS[2], priority, ARGV[5])
-      return first
-    end
-  end
-  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-  local tag = priority - 1
-  if tag > 0 and tag > tonumber(redis.call('GET', KEYS[3]) or '0') then redis.call('SET', KEYS[3], tag) end
-  return 1
+if not holds and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then
+  redis.call('ZADD', KEYS[2], 'LT', ARGV[6], ARGV[5])
+  return {'parked'}
 end
-redis.call('ZADD', KEYS[2], 'LT', ARGV[6], ARGV[5])
-return 0
+local priority = tonumber(ARGV[6])
+local parked = redis.call('ZSCORE', KEYS[2], ARGV[5])
+if parked then
+  priority = math.min(priority, tonumber(parked))
+  redis.call('ZREM', KEYS[2], ARGV[5])
+end
+if not holds and ARGV[7] ~= '1' then
+  local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  if first[1] and tonumber(first[2]) < priority then
+    redis.call('ZREM', KEYS[2], first[1])
+    redis.call('ZADD', KEYS[2], priority, ARGV[5])
+    return {'swap', first[1], first[2]}
+  end
+end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+local tag = priority - 1
+if tag > 0 and tag > tonumber(redis.call('GET', KEYS[3]) or '0') then redis.call('SET', KEYS[3], tag) end
+return {'run', tostring(priority)}
 `;
 
 /** A slot given back; the account's first parked job (if any) is returned with its priority, to be queued again. */
@@ -206,13 +210,14 @@ export class BullJobTransport extends JobTransport {
   consume(handler: JobHandler, concurrency: number): void {
     void this.queue.process(concurrency, async (job) => {
       const bullId = String(job.id);
-      if (!(await this.acquireSlot(bullId, job.data))) return; // parked: a slot of its account brings it back
+      const redelivered = await this.wasStalled(job);
+      const priority = await this.acquireSlot(bullId, job.data, redelivered);
+      if (priority === null) return; // parked: a slot of its account brings it back
       this.active.set(bullId, job);
       // The slot is held like Bull's lock: renewed while the handler runs, so a dead worker's runs out soon.
       const renew = setInterval(() => void this.renewSlot(bullId, job.data), Math.floor(this.lockDurationMs / 3));
       try {
-        const priority = job.data.priority === INTERACTIVE_PRIORITY ? 'interactive' : 'batch';
-        await handler(job.data.jobId, { redelivered: await this.wasStalled(job), priority });
+        await handler(job.data.jobId, { redelivered, priority: priority === INTERACTIVE_PRIORITY ? 'interactive' : 'batch' });
       } finally {
         clearInterval(renew);
         this.active.delete(bullId);
@@ -228,14 +233,15 @@ export class BullJobTransport extends JobTransport {
   }
 
   /**
-   * True when the delivery may run now; false when it was parked: because its account runs its cap, or in place
-   * of the account's earlier parked job, which is then queued again.
+   * The priority the delivery runs at (its own, or the interactive one of a promotion its job was parked with);
+   * null when it was parked: because its account runs its cap, or in place of the account's earlier parked job,
+   * which is then queued again.
    */
-  private async acquireSlot(bullId: string, data: DeliveryData): Promise<boolean> {
+  private async acquireSlot(bullId: string, data: DeliveryData, redelivered: boolean): Promise<number | null> {
     const priority = data.priority ?? INTERACTIVE_PRIORITY + 1;
     const cap = data.accountId === undefined || !this.slotCaps ? 1e9 : await this.slotCaps(data.accountId);
     const now = Date.now();
-    const taken = await this.queue.client.eval(
+    const [verdict, ...rest] = (await this.queue.client.eval(
       ACQUIRE_SCRIPT,
       3,
       ...this.slotKeys(data),
@@ -246,9 +252,16 @@ export class BullJobTransport extends JobTransport {
       cap,
       data.jobId,
       priority,
-    );
-    if (Array.isArray(taken)) await this.requeueParked(taken as [string, string], data);
-    return taken === 1;
+      redelivered ? '1' : '0',
+    )) as [string, ...string[]];
+    if (verdict === 'run') return Number(rest[0]);
+    if (verdict === 'swap') {
+      await this.requeueParked(rest as [string, string], data).catch((err: unknown) => {
+        // Both jobs are still queued in the jobs table: the sweep hands them over again.
+        this.logger.warn(`queueing parked job ${rest[0]} again: ${errorMessage(err)}`);
+      });
+    }
+    return null;
   }
 
   private async renewSlot(bullId: string, data: DeliveryData): Promise<void> {
