@@ -2,6 +2,7 @@
  * Notification channels (API.md "Notification channels"): an e-mail address, or a Slack or Discord incoming
  * webhook, subscribed to some of the webhook events, for every website of the account or a few. Plain rules.
  */
+import { REDACTED } from '../../../shared/domain/capture-secrets';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../../webhooks/domain/webhook';
 
 export const CHANNEL_TYPES = ['email', 'slack', 'discord'] as const;
@@ -62,9 +63,9 @@ export function maskedTarget(type: ChannelType, target: string): string {
   if (type === 'email') return target;
   try {
     const url = new URL(target);
-    return `${url.protocol}//${url.host}/********`;
+    return `${url.protocol}//${url.host}/${REDACTED}`;
   } catch {
-    return '********';
+    return REDACTED;
   }
 }
 

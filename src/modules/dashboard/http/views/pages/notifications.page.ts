@@ -1,5 +1,6 @@
 import type { LastDelivery } from '../../../../notifications/domain/channel';
 import { CHANNEL_EVENTS, CHANNEL_TYPES, type ChannelProps, maskedTarget } from '../../../../notifications/domain/channel';
+import { REDACTED } from '../../../../../shared/domain/capture-secrets';
 import type { DashboardViewer } from '../../dashboard-request';
 import { dataTable, hiddenHeading, tableBox } from '../components';
 import { badge, Html, html, utcTime } from '../html';
@@ -101,7 +102,7 @@ function addForm(viewer: DashboardViewer, view: NotificationsView): Html {
 /** Where the channel sends, its secret part masked; the mask is kept on one line (a lone "*" wrapped off it read as a typo). */
 function targetCell(c: ChannelProps): Html {
   const shown = maskedTarget(c.type, c.target);
-  const cut = shown.endsWith('/********') ? shown.length - '/********'.length : shown.length;
+  const cut = shown.endsWith(`/${REDACTED}`) ? shown.length - REDACTED.length - 1 : shown.length;
   return html`${shown.slice(0, cut)}<span class="nowrap">${shown.slice(cut)}</span>`;
 }
 
