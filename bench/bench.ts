@@ -6,6 +6,8 @@
  *       per capture, `goto` until `load` only, PNG — at concurrency 4, 8 and 16; the best is the floor;
  *   (b) the service on its defaults (`node dist/main.js`, embedded mode): a batch of jobs submitted at once
  *       (POST /websites/{id}/screenshot), each observed with one long-poll GET /jobs/{id}?wait=30;
+ *   both warm: before a timed run each runner's process has made, untimed, at least as many captures as the run
+ *   times (the bare loop is a new process each run; the service one process, topped up);
  *   (c) one capture at a time through the API: POST, then GET /jobs/{id}?wait=30;
  *   (d) a page whose content arrives 1 s after `load`: does each capture show it?
  *   (e) the service at CAPTURE_CONCURRENCY = 4, 8, 16 (its cap; it sizes itself below it) on the 4-page mix;

@@ -40,8 +40,9 @@ export async function renderSection(service: Service, pagesUrl: string): Promise
     console.log('skipped: this build answers 404 to GET /render (no render endpoint: branch `render` not merged yet)');
     return false;
   }
-  // Untimed warm-up: every browser has rendered the page (as the batches' warm-up does).
-  for (let i = 0; i < 2 * service.browsers; i++) await timedRender(service, `/render?url=${target}&cache_ttl=0`);
+  // Untimed warm-up: every browser has rendered the page, and as many renders as are timed (the bare loop warms
+  // its process with as many captures: bench/bare-loop.ts).
+  for (let i = 0; i < Math.max(2 * service.browsers, RENDERS); i++) await timedRender(service, `/render?url=${target}&cache_ttl=0`);
   const misses: number[] = [];
   for (let i = 0; i < RENDERS; i++) {
     const { ms, cache } = await timedRender(service, `/render?url=${target}&cache_ttl=0`);
