@@ -88,7 +88,8 @@ async function serviceProfile(pagesUrl: string, countCdp: boolean): Promise<{ by
   const service = await Service.start(pagesUrl, countCdp ? { CDP_COUNT_FILE: join(WORK, 'service-cdp.json') } : {}, [SMALL]);
   delete process.env.BENCH_NODE_ARGS;
   try {
-    await service.batch([SMALL], 40);
+    // Warm, untimed: the recorded batch then tops up nothing beyond one capture per browser (Service.warmUp).
+    await service.batch([SMALL], BATCH);
     const pid = service.process.pid as number;
     if (countCdp) process.kill(pid, 'SIGWINCH');
     const perf = record(pid, join(WORK, 'service.data'));
@@ -135,8 +136,8 @@ async function bareProfile(pagesUrl: string, countCdp: boolean): Promise<{ byCat
   await exited;
   children.delete(child);
   const script = perfScript(join(WORK, 'bare.data'), child.pid as number);
-  // Counted from its start: the warm-up (one capture per browser) and the timed batch.
-  return { byCategory: categorize(script, BATCH), ...(countCdp ? { cdp: perCapture(join(WORK, 'bare-cdp.json'), BATCH + 2) } : {}) };
+  // Counted from its start: the warm-up (one capture per browser, then BATCH untimed) and the timed batch.
+  return { byCategory: categorize(script, BATCH), ...(countCdp ? { cdp: perCapture(join(WORK, 'bare-cdp.json'), 2 * BATCH + 2) } : {}) };
 }
 
 function table(title: string, service: Map<string, number>, bare: Map<string, number>): void {
