@@ -102,7 +102,8 @@ function addForm(viewer: DashboardViewer, view: NotificationsView): Html {
 /** Where the channel sends, its secret part masked; the mask is kept on one line (a lone "*" wrapped off it read as a typo). */
 function targetCell(c: ChannelProps): Html {
   const shown = maskedTarget(c.type, c.target);
-  const cut = shown.endsWith(`/${REDACTED}`) ? shown.length - REDACTED.length - 1 : shown.length;
+  const mask = `/${REDACTED}`;
+  const cut = shown.endsWith(mask) ? shown.length - mask.length : shown.length;
   return html`${shown.slice(0, cut)}<span class="nowrap">${shown.slice(cut)}</span>`;
 }
 
