@@ -127,7 +127,13 @@ describe('GET /metrics', () => {
 
       for (const res of held.splice(0)) res.writeHead(200, { 'content-type': 'text/html' }).end(solidPage('rgb(0,0,128)'));
       expect((await waitForJob(t.url, account.auth, take.body.job_id)).status).toBe('succeeded');
-      const done = await scrapeUntil(t, (families) => sampleValue(families, 'screenshot_queue_jobs', { state: 'running' }) === 0);
+      // The job ends with its screenshot's commit; the lease's context is closed right after, off the job's path, so
+      // the browser turns idle a moment later: both are waited for (10 s at most), then both asserted.
+      const done = await scrapeUntil(
+        t,
+        (families) =>
+          sampleValue(families, 'screenshot_queue_jobs', { state: 'running' }) === 0 && sampleValue(families, 'screenshot_browsers', { state: 'busy' }) === 0,
+      );
       expect(sampleValue(done, 'screenshot_queue_jobs', { state: 'running' })).toBe(0);
       expect(sampleValue(done, 'screenshot_browsers', { state: 'busy' })).toBe(0);
     });
