@@ -4,18 +4,38 @@
  * service's Chromium flags, a fresh incognito context per capture, `goto` until `load` (nothing more), a PNG
  * screenshot. Nothing else: no queue, no storage, no stability wait, no egress proxy.
  *
- *   bare-loop.ts <base-url> <concurrency> <captures> <browsers> <path:fullPage,...>
+ *   bare-loop.ts <base-url> <concurrency> <captures> <browsers> <path:fullPage,...> [steps]
+ *
+ * `steps` (bench/floor-steps.ts only; none by default, and then this is the floor): some of the service's own steps
+ * for a complete picture added to each capture, to see what each costs the loop — `tracker` (the stability tracker
+ * installed before the page's scripts), `settle` (after load, the default settle window of `wait_until: stable`, then
+ * one stability probe: what a page still from its load costs at least), `report` (the capture report's facts and the
+ * visible text, in one evaluation, as the service reads them).
  *
  * Prints JSON lines on stdout: `{"event":"start"}` when the timed section begins (the bench samples this
  * process tree's RSS from outside from then on, so the sampling's own CPU is not charged to the floor), then
  * the result, then waits for stdin to close before closing its browsers. Its own CPU figure (from /proc, right
  * around the timed section) is for running it by hand; the bench replaces it with its outside measurement.
  */
-import { launch, type Browser } from 'puppeteer';
+import { launch, type Browser, type Page as PuppeteerPage } from 'puppeteer';
 import { CHROME_ARGS } from '../src/adapters/capture/browser-pool';
 import { findChrome } from '../src/adapters/capture/capture-options';
 import { percentile, treeStats } from './proc-stats';
 import { showsLateContent } from './pages';
+import { defaultCaptureSettings } from '../src/adapters/capture/capture-options';
+import { pageFactsScript, stabilityProbeScript, visibleTextScript } from '../src/adapters/capture/in-page-scripts';
+import { SHORT_TIMER_MS, stabilityTracker } from '../src/adapters/capture/page-stability';
+
+/** The service's steps `steps` may add (see the header); the strings are the service's own scripts. */
+const STEPS = {
+  tracker: (tab: PuppeteerPage) => tab.evaluateOnNewDocument(stabilityTracker).then(() => undefined),
+  settle: async (tab: PuppeteerPage) => {
+    await new Promise((resolve) => setTimeout(resolve, defaultCaptureSettings().settleWindowMs));
+    await tab.evaluate(stabilityProbeScript(SHORT_TIMER_MS));
+  },
+  report: (tab: PuppeteerPage) => tab.evaluate(`({ facts: ${pageFactsScript}, text: ${visibleTextScript([], null)} })`).then(() => undefined),
+};
+type Step = keyof typeof STEPS;
 
 interface Page {
   path: string;
@@ -23,7 +43,11 @@ interface Page {
 }
 
 async function main(): Promise<void> {
-  const [base, concurrencyArg, capturesArg, browsersArg, pagesArg] = process.argv.slice(2);
+  const [base, concurrencyArg, capturesArg, browsersArg, pagesArg, stepsArg = ''] = process.argv.slice(2);
+  const steps = stepsArg.split(',').filter(Boolean) as Step[];
+  const unknown = steps.filter((step) => !(step in STEPS));
+  if (unknown.length > 0) throw new Error(`unknown steps: ${unknown.join(', ')} (known: ${Object.keys(STEPS).join(', ')})`);
+  const has = (step: Step) => steps.includes(step);
   const concurrency = Number(concurrencyArg);
   const captures = Number(capturesArg);
   const pages: Page[] = pagesArg.split(',').map((entry) => {
@@ -42,7 +66,10 @@ async function main(): Promise<void> {
       try {
         const tab = await context.newPage();
         await tab.setViewport({ width: 1280, height: 800 });
+        if (has('tracker')) await STEPS.tracker(tab);
         await tab.goto(base + page.path, { waitUntil: 'load', timeout: 30_000 });
+        if (has('settle')) await STEPS.settle(tab);
+        if (has('report')) await STEPS.report(tab);
         return Buffer.from(await tab.screenshot({ type: 'png', fullPage: page.fullPage }));
       } finally {
         await context.close();

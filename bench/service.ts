@@ -299,12 +299,25 @@ export class Service {
 // (a) the bare loop, in a child process
 // ---------------------------------------------------------------------------------------------------------
 
-/** Asynchronous on purpose: the pages are served by this process, whose event loop must keep running. */
-export function bareLoop(base: string, browsers: number, pages: PageSpec[], concurrency: number, captures: number): Promise<Result> {
+/**
+ * Asynchronous on purpose: the pages are served by this process, whose event loop must keep running. `steps`: the
+ * service's steps added to each capture (bench/floor-steps.ts; see bare-loop.ts) — none for the floor.
+ */
+export function bareLoop(base: string, browsers: number, pages: PageSpec[], concurrency: number, captures: number, steps: string[] = []): Promise<Result> {
   const spec = pages.map((p) => `${p.path}:${p.fullPage ? 1 : 0}`).join(',');
   const child = spawn(
     process.execPath,
-    ['-r', 'ts-node/register/transpile-only', join(__dirname, 'bare-loop.ts'), base, String(concurrency), String(captures), String(browsers), spec],
+    [
+      '-r',
+      'ts-node/register/transpile-only',
+      join(__dirname, 'bare-loop.ts'),
+      base,
+      String(concurrency),
+      String(captures),
+      String(browsers),
+      spec,
+      steps.join(','),
+    ],
     // stdin: closed by us once the meter has stopped; only then does the loop close its browsers.
     { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
   );

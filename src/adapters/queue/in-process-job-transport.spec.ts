@@ -79,6 +79,36 @@ describe('InProcessJobTransport', () => {
     ]);
   });
 
+  it('a job promoted while its batch delivery waits is delivered once, as interactive, and its account keeps its turn', async () => {
+    consumeHeld();
+    await transport.enqueue('busy');
+    await transport.enqueue('a1', { accountId: 1 });
+    await transport.enqueue('a2', { accountId: 1 });
+    await transport.enqueue('b1', { accountId: 2 });
+    // A client now waits on a2 (JobsService.promoteWhileWaited): an interactive delivery with a key of its own.
+    await transport.enqueue('a2', { key: 'interactive', priority: 'interactive', accountId: 1 });
+    for (let i = 0; i < 4; i++) {
+      gate.resolve();
+      gate = deferred();
+      await settle();
+    }
+    expect(delivered.map((d) => `${d.jobId}:${d.delivery.priority}`)).toEqual(['busy:batch', 'a2:interactive', 'a1:batch', 'b1:batch']);
+  });
+
+  it('a promotion leaves a batch delivery already handed over alone, and the job can be queued again afterwards', async () => {
+    consumeHeld();
+    await transport.enqueue('j');
+    await settle();
+    await transport.enqueue('j', { key: 'interactive', priority: 'interactive' });
+    await transport.enqueue('j');
+    for (let i = 0; i < 3; i++) {
+      gate.resolve();
+      gate = deferred();
+      await settle();
+    }
+    expect(delivered.map((d) => `${d.jobId}:${d.delivery.priority}`)).toEqual(['j:batch', 'j:interactive', 'j:batch']);
+  });
+
   it('a delayed delivery pending for its key is not added twice', async () => {
     jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] });
     try {

@@ -9,6 +9,8 @@ interface PendingDelivery {
   interactive: boolean;
   /** The account, or '' for deliveries enqueued without one. */
   group: string;
+  /** A batch delivery whose job a waiting client promoted: skipped at its turn (the interactive one runs the job). */
+  promoted?: boolean;
 }
 
 /**
@@ -34,6 +36,8 @@ export class InProcessJobTransport extends JobTransport {
   private readonly caps = new Map<string, number>();
   /** Delivery ids waiting or delayed; a Set so de-duplicating stays cheap with a large backlog. */
   private readonly pending = new Set<string>();
+  /** The batch delivery waiting in `batches` for each job that has one (the latest), which a promotion supersedes. */
+  private readonly waitingBatch = new Map<string, PendingDelivery>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private handler: JobHandler | null = null;
   private concurrency = 1;
@@ -51,8 +55,9 @@ export class InProcessJobTransport extends JobTransport {
     if (this.closed || this.pending.has(deliveryId)) return;
     this.pending.add(deliveryId);
     const group = options.accountId === undefined ? '' : String(options.accountId);
-    const delivery = { jobId, deliveryId, interactive: options.priority === 'interactive', group };
+    const delivery: PendingDelivery = { jobId, deliveryId, interactive: options.priority === 'interactive', group };
     if (options.accountId !== undefined) await this.learnCap(group, options.accountId);
+    if (delivery.interactive && !options.delayMs) this.supersedeBatch(jobId);
     if (options.delayMs) {
       const timer = setTimeout(() => {
         this.timers.delete(timer);
@@ -92,6 +97,20 @@ export class InProcessJobTransport extends JobTransport {
     this.batches.clear();
     this.ring = [];
     this.pending.clear();
+    this.waitingBatch.clear();
+  }
+
+  /**
+   * A waiting client promoted this job (JobsService.promoteWhileWaited): its batch delivery still waiting is dropped
+   * when its turn comes instead of being handed over, so the job is not claimed a second time for nothing (a read
+   * of its row and a slot taken for the moment, on most captures of a batch whose client waits on each job).
+   */
+  private supersedeBatch(jobId: string): void {
+    const batch = this.waitingBatch.get(jobId);
+    if (!batch) return;
+    batch.promoted = true;
+    this.waitingBatch.delete(jobId);
+    this.pending.delete(batch.deliveryId);
   }
 
   /** Read when the account's delivery is enqueued (the pump is synchronous); a failed read keeps the last one. */
@@ -114,6 +133,7 @@ export class InProcessJobTransport extends JobTransport {
         this.batches.set(delivery.group, [delivery]);
         this.ring.push(delivery.group);
       }
+      this.waitingBatch.set(delivery.jobId, delivery);
     }
     this.pump();
   }
@@ -125,15 +145,23 @@ export class InProcessJobTransport extends JobTransport {
   private next(): PendingDelivery | undefined {
     const i = this.interactive.findIndex((d) => this.underCap(d.group));
     if (i >= 0) return this.interactive.splice(i, 1)[0];
-    const turn = this.ring.findIndex((group) => this.underCap(group));
-    if (turn < 0) return undefined;
-    const group = this.ring[turn];
-    const queue = this.batches.get(group) as PendingDelivery[];
-    const delivery = queue.shift() as PendingDelivery;
-    this.ring.splice(turn, 1);
-    if (queue.length > 0) this.ring.push(group);
-    else this.batches.delete(group);
-    return delivery;
+    for (;;) {
+      const turn = this.ring.findIndex((group) => this.underCap(group));
+      if (turn < 0) return undefined;
+      const group = this.ring[turn];
+      const queue = this.batches.get(group) as PendingDelivery[];
+      const delivery = queue.shift() as PendingDelivery;
+      if (queue.length === 0) {
+        this.batches.delete(group);
+        this.ring.splice(turn, 1);
+      } else if (!delivery.promoted) {
+        // Served: to the back of the ring. A promoted delivery skipped costs its account no turn.
+        this.ring.splice(turn, 1);
+        this.ring.push(group);
+      }
+      if (this.waitingBatch.get(delivery.jobId) === delivery) this.waitingBatch.delete(delivery.jobId);
+      if (!delivery.promoted) return delivery;
+    }
   }
 
   private pump(): void {
