@@ -102,6 +102,11 @@ function textOf(read: unknown): string {
   return typeof read === 'string' ? read : '';
 }
 
+/** The capture report's one evaluation: the page's facts, and its visible text when `textScript` is given. */
+function reportScript(textScript: string | null): string {
+  return textScript ? `({ facts: ${pageFactsScript}, text: ${textScript} })` : `({ facts: ${pageFactsScript} })`;
+}
+
 export class CaptureRun {
   private phase: Phase = 'opening';
   private phaseStartedAt = 0;
@@ -183,8 +188,12 @@ export class CaptureRun {
 
   private async captureLoadedDocument(page: Page, egress: NavigationEgress, settler: PageSettler, banners: CookieBanners | null): Promise<CaptureResult> {
     const { request, settings } = this;
+    // The report's evaluation, made by the settle wait's last probe when nothing is to change the page after it.
+    // Of an element exactly when a selector is asked for (without a match the capture fails).
+    const textRead = this.textRead(Boolean(request.selector));
+    const readAtSettle = this.stillFromSettleToPicture(banners) ? reportScript(textRead?.beforePicture ? textRead.script : null) : undefined;
     this.enter('settling');
-    await settler.afterLoad(this.budget(settings.networkIdleMaxWaitMs), this.budget(LATE_REQUESTS_MAX_WAIT_MS));
+    const afterLoad = await settler.afterLoad(this.budget(settings.networkIdleMaxWaitMs), this.budget(LATE_REQUESTS_MAX_WAIT_MS), readAtSettle);
     if (banners) {
       // A consent dialog being answered: wait for the answer (bounded), then for what it changed.
       await banners.answered(this.budget(settings.networkIdleMaxWaitMs));
@@ -258,8 +267,17 @@ export class CaptureRun {
     // The layout is read once, here, after everything that can change the page's height (scripts, clicks, hidden
     // and removed elements, the style sheet, the lazy-content scroll, delay_ms): the report's page height and
     // truncation and the full-page picture's size come from the same reading.
-    const textRead = this.textRead(element !== undefined);
-    const { report, layout, text: readWithFacts } = await this.report(page, settler, element !== undefined, textRead?.beforePicture ? textRead.script : null);
+    const {
+      report,
+      layout,
+      text: readWithFacts,
+    } = await this.report(
+      page,
+      settler,
+      element !== undefined,
+      textRead?.beforePicture ? textRead.script : null,
+      readAtSettle === undefined ? undefined : afterLoad.read,
+    );
     const picture = await takeScreenshot(page, {
       fullPage: request.fullPage,
       element,
@@ -298,19 +316,44 @@ export class CaptureRun {
   }
 
   /**
+   * Whether nothing the request asks for can change the page between the settle wait after load and the picture, so
+   * the report may be read by that wait's last probe (PageStability.waitForStable): no consent answer, selector
+   * wait, script, click, hidden or removed element, style sheet, element, lazy-content scroll (full page, PDF) or
+   * delay. With wait_until other than `stable` there is no probe and the report is read on its own as before.
+   */
+  private stillFromSettleToPicture(banners: CookieBanners | null): boolean {
+    const { request } = this;
+    const scrollsForLazyContent = !request.clip && (request.fullPage || request.output?.format === 'pdf');
+    return (
+      banners === null &&
+      !request.waitForSelector &&
+      request.scripts.length === 0 &&
+      request.click.length === 0 &&
+      request.hideSelectors.length === 0 &&
+      request.removeSelectors.length === 0 &&
+      !request.css &&
+      !request.selector &&
+      !scrollsForLazyContent &&
+      !(request.delayMs > 0)
+    );
+  }
+
+  /**
    * The capture report, read just before the picture, and the page's layout, which the full-page picture is sized
    * by (one evaluation: the title, the page's full height and its layout width, and the visible text when it can
-   * be read then: one round trip to the page fewer per capture).
+   * be read then: one round trip to the page fewer per capture). `readAtSettle`: the same evaluation's value as the
+   * settle wait's last probe read it (stillFromSettleToPicture), when it did; then the page is not asked again.
    */
   private async report(
     page: Page,
     settler: PageSettler,
     ofElement: boolean,
     textScript: string | null,
+    readAtSettle: unknown,
   ): Promise<{ report: CaptureReport; layout: PageLayout; text: unknown }> {
     const { request, settings } = this;
-    const script = textScript ? `({ facts: ${pageFactsScript}, text: ${textScript} })` : `({ facts: ${pageFactsScript} })`;
-    const { facts, text: readWithFacts } = (await page.evaluate(script)) as { facts: { title: unknown; height: unknown; width: unknown }; text?: unknown };
+    const read = readAtSettle ?? (await page.evaluate(reportScript(textScript)));
+    const { facts, text: readWithFacts } = read as { facts: { title: unknown; height: unknown; width: unknown }; text?: unknown };
     const layout = pageLayoutOf(facts);
     const pageHeight = Math.round(layout.height);
     const format = request.output?.format ?? 'png';

@@ -246,8 +246,12 @@ export function stabilityTrackerScript(shortTimerMs: number): string {
  * endless spinner) ends within shortTimerMs, or a requestAnimationFrame chain younger than RAF_CHAIN_MAX_MS runs. quietMs: time since the last mutation, timer callback or
  * decode. Images still downloading are the network's part; lazy images off-screen never start and so
  * do not count. Without the tracker (not installed in this document) only the checks here apply.
+ *
+ * `readWhenQuiet`: when the page answers not busy and quiet for at least `quietMs`, the answer also carries `read`,
+ * the value of `script` evaluated in the same task — what the capture reads next (its report) when nothing is to
+ * happen between the settle wait and the picture, so that costs no round trip of its own (PageStability).
  */
-export function stabilityProbeScript(shortTimerMs: number): string {
+export function stabilityProbeScript(shortTimerMs: number, readWhenQuiet?: { quietMs: number; script: string }): string {
   return `(() => {
     const now = performance.now();
     const state = window.__screenshotStability || { pending: new Set(), lastActivity: -Infinity };
@@ -266,7 +270,9 @@ export function stabilityProbeScript(shortTimerMs: number): string {
     const raf = state.raf;
     const framing = Boolean(raf) && raf.pending.size > 0 && now - raf.chainStart <= ${JSON.stringify(RAF_CHAIN_MAX_MS)};
     const busy = state.pending.size > 0 || document.fonts.status === 'loading' || decoding.count > 0 || animating || framing;
-    return { busy, quietMs: Math.max(0, now - state.lastActivity) };
+    const quietMs = Math.max(0, now - state.lastActivity);
+    ${readWhenQuiet ? `if (!busy && quietMs >= ${JSON.stringify(readWhenQuiet.quietMs)}) return { busy, quietMs, read: ${readWhenQuiet.script} };` : ''}
+    return { busy, quietMs };
   })()`;
 }
 

@@ -43,6 +43,20 @@ const PAGES: Record<string, (res: ServerResponse) => void> = {
   '/static': (res) => html(res, page('', '<h1>Nothing more to load</h1>')),
   '/timer-300': (res) => html(res, fetchedFromTimer(300)),
   '/timer-1000': (res) => html(res, fetchedFromTimer(1_000)),
+  // Title, text and colour all change when content fetched from a timer 300 ms after load arrives.
+  '/timer-text': (res) =>
+    html(
+      res,
+      page(
+        `addEventListener('load', () => setTimeout(async () => {
+          const colour = await (await fetch('/content')).text();
+          document.title = 'Arrived';
+          document.body.insertAdjacentHTML('beforeend', '<p>The late paragraph</p>');
+          document.documentElement.style.background = colour;
+        }, 300));`,
+        '<h1>Early heading</h1>',
+      ),
+    ),
   '/content': (res) => setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('rgb(0,128,0)'), 100),
   // Polls every 100 ms for ever, each poll setting the next timer: never still.
   '/polling': (res) => html(res, page(`(function poll() { fetch('/poll').then(() => setTimeout(poll, 100)); })();`)),
@@ -142,6 +156,24 @@ describe('wait_until (real Chromium)', () => {
 
       expect(pixel(result, 640, 400)).toEqual(GREEN);
       expect(result.settle!.capped).toBe(false);
+    });
+
+    it('reads the report and the visible text of the page the picture shows when the settle wait reads them itself', async () => {
+      // A default capture has nothing between its settle wait and its picture: the wait's last probe reads the report.
+      const result = await capturer.capture(request('/timer-text', { keepText: true }));
+
+      expect(pixel(result, 640, 400)).toEqual(GREEN);
+      expect(result.report).toMatchObject({ title: 'Arrived', settled: true });
+      expect(result.text).toContain('Early heading');
+      expect(result.text).toContain('The late paragraph');
+    });
+
+    it('reads the report after what changes the page past the settle wait (a style sheet), not at the wait', async () => {
+      const result = await capturer.capture(request('/timer-text', { keepText: true, css: 'h1 { display: none }' }));
+
+      expect(result.report).toMatchObject({ title: 'Arrived', settled: true });
+      expect(result.text).not.toContain('Early heading');
+      expect(result.text).toContain('The late paragraph');
     });
 
     it('captures a page that polls every 100 ms for ever at the cap', async () => {

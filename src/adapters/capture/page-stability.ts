@@ -43,9 +43,16 @@ export interface SettleReport {
   capped: boolean;
 }
 
+/** A wait's end, with what the page answered to the script it was given to read once still (see waitForStable). */
+export interface SettledRead extends SettleReport {
+  /** Present only when the wait settled on the probe that read it. */
+  read?: unknown;
+}
+
 interface Probe {
   busy: boolean;
   quietMs: number;
+  read?: unknown;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -100,8 +107,14 @@ export class PageStability {
    * long-poll requests and endless timer chains never settle and are captured at the cap. A navigation
    * that replaces the document meanwhile fails the evaluation, which the caller handles like any other
    * navigation race.
+   *
+   * `read`: a script the probe that finds the page still evaluates in the same task, its value returned with the
+   * wait's end — the capture report's, when nothing is to happen between this wait and the picture: one round trip
+   * to the renderer fewer per capture, about 4 % of a batch's throughput on a small page (bench/floor-steps.ts,
+   * docs/benchmark.md). Absent when the wait ends at its cap or the network was busy again after that probe.
    */
-  async waitForStable(maxWaitMs: number): Promise<SettleReport> {
+  async waitForStable(maxWaitMs: number, read?: string): Promise<SettledRead> {
+    const probeScript = read === undefined ? stabilityProbe : stabilityProbeScript(SHORT_TIMER_MS, { quietMs: this.settleMs, script: read });
     const started = Date.now();
     const deadline = started + maxWaitMs;
     for (;;) {
@@ -116,7 +129,7 @@ export class PageStability {
         await sleep(Math.min(networkQuietBefore < 0 ? BUSY_POLL_MS : this.settleMs - networkQuietBefore, left));
         continue;
       }
-      const probe = (await evaluateWithin(this.page, stabilityProbe, left)) as Probe | null;
+      const probe = (await evaluateWithin(this.page, probeScript, left)) as Probe | null;
       if (probe === null) return { ms: Date.now() - started, capped: true };
       const networkQuietMs = this.networkQuietMs();
       if (probe.busy || networkQuietMs < 0) {
@@ -124,7 +137,7 @@ export class PageStability {
         continue;
       }
       const quietMs = Math.min(probe.quietMs, networkQuietMs);
-      if (quietMs >= this.settleMs) return { ms: Date.now() - started, capped: false };
+      if (quietMs >= this.settleMs) return { ms: Date.now() - started, capped: false, ...('read' in probe ? { read: probe.read } : {}) };
       // Asked again when the window would be over if nothing happens meanwhile.
       await sleep(Math.min(this.settleMs - quietMs, left));
     }
@@ -209,9 +222,9 @@ export class PageSettler {
    * After the navigation event: nothing for load/domcontentloaded, else the chosen wait, at most
    * maxWaitMs. Each wait resolves to what it cost.
    */
-  async afterLoad(maxWaitMs: number, lateMaxWaitMs = 0): Promise<SettleReport> {
+  async afterLoad(maxWaitMs: number, lateMaxWaitMs = 0, read?: string): Promise<SettledRead> {
     this.loadedAt ??= Date.now();
-    if (this.stability) return this.add(await this.stable(this.stability, maxWaitMs, lateMaxWaitMs));
+    if (this.stability) return this.add(await this.stable(this.stability, maxWaitMs, lateMaxWaitMs, read));
     if (this.waitUntil !== 'network_idle') return { ms: 0, capped: false };
     const started = Date.now();
     const quiet = await waitForNetworkQuiet(this.page, this.settings.networkIdleMs, maxWaitMs);
@@ -243,8 +256,12 @@ export class PageSettler {
    * more short settle: the late link of a chain of fetches, late fonts. A stream or long poll ages out; a polling
    * page pays at most one short request and one step, since later requests are not waited for.
    */
-  private async stable(stability: PageStability, maxWaitMs: number, lateMaxWaitMs: number): Promise<SettleReport> {
-    let { ms, capped } = await stability.waitForStable(maxWaitMs);
+  private async stable(stability: PageStability, maxWaitMs: number, lateMaxWaitMs: number, read?: string): Promise<SettledRead> {
+    const first = await stability.waitForStable(maxWaitMs, read);
+    // Settled at once: what it read is the page as it is now. Past the cap the page is read by the caller instead.
+    if (!first.capped) return first;
+    let ms = first.ms;
+    let capped: boolean = first.capped;
     const awaited = capped && ms < lateMaxWaitMs ? stability.youngRequestsInFlight(this.loadedAt ?? 0, LATE_REQUEST_MAX_AGE_MS) : [];
     if (awaited.length > 0) {
       const step = async (): Promise<void> => {
@@ -276,7 +293,7 @@ export class PageSettler {
   }
 
   /** Adds one wait to the total and returns it. */
-  private add(wait: SettleReport): SettleReport {
+  private add<T extends SettleReport>(wait: T): T {
     this.report.ms += wait.ms;
     this.report.capped ||= wait.capped;
     this.lastCapped = wait.capped;
