@@ -11,8 +11,8 @@
  */
 import { cpus } from 'node:os';
 import { FLOOR_PER_CORE } from '../src/adapters/capture/admission';
-import { SMALL, startPages } from './pages';
-import { bareLoop, cleanUp, ensureBuilt, type Result, Service } from './service';
+import { SMALL } from './pages';
+import { bareLoop, ensureBuilt, type Result, runWithPages, Service } from './service';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 4);
 const CAPTURES = Number(process.env.CAPTURES ?? 100);
@@ -28,44 +28,33 @@ const LADDER: Array<{ name: string; steps: string[] }> = [
 
 const mean = (values: number[]): number => values.reduce((sum, v) => sum + v, 0) / values.length;
 
-async function main(): Promise<void> {
+runWithPages(async (pages) => {
   ensureBuilt();
-  const pages = await startPages();
-  try {
-    const service = await Service.start(pages.url);
-    const runs = new Map<string, Result[]>([...LADDER.map(({ name }): [string, Result[]] => [name, []]), ['service', []]]);
-    const kinds = (r: Result) =>
-      Object.values(r.cpuByKind ?? {})
-        .map((ms) => ms.toFixed(0))
-        .join(' / ');
-    console.log(`Small page, ${CAPTURES} captures per run, the loop at concurrency ${CONCURRENCY}, ${ROUNDS} rounds\n`);
-    console.log('| round | run | captures/s | CPU ms/capture (node / browser / renderers / GPU / network / other) |\n|---|---|---|---|');
-    for (let round = 1; round <= ROUNDS; round++) {
-      for (const { name, steps } of LADDER) {
-        const r = await bareLoop(pages.url, service.browsers, [SMALL], CONCURRENCY, CAPTURES, steps);
-        runs.get(name)?.push(r);
-        console.log(`| ${round} | ${name} | ${r.capturesPerSecond.toFixed(2)} | ${r.cpuMsPerCapture.toFixed(0)} (${kinds(r)}) |`);
-      }
-      const r = await service.batch([SMALL], CAPTURES);
-      runs.get('service')?.push(r);
-      console.log(`| ${round} | service | ${r.capturesPerSecond.toFixed(2)} | ${r.cpuMsPerCapture.toFixed(0)} (${kinds(r)}) |`);
+  const service = await Service.start(pages.url);
+  const runs = new Map<string, Result[]>([...LADDER.map(({ name }): [string, Result[]] => [name, []]), ['service', []]]);
+  const kinds = (r: Result) =>
+    Object.values(r.cpuByKind ?? {})
+      .map((ms) => ms.toFixed(0))
+      .join(' / ');
+  console.log(`Small page, ${CAPTURES} captures per run, the loop at concurrency ${CONCURRENCY}, ${ROUNDS} rounds\n`);
+  console.log('| round | run | captures/s | CPU ms/capture (node / browser / renderers / GPU / network / other) |\n|---|---|---|---|');
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const { name, steps } of LADDER) {
+      const r = await bareLoop(pages.url, service.browsers, [SMALL], CONCURRENCY, CAPTURES, steps);
+      runs.get(name)?.push(r);
+      console.log(`| ${round} | ${name} | ${r.capturesPerSecond.toFixed(2)} | ${r.cpuMsPerCapture.toFixed(0)} (${kinds(r)}) |`);
     }
-    await service.stop();
-    const floor = mean((runs.get(LADDER[0].name) ?? []).map((r) => r.capturesPerSecond));
-    console.log('\n| run | mean captures/s | × the floor | mean CPU ms/capture | mean node ms/capture |\n|---|---|---|---|---|');
-    for (const [name, results] of runs) {
-      const rate = mean(results.map((r) => r.capturesPerSecond));
-      const cpu = mean(results.map((r) => r.cpuMsPerCapture));
-      const node = mean(results.map((r) => r.cpuByKind?.node ?? NaN));
-      console.log(`| ${name} | ${rate.toFixed(2)} | ${(rate / floor).toFixed(3)} | ${cpu.toFixed(1)} | ${node.toFixed(1)} |`);
-    }
-  } finally {
-    pages.server.close();
-    cleanUp();
+    const r = await service.batch([SMALL], CAPTURES);
+    runs.get('service')?.push(r);
+    console.log(`| ${round} | service | ${r.capturesPerSecond.toFixed(2)} | ${r.cpuMsPerCapture.toFixed(0)} (${kinds(r)}) |`);
   }
-}
-
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
+  await service.stop();
+  const floor = mean((runs.get(LADDER[0].name) ?? []).map((r) => r.capturesPerSecond));
+  console.log('\n| run | mean captures/s | × the floor | mean CPU ms/capture | mean node ms/capture |\n|---|---|---|---|---|');
+  for (const [name, results] of runs) {
+    const rate = mean(results.map((r) => r.capturesPerSecond));
+    const cpu = mean(results.map((r) => r.cpuMsPerCapture));
+    const node = mean(results.map((r) => r.cpuByKind?.node ?? NaN));
+    console.log(`| ${name} | ${rate.toFixed(2)} | ${(rate / floor).toFixed(3)} | ${cpu.toFixed(1)} | ${node.toFixed(1)} |`);
+  }
 });

@@ -35,7 +35,13 @@ function noisePng(size: number, seed: number): Buffer {
   return PNG.sync.write(png);
 }
 
-export async function startPages(): Promise<{ server: Server; url: string }> {
+/** The bench pages being served: the server, and its base URL. */
+export interface Pages {
+  server: Server;
+  url: string;
+}
+
+export async function startPages(): Promise<Pages> {
   const images = Array.from({ length: 12 }, (_, i) => noisePng(160, i + 1));
   const lorem = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ';
   const html: Record<string, string> = {

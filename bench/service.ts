@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { loadConfig } from '../src/config/app-config';
-import { LATE, MIX, PageSpec } from './pages';
+import { LATE, MIX, PageSpec, type Pages, startPages } from './pages';
 import { percentile, type ProcessKind, perCapture, treeMeter, treePids } from './proc-stats';
 
 const ROOT = join(__dirname, '..');
@@ -50,6 +50,26 @@ function killTree(child: ChildProcess): void {
       // Already gone.
     }
   }
+}
+
+/**
+ * A bench script's main: the bench pages served from this process while `main` runs, then every child process
+ * and temporary directory removed, whatever happened; a failure is printed and exits 1.
+ */
+export function runWithPages(main: (pages: Pages) => Promise<void>): void {
+  const run = async (): Promise<void> => {
+    const pages = await startPages();
+    try {
+      await main(pages);
+    } finally {
+      pages.server.close();
+      cleanUp();
+    }
+  };
+  run().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
 }
 
 export function cleanUp(): void {
