@@ -19,11 +19,10 @@
  */
 import { launch, type Browser, type Page as PuppeteerPage } from 'puppeteer';
 import { CHROME_ARGS } from '../src/adapters/capture/browser-pool';
-import { findChrome } from '../src/adapters/capture/capture-options';
+import { defaultCaptureSettings, findChrome } from '../src/adapters/capture/capture-options';
 import { percentile, treeStats } from './proc-stats';
 import { showsLateContent } from './pages';
-import { defaultCaptureSettings } from '../src/adapters/capture/capture-options';
-import { pageFactsScript, stabilityProbeScript, visibleTextScript } from '../src/adapters/capture/in-page-scripts';
+import { reportScript, stabilityProbeScript, visibleTextScript } from '../src/adapters/capture/in-page-scripts';
 import { SHORT_TIMER_MS, stabilityTracker } from '../src/adapters/capture/page-stability';
 
 /** The service's steps `steps` may add (see the header); the strings are the service's own scripts. */
@@ -33,7 +32,7 @@ const STEPS = {
     await new Promise((resolve) => setTimeout(resolve, defaultCaptureSettings().settleWindowMs));
     await tab.evaluate(stabilityProbeScript(SHORT_TIMER_MS));
   },
-  report: (tab: PuppeteerPage) => tab.evaluate(`({ facts: ${pageFactsScript}, text: ${visibleTextScript([], null)} })`).then(() => undefined),
+  report: (tab: PuppeteerPage) => tab.evaluate(reportScript(visibleTextScript([], null))).then(() => undefined),
 };
 type Step = keyof typeof STEPS;
 

@@ -10,7 +10,7 @@ import {
 } from '../../modules/screenshots/application/capture.port';
 import type { CaptureSettings } from './capture-options';
 import { isNavigationRace, PAGE_CRASHED_MESSAGE, toCaptureFailure } from './capture-errors';
-import { boxesScript, ImageOrigin, pageFactsScript, readyStateCompleteScript, visibleTextScript } from './in-page-scripts';
+import { boxesScript, ImageOrigin, readyStateCompleteScript, reportScript, visibleTextScript } from './in-page-scripts';
 import { CookieBanners } from './cookie-banners';
 import { NavigationEgress } from './navigation-egress';
 import {
@@ -100,11 +100,6 @@ export function assertSaneRequest(request: CaptureRequest): void {
 /** The visible text as the page answered it: '' when it answered something else. */
 function textOf(read: unknown): string {
   return typeof read === 'string' ? read : '';
-}
-
-/** The capture report's one evaluation: the page's facts, and its visible text when `textScript` is given. */
-function reportScript(textScript: string | null): string {
-  return textScript ? `({ facts: ${pageFactsScript}, text: ${textScript} })` : `({ facts: ${pageFactsScript} })`;
 }
 
 export class CaptureRun {
@@ -276,7 +271,7 @@ export class CaptureRun {
       settler,
       element !== undefined,
       textRead?.beforePicture ? textRead.script : null,
-      readAtSettle === undefined ? undefined : afterLoad.read,
+      afterLoad.read, // present only when readAtSettle was given and the wait read it
     );
     const picture = await takeScreenshot(page, {
       fullPage: request.fullPage,

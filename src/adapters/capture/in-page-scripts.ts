@@ -32,6 +32,11 @@ export const fullPageLayoutScript = `({ ${LAYOUT_FIELDS} })`;
  */
 export const pageFactsScript = `({ title: document.title, ${LAYOUT_FIELDS} })`;
 
+/** The capture report's one evaluation: the page's facts, and its visible text when `textScript` is given. */
+export function reportScript(textScript: string | null): string {
+  return textScript ? `({ facts: ${pageFactsScript}, text: ${textScript} })` : `({ facts: ${pageFactsScript} })`;
+}
+
 export const readyStateCompleteScript = `document.readyState === 'complete'`;
 
 /**

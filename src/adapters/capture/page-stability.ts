@@ -110,8 +110,8 @@ export class PageStability {
    *
    * `read`: a script the probe that finds the page still evaluates in the same task, its value returned with the
    * wait's end — the capture report's, when nothing is to happen between this wait and the picture: one round trip
-   * to the renderer fewer per capture, about 4 % of a batch's throughput on a small page (bench/floor-steps.ts,
-   * docs/benchmark.md). Absent when the wait ends at its cap or the network was busy again after that probe.
+   * to the renderer fewer per capture (+1.5 % of a batch's throughput on a small page, both builds alternated;
+   * docs/benchmark.md, seventh session). Absent when the wait ends at its cap or the network was busy again after that probe.
    */
   async waitForStable(maxWaitMs: number, read?: string): Promise<SettledRead> {
     const probeScript = read === undefined ? stabilityProbe : stabilityProbeScript(SHORT_TIMER_MS, { quietMs: this.settleMs, script: read });
