@@ -10,7 +10,15 @@ import {
 } from '../../modules/screenshots/application/capture.port';
 import type { CaptureSettings } from './capture-options';
 import { isNavigationRace, PAGE_CRASHED_MESSAGE, toCaptureFailure } from './capture-errors';
-import { boxesScript, ImageOrigin, readyStateCompleteScript, reportScript, visibleTextScript } from './in-page-scripts';
+import {
+  boxesScript,
+  fullPageModeScript,
+  ImageOrigin,
+  readyStateCompleteScript,
+  reportScript,
+  unfoldScrollContainerScript,
+  visibleTextScript,
+} from './in-page-scripts';
 import { CookieBanners } from './cookie-banners';
 import { NavigationEgress } from './navigation-egress';
 import {
@@ -29,7 +37,9 @@ import {
   takeScreenshot,
 } from './page-steps';
 import { resizeOutput, scaleBoxes } from './output-resize';
-import { PageSettler } from './page-stability';
+import { PageSettler, requestLabel } from './page-stability';
+import { navigate } from './navigation';
+import { type CaptureObservations, captureWarnings } from '../../shared/domain/capture-warnings';
 import { fullPageMaxHeight } from './tall-page';
 import { within } from '../../shared/domain/within';
 
@@ -62,6 +72,14 @@ export function failsOnStatus(status: number | null, failOn: CaptureRequest['fai
 
 /** A page that keeps navigating by itself after 'load' (script or meta redirects) gets this many tries. */
 const MAX_DOCUMENTS = 3;
+
+/** A time limit in words: "30 s", "2.5 s". */
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
+/** What a stitched full page leaves of the capture's time for stacking and encoding its parts. */
+const STITCH_RESERVE_MS = 2_000;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -112,6 +130,13 @@ export class CaptureRun {
   /** The main document's last HTTP status (redirects excluded), and when its navigation event fired. */
   private httpStatus: number | null = null;
   private loadedAt = 0;
+  /** Requests the navigation gave up on (host/path), and whether the document parsed to its end (navigation.ts). */
+  private hungRequests: string[] = [];
+  private parsed = true;
+  /** What the capture noticed on its way that the report's warnings are made of (beside what the report reads). */
+  private scrollContainer: CaptureObservations['scrollContainer'] = null;
+  private consentUnanswered = false;
+  private unpaintedIframes = 0;
   private readonly crashed: Promise<never>;
   private reportCrash!: (failure: CaptureFailure) => void;
 
@@ -159,11 +184,16 @@ export class CaptureRun {
 
     this.enter('navigation');
     // An HTTP error status is not a failure: like commercial services we capture the error page. A
-    // refusal by the egress proxy (the URL or a redirect leads somewhere the policy forbids) is one.
-    const response = await page.goto(this.request.url, { waitUntil: settler.navigationEvent, timeout: this.remaining() }).catch((error: unknown) => {
+    // refusal by the egress proxy (the URL or a redirect leads somewhere the policy forbids) is one. A document that
+    // answered is captured even when some of what it loads never answers (navigation.ts).
+    const navigation = await navigate(page, this.request.url, { waitUntil: settler.navigationEvent, deadline: this.deadline }).catch((error: unknown) => {
       throw egress.explainNavigationError(error, this.request.url) ?? error;
     });
+    const { response } = navigation;
     egress.checkResponse(response);
+    this.hungRequests = navigation.hung.map((request) => requestLabel(request.url()));
+    this.parsed = navigation.parsed;
+    settler.ignoreHung(navigation.hung);
     this.loadedAt = performance.now();
     this.lease.loaded();
     if (response && (response.status() < 300 || response.status() > 399)) this.httpStatus = response.status();
@@ -191,7 +221,7 @@ export class CaptureRun {
     const afterLoad = await settler.afterLoad(this.budget(settings.networkIdleMaxWaitMs), this.budget(LATE_REQUESTS_MAX_WAIT_MS), readAtSettle);
     if (banners) {
       // A consent dialog being answered: wait for the answer (bounded), then for what it changed.
-      await banners.answered(this.budget(settings.networkIdleMaxWaitMs));
+      this.consentUnanswered = !(await banners.answered(this.budget(settings.networkIdleMaxWaitMs)));
       await settler.afterChange(this.budget(settings.networkIdleMaxWaitMs));
     }
 
@@ -248,6 +278,14 @@ export class CaptureRun {
       };
       page.on('request', countRequest);
       try {
+        // An app shell scrolls inside an element, not as a document: that element is unfolded first, so the walk
+        // and the picture see its whole content.
+        if (request.fullPageScrollSelector) assertValidSelector(request.fullPageScrollSelector);
+        const unfolded = (await page.evaluate(unfoldScrollContainerScript(request.fullPageScrollSelector ?? null))) as {
+          selector: string;
+          whole: boolean;
+        } | null;
+        if (unfolded) this.scrollContainer = { selector: unfolded.selector, whole: unfolded.whole };
         const scrolled = await revealLazyContent(page, settings.maxFullPageHeight, this.budget(LAZY_SCROLL_BUDGET_MS));
         await settler.afterScroll(scrolled, requested, this.budget(settings.networkIdleMaxWaitMs), this.budget(LATE_REQUESTS_MAX_WAIT_MS));
       } finally {
@@ -273,7 +311,9 @@ export class CaptureRun {
       textRead?.beforePicture ? textRead.script : null,
       afterLoad.read, // present only when readAtSettle was given and the wait read it
     );
+    const stitch = await this.needsStitching(page, element !== undefined, layout);
     const picture = await takeScreenshot(page, {
+      stitch: stitch ? { deadline: this.deadline - STITCH_RESERVE_MS } : undefined,
       fullPage: request.fullPage,
       element,
       clip: request.clip,
@@ -348,7 +388,10 @@ export class CaptureRun {
   ): Promise<{ report: CaptureReport; layout: PageLayout; text: unknown }> {
     const { request, settings } = this;
     const read = readAtSettle ?? (await page.evaluate(reportScript(textScript)));
-    const { facts, text: readWithFacts } = read as { facts: { title: unknown; height: unknown; width: unknown }; text?: unknown };
+    const { facts, text: readWithFacts } = read as {
+      facts: { title: unknown; height: unknown; width: unknown; looping?: unknown; consent?: unknown };
+      text?: unknown;
+    };
     const layout = pageLayoutOf(facts);
     const pageHeight = Math.round(layout.height);
     const format = request.output?.format ?? 'png';
@@ -359,17 +402,43 @@ export class CaptureRun {
     const maxHeight = viewport
       ? fullPageMaxHeight(format === 'pdf' ? 'png' : format, viewport.width, viewport.deviceScaleFactor ?? 1, settings.maxFullPageHeight) / zoom
       : Infinity;
+    const truncated = fullPageImage && pageHeight > maxHeight;
+    const hung = this.hungRequests.length > 0 || !this.parsed;
     const report: CaptureReport = {
       httpStatus: this.httpStatus,
       finalUrl: page.url(),
       title: typeof facts.title === 'string' ? facts.title.slice(0, 1000) : '',
       pageHeight,
-      truncated: fullPageImage && pageHeight > maxHeight,
-      settled: settler.settled,
+      truncated,
+      settled: settler.settled && !hung,
       waitedMs: Math.round(performance.now() - this.loadedAt),
-      pending: settler.pending,
+      pending: [...new Set([...this.hungRequests, ...settler.pending])].slice(0, 5),
+      warnings: captureWarnings({
+        hungRequests: this.hungRequests,
+        parsed: this.parsed,
+        animationRunning: facts.looping === true,
+        scrollContainer: this.scrollContainer,
+        unpaintedIframes: this.unpaintedIframes,
+        cut: truncated ? { pageHeight, maxHeight } : null,
+        consent: this.consentUnanswered ? 'unanswered' : facts.consent === true && !request.blockCookieBanners ? 'not_asked' : null,
+      }),
     };
     return { report, layout, text: readWithFacts };
+  }
+
+  /**
+   * Whether the full page must be taken viewport by viewport (stitched-page.ts): content the reveal saw shown is
+   * hidden again, or frames below the first screen would be blank. Only for a full-page image at the page's own
+   * zoom; a phone showing a wider layout keeps the one-surface picture, and its frames are flagged instead.
+   */
+  private async needsStitching(page: Page, ofElement: boolean, layout: PageLayout): Promise<boolean> {
+    const { request } = this;
+    if (!request.fullPage || ofElement || request.clip || request.output?.format === 'pdf') return false;
+    const mode = (await page.evaluate(fullPageModeScript)) as { rehidden: number; framesBelow: number };
+    const viewport = page.viewport();
+    const atOwnZoom = viewport !== null && layoutZoom(layout, viewport.width) === 1;
+    if (!atOwnZoom) this.unpaintedIframes = mode.framesBelow;
+    return atOwnZoom && (mode.rehidden > 0 || mode.framesBelow > 0);
   }
 
   /** Change history's ignored regions, measured just before the picture (in its pixels); none for a PDF. */
@@ -409,7 +478,9 @@ export class CaptureRun {
     switch (this.phase) {
       case 'opening':
       case 'navigation':
-        return `Navigation timeout of ${ms} ms exceeded`;
+        // Past the document's answer the navigation ends by itself before the deadline (navigation.ts): a timeout
+        // here is a page that never answered.
+        return `The page did not answer within ${seconds(ms)}`;
       case 'selector':
         return `Timed out after ${ms} ms waiting for selector "${this.request.waitForSelector ?? ''}"`;
       case 'element':

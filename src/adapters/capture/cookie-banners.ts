@@ -65,11 +65,12 @@ export class CookieBanners {
   }
 
   /**
-   * Resolves once a popup that was found has been answered, or at once when none is open; bounded. A dialog
+   * Resolves once a popup that was found has been answered, or at once when none is open; bounded: to false when
+   * one was still open at the end of the wait. A dialog
    * still on screen after the answer (its Reject did nothing, the rule clicked the wrong thing, the wait ran
    * out) is then hidden, with its backdrop: the picture shows the page, as the option promises.
    */
-  async answered(maxWaitMs = ANSWER_WAIT_MS): Promise<void> {
+  async answered(maxWaitMs = ANSWER_WAIT_MS): Promise<boolean> {
     if (this.popupOpen) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, maxWaitMs);
@@ -79,7 +80,10 @@ export class CookieBanners {
         };
       });
     }
+    // Still open: no answer came within the wait (the warning consent_unanswered).
+    const answered = !this.popupOpen;
     if (this.popupSeen) await this.page.evaluate(hideConsentLeftoversScript).catch(() => undefined);
+    return answered;
   }
 
   private async receive(message: Message): Promise<void> {

@@ -12,6 +12,24 @@ const DOCUMENT_HEIGHT = `Math.max(
 /** A frame for the capture's own scripts: past the stability tracker's wrapper when it is installed. */
 const CAPTURE_FRAME = `((window.__screenshotStability && window.__screenshotStability.frame) || window.requestAnimationFrame)`;
 
+/** The most elements the reveal follows for content revealed on scroll (each is looked at while in view). */
+const REVEAL_WATCHED_MAX = 3_000;
+
+/**
+ * `(element) => number`: how visible an element is, 0..1 — its opacity times its ancestors', 0 when it or an
+ * ancestor is hidden or not rendered.
+ */
+const SHOWN_OPACITY = `(element) => {
+  if (!element.isConnected || element.getClientRects().length === 0) return 0;
+  if (getComputedStyle(element).visibility === 'hidden') return 0;
+  let opacity = 1;
+  for (let e = element, depth = 0; e && e.nodeType === 1 && depth < 30; e = e.parentElement, depth++) {
+    opacity *= Number(getComputedStyle(e).opacity);
+    if (opacity < 0.05) return 0;
+  }
+  return opacity;
+}`;
+
 /** Frames asked for within this long of the last one continue the same requestAnimationFrame chain. */
 const RAF_CHAIN_GAP_MS = 100;
 /**
@@ -23,6 +41,48 @@ export const RAF_CHAIN_MAX_MS = 1_500;
 /** height, width: the document's height and the layout viewport's width (980 on a phone without a viewport meta). */
 const LAYOUT_FIELDS = `height: ${DOCUMENT_HEIGHT}, width: document.documentElement ? document.documentElement.clientWidth : 0`;
 
+/** Containers of the common consent platforms (Cookiebot, OneTrust, Usercentrics, Didomi, Quantcast, Funding Choices, TrustArc, consentmanager, Cookie Consent, CookieYes, iubenda…). */
+const CONSENT_CONTAINERS = [
+  '#CybotCookiebotDialog',
+  '#CybotCookiebotDialogBodyUnderlay',
+  '#onetrust-consent-sdk',
+  '#usercentrics-root',
+  '#didomi-host',
+  '.qc-cmp2-container',
+  '.fc-consent-root',
+  '#truste-consent-track',
+  '.truste_overlay',
+  '#cmpbox',
+  '#cmpbox2',
+  '.cc-window',
+  '#cookie-law-info-bar',
+  '.cky-consent-container',
+  '.cky-overlay',
+  '#iubenda-cs-banner',
+];
+
+/** Whether a known consent platform's dialog is on screen (the warning consent_unanswered). */
+const CONSENT_VISIBLE = `Array.from(document.querySelectorAll(${JSON.stringify(CONSENT_CONTAINERS.join(','))})).some((element) => {
+  const r = element.getBoundingClientRect();
+  const style = getComputedStyle(element);
+  return r.width > 0 && r.height > 0 && style.visibility !== 'hidden' && style.display !== 'none' && Number(style.opacity) > 0;
+})`;
+
+/**
+ * Whether an endless animation is running (the warning animation_running): a requestAnimationFrame chain older than
+ * RAF_CHAIN_MAX_MS (the tracker's, which no longer holds the capture), or an infinite CSS or Web animation.
+ */
+const LOOPING = `(() => {
+  const state = window.__screenshotStability;
+  const raf = state && state.raf;
+  if (raf && raf.pending.size > 0 && performance.now() - raf.chainStart > ${RAF_CHAIN_MAX_MS}) return true;
+  try {
+    return document.getAnimations().some((a) => a.playState === 'running' && a.effect && a.effect.getComputedTiming().iterations === Infinity);
+  } catch (error) {
+    return false;
+  }
+})()`;
+
 /** {height, width}: the page's layout (LAYOUT_FIELDS), for a full-page picture whose caller has not read it. */
 export const fullPageLayoutScript = `({ ${LAYOUT_FIELDS} })`;
 
@@ -30,7 +90,7 @@ export const fullPageLayoutScript = `({ ${LAYOUT_FIELDS} })`;
  * The capture report's facts from the page itself: its title, its full height (CSS px) and its layout width; the
  * last two are also the layout its full-page picture is sized by.
  */
-export const pageFactsScript = `({ title: document.title, ${LAYOUT_FIELDS} })`;
+export const pageFactsScript = `({ title: document.title, ${LAYOUT_FIELDS}, looping: ${LOOPING}, consent: ${CONSENT_VISIBLE} })`;
 
 /** The capture report's one evaluation: the page's facts, and its visible text when `textScript` is given. */
 export function reportScript(textScript: string | null): string {
@@ -62,13 +122,31 @@ export function hideSelectorsScript(selectors: readonly string[], declaration = 
   })()`;
 }
 
-/** Where the page is and how far the reveal may walk: {height, step, x, y}, CSS px. */
-export const revealStartScript = `({
-  height: ${DOCUMENT_HEIGHT},
-  step: Math.max(200, window.innerHeight),
-  x: window.scrollX,
-  y: window.scrollY,
-})`;
+/**
+ * Where the page is and how far the reveal may walk: {height, step, x, y}, CSS px. Also starts watching which
+ * elements change (class, style) while the page is walked: content revealed on scroll (AOS, GSAP ScrollTrigger, an
+ * IntersectionObserver toggling a class). Those seen shown during the walk and hidden again at the end
+ * (fullPageModeScript) are why a full page is then taken viewport by viewport (stitched-page.ts).
+ */
+export const revealStartScript = `(() => {
+  const state = window.__screenshotReveal || (window.__screenshotReveal = { waited: new WeakSet() });
+  if (!state.changed) {
+    state.changed = new Map();
+    state.shown = new Set();
+    new MutationObserver((records) => {
+      for (const record of records) {
+        if (state.changed.size >= ${REVEAL_WATCHED_MAX} && !state.changed.has(record.target)) continue;
+        if (record.target.nodeType === 1) state.changed.set(record.target, performance.now());
+      }
+    }).observe(document, { subtree: true, attributes: true, attributeFilter: ['class', 'style'] });
+  }
+  return {
+    height: ${DOCUMENT_HEIGHT},
+    step: Math.max(200, window.innerHeight),
+    x: window.scrollX,
+    y: window.scrollY,
+  };
+})()`;
 
 /**
  * One step of the full-page reveal (see lazy-reveal.ts). With a position: scrolls there and lets two frames
@@ -122,7 +200,138 @@ export function revealStepScript(top: number | null, decodeWaitMs: number): stri
       if (dataSrc && element.src !== new URL(dataSrc, document.baseURI).href) unswapped += 1;
       else if (!dataSrc && element.getAttribute('data-srcset') && !element.getAttribute('srcset')) unswapped += 1;
     }
-    return { loading, unswapped, height: ${DOCUMENT_HEIGHT} };
+    // Content revealed on scroll: elements in view that changed during the walk and are still fading in (a
+    // transition, an animation, or changed within the last frames: a GSAP tween) hold the step; those fully shown
+    // are remembered, to see whether the page hides them again when scrolled away.
+    let animating = 0;
+    if (state.changed) {
+      const now = performance.now();
+      const opacityOf = ${SHOWN_OPACITY};
+      for (const [element, changedAt] of state.changed) {
+        if (state.shown.has(element) || !inView(element)) continue;
+        const opacity = opacityOf(element);
+        if (opacity >= 0.95) {
+          state.shown.add(element);
+          continue;
+        }
+        let moving = now - changedAt < 120;
+        if (!moving) {
+          try {
+            moving = element.getAnimations().some((a) => a.playState === 'running');
+          } catch (error) {}
+        }
+        if (moving) animating += 1;
+        else if (opacity >= 0.5) state.shown.add(element);
+      }
+    }
+    return { loading, unswapped, animating, height: ${DOCUMENT_HEIGHT} };
+  })()`;
+}
+
+/**
+ * Before a full-page picture, after the reveal: {rehidden, framesBelow}. rehidden: elements the walk saw shown that
+ * are hidden again now (content revealed on scroll that hides when scrolled away: AOS on its defaults, GSAP
+ * ScrollTrigger reversing, an IntersectionObserver toggle). framesBelow: frames below the first screen, which
+ * Chromium paints in a picture beyond the viewport only when they were in view. Either makes the full page be
+ * taken viewport by viewport, each part while it is in view.
+ */
+export const fullPageModeScript = `(() => {
+  const state = window.__screenshotReveal;
+  const opacityOf = ${SHOWN_OPACITY};
+  let rehidden = 0;
+  if (state && state.shown) for (const element of state.shown) if (opacityOf(element) < 0.5) rehidden += 1;
+  let framesBelow = 0;
+  for (const frame of Array.from(document.querySelectorAll('iframe, frame'))) {
+    const r = frame.getBoundingClientRect();
+    if (r.width >= 20 && r.height >= 20 && r.top + window.scrollY >= window.innerHeight && opacityOf(frame) > 0) framesBelow += 1;
+  }
+  return { rehidden, framesBelow };
+})()`;
+
+/**
+ * One part of a stitched full page: scrolls so the part starting at `top` (CSS px) is in view (the browser may stop
+ * short at the page's end) and evaluates to where it is: {y}. `hideFixed`: fixed and stuck sticky elements are
+ * hidden from then on (a header or a chat button would repeat in every part); `restore` shows them again.
+ */
+export function stitchScrollScript(top: number, hideFixed: boolean): string {
+  return `(async () => {
+    if (${JSON.stringify(hideFixed)} && !window.__screenshotFixedHidden) {
+      const hidden = [];
+      for (const element of Array.from(document.body ? document.body.querySelectorAll('*') : [])) {
+        const style = getComputedStyle(element);
+        if (style.position !== 'fixed' && style.position !== 'sticky') continue;
+        if (style.position === 'sticky') {
+          const r = element.getBoundingClientRect();
+          if (r.top > window.innerHeight / 4 || r.bottom < 0) continue;
+        }
+        hidden.push([element, element.style.getPropertyValue('visibility'), element.style.getPropertyPriority('visibility')]);
+        element.style.setProperty('visibility', 'hidden', 'important');
+      }
+      window.__screenshotFixedHidden = hidden;
+    }
+    window.scrollTo({ left: 0, top: ${JSON.stringify(top)}, behavior: 'instant' });
+    return { y: window.scrollY };
+  })()`;
+}
+
+/** After a stitched full page: the hidden fixed elements shown again, and the page back at its top. */
+export const stitchEndScript = `(() => {
+  for (const [element, value, priority] of window.__screenshotFixedHidden || []) {
+    if (value) element.style.setProperty('visibility', value, priority);
+    else element.style.removeProperty('visibility');
+  }
+  window.__screenshotFixedHidden = null;
+  window.scrollTo({ left: 0, top: 0, behavior: 'instant' });
+})()`;
+
+/**
+ * App shells: the document does not scroll (html, body at 100 % with overflow hidden) and an element holds the
+ * page's content in a scroll area of its own. Finds it (the largest visible element whose content overflows and that
+ * scrolls, covering a fair part of the viewport) or takes `selector` (full_page_scroll_selector), then unfolds it:
+ * the element and its ancestors lose their fixed heights and overflow, so the document holds the whole content and
+ * the full page is taken as for any page. Evaluates to null (no such element, or the document itself scrolls) or
+ * {selector, whole, height}: a short name of the element, whether it no longer scrolls, the document's new height.
+ */
+export function unfoldScrollContainerScript(selector: string | null): string {
+  return `(() => {
+    const root = document.scrollingElement || document.documentElement;
+    const selector = ${JSON.stringify(selector)};
+    let container = null;
+    if (selector) {
+      container = document.querySelector(selector);
+      if (!container) return null;
+    } else {
+      if (root.scrollHeight > window.innerHeight + 2) return null;
+      const area = window.innerWidth * window.innerHeight;
+      let best = 0;
+      const all = document.body ? document.body.getElementsByTagName('*') : [];
+      for (let i = 0; i < all.length && i < 20000; i++) {
+        const element = all[i];
+        if (element.clientHeight < 100 || element.scrollHeight <= element.clientHeight + 20) continue;
+        const overflow = getComputedStyle(element).overflowY;
+        if (overflow !== 'auto' && overflow !== 'scroll' && overflow !== 'overlay') continue;
+        const r = element.getBoundingClientRect();
+        const visibleArea = Math.max(0, Math.min(r.right, window.innerWidth) - Math.max(r.left, 0)) * Math.max(0, Math.min(r.bottom, window.innerHeight) - Math.max(r.top, 0));
+        if (visibleArea >= 0.3 * area && visibleArea > best) {
+          best = visibleArea;
+          container = element;
+        }
+      }
+      if (!container) return null;
+    }
+    const name = container.tagName.toLowerCase() + (container.id ? '#' + container.id : typeof container.className === 'string' && container.className.trim() ? '.' + container.className.trim().split(/\\s+/)[0] : '');
+    const unfold = (element) => {
+      const style = getComputedStyle(element);
+      element.style.setProperty('height', 'auto', 'important');
+      element.style.setProperty('max-height', 'none', 'important');
+      element.style.setProperty('overflow', 'visible', 'important');
+      if (style.position === 'fixed') element.style.setProperty('position', 'absolute', 'important');
+    };
+    container.scrollTop = 0;
+    unfold(container);
+    container.style.setProperty('flex', 'none', 'important');
+    for (let e = container.parentElement; e; e = e.parentElement) unfold(e);
+    return { selector: name, whole: container.scrollHeight <= container.clientHeight + 2, height: ${DOCUMENT_HEIGHT} };
   })()`;
 }
 
@@ -181,6 +390,7 @@ export function stabilityTrackerScript(shortTimerMs: number): string {
     if (window.__screenshotStability) return;
     const pending = new Set();
     const state = { pending, lastActivity: performance.now() };
+    let observer = null;
     Object.defineProperty(window, '__screenshotStability', { value: state });
     const touch = () => { state.lastActivity = performance.now(); };
     const realSetTimeout = window.setTimeout;
@@ -221,8 +431,17 @@ export function stabilityTrackerScript(shortTimerMs: number): string {
       const wrapped = function () {
         raf.pending.delete(id);
         raf.lastRun = performance.now();
-        if (raf.lastRun - raf.chainStart <= ${JSON.stringify(RAF_CHAIN_MAX_MS)}) touch();
-        return callback.apply(this, arguments);
+        if (raf.lastRun - raf.chainStart <= ${JSON.stringify(RAF_CHAIN_MAX_MS)}) {
+          touch();
+          return callback.apply(this, arguments);
+        }
+        // An endless loop (a lottie or canvas animation past its entry): what its frames change in the DOM is the
+        // animation playing, not the page arriving, so its mutations are taken here before the observer sees them.
+        try {
+          return callback.apply(this, arguments);
+        } finally {
+          if (observer) observer.takeRecords();
+        }
       };
       id = realRequestAnimationFrame.call(this, wrapped);
       raf.pending.add(id);
@@ -232,7 +451,8 @@ export function stabilityTrackerScript(shortTimerMs: number): string {
       raf.pending.delete(id);
       return realCancelAnimationFrame.call(this, id);
     };
-    new MutationObserver(touch).observe(document, {
+    observer = new MutationObserver(touch);
+    observer.observe(document, {
       subtree: true, childList: true, attributes: true, characterData: true,
     });
     // Each image is decoded as soon as it has loaded (the probe does the same for images it finds complete): the
@@ -281,25 +501,6 @@ export function stabilityProbeScript(shortTimerMs: number, readWhenQuiet?: { qui
   })()`;
 }
 
-/** Containers of the common consent platforms (Cookiebot, OneTrust, Usercentrics, Didomi, Quantcast, Funding Choices, TrustArc, consentmanager, Cookie Consent, CookieYes, iubenda…). */
-const CONSENT_CONTAINERS = [
-  '#CybotCookiebotDialog',
-  '#CybotCookiebotDialogBodyUnderlay',
-  '#onetrust-consent-sdk',
-  '#usercentrics-root',
-  '#didomi-host',
-  '.qc-cmp2-container',
-  '.fc-consent-root',
-  '#truste-consent-track',
-  '.truste_overlay',
-  '#cmpbox',
-  '#cmpbox2',
-  '.cc-window',
-  '#cookie-law-info-bar',
-  '.cky-consent-container',
-  '.cky-overlay',
-  '#iubenda-cs-banner',
-];
 
 /**
  * After a consent dialog was answered: hides what is still on screen of it — the known platforms' containers,

@@ -34,6 +34,8 @@ interface RevealStart {
 interface StepState {
   loading: number;
   unswapped: number;
+  /** Elements in view revealed on scroll and still fading in. */
+  animating: number;
   height: number;
 }
 
@@ -111,14 +113,27 @@ export async function revealLazyContent(page: Page, maxHeight: number, budgetMs:
   return true;
 }
 
-/** Scrolls to top and waits for the step's work, until the deadline. Resolves to the document's height (null: no answer). */
-async function settleStep(page: Page, top: number, requests: StepRequests, deadline: number): Promise<number | null> {
+/**
+ * Scrolls to `top` and waits, until the deadline, for what is then in view to be done: its images loaded and
+ * decoded, lazy sources swapped, content revealed on scroll faded in. The stitched full page's step for each part.
+ */
+export async function settleViewport(page: Page, top: number, deadline: number): Promise<void> {
+  const requests = new StepRequests(page);
+  try {
+    await settleStep(page, top, requests, deadline);
+  } finally {
+    requests.dispose();
+  }
+}
+
+/** Scrolls to top (null: stays) and waits for the step's work, until the deadline. Resolves to the document's height (null: no answer). */
+async function settleStep(page: Page, top: number | null, requests: StepRequests, deadline: number): Promise<number | null> {
   const startedAt = Date.now();
   let state = await evaluateWithin<StepState>(page, revealStepScript(top, DECODE_WAIT_MS), deadline - Date.now());
   if (!state) return null;
   for (;;) {
     const waitingForSwap = state.unswapped > 0 && Date.now() - startedAt < SWAP_GRACE_MS;
-    if (state.loading === 0 && !waitingForSwap && !requests.busy) return state.height;
+    if (state.loading === 0 && state.animating === 0 && !waitingForSwap && !requests.busy) return state.height;
     if (Date.now() + POLL_MS >= deadline) return state.height;
     await sleep(POLL_MS);
     const next = await evaluateWithin<StepState>(page, revealStepScript(null, DECODE_WAIT_MS), deadline - Date.now());

@@ -89,9 +89,12 @@ export class PageStability {
     this.lastNetworkActivity = Date.now();
   };
   private readonly onRequestDone = (request: HTTPRequest): void => {
+    if (this.hung.has(request)) return;
     this.inFlight.delete(request);
     this.lastNetworkActivity = Date.now();
   };
+  /** Requests the navigation gave up on (navigation.ts): they no longer hold the page's stability. */
+  private readonly hung = new WeakSet<HTTPRequest>();
 
   constructor(
     private readonly page: Page,
@@ -140,6 +143,14 @@ export class PageStability {
       if (quietMs >= this.settleMs) return { ms: Date.now() - started, capped: false, ...('read' in probe ? { read: probe.read } : {}) };
       // Asked again when the window would be over if nothing happens meanwhile.
       await sleep(Math.min(this.settleMs - quietMs, left));
+    }
+  }
+
+  /** Leaves these requests out from now on: they never answered, and the capture goes on without them. */
+  ignore(requests: readonly HTTPRequest[]): void {
+    for (const request of requests) {
+      this.hung.add(request);
+      this.inFlight.delete(request);
     }
   }
 
@@ -238,6 +249,11 @@ export class PageSettler {
    */
   async afterChange(maxWaitMs: number, lateMaxWaitMs = 0): Promise<SettleReport> {
     return this.stability ? this.add(await this.stable(this.stability, maxWaitMs, lateMaxWaitMs)) : { ms: 0, capped: false };
+  }
+
+  /** The navigation ended without its event: these requests never answered and no longer hold the waits. */
+  ignoreHung(requests: readonly HTTPRequest[]): void {
+    this.stability?.ignore(requests);
   }
 
   /** Whether the last wait ended with the page still (false: at its cap, with work going on). */

@@ -18,6 +18,7 @@ import { isNavigationRace } from './capture-errors';
 import { browserRefusal, CaptureSecrets, CookieSpec, isFirstParty } from '../../shared/domain/capture-secrets';
 import { requestBlocker, type BlockingChoice, type RequestBlocker } from './ad-blocking';
 import { fullPageImage, fullPageMaxHeight } from './tall-page';
+import { stitchedFullPage } from './stitched-page';
 
 /**
  * What a page is set up with before its first navigation. Both callers hand over their whole request (a capture's
@@ -302,6 +303,11 @@ const PNG_OUTPUT: ResolvedOutput = { format: 'png', quality: null, pdf: null, om
 
 export interface ScreenshotSetup {
   fullPage: boolean;
+  /**
+   * Full page: take it viewport by viewport while each part is in view (stitched-page.ts), parts after `deadline`
+   * without waiting for them. For pages that hide content revealed on scroll, or have frames below the first screen.
+   */
+  stitch?: { deadline: number };
   /** Only this element (already waited for), scrolled into view; fullPage is ignored. */
   element?: ElementHandle;
   /** Only this rectangle, CSS px; fullPage is ignored. */
@@ -352,7 +358,10 @@ export async function takeScreenshot(page: Page, setup: ScreenshotSetup): Promis
     const height = Math.min(Math.max(layout.height, viewport.height / zoom), maxHeight);
     // Renders beyond the viewport without resizing it (so 100vh layouts and media queries keep the viewport the
     // client asked for), in tiles beyond Chromium's texture limit.
-    data = await fullPageImage(page, common, viewport.width / zoom, height, deviceScaleFactor, zoom);
+    data =
+      setup.stitch && zoom === 1
+        ? await stitchedFullPage(page, common, { width: viewport.width, height, viewportHeight: viewport.height, deviceScaleFactor, deadline: setup.stitch.deadline })
+        : await fullPageImage(page, common, viewport.width / zoom, height, deviceScaleFactor, zoom);
   } else {
     data = await page.screenshot({ ...common, captureBeyondViewport: false });
   }

@@ -70,15 +70,17 @@ export async function fullPageImage(
     imageHeight += size.height ?? 0;
     imageWidth = Math.max(imageWidth, size.width ?? 0);
   }
-  // Stacked with sharp's join, which decodes and places the tiles in one pass (several times faster than compositing
-  // them on a blank canvas; figures: docs/benchmark.md). Its grid's cells are the tallest tile's size, so
-  // the last, shorter tile leaves a margin below it, cut off here.
-  const canvas = sharp(tiles, { join: { across: 1, valign: 'top' }, limitInputPixels: false }).extract({
-    left: 0,
-    top: 0,
-    width: imageWidth,
-    height: imageHeight,
-  });
+  // Stacked with sharp's join (several times faster than compositing them on a blank canvas; figures: docs/benchmark.md).
+  return stackImages(tiles, imageWidth, imageHeight, encoding);
+}
+
+/**
+ * Images stacked top to bottom with sharp's join, which decodes and places them in one pass, cut to width × height
+ * (device px) and encoded once in the asked format. Its grid's cells are the tallest image's size, so a shorter last
+ * image leaves a margin below it, cut off here.
+ */
+export function stackImages(images: Buffer[], width: number, height: number, encoding: ImageEncoding): Promise<Buffer> {
+  const canvas = sharp(images, { join: { across: 1, valign: 'top' }, limitInputPixels: false }).extract({ left: 0, top: 0, width, height });
   switch (encoding.type) {
     case 'jpeg':
       return canvas

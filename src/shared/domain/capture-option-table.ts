@@ -606,6 +606,21 @@ export const CAPTURE_OPTION_TABLE = [
     description: 'Default: the website’s full_page',
     form: { label: 'Full page', section: 'capture', control: 'tristate', placeholder: 'the website’s' },
   }),
+  row<string | null>()({
+    wire: 'full_page_scroll_selector',
+    key: 'fullPageScrollSelector',
+    type: { kind: 'selector' },
+    default: null,
+    setOn: EVERYWHERE,
+    secret: false,
+    formats: ALL_FORMATS,
+    changesPicture: true,
+    capturer: 'plain',
+    example: 'main',
+    description:
+      'Full page (and PDF) of an app shell: the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)',
+    form: { label: 'Full-page scroll element', section: 'capture', placeholder: 'found by itself' },
+  }),
   row<number>()({
     wire: 'viewport_width',
     key: 'viewportWidth',

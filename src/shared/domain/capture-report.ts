@@ -1,3 +1,5 @@
+import type { CaptureWarning } from './capture-warnings';
+
 /**
  * The capture report (API.md "Capture report"): what the page answered and how complete the picture is. Made by
  * the capturer, stored on the screenshot and shown as its `capture` (screenshots/domain/capture-report.ts).
@@ -18,4 +20,6 @@ export interface CaptureReport {
   waitedMs: number;
   /** Up to 5 requests still in flight at the cap, as host/path (no query string); [] when settled. */
   pending: string[];
+  /** What may make the picture differ from what a person sees (shared/domain/capture-warnings.ts); [] for a clean capture. */
+  warnings: CaptureWarning[];
 }

@@ -56,6 +56,7 @@ describe('comparisonKey (like for like)', () => {
         'device',
         'device_scale_factor',
         'full_page',
+        'full_page_scroll_selector',
         'hide_selectors',
         'locale',
         'media_type',

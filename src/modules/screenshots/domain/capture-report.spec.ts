@@ -1,6 +1,17 @@
 import { captureReportView, CaptureReport, incompleteReasons, parseCaptureReport, serializeCaptureReport } from './capture-report';
 import { failOnStatusForCapture, isFailOnStatus } from '../../../shared/domain/page-options';
 import { pageOptionConflicts } from '../../../shared/domain/capture-option-rules';
+import { captureWarnings, type CaptureObservations } from '../../../shared/domain/capture-warnings';
+
+const NOTHING_SEEN: CaptureObservations = {
+  hungRequests: [],
+  parsed: true,
+  animationRunning: false,
+  scrollContainer: null,
+  unpaintedIframes: 0,
+  cut: null,
+  consent: null,
+};
 
 const REPORT: CaptureReport = {
   httpStatus: 200,
@@ -11,6 +22,7 @@ const REPORT: CaptureReport = {
   settled: true,
   waitedMs: 140,
   pending: [],
+  warnings: [],
 };
 
 describe('capture report', () => {
@@ -26,6 +38,7 @@ describe('capture report', () => {
       settled: true,
       waited_ms: 140,
       pending: [],
+      warnings: [],
     });
   });
 
@@ -51,6 +64,24 @@ describe('capture report', () => {
       "Taken after 3001 ms at the wait's cap while the page was still changing",
     ]);
     expect(incompleteReasons({ ...REPORT, truncated: true, pageHeight: 40000 })).toEqual(['Cut at the maximum height: the page is 40000 px tall']);
+  });
+
+  it('warnings: stored and shown with their words, which replace the older reasons they cover; unknown codes dropped on read', () => {
+    const hung = captureWarnings({ ...NOTHING_SEEN, hungRequests: ['ads.example/pixel.gif'] });
+    const cut = captureWarnings({ ...NOTHING_SEEN, cut: { pageHeight: 40000, maxHeight: 32768 } });
+    const report = { ...REPORT, settled: false, truncated: true, pageHeight: 40000, pending: ['ads.example/pixel.gif'], warnings: [...hung, ...cut] };
+    const read = parseCaptureReport(serializeCaptureReport(report));
+    expect(read).toEqual(report);
+    expect(captureReportView(read)?.warnings).toEqual([
+      { code: 'hung_requests', detail: '1 request never answered and the picture was taken without it: ads.example/pixel.gif.' },
+      { code: 'truncated', detail: 'The page is 40000 px tall; the picture stops at 32768 px (the maximum height).' },
+    ]);
+    expect(incompleteReasons(report)).toEqual([
+      '1 request never answered and the picture was taken without it: ads.example/pixel.gif.',
+      'The page is 40000 px tall; the picture stops at 32768 px (the maximum height).',
+    ]);
+    const stored = JSON.stringify({ ...JSON.parse(serializeCaptureReport(REPORT)!), warnings: [{ code: 'nope', detail: 'x' }, { code: 'truncated' }] });
+    expect(parseCaptureReport(stored)?.warnings).toEqual([]);
   });
 });
 

@@ -5,6 +5,7 @@
  */
 
 import type { CaptureReport } from '../../../shared/domain/capture-report';
+import { type CaptureWarning, parseCaptureWarnings } from '../../../shared/domain/capture-warnings';
 
 export type { CaptureReport };
 
@@ -18,6 +19,7 @@ export interface CaptureReportView {
   settled: boolean;
   waited_ms: number;
   pending: string[];
+  warnings: CaptureWarning[];
 }
 
 export function captureReportView(report: CaptureReport | null): CaptureReportView | null {
@@ -31,6 +33,7 @@ export function captureReportView(report: CaptureReport | null): CaptureReportVi
     settled: report.settled,
     waited_ms: report.waitedMs,
     pending: [...report.pending],
+    warnings: report.warnings.map((w) => ({ code: w.code, detail: w.detail })),
   };
 }
 
@@ -46,6 +49,7 @@ export function serializeCaptureReport(report: CaptureReport | null | undefined)
     settled: report.settled,
     waitedMs: report.waitedMs,
     pending: report.pending.slice(0, 5),
+    warnings: report.warnings,
   });
 }
 
@@ -63,6 +67,7 @@ export function parseCaptureReport(stored: string | null): CaptureReport | null 
       settled: r.settled !== false,
       waitedMs: typeof r.waitedMs === 'number' ? r.waitedMs : 0,
       pending: Array.isArray(r.pending) ? r.pending.filter((p): p is string => typeof p === 'string') : [],
+      warnings: parseCaptureWarnings(r.warnings),
     };
   } catch {
     return null;
@@ -76,13 +81,16 @@ export function parseCaptureReport(stored: string | null): CaptureReport | null 
 export function incompleteReasons(report: CaptureReport | null): string[] {
   if (!report) return [];
   const reasons: string[] = [];
-  if (!report.settled) {
+  const warned = new Set(report.warnings.map((w) => w.code));
+  // Hung requests say it in their own words (the wait did not reach a cap: the page had answered).
+  if (!report.settled && !warned.has('hung_requests')) {
     reasons.push(
       report.pending.length > 0
         ? `Taken after ${report.waitedMs} ms at the wait's cap while requests were still loading: ${report.pending.join(', ')}`
         : `Taken after ${report.waitedMs} ms at the wait's cap while the page was still changing`,
     );
   }
-  if (report.truncated) reasons.push(`Cut at the maximum height: the page is ${report.pageHeight} px tall`);
-  return reasons;
+  // The warnings say it in their own words; a report from before them says it as before.
+  if (report.truncated && !warned.has('truncated')) reasons.push(`Cut at the maximum height: the page is ${report.pageHeight} px tall`);
+  return [...reasons, ...report.warnings.map((w) => w.detail)];
 }
