@@ -38,7 +38,7 @@ import {
 } from './page-steps';
 import { resizeOutput, scaleBoxes } from './output-resize';
 import { PageSettler, requestLabel } from './page-stability';
-import { navigate } from './navigation';
+import { navigate, PICTURE_RESERVE_MS } from './navigation';
 import { type CaptureObservations, captureWarnings } from '../../shared/domain/capture-warnings';
 import { fullPageMaxHeight } from './tall-page';
 import { within } from '../../shared/domain/within';
@@ -186,7 +186,12 @@ export class CaptureRun {
     // An HTTP error status is not a failure: like commercial services we capture the error page. A
     // refusal by the egress proxy (the URL or a redirect leads somewhere the policy forbids) is one. A document that
     // answered is captured even when some of what it loads never answers (navigation.ts).
-    const navigation = await navigate(page, this.request.url, { waitUntil: settler.navigationEvent, deadline: this.deadline }).catch((error: unknown) => {
+    const navigation = await navigate(page, this.request.url, {
+      waitUntil: settler.navigationEvent,
+      deadline: this.deadline,
+      // A short time limit keeps a share of itself for the picture, not the default's fixed 3 s.
+      reserveMs: Math.min(PICTURE_RESERVE_MS, this.timeoutMs / 3),
+    }).catch((error: unknown) => {
       throw egress.explainNavigationError(error, this.request.url) ?? error;
     });
     const { response } = navigation;

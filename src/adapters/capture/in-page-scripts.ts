@@ -70,12 +70,14 @@ const CONSENT_VISIBLE = `Array.from(document.querySelectorAll(${JSON.stringify(C
 
 /**
  * Whether an endless animation is running (the warning animation_running): a requestAnimationFrame chain older than
- * RAF_CHAIN_MAX_MS (the tracker's, which no longer holds the capture), or an infinite CSS or Web animation.
+ * RAF_CHAIN_MAX_MS whose frames have been changing the DOM or drawing on a canvas for longer than that too (the
+ * tracker's run of changing frames, which no longer holds the capture), or an infinite CSS or Web animation.
  */
 const LOOPING = `(() => {
   const state = window.__screenshotStability;
   const raf = state && state.raf;
-  if (raf && raf.pending.size > 0 && performance.now() - raf.chainStart > ${RAF_CHAIN_MAX_MS}) return true;
+  const now = performance.now();
+  if (raf && raf.pending.size > 0 && now - raf.loopChangedAt < 500 && raf.loopChangedAt - raf.runStart > ${RAF_CHAIN_MAX_MS}) return true;
   try {
     return document.getAnimations().some((a) => a.playState === 'running' && a.effect && a.effect.getComputedTiming().iterations === Infinity);
   } catch (error) {
@@ -208,9 +210,9 @@ export function revealStepScript(top: number | null, decodeWaitMs: number): stri
       const now = performance.now();
       const opacityOf = ${SHOWN_OPACITY};
       for (const [element, changedAt] of state.changed) {
-        if (state.shown.has(element) || !inView(element)) continue;
+        if (!inView(element)) continue;
         const opacity = opacityOf(element);
-        if (opacity >= 0.95) {
+        if (opacity >= 0.99) {
           state.shown.add(element);
           continue;
         }
@@ -335,9 +337,18 @@ export function unfoldScrollContainerScript(selector: string | null): string {
   })()`;
 }
 
-/** Back to where the page was before the reveal, then one frame. */
+/**
+ * Back to where the page was before the reveal, then one frame. What the walk set moving (tweens one after the other
+ * as it went down) is no endless animation: the run of changing frames starts again from here, so what the way back
+ * sets moving (tweens reversing) is waited for.
+ */
 export function revealEndScript(x: number, y: number): string {
   return `(async () => {
+    const stability = window.__screenshotStability;
+    if (stability && stability.raf) {
+      stability.raf.runStart = -Infinity;
+      stability.raf.loopChangedAt = -Infinity;
+    }
     window.scrollTo({ left: ${JSON.stringify(x)}, top: ${JSON.stringify(y)}, behavior: 'instant' });
     await new Promise((resolve) => {
       const timer = setTimeout(resolve, 50);
@@ -416,9 +427,23 @@ export function stabilityTrackerScript(shortTimerMs: number): string {
     // requestAnimationFrame chains: a chain (each frame asking for the next, or frames asked for within
     // RAF_CHAIN_GAP_MS of each other) holds the capture while it is younger than RAF_CHAIN_MAX_MS — a chart's entry
     // animation drawn on a canvas, which no mutation shows — and is taken for an endless loop (a spinner, a game)
-    // after that: its frames then neither hold the capture nor count as activity.
-    const raf = { pending: new Set(), chainStart: -Infinity, lastRun: -Infinity };
+    // after that: its frames then hold the capture only while they start changing something (below).
+    const raf = { pending: new Set(), chainStart: -Infinity, lastRun: -Infinity, runStart: -Infinity, loopChangedAt: -Infinity, drew: false };
     state.raf = raf;
+    let inLoop = false;
+    // A canvas drawn by an endless loop (three.js, a game) changes no DOM: its draw calls say it is animating.
+    for (const name of ['CanvasRenderingContext2D', 'WebGLRenderingContext', 'WebGL2RenderingContext']) {
+      const proto = window[name] && window[name].prototype;
+      if (!proto) continue;
+      for (const method of ['drawImage', 'fillRect', 'fill', 'stroke', 'putImageData', 'fillText', 'drawArrays', 'drawElements']) {
+        const real = proto[method];
+        if (typeof real !== 'function') continue;
+        proto[method] = function () {
+          if (inLoop) raf.drew = true;
+          return real.apply(this, arguments);
+        };
+      }
+    }
     const realRequestAnimationFrame = window.requestAnimationFrame;
     const realCancelAnimationFrame = window.cancelAnimationFrame;
     // The capture's own frames (the reveal's) go past the wrapper.
@@ -431,16 +456,25 @@ export function stabilityTrackerScript(shortTimerMs: number): string {
       const wrapped = function () {
         raf.pending.delete(id);
         raf.lastRun = performance.now();
-        if (raf.lastRun - raf.chainStart <= ${JSON.stringify(RAF_CHAIN_MAX_MS)}) {
-          touch();
-          return callback.apply(this, arguments);
-        }
-        // An endless loop (a lottie or canvas animation past its entry): what its frames change in the DOM is the
-        // animation playing, not the page arriving, so its mutations are taken here before the observer sees them.
+        const young = raf.lastRun - raf.chainStart <= ${JSON.stringify(RAF_CHAIN_MAX_MS)};
+        if (young) touch();
+        // What the frames change (the DOM, a canvas) is followed as a run of changing frames. Past a young chain, a run
+        // younger than RAF_CHAIN_MAX_MS is a tween (a GSAP ticker idle between tweens: activity, waited for); an older
+        // one is an endless animation playing (lottie, a canvas game), not the page arriving, so its mutations are
+        // taken here before the observer sees them.
+        inLoop = true;
         try {
           return callback.apply(this, arguments);
         } finally {
-          if (observer) observer.takeRecords();
+          inLoop = false;
+          const changed = (observer !== null && observer.takeRecords().length > 0) || raf.drew;
+          raf.drew = false;
+          if (changed) {
+            const now = performance.now();
+            if (now - raf.loopChangedAt > ${JSON.stringify(RAF_CHAIN_GAP_MS)}) raf.runStart = now;
+            raf.loopChangedAt = now;
+            if (young || now - raf.runStart <= ${JSON.stringify(RAF_CHAIN_MAX_MS)}) touch();
+          }
         }
       };
       id = realRequestAnimationFrame.call(this, wrapped);

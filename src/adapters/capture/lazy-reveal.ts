@@ -21,6 +21,8 @@ const SWAP_GRACE_MS = 400;
 /** Loaded images of a step are decoded before it ends, at most this long. */
 const DECODE_WAIT_MS = 500;
 const POLL_MS = 25;
+/** How long a part of a stitched page gives throttled scroll handlers to react (AOS checks every 99 ms). */
+const SCROLL_REACTION_MS = 150;
 /** Requests that may never end by design, or stream: they do not hold a step. */
 const UNBOUNDED_TYPES = new Set(['eventsource', 'websocket', 'media', 'ping']);
 
@@ -121,6 +123,9 @@ export async function settleViewport(page: Page, top: number, deadline: number):
   const requests = new StepRequests(page);
   try {
     await settleStep(page, top, requests, deadline);
+    // Scroll handlers are often throttled (AOS: 99 ms): what they reveal starts a moment after the scroll.
+    await sleep(Math.max(0, Math.min(SCROLL_REACTION_MS, deadline - Date.now())));
+    await settleStep(page, null, requests, deadline);
   } finally {
     requests.dispose();
   }

@@ -2,8 +2,8 @@
  * Navigation in two moments: "the document answered" and "everything loaded". On the open web one sub-resource
  * that never answers (a tracking pixel, an async tag, an embed, a font on a blocked CDN) holds the `load` event
  * forever, while the page itself is there to see. So a navigation whose main document answered ends either at the
- * navigation event (`load`, or `DOMContentLoaded` for that wait), or — when requests hang — once nothing younger
- * than HUNG_REQUEST_AGE_MS is in flight (nothing else is moving), and at the latest HUNG_GRACE_MS after the
+ * navigation event (`load`, or `DOMContentLoaded` for that wait), or — when requests hang — once no request has
+ * started or ended for HUNG_QUIET_MS (nothing else is moving), and at the latest HUNG_GRACE_MS after the
  * document's DOMContentLoaded (or its answer, when a hung blocking script keeps it from ever parsing to the end).
  * The requests then in flight are the hung ones: the capture goes on without them and says so (warning
  * `hung_requests`). Only a document that never answers fails the capture, in words (see capture-run.ts).
@@ -13,11 +13,11 @@ import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer';
 /** After the document's DOMContentLoaded (or its answer), how long sub-resources get before they count as hung. */
 export const HUNG_GRACE_MS = 10_000;
 /**
- * A request in flight for this long, with nothing younger beside it, is taken as hung: the page is not waiting for
- * a chain of work, only for something that does not answer. The same age after which the stability wait stops
- * waiting for a late request (page-stability.ts LATE_REQUEST_MAX_AGE_MS).
+ * Requests still in flight when no request has started or ended for this long are taken as hung: the page is not
+ * waiting for a chain of work or a queue (Chromium's six connections per host answer one after another), only for
+ * something that does not answer.
  */
-export const HUNG_REQUEST_AGE_MS = 5_000;
+export const HUNG_QUIET_MS = 4_000;
 /** What the rest of a capture (settle, picture) keeps of its time when the navigation ends on hung requests. */
 export const PICTURE_RESERVE_MS = 3_000;
 const POLL_MS = 100;
@@ -37,6 +37,8 @@ export interface NavigationOptions {
   waitUntil: 'load' | 'domcontentloaded';
   /** Date.now() by which the whole capture must be over. */
   deadline: number;
+  /** What the rest of the capture keeps of its time when requests hang (default PICTURE_RESERVE_MS). */
+  reserveMs?: number;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -48,15 +50,18 @@ function sleep(ms: number): Promise<void> {
  * the main document never answered before the deadline.
  */
 export async function navigate(page: Page, url: string, options: NavigationOptions): Promise<Navigation> {
-  const inFlight = new Map<HTTPRequest, number>();
+  const inFlight = new Set<HTTPRequest>();
   let answered: HTTPResponse | null = null;
   let answeredAt = 0;
   let parsedAt = 0;
+  let lastActivity = Date.now();
   const onRequest = (request: HTTPRequest): void => {
-    inFlight.set(request, Date.now());
+    inFlight.add(request);
+    lastActivity = Date.now();
   };
   const onDone = (request: HTTPRequest): void => {
     inFlight.delete(request);
+    lastActivity = Date.now();
   };
   const onResponse = (response: HTTPResponse): void => {
     const status = response.status();
@@ -84,12 +89,10 @@ export async function navigate(page: Page, url: string, options: NavigationOptio
         if (!answered) continue;
         const now = Date.now();
         const since = parsedAt || answeredAt;
-        const lastCall = Math.min(since + HUNG_GRACE_MS, options.deadline - PICTURE_RESERVE_MS);
-        const requests = [...inFlight];
-        const stillMoving = requests.some(([, started]) => now - started < HUNG_REQUEST_AGE_MS);
-        const onlyHung = requests.length > 0 && !stillMoving && now - since >= HUNG_REQUEST_AGE_MS;
+        const lastCall = Math.min(since + HUNG_GRACE_MS, options.deadline - (options.reserveMs ?? PICTURE_RESERVE_MS));
+        const onlyHung = inFlight.size > 0 && now - lastActivity >= HUNG_QUIET_MS;
         if (onlyHung || now >= lastCall) {
-          return { response: answered, hung: requests.map(([request]) => request), parsed: parsedAt > 0, complete: false };
+          return { response: answered, hung: [...inFlight.keys()], parsed: parsedAt > 0, complete: false };
         }
       }
     };
