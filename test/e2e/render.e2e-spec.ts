@@ -500,7 +500,7 @@ describe('Render in one call (real Chromium)', () => {
       .query({ url: `${pages.url}/never`, timeout_ms: '2000' })
       .set(account.auth);
     expect(never.status).toBe(504);
-    expect(never.body).toEqual({ success: false, error: 'Navigation timeout of 2000 ms exceeded', code: 'capture_timeout' });
+    expect(never.body).toEqual({ success: false, error: 'The page did not answer within 2 s', code: 'capture_timeout' });
   });
 
   it('401 without a token; renders are not screenshots: absent from the screenshot list', async () => {

@@ -62,9 +62,15 @@ const PAGES: Record<string, (req: IncomingMessage, res: ServerResponse) => void>
       res.end('ok');
     }, ms);
   },
+  // The document answers and draws, then never ends (its body stays open).
   '/hang': (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
-    res.write('<!doctype html><p>loading for ever');
+    res.write('<!doctype html><title>Half</title><style>html,body{margin:0;background:rgb(0,128,0)}</style><p>loading for ever');
+    hanging.push(res);
+  },
+  // The server takes the request and never answers a byte.
+  '/silent': (_req, res) => {
+    hanging.push(res);
   },
 };
 
@@ -128,6 +134,7 @@ describe('capture report (real Chromium)', () => {
       settled: true,
       waitedMs: expect.any(Number) as number,
       pending: [],
+      warnings: [],
     });
     expect(result.report!.waitedMs).toBeGreaterThanOrEqual(0);
     expect(result.report!.waitedMs).toBeLessThan(3_000);
@@ -206,11 +213,19 @@ describe('capture report (real Chromium)', () => {
     expect(result.report!.waitedMs).toBeGreaterThanOrEqual(3_400);
   });
 
-  it('timeout_ms bounds the capture below the server’s budget', async () => {
+  it('timeout_ms bounds the capture below the server’s budget: a page that never answers fails in words', async () => {
     const started = Date.now();
-    const error = await failure(request('/hang', { timeoutMs: 1_500 }));
+    const error = await failure(request('/silent', { timeoutMs: 1_500 }));
 
-    expect([error.kind, error.message]).toEqual(['page', 'Navigation timeout of 1500 ms exceeded']);
+    expect([error.kind, error.message]).toEqual(['page', 'The page did not answer within 1.5 s']);
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('a document that answered but never ends is captured as drawn, within its time limit, and flagged', async () => {
+    const result = await capturer.capture(request('/hang', { timeoutMs: 3_000 }));
+
+    expect(await pixel(result, 640, 400)).toEqual(GREEN);
+    expect(result.report).toMatchObject({ settled: false, title: 'Half', pending: [`127.0.0.1:${new URL(base).port}/hang`] });
+    expect(result.report!.warnings.map((w) => w.code)).toEqual(['hung_requests']);
   });
 });

@@ -517,7 +517,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: false,
     capturer: 'plain',
     description:
-      'The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("Navigation timeout of 5000 ms exceeded").',
+      'The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("The page did not answer within 5 s" when the page never answered; a page that answered is captured as it is by then, with the warning hung_requests).',
     form: { label: 'Time limit (ms)', section: 'page', placeholder: 'the server’s CAPTURE_TIMEOUT_MS' },
   }),
   row<number>()({

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isCaptureTimeout } from '../../../shared/domain/capture-timeout';
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { AppConfig } from '../../../config/app-config';
@@ -246,7 +247,7 @@ export class RendersService {
       // The next identical request makes a new capture rather than joining this failed one.
       await this.renders.retire(render.id);
       const message = job.error ?? 'The capture failed';
-      throw /timeout|timed out/i.test(message) ? new CaptureTimeoutError(message) : new CaptureFailedError(message);
+      throw isCaptureTimeout(message) ? new CaptureTimeoutError(message) : new CaptureFailedError(message);
     }
     if (job.status !== 'succeeded') throw new CaptureTimeoutError('The client went away before the render finished');
     const ended = await this.renders.findById(render.id);

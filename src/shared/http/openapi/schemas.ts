@@ -114,7 +114,7 @@ export class CaptureFailedErrorBody extends ErrorBody {
 
 @ApiSchema({ description: 'A render that did not end in time (its timeout_ms, or the server’s CAPTURE_TIMEOUT_MS)' })
 export class CaptureTimeoutErrorBody extends ErrorBody {
-  @ApiProperty({ example: 'Navigation timeout of 5000 ms exceeded' }) override error!: string;
+  @ApiProperty({ example: 'The page did not answer within 5 s' }) override error!: string;
   @ApiProperty({ enum: ['capture_timeout'] }) override code!: 'capture_timeout';
 }
 

@@ -1,6 +1,6 @@
 /**
  * A job's error in people's words, for the dashboard only (issue 31). The API keeps Chromium's and the capture's own
- * texts (`net::ERR_NAME_NOT_RESOLVED`, `Navigation timeout of 30000 ms exceeded`): scripts match on them, the README
+ * texts (`net::ERR_NAME_NOT_RESOLVED`, `Page did not finish rendering within 30000 ms`): scripts match on them, the README
  * documents them. The dashboard shows a sentence and keeps that raw text beside it in small print, so a person can
  * still search for it or quote it to support. One table, here; every page that shows a job's error goes through it.
  */
