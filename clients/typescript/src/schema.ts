@@ -982,6 +982,8 @@ export interface components {
         /** @enum {string} */
         password?: '********';
       };
+      /** @description When saved */
+      full_page_scroll_selector?: string;
     };
     Website: {
       /** @example 1 */
@@ -1371,7 +1373,7 @@ export interface components {
        * @default false
        */
       fail_on_status?: boolean | number[];
-      /** @description The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("Navigation timeout of 5000 ms exceeded"). */
+      /** @description The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("The page did not answer within 5 s" when the page never answered; a page that answered is captured as it is by then, with the warning hung_requests). */
       timeout_ms?: number;
       /** @description The image resized to this width in pixels (16–8192); without output_height the height keeps the aspect ratio. Images only (422 with pdf). */
       output_width?: number;
@@ -1390,6 +1392,12 @@ export interface components {
       cookies?: components['schemas']['Cookie'][];
       /** @description HTTP Basic credentials, sent only to the website’s host and its subdomains. Encrypted at rest; never returned. */
       http_auth?: components['schemas']['HttpAuth'];
+      /**
+       * Format: css-selector
+       * @description Full page (and PDF) of an app shell: the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)
+       * @example main
+       */
+      full_page_scroll_selector?: string;
     };
     /** @description Unknown fields are refused (422). */
     CreateWebsiteDto: {
@@ -1768,7 +1776,7 @@ export interface components {
        * @default false
        */
       fail_on_status?: boolean | number[];
-      /** @description The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("Navigation timeout of 5000 ms exceeded"). */
+      /** @description The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("The page did not answer within 5 s" when the page never answered; a page that answered is captured as it is by then, with the warning hung_requests). */
       timeout_ms?: number;
       /** @description The image resized to this width in pixels (16–8192); without output_height the height keeps the aspect ratio. Images only (422 with pdf). */
       output_width?: number;
@@ -1787,6 +1795,12 @@ export interface components {
       cookies?: components['schemas']['Cookie'][];
       /** @description HTTP Basic credentials, sent only to the website’s host and its subdomains. Encrypted at rest; never returned. */
       http_auth?: components['schemas']['HttpAuth'];
+      /**
+       * Format: css-selector
+       * @description Full page (and PDF) of an app shell: the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)
+       * @example main
+       */
+      full_page_scroll_selector?: string;
       /** @description Default: the website’s full_page */
       full_page?: boolean;
       /** @description Default: the website’s */
@@ -1965,8 +1979,18 @@ export interface components {
          * @example 240
          */
         waited_ms: number;
-        /** @description Up to 5 requests still in flight at the cap, as host/path (no query string); [] when settled */
+        /** @description Up to 5 requests still in flight at the cap, or that never answered (hung_requests), as host/path (no query string); [] when settled */
         pending: string[];
+        /** @description What may make the picture differ from what a person sees: hung_requests, animation_running, scroll_container, iframe_unpainted, truncated, consent_unanswered; [] for a clean capture */
+        warnings: {
+          /**
+           * @description Stable: scripts may match on it
+           * @enum {string}
+           */
+          code: 'hung_requests' | 'animation_running' | 'scroll_container' | 'iframe_unpainted' | 'truncated' | 'consent_unanswered';
+          /** @description What it means for this picture, in words for people (may change) */
+          detail: string;
+        }[];
       } | null;
     };
     /** @description The feature needs a higher plan (Bulk Download: Pro or Business) */
@@ -2032,6 +2056,13 @@ export interface components {
       success: true;
       data: components['schemas']['Device'][];
     };
+    /** @description One of the capture report’s warnings */
+    RenderCaptureWarning: {
+      /** @enum {string} */
+      code: 'hung_requests' | 'animation_running' | 'scroll_container' | 'iframe_unpainted' | 'truncated' | 'consent_unanswered';
+      /** @description In words for people */
+      detail: string;
+    };
     /** @description The capture report, as a Screenshot’s `capture` */
     RenderCaptureReport: {
       http_status: number | null;
@@ -2042,6 +2073,8 @@ export interface components {
       settled: boolean;
       waited_ms: number;
       pending: string[];
+      /** @description As a Screenshot’s `capture.warnings`; [] for a clean capture */
+      warnings: components['schemas']['RenderCaptureWarning'][];
     };
     /** @description A render answered as json (`response_type=json`) */
     Render: {
@@ -2088,7 +2121,7 @@ export interface components {
       success: false;
       /**
        * @description Human-readable message
-       * @example Navigation timeout of 5000 ms exceeded
+       * @example The page did not answer within 5 s
        */
       error: string;
       /**
@@ -2346,7 +2379,7 @@ export interface components {
        * @default false
        */
       fail_on_status?: boolean | number[];
-      /** @description The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("Navigation timeout of 5000 ms exceeded"). */
+      /** @description The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("The page did not answer within 5 s" when the page never answered; a page that answered is captured as it is by then, with the warning hung_requests). */
       timeout_ms?: number;
       /** @description The image resized to this width in pixels (16–8192); without output_height the height keeps the aspect ratio. Images only (422 with pdf). */
       output_width?: number;
@@ -2365,6 +2398,12 @@ export interface components {
       cookies?: components['schemas']['Cookie'][];
       /** @description HTTP Basic credentials, sent only to the website’s host and its subdomains. Encrypted at rest; never returned. */
       http_auth?: components['schemas']['HttpAuth'];
+      /**
+       * Format: css-selector
+       * @description Full page (and PDF) of an app shell: the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)
+       * @example main
+       */
+      full_page_scroll_selector?: string;
       /** @description Default: the website’s full_page */
       full_page?: boolean;
       /** @description Default: the website’s */
@@ -6034,6 +6073,8 @@ export interface operations {
           'X-Capture-Waited-Ms'?: string;
           /** @description Up to 5 requests still in flight at the cap, `host/path` each percent-encoded, comma-separated */
           'X-Capture-Pending'?: string;
+          /** @description The capture report’s warning codes, comma-separated (empty for a clean capture; the words are in the json answer) */
+          'X-Capture-Warnings'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6215,6 +6256,8 @@ export interface operations {
           'X-Capture-Waited-Ms'?: string;
           /** @description Up to 5 requests still in flight at the cap, `host/path` each percent-encoded, comma-separated */
           'X-Capture-Pending'?: string;
+          /** @description The capture report’s warning codes, comma-separated (empty for a clean capture; the words are in the json answer) */
+          'X-Capture-Warnings'?: string;
           [name: string]: unknown;
         };
         content: {

@@ -4,16 +4,17 @@
  * still promises a picture, but says what to look at; a clean report promises a whole one. Every warning is worded
  * here, from the facts the capturer gathered, so the API, the dashboard and the alerts say the same thing.
  */
-export const CAPTURE_WARNING_CODES = [
-  'hung_requests',
-  'animation_running',
-  'scroll_container',
-  'iframe_unpainted',
-  'truncated',
-  'consent_unanswered',
-] as const;
+export const CAPTURE_WARNING_CODES = ['hung_requests', 'animation_running', 'scroll_container', 'iframe_unpainted', 'truncated', 'consent_unanswered'] as const;
 
 export type CaptureWarningCode = (typeof CAPTURE_WARNING_CODES)[number];
+
+/**
+ * The warnings that say the picture may miss part of the page (the dashboard's "incomplete" badge); the others are
+ * notes on a whole picture: a looping animation shows one moment of itself, an app shell's scroll area was unfolded.
+ */
+export function mayBeIncomplete(code: CaptureWarningCode): boolean {
+  return code !== 'animation_running' && code !== 'scroll_container';
+}
 
 export interface CaptureWarning {
   code: CaptureWarningCode;
@@ -50,7 +51,9 @@ export function captureWarnings(seen: CaptureObservations): CaptureWarning[] {
   if (seen.hungRequests.length > 0 || !seen.parsed) {
     const what = seen.hungRequests.length === 1 ? '1 request' : `${seen.hungRequests.length} requests`;
     const parts = [
-      ...(seen.hungRequests.length > 0 ? [`${what} never answered and the picture was taken without ${seen.hungRequests.length === 1 ? 'it' : 'them'}: ${listed(seen.hungRequests)}`] : []),
+      ...(seen.hungRequests.length > 0
+        ? [`${what} never answered and the picture was taken without ${seen.hungRequests.length === 1 ? 'it' : 'them'}: ${listed(seen.hungRequests)}`]
+        : []),
       ...(!seen.parsed ? ['the page never finished loading (a script it waits for did not answer), so it was captured as far as it had been drawn'] : []),
     ];
     const sentence = parts.join('; ');
@@ -78,7 +81,10 @@ export function captureWarnings(seen: CaptureObservations): CaptureWarning[] {
     });
   }
   if (seen.consent === 'unanswered') {
-    warnings.push({ code: 'consent_unanswered', detail: 'A cookie-consent dialog could not be answered; it was hidden, and the page may still show its effects.' });
+    warnings.push({
+      code: 'consent_unanswered',
+      detail: 'A cookie-consent dialog could not be answered; it was hidden, and the page may still show its effects.',
+    });
   } else if (seen.consent === 'not_asked') {
     warnings.push({ code: 'consent_unanswered', detail: 'A cookie-consent dialog covers part of the page (block_cookie_banners: true answers it).' });
   }

@@ -1,5 +1,12 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { TIMESTAMP } from '../../../shared/http/openapi/schemas';
+import { CAPTURE_WARNING_CODES } from '../../../shared/domain/capture-warnings';
+
+@ApiSchema({ name: 'RenderCaptureWarning', description: 'One of the capture report’s warnings' })
+export class RenderCaptureWarning {
+  @ApiProperty({ enum: [...CAPTURE_WARNING_CODES] }) code!: string;
+  @ApiProperty({ description: 'In words for people' }) detail!: string;
+}
 
 @ApiSchema({ name: 'RenderCaptureReport', description: 'The capture report, as a Screenshot’s `capture`' })
 export class RenderCaptureReport {
@@ -11,6 +18,8 @@ export class RenderCaptureReport {
   @ApiProperty() settled!: boolean;
   @ApiProperty({ type: 'integer' }) waited_ms!: number;
   @ApiProperty({ type: [String] }) pending!: string[];
+  @ApiProperty({ type: [RenderCaptureWarning], description: 'As a Screenshot’s `capture.warnings`; [] for a clean capture' })
+  warnings!: RenderCaptureWarning[];
 }
 
 @ApiSchema({ name: 'Render', description: 'A render answered as json (`response_type=json`)' })

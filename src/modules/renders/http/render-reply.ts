@@ -20,6 +20,7 @@ export const CAPTURE_HEADERS = {
   'X-Capture-Settled': '`false` when the page was still busy at capture time (taken at the cap)',
   'X-Capture-Waited-Ms': 'Load → capture in ms',
   'X-Capture-Pending': 'Up to 5 requests still in flight at the cap, `host/path` each percent-encoded, comma-separated',
+  'X-Capture-Warnings': 'The capture report’s warning codes, comma-separated (empty for a clean capture; the words are in the json answer)',
 } as const;
 
 function captureHeaders(view: CaptureReportView): Record<keyof typeof CAPTURE_HEADERS, string> {
@@ -32,6 +33,7 @@ function captureHeaders(view: CaptureReportView): Record<keyof typeof CAPTURE_HE
     'X-Capture-Settled': String(view.settled),
     'X-Capture-Waited-Ms': String(view.waited_ms),
     'X-Capture-Pending': view.pending.map(encodeURIComponent).join(','),
+    'X-Capture-Warnings': view.warnings.map((w) => w.code).join(','),
   };
 }
 

@@ -5,7 +5,7 @@
  */
 
 import type { CaptureReport } from '../../../shared/domain/capture-report';
-import { type CaptureWarning, parseCaptureWarnings } from '../../../shared/domain/capture-warnings';
+import { type CaptureWarning, mayBeIncomplete, parseCaptureWarnings } from '../../../shared/domain/capture-warnings';
 
 export type { CaptureReport };
 
@@ -92,5 +92,10 @@ export function incompleteReasons(report: CaptureReport | null): string[] {
   }
   // The warnings say it in their own words; a report from before them says it as before.
   if (report.truncated && !warned.has('truncated')) reasons.push(`Cut at the maximum height: the page is ${report.pageHeight} px tall`);
-  return [...reasons, ...report.warnings.map((w) => w.detail)];
+  return [...reasons, ...report.warnings.filter((w) => mayBeIncomplete(w.code)).map((w) => w.detail)];
+}
+
+/** The warnings that are notes on a whole picture (a looping animation, an unfolded scroll area), in words. */
+export function captureNotes(report: CaptureReport | null): string[] {
+  return report ? report.warnings.filter((w) => !mayBeIncomplete(w.code)).map((w) => w.detail) : [];
 }

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { CAPTURE_WARNING_CODES } from '../../../shared/domain/capture-warnings';
 import { TIMESTAMP } from '../../../shared/http/openapi';
 import { FORMAT_FILES, OUTPUT_FORMATS, OutputFormat } from '../../../shared/domain/output-format';
 import type { ChangeView } from '../domain/change';
@@ -100,10 +101,23 @@ export class ScreenshotView {
         type: 'array',
         maxItems: 5,
         items: { type: 'string', example: 'api.example.com/v1/feed' },
-        description: 'Up to 5 requests still in flight at the cap, as host/path (no query string); [] when settled',
+        description: 'Up to 5 requests still in flight at the cap, or that never answered (hung_requests), as host/path (no query string); [] when settled',
+      },
+      warnings: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            code: { type: 'string', enum: [...CAPTURE_WARNING_CODES], description: 'Stable: scripts may match on it' },
+            detail: { type: 'string', description: 'What it means for this picture, in words for people (may change)' },
+          },
+          required: ['code', 'detail'],
+        },
+        description:
+          'What may make the picture differ from what a person sees: hung_requests, animation_running, scroll_container, iframe_unpainted, truncated, consent_unanswered; [] for a clean capture',
       },
     },
-    required: ['http_status', 'final_url', 'title', 'page_height', 'truncated', 'settled', 'waited_ms', 'pending'],
+    required: ['http_status', 'final_url', 'title', 'page_height', 'truncated', 'settled', 'waited_ms', 'pending', 'warnings'],
     description:
       'The capture report: what the page answered and how complete the picture is. null for scenario step shots and screenshots taken before it was recorded.',
   })

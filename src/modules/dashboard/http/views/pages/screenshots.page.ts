@@ -1,5 +1,5 @@
 import type { ScreenshotProps } from '../../../../screenshots/domain/screenshot';
-import { incompleteReasons, type CaptureReport } from '../../../../screenshots/domain/capture-report';
+import { captureNotes, incompleteReasons, type CaptureReport } from '../../../../screenshots/domain/capture-report';
 import type { GalleryShot, ShotSource } from '../../../application/dashboard-queries';
 import type { DashboardViewer } from '../../dashboard-request';
 import { noticeBox, PageInfo, pager } from '../components';
@@ -140,11 +140,14 @@ export interface ScreenshotPageExtra {
 
 /**
  * The capture report under the title: what the page answered, and — when the picture may be incomplete (taken at
- * the cap with work going on, or cut at the maximum height) — an "incomplete" badge with the reasons in words.
+ * the cap with work going on, requests that never answered, cut at the maximum height, frames left blank, a consent
+ * dialog left open) — an "incomplete" badge with the reasons in words; the report's notes (a looping animation, an
+ * unfolded scroll area) below it.
  */
 function captureReportSection(report: CaptureReport | null): Html {
   if (!report) return html``;
   const reasons = incompleteReasons(report);
+  const notes = captureNotes(report);
   const status = report.httpStatus === null ? 'no HTTP status' : `HTTP ${report.httpStatus}`;
   return html`<section class="capture-report" aria-label="Capture report">
   <p>${
@@ -158,6 +161,7 @@ function captureReportSection(report: CaptureReport | null): Html {
       : html`<span class="wrap">${report.finalUrl}</span>`
   } · page ${report.pageHeight} px tall · waited ${report.waitedMs} ms after load</p>
   ${reasons.length > 0 ? html`<div class="notice warn" role="status"><ul>${reasons.map((reason) => html`<li>${reason}</li>`)}</ul></div>` : ''}
+  ${notes.length > 0 ? html`<div class="notice info capture-notes" role="note"><ul>${notes.map((note) => html`<li>${note}</li>`)}</ul></div>` : ''}
 </section>`;
 }
 
