@@ -8,6 +8,7 @@ import { PAGE_CRASHED_MESSAGE, toCaptureFailure } from './capture-errors';
 import { fillTargetScript, focusAndSelectAllScript, scrollToBottomScript } from './in-page-scripts';
 import { NavigationEgress } from './navigation-egress';
 import { assertValidSelector, LAZY_SCROLL_BUDGET_MS, revealLazyContent, takeScreenshot } from './page-steps';
+import { navigate, PICTURE_RESERVE_MS } from './navigation';
 import { PageSettler } from './page-stability';
 
 /** How long after a click a navigation may take to start and still count as caused by it. */
@@ -46,13 +47,18 @@ export class PuppeteerScenarioTab implements ScenarioTab {
   }
 
   goto(url: string, timeoutMs = this.settings.timeoutMs): Promise<void> {
-    return this.act(`Navigation timeout of ${timeoutMs} ms exceeded`, async () => {
+    return this.act(`The page did not answer within ${Math.round(timeoutMs / 100) / 10} s`, async () => {
       const started = Date.now();
-      const waitUntil = this.settler.navigationEvent;
-      const response = await this.page.goto(url, { waitUntil, timeout: timeoutMs }).catch((error: unknown) => {
+      // A document that answered is gone on with even when some of what it loads never answers (navigation.ts).
+      const navigation = await navigate(this.page, url, {
+        waitUntil: this.settler.navigationEvent,
+        deadline: started + timeoutMs,
+        reserveMs: Math.min(PICTURE_RESERVE_MS, timeoutMs / 3),
+      }).catch((error: unknown) => {
         throw this.egress.explainNavigationError(error, url) ?? error;
       });
-      this.egress.checkResponse(response);
+      this.egress.checkResponse(navigation.response);
+      this.settler.ignoreHung(navigation.hung);
       this.lease.loaded();
       const left = timeoutMs - (Date.now() - started);
       await this.settler.afterLoad(Math.min(this.settings.networkIdleMaxWaitMs, left));

@@ -218,7 +218,7 @@ export class ScenarioRunner implements JobTypeHandler {
       // A second's slack lets the page's own timeout speak first, but never past the time left.
       const limit = Math.min(timeout + 1000, left);
       if (limit < timeout + 1000) cutOffAt = Date.now() + limit;
-      const reason = cutOffAt !== null ? this.capExceeded() : `Navigation timeout of ${timeout} ms exceeded`;
+      const reason = cutOffAt !== null ? this.capExceeded() : `The page did not answer within ${Math.round(timeout / 100) / 10} s`;
       await within(page.goto(ctx.website.url, timeout), limit, () => pageFailure(reason));
       return null;
     } catch (err) {
