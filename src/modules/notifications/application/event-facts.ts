@@ -11,7 +11,7 @@ import { ChangedTextLines } from './ports';
 interface ScreenshotData {
   id: number;
   website_id: number;
-  capture?: { final_url?: string | null } | null;
+  capture?: { final_url?: string | null; warnings?: Array<{ code: string; detail: string }> } | null;
   change?: { changed_ratio?: number | null; text_diff?: { added: number; removed: number } | null } | null;
 }
 interface EventData {
@@ -64,6 +64,7 @@ export class EventFactsReader {
           ? { added: textDiff.added, removed: textDiff.removed, firstLines: await this.firstLines(event.accountId, shot.id, textDiff) }
           : null,
       error: data.job?.error ?? data.execution?.error ?? null,
+      warnings: (shot?.capture?.warnings ?? []).map((w) => w.detail).filter((detail) => typeof detail === 'string'),
       links: {
         compare: event.type === 'screenshot.changed' && shotId !== null ? `${base}/dashboard/screenshots/${shotId}/compare` : null,
         screenshot: shotId !== null ? `${base}/dashboard/screenshots/${shotId}` : null,

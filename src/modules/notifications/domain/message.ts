@@ -15,8 +15,13 @@ export interface EventFacts {
   /** Text lines added and removed, and the first changed lines (`+ …` / `- …`), when the capture kept its text. */
   textDiff: { added: number; removed: number; firstLines: string[] } | null;
   error: string | null;
+  /** The capture report's warnings, in words (a hung request, a cut page): what to bear in mind about the picture. */
+  warnings?: readonly string[];
   links: { compare: string | null; screenshot: string | null; image: string | null; job: string | null };
 }
+
+/** How many of a capture's warnings a message quotes. */
+const WARNINGS_QUOTED = 3;
 
 export interface EmailMessage {
   subject: string;
@@ -62,6 +67,7 @@ export function summary(f: EventFacts): { title: string; lines: string[] } {
       title = `${site}: ${f.event}`;
   }
   if (f.url) lines.unshift(`Page: ${f.url}`);
+  for (const warning of (f.warnings ?? []).slice(0, WARNINGS_QUOTED)) lines.push(`Note: ${clip(warning, 300)}`);
   if (f.error) lines.push(`Error: ${clip(f.error, 500)}`);
   return { title, lines };
 }
