@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { detailFields } from '../support/assertions';
 import { waitForJob } from '../support/jobs';
-import { PageServer } from '../support/page-server';
+import type { ServerResponse } from 'node:http';
+import { PageServer, type Route } from '../support/page-server';
 import { startTestApp, TestAccount, TestApp } from '../support/test-app';
 import { DashboardClient } from '../support/dashboard-session';
 import { AccountsService } from '../../src/modules/accounts/application/accounts.service';
@@ -18,9 +19,17 @@ import { AccountsService } from '../../src/modules/accounts/application/accounts
 const TIMEOUT_MS = 8_000;
 const PASSWORD = 'correct horse battery staple';
 
-const PAGES = {
+/** Requests held open, never answered: a tracking pixel on a dead ad server (ended at the close). */
+const held: ServerResponse[] = [];
+
+const PAGES: Record<string, Route | string> = {
   '/ok': '<!doctype html><title>All fine</title><style>html,body{margin:0;background:rgb(0,128,0)}</style><p>ok</p>',
   '/tall': '<!doctype html><title>Tall</title><style>html,body{margin:0}</style><div style="height:40000px;background:rgb(0,128,0)"></div>',
+  '/article':
+    '<!doctype html><title>Article</title><style>html,body{margin:0;background:rgb(0,128,0)}</style><p>news</p><img src="/pixel.gif" width="1" height="1">',
+  '/pixel.gif': (_req, res) => {
+    held.push(res);
+  },
 };
 
 describe('Capture report (real Chromium)', () => {
@@ -57,6 +66,7 @@ describe('Capture report (real Chromium)', () => {
     account = await t.createAccount({ plan: 'business' });
   });
   afterAll(async () => {
+    for (const res of held) res.destroy();
     await pages?.stop();
     await t?.close();
   });
@@ -77,6 +87,7 @@ describe('Capture report (real Chromium)', () => {
       settled: true,
       waited_ms: expect.any(Number),
       pending: [],
+      warnings: [],
     });
     const list = await api().get(`/screenshots?website_id=${id}`).set(account.auth).expect(200);
     expect(list.body.data[0].capture).toEqual(data.capture);
@@ -101,10 +112,39 @@ describe('Capture report (real Chromium)', () => {
     expect((await job(id, { fail_on_status: false })).status).toBe('succeeded');
   });
 
-  it('a 40,000 px page as a full page: cut at 32,768 px, truncated with page_height 40000', async () => {
+  it('a 40,000 px page as a full page: cut at 32,768 px, truncated with page_height 40000, and the warning says so', async () => {
     const data = await shot(await website('/tall'), { full_page: true });
     expect([data.width, data.height]).toEqual([1280, 32768]);
     expect(data.capture).toMatchObject({ page_height: 40000, truncated: true, title: 'Tall' });
+    expect(data.capture.warnings).toEqual([{ code: 'truncated', detail: 'The page is 40000 px tall; the picture stops at 32768 px (the maximum height).' }]);
+  });
+
+  it('a tracking pixel that never answers does not fail the capture: succeeded, settled false, the pixel pending and warned of', async () => {
+    // Succeeded within CAPTURE_TIMEOUT_MS (8 s), though the pixel never answers: the document had.
+    const data = await shot(await website('/article'));
+    const port = new URL(pages.url).port;
+    expect(data.capture).toMatchObject({ title: 'Article', settled: false, pending: [`127.0.0.1:${port}/pixel.gif`] });
+    expect(data.capture.warnings).toEqual([
+      { code: 'hung_requests', detail: `1 request never answered and the picture was taken without it: 127.0.0.1:${port}/pixel.gif.` },
+    ]);
+    // The same page as a render: an image, with the warning's code in its header.
+    const render = await api()
+      .get('/render')
+      .query({ url: `${pages.url}/article` })
+      .set(account.auth);
+    expect(render.status).toBe(200);
+    expect(render.headers['x-capture-warnings']).toBe('hung_requests');
+    expect(render.headers['x-capture-settled']).toBe('false');
+  });
+
+  it('full_page_scroll_selector: a selector, on the request and the website; one that does not parse is 422 naming it', async () => {
+    const id = await website('/ok', { capture_options: { full_page_scroll_selector: 'main' } });
+    const saved = await api().get(`/websites/${id}`).set(account.auth).expect(200);
+    expect(saved.body.data.capture_options).toMatchObject({ full_page_scroll_selector: 'main' });
+    const bad = await api().post(`/websites/${id}/screenshot`).set(account.auth).send({ full_page_scroll_selector: 'main[' });
+    expect(bad.status).toBe(422);
+    expect(detailFields(bad.body)).toEqual(['full_page_scroll_selector']);
+    expect((await job(id, { full_page: true, full_page_scroll_selector: '#nothing' })).status).toBe('succeeded');
   });
 
   it('422 for a bad fail_on_status or a timeout_ms above CAPTURE_TIMEOUT_MS (request and website), timeout_ms below it is taken', async () => {
@@ -147,7 +187,7 @@ describe('Capture report (real Chromium)', () => {
     const cut = await dashboard.get(`/dashboard/screenshots/${tall.id}`);
     expect(cut.status).toBe(200);
     expect(cut.text).toContain('<span class="badge badge-incomplete" title="The picture may not show the whole page">incomplete</span>');
-    expect(cut.text).toContain('<li>Cut at the maximum height: the page is 40000 px tall</li>');
+    expect(cut.text).toContain('<li>The page is 40000 px tall; the picture stops at 32768 px (the maximum height).</li>');
     expect(cut.text).toContain('HTTP 200');
 
     const complete = await dashboard.get(`/dashboard/screenshots/${whole.id}`);
