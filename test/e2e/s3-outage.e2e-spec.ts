@@ -138,6 +138,16 @@ describe('the object store frozen or stopped under the service (s3rver, real Chr
     });
     const file = await api().get(`/screenshots/${job.screenshot_id}/download`).set(account.auth).buffer(true).parse(binary).expect(200);
     expect((file.body as Buffer).subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+
+    // One storage key for every try (issue 43, item 8): the uploads that timed out were of the key the row has, so
+    // the ones that landed after SIGCONT only rewrote it — no object of a screenshot without a row (was one per try).
+    const shot = await t.app.get(ScreenshotRepository).findByJob(jobId);
+    const imageKeys = new Set(puts.map((p) => p.key).filter((key) => /\/\d+\.png$/.test(key)));
+    expect([...imageKeys]).toEqual([shot!.filePath]);
+    await new Promise((r) => setTimeout(r, 2_000)); // uploads held by the freeze land after SIGCONT
+    const area = shot!.filePath.slice(0, shot!.filePath.lastIndexOf('/') + 1);
+    const idsInBucket = new Set((await s3.keys(area)).map((key) => Number(/\/(\d+)\.[^/]+$/.exec(key)?.[1])));
+    expect([...idsInBucket].sort()).toEqual([before.screenshot_id, job.screenshot_id].sort());
   }, 90_000);
 
   it('frozen: a cached GET /render (and its signed link) answers 503 unavailable within the bound, never 500; a hit again once the store resumes', async () => {
