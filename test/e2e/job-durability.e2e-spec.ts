@@ -135,8 +135,16 @@ describe('job durability', () => {
         page.route(req, res);
       },
     }).start();
-    // No JOB_LOCK_MS: the defaults (lock, its renewal, the stalled-job check) are what is measured.
-    const env = { DATABASE_URL: db.databaseUrl!, REDIS_URL: LOCAL_REDIS, REDIS_KEY_PREFIX: prefix, ALLOW_PRIVATE_NETWORKS: 'true', DATA_DIR: db.dataDir };
+    // No JOB_LOCK_MS: the defaults (lock, its renewal, the stalled-job check) are what is measured. The capture's own
+    // limit is raised so the 14 s hold cannot fail the page on a loaded machine.
+    const env = {
+      DATABASE_URL: db.databaseUrl!,
+      REDIS_URL: LOCAL_REDIS,
+      REDIS_KEY_PREFIX: prefix,
+      ALLOW_PRIVATE_NETWORKS: 'true',
+      DATA_DIR: db.dataDir,
+      CAPTURE_TIMEOUT_MS: '90000',
+    };
     const api = await startTestApp({ database: db, redisKeyPrefix: prefix, env: { REDIS_URL: LOCAL_REDIS, ROLE: 'api' } });
     const worker1 = await startServiceProcess({ ...env, ROLE: 'worker' });
     let worker2: Awaited<ReturnType<typeof startServiceProcess>> | null = null;
