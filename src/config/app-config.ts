@@ -93,6 +93,12 @@ export interface S3Settings {
    * parts, is one call); past it the call fails as `unavailable`. Connecting is bounded by min(3 s, this).
    */
   timeoutMs: number;
+  /**
+   * S3_FIRST_BYTE_TIMEOUT_MS: how long a read (a download's, a render's or a thumbnail's object, a lookup) may wait
+   * for the store's answer to begin, at most timeoutMs: a store that accepts connections and then says nothing
+   * (frozen) is `unavailable` after this, not after the whole call's bound.
+   */
+  firstByteTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -254,7 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     scenarioTimeoutMs: int(env, 'SCENARIO_TIMEOUT_MS', 120000, 1000, 3600000),
     scenarioStepTimeoutMs: int(env, 'SCENARIO_STEP_TIMEOUT_MS', 10000, 100, 600000),
     scheduleTickMs: int(env, 'SCHEDULE_TICK_MS', 5000, 100, 3600000),
-    jobLockMs: int(env, 'JOB_LOCK_MS', 30000, 1000, 600000),
+    jobLockMs: int(env, 'JOB_LOCK_MS', 6000, 1000, 600000),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 15000, 0, 600000),
     authFailureLimitPerMinute: int(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 30, 1, 1000000),
     dashboardLimitPerMinute: int(env, 'DASHBOARD_LIMIT_PER_MINUTE', 600, 1, 1000000),
@@ -285,6 +291,7 @@ function s3Settings(env: NodeJS.ProcessEnv): S3Settings {
     forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', false),
     prefix,
     timeoutMs: int(env, 'S3_TIMEOUT_MS', 30000, 100, 600000),
+    firstByteTimeoutMs: int(env, 'S3_FIRST_BYTE_TIMEOUT_MS', 3000, 100, 600000),
   };
 }
 

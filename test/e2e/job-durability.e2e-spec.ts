@@ -124,6 +124,64 @@ describe('job durability', () => {
     }
   });
 
+  it('scaled out, default lock settings: a busy live worker keeps its job through several locks, a killed one loses it within 12 s, one run each', async () => {
+    const db = await createTestDatabase({ engine: 'postgres' });
+    const prefix = `sss-test-${randomBytes(6).toString('hex')}`;
+    const page = holdablePage();
+    let secondHitAt = 0;
+    const pages = await new PageServer({
+      '/page': (req: unknown, res: ServerResponse) => {
+        if (page.state.hits === 1) secondHitAt = Date.now();
+        page.route(req, res);
+      },
+    }).start();
+    // No JOB_LOCK_MS: the defaults (lock, its renewal, the stalled-job check) are what is measured. The capture's own
+    // limit is raised so the 14 s hold cannot fail the page on a loaded machine.
+    const env = {
+      DATABASE_URL: db.databaseUrl!,
+      REDIS_URL: LOCAL_REDIS,
+      REDIS_KEY_PREFIX: prefix,
+      ALLOW_PRIVATE_NETWORKS: 'true',
+      DATA_DIR: db.dataDir,
+      CAPTURE_TIMEOUT_MS: '90000',
+    };
+    const api = await startTestApp({ database: db, redisKeyPrefix: prefix, env: { REDIS_URL: LOCAL_REDIS, ROLE: 'api' } });
+    const worker1 = await startServiceProcess({ ...env, ROLE: 'worker' });
+    let worker2: Awaited<ReturnType<typeof startServiceProcess>> | null = null;
+    try {
+      const account = await api.createAccount();
+      const website = await request(api.url)
+        .post('/websites')
+        .set(account.auth)
+        .send({ name: 'Default lock', url: `${pages.url}/page` })
+        .expect(201);
+      const { body } = await request(api.url).post(`/websites/${website.body.data.id}/screenshot`).set(account.auth).expect(200);
+      await page.firstHit; // worker 1 is rendering the page right now
+      worker2 = await startServiceProcess({ ...env, ROLE: 'worker' }); // ready and idle
+      // Worker 1 is alive and busy for over two default locks: it renews its lock, so worker 2 never runs the job.
+      await new Promise((r) => setTimeout(r, 14_000));
+      expect(page.state.hits).toBe(1);
+      page.state.held = false;
+      const killedAt = Date.now();
+      await worker1.crash();
+      for (const res of page.state.waiting) res.destroy();
+
+      const job = await waitForJob(api.url, account.auth, body.job_id, 60_000);
+      expect(job).toMatchObject({ status: 'succeeded', attempts: 2 });
+      expect(secondHitAt).toBeGreaterThan(killedAt);
+      if (process.env.MEASURE) console.log(`handover after kill -9: ${secondHitAt - killedAt} ms`);
+      expect(secondHitAt - killedAt).toBeLessThanOrEqual(12_000);
+      expect(page.state.hits).toBe(2); // one run on each worker, no more
+      const rows = await api.app.get(DataSource).query(`SELECT id FROM screenshots WHERE job_id = '${body.job_id}'`);
+      expect(rows).toHaveLength(1);
+    } finally {
+      await worker2?.stop();
+      await worker1.stop();
+      await api.close();
+      await pages.stop();
+    }
+  }, 150_000); // two worker processes and a 14 s hold on a shared machine
+
   it('embedded: a crash with queued jobs loses none — after the restart every job completes exactly once', async () => {
     const db = await createTestDatabase({ engine: 'sqlite' });
     const page = holdablePage();

@@ -138,6 +138,58 @@ describe('the object store frozen or stopped under the service (s3rver, real Chr
     });
     const file = await api().get(`/screenshots/${job.screenshot_id}/download`).set(account.auth).buffer(true).parse(binary).expect(200);
     expect((file.body as Buffer).subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+
+    // One storage key for every try (issue 43, item 8): the uploads that timed out were of the key the row has, so
+    // the ones that landed after SIGCONT only rewrote it — no object of a screenshot without a row (was one per try).
+    const shot = await t.app.get(ScreenshotRepository).findByJob(jobId);
+    const imageKeys = new Set(puts.map((p) => p.key).filter((key) => /\/\d+\.png$/.test(key)));
+    expect([...imageKeys]).toEqual([shot!.filePath]);
+    await new Promise((r) => setTimeout(r, 2_000)); // uploads held by the freeze land after SIGCONT
+    const area = shot!.filePath.slice(0, shot!.filePath.lastIndexOf('/') + 1);
+    const idsInBucket = new Set((await s3.keys(area)).map((key) => Number(/\/(\d+)\.[^/]+$/.exec(key)?.[1])));
+    expect([...idsInBucket].sort()).toEqual([before.screenshot_id, job.screenshot_id].sort());
+  }, 90_000);
+
+  it('frozen: a cached GET /render (and its signed link) answers 503 unavailable within the bound, never 500; a hit again once the store resumes', async () => {
+    const render = () =>
+      api()
+        .get('/render')
+        .query({ url: `${pages.url}/`, cache_ttl: '600', viewport_width: '400', viewport_height: '300' })
+        .set(account.auth)
+        .buffer(true)
+        .parse(binary)
+        .timeout({ response: BOUND_MS + SLACK_MS });
+    const miss = await render();
+    expect({ status: miss.status, body: miss.status === 200 ? '' : String(miss.body) }).toEqual({ status: 200, body: '' });
+    const json = await api()
+      .get('/render')
+      .query({ url: `${pages.url}/`, cache_ttl: '600', viewport_width: '400', viewport_height: '300', response_type: 'json' })
+      .set(account.auth)
+      .expect(200);
+    const link = new URL(json.body.data.url as string);
+    s3.freeze();
+    try {
+      for (const ask of [
+        render,
+        () =>
+          api()
+            .get(`${link.pathname}${link.search}`)
+            .timeout({ response: BOUND_MS + SLACK_MS }),
+      ]) {
+        const started = Date.now();
+        const res = await ask();
+        const took = Date.now() - started;
+        const body: unknown = Buffer.isBuffer(res.body) ? JSON.parse(res.body.toString()) : res.body;
+        expect({ status: res.status, body }).toEqual({ status: 503, body: UNAVAILABLE }); // was 500 internal_error
+        expect(took).toBeLessThan(BOUND_MS + SLACK_MS);
+      }
+    } finally {
+      s3.thaw();
+    }
+    const hit = await render();
+    expect(hit.status).toBe(200);
+    expect(hit.headers['x-cache']).toBe('HIT');
+    expect((hit.body as Buffer).subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
   }, 90_000);
 
   it('stopped for 15 s during a batch of 10 captures: none is lost, each has exactly its one screenshot, stored in the bucket', async () => {

@@ -98,6 +98,15 @@ export function stalledCheckIntervalMs(lockDurationMs: number): number {
 }
 
 /**
+ * How often a running delivery's lock (and its slot) is renewed: four times a lock, so a live worker keeps it through
+ * three missed renewals (a busy event loop, a slow Redis answer), while the lock itself can stay short (JOB_LOCK_MS,
+ * 6 s by default: a killed worker's job runs again within ~8.4 s; issue 43).
+ */
+export function lockRenewIntervalMs(lockDurationMs: number): number {
+  return Math.max(250, Math.floor(lockDurationMs / 4));
+}
+
+/**
  * Reconnecting to Redis soon after it returns: 100 ms, 200 ms, … at most 1 s apart, like the process's other
  * clients. Bull's own default backs off exponentially up to 20 s, which kept workers idle that long after an outage.
  */
@@ -173,7 +182,7 @@ export class BullJobTransport extends JobTransport {
       settings: {
         retryProcessDelay: RETRY_FETCH_MS,
         lockDuration: settings.lockDurationMs,
-        lockRenewTime: Math.floor(settings.lockDurationMs / 3),
+        lockRenewTime: lockRenewIntervalMs(settings.lockDurationMs),
         stalledInterval: stalledCheckIntervalMs(settings.lockDurationMs),
         // Our own attempts counter (jobs table) gives up on a job that keeps killing workers.
         maxStalledCount: 10,
@@ -215,7 +224,7 @@ export class BullJobTransport extends JobTransport {
       if (priority === null) return; // parked: a slot of its account brings it back
       this.active.set(bullId, job);
       // The slot is held like Bull's lock: renewed while the handler runs, so a dead worker's runs out soon.
-      const renew = setInterval(() => void this.renewSlot(bullId, job.data), Math.floor(this.lockDurationMs / 3));
+      const renew = setInterval(() => void this.renewSlot(bullId, job.data), lockRenewIntervalMs(this.lockDurationMs));
       try {
         await handler(job.data.jobId, { redelivered, priority: priority === INTERACTIVE_PRIORITY ? 'interactive' : 'batch' });
       } finally {

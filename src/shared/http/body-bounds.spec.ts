@@ -52,13 +52,22 @@ describe('boundBody: counts before elements (issue 27)', () => {
   });
 
   it('an array over its ArrayMaxSize is the answer before any element is validated', async () => {
-    const tags = Array.from({ length: 200_000 }, () => 'a');
-    const started = performance.now();
+    // Counted, not timed (a loaded machine breaks a time ceiling): no element is read, by the walk or by a copy.
+    let elementsRead = 0;
+    const tags = new Proxy(
+      Array.from({ length: 200_000 }, () => 'a'),
+      {
+        get(target, key, receiver) {
+          if (typeof key === 'string' && /^\d+$/.test(key)) elementsRead++;
+          return Reflect.get(target, key, receiver) as unknown;
+        },
+      },
+    );
     expect(await detailsOf({ tags })).toEqual({
       details: [{ field: 'tags', message: 'tags must contain no more than 3 elements' }],
     });
     expect(elementsSeen).toBe(0);
-    expect(performance.now() - started).toBeLessThan(200);
+    expect(elementsRead).toBe(0);
     await validate({ tags: ['a', 'b', 'c'] });
     expect(elementsSeen).toBe(3);
   });

@@ -79,7 +79,7 @@ export class PlaygroundController {
   @Get('renders/:id/image')
   async renderImage(@Viewer() viewer: DashboardViewer, @Param('id') id: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<StreamableFile> {
     const render = await this.captures.keptRender(viewer.account.id, id);
-    return replyWithRender(reply, render, this.captures.open(render), 'private, max-age=3600');
+    return replyWithRender(reply, render, await this.captures.open(render), 'private, max-age=3600');
   }
 
   @Post()

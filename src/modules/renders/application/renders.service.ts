@@ -108,9 +108,15 @@ export class RendersService {
     }
   }
 
-  /** The stored bytes of a ready render. */
-  open(render: RenderProps): Readable {
+  /**
+   * The stored bytes of a ready render, once the store has answered for them: a bounded lookup first, as a
+   * screenshot's download does, so a store that is away or frozen is 503 `unavailable` (StorageUnavailableError,
+   * within S3_FIRST_BYTE_TIMEOUT_MS) before any header is sent — a stream failing after the answer began was a
+   * 500 after 30 s (issue 43). A file that is gone is 404.
+   */
+  async open(render: RenderProps): Promise<Readable> {
     if (!render.fileKey) throw new NotFoundError('Render');
+    if (!(await this.storage.exists(render.fileKey))) throw new NotFoundError('Render file');
     return this.storage.open(render.fileKey);
   }
 

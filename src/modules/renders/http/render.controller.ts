@@ -137,7 +137,7 @@ export class RenderController {
         data: renderView(outcome.render, { url: `${requestOrigin(request, this.config.publicUrl)}${link.path}`, expiresAt: link.expiresAt }),
       };
     }
-    return replyWithRender(reply, outcome.render, this.renders.open(outcome.render), cacheControl);
+    return replyWithRender(reply, outcome.render, await this.renders.open(outcome.render), cacheControl);
   }
 }
 
@@ -172,6 +172,6 @@ export class RenderLinkController {
     this.links.verify(id, typeof query.expires === 'string' ? query.expires : undefined, typeof query.signature === 'string' ? query.signature : undefined);
     const render = await this.renders.kept(id);
     const linkExpiresAt = new Date(Number(query.expires) * 1000);
-    return replyWithRender(reply, render, this.renders.open(render), publicCacheControl(this.clock.now(), linkExpiresAt));
+    return replyWithRender(reply, render, await this.renders.open(render), publicCacheControl(this.clock.now(), linkExpiresAt));
   }
 }

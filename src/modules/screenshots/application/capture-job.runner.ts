@@ -151,7 +151,10 @@ export class CaptureJobRunner implements JobTypeHandler<CaptureJobOptions>, OnMo
     let shot: ScreenshotProps;
     try {
       const owner = { accountId: job.accountId, websiteId: website.id, jobId: job.id, fullPage: request.fullPage };
-      const store = () => this.screenshotStore.store({ ...owner, compareKey: compareKeyFor(website, job, request, result.format) }, result, takenAt);
+      // One storage key for every try of this file (StorageReservation): a timed-out upload that lands later is rewritten.
+      const reservation = {};
+      const store = () =>
+        this.screenshotStore.store({ ...owner, compareKey: compareKeyFor(website, job, request, result.format) }, result, takenAt, reservation);
       shot = await this.throughStorageOutage(job, result, attemptStarted, store);
     } catch (err) {
       // A later attempt holds the job now: this one's screenshot is dropped (the dispatcher logs it).

@@ -131,6 +131,21 @@ describe('ScreenshotKeeper', () => {
     expect(renderer.calls).toBe(0);
   });
 
+  it('every try of one file under a reservation writes the same key: a timed-out upload that lands later is rewritten, not an orphan', async () => {
+    const reservation = {};
+    const result = { data: PNG, format: 'png' as const, width: 1280, height: 800 };
+    let tries = 0;
+    storage.failPut = () => ++tries <= 2; // the store is away for two tries
+    await expect(store.store(OWNER, result, now, reservation)).rejects.toThrow('cannot write');
+    await expect(store.store(OWNER, result, now, reservation)).rejects.toThrow('cannot write');
+    const shot = await store.store(OWNER, result, now, reservation);
+    expect(shot.id).toBe(1); // the id reserved by the first try
+    expect(tries).toBe(3);
+    expect([...storage.files.keys()]).toEqual([`screenshots/7/3/1.png`]);
+    // Without one, each store is a file of its own (another attempt's capture: other bytes, another key).
+    expect((await capture()).id).toBe(2);
+  });
+
   it('the first thumbnail request after a capture makes it from the PNG and stores it beside it', async () => {
     const shot = await capture();
     expect(await store.thumbnail(shot)).toEqual(Buffer.from('thumb of png bytes'));

@@ -12,6 +12,17 @@ function contentHash(data: Buffer): string {
   return createHash('sha256').update(data).digest('base64url');
 }
 
+/**
+ * The screenshot id, so the storage key, of one rendered file, reserved by its first store(): passed again to each
+ * store() of the same bytes (a capture's retries through a storage outage), every try writes the same key, so an
+ * upload that timed out but lands later only rewrites those bytes, never leaves an orphan beside the capture
+ * (issue 43: 8 orphans after a 60 s freeze). Never shared between different bytes (another attempt's capture): a
+ * late upload of the one would replace the file of the other under a row that describes the other.
+ */
+export interface StorageReservation {
+  id?: number;
+}
+
 export type ScreenshotOwner = Pick<CapturedScreenshot, 'accountId' | 'websiteId' | 'jobId' | 'scenarioId' | 'executionId' | 'fullPage' | 'compareKey'>;
 
 /**
@@ -41,9 +52,10 @@ export class ScreenshotKeeper {
    * through the API are never shown as a thumbnail. It is made on its first request instead (thumbnail()). A
    * PDF's is made here, from the capture's preview of the first viewport: nothing can make it later.
    */
-  async store(owner: ScreenshotOwner, result: CaptureResult, now: Date): Promise<ScreenshotProps> {
+  async store(owner: ScreenshotOwner, result: CaptureResult, now: Date, reservation: StorageReservation = {}): Promise<ScreenshotProps> {
     const previewThumbnail = result.preview ? await this.renderPreviewThumbnail(result.preview) : null;
-    const id = await this.screenshots.reserveId();
+    reservation.id ??= await this.screenshots.reserveId();
+    const id = reservation.id;
     const key = screenshotKey(owner.accountId, owner.websiteId, id, result.format);
     const written: string[] = [];
     try {
@@ -77,7 +89,8 @@ export class ScreenshotKeeper {
         now,
       );
     } catch (err) {
-      // Nothing was committed (insert's contract): no file may outlive the failed insert.
+      // Nothing was committed (insert's contract): no file may outlive the failed insert. A try that failed before
+      // its insert leaves the reservation to the next try, which writes the same keys again.
       for (const file of written) {
         await this.storage.delete(file).catch((cleanup: unknown) => this.logger.error(`orphaned file ${file} (remove it): ${errorMessage(cleanup)}`));
       }

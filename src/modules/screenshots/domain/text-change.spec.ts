@@ -73,9 +73,16 @@ describe('JsdiffTextDiffer (jsdiff)', () => {
     }
     const older = Array.from({ length: 20_000 }, (_, i) => `old line ${i}`).join('\n') + '\n';
     const newer = Array.from({ length: 20_000 }, (_, i) => `new line ${i}`).join('\n') + '\n';
-    const started = Date.now();
-    expect(new QuickJsdiffTextDiffer().count(older, newer)).toEqual({ added: 20_000, removed: 20_000 });
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // jsdiff reads its clock with Date.now(): a clock that moves 1 ms a read reaches the bound after ~100 reads,
+    // whatever the machine's load (no wall-clock ceiling here). Without the bound, Myers' diff of these texts runs
+    // past the test's own timeout.
+    let now = 0;
+    const clock = jest.spyOn(Date, 'now').mockImplementation(() => ++now);
+    try {
+      expect(new QuickJsdiffTextDiffer().count(older, newer)).toEqual({ added: 20_000, removed: 20_000 });
+    } finally {
+      clock.mockRestore();
+    }
   });
 });
 

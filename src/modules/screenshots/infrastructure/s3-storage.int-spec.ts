@@ -16,6 +16,7 @@ const settings = (prefix = 'tenant-a/') => ({
   forcePathStyle: true,
   prefix,
   timeoutMs: 30_000,
+  firstByteTimeoutMs: 3_000,
 });
 
 beforeAll(async () => {
@@ -95,5 +96,33 @@ describe('S3Storage specifics', () => {
     // does; a frozen put leaves at most an unreferenced object, which the orphan sweep removes.)
     await storage.put('screenshots/1/1/5.png', Buffer.from('after'));
     expect((await storage.read('screenshots/1/1/5.png'))?.toString()).toBe('after');
+  });
+
+  it('reads from a frozen server fail at S3_FIRST_BYTE_TIMEOUT_MS, long before S3_TIMEOUT_MS (issue 43)', async () => {
+    const storage = new S3Storage({ ...settings(), timeoutMs: 30_000, firstByteTimeoutMs: 1_000 });
+    await storage.put('screenshots/1/2/1.png', Buffer.from('kept'));
+    server.freeze();
+    try {
+      const late: Array<[string, number]> = [];
+      for (const [what, call] of [
+        ['read', () => storage.read('screenshots/1/2/1.png')],
+        ['exists', () => storage.exists('screenshots/1/2/1.png')],
+      ] as Array<[string, () => Promise<unknown>]>) {
+        const started = Date.now();
+        await expect(call()).rejects.toThrow(new StorageUnavailableError());
+        // The 1 s bound plus a margin for a loaded machine; was S3_TIMEOUT_MS (30 s here).
+        if (Date.now() - started >= 5_000) late.push([what, Date.now() - started]);
+      }
+      const opened = storage.open('screenshots/1/2/1.png');
+      const started = Date.now();
+      await expect(new Promise((resolve, reject) => opened.on('error', reject).on('end', resolve).resume())).rejects.toThrow(
+        'no answer within 1000 ms (S3_FIRST_BYTE_TIMEOUT_MS)',
+      );
+      if (Date.now() - started >= 5_000) late.push(['open', Date.now() - started]);
+      expect(late).toEqual([]);
+    } finally {
+      server.thaw();
+    }
+    expect((await storage.read('screenshots/1/2/1.png'))?.toString()).toBe('kept');
   });
 });

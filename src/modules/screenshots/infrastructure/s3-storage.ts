@@ -27,6 +27,14 @@ const CONNECT_TIMEOUT_MS = 3_000;
 /** Large full-page captures go up in parts of this size (lib-storage's multipart upload), two at a time. */
 const PART_SIZE = 8 * 1024 * 1024;
 
+/** A read that S3 did not begin to answer within S3_FIRST_BYTE_TIMEOUT_MS (for the log). */
+class S3FirstByteTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`no answer within ${ms} ms (S3_FIRST_BYTE_TIMEOUT_MS)`);
+    this.name = 'S3TimeoutError';
+  }
+}
+
 /** STORAGE_DRIVER=s3 could not reach its bucket; one line naming the settings, for the operator. */
 export class S3StorageUnusableError extends Error {}
 
@@ -137,11 +145,12 @@ export class S3Storage extends ScreenshotStorage {
 
   open(key: string): Readable {
     const out = new PassThrough();
-    // The answer's headers within the bound; the body then flows as fast as the reader takes it (a stalled body is
+    // The answer's headers within the first-byte bound (S3_FIRST_BYTE_TIMEOUT_MS); the body then flows as fast as the reader takes it (a stalled body is
     // cut by the handler's socketTimeout), so a large file to a slow client is never cut for its size.
     const controller = new AbortController();
     let answered = false;
-    const timer = setTimeout(() => controller.abort(new S3TimeoutError(this.settings.timeoutMs)), this.settings.timeoutMs);
+    const firstByteMs = this.firstByteMs();
+    const timer = setTimeout(() => controller.abort(new S3FirstByteTimeoutError(firstByteMs)), firstByteMs);
     out.on('close', () => {
       clearTimeout(timer);
       if (!answered) controller.abort(); // the reader went away before S3 answered
@@ -167,9 +176,9 @@ export class S3Storage extends ScreenshotStorage {
 
   async read(key: string): Promise<Buffer | null> {
     const Key = this.objectKey(key);
-    return this.call('reading a file', async (abortSignal) => {
+    return this.call('reading a file', async (abortSignal, firstByte) => {
       try {
-        const res = await this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key }), { abortSignal });
+        const res = await firstByte(this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key }), { abortSignal }));
         return Buffer.from(await res.Body!.transformToByteArray());
       } catch (err) {
         if (isNotFound(err)) return null;
@@ -180,9 +189,9 @@ export class S3Storage extends ScreenshotStorage {
 
   async exists(key: string): Promise<boolean> {
     const Key = this.objectKey(key);
-    return this.call('looking up a file', async (abortSignal) => {
+    return this.call('looking up a file', async (abortSignal, firstByte) => {
       try {
-        await this.client.send(new HeadObjectCommand({ Bucket: this.settings.bucket, Key }), { abortSignal });
+        await firstByte(this.client.send(new HeadObjectCommand({ Bucket: this.settings.bucket, Key }), { abortSignal }));
         return true;
       } catch (err) {
         if (isNotFound(err)) return false;
@@ -234,23 +243,35 @@ export class S3Storage extends ScreenshotStorage {
    * SDK's request, and the race answers even should something below not heed it. An S3 outage is the service's,
    * not the client's: StorageUnavailableError (503 `unavailable`) with the reason logged, never a 500 or a hang.
    */
-  private async call<T>(what: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  private async call<T>(what: string, fn: (signal: AbortSignal, firstByte: <A>(answer: Promise<A>) => Promise<A>) => Promise<T>): Promise<T> {
     const controller = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const timeout = new S3TimeoutError(this.settings.timeoutMs);
-        controller.abort(timeout);
-        reject(timeout);
-      }, this.settings.timeoutMs);
-    });
+    const timers: NodeJS.Timeout[] = [];
+    let fail!: (err: Error) => void;
+    const late = new Promise<never>((_, reject) => (fail = reject));
+    const giveUp = (err: Error) => {
+      controller.abort(err);
+      fail(err);
+    };
+    timers.push(setTimeout(() => giveUp(new S3TimeoutError(this.settings.timeoutMs)), this.settings.timeoutMs));
+    // A read's answer must begin within S3_FIRST_BYTE_TIMEOUT_MS: a frozen store that accepted the connection is
+    // `unavailable` after that, not after the whole call's bound (issue 43).
+    const firstByte = <A>(answer: Promise<A>): Promise<A> => {
+      const ms = this.firstByteMs();
+      const timer = setTimeout(() => giveUp(new S3FirstByteTimeoutError(ms)), ms);
+      timers.push(timer);
+      return answer.finally(() => clearTimeout(timer));
+    };
     try {
-      return await Promise.race([fn(controller.signal), late]);
+      return await Promise.race([fn(controller.signal, firstByte), late]);
     } catch (err) {
       this.logger.error(`S3 ${what} failed: ${errorMessage(err)}`);
       throw new StorageUnavailableError();
     } finally {
-      clearTimeout(timer);
+      for (const timer of timers) clearTimeout(timer);
     }
+  }
+
+  private firstByteMs(): number {
+    return Math.min(this.settings.firstByteTimeoutMs, this.settings.timeoutMs);
   }
 }
