@@ -3,6 +3,7 @@ import { ApiBody, ApiExtraModels, ApiOperation, ApiQuery, ApiResponse, ApiTags, 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
+import { ValidationFailedError } from '../../../shared/domain/domain-error';
 import { clientGone } from '../../../shared/http/client-gone';
 import { AuthIfPresented, CurrentAccount, Public } from '../../../shared/http/decorators';
 import { ApiBearerController, ApiErrorResponses, ApiUuidParam, headerRefs, RATE_LIMIT_HEADERS } from '../../../shared/http/openapi';
@@ -17,7 +18,7 @@ import { RenderInput, RendersService } from '../application/renders.service';
 import { RenderDto } from './dto';
 import { RenderView } from './openapi';
 import { CAPTURE_HEADERS, cacheHeaders, publicCacheControl, renderView, replyWithRender } from './render-reply';
-import { renderQueryToBody } from './render-query';
+import { renderQueryToBody, secretsInQuery } from './render-query';
 import { SignedLinkGuard, SignedRequest } from './signed-link.guard';
 
 /** A signed link's own parameters (render-keys): not render options. */
@@ -62,6 +63,12 @@ const DESCRIPTION =
   'render (same account, URL and options that change the picture, same `cache_key`) is answered from storage (`X-Cache: HIT`); ' +
   'identical renders in flight share one capture. See docs/render.md.';
 
+/** 422 naming each secret option (cookies, headers, http_auth…) sent in the query string (render-query.ts). */
+function refuseSecretsInQuery(query: Record<string, unknown>, signed: boolean): void {
+  const secrets = secretsInQuery(query, signed);
+  if (secrets.length > 0) throw new ValidationFailedError(secrets);
+}
+
 function inputOf(dto: RenderDto): RenderInput {
   return {
     url: dto.url,
@@ -103,6 +110,7 @@ export class RenderController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const signed = request.signedLink === true;
+    refuseSecretsInQuery(query, signed);
     const fields = signed ? Object.fromEntries(Object.entries(query).filter(([name]) => !LINK_PARAMETERS.includes(name))) : query;
     const dto = (await this.pipe.transform(renderQueryToBody(fields), { type: 'query', metatype: RenderDto })) as RenderDto;
     if (signed && dto.cache_ttl === undefined) dto.cache_ttl = SIGNED_LINK_DEFAULT_TTL;
@@ -117,7 +125,15 @@ export class RenderController {
   @ApiErrorResponses('bad_request', 'payload_too_large', 'validation_failed', 'capture_failed', 'capture_timeout')
   @Post()
   @HttpCode(200)
-  async post(@CurrentAccount() account: Account, @Body() dto: RenderDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async post(
+    @CurrentAccount() account: Account,
+    @Body() dto: RenderDto,
+    @Query() query: Record<string, unknown>,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    // The body is the place for secrets; a query string beside it (ignored otherwise) must not carry them.
+    refuseSecretsInQuery(query, false);
     return this.answer(account, dto, request, reply);
   }
 
