@@ -10,15 +10,16 @@ import { ApiBearerController, ApiErrorResponses, ApiUuidParam, headerRefs, RATE_
 import { requestOrigin } from '../../../shared/http/pagination';
 import { UuidParam } from '../../../shared/http/uuid-param';
 import { createValidationPipe } from '../../../shared/http/validation';
-import { toCaptureOptions } from '../../../shared/http/capture-option-fields';
+import { captureOptionQueryParameters, QueryParameterSpec, toCaptureOptions } from '../../../shared/http/capture-option-fields';
+import { optionsSetOn } from '../../../shared/domain/capture-option-table';
 import { UrlPolicy } from '../../../shared/url-policy';
 import type { Account } from '../../accounts/domain/account';
 import { RenderLinks } from '../application/render-links';
 import { RenderInput, RendersService } from '../application/renders.service';
-import { RenderDto } from './dto';
+import { RENDER_FIELD_SCHEMAS, RenderDto } from './dto';
 import { RenderView } from './openapi';
 import { CAPTURE_HEADERS, cacheHeaders, publicCacheControl, renderView, replyWithRender } from './render-reply';
-import { renderQueryToBody, secretsInQuery } from './render-query';
+import { renderQueryToBody, SECRET_OPTIONS, secretsInQuery } from './render-query';
 import { SignedLinkGuard, SignedRequest } from './signed-link.guard';
 
 /** A signed link's own parameters (render-keys): not render options. */
@@ -55,6 +56,45 @@ function ApiRenderResponse(): MethodDecorator {
       },
     }),
   );
+}
+
+/** A signed link's own parameters (API.md, Signed links; docs/render-keys.md), documented on GET /render. */
+const LINK_QUERY: QueryParameterSpec[] = [
+  {
+    name: 'access_key',
+    required: false,
+    description: 'Signed links only (no Authorization header): the render key that signed the link (`rk_…`)',
+    schema: { type: 'string', minLength: 1 },
+  },
+  {
+    name: 'expires',
+    required: false,
+    description: 'Signed links only: when the link stops working, in unix seconds (signed with the rest; 403 `link_expired` after it)',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  {
+    name: 'signature',
+    required: false,
+    description:
+      'Signed links only, the last parameter: the lowercase hex HMAC-SHA256 of the query exactly as sent before `&signature=`, keyed ' +
+      'with the render key’s secret (403 `invalid_signature` otherwise)',
+    schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+  },
+];
+
+/**
+ * GET /render's query parameters: the render's own fields, every capture option settable on a render (from the
+ * capture-option table, secrets left out: refused in a query string) and a signed link's parameters.
+ */
+function ApiRenderQuery(): MethodDecorator {
+  const own: QueryParameterSpec[] = Object.entries(RENDER_FIELD_SCHEMAS).map(([name, { description, ...schema }]) => ({
+    name,
+    required: name === 'url',
+    description,
+    schema,
+  }));
+  const parameters = [...own, ...captureOptionQueryParameters(optionsSetOn('render')), ...LINK_QUERY];
+  return applyDecorators(...parameters.map((parameter) => ApiQuery(parameter)));
 }
 
 const DESCRIPTION =
@@ -96,8 +136,14 @@ export class RenderController {
     this.pipe = createValidationPipe({ urlPolicy });
   }
 
-  @ApiOperation({ summary: 'Render (query)', description: `${DESCRIPTION} Query values are strings: \`full_page=true\`, \`viewport_width=390\`.` })
-  @ApiQuery({ name: 'url', required: true, type: 'string', description: 'The page; every field of RenderRequest is a query parameter too' })
+  @ApiOperation({
+    summary: 'Render (query)',
+    description:
+      `${DESCRIPTION} Query values are strings: \`full_page=true\`, \`viewport_width=390\`. Secret options (${SECRET_OPTIONS.map((name) => `\`${name}\``).join(', ')}) ` +
+      'are refused in a query string (422): send them in a POST body, or use a saved session (`session_id`). Without an ' +
+      'Authorization header the query is a signed link (`access_key`, `expires`, `signature`; see docs/render-keys.md).',
+  })
+  @ApiRenderQuery()
   @ApiRenderResponse()
   @ApiErrorResponses('validation_failed', 'capture_failed', 'capture_timeout')
   @AuthIfPresented()
@@ -172,6 +218,13 @@ export class RenderLinkController {
     description: 'The `url` of a json render answer; no token. 403 `invalid_signature` or `link_expired`.',
   })
   @ApiUuidParam('Render')
+  @ApiQuery({
+    name: 'expires',
+    required: true,
+    description: 'Until when the link works, in unix seconds (as the json answer gave it)',
+    schema: { type: 'integer', minimum: 0 },
+  })
+  @ApiQuery({ name: 'signature', required: true, description: 'The link’s signature, as the json answer gave it', schema: { type: 'string', minLength: 1 } })
   @ApiResponse({
     status: 200,
     description: 'The file in its format; `Cache-Control: public, max-age=<seconds left>`',
