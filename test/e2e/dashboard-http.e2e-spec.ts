@@ -478,6 +478,8 @@ describe('Dashboard over HTTP', () => {
         await c.post('/dashboard/login', { ...credentials, _csrf: foreignToken }),
         await new DashboardClient(t.url).post('/dashboard/login', { ...credentials, _csrf: token }),
         await c.post('/dashboard/login', { ...credentials, _csrf: token }, { headers: { Origin: 'http://evil.example' } }),
+        // A sandboxed iframe or a data: page posts with `Origin: null`: not our origin, whatever the token.
+        await c.post('/dashboard/login', { ...credentials, _csrf: token }, { headers: { Origin: 'null' } }),
         await request(t.url)
           .post('/dashboard/login')
           .set('Cookie', `sst_signin_csrf=${token}`)
@@ -526,6 +528,7 @@ describe('Dashboard over HTTP', () => {
           ["another session's token", await a.post(path, { ...fields, _csrf: bobToken })],
           ["this session's token on another session's cookie", await b.post(path, { ...fields, _csrf: aliceToken })],
           ['the right token from another origin', await a.post(path, { ...fields, _csrf: aliceToken }, { headers: { Origin: 'http://evil.example' } })],
+          ['the right token from Origin: null', await a.post(path, { ...fields, _csrf: aliceToken }, { headers: { Origin: 'null' } })],
           [
             'the right token in a JSON body',
             await request(t.url)

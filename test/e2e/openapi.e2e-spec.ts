@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { STEP_TYPES } from '../../src/modules/scenarios/domain/steps';
+import { optionsSetOn } from '../../src/shared/domain/capture-option-table';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -225,6 +226,45 @@ describe('OpenAPI document (GET /openapi.json) and Swagger UI (GET /docs)', () =
       });
     }
     expect(props(jsonSchema(doc.paths['/scenarios/{id}'].get.responses['200'])).data).toEqual({ $ref: expect.any(String) });
+  });
+
+  it('GET /render declares every capture option of the table as a query parameter (secrets left out), the render’s fields and a signed link’s', () => {
+    const query = (doc.paths['/render'].get.parameters as Json[]).filter((p) => p.in === 'query');
+    const byName = Object.fromEntries(query.map((p) => [p.name, p]));
+    const names = query.map((p) => p.name as string);
+    expect(new Set(names).size).toBe(names.length);
+    const options = optionsSetOn('render');
+    expect(options.length).toBeGreaterThan(30); // the table, not a short hand-kept list
+    const plain = options.filter((o) => !o.secret).map((o) => o.wire);
+    const secret = options.filter((o) => o.secret).map((o) => o.wire);
+    expect(secret).toEqual(expect.arrayContaining(['cookies', 'headers', 'http_auth']));
+    expect([...names].sort()).toEqual([...plain, 'url', 'response_type', 'cache_ttl', 'cache_key', 'fresh', 'access_key', 'expires', 'signature'].sort());
+    for (const name of secret) expect(doc.paths['/render'].get.description).toContain(`\`${name}\``);
+    expect(byName.url).toMatchObject({ required: true, schema: { type: 'string', minLength: 1 } });
+    expect(byName.cache_key).toMatchObject({ required: false, schema: { type: 'string', minLength: 1 } });
+    expect(byName.viewport_width.schema).toMatchObject({ type: 'integer', minimum: 320, maximum: 3840 });
+    expect(byName.full_page.schema).toMatchObject({ type: 'boolean' });
+    expect(byName.format.schema.enum).toEqual(expect.arrayContaining(['png', 'jpeg', 'pdf']));
+    expect(byName.hide_selectors.schema).toMatchObject({ type: 'array', maxItems: 50 });
+    expect(byName.clip.schema).toMatchObject({ type: 'string' });
+    expect(byName.expires).toMatchObject({ required: false, schema: { type: 'integer' } });
+    expect(byName.signature).toMatchObject({ required: false, schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } });
+    for (const p of query) expect({ name: p.name, description: typeof p.description }).toEqual({ name: p.name, description: 'string' });
+    // POST /render takes its options in the body; its query declares nothing.
+    expect((doc.paths['/render'].post.parameters ?? []).filter((p: Json) => p.in === 'query')).toEqual([]);
+  });
+
+  it('GET /renders/{id} requires expires and signature; render url, cache_key and a channel’s target have minLength 1', () => {
+    const query = Object.fromEntries((doc.paths['/renders/{id}'].get.parameters as Json[]).filter((p) => p.in === 'query').map((p) => [p.name, p]));
+    expect(query.expires).toMatchObject({ required: true, schema: { type: 'integer', minimum: 0 } });
+    expect(query.signature).toMatchObject({ required: true, schema: { type: 'string', minLength: 1 } });
+    const render = props(doc.paths['/render'].post.requestBody.content['application/json'].schema);
+    expect(render.url).toMatchObject({ type: 'string', minLength: 1 });
+    expect(render.cache_key).toMatchObject({ type: 'string', minLength: 1 });
+    for (const method of ['post', 'put']) {
+      const path = method === 'post' ? '/notification-channels' : '/notification-channels/{id}';
+      expect(props(doc.paths[path][method].requestBody.content['application/json'].schema).target).toMatchObject({ type: 'string', minLength: 1 });
+    }
   });
 
   it('every $ref resolves inside components', () => {

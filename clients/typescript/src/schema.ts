@@ -287,7 +287,7 @@ export interface paths {
     };
     /**
      * Render (query)
-     * @description Captures the URL and answers the file itself (or, with `response_type=json`, a signed link to it). Every option of Take Screenshot applies; the URL policy and the rate limits apply as to any request (one render is one request). With `cache_ttl` > 0 an identical render (same account, URL and options that change the picture, same `cache_key`) is answered from storage (`X-Cache: HIT`); identical renders in flight share one capture. See docs/render.md. Query values are strings: `full_page=true`, `viewport_width=390`.
+     * @description Captures the URL and answers the file itself (or, with `response_type=json`, a signed link to it). Every option of Take Screenshot applies; the URL policy and the rate limits apply as to any request (one render is one request). With `cache_ttl` > 0 an identical render (same account, URL and options that change the picture, same `cache_key`) is answered from storage (`X-Cache: HIT`); identical renders in flight share one capture. See docs/render.md. Query values are strings: `full_page=true`, `viewport_width=390`. Secret options (`headers`, `cookies`, `http_auth`) are refused in a query string (422): send them in a POST body, or use a saved session (`session_id`). Without an Authorization header the query is a signed link (`access_key`, `expires`, `signature`; see docs/render-keys.md).
      */
     get: operations['Render_get'];
     put?: never;
@@ -2446,7 +2446,7 @@ export interface components {
        * @default 0
        */
       cache_ttl?: number;
-      /** @description Any string: renders with different keys never share an entry */
+      /** @description Any string (no NUL): renders with different keys never share an entry */
       cache_key?: string;
       /**
        * @description Bypass the cache: a new capture, which becomes the entry
@@ -3097,7 +3097,7 @@ export interface components {
        */
       type: 'email' | 'slack' | 'discord';
       /**
-       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (another origin only if the operator put it in URL_ALLOWLIST). Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
+       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/services/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
        * @example https://hooks.slack.com/********
        */
       target: string;
@@ -3158,7 +3158,7 @@ export interface components {
        */
       type: 'email' | 'slack' | 'discord';
       /**
-       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (another origin only if the operator put it in URL_ALLOWLIST). Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
+       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/services/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
        * @example https://hooks.slack.com/services/T000/B000/XXXXXXXX
        */
       target: string;
@@ -3190,7 +3190,7 @@ export interface components {
        */
       type?: 'email' | 'slack' | 'discord';
       /**
-       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (another origin only if the operator put it in URL_ALLOWLIST). Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
+       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/services/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
        * @example https://hooks.slack.com/services/T000/B000/XXXXXXXX
        */
       target?: string;
@@ -6036,8 +6036,229 @@ export interface operations {
   Render_get: {
     parameters: {
       query: {
-        /** @description The page; every field of RenderRequest is a query parameter too */
+        /** @description The page (http or https; the URL policy applies) */
         url: string;
+        /** @description `image`: the file's bytes. `json`: `{success, data: {id, url, expires_at, …}}` with `url` a signed link to the file, kept at least 3600 s */
+        response_type?: 'image' | 'json';
+        /** @description Seconds an identical render may be answered from the cache (0: always a new capture; identical renders in flight still share one) */
+        cache_ttl?: number;
+        /** @description Any string (no NUL): renders with different keys never share an entry */
+        cache_key?: string;
+        /** @description Bypass the cache: a new capture, which becomes the entry */
+        fresh?: boolean;
+        /** @description When the capture is taken. `stable`: after `load`, as soon as the page has been still for a short settle window (no request in flight, no pending timer of at most 2 s, no DOM change, fonts loaded, images decoded; intervals, longer timers and endless animations do not hold it), at most 3 s after `load`. `load` / `domcontentloaded`: at that event, nothing more. `network_idle`: after `load`, once the network has been quiet for 500 ms (at most 3 s). */
+        wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
+        /** @description File format. `pdf` prints the page (print media) on `pdf_paper`. */
+        format?: 'png' | 'jpeg' | 'webp' | 'pdf';
+        /** @description jpeg and webp only (422 with png or pdf) */
+        quality?: number;
+        /** @description pdf only */
+        pdf_paper?: 'a4' | 'letter' | 'legal' | 'a3';
+        /** @description pdf only */
+        pdf_landscape?: boolean;
+        /** @description pdf only: print background colours and images */
+        pdf_print_background?: boolean;
+        /** @description Transparent background where the page sets none (png and webp only) */
+        omit_background?: boolean;
+        /** @description Capture only the first element matching this CSS selector (scrolled into view; full_page ignored). No match within the wait → the job fails naming it. Images only. */
+        selector?: string;
+        /** @description Capture only this rectangle of the page, CSS px (not with selector; images only) In a query: JSON: `{"x":0,"y":0,"width":800,"height":600}`. */
+        clip?: string;
+        /** @description A device preset (GET /devices): viewport, scale factor, mobile, touch and user agent. Not with viewport_width/viewport_height/device_scale_factor in the same request. */
+        device?:
+          | 'Blackberry PlayBook'
+          | 'Blackberry PlayBook landscape'
+          | 'BlackBerry Z30'
+          | 'BlackBerry Z30 landscape'
+          | 'Galaxy Note 3'
+          | 'Galaxy Note 3 landscape'
+          | 'Galaxy Note II'
+          | 'Galaxy Note II landscape'
+          | 'Galaxy S III'
+          | 'Galaxy S III landscape'
+          | 'Galaxy S5'
+          | 'Galaxy S5 landscape'
+          | 'Galaxy S8'
+          | 'Galaxy S8 landscape'
+          | 'Galaxy S9+'
+          | 'Galaxy S9+ landscape'
+          | 'Galaxy Tab S4'
+          | 'Galaxy Tab S4 landscape'
+          | 'iPad'
+          | 'iPad landscape'
+          | 'iPad (gen 6)'
+          | 'iPad (gen 6) landscape'
+          | 'iPad (gen 7)'
+          | 'iPad (gen 7) landscape'
+          | 'iPad Mini'
+          | 'iPad Mini landscape'
+          | 'iPad Pro'
+          | 'iPad Pro landscape'
+          | 'iPad Pro 11'
+          | 'iPad Pro 11 landscape'
+          | 'iPhone 4'
+          | 'iPhone 4 landscape'
+          | 'iPhone 5'
+          | 'iPhone 5 landscape'
+          | 'iPhone 6'
+          | 'iPhone 6 landscape'
+          | 'iPhone 6 Plus'
+          | 'iPhone 6 Plus landscape'
+          | 'iPhone 7'
+          | 'iPhone 7 landscape'
+          | 'iPhone 7 Plus'
+          | 'iPhone 7 Plus landscape'
+          | 'iPhone 8'
+          | 'iPhone 8 landscape'
+          | 'iPhone 8 Plus'
+          | 'iPhone 8 Plus landscape'
+          | 'iPhone SE'
+          | 'iPhone SE landscape'
+          | 'iPhone X'
+          | 'iPhone X landscape'
+          | 'iPhone XR'
+          | 'iPhone XR landscape'
+          | 'iPhone 11'
+          | 'iPhone 11 landscape'
+          | 'iPhone 11 Pro'
+          | 'iPhone 11 Pro landscape'
+          | 'iPhone 11 Pro Max'
+          | 'iPhone 11 Pro Max landscape'
+          | 'iPhone 12'
+          | 'iPhone 12 landscape'
+          | 'iPhone 12 Pro'
+          | 'iPhone 12 Pro landscape'
+          | 'iPhone 12 Pro Max'
+          | 'iPhone 12 Pro Max landscape'
+          | 'iPhone 12 Mini'
+          | 'iPhone 12 Mini landscape'
+          | 'iPhone 13'
+          | 'iPhone 13 landscape'
+          | 'iPhone 13 Pro'
+          | 'iPhone 13 Pro landscape'
+          | 'iPhone 13 Pro Max'
+          | 'iPhone 13 Pro Max landscape'
+          | 'iPhone 13 Mini'
+          | 'iPhone 13 Mini landscape'
+          | 'iPhone 14'
+          | 'iPhone 14 landscape'
+          | 'iPhone 14 Plus'
+          | 'iPhone 14 Plus landscape'
+          | 'iPhone 14 Pro'
+          | 'iPhone 14 Pro landscape'
+          | 'iPhone 14 Pro Max'
+          | 'iPhone 14 Pro Max landscape'
+          | 'iPhone 15'
+          | 'iPhone 15 landscape'
+          | 'iPhone 15 Plus'
+          | 'iPhone 15 Plus landscape'
+          | 'iPhone 15 Pro'
+          | 'iPhone 15 Pro landscape'
+          | 'iPhone 15 Pro Max'
+          | 'iPhone 15 Pro Max landscape'
+          | 'JioPhone 2'
+          | 'JioPhone 2 landscape'
+          | 'Kindle Fire HDX'
+          | 'Kindle Fire HDX landscape'
+          | 'LG Optimus L70'
+          | 'LG Optimus L70 landscape'
+          | 'Microsoft Lumia 550'
+          | 'Microsoft Lumia 950'
+          | 'Microsoft Lumia 950 landscape'
+          | 'Nexus 10'
+          | 'Nexus 10 landscape'
+          | 'Nexus 4'
+          | 'Nexus 4 landscape'
+          | 'Nexus 5'
+          | 'Nexus 5 landscape'
+          | 'Nexus 5X'
+          | 'Nexus 5X landscape'
+          | 'Nexus 6'
+          | 'Nexus 6 landscape'
+          | 'Nexus 6P'
+          | 'Nexus 6P landscape'
+          | 'Nexus 7'
+          | 'Nexus 7 landscape'
+          | 'Nokia Lumia 520'
+          | 'Nokia Lumia 520 landscape'
+          | 'Nokia N9'
+          | 'Nokia N9 landscape'
+          | 'Pixel 2'
+          | 'Pixel 2 landscape'
+          | 'Pixel 2 XL'
+          | 'Pixel 2 XL landscape'
+          | 'Pixel 3'
+          | 'Pixel 3 landscape'
+          | 'Pixel 4'
+          | 'Pixel 4 landscape'
+          | 'Pixel 4a (5G)'
+          | 'Pixel 4a (5G) landscape'
+          | 'Pixel 5'
+          | 'Pixel 5 landscape'
+          | 'Moto G4'
+          | 'Moto G4 landscape';
+        /** @description User-Agent header and navigator.userAgent (over a device’s) */
+        user_agent?: string;
+        /** @description BCP 47 language tag: Accept-Language, navigator.language and Intl */
+        locale?: string;
+        /** @description IANA time zone the page’s clock runs in */
+        timezone?: string;
+        /** @description Resource types not loaded at all In a query: repeat the parameter, or separate values by commas. */
+        block_resources?: (
+          'image' | 'media' | 'font' | 'stylesheet' | 'script' | 'xhr' | 'fetch' | 'websocket' | 'eventsource' | 'manifest' | 'texttrack' | 'other'
+        )[];
+        /** @description A style sheet added to the page before the capture (at most 20480 bytes of UTF-8) */
+        css?: string;
+        /** @description JavaScript run in the page (its own world, like a script of its own) once it settled, before the clicks and the capture; the page settles again after. One script or a list of at most 10, run in order, at most 20480 bytes of UTF-8 in all; each may `await` (its promise is waited for, within timeout_ms). A script that throws fails the job ("scripts[0] failed: ReferenceError: …"). Every request a script makes goes through the URL policy like the page's own. In a query: repeat the parameter for each script. */
+        scripts?: string[];
+        /** @description CSS selectors clicked in order (at most 10) after the page settled and the scripts ran, before the capture; the page settles after each click. A selector matching nothing fails the job ("Click target not found: #load-more"). In a query: repeat the parameter for each one. */
+        click?: string[];
+        /** @description Elements removed before the capture (display: none): unlike hide_selectors, the space they took is freed. In a query: repeat the parameter for each one. */
+        remove_selectors?: string[];
+        /** @description Emulate prefers-reduced-motion: reduce (pages that honour it stop their animations and carousels) */
+        reduced_motion?: boolean;
+        /** @description The CSS media the page is rendered for. Default: `screen` for images, `print` for a PDF. */
+        media_type?: 'screen' | 'print';
+        /** @description Answer cookie consent dialogs with “reject” (or hide them) before the capture, with the rule set of @duckduckgo/autoconsent (shipped, never downloaded) */
+        block_cookie_banners?: boolean;
+        /** @description Never request known advertising hosts (the advertising categories of Ghostery’s tracker database, @ghostery/trackerdb, shipped in the package). Network requests only: an ad slot is left empty. */
+        block_ads?: boolean;
+        /** @description Never request known analytics trackers (the site_analytics category of Ghostery’s tracker database). */
+        block_trackers?: boolean;
+        /** @description Never request known chat and support widgets (Intercom, Drift, Crisp, Tawk, Zendesk chat, …: the chat and help-desk services of the customer_interaction category of Ghostery’s tracker database). */
+        block_chat_widgets?: boolean;
+        /** @description Requests whose URL matches one of these patterns (`*` matches any characters; at most 50) are never sent. The page's own document is not matched. In a query: repeat the parameter for each one. */
+        block_requests?: string[];
+        /** @description `true`: the job fails when the page answers any 4xx or 5xx (after redirects), with `error` "The page answered HTTP 404" — a page failure, not retried. A list: only these codes (400..599). `false` or `[]`: an error page is captured like any page (its status is in the screenshot’s `capture.http_status`). In a query: `true`, `false` or status codes separated by commas (`404,500`). */
+        fail_on_status?: string;
+        /** @description The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("Navigation timeout of 5000 ms exceeded"). */
+        timeout_ms?: number;
+        /** @description The image resized to this width in pixels (16–8192); without output_height the height keeps the aspect ratio. Images only (422 with pdf). */
+        output_width?: number;
+        /** @description The image resized to this height in pixels (16–8192); without output_width the width keeps the aspect ratio; with both, exactly that size (stretched). Images only (422 with pdf). */
+        output_height?: number;
+        /** @description Default: the website’s full_page */
+        full_page?: boolean;
+        /** @description Default: the website’s */
+        viewport_width?: number;
+        /** @description Default: the website’s */
+        viewport_height?: number;
+        /** @description Milliseconds to wait after the page settled */
+        delay_ms?: number;
+        /** @description Wait until this CSS selector matches before capturing (one that does not parse is 422) */
+        wait_for_selector?: string;
+        /** @description Scale factor (1–3) */
+        device_scale_factor?: number;
+        /** @description Elements hidden before capturing In a query: repeat the parameter for each one. */
+        hide_selectors?: string[];
+        /** @description Emulate prefers-color-scheme: dark */
+        dark_mode?: boolean;
+        /** @description Signed links only (no Authorization header): the render key that signed the link (`rk_…`) */
+        access_key?: string;
+        /** @description Signed links only: when the link stops working, in unix seconds (signed with the rest; 403 `link_expired` after it) */
+        expires?: number;
+        /** @description Signed links only, the last parameter: the lowercase hex HMAC-SHA256 of the query exactly as sent before `&signature=`, keyed with the render key’s secret (403 `invalid_signature` otherwise) */
+        signature?: string;
       };
       header?: never;
       path?: never;
@@ -6424,7 +6645,12 @@ export interface operations {
   };
   RenderLink_get: {
     parameters: {
-      query?: never;
+      query: {
+        /** @description The link’s signature, as the json answer gave it */
+        signature: string;
+        /** @description Until when the link works, in unix seconds (as the json answer gave it) */
+        expires: number;
+      };
       header?: never;
       path: {
         /** @description Render id (a UUID, either case); anything else is 404 */

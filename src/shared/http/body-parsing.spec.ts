@@ -79,6 +79,21 @@ describe('screenJson', () => {
     expect((screened as RejectedFields).details.map((d) => d.field)).toEqual(['a', 'b[0].c\u0000']);
   });
 
+  it('names every field and field name holding a lone surrogate; a pair (an emoji) is fine', () => {
+    const text = '{"name":"a\\ud800b","list":["\\udc00"],"ok":"\\ud83d\\ude00","k\\udbff":1,"end":"x\\ud83d"}';
+    const screened = screenJson(JSON.parse(text), text);
+    expect(screened).toBeInstanceOf(RejectedFields);
+    // Field names are named as their object is walked, before its values.
+    expect((screened as RejectedFields).details).toEqual([
+      { field: 'k\udbff', message: 'Field names must be valid Unicode text (no lone surrogate)' },
+      { field: 'name', message: 'name must be valid Unicode text (it holds a lone surrogate such as \\ud800)' },
+      { field: 'list[0]', message: 'list[0] must be valid Unicode text (it holds a lone surrogate such as \\ud800)' },
+      { field: 'end', message: 'end must be valid Unicode text (it holds a lone surrogate such as \\ud800)' },
+    ]);
+    const emoji = '{"ok":"\\ud83d\\ude00"}';
+    expect(screenJson(JSON.parse(emoji), emoji)).toEqual({ ok: '😀' });
+  });
+
   it('a text that only spells a backslash before u0000 is no NUL', () => {
     const text = '{"a":"\\\\u0000"}';
     expect(screenJson(JSON.parse(text), text)).toEqual({ a: '\\u0000' });

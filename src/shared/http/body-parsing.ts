@@ -281,14 +281,31 @@ export function jsonShape(text: string, limit: number): JsonShape {
   return { tooDeep: false, manyKeys: names };
 }
 
-/** Every field (and field name) holding a NUL character, named by its path; a walk without recursion. */
-function fieldsWithNul(value: unknown): FieldError[] {
-  const nul: FieldError[] = [];
+/** A UTF-16 surrogate without its other half: no character at all (JSON can spell one, `"a\\ud800b"`). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** What is wrong with a text no field can hold, or null: a NUL, or a lone surrogate (not Unicode text). */
+function badText(text: string): 'nul' | 'surrogate' | null {
+  if (text.includes('\u0000')) return 'nul';
+  return LONE_SURROGATE.test(text) ? 'surrogate' : null;
+}
+
+const VALUE_MESSAGES = { nul: 'must not contain NUL characters', surrogate: 'must be valid Unicode text (it holds a lone surrogate such as \\ud800)' };
+const NAME_MESSAGES = { nul: 'Field names must not contain NUL characters', surrogate: 'Field names must be valid Unicode text (no lone surrogate)' };
+
+/**
+ * Every field (and field name) holding a NUL character or a lone surrogate, named by its path; a walk without
+ * recursion. PostgreSQL refuses NUL in text (a 500 otherwise); a lone surrogate would be stored as something no
+ * client can read back as the text sent (UTF-8 has no spelling for it). Exported for query strings (validation.ts).
+ */
+export function fieldsWithBadText(value: unknown): FieldError[] {
+  const bad: FieldError[] = [];
   const stack: Array<{ value: unknown; path: string }> = [{ value, path: '' }];
   while (stack.length > 0) {
     const item = stack.pop()!;
     if (typeof item.value === 'string') {
-      if (item.value.includes('\u0000')) nul.push({ field: item.path || 'body', message: `${item.path || 'body'} must not contain NUL characters` });
+      const problem = badText(item.value);
+      if (problem) bad.push({ field: item.path || 'body', message: `${item.path || 'body'} ${VALUE_MESSAGES[problem]}` });
       continue;
     }
     if (item.value === null || typeof item.value !== 'object') continue;
@@ -296,21 +313,26 @@ function fieldsWithNul(value: unknown): FieldError[] {
     // Pushed last-first so fields come out in document order.
     for (const [key, child] of entries.reverse()) {
       const path = childPath(item.path, key);
-      if (typeof key === 'string' && key.includes('\u0000')) nul.push({ field: path, message: 'Field names must not contain NUL characters' });
+      const problem = typeof key === 'string' ? badText(key) : null;
+      if (problem) bad.push({ field: path, message: NAME_MESSAGES[problem] });
       stack.push({ value: child, path });
     }
   }
-  return nul;
+  return bad;
 }
 
+/** A `\uXXXX` escape of a NUL or of a surrogate (half of a pair, or alone): the only way JSON text spells either. */
+const SUSPECT_ESCAPE = /\\u(0000|[dD][89a-fA-F])/;
+
 /**
- * Checks a parsed JSON body for NUL characters (422 naming each field). `text` is the JSON it was parsed from:
- * JSON can only spell a NUL as the escape `\u0000`, so a text without one skips the walk that names fields.
+ * Checks a parsed JSON body for NUL characters and lone surrogates (422 naming each field). `text` is the JSON it
+ * was parsed from: JSON can only spell either as an escape (`\u0000`, `\ud800`; raw bytes of a surrogate are not
+ * UTF-8 and decode as U+FFFD), so a text without one skips the walk that names fields.
  */
 export function screenJson(value: unknown, text: string): unknown {
-  if (!text.includes('\\u0000')) return value;
-  const nul = fieldsWithNul(value);
-  return nul.length > 0 ? new RejectedFields(nul) : value;
+  if (!SUSPECT_ESCAPE.test(text)) return value;
+  const bad = fieldsWithBadText(value);
+  return bad.length > 0 ? new RejectedFields(bad) : value;
 }
 
 const ACCEPTS_FORMS = 'acceptsForms';

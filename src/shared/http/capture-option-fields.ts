@@ -344,6 +344,51 @@ export function declareCaptureOptionFields(dto: { prototype: object }, specs: re
   }
 }
 
+/** An OpenAPI query parameter (as @ApiQuery takes it). */
+export interface QueryParameterSpec {
+  name: string;
+  required: boolean;
+  description: string;
+  schema: Record<string, unknown>;
+}
+
+/** How a row's values are spelled in a query string (render-query.ts converts them back), as an OpenAPI schema. */
+function querySchemaOf(spec: CaptureOptionSpec): { schema: Record<string, unknown>; spelling?: string } {
+  switch (spec.type.kind) {
+    case 'clip':
+      return { schema: { type: 'string', minLength: 1 }, spelling: 'JSON: `{"x":0,"y":0,"width":800,"height":600}`' };
+    case 'statuses':
+      return { schema: { type: 'string', minLength: 1, example: '404,500' }, spelling: '`true`, `false` or status codes separated by commas (`404,500`)' };
+    case 'scripts':
+      return {
+        schema: { type: 'array', items: { type: 'string', minLength: 1 }, maxItems: P.scriptsMaxItems },
+        spelling: 'repeat the parameter for each script',
+      };
+    case 'choices':
+      return { schema: schemaOf(spec) as Record<string, unknown>, spelling: 'repeat the parameter, or separate values by commas' };
+    case 'selectors':
+    case 'urlPatterns':
+      return { schema: schemaOf(spec) as Record<string, unknown>, spelling: 'repeat the parameter for each one' };
+    default:
+      return { schema: { ...(schemaOf(spec) as Record<string, unknown>), ...documentedDefault(spec) } };
+  }
+}
+
+/**
+ * The query parameters of the table's rows settable on `scope`, for a GET that takes capture options in its
+ * query (GET /render): one per row, so a new option is documented with no other change. Secret rows
+ * (cookies, headers, http_auth…) are left out: a query string never carries them (422), a POST body does.
+ */
+export function captureOptionQueryParameters(specs: readonly CaptureOptionSpec[]): QueryParameterSpec[] {
+  return specs
+    .filter((spec) => !spec.secret)
+    .map((spec) => {
+      const { schema, spelling } = querySchemaOf(spec);
+      const description = [spec.description ?? spec.form.label, spelling && `In a query: ${spelling}.`].filter(Boolean).join(' ');
+      return { name: spec.wire, required: false, schema, description };
+    });
+}
+
 /** A body of capture options in the API's names (the fields are declared from the table). */
 type WireOptions = Record<string, unknown>;
 

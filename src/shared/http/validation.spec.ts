@@ -16,6 +16,7 @@ import {
   OptionalField,
   parseId,
   QueryInt,
+  SingleLineName,
 } from './validation';
 
 class StepDto {
@@ -54,6 +55,10 @@ class CheckedDto {
 })
 class BrokenCheckDto {
   @IsString() name!: string;
+}
+
+class NamedDto {
+  @IsString() @SingleLineName() name!: string;
 }
 
 class PageQuery {
@@ -246,6 +251,41 @@ describe('validation', () => {
         const text = `{${Array.from({ length: 1500 }, () => '"name":"x"').join(',')},"size":2}`;
         const names = [...Array.from({ length: 1500 }, () => 'name'), 'size'];
         await expect(pipe.transform(many(names, text), body(ThingDto))).resolves.toEqual(Object.assign(new ThingDto(), { name: 'x', size: 2 }));
+      });
+    });
+    describe('SingleLineName (every name: website, scenario, schedule, channel, render key)', () => {
+      it.each([
+        ['CR LF (a forged e-mail header line)', 'Evil\r\nBcc: victim@evil.example'],
+        ['LF', 'a\nb'],
+        ['a tab', 'a\tb'],
+        ['NUL', 'a\u0000b'],
+        ['ESC', 'a\u001b[31mb'],
+        ['DEL', 'a\u007fb'],
+        ['a C1 control (NEL)', 'a\u0085b'],
+        ['U+2028', 'a\u2028b'],
+        ['U+2029', 'a\u2029b'],
+      ])('refuses %s with a 422 naming the field', async (_what, name) => {
+        expect((await refusal({ name }, body(NamedDto))).details).toEqual([
+          { field: 'name', message: 'name must be one line of text without control characters (no CR, LF, tab, NUL, DEL or U+2028/U+2029)' },
+        ]);
+      });
+
+      it('takes any other text: accents, emoji, right-to-left, spaces', async () => {
+        for (const name of ['Café Ünïcode 😀', 'שלום', '  spaced  out  ', 'a\u00a0b']) {
+          await expect(pipe.transform({ name }, body(NamedDto))).resolves.toEqual(Object.assign(new NamedDto(), { name }));
+        }
+      });
+    });
+
+    describe('query strings', () => {
+      it('a NUL in a query value is a 422 naming the parameter, whatever the DTO', async () => {
+        expect((await refusal({ page: '1', q: 'a\u0000b' }, { type: 'query', metatype: PageQuery })).details).toEqual([
+          { field: 'q', message: 'q must not contain NUL characters' },
+        ]);
+        expect((await refusal({ cache_key: 'a\u0000b' }, { type: 'query', metatype: Object })).details).toEqual([
+          { field: 'cache_key', message: 'cache_key must not contain NUL characters' },
+        ]);
+        expect((await refusal({ tags: ['ok', 'a\u0000'] }, { type: 'query', metatype: Object })).details.map((d) => d.field)).toEqual(['tags[1]']);
       });
     });
   });

@@ -5,7 +5,7 @@ import { isValidCssSelector } from '../css-selector/css-selector';
 import { FieldError, ValidationFailedError } from '../domain/domain-error';
 import type { UrlPolicy } from '../url-policy';
 import { boundBody, crowdedError } from './body-bounds';
-import { CrowdedBody, ManyFieldsBody } from './body-parsing';
+import { CrowdedBody, fieldsWithBadText, ManyFieldsBody } from './body-parsing';
 import { cappedValidationError, MAX_DETAILS, notAllowed } from './capped-validation';
 
 function humanise(field: string, constraint: string, message: string): string {
@@ -93,6 +93,11 @@ class ReportingValidationPipe extends ValidationPipe {
     // Path parameters stay the strings they were sent as: their own pipes (IdParam, UuidParam) parse them
     // strictly. Converted here first, `Number("0x10")`, `Number("+1")` or `Number("1e3")` named another row.
     if (metadata.type === 'param') return value;
+    // A query string's NUL (`cache_key=a%00b`) is refused as a JSON body's is (body-parsing.ts): 422 naming the field.
+    if (metadata.type === 'query' && value !== null && typeof value === 'object') {
+      const bad = fieldsWithBadText(value);
+      if (bad.length > 0) throw cappedValidationError(bad);
+    }
     const metatype = metadata.metatype;
     // An object or array too large to parse, named with the bound its DTO gives that field.
     if (value instanceof CrowdedBody) throw metatype ? crowdedError(metatype, value.field, value.kind) : value.error();
@@ -197,6 +202,34 @@ export function QueryInt(min: number, max: number): PropertyDecorator {
     Min(min),
     Max(max),
   );
+}
+
+/**
+ * Control characters no name holds: C0 (tab, CR and LF included), DEL, C1, and the Unicode line and paragraph
+ * separators. A name travels into e-mail subjects and headers, Slack and Discord messages, log lines and the
+ * dashboard: `"Evil\r\nBcc: victim@evil.example"` must never forge a line there.
+ */
+export function hasControlCharacters(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x2028 || c === 0x2029) return true;
+  }
+  return false;
+}
+
+/**
+ * One line of text without control characters: the rule of every name (website, scenario, schedule, channel,
+ * render key). A 422 naming the field; non-strings are left to IsString.
+ */
+export function SingleLineName(): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isSingleLine',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: { message: ({ property }) => `${property} must be one line of text without control characters (no CR, LF, tab, NUL, DEL or U+2028/U+2029)` },
+      validator: { validate: (value: unknown) => typeof value !== 'string' || !hasControlCharacters(value) },
+    });
 }
 
 /** A field rule that lives in a domain predicate (a locale, a time zone), with the message it fails with. */

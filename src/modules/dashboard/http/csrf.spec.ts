@@ -54,9 +54,14 @@ describe('checkCsrf', () => {
       },
     );
 
-    it('lets "Origin: null" (a privacy-minded browser or a redirect) rest on the token alone', () => {
-      expect(() => checkCsrf(requestFrom('null'), null, TOKEN, TOKEN)).not.toThrow();
+    it('refuses "Origin: null" (a sandboxed iframe, a data: page, a cross-origin redirect) even with the right token', () => {
+      expect(() => checkCsrf(requestFrom('null'), null, TOKEN, TOKEN)).toThrow(CsrfRejectedError);
+      expect(() => checkCsrf(requestFrom('null'), 'https://shots.example.com', TOKEN, TOKEN)).toThrow(CsrfRejectedError);
       expect(() => checkCsrf(requestFrom('null'), null, 'wrong', TOKEN)).toThrow(CsrfRejectedError);
+    });
+
+    it('refuses an empty Origin header with the right token (it names no origin of ours)', () => {
+      expect(() => checkCsrf(requestFrom(''), null, TOKEN, TOKEN)).toThrow(CsrfRejectedError);
     });
 
     it('checks the token before the origin: our own origin without the token is still refused', () => {

@@ -21,9 +21,11 @@ function same(a: string, b: string): boolean {
 /**
  * A form post is accepted only with the expected token, and — when the browser says where it came from —
  * only from our own origin. SameSite=Lax cookies already stop most cross-site posts; this is the guarantee.
+ * `Origin: null` (a sandboxed iframe, a `data:` or `file:` page, a cross-origin redirect) is no origin of ours:
+ * refused, whatever the token (our pages send `Referrer-Policy: same-origin`, so our own forms name our origin).
  */
 export function checkCsrf(request: FastifyRequest, publicUrl: string | null, sent: string | null, expected: string | undefined): void {
   if (!sent || !expected || !same(sent, expected)) throw new CsrfRejectedError();
   const origin = request.headers.origin;
-  if (origin && origin !== 'null' && origin !== requestOrigin(request, publicUrl)) throw new CsrfRejectedError();
+  if (origin !== undefined && origin !== requestOrigin(request, publicUrl)) throw new CsrfRejectedError();
 }

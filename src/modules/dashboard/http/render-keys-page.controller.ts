@@ -4,6 +4,7 @@ import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
 import { ValidationFailedError } from '../../../shared/domain/domain-error';
 import { IdParam } from '../../../shared/http/id-param';
+import { hasControlCharacters } from '../../../shared/http/validation';
 import { requestOrigin } from '../../../shared/http/pagination';
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import { PlanNoApiAccessError } from '../../accounts/domain/errors';
@@ -58,6 +59,10 @@ export class RenderKeysPageController {
     if (name.length > RENDER_KEY_LIMITS.nameMax) {
       reply.status(422);
       return this.page(viewer, request, { nameError: `The name must be at most ${RENDER_KEY_LIMITS.nameMax} characters.` });
+    }
+    if (hasControlCharacters(name)) {
+      reply.status(422);
+      return this.page(viewer, request, { nameError: 'The name must be one line of text, without line breaks, tabs or other control characters.' });
     }
     try {
       const key = await this.renderKeys.create(viewer.account.id, name || null);

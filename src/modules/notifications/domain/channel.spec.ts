@@ -61,6 +61,55 @@ describe('notification channel rules', () => {
     expect(emailProblem('ops@example.com')).toBeNull();
     expect(emailProblem('ops at example')).toMatch(/e-mail address/);
   });
+
+  describe('a Slack or Discord target: https, the exact host, the default port, the webhooks path (normalised)', () => {
+    it.each([
+      ['slack', 'https://hooks.slack.com/services/T000/B000/XXXX'],
+      ['slack', 'https://HOOKS.slack.com/services/T000/B000/XXXX'],
+      ['slack', 'https://hooks.slack.com:443/services/T000/B000/XXXX'],
+      ['discord', 'https://discord.com/api/webhooks/123/tok-en_1'],
+      ['discord', 'https://discordapp.com/api/webhooks/123/token'],
+      ['discord', 'https://ptb.discord.com/api/webhooks/123/token?wait=true'],
+      ['discord', 'https://discord.com/api/webhooks/123/token?thread_id=9'],
+    ] as const)('%s accepts %s', (type, target) => {
+      expect(webhookUrlProblem(type, target, [])).toBeNull();
+    });
+
+    it.each([
+      ['discord', 'https://discord.com/api/other', 'another path on the host'],
+      ['discord', 'https://discord.com/api/webhooks/', 'the prefix alone'],
+      ['discord', 'https://discord.com/api/webhooksX/1/t', 'a path that only starts like the prefix'],
+      ['discord', 'https://discord.com/api/webhooks/../other', 'a .. segment'],
+      ['discord', 'https://discord.com/api/webhooks/1/../../users/@me', 'a .. segment that stays under the prefix'],
+      ['discord', 'https://discord.com/api/webhooks/./1/t', 'a . segment'],
+      ['discord', 'https://discord.com/api/webhooks/%2e%2e/other', 'encoded dots'],
+      ['discord', 'https://discord.com/api/webhooks/%2E%2E/other', 'encoded dots in capitals'],
+      ['discord', 'https://discord.com/api/webhooks/1%2f..%2f..%2fother', 'encoded slashes'],
+      ['discord', 'https://discord.com/api/webhooks/1%5c..%5cother', 'encoded backslashes'],
+      ['discord', 'https://discord.com/api/webhooks\\..\\other', 'backslashes'],
+      ['discord', 'https://discord.com/api/web\thooks/1/t', 'a tab (parsers strip it)'],
+      ['discord', 'https://discord.com:8443/api/webhooks/1/t', 'port 8443'],
+      ['discord', 'https://discord.com:80/api/webhooks/1/t', 'port 80 over https'],
+      ['discord', 'http://discord.com/api/webhooks/1/t', 'http'],
+      ['discord', 'https://discord.com./api/webhooks/1/t', 'the host with a trailing dot'],
+      ['discord', 'https://evil.discord.com/api/webhooks/1/t', 'a subdomain not listed'],
+      ['discord', 'https://discord.com.evil.example/api/webhooks/1/t', 'a host that starts like it'],
+      ['discord', 'https://user:pass@discord.com/api/webhooks/1/t', 'credentials'],
+      ['discord', 'https://hooks.slack.com/services/T/B/X', "Slack's host"],
+      ['slack', 'https://hooks.slack.com/other/T/B/X', 'another path'],
+      ['slack', 'https://hooks.slack.com/services/../admin', 'a .. segment'],
+      ['slack', 'https://hooks.slack.com:8443/services/T/B/X', 'port 8443'],
+      ['slack', 'https://discord.com/api/webhooks/1/t', "Discord's host"],
+    ] as const)('%s refuses %s (%s), naming the expected URL', (type, target, _why) => {
+      const prefix = type === 'slack' ? 'https://hooks.slack.com/services/…' : 'https://discord.com/api/webhooks/…';
+      expect(webhookUrlProblem(type, target, [])).toBe(`target must be a ${type === 'slack' ? 'Slack' : 'Discord'} incoming-webhook URL (${prefix})`);
+    });
+
+    it('an origin in URL_ALLOWLIST (a self-hosted Mattermost) keeps its own paths', () => {
+      expect(webhookUrlProblem('slack', 'http://mm.local:8065/hooks/x', ['http://mm.local:8065'])).toBeNull();
+      expect(webhookUrlProblem('slack', 'http://mm.local:8066/hooks/x', ['http://mm.local:8065'])).not.toBeNull();
+    });
+  });
 });
 
 describe('notification messages', () => {

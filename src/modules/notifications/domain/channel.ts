@@ -20,6 +20,25 @@ export const WEBHOOK_HOSTS: Record<Exclude<ChannelType, 'email'>, readonly strin
   discord: ['discord.com', 'discordapp.com', 'ptb.discord.com', 'canary.discord.com'],
 };
 
+/** Where on those hosts incoming webhooks live: a target's normalised path must start with it (and go on). */
+export const WEBHOOK_PATH_PREFIXES: Record<Exclude<ChannelType, 'email'>, string> = {
+  slack: '/services/',
+  discord: '/api/webhooks/',
+};
+
+/**
+ * Whether a webhook URL as written hides a path trick: a `.` or `..` segment, an encoded dot, slash or backslash,
+ * a backslash (parsers read it as `/`), a control character or a space (stripped or kept by parsers alike).
+ * Such a URL could resolve past the prefix it seems to start with (`/api/webhooks/../other`); the parsed path is
+ * checked against the prefix too.
+ */
+function pathTrick(target: string): boolean {
+  for (let i = 0; i < target.length; i++) if (target.charCodeAt(i) <= 0x20 || target.charCodeAt(i) === 0x7f) return true;
+  const beforeQuery = target.split(/[?#]/)[0];
+  if (/%2e|%2f|%5c|\\/i.test(beforeQuery)) return true;
+  return beforeQuery.split('/').some((segment) => segment === '.' || segment === '..');
+}
+
 export interface ChannelProps {
   id: number;
   accountId: number;
@@ -87,9 +106,13 @@ export function webhookUrlProblem(type: Exclude<ChannelType, 'email'>, target: s
     return `target must be the ${label(type)} incoming-webhook URL`;
   }
   if (allowlist.includes(url.origin)) return null;
-  if (url.protocol !== 'https:' || !WEBHOOK_HOSTS[type].includes(url.hostname.toLowerCase())) {
-    return `target must be a ${label(type)} incoming-webhook URL (https://${WEBHOOK_HOSTS[type][0]}/…)`;
-  }
+  const prefix = WEBHOOK_PATH_PREFIXES[type];
+  const expected = `target must be a ${label(type)} incoming-webhook URL (https://${WEBHOOK_HOSTS[type][0]}${prefix}…)`;
+  // https, one of the hosts exactly (no trailing dot, no other port than 443, no credentials), and the webhooks'
+  // path: checked on the parsed (normalised) path, and the path as written must hold no trick that resolves away.
+  if (url.protocol !== 'https:' || !WEBHOOK_HOSTS[type].includes(url.hostname) || url.port !== '') return expected;
+  if (url.username !== '' || url.password !== '') return expected;
+  if (pathTrick(target) || !url.pathname.startsWith(prefix) || url.pathname.length === prefix.length) return expected;
   return null;
 }
 

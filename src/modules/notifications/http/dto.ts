@@ -1,14 +1,14 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
-import { BodyRequired, IsId, OptionalField } from '../../../shared/http/validation';
+import { BodyRequired, IsId, OptionalField, SingleLineName } from '../../../shared/http/validation';
 import type { DeliveryProps } from '../../webhooks/domain/webhook';
 import type { LastDelivery } from '../domain/channel';
 import { CHANNEL_EVENTS, CHANNEL_LIMITS, CHANNEL_TYPES, ChannelEvent, ChannelProps, ChannelType, maskedTarget } from '../domain/channel';
 import { CHANNEL_FIELDS as F, ChannelView, TestMessageView } from './openapi';
 
 const Events = () => applyDecorators(IsArray(), ArrayMinSize(1), ArrayMaxSize(CHANNEL_EVENTS.length), ArrayUnique(), IsIn(CHANNEL_EVENTS, { each: true }));
-const Name = () => applyDecorators(IsString(), MinLength(1), MaxLength(CHANNEL_LIMITS.nameMax));
+const Name = () => applyDecorators(IsString(), MinLength(1), MaxLength(CHANNEL_LIMITS.nameMax), SingleLineName());
 const Target = () => applyDecorators(IsString(), MinLength(1), MaxLength(CHANNEL_LIMITS.targetMax));
 /** A list of website ids, or null for every website. */
 const WebsiteIds = () =>

@@ -15,11 +15,12 @@ export const CHANNEL_FIELDS = {
   },
   target: {
     type: 'string',
+    minLength: 1,
     maxLength: CHANNEL_LIMITS.targetMax,
     example: 'https://hooks.slack.com/services/T000/B000/XXXXXXXX',
     description:
-      '`email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/… incoming-webhook URL; `discord`: ' +
-      'an https://discord.com/api/webhooks/… URL (another origin only if the operator put it in URL_ALLOWLIST). Webhook URLs pass the URL policy ' +
+      '`email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/services/… incoming-webhook URL; `discord`: ' +
+      'an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). Webhook URLs pass the URL policy ' +
       'as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)',
   },
   events: {

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, MaxLength, ValidateIf } from 'class-validator';
-import { OptionalField } from '../../../shared/http/validation';
+import { OptionalField, SingleLineName } from '../../../shared/http/validation';
 import { RENDER_KEY_LIMITS, RenderKeyProps } from '../domain/render-key';
 import { RENDER_KEY_NAME, RenderKeyView } from './openapi';
 
@@ -10,6 +10,7 @@ export class CreateRenderKeyDto {
   @ValidateIf((_, v) => v !== null)
   @IsString()
   @MaxLength(RENDER_KEY_LIMITS.nameMax)
+  @SingleLineName()
   name?: string | null;
 }
 

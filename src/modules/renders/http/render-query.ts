@@ -1,4 +1,24 @@
 import { optionsSetOn, type OptionValueType } from '../../../shared/domain/capture-option-table';
+import type { FieldError } from '../../../shared/domain/domain-error';
+
+/** The secret options (capture-option table: `secret`), never taken from a query string (see secretsInQuery). */
+export const SECRET_OPTIONS: readonly string[] = optionsSetOn('render')
+  .filter((spec) => spec.secret)
+  .map((spec) => spec.wire);
+
+/**
+ * The secret options a query string carries, each a 422 detail. A URL is no place for a secret: it lands in
+ * access logs, browser histories, Referer headers and CDN keys, and a signed link is public by design (its
+ * answer is `Cache-Control: public`). A bearer request sends them in a POST body; a page that needs a login,
+ * from a link too, uses a saved session (`session_id`).
+ */
+export function secretsInQuery(query: Record<string, unknown>, signed: boolean): FieldError[] {
+  const where = signed ? 'a signed link: the link is public' : 'a query string: URLs end up in logs and histories';
+  return SECRET_OPTIONS.filter((name) => Object.prototype.hasOwnProperty.call(query, name)).map((field) => ({
+    field,
+    message: `${field} must not be sent in ${where}. Use a saved session (session_id), or send it in a POST /render body with a bearer token`,
+  }));
+}
 
 /**
  * GET /render's query as the typed object POST /render's body would be: each capture option converted by its
@@ -51,7 +71,9 @@ function scalar(kind: Kind, value: string): unknown {
 }
 
 export function renderQueryToBody(query: Record<string, unknown>): Record<string, unknown> {
-  const body: Record<string, unknown> = {};
+  // Without a prototype, as Fastify's own query object: `__proto__=x` stays a field the DTO names (422), instead
+  // of an assignment to the prototype that made it vanish.
+  const body = Object.create(null) as Record<string, unknown>;
   for (const [name, raw] of Object.entries(query)) {
     const kind = KINDS.get(name);
     // Unknown names pass as they are: the DTO names them ("x is not allowed").

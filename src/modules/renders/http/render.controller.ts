@@ -3,21 +3,23 @@ import { ApiBody, ApiExtraModels, ApiOperation, ApiQuery, ApiResponse, ApiTags, 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
+import { ValidationFailedError } from '../../../shared/domain/domain-error';
 import { clientGone } from '../../../shared/http/client-gone';
 import { AuthIfPresented, CurrentAccount, Public } from '../../../shared/http/decorators';
 import { ApiBearerController, ApiErrorResponses, ApiUuidParam, headerRefs, RATE_LIMIT_HEADERS } from '../../../shared/http/openapi';
 import { requestOrigin } from '../../../shared/http/pagination';
 import { UuidParam } from '../../../shared/http/uuid-param';
 import { createValidationPipe } from '../../../shared/http/validation';
-import { toCaptureOptions } from '../../../shared/http/capture-option-fields';
+import { captureOptionQueryParameters, QueryParameterSpec, toCaptureOptions } from '../../../shared/http/capture-option-fields';
+import { optionsSetOn } from '../../../shared/domain/capture-option-table';
 import { UrlPolicy } from '../../../shared/url-policy';
 import type { Account } from '../../accounts/domain/account';
 import { RenderLinks } from '../application/render-links';
 import { RenderInput, RendersService } from '../application/renders.service';
-import { RenderDto } from './dto';
+import { RENDER_FIELD_SCHEMAS, RenderDto } from './dto';
 import { RenderView } from './openapi';
 import { CAPTURE_HEADERS, cacheHeaders, publicCacheControl, renderView, replyWithRender } from './render-reply';
-import { renderQueryToBody } from './render-query';
+import { renderQueryToBody, SECRET_OPTIONS, secretsInQuery } from './render-query';
 import { SignedLinkGuard, SignedRequest } from './signed-link.guard';
 
 /** A signed link's own parameters (render-keys): not render options. */
@@ -56,11 +58,56 @@ function ApiRenderResponse(): MethodDecorator {
   );
 }
 
+/** A signed link's own parameters (API.md, Signed links; docs/render-keys.md), documented on GET /render. */
+const LINK_QUERY: QueryParameterSpec[] = [
+  {
+    name: 'access_key',
+    required: false,
+    description: 'Signed links only (no Authorization header): the render key that signed the link (`rk_…`)',
+    schema: { type: 'string', minLength: 1 },
+  },
+  {
+    name: 'expires',
+    required: false,
+    description: 'Signed links only: when the link stops working, in unix seconds (signed with the rest; 403 `link_expired` after it)',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  {
+    name: 'signature',
+    required: false,
+    description:
+      'Signed links only, the last parameter: the lowercase hex HMAC-SHA256 of the query exactly as sent before `&signature=`, keyed ' +
+      'with the render key’s secret (403 `invalid_signature` otherwise)',
+    schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+  },
+];
+
+/**
+ * GET /render's query parameters: the render's own fields, every capture option settable on a render (from the
+ * capture-option table, secrets left out: refused in a query string) and a signed link's parameters.
+ */
+function ApiRenderQuery(): MethodDecorator {
+  const own: QueryParameterSpec[] = Object.entries(RENDER_FIELD_SCHEMAS).map(([name, { description, ...schema }]) => ({
+    name,
+    required: name === 'url',
+    description,
+    schema,
+  }));
+  const parameters = [...own, ...captureOptionQueryParameters(optionsSetOn('render')), ...LINK_QUERY];
+  return applyDecorators(...parameters.map((parameter) => ApiQuery(parameter)));
+}
+
 const DESCRIPTION =
   'Captures the URL and answers the file itself (or, with `response_type=json`, a signed link to it). Every option of Take Screenshot ' +
   'applies; the URL policy and the rate limits apply as to any request (one render is one request). With `cache_ttl` > 0 an identical ' +
   'render (same account, URL and options that change the picture, same `cache_key`) is answered from storage (`X-Cache: HIT`); ' +
   'identical renders in flight share one capture. See docs/render.md.';
+
+/** 422 naming each secret option (cookies, headers, http_auth…) sent in the query string (render-query.ts). */
+function refuseSecretsInQuery(query: Record<string, unknown>, signed: boolean): void {
+  const secrets = secretsInQuery(query, signed);
+  if (secrets.length > 0) throw new ValidationFailedError(secrets);
+}
 
 function inputOf(dto: RenderDto): RenderInput {
   return {
@@ -89,8 +136,14 @@ export class RenderController {
     this.pipe = createValidationPipe({ urlPolicy });
   }
 
-  @ApiOperation({ summary: 'Render (query)', description: `${DESCRIPTION} Query values are strings: \`full_page=true\`, \`viewport_width=390\`.` })
-  @ApiQuery({ name: 'url', required: true, type: 'string', description: 'The page; every field of RenderRequest is a query parameter too' })
+  @ApiOperation({
+    summary: 'Render (query)',
+    description:
+      `${DESCRIPTION} Query values are strings: \`full_page=true\`, \`viewport_width=390\`. Secret options (${SECRET_OPTIONS.map((name) => `\`${name}\``).join(', ')}) ` +
+      'are refused in a query string (422): send them in a POST body, or use a saved session (`session_id`). Without an ' +
+      'Authorization header the query is a signed link (`access_key`, `expires`, `signature`; see docs/render-keys.md).',
+  })
+  @ApiRenderQuery()
   @ApiRenderResponse()
   @ApiErrorResponses('validation_failed', 'capture_failed', 'capture_timeout')
   @AuthIfPresented()
@@ -103,6 +156,7 @@ export class RenderController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const signed = request.signedLink === true;
+    refuseSecretsInQuery(query, signed);
     const fields = signed ? Object.fromEntries(Object.entries(query).filter(([name]) => !LINK_PARAMETERS.includes(name))) : query;
     const dto = (await this.pipe.transform(renderQueryToBody(fields), { type: 'query', metatype: RenderDto })) as RenderDto;
     if (signed && dto.cache_ttl === undefined) dto.cache_ttl = SIGNED_LINK_DEFAULT_TTL;
@@ -117,7 +171,15 @@ export class RenderController {
   @ApiErrorResponses('bad_request', 'payload_too_large', 'validation_failed', 'capture_failed', 'capture_timeout')
   @Post()
   @HttpCode(200)
-  async post(@CurrentAccount() account: Account, @Body() dto: RenderDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async post(
+    @CurrentAccount() account: Account,
+    @Body() dto: RenderDto,
+    @Query() query: Record<string, unknown>,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    // The body is the place for secrets; a query string beside it (ignored otherwise) must not carry them.
+    refuseSecretsInQuery(query, false);
     return this.answer(account, dto, request, reply);
   }
 
@@ -156,6 +218,13 @@ export class RenderLinkController {
     description: 'The `url` of a json render answer; no token. 403 `invalid_signature` or `link_expired`.',
   })
   @ApiUuidParam('Render')
+  @ApiQuery({
+    name: 'expires',
+    required: true,
+    description: 'Until when the link works, in unix seconds (as the json answer gave it)',
+    schema: { type: 'integer', minimum: 0 },
+  })
+  @ApiQuery({ name: 'signature', required: true, description: 'The link’s signature, as the json answer gave it', schema: { type: 'string', minLength: 1 } })
   @ApiResponse({
     status: 200,
     description: 'The file in its format; `Cache-Control: public, max-age=<seconds left>`',

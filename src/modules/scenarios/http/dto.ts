@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Allow, IsInt, IsNotEmpty, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { PageQuery } from '../../../shared/http/pagination';
 import { ValidationFailedError } from '../../../shared/domain/domain-error';
-import { AlsoChecks, BodyRequired, FieldCheckContext, IsId, MAX_ID, OptionalField, QueryInt } from '../../../shared/http/validation';
+import { AlsoChecks, BodyRequired, FieldCheckContext, IsId, MAX_ID, OptionalField, QueryInt, SingleLineName } from '../../../shared/http/validation';
 import { Execution } from '../application/scenarios.service';
 import { StepRecord } from '../domain/execution';
 import { SCENARIO_RULES, ScenarioProps } from '../domain/scenario';
@@ -32,6 +32,7 @@ export class CreateScenarioDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(SCENARIO_RULES.nameMax)
+  @SingleLineName()
   name!: string;
   @ApiPropertyOptional(F.description)
   @OptionalField()
@@ -61,6 +62,7 @@ export class UpdateScenarioDto {
   @IsString()
   @IsNotEmpty()
   @MaxLength(SCENARIO_RULES.nameMax)
+  @SingleLineName()
   name?: string;
   @ApiPropertyOptional(F.description)
   @OptionalField()

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsString, ValidateIf } from 'class-validator';
-import { AlsoChecks, BodyRequired, IsId, OptionalField } from '../../../shared/http/validation';
+import { AlsoChecks, BodyRequired, IsId, OptionalField, SingleLineName } from '../../../shared/http/validation';
 import { Schedule, scheduleFieldErrors } from '../domain/schedule';
 import { Frequency } from '../domain/schedule-rules';
 import { SCHEDULE_FIELDS as F, ScheduleView } from './openapi';
@@ -16,7 +16,7 @@ import { SCHEDULE_FIELDS as F, ScheduleView } from './openapi';
     : []),
 ])
 export class CreateScheduleDto {
-  @ApiProperty(F.name) @IsString() name!: string;
+  @ApiProperty(F.name) @IsString() @SingleLineName() name!: string;
   @ApiPropertyOptional(F.website_id) @OptionalField() @IsId() website_id?: number;
   @ApiPropertyOptional(F.scenario_id) @OptionalField() @ValidateIf((_, v) => v !== null) @IsId() scenario_id?: number | null;
   @ApiProperty(F.frequency) @IsString() frequency!: Frequency;
@@ -32,7 +32,7 @@ export class CreateScheduleDto {
 })
 @BodyRequired()
 export class UpdateScheduleDto {
-  @ApiPropertyOptional(F.name) @OptionalField() @IsString() name?: string;
+  @ApiPropertyOptional(F.name) @OptionalField() @IsString() @SingleLineName() name?: string;
   @ApiPropertyOptional(F.website_id) @OptionalField() @IsId() website_id?: number;
   @ApiPropertyOptional(F.scenario_id) @OptionalField() @ValidateIf((_, v) => v !== null) @IsId() scenario_id?: number | null;
   @ApiPropertyOptional(F.frequency) @OptionalField() @IsString() frequency?: Frequency;

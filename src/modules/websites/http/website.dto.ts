@@ -3,14 +3,14 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { MaxEntries, NestedDto } from '../../../shared/http/body-bounds';
 import { captureOptionsView, CaptureOptionsDto, IsNotArray, OBJECT_MESSAGE } from '../../../shared/http/capture-option-fields';
-import { AlsoChecks, BodyRequired, FieldCheckContext, IsCssSelector, OptionalField, Satisfies } from '../../../shared/http/validation';
+import { AlsoChecks, BodyRequired, FieldCheckContext, IsCssSelector, OptionalField, Satisfies, SingleLineName } from '../../../shared/http/validation';
 import { WEBSITE_RULES, WEBSITE_STATUSES, WebsiteProps, WebsiteStatus } from '../domain/website';
 import { WEBSITE_FIELDS as F, WebsiteView } from './openapi';
 
 const R = WEBSITE_RULES;
 
 // One definition per field rule, shared by create (required fields) and update (all optional).
-const Name = () => applyDecorators(IsString(), IsNotEmpty(), MaxLength(R.nameMax));
+const Name = () => applyDecorators(IsString(), IsNotEmpty(), MaxLength(R.nameMax), SingleLineName());
 const Url = () => applyDecorators(IsString(), IsNotEmpty(), MaxLength(R.urlMax));
 const ViewportWidth = () => applyDecorators(OptionalField(), IsInt(), Min(R.viewportWidth.min), Max(R.viewportWidth.max));
 const ViewportHeight = () => applyDecorators(OptionalField(), IsInt(), Min(R.viewportHeight.min), Max(R.viewportHeight.max));
