@@ -5,6 +5,7 @@ import type { JobSource } from '../../jobs/domain/job';
 import { JobRow } from '../../jobs/infrastructure/job.row';
 import type { StepRecord } from '../../scenarios/domain/execution';
 import { ScreenshotRow } from '../../screenshots/infrastructure/screenshot.row';
+import { counterName, findPage } from '../../../shared/persistence/hot-query';
 import { DashboardQueries, GalleryFilter, GalleryShot, ShotSource, UsageBucket, UsageSeries } from '../application/dashboard-queries';
 
 /** `%`, `_` and the escape character itself are literal in a search. */
@@ -46,6 +47,12 @@ export class TypeOrmDashboardQueries extends DashboardQueries {
   }
 
   async gallery(accountId: number, filter: GalleryFilter, page: PageRequest): Promise<{ items: GalleryShot[]; total: number }> {
+    if (!filter.from && !filter.until && !filter.search) {
+      // The whole gallery or one website's: the API's list query, its total kept in list_counts (no COUNT).
+      const list = filter.websiteId ? counterName('screenshots', { website: filter.websiteId }) : counterName('screenshots');
+      const { rows, total } = await findPage(this.shots, { accountId, websiteId: filter.websiteId }, [['id', 'DESC']], page, { accountId, list });
+      return { items: rows.map(toTile), total };
+    }
     const query = this.shots.createQueryBuilder('s').where('s.account_id = :accountId', { accountId });
     if (filter.websiteId) query.andWhere('s.website_id = :websiteId', { websiteId: filter.websiteId });
     if (filter.from) query.andWhere('s.taken_at >= :from', { from: filter.from });
