@@ -3479,6 +3479,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -4409,6 +4411,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
       };
       header?: never;
       path: {
@@ -4556,6 +4560,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
         /** @description Only this website’s screenshots */
         website_id?: number;
         status?: 'success';
@@ -6484,6 +6490,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
         /** @description Only this website’s scenarios */
         website_id?: number;
       };
@@ -7424,6 +7432,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
       };
       header?: never;
       path: {
@@ -7716,6 +7726,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -8654,6 +8666,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -9569,6 +9583,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
       };
       header?: never;
       path: {
@@ -9716,6 +9732,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -10465,6 +10483,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
       };
       header?: never;
       path: {
@@ -10778,6 +10798,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -11283,6 +11305,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
         status?: 'queued' | 'running' | 'succeeded' | 'failed';
         website_id?: number;
       };
