@@ -519,9 +519,10 @@ describe('Websites (spec: Endpoints/Websites; API.md: Websites, Lists)', () => {
       expect(res.body.data[0]).toMatchObject({ name: 'Site 17', url: 'https://site17.example.com/', last_screenshot_at: null });
       for (const w of res.body.data) expect(Object.keys(w)).toEqual(expect.arrayContaining([...WEBSITE_FIELDS, 'last_screenshot_at']));
       expect(link(res.body.links.first)).toEqual({ origin: t.url, path: '/websites', params: { page: '1' } });
-      expect(link(res.body.links.last)).toEqual({ origin: t.url, path: '/websites', params: { page: '2' } });
+      // Keyset paging (issue 45): next and last carry an opaque cursor beside the page number.
+      expect(link(res.body.links.last)).toEqual({ origin: t.url, path: '/websites', params: { page: '2', cursor: expect.stringMatching(/^[\w-]+$/) } });
       expect(res.body.links.prev).toBeNull();
-      expect(link(res.body.links.next)).toEqual({ origin: t.url, path: '/websites', params: { page: '2' } });
+      expect(link(res.body.links.next)).toEqual({ origin: t.url, path: '/websites', params: { page: '2', cursor: expect.stringMatching(/^[\w-]+$/) } });
     });
 
     it('page 2: the remaining 2 (the oldest), prev set, next null', async () => {
@@ -531,16 +532,58 @@ describe('Websites (spec: Endpoints/Websites; API.md: Websites, Lists)', () => {
       expect(link(res.body.links.prev)).toEqual({ origin: t.url, path: '/websites', params: { page: '1' } });
       expect(res.body.links.next).toBeNull();
       expect(link(res.body.links.first)).toEqual({ origin: t.url, path: '/websites', params: { page: '1' } });
-      expect(link(res.body.links.last)).toEqual({ origin: t.url, path: '/websites', params: { page: '2' } });
+      expect(link(res.body.links.last)).toEqual({ origin: t.url, path: '/websites', params: { page: '2', cursor: expect.stringMatching(/^[\w-]+$/) } });
     });
 
     it('per_page is honoured and kept in the links', async () => {
       const res = await api().get('/websites?per_page=5&page=2').set(account.auth).expect(200);
       expect(res.body.meta).toEqual({ current_page: 2, last_page: 4, per_page: 5, total: 17 });
       expect(res.body.data.map((w: { id: number }) => w.id)).toEqual([...ids].reverse().slice(5, 10));
-      expect(link(res.body.links.next)).toEqual({ origin: t.url, path: '/websites', params: { page: '3', per_page: '5' } });
+      const cursor = expect.stringMatching(/^[\w-]+$/);
+      expect(link(res.body.links.next)).toEqual({ origin: t.url, path: '/websites', params: { page: '3', per_page: '5', cursor } });
       expect(link(res.body.links.prev)).toEqual({ origin: t.url, path: '/websites', params: { page: '1', per_page: '5' } });
-      expect(link(res.body.links.last)).toEqual({ origin: t.url, path: '/websites', params: { page: '4', per_page: '5' } });
+      expect(link(res.body.links.last)).toEqual({ origin: t.url, path: '/websites', params: { page: '4', per_page: '5', cursor } });
+    });
+
+    it('following next, prev and last (keyset cursors) gives exactly the pages page=N gives, with the same envelope', async () => {
+      const byPage = async (n: number) => (await api().get(`/websites?per_page=5&page=${n}`).set(account.auth).expect(200)).body;
+      const follow = async (href: string) => {
+        const u = new URL(href);
+        return (await api().get(`${u.pathname}${u.search}`).set(account.auth).expect(200)).body;
+      };
+      const ids = (body: { data: Array<{ id: number }> }) => body.data.map((w) => w.id);
+      let body = await byPage(1);
+      for (let n = 2; n <= 4; n++) {
+        body = await follow(body.links.next);
+        const expected = await byPage(n);
+        expect(ids(body)).toEqual(ids(expected));
+        expect(body.meta).toEqual(expected.meta);
+        expect(Object.keys(body.links)).toEqual(['first', 'last', 'prev', 'next']);
+      }
+      expect(body.links.next).toBeNull();
+      // Back from the last page through prev, and to the last page from the first.
+      for (let n = 3; n >= 1; n--) {
+        body = await follow(body.links.prev);
+        expect(ids(body)).toEqual(ids(await byPage(n)));
+        expect(body.meta.current_page).toBe(n);
+      }
+      expect(body.links.prev).toBeNull();
+      const last = await follow(body.links.last);
+      expect(ids(last)).toEqual(ids(await byPage(4)));
+      expect(last.meta).toEqual({ current_page: 4, last_page: 4, per_page: 5, total: 17 });
+    });
+
+    it.each([
+      ['not base64', 'cursor=%25%25%25'],
+      ['base64 of something else', `cursor=${Buffer.from('hello').toString('base64url')}`],
+      ['a key of the wrong kind', `cursor=${Buffer.from(JSON.stringify({ p: 2, a: ['x'] })).toString('base64url')}`],
+      ['too many keys', `cursor=${Buffer.from(JSON.stringify({ p: 2, a: [1, 2] })).toString('base64url')}`],
+      ['no page', `cursor=${Buffer.from(JSON.stringify({ a: [1] })).toString('base64url')}`],
+      ['too long', `cursor=${'a'.repeat(1001)}`],
+    ])('a bad cursor (%s) → 422 validation_failed naming cursor', async (_name, query) => {
+      const res = await api().get(`/websites?${query}`).set(account.auth).expect(422);
+      expect(res.body.code).toBe('validation_failed');
+      expect(res.body.details.map((d: { field: string }) => d.field)).toEqual(['cursor']);
     });
 
     it('per_page=100 is allowed (all 17 on one page)', async () => {

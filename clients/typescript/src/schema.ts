@@ -3518,6 +3518,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -4448,6 +4450,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
       };
       header?: never;
       path: {
@@ -4595,6 +4599,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
         /** @description Only this website’s screenshots */
         website_id?: number;
         status?: 'success';
@@ -6753,6 +6759,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
         /** @description Only this website’s scenarios */
         website_id?: number;
       };
@@ -7693,6 +7701,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
       };
       header?: never;
       path: {
@@ -7985,6 +7995,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -8923,6 +8935,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -9838,6 +9852,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
       };
       header?: never;
       path: {
@@ -9985,6 +10001,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -10734,6 +10752,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
       };
       header?: never;
       path: {
@@ -11047,6 +11067,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -11552,6 +11574,8 @@ export interface operations {
         page?: number;
         /** @description Items per page */
         per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
         status?: 'queued' | 'running' | 'succeeded' | 'failed';
         website_id?: number;
       };

@@ -1,5 +1,7 @@
 import { EntityMetadata, EntityTarget, ObjectLiteral, Repository } from 'typeorm';
-import type { PageRequest } from '../domain/page-request';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
+import { ValidationFailedError } from '../domain/domain-error';
+import type { PageEdges, PageRequest } from '../domain/page-request';
 
 /**
  * One fixed SELECT run on every request, written once in SQL and hydrated exactly as TypeORM hydrates the
@@ -102,63 +104,169 @@ export async function findOne<T extends ObjectLiteral>(repository: Repository<T>
 }
 
 type Direction = 'ASC' | 'DESC';
-interface PageQueries {
-  list: HotQuery<Record<string, unknown>>;
-  count: HotQuery<Record<string, unknown>>;
+type Mode = 'offset' | 'after' | 'before' | 'end';
+const pageQueries = new WeakMap<Repository<ObjectLiteral>, Map<string, HotQuery<Record<string, unknown>>>>();
+
+/**
+ * Where a list's total is kept (the list_counts table: one row per account and list, moved by triggers in the
+ * same transaction as every insert and delete, cascades and retention included; see migrations/1763801100000).
+ * Absent for lists without a counter: those are counted.
+ */
+export interface PageCounter {
+  accountId: number;
+  list: string;
 }
-const pageQueries = new WeakMap<Repository<ObjectLiteral>, Map<string, PageQueries>>();
+
+/** `websites`, `screenshots:website=12`, …: the name of a list_counts row (the triggers write the same names). */
+export function counterName(list: string, filter?: Record<string, string | number>): string {
+  const [entry] = Object.entries(filter ?? {});
+  return entry ? `${list}:${entry[0]}=${entry[1]}` : list;
+}
+
+function badCursor(): ValidationFailedError {
+  return ValidationFailedError.of('cursor', 'cursor is not a cursor of this list (use the links as given)');
+}
+
+const DATE_TYPES = new Set(['datetime', 'timestamp', 'timestamptz', 'timestamp with time zone', 'date']);
+const INTEGER_TYPES = new Set(['integer', 'int', 'bigint', 'smallint']);
+
+/** A cursor's key for `column`, as the driver stores it; a key of the wrong kind is a 422 naming `cursor`. */
+function cursorKey(repository: Repository<ObjectLiteral>, column: ColumnMetadata, raw: unknown): unknown {
+  const type = column.type as unknown;
+  let value: unknown;
+  if (type === Date || DATE_TYPES.has(String(type))) {
+    if (typeof raw !== 'string' || raw.length > 40 || Number.isNaN(Date.parse(raw))) throw badCursor();
+    value = new Date(raw);
+  } else if (type === Number || INTEGER_TYPES.has(String(type))) {
+    if (typeof raw !== 'number' || !Number.isSafeInteger(raw)) throw badCursor();
+    value = raw;
+  } else {
+    if (typeof raw !== 'string' || raw.length > 255) throw badCursor();
+    value = raw;
+  }
+  return repository.manager.connection.driver.preparePersistentValue(value, column);
+}
+
+/** The page's rows' order keys as a cursor carries them (dates as ISO strings). */
+function keysOf(row: ObjectLiteral, order: ReadonlyArray<[string, Direction]>): unknown[] {
+  return order.map(([key]) => {
+    const value: unknown = row[key];
+    return value instanceof Date ? value.toISOString() : value;
+  });
+}
 
 /**
  * One page of an entity's rows matching `where` (equality on each given property; undefined ones are left
  * out), in `order`, and how many rows match in all — what `findAndCount` answers, for the list endpoints.
  *
+ * Keyset paging: a page asked for by a link's cursor (`page.from`) starts right after (or ends right before)
+ * the row whose order keys the cursor carries — `WHERE (created_at, id) < (…) ORDER BY … LIMIT n`, an index
+ * range read of n rows at any depth — and the last page is read backwards from the end. A bare `page=N` is still
+ * an OFFSET. The order always ends with the primary key (appended when missing), so positions are unique.
+ *
+ * The total comes from the list's counter when it has one (`counter`: a primary-key read), else from a COUNT —
+ * run only when the page does not reveal it.
+ *
  * findAndCount builds both queries anew on every call and writes the values into the SQL text, so SQLite
  * prepares a new statement for every account and page; here each shape of filter gets its SQL once, with
- * placeholders, and runs as a prepared statement (docs/benchmark.md, "Per-request cost"). The total is counted only
- * when the page does not reveal it.
+ * placeholders, and runs as a prepared statement (docs/benchmark.md, "Per-request cost").
  */
 export async function findPage<T extends ObjectLiteral>(
   repository: Repository<T>,
   where: Partial<Record<keyof T & string, unknown>>,
   order: Array<[keyof T & string, Direction]>,
   page: PageRequest,
-): Promise<{ rows: T[]; total: number }> {
+  counter?: PageCounter,
+): Promise<{ rows: T[]; total: number; edges?: PageEdges }> {
   const repo = repository as unknown as Repository<ObjectLiteral>;
   const metadata = repository.metadata;
+  const driver = repository.manager.connection.driver;
+  const primary = metadata.primaryColumns[0].propertyName;
+  const direction = order[order.length - 1][1];
+  if (order.some(([, dir]) => dir !== direction)) throw new Error(`findPage: ${metadata.name}: one direction for every order key`);
+  const keys: Array<[string, Direction]> = order.some(([key]) => key === primary) ? order : [...order, [primary, direction]];
   const filters = Object.entries(where).filter(([, value]) => value !== undefined);
-  const shape = `${filters.map(([key]) => key).join(',')}|${order.map(([key, dir]) => `${key} ${dir}`).join(',')}`;
-  let byShape = pageQueries.get(repo);
-  if (!byShape) pageQueries.set(repo, (byShape = new Map<string, PageQueries>()));
-  let queries = byShape.get(shape);
-  if (!queries) {
-    const escape = (name: string) => repository.manager.connection.driver.escape(name);
-    const column = (property: string) => {
-      const found = metadata.findColumnWithPropertyName(property);
-      if (!found) throw new Error(`findPage: ${metadata.name} has no column ${property}`);
-      return found;
-    };
-    const table = escape(metadata.tableName);
-    const condition = filters.length ? ` WHERE ${filters.map(([key]) => `r.${escape(column(key).databaseName)} = :${key}`).join(' AND ')}` : '';
-    const sort = order.map(([key, dir]) => `r.${escape(column(key).databaseName)} ${dir}`).join(', ');
-    queries = {
-      list: new HotQuery(
-        repo,
-        `SELECT ${selectColumns(repo, metadata.target, 'r')} FROM ${table} r${condition} ORDER BY ${sort} LIMIT :pageLimit OFFSET :pageOffset`,
-      ),
-      count: new HotQuery(repo, `SELECT COUNT(1) AS total FROM ${table} r${condition}`),
-    };
-    byShape.set(shape, queries);
-  }
+  const from = page.from;
+  const mode: Mode = !from ? 'offset' : 'after' in from ? 'after' : 'before' in from ? 'before' : 'end';
+  const column = (property: string) => {
+    const found = metadata.findColumnWithPropertyName(property);
+    if (!found) throw new Error(`findPage: ${metadata.name} has no column ${property}`);
+    return found;
+  };
+  const escape = (name: string) => driver.escape(name);
+  const table = escape(metadata.tableName);
+  const conditions = filters.map(([key]) => `r.${escape(column(key).databaseName)} = :${key}`);
+  const query = (kind: Mode | 'count'): HotQuery<Record<string, unknown>> => {
+    const shape = `${kind}|${filters.map(([key]) => key).join(',')}|${keys.map(([key, dir]) => `${key} ${dir}`).join(',')}`;
+    let byShape = pageQueries.get(repo);
+    if (!byShape) pageQueries.set(repo, (byShape = new Map<string, HotQuery<Record<string, unknown>>>()));
+    let found = byShape.get(shape);
+    if (found) return found;
+    const where = [...conditions];
+    const columns = keys.map(([key]) => `r.${escape(column(key).databaseName)}`);
+    // Read backwards (before a row, or from the end): the reversed order, turned round once read.
+    const backwards = kind === 'before' || kind === 'end';
+    const dir = backwards ? (direction === 'ASC' ? 'DESC' : 'ASC') : direction;
+    if (kind === 'after' || kind === 'before') {
+      const bound = keys.map((_, i) => `:cursor${i}`);
+      const op = dir === 'DESC' ? '<' : '>';
+      where.push(keys.length === 1 ? `${columns[0]} ${op} ${bound[0]}` : `(${columns.join(', ')}) ${op} (${bound.join(', ')})`);
+    }
+    const condition = where.length ? ` WHERE ${where.join(' AND ')}` : '';
+    const sql =
+      kind === 'count'
+        ? `SELECT COUNT(1) AS total FROM ${table} r${condition}`
+        : `SELECT ${selectColumns(repo, metadata.target, 'r')} FROM ${table} r${condition} ORDER BY ${columns.map((c) => `${c} ${dir}`).join(', ')} ` +
+          `LIMIT :pageLimit${kind === 'offset' ? ' OFFSET :pageOffset' : ''}`;
+    found = new HotQuery(repo, sql);
+    byShape.set(shape, found);
+    return found;
+  };
+  const filterParams: Record<string, unknown> = {};
+  for (const [key, value] of filters) filterParams[key] = driver.preparePersistentValue(value, column(key));
+  const countAll = async (): Promise<number> => {
+    if (counter) {
+      const [kept] = await counterQuery(repo).rows({ account: counter.accountId, list: counter.list });
+      return Math.max(0, Number(kept?.total ?? 0));
+    }
+    const [counted] = await query('count').rows(filterParams);
+    return Number(counted?.total ?? 0);
+  };
+
+  let raw: Record<string, unknown>[];
+  let total: number | null = null;
   const offset = (page.page - 1) * page.perPage;
-  // One row more than the page: when it does not come, the page is the last one and says the total itself
-  // (most lists fit in their first page), so the COUNT runs only for lists longer than where the page ends.
-  const params: Record<string, unknown> = { pageLimit: page.perPage + 1, pageOffset: offset };
-  for (const [key, value] of filters)
-    params[key] = repository.manager.connection.driver.preparePersistentValue(value, metadata.findColumnWithPropertyName(key)!);
-  const raw = await queries.list.rows(params);
+  if (mode === 'offset') {
+    // One row more than the page: when it does not come, the page is the last one and says the total itself.
+    raw = await query('offset').rows({ ...filterParams, pageLimit: page.perPage + 1, pageOffset: offset });
+    if (raw.length <= page.perPage && (raw.length > 0 || offset === 0) && !counter) total = offset + raw.length;
+  } else if (mode === 'end') {
+    total = await countAll();
+    const onLast = total - (Math.max(1, Math.ceil(total / page.perPage)) - 1) * page.perPage;
+    raw = (await query('end').rows({ ...filterParams, pageLimit: Math.max(1, onLast) })).reverse();
+  } else {
+    const given = 'after' in from! ? from.after : (from as { before: readonly unknown[] }).before;
+    if (given.length !== keys.length) throw badCursor();
+    const params: Record<string, unknown> = { ...filterParams, pageLimit: page.perPage + (mode === 'after' ? 1 : 0) };
+    keys.forEach(([key], i) => (params[`cursor${i}`] = cursorKey(repo, column(key), given[i])));
+    raw = await query(mode).rows(params);
+    if (mode === 'before') raw.reverse();
+    else if (raw.length <= page.perPage && !counter) total = offset + raw.length;
+  }
   const rows = raw.slice(0, page.perPage).map((r) => hydrate<T>(repo, metadata.target as EntityTarget<T>, r, 'r'));
-  const isLastPage = raw.length <= page.perPage && (raw.length > 0 || offset === 0);
-  if (isLastPage) return { rows, total: offset + raw.length };
-  const [counted] = await queries.count.rows(params);
-  return { rows, total: Number(counted?.total ?? 0) };
+  if (total === null) total = await countAll();
+  const edges = rows.length ? { first: keysOf(rows[0], keys), last: keysOf(rows[rows.length - 1], keys) } : undefined;
+  return { rows, total, edges };
+}
+
+const counterQueries = new WeakMap<Repository<ObjectLiteral>, HotQuery<Record<string, unknown>>>();
+
+/** The kept total of one of an account's lists (no row: none yet). */
+function counterQuery(repository: Repository<ObjectLiteral>): HotQuery<Record<string, unknown>> {
+  let found = counterQueries.get(repository);
+  if (!found) {
+    found = new HotQuery(repository, 'SELECT total FROM list_counts WHERE account_id = :account AND list = :list');
+    counterQueries.set(repository, found);
+  }
+  return found;
 }

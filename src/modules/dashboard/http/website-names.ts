@@ -18,10 +18,11 @@ export class WebsiteNames {
   /** Every website of the account (id and name), newest first, for the gallery's filter. */
   async all(accountId: number): Promise<Array<{ id: number; name: string }>> {
     const out: Array<{ id: number; name: string }> = [];
-    for (let page = 1; ; page++) {
-      const { items, total } = await this.websites.list(accountId, { page, perPage: 100 });
-      out.push(...items.map((w) => ({ id: w.id, name: w.name })));
-      if (out.length >= total || items.length === 0) return out;
+    // Page after page through the keyset cursor (each read starts after the last row seen: no OFFSET to walk).
+    for (let page = await this.websites.list(accountId, { page: 1, perPage: 100 }); ;) {
+      out.push(...page.items.map((w) => ({ id: w.id, name: w.name })));
+      if (out.length >= page.total || page.items.length < 100 || !page.edges) return out;
+      page = await this.websites.list(accountId, { page: 1 + out.length / 100, perPage: 100, from: { after: page.edges.last } });
     }
   }
 }

@@ -5,6 +5,7 @@ import type { JobSource } from '../../jobs/domain/job';
 import { JobRow } from '../../jobs/infrastructure/job.row';
 import type { StepRecord } from '../../scenarios/domain/execution';
 import { ScreenshotRow } from '../../screenshots/infrastructure/screenshot.row';
+import { counterName, findPage } from '../../../shared/persistence/hot-query';
 import { DashboardQueries, GalleryFilter, GalleryShot, ShotSource, UsageBucket, UsageSeries } from '../application/dashboard-queries';
 
 /** `%`, `_` and the escape character itself are literal in a search. */
@@ -46,6 +47,12 @@ export class TypeOrmDashboardQueries extends DashboardQueries {
   }
 
   async gallery(accountId: number, filter: GalleryFilter, page: PageRequest): Promise<{ items: GalleryShot[]; total: number }> {
+    if (!filter.from && !filter.until && !filter.search) {
+      // The whole gallery or one website's: the API's list query, its total kept in list_counts (no COUNT).
+      const list = filter.websiteId ? counterName('screenshots', { website: filter.websiteId }) : counterName('screenshots');
+      const { rows, total } = await findPage(this.shots, { accountId, websiteId: filter.websiteId }, [['id', 'DESC']], page, { accountId, list });
+      return { items: rows.map(toTile), total };
+    }
     const query = this.shots.createQueryBuilder('s').where('s.account_id = :accountId', { accountId });
     if (filter.websiteId) query.andWhere('s.website_id = :websiteId', { websiteId: filter.websiteId });
     if (filter.from) query.andWhere('s.taken_at >= :from', { from: filter.from });
@@ -98,54 +105,43 @@ export class TypeOrmDashboardQueries extends DashboardQueries {
     return (await this.shots.find({ where: { accountId, id: In([...ids]) }, order: { id: 'DESC' } })).map(toTile);
   }
 
+  /**
+   * From usage_hours (migrations/1763801100000-list-counts.ts: per account and UTC hour, kept by triggers in the
+   * same transaction as the jobs and screenshots): at most 24 × 30 rows read, whatever the tables hold.
+   */
   async usage(accountId: number, now: Date, bucketSeconds: number, count: number): Promise<UsageSeries> {
     const nowSeconds = Math.floor(now.getTime() / 1000);
     const origin = (Math.floor(nowSeconds / bucketSeconds) - (count - 1)) * bucketSeconds;
-    const since = new Date(origin * 1000);
-    const bucket = (column: string) =>
+    const rows: Array<{ hour: number | string; jobs: number | string; failures: number | string; bytes: number | string }> = await this.dataSource.query(
       this.postgres
-        ? `FLOOR((EXTRACT(EPOCH FROM ${column}) - ${origin}) / ${bucketSeconds})`
-        : `((CAST(strftime('%s', ${column}) AS INTEGER) - ${origin}) / ${bucketSeconds})`;
-    // origin and bucketSeconds are integers computed here, never input: safe to write into the SQL.
-    const jobRows = await this.jobs
-      .createQueryBuilder('j')
-      .select(bucket('j.created_at'), 'bucket')
-      .addSelect('COUNT(*)', 'jobs')
-      .addSelect(`SUM(CASE WHEN j.status = 'failed' THEN 1 ELSE 0 END)`, 'failures')
-      .where('j.account_id = :accountId AND j.created_at >= :since', { accountId, since })
-      .groupBy('bucket')
-      .getRawMany<{ bucket: number | string; jobs: number | string; failures: number | string }>();
-    const shotRows = await this.shots
-      .createQueryBuilder('s')
-      .select(bucket('s.taken_at'), 'bucket')
-      .addSelect('SUM(s.file_size)', 'bytes')
-      .where('s.account_id = :accountId AND s.taken_at >= :since', { accountId, since })
-      .groupBy('bucket')
-      .getRawMany<{ bucket: number | string; bytes: number | string }>();
+        ? 'SELECT hour, jobs, failures, bytes FROM usage_hours WHERE account_id = $1 AND hour >= $2'
+        : 'SELECT hour, jobs, failures, bytes FROM usage_hours WHERE account_id = ? AND hour >= ?',
+      [accountId, origin],
+    );
     const buckets: UsageBucket[] = Array.from({ length: count }, (_, i) => ({
       start: new Date((origin + i * bucketSeconds) * 1000),
       jobs: 0,
       failures: 0,
       storedBytes: 0,
     }));
-    const at = (raw: number | string) => buckets[Number(raw)] as UsageBucket | undefined;
-    for (const row of jobRows) {
-      const b = at(row.bucket);
-      if (b) Object.assign(b, { jobs: Number(row.jobs), failures: Number(row.failures) });
-    }
-    for (const row of shotRows) {
-      const b = at(row.bucket);
-      if (b) b.storedBytes = Number(row.bytes);
+    for (const row of rows) {
+      const b = buckets[Math.floor((Number(row.hour) - origin) / bucketSeconds)] as UsageBucket | undefined;
+      if (!b) continue;
+      b.jobs += Number(row.jobs);
+      b.failures += Number(row.failures);
+      b.storedBytes += Number(row.bytes);
     }
     return { buckets, bucketSeconds };
   }
 
+  /** The running total list_counts keeps (`bytes`), not a sum over every screenshot. */
   async storedBytes(accountId: number): Promise<number> {
-    const row = await this.shots
-      .createQueryBuilder('s')
-      .select('COALESCE(SUM(s.file_size), 0)', 'bytes')
-      .where('s.account_id = :accountId', { accountId })
-      .getRawOne<{ bytes: number | string }>();
-    return Number(row?.bytes ?? 0);
+    const rows: Array<{ total: number | string }> = await this.dataSource.query(
+      this.postgres
+        ? `SELECT total FROM list_counts WHERE account_id = $1 AND list = 'bytes'`
+        : `SELECT total FROM list_counts WHERE account_id = ? AND list = 'bytes'`,
+      [accountId],
+    );
+    return Math.max(0, Number(rows[0]?.total ?? 0));
   }
 }

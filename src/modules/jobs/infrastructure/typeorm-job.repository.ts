@@ -7,7 +7,7 @@ import { JobAttemptScope } from '../application/job-attempt-scope';
 import { JobCursor, JobFilter, JobRepository, NewJob, RunningCutoffs, StaleCutoffs } from '../application/ports';
 import { JobEvents } from '../application/job-events';
 import { JobRow } from './job.row';
-import { findOne, findPage } from '../../../shared/persistence/hot-query';
+import { counterName, findOne, findPage, PageCounter } from '../../../shared/persistence/hot-query';
 import { isUniqueViolation } from '../../../shared/persistence/constraint-violations';
 
 function toJob(row: JobRow): JobProps {
@@ -44,6 +44,22 @@ function orLapsedRunning(qb: WhereExpressionBuilder, cutoffs: RunningCutoffs, co
       [`lapsedBefore${i}`]: cutoff,
     });
   });
+}
+
+/**
+ * The kept total (list_counts) for a jobs list: all of the account's jobs, or those of one status, type or website,
+ * or one scenario's runs (executions); other combinations are counted through their index.
+ */
+function jobsCounter(accountId: number, filter: JobFilter): PageCounter | undefined {
+  const { type, status, websiteId, scenarioId } = filter;
+  const given = [type, status, websiteId, scenarioId].filter(Boolean).length;
+  if (given === 0) return { accountId, list: counterName('jobs') };
+  if (type === 'scenario' && scenarioId && given === 2) return { accountId, list: counterName('executions', { scenario: scenarioId }) };
+  if (given !== 1) return undefined;
+  if (status) return { accountId, list: counterName('jobs', { status }) };
+  if (type) return { accountId, list: counterName('jobs', { type }) };
+  if (websiteId) return { accountId, list: counterName('jobs', { website: websiteId }) };
+  return undefined;
 }
 
 const COLUMNS = { status: 'status', type: 'type', startedAt: 'started_at' };
@@ -109,7 +125,7 @@ export class TypeOrmJobRepository extends JobRepository {
       websiteId: filter.websiteId || undefined,
       scenarioId: filter.scenarioId || undefined,
     };
-    const { rows, total } = await findPage(
+    const { rows, total, edges } = await findPage(
       this.rows,
       where,
       [
@@ -117,8 +133,9 @@ export class TypeOrmJobRepository extends JobRepository {
         ['id', 'DESC'],
       ],
       page,
+      jobsCounter(accountId, filter),
     );
-    return { items: rows.map(toJob), total };
+    return { items: rows.map(toJob), total, edges };
   }
 
   async claim(id: string, now: Date, runningStartedBefore: RunningCutoffs): Promise<JobProps | null> {

@@ -1,4 +1,4 @@
-import type { PageRequest } from '../../../shared/domain/page-request';
+import type { Page, PageRequest } from '../../../shared/domain/page-request';
 import type { ChannelEvent, ChannelProps, ChannelType, LastDelivery } from '../domain/channel';
 import type { EmailMessage } from '../domain/message';
 
@@ -26,7 +26,7 @@ export abstract class ChannelRepository {
   abstract createWithinLimit(channel: NewChannel, limit: number): Promise<ChannelProps | null>;
   abstract findOwned(accountId: number, id: number): Promise<ChannelProps | null>;
   abstract findById(id: number): Promise<ChannelProps | null>;
-  abstract list(accountId: number, page: PageRequest): Promise<{ items: ChannelProps[]; total: number }>;
+  abstract list(accountId: number, page: PageRequest): Promise<Page<ChannelProps>>;
   abstract update(id: number, changes: ChannelChanges, now: Date): Promise<ChannelProps>;
   /** Deletes the channel; its deliveries go with it (foreign key). */
   abstract delete(id: number): Promise<void>;

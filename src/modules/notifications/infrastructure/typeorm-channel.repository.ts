@@ -74,8 +74,8 @@ export class TypeOrmChannelRepository extends ChannelRepository {
   }
 
   async list(accountId: number, page: PageRequest) {
-    const { rows, total } = await findPage(this.rows, { accountId }, [['id', 'DESC']], page);
-    return { items: rows.map((row) => this.toChannel(row)), total };
+    const { rows, total, edges } = await findPage(this.rows, { accountId }, [['id', 'DESC']], page);
+    return { items: rows.map((row) => this.toChannel(row)), total, edges };
   }
 
   async update(id: number, changes: ChannelChanges, now: Date): Promise<ChannelProps> {

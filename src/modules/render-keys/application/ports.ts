@@ -1,4 +1,4 @@
-import type { PageRequest } from '../../../shared/domain/page-request';
+import type { Page, PageRequest } from '../../../shared/domain/page-request';
 import type { RenderKeyProps } from '../domain/render-key';
 
 export interface NewRenderKey {
@@ -15,6 +15,6 @@ export abstract class RenderKeyRepository {
   abstract findOwned(accountId: number, id: number): Promise<RenderKeyProps | null>;
   /** The key a link names; null when there is none (never was, or deleted). */
   abstract findByAccessKey(accessKey: string): Promise<RenderKeyProps | null>;
-  abstract list(accountId: number, page: PageRequest): Promise<{ items: RenderKeyProps[]; total: number }>;
+  abstract list(accountId: number, page: PageRequest): Promise<Page<RenderKeyProps>>;
   abstract delete(id: number): Promise<void>;
 }

@@ -44,8 +44,8 @@ export class TypeOrmRenderKeyRepository extends RenderKeyRepository {
   }
 
   async list(accountId: number, page: PageRequest) {
-    const { rows, total } = await findPage(this.rows, { accountId }, [['id', 'DESC']], page);
-    return { items: rows.map((row) => this.toKey(row)), total };
+    const { rows, total, edges } = await findPage(this.rows, { accountId }, [['id', 'DESC']], page);
+    return { items: rows.map((row) => this.toKey(row)), total, edges };
   }
 
   async delete(id: number): Promise<void> {

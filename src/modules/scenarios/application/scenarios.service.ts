@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../../../shared/domain/clock';
 import { NotFoundError, ValidationFailedError } from '../../../shared/domain/domain-error';
-import { PageRequest } from '../../../shared/domain/page-request';
+import { Page, PageRequest } from '../../../shared/domain/page-request';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { JobEvents } from '../../jobs/application/job-events';
 import { JobProps, JobSource } from '../../jobs/domain/job';
@@ -140,10 +140,12 @@ export class ScenariosService {
     });
   }
 
-  async executions(accountId: number, scenarioId: number, page: PageRequest): Promise<{ items: Execution[]; total: number }> {
+  async executions(accountId: number, scenarioId: number, page: PageRequest): Promise<Page<Execution>> {
     await this.get(accountId, scenarioId);
-    const { items, total } = await this.jobs.list(accountId, page, { type: 'scenario', scenarioId });
-    const withShots = await Promise.all(items.map(async (job) => ({ job, screenshotIds: (await this.screenshots.listForExecution(job.id)).map((s) => s.id) })));
-    return { items: withShots, total };
+    const runs = await this.jobs.list(accountId, page, { type: 'scenario', scenarioId });
+    const withShots = await Promise.all(
+      runs.items.map(async (job) => ({ job, screenshotIds: (await this.screenshots.listForExecution(job.id)).map((s) => s.id) })),
+    );
+    return { ...runs, items: withShots }; // with the page's edges, for the links' cursors
   }
 }

@@ -46,8 +46,8 @@ export class TypeOrmScenarioRepository extends ScenarioRepository {
   }
 
   async list(accountId: number, page: PageRequest, filter: { websiteId?: number }) {
-    const { rows, total } = await findPage(this.rows, { accountId, websiteId: filter.websiteId || undefined }, [['id', 'DESC']], page);
-    return { items: rows.map(this.toScenario), total };
+    const { rows, total, edges } = await findPage(this.rows, { accountId, websiteId: filter.websiteId || undefined }, [['id', 'DESC']], page);
+    return { items: rows.map(this.toScenario), total, edges };
   }
 
   async update(id: number, changes: ScenarioChanges, now: Date): Promise<ScenarioProps> {

@@ -1,4 +1,4 @@
-import { PageRequest } from '../../../shared/domain/page-request';
+import { Page, PageRequest } from '../../../shared/domain/page-request';
 import { Schedule, ScheduleProps } from '../domain/schedule';
 
 /** The columns an update writes: only those that changed, plus updated_at. */
@@ -20,7 +20,7 @@ export abstract class ScheduleRepository {
   /** Stores a schedule made by Schedule.create; returns it with its id. */
   abstract create(schedule: Schedule): Promise<Schedule>;
   abstract findOwned(accountId: number, id: number): Promise<Schedule | null>;
-  abstract list(accountId: number, page: PageRequest): Promise<{ items: Schedule[]; total: number }>;
+  abstract list(accountId: number, page: PageRequest): Promise<Page<Schedule>>;
   /**
    * Writes only `changes` to the account's schedule, in one conditional UPDATE, so columns the ticker writes
    * concurrently (next_run_at, last_run_at, last_job_id) are not overwritten with what was read before, and a

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../../../shared/domain/clock';
 import { NotFoundError, ValidationFailedError } from '../../../shared/domain/domain-error';
-import { PageRequest } from '../../../shared/domain/page-request';
+import { Page, PageRequest } from '../../../shared/domain/page-request';
 import { JobProps, JobSource } from '../../jobs/domain/job';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { ScheduleRuns } from './schedule-runs';
@@ -108,9 +108,9 @@ export class SchedulesService {
     return this.withScenarioWebsite(schedule);
   }
 
-  async list(accountId: number, page: PageRequest): Promise<{ items: Schedule[]; total: number }> {
-    const { items, total } = await this.schedules.list(accountId, page);
-    return { items: await Promise.all(items.map((s) => this.withScenarioWebsite(s))), total };
+  async list(accountId: number, page: PageRequest): Promise<Page<Schedule>> {
+    const listed = await this.schedules.list(accountId, page);
+    return { ...listed, items: await Promise.all(listed.items.map((s) => this.withScenarioWebsite(s))) };
   }
 
   /**

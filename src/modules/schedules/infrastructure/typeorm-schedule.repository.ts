@@ -26,8 +26,8 @@ export class TypeOrmScheduleRepository extends ScheduleRepository {
   }
 
   async list(accountId: number, page: PageRequest) {
-    const { rows, total } = await findPage(this.rows, { accountId }, [['id', 'DESC']], page);
-    return { items: rows.map(toSchedule), total };
+    const { rows, total, edges } = await findPage(this.rows, { accountId }, [['id', 'DESC']], page);
+    return { items: rows.map(toSchedule), total, edges };
   }
 
   async update(accountId: number, id: number, changes: ScheduleColumnChanges): Promise<Schedule | null> {

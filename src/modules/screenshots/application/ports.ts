@@ -1,6 +1,6 @@
 import type { OutputFormat } from '../../../shared/domain/output-format';
 import type { Readable } from 'node:stream';
-import { PageRequest } from '../../../shared/domain/page-request';
+import { Page, PageRequest } from '../../../shared/domain/page-request';
 import { ScreenshotProps } from '../domain/screenshot';
 import type { Box } from '../domain/change';
 import { UnavailableError } from '../../../shared/domain/domain-error';
@@ -67,7 +67,7 @@ export abstract class ScreenshotRepository {
   abstract findOwned(accountId: number, id: number): Promise<ScreenshotProps | null>;
   abstract findOwnedMany(accountId: number, ids: number[]): Promise<ScreenshotProps[]>;
   abstract findByJob(jobId: string): Promise<ScreenshotProps | null>;
-  abstract list(accountId: number, page: PageRequest, filter: ScreenshotFilter): Promise<{ items: ScreenshotProps[]; total: number }>;
+  abstract list(accountId: number, page: PageRequest, filter: ScreenshotFilter): Promise<Page<ScreenshotProps>>;
   abstract delete(id: number): Promise<void>;
   /** Which of these ids have a row (the orphan sweep). */
   abstract existingIds(ids: number[]): Promise<Set<number>>;
@@ -87,7 +87,7 @@ export abstract class ScreenshotRepository {
   /** No comparable capture is left to compare with (all deleted): the screenshot's change becomes null. */
   abstract dropComparison(id: number): Promise<void>;
   /** The website's captures whose comparison found a change, newest first. */
-  abstract listChanges(accountId: number, websiteId: number, page: PageRequest): Promise<{ items: ScreenshotProps[]; total: number }>;
+  abstract listChanges(accountId: number, websiteId: number, page: PageRequest): Promise<Page<ScreenshotProps>>;
 }
 
 /**

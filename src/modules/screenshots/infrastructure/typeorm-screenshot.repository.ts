@@ -11,7 +11,7 @@ import { JobAttemptScope } from '../../jobs/application/job-attempt-scope';
 import { CapturedScreenshot, ComparisonOutcome, DuplicateScreenshotError, ScreenshotFilter, ScreenshotRepository } from '../application/ports';
 import { SupersededAttemptError } from '../../jobs/application/ports';
 import { ScreenshotRow } from './screenshot.row';
-import { findPage } from '../../../shared/persistence/hot-query';
+import { counterName, findPage } from '../../../shared/persistence/hot-query';
 import { isUniqueViolation } from '../../../shared/persistence/constraint-violations';
 import { preparedOnce, SqliteConnection, sqliteConnection } from '../../../shared/persistence/sqlite-connection';
 
@@ -296,8 +296,19 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
 
   async list(accountId: number, page: PageRequest, filter: ScreenshotFilter) {
     const where = { accountId, websiteId: filter.websiteId || undefined, status: filter.status || undefined, scenarioId: filter.scenarioId || undefined };
-    const { rows, total } = await findPage(this.rows, where, [['id', 'DESC']], page);
-    return { items: rows.map(toScreenshot), total };
+    // Kept totals: the whole list, or one website's, or one scenario's (every row is `success`); other
+    // combinations are counted through their index.
+    const single = !filter.status || filter.status === 'success';
+    const counter =
+      single && !filter.websiteId && !filter.scenarioId
+        ? counterName('screenshots')
+        : single && !filter.scenarioId
+          ? counterName('screenshots', { website: filter.websiteId! })
+          : single && !filter.websiteId
+            ? counterName('screenshots', { scenario: filter.scenarioId! })
+            : null;
+    const { rows, total, edges } = await findPage(this.rows, where, [['id', 'DESC']], page, counter ? { accountId, list: counter } : undefined);
+    return { items: rows.map(toScreenshot), total, edges };
   }
 
   async listForExecution(executionId: string): Promise<ScreenshotProps[]> {
@@ -376,7 +387,8 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
   }
 
   async listChanges(accountId: number, websiteId: number, page: PageRequest) {
-    const { rows, total } = await findPage(this.rows, { accountId, websiteId, changed: true }, [['id', 'DESC']], page);
-    return { items: rows.map(toScreenshot), total };
+    const counter = { accountId, list: counterName('changes', { website: websiteId }) };
+    const { rows, total, edges } = await findPage(this.rows, { accountId, websiteId, changed: true }, [['id', 'DESC']], page, counter);
+    return { items: rows.map(toScreenshot), total, edges };
   }
 }

@@ -1,4 +1,4 @@
-import type { PageRequest } from '../../../shared/domain/page-request';
+import type { Page, PageRequest } from '../../../shared/domain/page-request';
 import type { DeliveryProps, WebhookEvent, WebhookProps } from '../domain/webhook';
 import type { FailureStreak } from './failure-streak';
 
@@ -54,7 +54,7 @@ export abstract class WebhookRepository implements FailureStreak {
   abstract createWithinLimit(webhook: NewWebhook, limit: number): Promise<WebhookProps | null>;
   abstract findOwned(accountId: number, id: number): Promise<WebhookProps | null>;
   abstract findById(id: number): Promise<WebhookProps | null>;
-  abstract list(accountId: number, page: PageRequest): Promise<{ items: WebhookProps[]; total: number }>;
+  abstract list(accountId: number, page: PageRequest): Promise<Page<WebhookProps>>;
   abstract update(id: number, changes: WebhookChanges, now: Date): Promise<WebhookProps>;
   abstract delete(id: number): Promise<void>;
 
@@ -82,7 +82,7 @@ export abstract class WebhookRepository implements FailureStreak {
   /** Gives an attempt back untried (the account's delivery rate is spent): due again at `until`. */
   abstract postpone(delivery: DeliveryProps, until: Date): Promise<void>;
   /** An endpoint's deliveries, newest first: a webhook's, or a notification channel's. */
-  abstract listDeliveries(of: { webhookId: number } | { channelId: number }, page: PageRequest): Promise<{ items: DeliveryProps[]; total: number }>;
+  abstract listDeliveries(of: { webhookId: number } | { channelId: number }, page: PageRequest): Promise<Page<DeliveryProps>>;
   abstract markHealthy(webhookId: number): Promise<void>;
   abstract markFailing(webhookId: number, now: Date): Promise<Date | null>;
   abstract disable(webhookId: number, reason: string, now: Date): Promise<boolean>;

@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap }
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
 import { errorMessage } from '../../../shared/domain/error-message';
-import type { PageRequest } from '../../../shared/domain/page-request';
+import type { Page, PageRequest } from '../../../shared/domain/page-request';
 import { RateLimitExceededError } from '../../rate-limiting/domain/quota';
 import { RateLimiter } from '../../rate-limiting/application/rate-limiter';
 import {
@@ -79,7 +79,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   }
 
   /** A notification channel's deliveries, newest first (GET /notification-channels/{id}/deliveries, as a webhook's). */
-  channelDeliveries(channelId: number, page: PageRequest): Promise<{ items: DeliveryProps[]; total: number }> {
+  channelDeliveries(channelId: number, page: PageRequest): Promise<Page<DeliveryProps>> {
     return this.webhooks.listDeliveries({ channelId }, page);
   }
 

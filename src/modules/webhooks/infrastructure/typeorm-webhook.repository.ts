@@ -74,8 +74,8 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
   }
 
   async list(accountId: number, page: PageRequest) {
-    const { rows, total } = await findPage(this.rows, { accountId }, [['id', 'ASC']], page);
-    return { items: rows.map((row) => this.toWebhook(row)), total };
+    const { rows, total, edges } = await findPage(this.rows, { accountId }, [['id', 'ASC']], page);
+    return { items: rows.map((row) => this.toWebhook(row)), total, edges };
   }
 
   async update(id: number, changes: WebhookChanges, now: Date): Promise<WebhookProps> {
@@ -268,8 +268,8 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
   }
 
   async listDeliveries(of: { webhookId: number } | { channelId: number }, page: PageRequest) {
-    const { rows, total } = await findPage(this.deliveries, of, [['createdAt', 'DESC']], page);
-    return { items: rows.map(toDelivery), total };
+    const { rows, total, edges } = await findPage(this.deliveries, of, [['createdAt', 'DESC']], page);
+    return { items: rows.map(toDelivery), total, edges };
   }
 
   // The 3-day rule's writes, shared with notification channels.

@@ -1,4 +1,4 @@
-import { PageRequest } from '../../../shared/domain/page-request';
+import { Page, PageRequest } from '../../../shared/domain/page-request';
 import { WebsiteChanges, WebsiteDraft, WebsiteProps } from '../domain/website';
 
 export abstract class WebsiteRepository {
@@ -6,7 +6,7 @@ export abstract class WebsiteRepository {
   /** Scoped to the account: another account's website is simply not found. */
   abstract findOwned(accountId: number, id: number): Promise<WebsiteProps | null>;
   abstract findById(id: number): Promise<WebsiteProps | null>;
-  abstract list(accountId: number, page: PageRequest): Promise<{ items: WebsiteProps[]; total: number }>;
+  abstract list(accountId: number, page: PageRequest): Promise<Page<WebsiteProps>>;
   abstract update(id: number, changes: WebsiteChanges, now: Date): Promise<WebsiteProps>;
   abstract delete(id: number): Promise<void>;
   abstract markCaptured(id: number, at: Date): Promise<void>;

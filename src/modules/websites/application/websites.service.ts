@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../../../shared/domain/clock';
 import { NotFoundError, ValidationFailedError } from '../../../shared/domain/domain-error';
-import { PageRequest } from '../../../shared/domain/page-request';
+import { Page, PageRequest } from '../../../shared/domain/page-request';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { keepRedacted, secretConflicts } from '../../../shared/domain/capture-secrets';
 import type { CaptureOptions } from '../../../shared/domain/capture-option-table';
@@ -49,7 +49,7 @@ export class WebsitesService {
     return website;
   }
 
-  list(accountId: number, page: PageRequest): Promise<{ items: WebsiteProps[]; total: number }> {
+  list(accountId: number, page: PageRequest): Promise<Page<WebsiteProps>> {
     return this.websites.list(accountId, page);
   }
 

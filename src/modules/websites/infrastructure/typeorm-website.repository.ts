@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import { NotFoundError } from '../../../shared/domain/domain-error';
-import { PageRequest } from '../../../shared/domain/page-request';
+import { Page, PageRequest } from '../../../shared/domain/page-request';
 import type { CaptureOptions } from '../../../shared/domain/capture-option-table';
 import { WebsiteChanges, WebsiteDraft, WebsiteProps, WebsiteStatus } from '../domain/website';
 import { CaptureSecrets, hasSecrets } from '../../../shared/domain/capture-secrets';
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import { WebsiteRepository } from '../application/ports';
-import { findOne, findPage } from '../../../shared/persistence/hot-query';
+import { counterName, findOne, findPage } from '../../../shared/persistence/hot-query';
 import { WebsiteRow } from './website.row';
 
 /** capture_options as stored: the secrets sealed into one string, never in plain text (API.md, Capture options). */
@@ -62,9 +62,9 @@ export class TypeOrmWebsiteRepository extends WebsiteRepository {
     return row ? this.toWebsite(row) : null;
   }
 
-  async list(accountId: number, page: PageRequest): Promise<{ items: WebsiteProps[]; total: number }> {
-    const { rows, total } = await findPage(this.rows, { accountId }, [['id', 'DESC']], page);
-    return { items: rows.map(this.toWebsite), total };
+  async list(accountId: number, page: PageRequest): Promise<Page<WebsiteProps>> {
+    const { rows, total, edges } = await findPage(this.rows, { accountId }, [['id', 'DESC']], page, { accountId, list: counterName('websites') });
+    return { items: rows.map(this.toWebsite), total, edges };
   }
 
   async update(id: number, changes: WebsiteChanges, now: Date): Promise<WebsiteProps> {
