@@ -8,7 +8,6 @@ import { addStyleSheetScript, disableServiceWorkersScript, fullPageLayoutScript,
 import { isValidCssSelector } from '../../shared/css-selector/css-selector';
 import { stabilityTracker } from './page-stability';
 import { imageSize } from 'image-size';
-import type { PdfPaper } from '../../shared/domain/output-format';
 import type { ResolvedOutput } from '../../shared/domain/capture-option-rules';
 import type { Clip } from '../../shared/domain/page-options';
 import type { WaitUntil } from '../../shared/domain/wait-until';
@@ -18,6 +17,7 @@ import { isNavigationRace } from './capture-errors';
 import { browserRefusal, CaptureSecrets, CookieSpec, isFirstParty } from '../../shared/domain/capture-secrets';
 import { requestBlocker, type BlockingChoice, type RequestBlocker } from './ad-blocking';
 import { fullPageImage, fullPageMaxHeight } from './tall-page';
+import { pdfPageInches, printWithOptions } from './pdf-options';
 
 /**
  * What a page is set up with before its first navigation. Both callers hand over their whole request (a capture's
@@ -289,13 +289,6 @@ export function layoutZoom(layout: PageLayout, viewportWidth: number): number {
   return layout.width > viewportWidth ? viewportWidth / layout.width : 1;
 }
 
-/** Paper sizes in inches, as puppeteer prints them (its PaperFormat table), portrait. */
-const PAPER_INCHES: Record<PdfPaper, { width: number; height: number }> = {
-  a4: { width: 8.27, height: 11.7 },
-  a3: { width: 11.7, height: 16.54 },
-  letter: { width: 8.5, height: 11 },
-  legal: { width: 8.5, height: 14 },
-};
 const CSS_PX_PER_INCH = 96;
 
 const PNG_OUTPUT: ResolvedOutput = { format: 'png', quality: null, pdf: null, omitBackground: false };
@@ -374,9 +367,8 @@ function pixelSize(image: Buffer): { width: number; height: number } {
  */
 async function printPdf(page: Page, pdf: NonNullable<ResolvedOutput['pdf']>, fastPngEncoding: boolean): Promise<CaptureResult> {
   const preview = await page.screenshot({ type: 'png', captureBeyondViewport: false, optimizeForSpeed: fastPngEncoding });
-  const data = await page.pdf({ format: pdf.paper, landscape: pdf.landscape, printBackground: pdf.printBackground, timeout: 0 });
-  const inches = PAPER_INCHES[pdf.paper];
-  const [width, height] = pdf.landscape ? [inches.height, inches.width] : [inches.width, inches.height];
+  const data = await printWithOptions(page, pdf);
+  const { width, height } = pdfPageInches(pdf);
   return {
     data: Buffer.from(data.buffer, data.byteOffset, data.byteLength),
     format: 'pdf',

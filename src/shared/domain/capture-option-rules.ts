@@ -11,7 +11,20 @@ export interface ResolvedOutput {
   format: OutputFormat;
   /** Only for jpeg and webp. */
   quality: number | null;
-  pdf: { paper: PdfPaper; landscape: boolean; printBackground: boolean } | null;
+  /** The PDF controls beyond paper, orientation and backgrounds are present only when set (pdf-options.ts). */
+  pdf: {
+    paper: PdfPaper;
+    landscape: boolean;
+    printBackground: boolean;
+    margin?: string;
+    header?: string;
+    footer?: string;
+    pageRanges?: string;
+    scale?: number;
+    width?: string;
+    height?: string;
+    outline?: boolean;
+  } | null;
   omitBackground: boolean;
 }
 
@@ -24,10 +37,30 @@ export function resolveOutput(request: CaptureOptions, website: CaptureOptions):
     quality: LOSSY_FORMATS.includes(format) ? (pick('quality') ?? QUALITY.default) : null,
     pdf:
       format === 'pdf'
-        ? { paper: pick('pdfPaper') ?? DEFAULT_PDF_PAPER, landscape: pick('pdfLandscape') ?? false, printBackground: pick('pdfPrintBackground') ?? true }
+        ? {
+            paper: pick('pdfPaper') ?? DEFAULT_PDF_PAPER,
+            landscape: pick('pdfLandscape') ?? false,
+            printBackground: pick('pdfPrintBackground') ?? true,
+            ...pdfControls(pick),
+          }
         : null,
     omitBackground: TRANSPARENT_FORMATS.includes(format) ? (pick('omitBackground') ?? false) : false,
   };
+}
+
+/** The PDF controls set (request over website), defaults left out so a PDF without them resolves as before. */
+function pdfControls(pick: <K extends keyof CaptureOptions>(key: K) => CaptureOptions[K]): Partial<NonNullable<ResolvedOutput['pdf']>> {
+  const controls = {
+    margin: pick('pdfMargin'),
+    header: pick('pdfHeader'),
+    footer: pick('pdfFooter'),
+    pageRanges: pick('pdfPageRanges'),
+    scale: pick('pdfScale'),
+    width: pick('pdfWidth'),
+    height: pick('pdfHeight'),
+    outline: pick('pdfOutline'),
+  };
+  return Object.fromEntries(Object.entries(controls).filter(([, value]) => value !== undefined));
 }
 
 /**
@@ -46,6 +79,14 @@ export function outputConflicts(request: CaptureOptions, website: CaptureOptions
     ['pdfPaper', 'pdf_paper'],
     ['pdfLandscape', 'pdf_landscape'],
     ['pdfPrintBackground', 'pdf_print_background'],
+    ['pdfMargin', 'pdf_margin'],
+    ['pdfHeader', 'pdf_header'],
+    ['pdfFooter', 'pdf_footer'],
+    ['pdfPageRanges', 'pdf_page_ranges'],
+    ['pdfScale', 'pdf_scale'],
+    ['pdfWidth', 'pdf_width'],
+    ['pdfHeight', 'pdf_height'],
+    ['pdfOutline', 'pdf_outline'],
   ] as const) {
     if (set(key) && format !== 'pdf') problems.push({ field, message: `${field} applies only to pdf, not ${format}` });
   }
