@@ -892,11 +892,11 @@ export interface components {
        */
       wait_until: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
       /**
-       * @description File format. `pdf` prints the page (print media) on `pdf_paper`.
+       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
        * @default png
        * @enum {string}
        */
-      format: 'png' | 'jpeg' | 'webp' | 'pdf';
+      format: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
       /** @description jpeg and webp only */
       quality?: number;
       /**
@@ -1147,11 +1147,11 @@ export interface components {
        */
       wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
       /**
-       * @description File format. `pdf` prints the page (print media) on `pdf_paper`.
+       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
        * @default png
        * @enum {string}
        */
-      format?: 'png' | 'jpeg' | 'webp' | 'pdf';
+      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
       /**
        * @description jpeg and webp only (422 with png or pdf)
        * @default 80
@@ -1584,11 +1584,11 @@ export interface components {
        */
       wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
       /**
-       * @description File format. `pdf` prints the page (print media) on `pdf_paper`.
+       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
        * @default png
        * @enum {string}
        */
-      format?: 'png' | 'jpeg' | 'webp' | 'pdf';
+      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
       /**
        * @description jpeg and webp only (422 with png or pdf)
        * @default 80
@@ -1965,13 +1965,21 @@ export interface components {
        * @example png
        * @enum {string}
        */
-      format: 'png' | 'jpeg' | 'webp' | 'pdf';
+      format: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
       /**
        * @description Content-Type of the download
        * @example image/png
        * @enum {string}
        */
-      mime_type: 'image/png' | 'image/jpeg' | 'image/webp' | 'application/pdf';
+      mime_type:
+        | 'image/png'
+        | 'image/jpeg'
+        | 'image/webp'
+        | 'application/pdf'
+        | 'text/html; charset=utf-8'
+        | 'text/markdown; charset=utf-8'
+        | 'text/plain; charset=utf-8'
+        | 'application/json';
       /**
        * @description Bytes
        * @example 48213
@@ -2202,11 +2210,11 @@ export interface components {
        */
       wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
       /**
-       * @description File format. `pdf` prints the page (print media) on `pdf_paper`.
+       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
        * @default png
        * @enum {string}
        */
-      format?: 'png' | 'jpeg' | 'webp' | 'pdf';
+      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
       /**
        * @description jpeg and webp only (422 with png or pdf)
        * @default 80

@@ -26,12 +26,13 @@ import {
   removeElements,
   revealLazyContent,
   runScripts,
-  takeScreenshot,
 } from './page-steps';
+import { takeOutput } from './page-content';
 import { resizeOutput, scaleBoxes } from './output-resize';
 import { PageSettler } from './page-stability';
 import { fullPageMaxHeight } from './tall-page';
 import { within } from '../../shared/domain/within';
+import { imageFormatOf } from '../../shared/domain/output-format';
 
 type Phase = 'opening' | 'navigation' | 'settling' | 'selector' | 'scripts' | 'click' | 'element' | 'rendering';
 
@@ -273,7 +274,7 @@ export class CaptureRun {
       textRead?.beforePicture ? textRead.script : null,
       afterLoad.read, // present only when readAtSettle was given and the wait read it
     );
-    const picture = await takeScreenshot(page, {
+    const picture = await takeOutput(page, {
       fullPage: request.fullPage,
       element,
       clip: request.clip,
@@ -357,7 +358,7 @@ export class CaptureRun {
     // A page laid out wider than a phone's viewport is shown zoomed out (takeScreenshot), fitting more of its px.
     const zoom = viewport ? layoutZoom(layout, viewport.width) : 1;
     const maxHeight = viewport
-      ? fullPageMaxHeight(format === 'pdf' ? 'png' : format, viewport.width, viewport.deviceScaleFactor ?? 1, settings.maxFullPageHeight) / zoom
+      ? fullPageMaxHeight(imageFormatOf(format), viewport.width, viewport.deviceScaleFactor ?? 1, settings.maxFullPageHeight) / zoom
       : Infinity;
     const report: CaptureReport = {
       httpStatus: this.httpStatus,

@@ -18,6 +18,7 @@ import { browserRefusal, CaptureSecrets, CookieSpec, isFirstParty } from '../../
 import { requestBlocker, type BlockingChoice, type RequestBlocker } from './ad-blocking';
 import { fullPageImage, fullPageMaxHeight } from './tall-page';
 import { pdfPageInches, printWithOptions } from './pdf-options';
+import { imageFormatOf } from '../../shared/domain/output-format';
 
 /**
  * What a page is set up with before its first navigation. Both callers hand over their whole request (a capture's
@@ -319,7 +320,7 @@ export interface ScreenshotSetup {
 export async function takeScreenshot(page: Page, setup: ScreenshotSetup): Promise<CaptureResult> {
   const output = setup.output ?? PNG_OUTPUT;
   if (output.pdf) return printPdf(page, output.pdf, setup.fastPngEncoding);
-  const format = output.format === 'pdf' ? 'png' : output.format;
+  const format = imageFormatOf(output.format);
   const viewport = page.viewport();
   if (!viewport) throw new Error('takeScreenshot needs a page with an explicit viewport');
   const common = {

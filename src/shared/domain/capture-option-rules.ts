@@ -4,7 +4,7 @@
  */
 import type { CaptureOptions } from './capture-option-table';
 import { devicePreset, PAGE_OPTION_LIMITS } from './page-options';
-import { DEFAULT_FORMAT, DEFAULT_PDF_PAPER, LOSSY_FORMATS, OutputFormat, PdfPaper, QUALITY, TRANSPARENT_FORMATS } from './output-format';
+import { CONTENT_FORMATS, DEFAULT_FORMAT, DEFAULT_PDF_PAPER, LOSSY_FORMATS, OutputFormat, PdfPaper, QUALITY, TRANSPARENT_FORMATS } from './output-format';
 
 /** The output of one capture, every default applied. */
 export interface ResolvedOutput {
@@ -174,6 +174,17 @@ export function pageOptionConflicts(
       problems.push({ field: 'output_width', message: 'output_width applies to images, not pdf (choose the paper with pdf_paper)' });
     if (options.outputHeight !== undefined)
       problems.push({ field: 'output_height', message: 'output_height applies to images, not pdf (choose the paper with pdf_paper)' });
+  }
+  if ((CONTENT_FORMATS as readonly string[]).includes(context.format)) {
+    // The page's content is the document's, not a part of its picture.
+    for (const [set, field] of [
+      [options.selector !== undefined, 'selector'],
+      [options.clip !== undefined, 'clip'],
+      [options.outputWidth !== undefined, 'output_width'],
+      [options.outputHeight !== undefined, 'output_height'],
+    ] as const) {
+      if (set) problems.push({ field, message: `${field} applies to images, not ${context.format}` });
+    }
   }
   const device = devicePreset(options.device);
   if (device) {

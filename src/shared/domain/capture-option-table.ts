@@ -14,6 +14,7 @@ import { DEVICE_NAMES } from './devices';
 import {
   DEFAULT_FORMAT,
   DEFAULT_PDF_PAPER,
+  IMAGE_FORMATS,
   LOSSY_FORMATS,
   OUTPUT_FORMATS,
   OutputFormat,
@@ -120,7 +121,7 @@ const row =
     spec;
 
 const ALL_FORMATS = OUTPUT_FORMATS;
-const IMAGES: readonly OutputFormat[] = OUTPUT_FORMATS.filter((format) => format !== 'pdf');
+const IMAGES: readonly OutputFormat[] = IMAGE_FORMATS;
 const PDF_ONLY: readonly OutputFormat[] = ['pdf'];
 /** Every option of Take Screenshot applies to a render call too (API.md, Render in one call). */
 const REQUEST = ['request', 'render'] as const;
@@ -170,7 +171,8 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: false,
     capturer: 'derived',
     shownWithDefault: true,
-    description: 'File format. `pdf` prints the page (print media) on `pdf_paper`.',
+    description:
+      'File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.',
     form: { label: 'Format', section: 'output' },
   }),
   row<number>()({
