@@ -892,11 +892,11 @@ export interface components {
        */
       wait_until: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
       /**
-       * @description File format. `pdf` prints the page (print media) on `pdf_paper`.
+       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
        * @default png
        * @enum {string}
        */
-      format: 'png' | 'jpeg' | 'webp' | 'pdf';
+      format: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
       /** @description jpeg and webp only */
       quality?: number;
       /**
@@ -908,6 +908,22 @@ export interface components {
       pdf_landscape?: boolean;
       /** @description pdf only */
       pdf_print_background?: boolean;
+      /** @description When saved */
+      pdf_margin?: string;
+      /** @description When saved */
+      pdf_header?: string;
+      /** @description When saved */
+      pdf_footer?: string;
+      /** @description When saved */
+      pdf_page_ranges?: string;
+      /** @description When saved */
+      pdf_scale?: number;
+      /** @description When saved */
+      pdf_width?: string;
+      /** @description When saved */
+      pdf_height?: string;
+      /** @description When saved */
+      pdf_outline?: boolean;
       /** @description png and webp only */
       omit_background?: boolean;
       /** @description When saved */
@@ -1133,11 +1149,11 @@ export interface components {
        */
       wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
       /**
-       * @description File format. `pdf` prints the page (print media) on `pdf_paper`.
+       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
        * @default png
        * @enum {string}
        */
-      format?: 'png' | 'jpeg' | 'webp' | 'pdf';
+      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
       /**
        * @description jpeg and webp only (422 with png or pdf)
        * @default 80
@@ -1159,6 +1175,46 @@ export interface components {
        * @default true
        */
       pdf_print_background?: boolean;
+      /**
+       * @description pdf only: the page margins, one CSS length for all sides or four (top right bottom left), in px, in, cm or mm. Default: none (0), or 0.6 in top and bottom when a header or footer is printed.
+       * @example 20mm 15mm
+       */
+      pdf_margin?: string;
+      /**
+       * @description pdf only: HTML printed at the top of every page (at most 16384 bytes). Elements of class `pageNumber`, `totalPages`, `title`, `url` and `date` are filled in. Chromium renders it apart from the page, without network and without scripts: style it inline (its default font size is tiny), images as data: URLs.
+       * @example <div style="font-size:9px;width:100%;text-align:center"><span class="title"></span></div>
+       */
+      pdf_header?: string;
+      /**
+       * @description pdf only: HTML printed at the bottom of every page, like pdf_header (at most 16384 bytes).
+       * @example <div style="font-size:9px;margin:0 auto">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>
+       */
+      pdf_footer?: string;
+      /**
+       * @description pdf only: the pages kept, counted from 1 (`1-3,5`, `2-` for the second to the last). A range beyond the last page fails the job, naming the page count.
+       * @example 1-3,5
+       */
+      pdf_page_ranges?: string;
+      /**
+       * @description pdf only: the page printed at this scale (0.1–2)
+       * @default 1
+       */
+      pdf_scale?: number;
+      /**
+       * @description pdf only: the page's width, a CSS length in px, in, cm or mm (1–200 in), over pdf_paper's (and pdf_landscape's); its height stays the paper's unless pdf_height is set.
+       * @example 100mm
+       */
+      pdf_width?: string;
+      /**
+       * @description pdf only: the page's height, like pdf_width.
+       * @example 150mm
+       */
+      pdf_height?: string;
+      /**
+       * @description pdf only: bookmarks (the PDF outline) made from the page’s headings h1–h6 (a tagged PDF)
+       * @default false
+       */
+      pdf_outline?: boolean;
       /**
        * @description Transparent background where the page sets none (png and webp only)
        * @default false
@@ -1536,11 +1592,11 @@ export interface components {
        */
       wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
       /**
-       * @description File format. `pdf` prints the page (print media) on `pdf_paper`.
+       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
        * @default png
        * @enum {string}
        */
-      format?: 'png' | 'jpeg' | 'webp' | 'pdf';
+      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
       /**
        * @description jpeg and webp only (422 with png or pdf)
        * @default 80
@@ -1562,6 +1618,46 @@ export interface components {
        * @default true
        */
       pdf_print_background?: boolean;
+      /**
+       * @description pdf only: the page margins, one CSS length for all sides or four (top right bottom left), in px, in, cm or mm. Default: none (0), or 0.6 in top and bottom when a header or footer is printed.
+       * @example 20mm 15mm
+       */
+      pdf_margin?: string;
+      /**
+       * @description pdf only: HTML printed at the top of every page (at most 16384 bytes). Elements of class `pageNumber`, `totalPages`, `title`, `url` and `date` are filled in. Chromium renders it apart from the page, without network and without scripts: style it inline (its default font size is tiny), images as data: URLs.
+       * @example <div style="font-size:9px;width:100%;text-align:center"><span class="title"></span></div>
+       */
+      pdf_header?: string;
+      /**
+       * @description pdf only: HTML printed at the bottom of every page, like pdf_header (at most 16384 bytes).
+       * @example <div style="font-size:9px;margin:0 auto">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>
+       */
+      pdf_footer?: string;
+      /**
+       * @description pdf only: the pages kept, counted from 1 (`1-3,5`, `2-` for the second to the last). A range beyond the last page fails the job, naming the page count.
+       * @example 1-3,5
+       */
+      pdf_page_ranges?: string;
+      /**
+       * @description pdf only: the page printed at this scale (0.1–2)
+       * @default 1
+       */
+      pdf_scale?: number;
+      /**
+       * @description pdf only: the page's width, a CSS length in px, in, cm or mm (1–200 in), over pdf_paper's (and pdf_landscape's); its height stays the paper's unless pdf_height is set.
+       * @example 100mm
+       */
+      pdf_width?: string;
+      /**
+       * @description pdf only: the page's height, like pdf_width.
+       * @example 150mm
+       */
+      pdf_height?: string;
+      /**
+       * @description pdf only: bookmarks (the PDF outline) made from the page’s headings h1–h6 (a tagged PDF)
+       * @default false
+       */
+      pdf_outline?: boolean;
       /**
        * @description Transparent background where the page sets none (png and webp only)
        * @default false
@@ -1883,13 +1979,21 @@ export interface components {
        * @example png
        * @enum {string}
        */
-      format: 'png' | 'jpeg' | 'webp' | 'pdf';
+      format: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
       /**
        * @description Content-Type of the download
        * @example image/png
        * @enum {string}
        */
-      mime_type: 'image/png' | 'image/jpeg' | 'image/webp' | 'application/pdf';
+      mime_type:
+        | 'image/png'
+        | 'image/jpeg'
+        | 'image/webp'
+        | 'application/pdf'
+        | 'text/html; charset=utf-8'
+        | 'text/markdown; charset=utf-8'
+        | 'text/plain; charset=utf-8'
+        | 'application/json';
       /**
        * @description Bytes
        * @example 48213
@@ -2139,11 +2243,11 @@ export interface components {
        */
       wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
       /**
-       * @description File format. `pdf` prints the page (print media) on `pdf_paper`.
+       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
        * @default png
        * @enum {string}
        */
-      format?: 'png' | 'jpeg' | 'webp' | 'pdf';
+      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
       /**
        * @description jpeg and webp only (422 with png or pdf)
        * @default 80
@@ -2165,6 +2269,46 @@ export interface components {
        * @default true
        */
       pdf_print_background?: boolean;
+      /**
+       * @description pdf only: the page margins, one CSS length for all sides or four (top right bottom left), in px, in, cm or mm. Default: none (0), or 0.6 in top and bottom when a header or footer is printed.
+       * @example 20mm 15mm
+       */
+      pdf_margin?: string;
+      /**
+       * @description pdf only: HTML printed at the top of every page (at most 16384 bytes). Elements of class `pageNumber`, `totalPages`, `title`, `url` and `date` are filled in. Chromium renders it apart from the page, without network and without scripts: style it inline (its default font size is tiny), images as data: URLs.
+       * @example <div style="font-size:9px;width:100%;text-align:center"><span class="title"></span></div>
+       */
+      pdf_header?: string;
+      /**
+       * @description pdf only: HTML printed at the bottom of every page, like pdf_header (at most 16384 bytes).
+       * @example <div style="font-size:9px;margin:0 auto">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>
+       */
+      pdf_footer?: string;
+      /**
+       * @description pdf only: the pages kept, counted from 1 (`1-3,5`, `2-` for the second to the last). A range beyond the last page fails the job, naming the page count.
+       * @example 1-3,5
+       */
+      pdf_page_ranges?: string;
+      /**
+       * @description pdf only: the page printed at this scale (0.1–2)
+       * @default 1
+       */
+      pdf_scale?: number;
+      /**
+       * @description pdf only: the page's width, a CSS length in px, in, cm or mm (1–200 in), over pdf_paper's (and pdf_landscape's); its height stays the paper's unless pdf_height is set.
+       * @example 100mm
+       */
+      pdf_width?: string;
+      /**
+       * @description pdf only: the page's height, like pdf_width.
+       * @example 150mm
+       */
+      pdf_height?: string;
+      /**
+       * @description pdf only: bookmarks (the PDF outline) made from the page’s headings h1–h6 (a tagged PDF)
+       * @default false
+       */
+      pdf_outline?: boolean;
       /**
        * @description Transparent background where the page sets none (png and webp only)
        * @default false

@@ -34,14 +34,15 @@ import {
   removeElements,
   revealLazyContent,
   runScripts,
-  takeScreenshot,
 } from './page-steps';
+import { takeOutput } from './page-content';
 import { resizeOutput, scaleBoxes } from './output-resize';
 import { PageSettler, requestLabel } from './page-stability';
 import { navigate, PICTURE_RESERVE_MS } from './navigation';
 import { type CaptureObservations, captureWarnings } from '../../shared/domain/capture-warnings';
 import { fullPageMaxHeight } from './tall-page';
 import { within } from '../../shared/domain/within';
+import { imageFormatOf } from '../../shared/domain/output-format';
 
 type Phase = 'opening' | 'navigation' | 'settling' | 'selector' | 'scripts' | 'click' | 'element' | 'rendering';
 
@@ -317,7 +318,7 @@ export class CaptureRun {
       afterLoad.read, // present only when readAtSettle was given and the wait read it
     );
     const stitch = await this.needsStitching(page, element !== undefined, layout);
-    const picture = await takeScreenshot(page, {
+    const picture = await takeOutput(page, {
       stitch: stitch ? { deadline: this.deadline - STITCH_RESERVE_MS } : undefined,
       fullPage: request.fullPage,
       element,
@@ -405,7 +406,7 @@ export class CaptureRun {
     // A page laid out wider than a phone's viewport is shown zoomed out (takeScreenshot), fitting more of its px.
     const zoom = viewport ? layoutZoom(layout, viewport.width) : 1;
     const maxHeight = viewport
-      ? fullPageMaxHeight(format === 'pdf' ? 'png' : format, viewport.width, viewport.deviceScaleFactor ?? 1, settings.maxFullPageHeight) / zoom
+      ? fullPageMaxHeight(imageFormatOf(format), viewport.width, viewport.deviceScaleFactor ?? 1, settings.maxFullPageHeight) / zoom
       : Infinity;
     const truncated = fullPageImage && pageHeight > maxHeight;
     const hung = this.hungRequests.length > 0 || !this.parsed;

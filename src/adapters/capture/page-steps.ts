@@ -8,7 +8,6 @@ import { addStyleSheetScript, disableServiceWorkersScript, fullPageLayoutScript,
 import { isValidCssSelector } from '../../shared/css-selector/css-selector';
 import { stabilityTracker } from './page-stability';
 import { imageSize } from 'image-size';
-import type { PdfPaper } from '../../shared/domain/output-format';
 import type { ResolvedOutput } from '../../shared/domain/capture-option-rules';
 import type { Clip } from '../../shared/domain/page-options';
 import type { WaitUntil } from '../../shared/domain/wait-until';
@@ -19,6 +18,8 @@ import { browserRefusal, CaptureSecrets, CookieSpec, isFirstParty } from '../../
 import { requestBlocker, type BlockingChoice, type RequestBlocker } from './ad-blocking';
 import { fullPageImage, fullPageMaxHeight } from './tall-page';
 import { stitchedFullPage } from './stitched-page';
+import { pdfPageInches, printWithOptions } from './pdf-options';
+import { imageFormatOf } from '../../shared/domain/output-format';
 
 /**
  * What a page is set up with before its first navigation. Both callers hand over their whole request (a capture's
@@ -290,13 +291,6 @@ export function layoutZoom(layout: PageLayout, viewportWidth: number): number {
   return layout.width > viewportWidth ? viewportWidth / layout.width : 1;
 }
 
-/** Paper sizes in inches, as puppeteer prints them (its PaperFormat table), portrait. */
-const PAPER_INCHES: Record<PdfPaper, { width: number; height: number }> = {
-  a4: { width: 8.27, height: 11.7 },
-  a3: { width: 11.7, height: 16.54 },
-  letter: { width: 8.5, height: 11 },
-  legal: { width: 8.5, height: 14 },
-};
 const CSS_PX_PER_INCH = 96;
 
 const PNG_OUTPUT: ResolvedOutput = { format: 'png', quality: null, pdf: null, omitBackground: false };
@@ -332,7 +326,7 @@ export interface ScreenshotSetup {
 export async function takeScreenshot(page: Page, setup: ScreenshotSetup): Promise<CaptureResult> {
   const output = setup.output ?? PNG_OUTPUT;
   if (output.pdf) return printPdf(page, output.pdf, setup.fastPngEncoding);
-  const format = output.format === 'pdf' ? 'png' : output.format;
+  const format = imageFormatOf(output.format);
   const viewport = page.viewport();
   if (!viewport) throw new Error('takeScreenshot needs a page with an explicit viewport');
   const common = {
@@ -383,9 +377,8 @@ function pixelSize(image: Buffer): { width: number; height: number } {
  */
 async function printPdf(page: Page, pdf: NonNullable<ResolvedOutput['pdf']>, fastPngEncoding: boolean): Promise<CaptureResult> {
   const preview = await page.screenshot({ type: 'png', captureBeyondViewport: false, optimizeForSpeed: fastPngEncoding });
-  const data = await page.pdf({ format: pdf.paper, landscape: pdf.landscape, printBackground: pdf.printBackground, timeout: 0 });
-  const inches = PAPER_INCHES[pdf.paper];
-  const [width, height] = pdf.landscape ? [inches.height, inches.width] : [inches.width, inches.height];
+  const data = await printWithOptions(page, pdf);
+  const { width, height } = pdfPageInches(pdf);
   return {
     data: Buffer.from(data.buffer, data.byteOffset, data.byteLength),
     format: 'pdf',

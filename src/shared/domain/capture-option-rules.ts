@@ -4,14 +4,27 @@
  */
 import type { CaptureOptions } from './capture-option-table';
 import { devicePreset, PAGE_OPTION_LIMITS } from './page-options';
-import { DEFAULT_FORMAT, DEFAULT_PDF_PAPER, LOSSY_FORMATS, OutputFormat, PdfPaper, QUALITY, TRANSPARENT_FORMATS } from './output-format';
+import { CONTENT_FORMATS, DEFAULT_FORMAT, DEFAULT_PDF_PAPER, LOSSY_FORMATS, OutputFormat, PdfPaper, QUALITY, TRANSPARENT_FORMATS } from './output-format';
 
 /** The output of one capture, every default applied. */
 export interface ResolvedOutput {
   format: OutputFormat;
   /** Only for jpeg and webp. */
   quality: number | null;
-  pdf: { paper: PdfPaper; landscape: boolean; printBackground: boolean } | null;
+  /** The PDF controls beyond paper, orientation and backgrounds are present only when set (pdf-options.ts). */
+  pdf: {
+    paper: PdfPaper;
+    landscape: boolean;
+    printBackground: boolean;
+    margin?: string;
+    header?: string;
+    footer?: string;
+    pageRanges?: string;
+    scale?: number;
+    width?: string;
+    height?: string;
+    outline?: boolean;
+  } | null;
   omitBackground: boolean;
 }
 
@@ -24,10 +37,30 @@ export function resolveOutput(request: CaptureOptions, website: CaptureOptions):
     quality: LOSSY_FORMATS.includes(format) ? (pick('quality') ?? QUALITY.default) : null,
     pdf:
       format === 'pdf'
-        ? { paper: pick('pdfPaper') ?? DEFAULT_PDF_PAPER, landscape: pick('pdfLandscape') ?? false, printBackground: pick('pdfPrintBackground') ?? true }
+        ? {
+            paper: pick('pdfPaper') ?? DEFAULT_PDF_PAPER,
+            landscape: pick('pdfLandscape') ?? false,
+            printBackground: pick('pdfPrintBackground') ?? true,
+            ...pdfControls(pick),
+          }
         : null,
     omitBackground: TRANSPARENT_FORMATS.includes(format) ? (pick('omitBackground') ?? false) : false,
   };
+}
+
+/** The PDF controls set (request over website), defaults left out so a PDF without them resolves as before. */
+function pdfControls(pick: <K extends keyof CaptureOptions>(key: K) => CaptureOptions[K]): Partial<NonNullable<ResolvedOutput['pdf']>> {
+  const controls = {
+    margin: pick('pdfMargin'),
+    header: pick('pdfHeader'),
+    footer: pick('pdfFooter'),
+    pageRanges: pick('pdfPageRanges'),
+    scale: pick('pdfScale'),
+    width: pick('pdfWidth'),
+    height: pick('pdfHeight'),
+    outline: pick('pdfOutline'),
+  };
+  return Object.fromEntries(Object.entries(controls).filter(([, value]) => value !== undefined));
 }
 
 /**
@@ -46,6 +79,14 @@ export function outputConflicts(request: CaptureOptions, website: CaptureOptions
     ['pdfPaper', 'pdf_paper'],
     ['pdfLandscape', 'pdf_landscape'],
     ['pdfPrintBackground', 'pdf_print_background'],
+    ['pdfMargin', 'pdf_margin'],
+    ['pdfHeader', 'pdf_header'],
+    ['pdfFooter', 'pdf_footer'],
+    ['pdfPageRanges', 'pdf_page_ranges'],
+    ['pdfScale', 'pdf_scale'],
+    ['pdfWidth', 'pdf_width'],
+    ['pdfHeight', 'pdf_height'],
+    ['pdfOutline', 'pdf_outline'],
   ] as const) {
     if (set(key) && format !== 'pdf') problems.push({ field, message: `${field} applies only to pdf, not ${format}` });
   }
@@ -133,6 +174,17 @@ export function pageOptionConflicts(
       problems.push({ field: 'output_width', message: 'output_width applies to images, not pdf (choose the paper with pdf_paper)' });
     if (options.outputHeight !== undefined)
       problems.push({ field: 'output_height', message: 'output_height applies to images, not pdf (choose the paper with pdf_paper)' });
+  }
+  if ((CONTENT_FORMATS as readonly string[]).includes(context.format)) {
+    // The page's content is the document's, not a part of its picture.
+    for (const [set, field] of [
+      [options.selector !== undefined, 'selector'],
+      [options.clip !== undefined, 'clip'],
+      [options.outputWidth !== undefined, 'output_width'],
+      [options.outputHeight !== undefined, 'output_height'],
+    ] as const) {
+      if (set) problems.push({ field, message: `${field} applies to images, not ${context.format}` });
+    }
   }
   const device = devicePreset(options.device);
   if (device) {

@@ -14,6 +14,7 @@ import { DEVICE_NAMES } from './devices';
 import {
   DEFAULT_FORMAT,
   DEFAULT_PDF_PAPER,
+  IMAGE_FORMATS,
   LOSSY_FORMATS,
   OUTPUT_FORMATS,
   OutputFormat,
@@ -23,6 +24,7 @@ import {
   TRANSPARENT_FORMATS,
 } from './output-format';
 import { BLOCKABLE_RESOURCES, BlockableResource, Clip, MEDIA_TYPES, MediaType, OUTPUT_SIZE, PAGE_OPTION_LIMITS as P, TIMEOUT_MS_MIN } from './page-options';
+import { PDF_LIMITS, PdfTextRule } from './pdf-options';
 import { DEFAULT_WAIT_UNTIL, WAIT_UNTIL_VALUES, WaitUntil } from './wait-until';
 
 /** Where an option may be set: a Take Screenshot body, a website's saved `capture_options`, a render call. */
@@ -56,7 +58,9 @@ export type OptionValueType =
   | { kind: 'statuses' }
   | { kind: 'headers' }
   | { kind: 'cookies' }
-  | { kind: 'httpAuth' };
+  | { kind: 'httpAuth' }
+  /** A PDF control's text, judged by its rule in pdf-options.ts (a margin, a page side, page ranges, a template). */
+  | { kind: 'pdfText'; rule: PdfTextRule; maxLength: number };
 
 /** How the dashboard shows an option (the control follows from the type unless named). */
 export interface OptionFormHints {
@@ -117,7 +121,7 @@ const row =
     spec;
 
 const ALL_FORMATS = OUTPUT_FORMATS;
-const IMAGES: readonly OutputFormat[] = OUTPUT_FORMATS.filter((format) => format !== 'pdf');
+const IMAGES: readonly OutputFormat[] = IMAGE_FORMATS;
 const PDF_ONLY: readonly OutputFormat[] = ['pdf'];
 /** Every option of Take Screenshot applies to a render call too (API.md, Render in one call). */
 const REQUEST = ['request', 'render'] as const;
@@ -167,7 +171,8 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: false,
     capturer: 'derived',
     shownWithDefault: true,
-    description: 'File format. `pdf` prints the page (print media) on `pdf_paper`.',
+    description:
+      'File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.',
     form: { label: 'Format', section: 'output' },
   }),
   row<number>()({
@@ -225,6 +230,124 @@ export const CAPTURE_OPTION_TABLE = [
     shownWithDefault: true,
     description: 'pdf only: print background colours and images',
     form: { label: 'PDF prints backgrounds', section: 'output', control: 'tristate' },
+  }),
+  row<string>()({
+    wire: 'pdf_margin',
+    key: 'pdfMargin',
+    type: { kind: 'pdfText', rule: 'margin', maxLength: 100 },
+    setOn: EVERYWHERE,
+    secret: false,
+    formats: PDF_ONLY,
+    changesPicture: false,
+    capturer: 'derived',
+    example: '20mm 15mm',
+    description:
+      'pdf only: the page margins, one CSS length for all sides or four (top right bottom left), in px, in, cm or mm. Default: none (0), or 0.6 in top and bottom when a header or footer is printed.',
+    form: { label: 'PDF margins', section: 'output', placeholder: '0 (e.g. 20mm, or 1in 0.5in 1in 0.5in)' },
+  }),
+  row<string>()({
+    wire: 'pdf_header',
+    key: 'pdfHeader',
+    type: { kind: 'pdfText', rule: 'template', maxLength: PDF_LIMITS.templateMaxBytes },
+    setOn: EVERYWHERE,
+    secret: false,
+    formats: PDF_ONLY,
+    changesPicture: false,
+    capturer: 'derived',
+    example: '<div style="font-size:9px;width:100%;text-align:center"><span class="title"></span></div>',
+    description: `pdf only: HTML printed at the top of every page (at most ${PDF_LIMITS.templateMaxBytes} bytes). Elements of class \`pageNumber\`, \`totalPages\`, \`title\`, \`url\` and \`date\` are filled in. Chromium renders it apart from the page, without network and without scripts: style it inline (its default font size is tiny), images as data: URLs.`,
+    form: {
+      label: 'PDF header (HTML)',
+      section: 'output',
+      control: 'textarea',
+      placeholder: '<div style="font-size:9px;margin:0 auto"><span class="title"></span></div>',
+      hint: 'Classes pageNumber, totalPages, title, url and date are filled in; style inline.',
+    },
+  }),
+  row<string>()({
+    wire: 'pdf_footer',
+    key: 'pdfFooter',
+    type: { kind: 'pdfText', rule: 'template', maxLength: PDF_LIMITS.templateMaxBytes },
+    setOn: EVERYWHERE,
+    secret: false,
+    formats: PDF_ONLY,
+    changesPicture: false,
+    capturer: 'derived',
+    example: '<div style="font-size:9px;margin:0 auto">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>',
+    description: `pdf only: HTML printed at the bottom of every page, like pdf_header (at most ${PDF_LIMITS.templateMaxBytes} bytes).`,
+    form: {
+      label: 'PDF footer (HTML)',
+      section: 'output',
+      control: 'textarea',
+      placeholder: '<div style="font-size:9px;margin:0 auto">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>',
+      hint: 'Classes pageNumber, totalPages, title, url and date are filled in; style inline.',
+    },
+  }),
+  row<string>()({
+    wire: 'pdf_page_ranges',
+    key: 'pdfPageRanges',
+    type: { kind: 'pdfText', rule: 'ranges', maxLength: PDF_LIMITS.pageRangesMax },
+    setOn: EVERYWHERE,
+    secret: false,
+    formats: PDF_ONLY,
+    changesPicture: false,
+    capturer: 'derived',
+    example: '1-3,5',
+    description:
+      'pdf only: the pages kept, counted from 1 (`1-3,5`, `2-` for the second to the last). A range beyond the last page fails the job, naming the page count.',
+    form: { label: 'PDF pages', section: 'output', placeholder: 'all (e.g. 1-3,5)' },
+  }),
+  row<number>()({
+    wire: 'pdf_scale',
+    key: 'pdfScale',
+    type: { kind: 'number', min: PDF_LIMITS.scale.min, max: PDF_LIMITS.scale.max },
+    default: PDF_LIMITS.scale.default,
+    setOn: EVERYWHERE,
+    secret: false,
+    formats: PDF_ONLY,
+    changesPicture: false,
+    capturer: 'derived',
+    description: `pdf only: the page printed at this scale (${PDF_LIMITS.scale.min}–${PDF_LIMITS.scale.max})`,
+    form: { label: 'PDF scale (0.1–2)', section: 'output', placeholder: '1' },
+  }),
+  row<string>()({
+    wire: 'pdf_width',
+    key: 'pdfWidth',
+    type: { kind: 'pdfText', rule: 'side', maxLength: 20 },
+    setOn: EVERYWHERE,
+    secret: false,
+    formats: PDF_ONLY,
+    changesPicture: false,
+    capturer: 'derived',
+    example: '100mm',
+    description: `pdf only: the page's width, a CSS length in px, in, cm or mm (${PDF_LIMITS.sideMinInches}–${PDF_LIMITS.sideMaxInches} in), over pdf_paper's (and pdf_landscape's); its height stays the paper's unless pdf_height is set.`,
+    form: { label: 'PDF page width', section: 'output', placeholder: 'the paper’s (e.g. 100mm)' },
+  }),
+  row<string>()({
+    wire: 'pdf_height',
+    key: 'pdfHeight',
+    type: { kind: 'pdfText', rule: 'side', maxLength: 20 },
+    setOn: EVERYWHERE,
+    secret: false,
+    formats: PDF_ONLY,
+    changesPicture: false,
+    capturer: 'derived',
+    example: '150mm',
+    description: `pdf only: the page's height, like pdf_width.`,
+    form: { label: 'PDF page height', section: 'output', placeholder: 'the paper’s (e.g. 150mm)' },
+  }),
+  row<boolean>()({
+    wire: 'pdf_outline',
+    key: 'pdfOutline',
+    type: { kind: 'boolean' },
+    default: false,
+    setOn: EVERYWHERE,
+    secret: false,
+    formats: PDF_ONLY,
+    changesPicture: false,
+    capturer: 'derived',
+    description: 'pdf only: bookmarks (the PDF outline) made from the page’s headings h1–h6 (a tagged PDF)',
+    form: { label: 'PDF bookmarks from headings', section: 'output', control: 'tristate' },
   }),
   row<boolean>()({
     wire: 'omit_background',

@@ -2,8 +2,27 @@
  * What a capture produces (API.md, Capture options: `format`, `quality`, `pdf_*`, `omit_background`). One
  * definition shared by request and website validation, job rows, the capturer, storage keys and downloads.
  */
-export const OUTPUT_FORMATS = ['png', 'jpeg', 'webp', 'pdf'] as const;
+export const OUTPUT_FORMATS = ['png', 'jpeg', 'webp', 'pdf', 'html', 'markdown', 'text', 'metadata'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+/** The pictures (the others are a printed PDF and the page's content). */
+export const IMAGE_FORMATS = ['png', 'jpeg', 'webp'] as const satisfies readonly OutputFormat[];
+/**
+ * The page's content instead of a picture (docs/outputs.md): the DOM after scripts ran, the main content as
+ * markdown, the visible text, the page's metadata as JSON.
+ */
+export const CONTENT_FORMATS = ['html', 'markdown', 'text', 'metadata'] as const satisfies readonly OutputFormat[];
+export type ContentFormat = (typeof CONTENT_FORMATS)[number];
+
+export type ImageFormat = (typeof IMAGE_FORMATS)[number];
+
+export function isImageFormat(format: string): format is ImageFormat {
+  return (IMAGE_FORMATS as readonly string[]).includes(format);
+}
+
+/** The image format of a picture taken for `format`: itself for an image, else png (a PDF's or content's preview). */
+export function imageFormatOf(format: OutputFormat): ImageFormat {
+  return isImageFormat(format) ? format : 'png';
+}
 export const DEFAULT_FORMAT: OutputFormat = 'png';
 
 /** File extension (without the dot) and media type of each format: storage keys, downloads, ZIP entries. */
@@ -12,6 +31,10 @@ export const FORMAT_FILES: Record<OutputFormat, { extension: string; mimeType: s
   jpeg: { extension: 'jpg', mimeType: 'image/jpeg' },
   webp: { extension: 'webp', mimeType: 'image/webp' },
   pdf: { extension: 'pdf', mimeType: 'application/pdf' },
+  html: { extension: 'html', mimeType: 'text/html; charset=utf-8' },
+  markdown: { extension: 'md', mimeType: 'text/markdown; charset=utf-8' },
+  text: { extension: 'txt', mimeType: 'text/plain; charset=utf-8' },
+  metadata: { extension: 'json', mimeType: 'application/json' },
 };
 
 /** Formats whose encoder takes a quality: the others refuse `quality` (a 422, not silently ignored). */

@@ -49,6 +49,7 @@ import {
   PAGE_OPTION_LIMITS as P,
   scriptsProblem,
 } from '../domain/page-options';
+import { PdfTextRule, pdfTextProblem } from '../domain/pdf-options';
 import { MaxEntries, NestedDto } from './body-bounds';
 import { IsCssSelector, OptionalField, Satisfies } from './validation';
 
@@ -122,6 +123,18 @@ function IsScripts(): PropertyDecorator {
       propertyName: String(propertyName),
       options: { message: ({ value }) => scriptsProblem(value) ?? '' },
       validator: { validate: (value: unknown) => scriptsProblem(value) === null },
+    });
+}
+
+/** A PDF control's text (pdf_margin, pdf_width, pdf_page_ranges, pdf_header, …), judged by its rule in pdf-options.ts. */
+function IsPdfText(rule: PdfTextRule): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isPdfText',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: { message: ({ property, value }) => `${property} ${pdfTextProblem(rule, value) ?? ''}` },
+      validator: { validate: (value: unknown) => pdfTextProblem(rule, value) === null },
     });
 }
 
@@ -236,6 +249,8 @@ function schemaOf(spec: CaptureOptionSpec): ApiPropertyOptions {
       return { type: [CookieDto], maxItems: S.cookies };
     case 'httpAuth':
       return { type: HttpAuthDto };
+    case 'pdfText':
+      return { type: 'string', maxLength: t.maxLength };
   }
 }
 
@@ -294,6 +309,8 @@ function validatorsOf(spec: CaptureOptionSpec): PropertyDecorator[] {
       return [IsArray(), ArrayMaxSize(S.cookies), ValidateNested({ each: true }), NestedDto(() => CookieDto)];
     case 'httpAuth':
       return [IsNotArray(), ValidateNested(OBJECT_MESSAGE), NestedDto(() => HttpAuthDto)];
+    case 'pdfText':
+      return [IsPdfText(t.rule)];
   }
 }
 

@@ -1,5 +1,5 @@
 import type { CaptureRequest } from './capture.port';
-import type { OutputFormat } from '../../../shared/domain/output-format';
+import { isImageFormat, type OutputFormat } from '../../../shared/domain/output-format';
 import { CAPTURE_OPTION_TABLE } from '../../../shared/domain/capture-option-table';
 import { devicePreset } from '../../../shared/domain/page-options';
 import { compareKey } from '../domain/change';
@@ -35,10 +35,10 @@ function field(source: object, name: string): unknown {
 
 /**
  * The compare key of a capture: the viewport, scale, device, full_page, selector and clip (domain/change.ts), plus
- * every PICTURE_OPTIONS entry in use. Null for a PDF: it is never compared.
+ * every PICTURE_OPTIONS entry in use. Null for a PDF or page content: never compared.
  */
 export function comparisonKey(request: CaptureRequest, device: string | null, format: OutputFormat): string | null {
-  if (format === 'pdf') return null;
+  if (!isImageFormat(format)) return null;
   const picture: Record<string, unknown> = {};
   for (const [name, read] of PICTURE_OPTIONS) picture[name] = read(request, device);
   return compareKey(

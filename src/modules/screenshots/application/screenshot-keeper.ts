@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { UnavailableError } from '../../../shared/domain/domain-error';
 import { errorMessage } from '../../../shared/domain/error-message';
+import { isImageFormat } from '../../../shared/domain/output-format';
 import { CaptureResult } from './capture.port';
 import { companionKeys, ScreenshotProps, screenshotKey, textKey, thumbnailKey } from '../domain/screenshot';
 import { normalizeVisibleText, textHash } from '../domain/text-change';
@@ -134,8 +135,8 @@ export class ScreenshotKeeper {
   }
 
   private async makeThumbnail(shot: ScreenshotProps): Promise<Buffer | null> {
-    // A PDF's thumbnail is made when it is stored (store()); nothing here can render a PDF.
-    if (shot.format === 'pdf') return null;
+    // A PDF's (or page content's) thumbnail is made when it is stored (store()), from its preview.
+    if (!isImageFormat(shot.format)) return null;
     const png = await this.storage.read(shot.filePath);
     if (!png) return null;
     // A render that fails (libvips out of memory) is ours, not the client's: 503, and the next request tries again.

@@ -6,6 +6,7 @@ import { layout } from '../layout';
 import { changeBadge, changeState, percent, textChanged, thresholdText } from './history.page';
 import { unifiedDiffLines } from '../../../../screenshots/domain/text-change';
 import { textCounts, textDiffLines } from '../text-diff';
+import { isImageFormat } from '../../../../../shared/domain/output-format';
 
 /** The compare page shows at most this many lines of the text diff; the rest is behind the link to the whole diff. */
 const TEXT_DIFF_SHOWN_LINES = 400;
@@ -124,9 +125,11 @@ export function comparePage(viewer: DashboardViewer, view: CompareView): Html {
           ? 'Scenario step shots are not compared with earlier captures.'
           : shot.format === 'pdf'
             ? 'PDFs are not compared with earlier captures.'
-            : 'This capture was taken before change history existed, so it was not compared.';
+            : !isImageFormat(shot.format)
+              ? 'Page content (HTML, markdown, text, metadata) is not compared with earlier captures.'
+              : 'This capture was taken before change history existed, so it was not compared.';
     body = html`<div class="notice info" id="no-previous" role="note">${why}</div>
-<div class="full">${shot.format === 'pdf' ? html`<a href="/dashboard/screenshots/${shot.id}">Open the screenshot</a>` : shotImage(shot, `Capture ${shot.id} of ${view.website.name}`)}</div>`;
+<div class="full">${!isImageFormat(shot.format) ? html`<a href="/dashboard/screenshots/${shot.id}">Open the screenshot</a>` : shotImage(shot, `Capture ${shot.id} of ${view.website.name}`)}</div>`;
   } else {
     body = html`${
       state.kind === 'pending'

@@ -6,6 +6,7 @@ import { PageInfo, pager } from '../components';
 import { Html, html, utcTime } from '../html';
 import { layout } from '../layout';
 import { TextDiffLine, textCounts, textDiffLines } from '../text-diff';
+import { isImageFormat } from '../../../../../shared/domain/output-format';
 
 /**
  * Change history (issue 20): a website's captures as a timeline, each with the outcome of its comparison with the
@@ -77,7 +78,7 @@ export interface HistoryView {
 const THUMB_WIDTH = 200;
 
 function thumbnail(shot: ScreenshotProps, name: string): Html {
-  const height = shot.format === 'pdf' ? 125 : Math.round((thumbnailSize(shot).height * THUMB_WIDTH) / thumbnailSize(shot).width);
+  const height = !isImageFormat(shot.format) ? 125 : Math.round((thumbnailSize(shot).height * THUMB_WIDTH) / thumbnailSize(shot).width);
   return html`<img src="/dashboard/screenshots/${shot.id}/thumbnail" alt="Capture ${shot.id} of ${name}" width="${THUMB_WIDTH}" height="${height}" loading="lazy">`;
 }
 
@@ -91,7 +92,7 @@ function entry(shot: ScreenshotProps, name: string, preview: TextDiffLine[] | un
     state.kind === 'unchanged' && state.ratio > 0
       ? html`<span class="muted">${percent(state.ratio)} of pixels differ, under the threshold</span>`
       : state.kind === 'not-compared'
-        ? html`<span class="muted">${shot.scenarioId ? 'scenario step shot' : shot.format === 'pdf' ? 'PDF' : 'taken before change history'}</span>`
+        ? html`<span class="muted">${shot.scenarioId ? 'scenario step shot' : !isImageFormat(shot.format) ? (shot.format === 'pdf' ? 'PDF' : shot.format) : 'taken before change history'}</span>`
         : '';
   return html`<li class="ch-entry ch-entry-${state.kind}" data-screenshot-id="${shot.id}" data-change="${state.kind}">
   <a class="ch-thumb" href="${state.kind === 'not-compared' ? `/dashboard/screenshots/${shot.id}` : `/dashboard/screenshots/${shot.id}/compare`}">${thumbnail(shot, name)}</a>

@@ -6,6 +6,7 @@ import { accessNotice } from '../components';
 import { Html, html } from '../html';
 import { csrfField, layout } from '../layout';
 import { CaptureResult, captureResultPanel, formErrors, formFields, FormState } from './website-form.page';
+import { isImageFormat } from '../../../../../shared/domain/output-format';
 
 /** The playground's own controls (shown by this page; listed so errors and values find them). */
 export const PLAYGROUND_SOURCE_FIELDS: readonly FormField[] = [
@@ -59,7 +60,7 @@ export function renderedPanel(render: RenderProps): Html {
 <h2>Result</h2>
 <div class="capture-result-body"><p class="job-line">Render <code>${render.id}</code> <span class="badge badge-succeeded">ready</span></p>
 <figure class="capture-shot">
-  ${render.format === 'pdf' ? html`<p><a href="${src}">Open the PDF</a></p>` : html`<a href="${src}"><img id="capture-image" src="${src}" alt="The capture" width="${render.width ?? ''}" height="${render.height ?? ''}"></a>`}
+  ${!isImageFormat(render.format) ? html`<p><a href="${src}">Open the ${render.format === 'pdf' ? 'PDF' : render.format}</a></p>` : html`<a href="${src}"><img id="capture-image" src="${src}" alt="The capture" width="${render.width ?? ''}" height="${render.height ?? ''}"></a>`}
   <figcaption>${render.format.toUpperCase()}${render.width ? ` · ${render.width}×${render.height} px` : ''}${size} · <a href="${src}" download>Download</a> · kept an hour, not in your gallery</figcaption>
 </figure></div>
 </section>`;

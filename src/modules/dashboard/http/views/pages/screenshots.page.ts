@@ -5,6 +5,7 @@ import type { DashboardViewer } from '../../dashboard-request';
 import { noticeBox, PageInfo, pager } from '../components';
 import { Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
+import { isImageFormat } from '../../../../../shared/domain/output-format';
 
 /** The gallery's filters as the query string carries them (dates as typed, YYYY-MM-DD). */
 export interface GalleryQuery {
@@ -49,10 +50,9 @@ export function shotBadges(source: ShotSource | undefined, fullPage: boolean): H
 function tile(shot: GalleryShot, name: string, source: ShotSource | undefined): Html {
   const caption = `${name} · ${shot.takenAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   // The link opens the screenshot's own page; dashboard.js turns it into the lightbox (images only: a PDF opens as a document).
-  const lightbox =
-    shot.format === 'pdf'
-      ? ''
-      : html` data-lightbox data-full="/dashboard/screenshots/${shot.id}/image" data-caption="${caption}" data-size="${shot.width}×${shot.height}"`;
+  const lightbox = !isImageFormat(shot.format)
+    ? ''
+    : html` data-lightbox data-full="/dashboard/screenshots/${shot.id}/image" data-caption="${caption}" data-size="${shot.width}×${shot.height}"`;
   return html`<li data-screenshot-id="${shot.id}">
   <a href="/dashboard/screenshots/${shot.id}"${lightbox}><img src="/dashboard/screenshots/${shot.id}/thumbnail" alt="Screenshot ${shot.id} of ${name}" width="400" height="250" loading="lazy"></a>
   <div class="meta"><strong class="wrap">${name}</strong>${shotBadges(source, shot.fullPage)}<span class="muted">${utcTime(shot.takenAt)} · ${shot.width}×${shot.height} · ${sizeText(shot.fileSize)}</span></div>
@@ -188,7 +188,7 @@ ${captureReportSection(shot.capture)}
 </p>
 ${
   // A PDF cannot be an <img>: its first viewport (the thumbnail) links to the document, which the browser opens.
-  shot.format === 'pdf'
+  !isImageFormat(shot.format)
     ? html`<div class="full"><a href="/dashboard/screenshots/${shot.id}/image"><img src="/dashboard/screenshots/${shot.id}/thumbnail" alt="First page of screenshot ${shot.id} of ${websiteName} (PDF, opens the document)" width="400"></a></div>`
     : html`<div class="full"><a href="/dashboard/screenshots/${shot.id}/image"><img src="/dashboard/screenshots/${shot.id}/image" alt="Screenshot ${shot.id} of ${websiteName}, full size" width="${shot.width}" height="${shot.height}"></a></div>`
 }`,

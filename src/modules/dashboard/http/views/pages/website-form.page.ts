@@ -10,6 +10,7 @@ import { accessNotice } from '../components';
 import { badge, Html, html } from '../html';
 import { csrfField, layout } from '../layout';
 import { jobErrorCell } from './automation-parts';
+import { isImageFormat } from '../../../../../shared/domain/output-format';
 
 /** A form's state: what was typed (or saved), and the errors of the last post by field ('' = the whole form). */
 export interface FormState {
@@ -219,7 +220,7 @@ ${job.status === 'failed' ? html`<p class="notice error">${job.error === null ? 
 ${
   shot
     ? html`<figure class="capture-shot">
-  <a href="/dashboard/screenshots/${shot.id}"><img id="capture-image" src="/dashboard/screenshots/${shot.id}/${shot.format === 'pdf' ? 'thumbnail' : 'image'}" alt="The capture" width="${shot.width}" height="${shot.height}"></a>
+  <a href="/dashboard/screenshots/${shot.id}"><img id="capture-image" src="/dashboard/screenshots/${shot.id}/${!isImageFormat(shot.format) ? 'thumbnail' : 'image'}" alt="The capture" width="${shot.width}" height="${shot.height}"></a>
   <figcaption>${shot.format.toUpperCase()} · ${shot.width}×${shot.height} px · ${Math.ceil(shot.fileSize / 1024)} KB ·
     <a href="/dashboard/screenshots/${shot.id}">Open</a> · <a href="/dashboard/screenshots/${shot.id}/download">Download</a></figcaption>
 </figure>`

@@ -8,6 +8,7 @@ import { badge, Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
 import { PLAYGROUND_WEBSITE_NAME } from '../../website-form';
 import { jobErrorCell } from './automation-parts';
+import { isImageFormat } from '../../../../../shared/domain/output-format';
 
 export interface WebsiteRow {
   website: WebsiteProps;
@@ -33,7 +34,7 @@ const THUMB_WIDTH = 160;
  * pointer while the page fills in. A PDF's thumbnail is of its first viewport, whose size the row does not know.
  */
 function thumbHeight(shot: ScreenshotProps): Html | string {
-  if (shot.format === 'pdf') return '';
+  if (!isImageFormat(shot.format)) return '';
   const thumb = thumbnailSize(shot);
   return html` height="${Math.round((thumb.height * THUMB_WIDTH) / thumb.width)}"`;
 }
