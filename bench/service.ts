@@ -171,8 +171,13 @@ export class Service {
   /** Captures this service has made for the bench so far (warmUp tops them up). */
   private made = 0;
 
-  /** One website per page of `pages` (the speed bench's by default), captured by capture(page). */
-  static async start(pagesUrl: string, overrides: Record<string, string> = {}, pages: PageSpec[] = [...MIX, LATE]): Promise<Service> {
+  /** One website per page of `pages` (the speed bench's by default), captured by capture(page); `pagesUrl`: the
+   *  base URL of the pages, or each page's (pages served by more than one server). */
+  static async start(
+    pagesUrl: string | ((page: PageSpec) => string),
+    overrides: Record<string, string> = {},
+    pages: PageSpec[] = [...MIX, LATE],
+  ): Promise<Service> {
     const dataDir = tempDir();
     const port = await freePort();
     const env = serviceEnv(dataDir, port, overrides);
@@ -202,7 +207,11 @@ export class Service {
     const websites = new Map<string, number>();
     const service = new Service(child, api, token, dataDir, websites, loadConfig(env).captureBrowsers);
     for (const page of pages) {
-      const created = await service.call('POST', '/websites', { name: page.name, url: pagesUrl + page.path, full_page: page.fullPage });
+      const created = await service.call('POST', '/websites', {
+        name: page.name,
+        url: (typeof pagesUrl === 'string' ? pagesUrl : pagesUrl(page)) + page.path,
+        full_page: page.fullPage,
+      });
       websites.set(page.path, (created as { data: { id: number } }).data.id);
     }
     return service;

@@ -328,9 +328,9 @@ const iframePage = (frameOrigin: string): string => `<!doctype html><html><head>
 
 const FRAME_DOCUMENT = `<!doctype html><html><head><title>map</title><style>html,body{margin:0;height:100%;background:${css(FRAME_RGB)}}</style></head><body></body></html>`;
 
-/** A library's browser bundle, by its path in the package (react's exports map names no file under umd/). */
-function library(packageName: string, path: string): string {
-  return readFileSync(join(dirname(require.resolve(`${packageName}/package.json`)), path), 'utf8');
+/** A library's browser bundle, by its path beside the package's package.json (react's exports map names no file under umd/). */
+function library(packageJson: string, path: string): string {
+  return readFileSync(join(dirname(packageJson), path), 'utf8');
 }
 
 function solidPng(rgb: Rgb): Buffer {
@@ -350,14 +350,14 @@ export interface OpenWebPagesServer {
 
 export async function startOpenWebPages(): Promise<OpenWebPagesServer> {
   const libraries: Record<string, [string, string]> = {
-    '/open/lib/aos.js': [library('aos', 'dist/aos.js'), 'text/javascript'],
-    '/open/lib/aos.css': [library('aos', 'dist/aos.css'), 'text/css'],
-    '/open/lib/gsap.js': [library('gsap', 'dist/gsap.min.js'), 'text/javascript'],
-    '/open/lib/ScrollTrigger.js': [library('gsap', 'dist/ScrollTrigger.min.js'), 'text/javascript'],
-    '/open/lib/lottie.js': [library('lottie-web', 'build/player/lottie.min.js'), 'text/javascript'],
-    '/open/lib/masonry.js': [library('masonry-layout', 'dist/masonry.pkgd.min.js'), 'text/javascript'],
-    '/open/lib/react.js': [library('react', 'umd/react.production.min.js'), 'text/javascript'],
-    '/open/lib/react-dom.js': [library('react-dom', 'umd/react-dom.production.min.js'), 'text/javascript'],
+    '/open/lib/aos.js': [library(require.resolve('aos/package.json'), 'dist/aos.js'), 'text/javascript'],
+    '/open/lib/aos.css': [library(require.resolve('aos/package.json'), 'dist/aos.css'), 'text/css'],
+    '/open/lib/gsap.js': [library(require.resolve('gsap/package.json'), 'dist/gsap.min.js'), 'text/javascript'],
+    '/open/lib/ScrollTrigger.js': [library(require.resolve('gsap/package.json'), 'dist/ScrollTrigger.min.js'), 'text/javascript'],
+    '/open/lib/lottie.js': [library(require.resolve('lottie-web/package.json'), 'build/player/lottie.min.js'), 'text/javascript'],
+    '/open/lib/masonry.js': [library(require.resolve('masonry-layout/package.json'), 'dist/masonry.pkgd.min.js'), 'text/javascript'],
+    '/open/lib/react.js': [library(require.resolve('react/package.json'), 'umd/react.production.min.js'), 'text/javascript'],
+    '/open/lib/react-dom.js': [library(require.resolve('react-dom/package.json'), 'umd/react-dom.production.min.js'), 'text/javascript'],
   };
   const api: Record<string, unknown> = {
     '/open/api/a': { next: 'b' },
