@@ -2,7 +2,7 @@ import { AccountsService } from '../modules/accounts/application/accounts.servic
 import { ApiToken } from '../modules/accounts/domain/api-token';
 import { FlagReader, UsageError } from './arguments';
 
-export const USAGE = `usage:
+export const USAGE = `usage (every command takes --create: make the database when DATA_DIR / DATABASE_URL has none; account create implies it):
   cli account create --email E --name N --plan free|starter|pro|business [--status active|expired|inactive] [--expires-at ISO] [--password-stdin]
   cli account set-password --email E --password-stdin
   cli account update --email E [--plan P] [--status S] [--expires-at ISO|none] [--limit-per-minute N|none] [--limit-per-hour N|none]
@@ -29,7 +29,15 @@ function limitFlag(flags: FlagReader, name: string): number | null | undefined {
 }
 
 /** Flags that take no value. */
-export const BOOLEAN_FLAGS = ['password-stdin'] as const;
+export const BOOLEAN_FLAGS = ['password-stdin', 'create'] as const;
+
+/**
+ * `account create` makes the database when there is none (as if --create were given): it is the first command on a
+ * fresh machine (README, "A first capture"), and it says on stderr that the database is new.
+ */
+export function createsDatabase(command: string[]): boolean {
+  return command.join(' ') === 'account create';
+}
 
 /**
  * A password comes only from standard input (never an argument: those show in `ps` and shell history);

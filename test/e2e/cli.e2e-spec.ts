@@ -1,10 +1,14 @@
 import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { Client } from 'pg';
+import { redactDatabaseUrl } from '../../src/cli/database';
 import { SignInService } from '../../src/modules/accounts/application/sign-in.service';
 import { startTestApp, TestApp } from '../support/test-app';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 const run = promisify(execFile);
 const CLI = join(__dirname, '..', '..', 'dist', 'cli.js');
@@ -20,9 +24,10 @@ describe('operator CLI (dist/cli.js)', () => {
   });
   afterAll(async () => t.close());
 
-  const cli = async (...args: string[]) => {
+  const cli = async (...args: string[]) => cliIn(env, ...args);
+  const cliIn = async (where: NodeJS.ProcessEnv, ...args: string[]) => {
     try {
-      const { stdout, stderr } = await run('node', [CLI, ...args], { env });
+      const { stdout, stderr } = await run('node', [CLI, ...args], { env: where });
       return { code: 0, stdout, stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };
@@ -148,5 +153,106 @@ describe('operator CLI (dist/cli.js)', () => {
     expect(res.stdout).toBe('');
     expect(res.stderr.trim().split('\n')).toHaveLength(1);
     expect(res.stderr).toMatch(message);
+  });
+  describe('which database it opens (DATA_DIR / DATABASE_URL)', () => {
+    /** How the CLI names a database: the SQLite file, or the PostgreSQL URL with its password masked. */
+    const whereOf = (db: TestDatabase) => (db.databaseUrl ? redactDatabaseUrl(db.databaseUrl) : join(db.dataDir, 'app.db'));
+    const envOf = (db: TestDatabase) => ({ ...process.env, DATA_DIR: db.dataDir, DATABASE_URL: db.databaseUrl ?? '', LOG_LEVEL: 'silent' });
+    /** Whether the service's tables are there: the SQLite file, or TypeORM's migrations table on PostgreSQL. */
+    const hasDatabase = async (db: TestDatabase) => {
+      if (!db.databaseUrl) return existsSync(join(db.dataDir, 'app.db'));
+      const client = new Client({ connectionString: db.databaseUrl });
+      await client.connect();
+      try {
+        return (await client.query(`SELECT to_regclass('migrations') IS NOT NULL AS migrated`)).rows[0].migrated as boolean;
+      } finally {
+        await client.end();
+      }
+    };
+
+    it("README order (the server running, then account create): stderr names the server's database, nothing is created", async () => {
+      const res = await cli('account', 'create', '--email', 'readme@example.com', '--name', 'Readme', '--plan', 'pro');
+      expect(res.code).toBe(0);
+      expect(res.stderr).toBe(`database: ${whereOf(t.database)}\n`);
+      const listed = await cli('token', 'list', '--email', 'readme@example.com');
+      expect(listed.stderr).toBe(`database: ${whereOf(t.database)}\n`);
+      // An account missing from the database it opened: the one line says which database that was.
+      const missing = await cli('token', 'list', '--email', 'nobody@example.com');
+      expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+      expect(missing.stderr).toContain(`not found`);
+      expect(missing.stderr).toContain(`(database: ${whereOf(t.database)})`);
+    });
+
+    it.each([
+      [['token', 'list', '--email', 'ops@example.com']],
+      [['token', 'create', '--email', 'ops@example.com']],
+      [['account', 'update', '--email', 'ops@example.com', '--plan', 'free']],
+      [['token', 'revoke', '--id', '1']],
+    ])('refuses %j on a DATA_DIR / DATABASE_URL without a database: one line with the hint, exit 2, nothing created', async (args) => {
+      const fresh = await createTestDatabase();
+      try {
+        const res = await cliIn(envOf(fresh), ...args);
+        expect(res.code).toBe(2);
+        expect(res.stdout).toBe('');
+        expect(res.stderr.trim().split('\n')).toHaveLength(1);
+        expect(res.stderr).toMatch(fresh.databaseUrl ? /has none of the service's tables/ : /no database in DATA_DIR/);
+        expect(res.stderr).toContain(whereOf(fresh));
+        expect(res.stderr).toMatch(/the server's (DATA_DIR|DATABASE_URL).*--create/);
+        expect(await hasDatabase(fresh)).toBe(false);
+      } finally {
+        await fresh.drop();
+      }
+    });
+
+    it('account create on a fresh machine makes the database and says so; the server started on it accepts the token', async () => {
+      const fresh = await createTestDatabase();
+      let server: TestApp | null = null;
+      try {
+        const res = await cliIn(envOf(fresh), 'account', 'create', '--email', 'first@example.com', '--name', 'First', '--plan', 'pro');
+        expect(res.code).toBe(0);
+        expect(res.stderr.startsWith(`database: ${whereOf(fresh)} (new: created by this command;`)).toBe(true);
+        const { token } = JSON.parse(res.stdout) as { token: string };
+        server = await startTestApp({ database: fresh });
+        await request(server.url).get('/test').set('Authorization', `Bearer ${token}`).expect(200);
+        // Now it exists: other commands open it without --create, and no longer say "created".
+        const listed = await cliIn(envOf(fresh), 'token', 'list', '--email', 'first@example.com');
+        expect({ code: listed.code, stderr: listed.stderr }).toEqual({ code: 0, stderr: `database: ${whereOf(fresh)}\n` });
+      } finally {
+        await server?.close();
+        await fresh.drop();
+      }
+    });
+
+    it('--create lets any command make the database; on SQLite a command that then fails leaves no file behind', async () => {
+      const fresh = await createTestDatabase();
+      try {
+        const res = await cliIn(envOf(fresh), 'token', 'list', '--email', 'nobody@example.com', '--create');
+        expect(res.code).toBe(2);
+        expect(res.stderr).toMatch(/not found/i);
+        expect(res.stderr).toContain(`(database: ${whereOf(fresh)})`);
+        // PostgreSQL keeps the tables its migrations made (harmless, and the next run finds them); SQLite drops the file.
+        expect(await hasDatabase(fresh)).toBe(Boolean(fresh.databaseUrl));
+        const made = await cliIn(envOf(fresh), 'account', 'create', '--email', 'c@example.com', '--name', 'C', '--plan', 'pro', '--create');
+        expect(made.code).toBe(0);
+        const tokens = await cliIn(envOf(fresh), 'token', 'create', '--email', 'c@example.com', '--create');
+        expect({ code: tokens.code, stderr: tokens.stderr }).toEqual({ code: 0, stderr: `database: ${whereOf(fresh)}\n` });
+      } finally {
+        await fresh.drop();
+      }
+    });
+
+    it('a DATABASE_URL with a password is printed with the password masked', async () => {
+      if (!t.database.databaseUrl) {
+        // The embedded run prints a path, no URL (redactDatabaseUrl has its unit spec); the PostgreSQL run checks this.
+        expect((await cli('token', 'list', '--email', 'ops@example.com')).stderr).toBe(`database: ${join(t.database.dataDir, 'app.db')}\n`);
+        return;
+      }
+      const url = new URL(t.database.databaseUrl);
+      url.password = 'hunter2-secret';
+      const res = await cliIn({ ...env, DATABASE_URL: url.toString() }, 'token', 'list', '--email', 'ops@example.com');
+      expect(res.code).toBe(0);
+      expect(res.stderr).not.toContain('hunter2-secret');
+      expect(res.stderr).toBe(`database: ${url.toString().replace('hunter2-secret', '****')}\n`);
+    });
   });
 });

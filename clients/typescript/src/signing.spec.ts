@@ -44,7 +44,9 @@ describe('signRenderUrl (API.md, "Signed links")', () => {
 
   it('refuses parameters it sets itself, and an expiry that is not whole unix seconds', () => {
     const base = { baseUrl: 'http://x', accessKey: 'rk_1', secret: 's' };
+    // @ts-expect-error the type has no such field; the check is for callers in plain JavaScript
     expect(() => signRenderUrl({ ...base, params: { url: 'https://e.com', signature: 'abc' } })).toThrow('"signature" is set by signRenderUrl');
+    // @ts-expect-error as above
     expect(() => signRenderUrl({ ...base, params: { url: 'https://e.com', access_key: 'other' } })).toThrow('"access_key"');
     expect(() => signRenderUrl({ ...base, params: { url: 'https://e.com' }, expires: 1.5 })).toThrow('expires must be unix seconds');
     expect(() => signRenderUrl({ ...base, params: { url: 'https://e.com' }, expires: new Date('nope') })).toThrow('expires must be unix seconds');

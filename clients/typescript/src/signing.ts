@@ -1,7 +1,17 @@
 import { createHmac } from 'node:crypto';
+import type { components } from './schema';
 
 /** A query value: strings as they are, numbers and booleans as their text, a list as the key repeated. */
 export type QueryValue = string | number | boolean | readonly (string | number | boolean)[];
+
+type RenderRequest = components['schemas']['RenderRequest'];
+
+/**
+ * What a signed link may carry: the fields of the OpenAPI document's RenderRequest whose values a query holds as they
+ * are (text, numbers, booleans and lists of them; not the objects `clip`, `headers`, `cookies`, `http_auth`). A name
+ * the document does not have (a typo such as `viewport_widht`) does not compile.
+ */
+export type SignedRenderParams = { [K in keyof RenderRequest as NonNullable<RenderRequest[K]> extends QueryValue ? K : never]: RenderRequest[K] };
 
 export interface SignRenderUrlOptions {
   /** Where the service answers, e.g. `https://shots.example.com`. */
@@ -11,7 +21,7 @@ export interface SignRenderUrlOptions {
   /** That key's `secret`, shown once when the key was made. Keep it on a server: anyone holding it can sign. */
   secret: string;
   /** `url` and any capture or cache option of GET /render, in the order they should appear. Undefined ones are left out. */
-  params: { url: string } & Record<string, QueryValue | undefined>;
+  params: SignedRenderParams;
   /** When the link stops working: a Date or unix seconds. No expiry when absent. */
   expires?: Date | number;
 }
@@ -26,11 +36,12 @@ const encode = (key: string, value: string | number | boolean): string => `${enc
 export function signRenderUrl({ baseUrl, accessKey, secret, params, expires }: SignRenderUrlOptions): string {
   const pairs: string[] = [];
   for (const [key, value] of Object.entries(params)) {
+    // Not in the type; a caller in plain JavaScript could still pass them.
     if (key === 'access_key' || key === 'expires' || key === 'signature') {
       throw new Error(`"${key}" is set by signRenderUrl, not a render parameter`);
     }
     if (value === undefined) continue;
-    for (const item of Array.isArray(value) ? value : [value]) pairs.push(encode(key, item as string | number | boolean));
+    for (const item of Array.isArray(value) ? value : [value]) pairs.push(encode(key, item));
   }
   pairs.push(encode('access_key', accessKey));
   if (expires !== undefined) pairs.push(encode('expires', unixSeconds(expires)));
