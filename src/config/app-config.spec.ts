@@ -41,6 +41,53 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 
+  it('reports every bad variable at once, each by its name and the value it got (one zod schema, issue 43)', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: '70000', CAPTURE_FAST_PNG: 'smaller', WEBHOOK_POLL_MS: '1' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message.split('; ')).toEqual([
+      'PORT must be an integer between 0 and 65535 (got "70000")',
+      'CAPTURE_FAST_PNG must be true or false (got "smaller")',
+      'WEBHOOK_POLL_MS must be an integer between 50 and 600000 (got "1")',
+    ]);
+  });
+
+  it.each([
+    [{ STORAGE_DRIVER: 's3' }, /^STORAGE_DRIVER=s3 needs S3_BUCKET/],
+    [{ STORAGE_DRIVER: 's3', S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'AKIA' }, /^Set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither/],
+    [{ STORAGE_DRIVER: 'ftp' }, /^STORAGE_DRIVER must be local or s3 \(got "ftp"\)$/],
+    [{ SECRETS_KEY: 'short' }, /^SECRETS_KEY must be 32 bytes/],
+    [{ WEBHOOK_RETRY_DELAYS: '5,x' }, /^WEBHOOK_RETRY_DELAYS must be up to 20 whole numbers/],
+    [{ RETENTION_DAYS: '0' }, /^RETENTION_DAYS must be an integer between 1 and 36500 \(got "0"\)$/],
+    [{ SMTP_URL: 'http://mail' }, /^SMTP_URL must use smtp: or smtps: \(got "http:"\)$/],
+  ])('refuses %j naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('applies defaults to blank values and reads the S3 settings only with STORAGE_DRIVER=s3', () => {
+    expect(loadConfig({ PORT: '  ', RETENTION_DAYS: '' })).toMatchObject({
+      port: 3000,
+      retentionDays: null,
+      s3: null,
+      webhookRetryDelays: [5, 30, 120, 600, 3600, 21600],
+    });
+    expect(loadConfig({ STORAGE_DRIVER: 'S3', S3_BUCKET: ' shots ', S3_PREFIX: '/tenant/a', S3_FORCE_PATH_STYLE: 'yes' }).s3).toEqual({
+      bucket: 'shots',
+      endpoint: null,
+      region: 'us-east-1',
+      accessKeyId: null,
+      secretAccessKey: null,
+      forcePathStyle: true,
+      prefix: 'tenant/a/',
+      timeoutMs: 30000,
+    });
+  });
+
   it('reads the scaled-out settings', () => {
     const c = loadConfig({
       DATABASE_URL: 'postgres://u@db/x',

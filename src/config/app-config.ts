@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { isIP } from 'node:net';
 import { resolve, join } from 'node:path';
+import { z } from 'zod';
 import { parseSecretsKey } from './secrets-key';
 
 export type Role = 'all' | 'api' | 'worker';
@@ -112,23 +113,65 @@ export const DEFAULT_CONCURRENCY_PER_CORE = 8;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer between ${min} and ${max} (got "${raw}")`);
-  const value = Number(raw.trim());
-  if (value < min || value > max) throw new ConfigError(`${name} must be an integer between ${min} and ${max} (got "${raw}")`);
-  return value;
+/*
+ * The environment as one zod schema (ENV below): each variable's schema turns its text (undefined when unset) into
+ * its value, its default applied, or into an issue. Every issue names its variable: loadConfig reports them all at
+ * once, each as "<VARIABLE> <what is wrong> (got "<value>")", so a deployment with two typos learns of both.
+ */
+
+/** An environment variable's text: absent, or a string (blank counts as unset for every variable). */
+const text = z.string().optional();
+type Issue = { addIssue(issue: { code: 'custom'; message: string }): void };
+
+/** Records `message` (the variable's name is put in front of it by loadConfig) and yields nothing. */
+function invalid(ctx: Issue, message: string): never {
+  ctx.addIssue({ code: 'custom', message });
+  return z.NEVER;
 }
 
-function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const v = raw.trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
-  if (['0', 'false', 'no', 'off'].includes(v)) return false;
-  throw new ConfigError(`${name} must be true or false (got "${raw}")`);
+const isUnset = (raw: string | undefined): raw is undefined => raw === undefined || raw.trim() === '';
+
+function intValue(raw: string, min: number, max: number, ctx: Issue): number {
+  const v = raw.trim();
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) return invalid(ctx, `must be an integer between ${min} and ${max} (got "${raw}")`);
+  return Number(v);
 }
+
+const int = (fallback: number, min: number, max: number) => text.transform((raw, ctx) => (isUnset(raw) ? fallback : intValue(raw, min, max, ctx)));
+const optionalInt = (min: number, max: number) => text.transform((raw, ctx) => (isUnset(raw) ? null : intValue(raw, min, max, ctx)));
+
+const bool = (fallback: boolean) =>
+  text.transform((raw, ctx) => {
+    if (isUnset(raw)) return fallback;
+    const v = raw.trim().toLowerCase();
+    if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+    if (['0', 'false', 'no', 'off'].includes(v)) return false;
+    return invalid(ctx, `must be true or false (got "${raw}")`);
+  });
+
+/** Trimmed text, or `fallback` when unset. */
+const str = <F extends string | null>(fallback: F) => text.transform((raw) => (isUnset(raw) ? fallback : raw.trim()));
+
+/** One of `values` (compared in lower case when `lower`), or `fallback` when unset. */
+const oneOf = <const V extends readonly string[]>(values: V, fallback: V[number], message: string, lower = false) =>
+  text.transform((raw, ctx): V[number] => {
+    if (isUnset(raw)) return fallback;
+    const v = lower ? raw.trim().toLowerCase() : raw.trim();
+    return values.includes(v) ? v : invalid(ctx, `${message} (got "${raw}")`);
+  });
+
+const url = (protocols: string[]) =>
+  text.transform((raw, ctx) => {
+    if (isUnset(raw)) return null;
+    let parsed: URL;
+    try {
+      parsed = new URL(raw.trim());
+    } catch {
+      return invalid(ctx, `must be a URL (${protocols.join(' or ')})`);
+    }
+    if (!protocols.includes(parsed.protocol)) return invalid(ctx, `must use ${protocols.join(' or ')} (got "${parsed.protocol}")`);
+    return raw.trim();
+  });
 
 /**
  * TRUST_PROXY: `false` (default), `true` = one proxy hop, a hop count, or a comma list of the proxies'
@@ -136,10 +179,10 @@ function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
  * the client sent, and believing it would let anyone pick a fresh address for every guess of a password
  * or token and walk around the per-address limits.
  */
-function trustProxy(env: NodeJS.ProcessEnv): false | number | string[] {
-  const raw = env.TRUST_PROXY?.trim() ?? '';
+const trustProxy = text.transform((input, ctx): false | number | string[] => {
+  const raw = input?.trim() ?? '';
   if (raw === '') return false;
-  if (/^\d+$/.test(raw)) return int(env, 'TRUST_PROXY', 0, 0, 10) || false;
+  if (/^\d+$/.test(raw)) return intValue(raw, 0, 10, ctx) || false;
   const v = raw.toLowerCase();
   if (['true', 'yes', 'on'].includes(v)) return 1;
   if (['false', 'no', 'off'].includes(v)) return false;
@@ -152,36 +195,133 @@ function trustProxy(env: NodeJS.ProcessEnv): false | number | string[] {
     const family = isIP(address);
     const maxBits = family === 6 ? 128 : 32;
     if (!family || rest.length > 0 || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
-      throw new ConfigError(`TRUST_PROXY must be true, false, a number of proxy hops (0..10), or a comma list of proxy addresses/CIDRs (got "${raw}")`);
+      return invalid(ctx, `must be true, false, a number of proxy hops (0..10), or a comma list of proxy addresses/CIDRs (got "${raw}")`);
     }
   }
   return entries;
-}
-
-function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | null {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return null;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw.trim());
-  } catch {
-    throw new ConfigError(`${name} must be a URL (${protocols.join(' or ')})`);
-  }
-  if (!protocols.includes(parsed.protocol)) throw new ConfigError(`${name} must use ${protocols.join(' or ')} (got "${parsed.protocol}")`);
-  return raw.trim();
-}
+});
 
 /**
  * Failed guesses at /metrics are not throttled (a scraper with a stale token must not lock itself out), so the
  * token itself has to be unguessable.
  */
-function metricsToken(env: NodeJS.ProcessEnv): string | null {
-  const raw = env.METRICS_TOKEN?.trim() ?? '';
+const metricsToken = text.transform((input, ctx) => {
+  const raw = input?.trim() ?? '';
   if (raw === '') return null;
-  if (!/^[\x21-\x7e]{16,}$/.test(raw)) {
-    throw new ConfigError('METRICS_TOKEN must be at least 16 visible ASCII characters without spaces (e.g. `openssl rand -hex 32`)');
-  }
+  if (!/^[\x21-\x7e]{16,}$/.test(raw)) return invalid(ctx, 'must be at least 16 visible ASCII characters without spaces (e.g. `openssl rand -hex 32`)');
   return raw;
+});
+
+const urlAllowlist = text.transform((raw, ctx) => {
+  const origins: string[] = [];
+  for (const entry of (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    let origin = 'null';
+    try {
+      origin = new URL(entry).origin;
+    } catch {
+      // reported below
+    }
+    if (origin === 'null') return invalid(ctx, `entries must be origins like http://intranet.local:8080 (got "${entry}")`);
+    origins.push(origin);
+  }
+  return origins;
+});
+
+const secretsKey = text.transform((input, ctx) => {
+  const raw = input?.trim() ?? '';
+  if (raw === '') return null;
+  return parseSecretsKey(raw) ?? invalid(ctx, 'must be 32 bytes as 64 hex characters or base64 (e.g. `openssl rand -base64 32`)');
+});
+
+const retryDelays = text.transform((input, ctx) => {
+  const raw = input?.trim() || '5,30,120,600,3600,21600';
+  const delays = raw.split(',').map((part) => Number(part.trim()));
+  if (delays.length > 20 || delays.some((d) => !Number.isInteger(d) || d < 0 || d > 7 * 24 * 3600)) {
+    return invalid(ctx, `must be up to 20 whole numbers of seconds (0..604800), comma-separated (got "${raw}")`);
+  }
+  return delays;
+});
+
+/** S3_PREFIX: no leading slash, one trailing slash ("" for the bucket's root). */
+const s3Prefix = text.transform((raw) => {
+  const prefix = (raw ?? '').trim().replace(/^\/+/, '');
+  return prefix && !prefix.endsWith('/') ? `${prefix}/` : prefix;
+});
+
+const cores = Math.max(1, cpus().length);
+
+/** Every variable the service reads (docs/configuration.md), with its default and its rule. */
+const ENV = z.object({
+  PORT: int(3000, 0, 65535),
+  HOST: str('0.0.0.0'),
+  DATA_DIR: str('./data'),
+  STORAGE_DIR: str(null),
+  DATABASE_URL: url(['postgres:', 'postgresql:']),
+  REDIS_URL: url(['redis:', 'rediss:']),
+  REDIS_KEY_PREFIX: str('screenshots'),
+  PUBLIC_URL: url(['http:', 'https:']),
+  ROLE: oneOf(['all', 'api', 'worker'], 'all', 'must be one of all, api, worker'),
+  CHROME_PATH: str(null),
+  ALLOW_PRIVATE_NETWORKS: bool(false),
+  URL_ALLOWLIST: urlAllowlist,
+  LOG_LEVEL: oneOf(LOG_LEVELS, 'info', `must be one of ${LOG_LEVELS.join(', ')}`, true),
+  CAPTURE_CONCURRENCY: int(DEFAULT_CONCURRENCY_PER_CORE * cores, 1, 256),
+  CAPTURE_BROWSERS: int(cores, 1, 64),
+  CAPTURE_TIMEOUT_MS: int(30000, 1000, 600000),
+  CAPTURE_MAX_HEIGHT: int(32768, 240, 100000),
+  CAPTURE_RECYCLE_AFTER: int(200, 1, 1000000),
+  CAPTURE_PREWARM: bool(true),
+  CAPTURE_FAST_PNG: bool(true),
+  SCENARIO_TIMEOUT_MS: int(120000, 1000, 3600000),
+  SCENARIO_STEP_TIMEOUT_MS: int(10000, 100, 600000),
+  SCHEDULE_TICK_MS: int(5000, 100, 3600000),
+  JOB_LOCK_MS: int(6000, 1000, 600000),
+  SHUTDOWN_GRACE_MS: int(15000, 0, 600000),
+  AUTH_FAILURE_LIMIT_PER_MINUTE: int(30, 1, 1000000),
+  DASHBOARD_LIMIT_PER_MINUTE: int(600, 1, 1000000),
+  SIGN_IN_LIMIT_PER_MINUTE: int(20, 1, 1000000),
+  TRUST_PROXY: trustProxy,
+  METRICS_TOKEN: metricsToken,
+  SECRETS_KEY: secretsKey,
+  RETENTION_DAYS: optionalInt(1, 36500),
+  WEBHOOK_RETRY_DELAYS: retryDelays,
+  WEBHOOK_LIMIT_PER_MINUTE: int(600, 1, 1000000),
+  WEBHOOK_POLL_MS: int(1000, 50, 600000),
+  SMTP_URL: url(['smtp:', 'smtps:']),
+  MAIL_FROM: str('Screenshot service <screenshots@localhost>'),
+  STORAGE_DRIVER: oneOf(['local', 's3'], 'local', 'must be local or s3', true),
+  S3_BUCKET: str(null),
+  S3_ENDPOINT: url(['http:', 'https:']),
+  S3_REGION: str('us-east-1'),
+  S3_ACCESS_KEY_ID: str(null),
+  S3_SECRET_ACCESS_KEY: str(null),
+  S3_FORCE_PATH_STYLE: bool(false),
+  S3_PREFIX: s3Prefix,
+  S3_TIMEOUT_MS: int(30000, 100, 600000),
+  S3_FIRST_BYTE_TIMEOUT_MS: int(3000, 100, 600000),
+});
+
+/** The variables ENV reads (docs/configuration.md documents each one). */
+export const ENV_VARIABLES = Object.keys(ENV.shape);
+
+type Env = z.output<typeof ENV>;
+
+/** Rules across variables, checked once each variable is valid on its own. */
+function combinationProblems(e: Env): string[] {
+  const problems: string[] = [];
+  if (e.ROLE !== 'all' && (!e.DATABASE_URL || !e.REDIS_URL)) {
+    problems.push(`ROLE=${e.ROLE} needs DATABASE_URL and REDIS_URL: separate api and worker processes share work through PostgreSQL and Redis`);
+  }
+  if (e.STORAGE_DRIVER === 's3') {
+    if (!e.S3_BUCKET) problems.push('STORAGE_DRIVER=s3 needs S3_BUCKET (the bucket screenshots are stored in)');
+    if ((e.S3_ACCESS_KEY_ID === null) !== (e.S3_SECRET_ACCESS_KEY === null)) {
+      problems.push('Set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither (then the AWS SDK finds credentials itself)');
+    }
+  }
+  return problems;
 }
 
 function packageVersion(): string {
@@ -193,113 +333,72 @@ function packageVersion(): string {
   }
 }
 
+/**
+ * Reads every setting from `env` through ENV. Throws one ConfigError listing every problem, each naming its
+ * variable ("PORT must be an integer between 0 and 65535 (got "70000")"), so a typo fails the boot, not a capture.
+ */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const cores = Math.max(1, cpus().length);
-  const dataDir = resolve(env.DATA_DIR?.trim() || './data');
-  const role = (env.ROLE?.trim() || 'all') as Role;
-  if (!['all', 'api', 'worker'].includes(role)) throw new ConfigError(`ROLE must be one of all, api, worker (got "${env.ROLE}")`);
-  const logLevel = (env.LOG_LEVEL?.trim().toLowerCase() || 'info') as AppConfig['logLevel'];
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${env.LOG_LEVEL}")`);
-  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
-  const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
-  if (role !== 'all' && (!databaseUrl || !redisUrl)) {
-    throw new ConfigError(`ROLE=${role} needs DATABASE_URL and REDIS_URL: separate api and worker processes share work through PostgreSQL and Redis`);
+  const parsed = ENV.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.map(String).join('.')} ${issue.message}`).join('; '));
   }
-  const publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']);
-  const urlAllowlist = (env.URL_ALLOWLIST ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((entry) => {
-      try {
-        const origin = new URL(entry).origin;
-        if (origin === 'null') throw new Error();
-        return origin;
-      } catch {
-        throw new ConfigError(`URL_ALLOWLIST entries must be origins like http://intranet.local:8080 (got "${entry}")`);
-      }
-    });
-
-  const rawSecretsKey = env.SECRETS_KEY?.trim() || '';
-  const secretsKey = rawSecretsKey ? parseSecretsKey(rawSecretsKey) : null;
-  if (rawSecretsKey && !secretsKey) throw new ConfigError('SECRETS_KEY must be 32 bytes as 64 hex characters or base64 (e.g. `openssl rand -base64 32`)');
-
-  const storageDriver = (env.STORAGE_DRIVER?.trim().toLowerCase() || 'local') as AppConfig['storageDriver'];
-  if (!['local', 's3'].includes(storageDriver)) throw new ConfigError(`STORAGE_DRIVER must be local or s3 (got "${env.STORAGE_DRIVER}")`);
-
+  const e = parsed.data;
+  const problems = combinationProblems(e);
+  if (problems.length > 0) throw new ConfigError(problems.join('; '));
+  const dataDir = resolve(e.DATA_DIR);
   return {
-    secretsKey,
-    retentionDays: env.RETENTION_DAYS?.trim() ? int(env, 'RETENTION_DAYS', 0, 1, 36500) : null,
-    webhookRetryDelays: retryDelays(env),
-    webhookLimitPerMinute: int(env, 'WEBHOOK_LIMIT_PER_MINUTE', 600, 1, 1000000),
-    webhookPollMs: int(env, 'WEBHOOK_POLL_MS', 1000, 50, 600000),
-    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
-    mailFrom: env.MAIL_FROM?.trim() || 'Screenshot service <screenshots@localhost>',
-    storageDriver,
-    s3: storageDriver === 's3' ? s3Settings(env) : null,
-    port: int(env, 'PORT', 3000, 0, 65535),
-    host: env.HOST?.trim() || '0.0.0.0',
+    secretsKey: e.SECRETS_KEY,
+    retentionDays: e.RETENTION_DAYS,
+    webhookRetryDelays: e.WEBHOOK_RETRY_DELAYS,
+    webhookLimitPerMinute: e.WEBHOOK_LIMIT_PER_MINUTE,
+    webhookPollMs: e.WEBHOOK_POLL_MS,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    storageDriver: e.STORAGE_DRIVER,
+    s3:
+      e.STORAGE_DRIVER === 's3'
+        ? {
+            bucket: e.S3_BUCKET!,
+            endpoint: e.S3_ENDPOINT,
+            region: e.S3_REGION,
+            accessKeyId: e.S3_ACCESS_KEY_ID,
+            secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+            forcePathStyle: e.S3_FORCE_PATH_STYLE,
+            prefix: e.S3_PREFIX,
+            timeoutMs: e.S3_TIMEOUT_MS,
+            firstByteTimeoutMs: e.S3_FIRST_BYTE_TIMEOUT_MS,
+          }
+        : null,
+    port: e.PORT,
+    host: e.HOST,
     dataDir,
-    storageDir: resolve(env.STORAGE_DIR?.trim() || join(dataDir, 'screenshots')),
-    databaseUrl,
-    redisUrl,
-    redisKeyPrefix: env.REDIS_KEY_PREFIX?.trim() || 'screenshots',
-    publicUrl: publicUrl ? publicUrl.replace(/\/+$/, '') : null,
-    role,
-    chromePath: env.CHROME_PATH?.trim() || null,
-    allowPrivateNetworks: bool(env, 'ALLOW_PRIVATE_NETWORKS', false),
-    urlAllowlist,
-    logLevel,
-    captureConcurrency: int(env, 'CAPTURE_CONCURRENCY', DEFAULT_CONCURRENCY_PER_CORE * cores, 1, 256),
-    captureBrowsers: int(env, 'CAPTURE_BROWSERS', cores, 1, 64),
-    captureTimeoutMs: int(env, 'CAPTURE_TIMEOUT_MS', 30000, 1000, 600000),
-    captureMaxHeight: int(env, 'CAPTURE_MAX_HEIGHT', 32768, 240, 100000),
-    captureRecycleAfter: int(env, 'CAPTURE_RECYCLE_AFTER', 200, 1, 1000000),
-    capturePrewarm: bool(env, 'CAPTURE_PREWARM', true),
-    captureFastPng: bool(env, 'CAPTURE_FAST_PNG', true),
-    scenarioTimeoutMs: int(env, 'SCENARIO_TIMEOUT_MS', 120000, 1000, 3600000),
-    scenarioStepTimeoutMs: int(env, 'SCENARIO_STEP_TIMEOUT_MS', 10000, 100, 600000),
-    scheduleTickMs: int(env, 'SCHEDULE_TICK_MS', 5000, 100, 3600000),
-    jobLockMs: int(env, 'JOB_LOCK_MS', 6000, 1000, 600000),
-    shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 15000, 0, 600000),
-    authFailureLimitPerMinute: int(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 30, 1, 1000000),
-    dashboardLimitPerMinute: int(env, 'DASHBOARD_LIMIT_PER_MINUTE', 600, 1, 1000000),
-    signInLimitPerMinute: int(env, 'SIGN_IN_LIMIT_PER_MINUTE', 20, 1, 1000000),
-    trustProxy: trustProxy(env),
-    metricsToken: metricsToken(env),
+    storageDir: resolve(e.STORAGE_DIR ?? join(dataDir, 'screenshots')),
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
+    publicUrl: e.PUBLIC_URL ? e.PUBLIC_URL.replace(/\/+$/, '') : null,
+    role: e.ROLE,
+    chromePath: e.CHROME_PATH,
+    allowPrivateNetworks: e.ALLOW_PRIVATE_NETWORKS,
+    urlAllowlist: e.URL_ALLOWLIST,
+    logLevel: e.LOG_LEVEL,
+    captureConcurrency: e.CAPTURE_CONCURRENCY,
+    captureBrowsers: e.CAPTURE_BROWSERS,
+    captureTimeoutMs: e.CAPTURE_TIMEOUT_MS,
+    captureMaxHeight: e.CAPTURE_MAX_HEIGHT,
+    captureRecycleAfter: e.CAPTURE_RECYCLE_AFTER,
+    capturePrewarm: e.CAPTURE_PREWARM,
+    captureFastPng: e.CAPTURE_FAST_PNG,
+    scenarioTimeoutMs: e.SCENARIO_TIMEOUT_MS,
+    scenarioStepTimeoutMs: e.SCENARIO_STEP_TIMEOUT_MS,
+    scheduleTickMs: e.SCHEDULE_TICK_MS,
+    jobLockMs: e.JOB_LOCK_MS,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    authFailureLimitPerMinute: e.AUTH_FAILURE_LIMIT_PER_MINUTE,
+    dashboardLimitPerMinute: e.DASHBOARD_LIMIT_PER_MINUTE,
+    signInLimitPerMinute: e.SIGN_IN_LIMIT_PER_MINUTE,
+    trustProxy: e.TRUST_PROXY,
+    metricsToken: e.METRICS_TOKEN,
     apiVersion: packageVersion(),
   };
-}
-
-function s3Settings(env: NodeJS.ProcessEnv): S3Settings {
-  const bucket = env.S3_BUCKET?.trim() || '';
-  if (!bucket) throw new ConfigError('STORAGE_DRIVER=s3 needs S3_BUCKET (the bucket screenshots are stored in)');
-  const endpoint = url(env, 'S3_ENDPOINT', ['http:', 'https:']);
-  const accessKeyId = env.S3_ACCESS_KEY_ID?.trim() || null;
-  const secretAccessKey = env.S3_SECRET_ACCESS_KEY?.trim() || null;
-  if ((accessKeyId === null) !== (secretAccessKey === null)) {
-    throw new ConfigError('Set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither (then the AWS SDK finds credentials itself)');
-  }
-  let prefix = (env.S3_PREFIX ?? '').trim().replace(/^\/+/, '');
-  if (prefix && !prefix.endsWith('/')) prefix += '/';
-  return {
-    bucket,
-    endpoint,
-    region: env.S3_REGION?.trim() || 'us-east-1',
-    accessKeyId,
-    secretAccessKey,
-    forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', false),
-    prefix,
-    timeoutMs: int(env, 'S3_TIMEOUT_MS', 30000, 100, 600000),
-    firstByteTimeoutMs: int(env, 'S3_FIRST_BYTE_TIMEOUT_MS', 3000, 100, 600000),
-  };
-}
-
-function retryDelays(env: NodeJS.ProcessEnv): number[] {
-  const raw = env.WEBHOOK_RETRY_DELAYS?.trim() || '5,30,120,600,3600,21600';
-  const delays = raw.split(',').map((part) => Number(part.trim()));
-  if (delays.length > 20 || delays.some((d) => !Number.isInteger(d) || d < 0 || d > 7 * 24 * 3600)) {
-    throw new ConfigError(`WEBHOOK_RETRY_DELAYS must be up to 20 whole numbers of seconds (0..604800), comma-separated (got "${raw}")`);
-  }
-  return delays;
 }

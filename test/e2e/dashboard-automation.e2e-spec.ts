@@ -710,7 +710,7 @@ describe('Dashboard automation pages', () => {
       expect(page.text).toContain('<div><dt>Attempts</dt><dd>1</dd></div>');
       expect(page.text).toContain(`<div><dt>Queued</dt><dd><time datetime="${job.createdAt.toISOString()}">`);
       expect(page.text).toContain(`<div><dt>Finished</dt><dd><time datetime="${job.finishedAt!.toISOString()}">`);
-      expect(page.text).toContain(`<a class="shot" href="/dashboard/screenshots/${job.screenshotId}/image">`);
+      expect(page.text).toContain(`<a class="shot" href="/dashboard/screenshots/${job.resultId}/image">`);
 
       // A capture with secret headers: the options are listed, the secrets never.
       const secret = 'Bearer very-secret-value-123';
@@ -767,6 +767,26 @@ describe('Dashboard automation pages', () => {
       expect(list.text).toContain(
         '<td class="error-cell">The site refused the connection<br><small class="raw-error">As the API reports it: <code>net::ERR_CONNECTION_REFUSED</code></small></td>',
       );
+    });
+
+    it('a render job is labelled "render" (the job kinds’ registry), not "screenshot"; the type filter lists every kind (issue 43)', async () => {
+      const rendered = await api()
+        .get('/render')
+        .query({ url: `${site.url}/home`, response_type: 'json' })
+        .set(alice.auth);
+      expect(rendered.status).toBe(200);
+      const renderId = rendered.body.data.id as string;
+      const list = await a.get('/dashboard/jobs?type=render');
+      expect([...list.text.matchAll(/<tr data-job-id="([^"]+)">/g)].map((m) => m[1])).toEqual([renderId]);
+      expect(list.text).toMatch(new RegExp(`<tr data-job-id="${renderId}">\\s*<td>[^\\n]*</td>\\s*<td>render</td>`));
+      expect(list.text).toContain(
+        '<option value="screenshot">screenshot</option><option value="scenario">scenario run</option><option value="render" selected>render</option>',
+      );
+      const page = await a.get(`/dashboard/jobs/${renderId}`);
+      expect(page.text).toContain('<span class="badge badge-succeeded">succeeded</span> render</p>');
+      freshMinute();
+      const overview = await a.get('/dashboard');
+      expect(overview.text).toMatch(new RegExp(`href="/dashboard/jobs/${renderId}"[^\\n]*</a></td>\\s*<td>render</td>`));
     });
   });
 

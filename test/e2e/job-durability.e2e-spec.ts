@@ -263,7 +263,7 @@ describe('job durability: the periodic sweep', () => {
         idempotencyKey: null,
         attempts: 0,
         error: null,
-        screenshotId: null,
+        resultId: null,
         scenarioId: null,
         scheduleId: null,
         createdAt,

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { JobRepository } from '../../src/modules/jobs/application/ports';
-import { LEASE_MARGIN_MS, maxRunMs } from '../../src/modules/jobs/application/job-lease';
+import { LEASE_MARGIN_MS } from '../../src/modules/jobs/application/job-lease';
+import { CAPTURE_JOB_KIND } from '../../src/modules/screenshots/application/capture-job-kind';
 import { ScreenshotRepository, ScreenshotStorage } from '../../src/modules/screenshots/application/ports';
 import { binary } from '../support/assertions';
 import { waitForJob } from '../support/jobs';
@@ -93,7 +94,7 @@ describe('the object store frozen or stopped under the service (s3rver, real Chr
     const before = await waitForJob(t.url, account.auth, await takeScreenshot());
     expect(before.status).toBe('succeeded');
     puts = [];
-    const lease = maxRunMs('screenshot', t.config) + LEASE_MARGIN_MS;
+    const lease = CAPTURE_JOB_KIND.maxRunMs(t.config) + LEASE_MARGIN_MS;
     let jobId: string;
     let asked: number;
     s3.freeze();

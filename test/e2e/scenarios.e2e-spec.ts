@@ -401,7 +401,7 @@ describe('Scenarios and executions with real Chromium', () => {
       const deadline = Date.now() + 45_000;
       for (;;) {
         const job = await jobs.findById(jobId);
-        if (job && (job.status === 'succeeded' || job.status === 'failed')) return { status: job.status, screenshot_id: job.screenshotId };
+        if (job && (job.status === 'succeeded' || job.status === 'failed')) return { status: job.status, screenshot_id: job.resultId };
         if (Date.now() > deadline) throw new Error(`job ${jobId} did not finish (${account.email})`);
         await new Promise((r) => setTimeout(r, 50));
       }

@@ -296,6 +296,43 @@ describe('Webhooks (Standard Webhooks, real captures, URL policy on)', () => {
     });
   });
 
+  it('each job kind emits its own events: a capture screenshot.*, a scenario run execution.*, a render none (issue 43)', async () => {
+    const who = await t.createAccount({ plan: 'business' });
+    const all = ['screenshot.succeeded', 'screenshot.failed', 'execution.succeeded', 'execution.failed'];
+    const hook = await createWebhook(who, all);
+    // A render first (it ends first): were it announced, its event would arrive before the others.
+    const rendered = await api()
+      .get('/render')
+      .query({ url: `${pages.url}/`, response_type: 'json' })
+      .set(who.auth);
+    expect(`${rendered.status} ${JSON.stringify(rendered.body)}`).toMatch(/^200 /);
+    const renderId = rendered.body.data.id as string;
+    const site = await api()
+      .post('/websites')
+      .set(who.auth)
+      .send({ name: 'kinds', url: `${pages.url}/` });
+    const scenario = await api()
+      .post('/scenarios')
+      .set(who.auth)
+      .send({ name: 'Kinds', website_id: site.body.data.id, steps: [{ type: 'screenshot' }] });
+    expect(scenario.status).toBe(201);
+    const run = await api().post(`/scenarios/${scenario.body.data.id}/run`).set(who.auth);
+    expect(run.status).toBe(200);
+    const execution = await waitForJob(t.url, who.auth, run.body.execution_id);
+    expect(execution).toMatchObject({ type: 'scenario', status: 'succeeded' });
+    const take = await api().post(`/websites/${site.body.data.id}/screenshot`).set(who.auth).send({});
+    const shot = await waitForJob(t.url, who.auth, take.body.job_id);
+    expect(shot).toMatchObject({ type: 'screenshot', status: 'succeeded' });
+    await hook.channel.until(2, 30_000);
+    await new Promise((r) => setTimeout(r, 1_000)); // a render's event, were there one, would have arrived by now
+    const events = hook.channel.received.map((r) => JSON.parse(r.body) as { type: string; data: Record<string, any> });
+    expect(events.map((e) => e.type).sort()).toEqual(['execution.succeeded', 'screenshot.succeeded']);
+    expect(events.find((e) => e.type === 'execution.succeeded')!.data.execution).toMatchObject({ id: execution.id });
+    expect(events.find((e) => e.type === 'screenshot.succeeded')!.data.job).toMatchObject({ id: shot.id, type: 'screenshot' });
+    const deliveries = await api().get(`/webhooks/${hook.id}/deliveries`).set(who.auth).expect(200);
+    expect((deliveries.body.data as Array<{ source_id: string }>).map((d) => d.source_id)).not.toContain(renderId);
+  });
+
   it('a receiver answering 500 then 204 sees the same webhook-id twice; the deliveries list shows both attempts', async () => {
     const who = await t.createAccount({ plan: 'business' });
     const hook = await createWebhook(who);

@@ -9,6 +9,6 @@ import type { CaptureResult } from './views/pages/website-form.page';
  */
 export async function loadCaptureResult(jobs: JobsService, screenshots: ScreenshotsService, accountId: number, rawJobId: string): Promise<CaptureResult> {
   const job = await jobs.get(accountId, new UuidParam().transform(rawJobId));
-  const shot = job.screenshotId ? await screenshots.get(accountId, job.screenshotId).catch(() => null) : null;
+  const shot = job.resultId ? await screenshots.get(accountId, job.resultId).catch(() => null) : null;
   return { job, shot };
 }

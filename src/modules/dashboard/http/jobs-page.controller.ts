@@ -1,6 +1,8 @@
 import { Get, Param, Query } from '@nestjs/common';
 import { UuidParam } from '../../../shared/http/uuid-param';
-import { JOB_STATUSES, JOB_TYPES, JobStatus, JobType } from '../../jobs/domain/job';
+import { JobKinds } from '../../jobs/application/job-kinds';
+import { JOB_STATUSES, JobStatus, JobType } from '../../jobs/domain/job';
+import { kindLabels } from './job-kind-labels';
 import { ScenariosService } from '../../scenarios/application/scenarios.service';
 import { SchedulesService } from '../../schedules/application/schedules.service';
 import { WebsitesService } from '../../websites/application/websites.service';
@@ -23,6 +25,7 @@ export class JobsPageController {
     private readonly schedules: SchedulesService,
     private readonly names: WebsiteNames,
     private readonly websites: WebsitesService,
+    private readonly kinds: JobKinds,
   ) {}
 
   @Get()
@@ -38,7 +41,8 @@ export class JobsPageController {
     const page = pageParam(rawPage);
     // Lenient, as the other dashboard lists: an unknown filter value shows everything rather than an error.
     const status = oneOf<JobStatus>(JOB_STATUSES, rawStatus);
-    const type = oneOf<JobType>(JOB_TYPES, rawType);
+    const labels = kindLabels(this.kinds);
+    const type = oneOf<JobType>([...labels.keys()], rawType);
     const websiteId = idQuery(rawWebsite);
     const { items, total } = await this.jobs.list(accountId, { page, perPage: DASHBOARD_PAGE_SIZE }, { status, type, websiteId });
     const names = await this.names.of(
@@ -50,6 +54,7 @@ export class JobsPageController {
       names,
       websites: await this.names.all(accountId),
       filter: { status, type, websiteId },
+      kinds: labels,
       page: { page, lastPage: lastPage(total, DASHBOARD_PAGE_SIZE), total },
     }).toString();
   }
@@ -68,6 +73,7 @@ export class JobsPageController {
       websiteUrl: website?.url ?? null,
       scenarioName: scenario?.name ?? null,
       scheduleName: schedule?.name ?? null,
+      kinds: kindLabels(this.kinds),
     }).toString();
   }
 }

@@ -3,6 +3,8 @@ import type { FastifyReply } from 'fastify';
 import { Clock } from '../../../shared/domain/clock';
 import { RateLimiter } from '../../rate-limiting/application/rate-limiter';
 import { JobsService } from '../../jobs/application/jobs.service';
+import { JobKinds } from '../../jobs/application/job-kinds';
+import { kindLabels } from './job-kind-labels';
 import { DashboardQueries } from '../application/dashboard-queries';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
@@ -29,6 +31,7 @@ export class OverviewController {
     private readonly queries: DashboardQueries,
     private readonly screenshots: ScreenshotsService,
     private readonly captures: PlaygroundCaptures,
+    private readonly kinds: JobKinds,
   ) {}
 
   /** `?url=&job=`: the "Capture a URL" box with that capture's live result (where its form leads). */
@@ -77,6 +80,7 @@ export class OverviewController {
       hasAccess: account.hasApiAccess(now),
       usage: await this.limiter.usage(account.id, account.rateLimits()),
       recentJobs: items,
+      kinds: kindLabels(this.kinds),
       capture: { state: capture, result, rendered },
       websiteNames: await this.names.of(
         account.id,

@@ -57,7 +57,7 @@ describe('TypeOrmDashboardQueries (real database)', () => {
       idempotencyKey: null,
       attempts: 1,
       error: null,
-      screenshotId: null,
+      resultId: null,
       scenarioId: null,
       scheduleId: null,
       result: null,

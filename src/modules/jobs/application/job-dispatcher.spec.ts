@@ -5,7 +5,9 @@ import { AppConfig } from '../../../config/app-config';
 import { FakeClock } from '../../../../test/support/fake-clock';
 import { JobProps, JobStatus, JobType } from '../domain/job';
 import { JobAttemptScope } from './job-attempt-scope';
-import { endedIf, JobHandlers, JobTypeHandler } from './job-handlers';
+import { declareJobKind, endedIf, JobKind, JobKinds, JobTypeHandler } from './job-kinds';
+import { CAPTURE_JOB_KIND } from '../../screenshots/application/capture-job-kind';
+import { SCENARIO_JOB_KIND } from '../../scenarios/application/scenario-job-kind';
 import { JobDispatcher, RECORD_RETRY_BUDGET_MS, SWEEP_INTERVAL_MS } from './job-dispatcher';
 import { InfrastructureFailure } from './job-failure';
 import { JobCursor, JobRepository, NewJob, RunningCutoffs, StaleCutoffs } from './ports';
@@ -32,7 +34,7 @@ class MemoryJobs extends JobRepository {
       idempotencyKey: null,
       attempts: 0,
       error: null,
-      screenshotId: null,
+      resultId: null,
       scenarioId: null,
       scheduleId: null,
       result: null,
@@ -88,9 +90,9 @@ class MemoryJobs extends JobRepository {
     if (job) Object.assign(job, { status: 'failed', error, finishedAt: now });
     return Boolean(job);
   }
-  async succeed(id: string, screenshotId: number | null, now: Date) {
+  async succeed(id: string, resultId: number | null, now: Date) {
     const job = this.holds(id, ['running']);
-    if (job) Object.assign(job, { status: 'succeeded', screenshotId, error: null, finishedAt: now });
+    if (job) Object.assign(job, { status: 'succeeded', resultId, error: null, finishedAt: now });
     return Boolean(job);
   }
   async replaceOptions(id: string, options: JobProps['options']) {
@@ -166,6 +168,11 @@ class RecordingTransport extends JobTransport {
 
 const START = new Date('2030-01-01T12:00:00Z');
 const ago = (ms: number) => new Date(START.getTime() - ms);
+/** The real kinds' declarations (their time limits make the leases below); `mystery` is one no runner handles. */
+const KINDS: Record<string, JobKind> = { screenshot: CAPTURE_JOB_KIND, scenario: SCENARIO_JOB_KIND };
+const MYSTERY: JobKind = { name: 'mystery', label: 'mystery', maxRunMs: () => 1_000, events: null };
+declareJobKind(CAPTURE_JOB_KIND);
+declareJobKind(SCENARIO_JOB_KIND);
 const SETTINGS = { captureTimeoutMs: 30_000, scenarioTimeoutMs: 120_000, captureConcurrency: 2, shutdownGraceMs: 15_000 };
 /** Lease = longest run + 60 s margin: captures 30 + 60 s, scenario runs 120 + 30 + 60 s. */
 const CAPTURE_LEASE_MS = 90_000;
@@ -182,9 +189,9 @@ describe('JobDispatcher', () => {
   let transport: RecordingTransport;
   let clock: FakeClock;
   let errors: string[];
-  let handlers: JobHandlers;
+  let handlers: JobKinds;
   let metrics: RecordingMetrics;
-  const on = (type: JobType, handle: JobTypeHandler['handle']) => handlers.register(type, { handle });
+  const on = (type: JobType, handle: JobTypeHandler['handle']) => handlers.register(KINDS[type] ?? MYSTERY, { handle });
 
   function dispatcher(config: Partial<AppConfig> = {}): JobDispatcher {
     const full = { role: 'all', databaseUrl: 'postgres://db/jobs', ...SETTINGS, ...config } as AppConfig;
@@ -197,7 +204,7 @@ describe('JobDispatcher', () => {
     clock = new FakeClock();
     clock.set(START);
     errors = [];
-    handlers = new JobHandlers();
+    handlers = new JobKinds();
     metrics = new RecordingMetrics();
     jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
@@ -335,7 +342,7 @@ describe('JobDispatcher', () => {
       finish.resolve();
       await handled;
       await stopping;
-      expect(jobs.get('j')).toMatchObject({ status: 'succeeded', attempts: 1, screenshotId: 5 });
+      expect(jobs.get('j')).toMatchObject({ status: 'succeeded', attempts: 1, resultId: 5 });
       expect(transport.calls).toEqual(['stopTaking', 'handBack']);
     });
 
@@ -359,7 +366,7 @@ describe('JobDispatcher', () => {
       expect(jobs.get('j')).toMatchObject({ status: 'queued', attempts: 1 });
       finish.resolve();
       await handled;
-      expect(jobs.get('j')).toMatchObject({ status: 'queued', attempts: 1, screenshotId: null });
+      expect(jobs.get('j')).toMatchObject({ status: 'queued', attempts: 1, resultId: null });
     });
 
     it('a job another worker took over during the grace is left to it', async () => {
@@ -495,10 +502,10 @@ describe('JobDispatcher', () => {
       expect(jobs.get('j')).toMatchObject({ status: 'running', attempts: 1 });
       clock.advance(1);
       await d.dispatch('j');
-      expect(jobs.get('j')).toMatchObject({ status: 'succeeded', attempts: 2, screenshotId: 222 });
+      expect(jobs.get('j')).toMatchObject({ status: 'succeeded', attempts: 2, resultId: 222 });
       firstAttemptMayFinish.resolve();
       await first;
-      expect(jobs.get('j')).toMatchObject({ status: 'succeeded', attempts: 2, screenshotId: 222 });
+      expect(jobs.get('j')).toMatchObject({ status: 'succeeded', attempts: 2, resultId: 222 });
     });
 
     it('a late attempt cannot fail, requeue or overwrite the results of the attempt that took over', async () => {
@@ -535,7 +542,7 @@ describe('JobDispatcher', () => {
       jobs.add('j', { status: 'running', attempts: 1, startedAt: ago(2_000) });
       const redelivered: Delivery = { redelivered: true, priority: 'batch' };
       await d.dispatch('j', redelivered);
-      expect(jobs.get('j')).toMatchObject({ status: 'succeeded', attempts: 2, screenshotId: 7 });
+      expect(jobs.get('j')).toMatchObject({ status: 'succeeded', attempts: 2, resultId: 7 });
     });
   });
 
@@ -605,7 +612,7 @@ describe('JobDispatcher', () => {
   });
 
   it('knows nothing of job types it has no handler for: such a job fails', async () => {
-    jobs.add('j', { type: 'mystery' as JobType });
+    jobs.add('j', { type: 'mystery' });
     await dispatcher().dispatch('j');
     expect(jobs.get('j')).toMatchObject({ status: 'failed', error: 'No handler for jobs of type mystery' });
   });
@@ -641,7 +648,7 @@ describe('JobDispatcher', () => {
       });
       jobs.add('page');
       jobs.add('last', { attempts: 2 });
-      jobs.add('mystery', { type: 'mystery' as JobType });
+      jobs.add('mystery', { type: 'mystery' });
       for (const id of ['page', 'last', 'mystery']) await d.dispatch(id);
       expect(metrics.jobs).toEqual([
         { type: 'screenshot', outcome: 'failed' },
@@ -664,7 +671,7 @@ describe('JobDispatcher', () => {
       await d.dispatch('j');
       late.resolve();
       await first;
-      expect(jobs.get('j')).toMatchObject({ status: 'succeeded', attempts: 2, screenshotId: 2 });
+      expect(jobs.get('j')).toMatchObject({ status: 'succeeded', attempts: 2, resultId: 2 });
       expect(metrics.jobs).toEqual([{ type: 'screenshot', outcome: 'succeeded' }]);
     });
 
@@ -682,8 +689,8 @@ describe('JobDispatcher', () => {
         { type: 'screenshot', outcome: 'succeeded' },
         { type: 'scenario', outcome: 'failed' },
       ]);
-      on('mystery' as JobType, async () => 'unchanged');
-      jobs.add('other', { type: 'mystery' as JobType });
+      on('mystery', async () => 'unchanged');
+      jobs.add('other', { type: 'mystery' });
       await d.dispatch('other');
       expect(metrics.jobs).toHaveLength(2);
       expect(reads).not.toHaveBeenCalled();

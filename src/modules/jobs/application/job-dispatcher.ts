@@ -4,7 +4,7 @@ import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
 import { JobProps, MAX_JOB_ATTEMPTS } from '../domain/job';
 import { JobAttempt, JobAttemptScope } from './job-attempt-scope';
-import { HandledOutcome, JobHandlers } from './job-handlers';
+import { HandledOutcome, JobKinds } from './job-kinds';
 import { errorMessage } from '../../../shared/domain/error-message';
 import { isFinalFailure, publicInfrastructureReason } from './job-failure';
 import { leaseExpiredBefore, staleCutoffs } from './job-lease';
@@ -52,7 +52,7 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly transport: JobTransport,
     private readonly clock: Clock,
     private readonly config: AppConfig,
-    private readonly handlers: JobHandlers,
+    private readonly kinds: JobKinds,
     private readonly metrics: Metrics,
   ) {}
 
@@ -93,7 +93,7 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
    */
   sweep(): Promise<number> {
     // One at a time: sweeps must not pile up behind a slow database.
-    this.sweeping ??= this.handOver(staleCutoffs(this.clock.now(), this.config)).finally(() => (this.sweeping = null));
+    this.sweeping ??= this.handOver(staleCutoffs(this.clock.now(), this.config, this.kinds.all())).finally(() => (this.sweeping = null));
     return this.sweeping;
   }
 
@@ -147,8 +147,8 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private takeoverCutoffs(now: Date, delivery: Delivery): RunningCutoffs {
     // The transport saw the worker holding this delivery stop (its lock expired): whatever attempt that worker
     // ran is dead, so it is taken over now rather than when its lease runs out.
-    if (delivery.redelivered) return { screenshot: now, scenario: now, render: now };
-    return leaseExpiredBefore(now, this.config);
+    if (delivery.redelivered) return Object.fromEntries(this.kinds.all().map((kind) => [kind.name, now]));
+    return leaseExpiredBefore(now, this.config, this.kinds.all());
   }
 
   private async runAttempt(job: JobProps, delivery: Delivery): Promise<void> {
@@ -158,8 +158,8 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
       }
       return;
     }
-    // Every known type has its handler (checked at boot): a miss is a row of a type this version does not know.
-    const handler = this.handlers.handlerFor(job.type);
+    // Every declared kind has its runner (checked at boot): a miss is a row of a kind this version does not know.
+    const handler = this.kinds.handlerFor(job.type);
     if (!handler) {
       if (await this.jobs.fail(job.id, `No handler for jobs of type ${job.type}`, this.clock.now())) this.metrics.jobEnded(job.type, 'failed');
       return;
@@ -254,7 +254,10 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     try {
       // Every queued job, however young: the previous process may have died right after writing one.
       const now = this.clock.now();
-      const handed = await this.handOver({ queuedBefore: new Date(now.getTime() + 1000), runningStartedBefore: leaseExpiredBefore(now, this.config) });
+      const handed = await this.handOver({
+        queuedBefore: new Date(now.getTime() + 1000),
+        runningStartedBefore: leaseExpiredBefore(now, this.config, this.kinds.all()),
+      });
       if (handed) this.logger.log(`re-queued ${handed} unfinished job(s)`);
     } catch (err) {
       this.logger.error(`re-queueing unfinished jobs at start failed; the periodic sweep retries: ${errorMessage(err)}`);
@@ -275,7 +278,10 @@ export class JobDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
     if (this.stopping) return;
     try {
       const now = this.clock.now();
-      const handed = await this.handOver({ queuedBefore: new Date(now.getTime() + 1000), runningStartedBefore: leaseExpiredBefore(now, this.config) });
+      const handed = await this.handOver({
+        queuedBefore: new Date(now.getTime() + 1000),
+        runningStartedBefore: leaseExpiredBefore(now, this.config, this.kinds.all()),
+      });
       this.logger.warn(`re-queued ${handed} unfinished job(s) the transport lost`);
     } catch (err) {
       this.logger.error(`re-queueing the jobs the transport lost failed; the periodic sweep retries: ${errorMessage(err)}`);

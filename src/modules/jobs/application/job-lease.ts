@@ -1,5 +1,5 @@
 import { AppConfig } from '../../../config/app-config';
-import { JobType } from '../domain/job';
+import { JobKind } from './job-kinds';
 import { RunningCutoffs, StaleCutoffs } from './ports';
 
 /**
@@ -13,24 +13,15 @@ export const LEASE_MARGIN_MS = 60_000;
 /** A queued job that no worker took within this long is presumed lost on its way to the transport. */
 export const QUEUED_GRACE_MS = 30_000;
 
-export type LeaseSettings = Pick<AppConfig, 'captureTimeoutMs' | 'scenarioTimeoutMs'>;
-
 /**
- * How long one attempt of a job can legitimately run. A capture is bounded as a whole by CAPTURE_TIMEOUT_MS
- * (capture-run.ts); a scenario run is capped by SCENARIO_TIMEOUT_MS, and one capture timeout on top covers a
- * final screenshot taken at the cap (scenario-runner.ts).
+ * A running attempt that started at or before these instants has outlived its lease: presumed dead. One cutoff per
+ * kind, from the kind's own time limit (JobKind.maxRunMs); a row of a kind this version does not know never lapses.
  */
-export function maxRunMs(type: JobType, settings: LeaseSettings): number {
-  return type === 'scenario' ? settings.scenarioTimeoutMs + settings.captureTimeoutMs : settings.captureTimeoutMs;
-}
-
-/** A running attempt that started at or before these instants has outlived its lease: presumed dead. */
-export function leaseExpiredBefore(now: Date, settings: LeaseSettings): RunningCutoffs {
-  const cutoff = (type: JobType) => new Date(now.getTime() - maxRunMs(type, settings) - LEASE_MARGIN_MS);
-  return { screenshot: cutoff('screenshot'), scenario: cutoff('scenario'), render: cutoff('render') };
+export function leaseExpiredBefore(now: Date, config: AppConfig, kinds: readonly JobKind[]): RunningCutoffs {
+  return Object.fromEntries(kinds.map((kind) => [kind.name, new Date(now.getTime() - kind.maxRunMs(config) - LEASE_MARGIN_MS)]));
 }
 
 /** What the periodic sweep hands to the transport again: queued past the grace period, or running past the lease. */
-export function staleCutoffs(now: Date, settings: LeaseSettings): StaleCutoffs {
-  return { queuedBefore: new Date(now.getTime() - QUEUED_GRACE_MS), runningStartedBefore: leaseExpiredBefore(now, settings) };
+export function staleCutoffs(now: Date, config: AppConfig, kinds: readonly JobKind[]): StaleCutoffs {
+  return { queuedBefore: new Date(now.getTime() - QUEUED_GRACE_MS), runningStartedBefore: leaseExpiredBefore(now, config, kinds) };
 }

@@ -4,6 +4,7 @@ import { errorMessage } from '../../../shared/domain/error-message';
 import { PageRequest } from '../../../shared/domain/page-request';
 import { isSameJobRequest, JobProps } from '../domain/job';
 import { JobEvents } from './job-events';
+import { JobKinds } from './job-kinds';
 import { JobTransport } from './job-transport';
 import { readWhenFinished } from './job-wait';
 import { JobFilter, JobRepository, NewJob } from './ports';
@@ -28,6 +29,7 @@ export class JobsService {
     private readonly jobs: JobRepository,
     private readonly transport: JobTransport,
     private readonly events: JobEvents,
+    private readonly kinds: JobKinds,
   ) {}
 
   /**
@@ -39,7 +41,7 @@ export class JobsService {
   async submit(newJob: NewJob, options: SubmitOptions = {}): Promise<JobProps> {
     const { job, created } = await this.jobs.createOrGetIdempotent(newJob);
     if (!created) {
-      if (!isSameJobRequest(job, newJob)) {
+      if (!isSameJobRequest(job, newJob, this.kinds.kind(newJob.type)?.samePayloadOnRetry ?? true)) {
         throw new ConflictError('This Idempotency-Key was already used for a different request; use a new key for a new request.');
       }
       return job;

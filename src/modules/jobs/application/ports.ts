@@ -1,7 +1,7 @@
 import { PageRequest } from '../../../shared/domain/page-request';
 import { JobProps, JobStatus, JobType } from '../domain/job';
 
-export type NewJob = Omit<JobProps, 'status' | 'attempts' | 'error' | 'screenshotId' | 'startedAt' | 'finishedAt' | 'scenarioId' | 'scheduleId' | 'result'> &
+export type NewJob = Omit<JobProps, 'status' | 'attempts' | 'error' | 'resultId' | 'startedAt' | 'finishedAt' | 'scenarioId' | 'scheduleId' | 'result'> &
   Partial<Pick<JobProps, 'scenarioId' | 'scheduleId' | 'result'>>;
 
 export interface JobFilter {
@@ -32,7 +32,8 @@ export abstract class JobRepository {
    */
   abstract requeue(id: string): Promise<boolean>;
   abstract fail(id: string, error: string, now: Date): Promise<boolean>;
-  abstract succeed(id: string, screenshotId: number | null, now: Date): Promise<boolean>;
+  /** Ends the job succeeded; `resultId`: what it produced, in its kind's terms (JobProps.resultId), or null. */
+  abstract succeed(id: string, resultId: number | null, now: Date): Promise<boolean>;
   abstract saveResult(id: string, result: unknown): Promise<boolean>;
   /** Rewrites a job's options (used to erase a request's sealed secrets once the job has ended). */
   abstract replaceOptions(id: string, options: JobProps['options']): Promise<void>;
@@ -54,8 +55,8 @@ export abstract class JobRepository {
   abstract countUnfinished(): Promise<Record<'queued' | 'running', number>>;
 }
 
-/** Per job type: a running attempt that started at or before this instant is presumed dead. */
-export type RunningCutoffs = Record<JobType, Date>;
+/** Per job kind (by name): a running attempt that started at or before this instant is presumed dead. */
+export type RunningCutoffs = Record<string, Date>;
 
 export interface StaleCutoffs {
   queuedBefore: Date;

@@ -18,9 +18,11 @@ describe('isSameJobRequest (what an Idempotency-Key stands for)', () => {
     expect(isSameJobRequest({ ...capture, source: 'schedule', scheduleId: 4 }, { ...capture, source: 'schedule', scheduleId: 5 })).toBe(false);
   });
 
-  it('a scenario run is the same request for the same scenario even after its steps were edited', () => {
+  it('a kind whose payload is a snapshot (a scenario run) is the same request for the same scenario even after its steps were edited', () => {
     const run: JobRequest = { type: 'scenario', websiteId: 1, scenarioId: 3, source: 'api', options: { steps: [1] } };
-    expect(isSameJobRequest(run, { ...run, options: { steps: [2] } })).toBe(true);
-    expect(isSameJobRequest(run, { ...run, scenarioId: 4 })).toBe(false);
+    expect(isSameJobRequest(run, { ...run, options: { steps: [2] } }, false)).toBe(true);
+    expect(isSameJobRequest(run, { ...run, scenarioId: 4 }, false)).toBe(false);
+    // The kind decides, not the name: compared, other steps are another request.
+    expect(isSameJobRequest(run, { ...run, options: { steps: [2] } })).toBe(false);
   });
 });

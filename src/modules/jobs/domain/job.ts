@@ -1,13 +1,12 @@
 /**
- * Jobs (API.md, Jobs and executions): captures and scenario runs, queued → running → succeeded | failed. The
- * jobs table is the durable record whatever transport carries the job; a capture job yields at most one
- * screenshot. Each type has exactly one handler (application/job-handlers.ts), checked at boot.
+ * Jobs (API.md, Jobs and executions): captures, scenario runs, renders, queued → running → succeeded | failed. The
+ * jobs table is the durable record whatever transport carries the job. What a job does is its kind's business:
+ * each kind is declared by its own context with its runner (application/job-kinds.ts), checked at boot.
  */
 export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
-/** `render`: a capture for GET/POST /render (modules/renders), of no website (website_id null). */
-export const JOB_TYPES = ['screenshot', 'scenario', 'render'] as const;
-export type JobType = (typeof JOB_TYPES)[number];
+/** The name of the job's kind (application/job-kinds.ts): `screenshot`, `scenario`, `render`, … an open set. */
+export type JobType = string;
 /** Who asked for the job: a client of the API, a schedule's occurrence, or a person in the dashboard. */
 export const JOB_SOURCES = ['api', 'schedule', 'dashboard'] as const;
 export type JobSource = (typeof JOB_SOURCES)[number];
@@ -33,7 +32,11 @@ export interface JobProps<P extends JobPayload = JobPayload> {
   idempotencyKey: string | null;
   attempts: number;
   error: string | null;
-  screenshotId: number | null;
+  /**
+   * What a succeeded job produced, as an id in its kind's own terms (a capture's screenshot, a scenario run's final
+   * shot); opaque here. Stored in the `screenshot_id` column and shown as `screenshot_id` by GET /jobs (the spec's name).
+   */
+  resultId: number | null;
   scenarioId: number | null;
   scheduleId: number | null;
   /** Scenario executions: the per-step records. */
@@ -66,15 +69,15 @@ function canonical(value: unknown): string {
 /**
  * Whether a request that reuses an Idempotency-Key is a retry of the one that made `existing`. A key reused for
  * another website, another scenario, another kind of job or other capture options is a client bug, answered
- * with 409 rather than with an unrelated job. A scenario run's options are the steps snapshotted when it was
- * asked for; a retry after the scenario was edited is still the same request.
+ * with 409 rather than with an unrelated job. `samePayload` false (the kind's samePayloadOnRetry): the payload is a
+ * snapshot taken when it was asked for (a scenario run's steps), so a retry after an edit is still the same request.
  */
-export function isSameJobRequest(existing: JobRequest, requested: JobRequest): boolean {
+export function isSameJobRequest(existing: JobRequest, requested: JobRequest, samePayload = true): boolean {
   if (existing.type !== requested.type || (existing.scenarioId ?? null) !== (requested.scenarioId ?? null)) return false;
   // A client's key never stands for a schedule's occurrence (keys share one namespace per account).
   if (existing.source !== requested.source || (existing.scheduleId ?? null) !== (requested.scheduleId ?? null)) return false;
   if (existing.websiteId !== requested.websiteId) return false;
-  return existing.type === 'scenario' || canonical(comparable(existing.options)) === canonical(comparable(requested.options));
+  return !samePayload || canonical(comparable(existing.options)) === canonical(comparable(requested.options));
 }
 
 /**

@@ -35,7 +35,8 @@ export function jobView(j: JobProps): JobView {
     source: j.source,
     schedule_id: j.scheduleId,
     website_id: j.websiteId,
-    screenshot_id: j.screenshotId,
+    // The spec's name for what the job produced (a screenshot for the kinds that produce one; null otherwise).
+    screenshot_id: j.resultId,
     error: j.error,
     attempts: j.attempts,
     created_at: j.createdAt.toISOString(),

@@ -1,11 +1,13 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { TIMESTAMP } from '../../../shared/http/openapi';
-import { JOB_SOURCES, JOB_STATUSES, JOB_TYPES, JobSource, JobStatus, JobType } from '../domain/job';
+import { JOB_KIND_NAMES } from '../application/job-kinds';
+import { JOB_SOURCES, JOB_STATUSES, JobSource, JobStatus, JobType } from '../domain/job';
 
 @ApiSchema({ name: 'Job', description: 'A capture job or a scenario run: queued → running → succeeded | failed' })
 export class JobView {
   @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty({ enum: JOB_TYPES }) type!: JobType;
+  // The declared kinds (a live list, filled as their runners are defined: the document is built after that).
+  @ApiProperty({ type: 'string', enum: JOB_KIND_NAMES }) type!: JobType;
   @ApiProperty({ enum: JOB_STATUSES }) status!: JobStatus;
   @ApiProperty({
     enum: JOB_SOURCES,

@@ -12,7 +12,8 @@ export class JobRow {
   @Column({ name: 'idempotency_key', type: 'varchar', nullable: true }) idempotencyKey!: string | null;
   @Column({ type: 'integer' }) attempts!: number;
   @Column({ type: 'text', nullable: true }) error!: string | null;
-  @Column({ name: 'screenshot_id', type: 'integer', nullable: true }) screenshotId!: number | null;
+  /** JobProps.resultId: the column's name predates job kinds (the API still calls it screenshot_id). */
+  @Column({ name: 'screenshot_id', type: 'integer', nullable: true }) resultId!: number | null;
   @Column({ name: 'scenario_id', type: 'integer', nullable: true }) scenarioId!: number | null;
   @Column({ name: 'schedule_id', type: 'integer', nullable: true }) scheduleId!: number | null;
   @Column({ type: 'simple-json', nullable: true }) result!: unknown;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, FindOptionsWhere, In, Repository, WhereExpressionBuilder } from 'typeorm';
 import { PageRequest } from '../../../shared/domain/page-request';
-import { isFinished, JobProps, JobSource, JobStatus, JobType } from '../domain/job';
+import { isFinished, JobProps, JobSource, JobStatus } from '../domain/job';
 import { JobAttemptScope } from '../application/job-attempt-scope';
 import { JobCursor, JobFilter, JobRepository, NewJob, RunningCutoffs, StaleCutoffs } from '../application/ports';
 import { JobEvents } from '../application/job-events';
@@ -13,7 +13,7 @@ import { isUniqueViolation } from '../../../shared/persistence/constraint-violat
 function toJob(row: JobRow): JobProps {
   return {
     id: row.id,
-    type: row.type as JobType,
+    type: row.type,
     accountId: row.accountId,
     websiteId: row.websiteId,
     status: row.status as JobStatus,
@@ -22,7 +22,7 @@ function toJob(row: JobRow): JobProps {
     idempotencyKey: row.idempotencyKey,
     attempts: row.attempts,
     error: row.error,
-    screenshotId: row.screenshotId,
+    resultId: row.resultId,
     scenarioId: row.scenarioId,
     scheduleId: row.scheduleId,
     result: row.result ?? null,
@@ -33,7 +33,7 @@ function toJob(row: JobRow): JobProps {
 }
 
 /**
- * `(status = 'running' AND type = … AND started_at <= cutoff) OR …` for each job type: running attempts whose
+ * `(status = 'running' AND type = … AND started_at <= cutoff) OR …` for each job kind: running attempts whose
  * lease ran out. A running row without started_at cannot come from claim(); it counts as lapsed too.
  */
 function orLapsedRunning(qb: WhereExpressionBuilder, cutoffs: RunningCutoffs, columns: { status: string; type: string; startedAt: string }): void {
@@ -89,7 +89,7 @@ export class TypeOrmJobRepository extends JobRepository {
         status: 'queued',
         attempts: 0,
         error: null,
-        screenshotId: null,
+        resultId: null,
         startedAt: null,
         finishedAt: null,
       });
@@ -181,9 +181,9 @@ export class TypeOrmJobRepository extends JobRepository {
     return Boolean(result.affected);
   }
 
-  async succeed(id: string, screenshotId: number | null, now: Date): Promise<boolean> {
+  async succeed(id: string, resultId: number | null, now: Date): Promise<boolean> {
     // Never from failed (or succeeded) back to succeeded: a late run cannot rewrite a finished job.
-    const result = await this.rows.update(this.fenced(id, ['running']), { status: 'succeeded', screenshotId, error: null, finishedAt: now });
+    const result = await this.rows.update(this.fenced(id, ['running']), { status: 'succeeded', resultId, error: null, finishedAt: now });
     if (result.affected) this.events.ended(id);
     return Boolean(result.affected);
   }

@@ -1,3 +1,7 @@
+import { declareJobKind, JobKinds } from '../../jobs/application/job-kinds';
+import { CAPTURE_JOB_KIND } from '../../screenshots/application/capture-job-kind';
+import { SCENARIO_JOB_KIND } from '../../scenarios/application/scenario-job-kind';
+import { RENDER_JOB_KIND } from '../../renders/application/render-job-kind';
 import { Logger } from '@nestjs/common';
 import { CaptureLoad, PageCapturer } from '../../screenshots/application/capture.port';
 import { JobRepository } from '../../jobs/application/ports';
@@ -5,8 +9,12 @@ import { parsePrometheusText, sampleValue } from '../../../../test/support/prome
 import { PromClientMetrics } from './prom-client-metrics';
 
 function sources(counts: () => Promise<{ queued: number; running: number }>, load: () => CaptureLoad) {
-  return [{ countUnfinished: counts } as unknown as JobRepository, { load } as unknown as PageCapturer] as const;
+  return [{ countUnfinished: counts } as unknown as JobRepository, { load } as unknown as PageCapturer, KINDS] as const;
 }
+
+// The real kinds, declared as their runners declare them: each one's series exists from the start.
+for (const kind of [CAPTURE_JOB_KIND, SCENARIO_JOB_KIND, RENDER_JOB_KIND]) declareJobKind(kind);
+const KINDS = new JobKinds();
 
 const IDLE: CaptureLoad = { busyBrowsers: 0, idleBrowsers: 0, inFlight: 0, waiting: 0 };
 
@@ -41,6 +49,7 @@ describe('PromClientMetrics', () => {
     expect(sampleValue(families, 'screenshot_jobs_total', { type: 'screenshot', status: 'succeeded' })).toBe(2);
     expect(sampleValue(families, 'screenshot_jobs_total', { type: 'scenario', status: 'failed' })).toBe(1);
     expect(sampleValue(families, 'screenshot_jobs_total', { type: 'scenario', status: 'succeeded' })).toBe(0);
+    expect(sampleValue(families, 'screenshot_jobs_total', { type: 'render', status: 'failed' })).toBe(0);
     expect(sampleValue(families, 'screenshot_capture_duration_seconds_count', { phase: 'navigation' })).toBe(1);
     expect(sampleValue(families, 'screenshot_capture_duration_seconds_bucket', { phase: 'navigation', le: '0.25' })).toBe(1);
     expect(sampleValue(families, 'screenshot_capture_duration_seconds_bucket', { phase: 'navigation', le: '0.1' })).toBe(0);

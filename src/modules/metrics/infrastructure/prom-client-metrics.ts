@@ -3,7 +3,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { CaptureLoad, PageCapturer } from '../../screenshots/application/capture.port';
 import { errorMessage } from '../../../shared/domain/error-message';
 import { within } from '../../../shared/domain/within';
-import { JOB_TYPES, JobType } from '../../jobs/domain/job';
+import { JobKinds } from '../../jobs/application/job-kinds';
+import { JobType } from '../../jobs/domain/job';
 import { JobRepository } from '../../jobs/application/ports';
 import { CAPTURE_PHASES, CapturePhase, JobOutcome, Metrics, MetricsExposition, RATE_LIMIT_NAMES } from '../../../shared/metrics/metrics';
 
@@ -44,12 +45,12 @@ export class PromClientMetrics extends Metrics {
   private readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
   private readonly rateLimitRejections: Counter<'limit'>;
 
-  constructor(jobRepository: JobRepository, capturer: PageCapturer) {
+  constructor(jobRepository: JobRepository, capturer: PageCapturer, kinds: JobKinds) {
     super();
     const registers = [this.registry];
     this.jobs = new Counter({
       name: 'screenshot_jobs_total',
-      help: 'Jobs that ended, by type (screenshot, scenario) and outcome (succeeded, failed); retried attempts are not counted',
+      help: 'Jobs that ended, by type (the job kind: screenshot, scenario, render) and outcome (succeeded, failed); retried attempts are not counted',
       labelNames: ['type', 'status'],
       registers,
     });
@@ -74,7 +75,8 @@ export class PromClientMetrics extends Metrics {
       registers,
     });
     // Every known series exists from the start at 0, so rate() and increase() see its first event.
-    for (const type of JOB_TYPES) for (const status of ['succeeded', 'failed']) this.jobs.inc({ type, status }, 0);
+    // Every declared job kind (the jobs registry).
+    for (const { name: type } of kinds.all()) for (const status of ['succeeded', 'failed']) this.jobs.inc({ type, status }, 0);
     for (const phase of CAPTURE_PHASES) this.captureDuration.zero({ phase });
     for (const limit of RATE_LIMIT_NAMES) this.rateLimitRejections.inc({ limit }, 0);
 

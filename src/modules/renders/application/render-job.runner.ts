@@ -5,7 +5,7 @@ import { errorMessage } from '../../../shared/domain/error-message';
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { InfrastructureFailure } from '../../jobs/application/job-failure';
-import { endedIf, HandledOutcome, HandlesJobs, JobTypeHandler } from '../../jobs/application/job-handlers';
+import { endedIf, HandledOutcome, HandlesJobs, JobTypeHandler } from '../../jobs/application/job-kinds';
 import { JobRepository } from '../../jobs/application/ports';
 import type { JobProps } from '../../jobs/domain/job';
 import { CaptureFailure, PageCapturer } from '../../screenshots/application/capture.port';
@@ -13,6 +13,7 @@ import { ScreenshotStorage } from '../../screenshots/application/ports';
 import { renderFileKey, retention, UNCACHED_KEEP_SECONDS } from '../domain/render';
 import type { RenderJobOptions } from '../domain/render-job';
 import { RenderRepository } from './ports';
+import { RENDER_JOB_KIND } from './render-job-kind';
 import { renderCaptureRequest } from './render-request';
 
 type RenderJob = JobProps<RenderJobOptions>;
@@ -25,7 +26,7 @@ type RenderJob = JobProps<RenderJobOptions>;
  * is thrown to the dispatcher, which retries it. Running twice is harmless: the same id writes the same key.
  */
 @Injectable()
-@HandlesJobs('render')
+@HandlesJobs(RENDER_JOB_KIND)
 export class RenderJobRunner implements JobTypeHandler<RenderJobOptions> {
   private readonly logger = new Logger('RenderJobRunner');
 

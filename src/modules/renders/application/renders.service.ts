@@ -11,7 +11,7 @@ import { CaptureFailedError, CaptureTimeoutError, NotFoundError, ValidationFaile
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import { sealedSecrets } from '../../../shared/secrets/sealed-secrets';
 import { UrlPolicy } from '../../../shared/url-policy';
-import { maxRunMs } from '../../jobs/application/job-lease';
+import { RENDER_JOB_KIND } from './render-job-kind';
 import { MAX_WAIT_SECONDS } from '../../jobs/application/job-wait';
 import { JobsService } from '../../jobs/application/jobs.service';
 import { isFinished, JobProps } from '../../jobs/domain/job';
@@ -212,7 +212,7 @@ export class RendersService {
 
   /** How long a request waits for a render's job: the capture's own limit, and QUEUE_ALLOWANCE_MS for the queue. */
   private allowedMs(timeoutMs: number): number {
-    return maxRunMs('render', { ...this.config, captureTimeoutMs: timeoutMs }) + QUEUE_ALLOWANCE_MS;
+    return RENDER_JOB_KIND.maxRunMs({ ...this.config, captureTimeoutMs: timeoutMs }) + QUEUE_ALLOWANCE_MS;
   }
 
   /**

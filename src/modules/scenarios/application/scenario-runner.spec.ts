@@ -54,7 +54,7 @@ function job(steps: StoredStep[]): JobProps {
     idempotencyKey: null,
     attempts: 1,
     error: null,
-    screenshotId: null,
+    resultId: null,
     scenarioId: 11,
     scheduleId: null,
     result: null,

@@ -8,7 +8,8 @@ import { JobRepository } from '../../jobs/application/ports';
 import { ScreenshotRepository } from '../../screenshots/application/ports';
 import { ScreenshotKeeper } from '../../screenshots/application/screenshot-keeper';
 import { ScreenshotProps } from '../../screenshots/domain/screenshot';
-import { HandlesJobs, JobTypeHandler } from '../../jobs/application/job-handlers';
+import { HandlesJobs, JobTypeHandler } from '../../jobs/application/job-kinds';
+import { SCENARIO_JOB_KIND } from './scenario-job-kind';
 import { JobProps } from '../../jobs/domain/job';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
@@ -86,7 +87,7 @@ export function reusableFinalShot(ctx: Pick<RunContext, 'steps' | 'website' | 'l
  * errors or logs.
  */
 @Injectable()
-@HandlesJobs('scenario')
+@HandlesJobs(SCENARIO_JOB_KIND)
 export class ScenarioRunner implements JobTypeHandler {
   private readonly logger = new Logger('ScenarioRunner');
 

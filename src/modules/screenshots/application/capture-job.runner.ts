@@ -10,13 +10,14 @@ import { failOnStatusForCapture } from '../../../shared/domain/page-options';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
-import { endedIf, HandledOutcome, HandlesJobs, JobTypeHandler } from '../../jobs/application/job-handlers';
+import { endedIf, HandledOutcome, HandlesJobs, JobTypeHandler } from '../../jobs/application/job-kinds';
 import { JobProps } from '../../jobs/domain/job';
 import type { CaptureJobOptions } from '../domain/capture-job-options';
 import { errorMessage } from '../../../shared/domain/error-message';
 import { InfrastructureFailure } from '../../jobs/application/job-failure';
 import { DuplicateScreenshotError, ScreenshotRepository, StorageUnavailableError } from './ports';
-import { LEASE_MARGIN_MS, maxRunMs } from '../../jobs/application/job-lease';
+import { LEASE_MARGIN_MS } from '../../jobs/application/job-lease';
+import { CAPTURE_JOB_KIND } from './capture-job-kind';
 import { JobRepository, SupersededAttemptError } from '../../jobs/application/ports';
 import { ScreenshotKeeper } from './screenshot-keeper';
 import { Metrics } from '../../../shared/metrics/metrics';
@@ -76,7 +77,7 @@ const AFTER_STORE_MS = 5_000;
  * holds the job, and the unique job_id on screenshots makes a redelivery harmless.
  */
 @Injectable()
-@HandlesJobs('screenshot')
+@HandlesJobs(CAPTURE_JOB_KIND)
 export class CaptureJobRunner implements JobTypeHandler<CaptureJobOptions>, OnModuleDestroy {
   private readonly logger = new Logger('CaptureJobRunner');
   /** Shutting down: an outage is no longer waited out here (the job goes back to the queue, for another worker). */
@@ -196,7 +197,7 @@ export class CaptureJobRunner implements JobTypeHandler<CaptureJobOptions>, OnMo
     store: () => Promise<ScreenshotProps>,
   ): Promise<ScreenshotProps> {
     const storeMs = (result.preview ? 2 : 1) * (this.config.s3?.timeoutMs ?? 0); // a PDF's thumbnail is a second upload
-    const lastStoreBy = attemptStarted + maxRunMs('screenshot', this.config) + LEASE_MARGIN_MS - AFTER_STORE_MS - storeMs;
+    const lastStoreBy = attemptStarted + CAPTURE_JOB_KIND.maxRunMs(this.config) + LEASE_MARGIN_MS - AFTER_STORE_MS - storeMs;
     for (let retry = 0; ; retry++) {
       try {
         return await store();

@@ -21,7 +21,8 @@ export interface WebhookChanges {
 /** A finished job whose events have not been turned into deliveries yet. */
 export interface FinishedJob {
   id: string;
-  type: 'screenshot' | 'scenario';
+  /** Its job kind's name (JobKinds): which events it emits is the kind's declaration. */
+  type: string;
   status: 'succeeded' | 'failed';
   accountId: number;
   /** The website captured (or whose scenario ran); null when it was deleted. */
@@ -63,9 +64,10 @@ export abstract class WebhookRepository implements FailureStreak {
   /**
    * Finished jobs (since `since`) of accounts that have an enabled webhook registered before the job ended, or
    * are among `alsoAccounts` (those with channels), whose events have not been emitted yet; oldest first.
-   * Accounts without webhooks or channels never cost a write per job.
+   * Accounts without webhooks or channels never cost a write per job. Only jobs of `types` (the kinds that emit
+   * events): the others are never read nor marked.
    */
-  abstract jobsToEmit(since: Date, limit: number, alsoAccounts?: number[]): Promise<FinishedJob[]>;
+  abstract jobsToEmit(since: Date, limit: number, types: string[], alsoAccounts?: number[]): Promise<FinishedJob[]>;
   abstract markEmitted(jobId: string, now: Date): Promise<void>;
   /** Like jobsToEmit, for screenshot.changed: changed captures (compared since `since`) not announced yet, oldest first. */
   abstract changesToEmit(since: Date, limit: number, alsoAccounts?: number[]): Promise<FoundChange[]>;
@@ -90,7 +92,8 @@ export abstract class WebhookRepository implements FailureStreak {
 
 /** The `data` of an event about a job, as the API shows it (GET /jobs/{id} and the screenshot; or the execution). */
 export abstract class EventPayloads {
-  abstract forJob(job: FinishedJob): Promise<unknown>;
+  /** `event` (the job kind's, e.g. `execution.succeeded`) decides the shape: `{execution}` or `{job, screenshot}`. */
+  abstract forJob(job: FinishedJob, event: WebhookEvent): Promise<unknown>;
   /** screenshot.changed: both ids, the ratio and the screenshot as the API shows it; null when it was deleted meanwhile. */
   abstract forChange(change: FoundChange): Promise<unknown>;
 }

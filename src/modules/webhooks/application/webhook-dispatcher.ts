@@ -11,12 +11,14 @@ import {
   DeliveryProps,
   FAILING_DISABLED_REASON,
   eventForJob,
+  isWebhookEvent,
   messageId,
   newDelivery,
   retryAfter,
   signedHeaders,
   WebhookProps,
 } from '../domain/webhook';
+import { JobKinds } from '../../jobs/application/job-kinds';
 import { FailureStreak, keepFailureStreak } from './failure-streak';
 import { ChannelEvent, ChannelSubscribers, EventPayloads, FinishedJob, WebhookRepository, WebhookSender } from './ports';
 
@@ -51,9 +53,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     private readonly rateLimiter: RateLimiter,
     private readonly clock: Clock,
     private readonly config: AppConfig,
+    private readonly kinds: JobKinds,
   ) {}
 
   onApplicationBootstrap(): void {
+    // A kind announcing an event this context does not know is a wiring mistake: refused at boot, not dropped later.
+    for (const kind of this.kinds.all()) {
+      for (const event of Object.values(kind.events ?? {})) {
+        if (!isWebhookEvent(event)) throw new Error(`job kind ${kind.name} emits "${event}", which is no webhook event (WEBHOOK_EVENTS)`);
+      }
+    }
     if (this.config.role === 'api') return; // API-only instances leave the work to the workers
     this.timer = setInterval(() => this.nudge(), this.config.webhookPollMs);
     this.timer.unref();
@@ -111,9 +120,20 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     const now = this.clock.now();
     const since = new Date(now.getTime() - EMIT_LOOKBACK_MS);
     const channelAccounts = (await this.channels?.listeningAccounts()) ?? [];
-    for (const job of await this.webhooks.jobsToEmit(since, BATCH, channelAccounts)) {
-      const event = eventForJob(job.type, job.status);
-      const data = once(() => this.payloads.forJob(job));
+    // Only the kinds that emit events are read (a render emits none): JobKind.events, from the jobs registry.
+    const emitting = this.kinds.all().filter((kind) => kind.events !== null);
+    for (const job of await this.webhooks.jobsToEmit(
+      since,
+      BATCH,
+      emitting.map((kind) => kind.name),
+      channelAccounts,
+    )) {
+      const event = eventForJob(this.kinds.kind(job.type)?.events, job.status);
+      if (event === null) {
+        await this.webhooks.markEmitted(job.id, now);
+        continue;
+      }
+      const data = once(() => this.payloads.forJob(job, event));
       const subscribers = await this.webhooks.subscribers(job.accountId, event, job.finishedAt);
       const deliveries = subscribers.length > 0 ? subscribers.map(async (webhook) => this.delivery(webhook, job, event, await data(), now)) : [];
       await this.webhooks.insertDeliveries([

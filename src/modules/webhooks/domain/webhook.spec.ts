@@ -1,3 +1,6 @@
+import { CAPTURE_JOB_KIND } from '../../screenshots/application/capture-job-kind';
+import { SCENARIO_JOB_KIND } from '../../scenarios/application/scenario-job-kind';
+import { RENDER_JOB_KIND } from '../../renders/application/render-job-kind';
 import { createHmac } from 'node:crypto';
 import { DEFAULT_RETRY_DELAYS_S, eventBody, eventForJob, messageId, newWebhookSecret, retryAfter, shouldDisable, signedHeaders } from './webhook';
 
@@ -37,9 +40,13 @@ describe('webhook rules', () => {
     expect(shouldDisable(new Date(now.getTime() - 3 * day), now)).toBe(true);
   });
 
-  it('names events after the job: screenshots and executions', () => {
-    expect(eventForJob('screenshot', 'succeeded')).toBe('screenshot.succeeded');
-    expect(eventForJob('scenario', 'failed')).toBe('execution.failed');
+  it('names events after the job’s kind: its declared event per outcome; none for a kind without events or an unknown one', () => {
+    expect(eventForJob(CAPTURE_JOB_KIND.events, 'succeeded')).toBe('screenshot.succeeded');
+    expect(eventForJob(SCENARIO_JOB_KIND.events, 'failed')).toBe('execution.failed');
+    expect(eventForJob(SCENARIO_JOB_KIND.events, 'succeeded')).toBe('execution.succeeded');
+    expect(eventForJob(RENDER_JOB_KIND.events, 'succeeded')).toBeNull();
+    expect(eventForJob(undefined, 'failed')).toBeNull();
+    expect(eventForJob({ succeeded: 'video.done', failed: 'video.failed' }, 'succeeded')).toBeNull();
     expect(JSON.parse(eventBody('msg_1', 'screenshot.failed', now, { x: 1 }))).toEqual({
       id: 'msg_1',
       type: 'screenshot.failed',

@@ -139,7 +139,15 @@ export function shouldDisable(failingSince: Date | null, now: Date): boolean {
   return failingSince !== null && now.getTime() - failingSince.getTime() >= DISABLE_AFTER_FAILING_MS;
 }
 
-/** Which event a finished job is: capture jobs are screenshots, scenario runs executions. */
-export function eventForJob(type: 'screenshot' | 'scenario', status: 'succeeded' | 'failed'): WebhookEvent {
-  return `${type === 'screenshot' ? 'screenshot' : 'execution'}.${status}`;
+export function isWebhookEvent(name: string): name is WebhookEvent {
+  return (WEBHOOK_EVENTS as readonly string[]).includes(name);
+}
+
+/**
+ * Which event a finished job is: the one its job kind declares for the outcome (JobKind.events), or none — a kind
+ * that emits nothing (a render), or one this version does not know.
+ */
+export function eventForJob(events: { succeeded: string; failed: string } | null | undefined, status: 'succeeded' | 'failed'): WebhookEvent | null {
+  const event = events?.[status];
+  return event !== undefined && isWebhookEvent(event) ? event : null;
 }

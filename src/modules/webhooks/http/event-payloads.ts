@@ -6,6 +6,7 @@ import { ScreenshotsService } from '../../screenshots/application/screenshots.se
 import { jobView } from '../../jobs/http/dto';
 import { screenshotView } from '../../screenshots/http/dto';
 import { EventPayloads, FinishedJob, FoundChange } from '../application/ports';
+import type { WebhookEvent } from '../domain/webhook';
 
 /**
  * An event's `data` exactly as the API shows the same things (GET /jobs/{id} and GET /screenshots/{id}, or
@@ -21,11 +22,11 @@ export class ApiEventPayloads extends EventPayloads {
     super();
   }
 
-  async forJob(job: FinishedJob): Promise<unknown> {
-    if (job.type === 'scenario') return { execution: executionView(await this.scenarios.execution(job.accountId, job.id)) };
+  async forJob(job: FinishedJob, event: WebhookEvent): Promise<unknown> {
+    if (event.startsWith('execution.')) return { execution: executionView(await this.scenarios.execution(job.accountId, job.id)) };
     const props = await this.jobs.get(job.accountId, job.id);
     // A screenshot deleted before the event went out is reported as absent, not as an error.
-    const shot = props.screenshotId ? await this.screenshots.get(job.accountId, props.screenshotId).catch(() => null) : null;
+    const shot = props.resultId ? await this.screenshots.get(job.accountId, props.resultId).catch(() => null) : null;
     return { job: jobView(props), screenshot: shot ? screenshotView(shot) : null };
   }
 

@@ -104,7 +104,8 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
     return rows.map((row) => this.toWebhook(row)).filter((w) => (w.events as string[]).includes(event));
   }
 
-  async jobsToEmit(since: Date, limit: number, alsoAccounts: number[] = []): Promise<FinishedJob[]> {
+  async jobsToEmit(since: Date, limit: number, types: string[], alsoAccounts: number[] = []): Promise<FinishedJob[]> {
+    if (types.length === 0) return [];
     // Accounts with an enabled webhook first (a small table): jobs of every other account are never read, so a
     // busy service without webhooks pays one tiny query per pass, not a scan of the day's jobs.
     const accounts: Array<{ account_id: number | string; since: unknown }> = await this.rows
@@ -136,6 +137,7 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
       .andWhere('j.webhooks_emitted_at IS NULL')
       .andWhere('j.finished_at >= :since', { since })
       .andWhere("j.status IN ('succeeded', 'failed')")
+      .andWhere('j.type IN (:...types)', { types })
       .andWhere(
         new Brackets((q) => {
           q.where('EXISTS (SELECT 1 FROM webhooks w WHERE w.account_id = j.account_id AND w.enabled = :enabled AND w.created_at <= j.finished_at)', {
@@ -149,7 +151,7 @@ export class TypeOrmWebhookRepository extends WebhookRepository {
       .getRawMany();
     return raw.map((r) => ({
       id: String(r.id),
-      type: r.type as FinishedJob['type'],
+      type: String(r.type),
       status: r.status as FinishedJob['status'],
       accountId: Number(r.account_id),
       websiteId: r.website_id === null || r.website_id === undefined ? null : Number(r.website_id),

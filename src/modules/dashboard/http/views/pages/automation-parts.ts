@@ -100,3 +100,11 @@ export function errorSummary(errors: Array<{ message: string; anchor: string | n
   return html`<div class="notice error" role="alert" id="form-errors"><strong>${errors.length === 1 ? 'One problem' : `${errors.length} problems`} to fix:</strong>
 <ul>${errors.map((e) => html`<li>${e.anchor ? html`<a href="#${e.anchor}">${e.message}</a>` : e.message}</li>`)}</ul></div>`;
 }
+
+/** The job kinds as the dashboard names them, from the jobs registry (JobKind.label by name). */
+export type KindLabels = ReadonlyMap<string, string>;
+
+/** A job's kind in words ("scenario run"), and "(schedule)" when a schedule asked for it. */
+export function jobKindCell(job: Pick<JobProps, 'type' | 'source'>, labels: KindLabels): Html {
+  return html`${labels.get(job.type) ?? job.type}${job.source === 'schedule' ? html` <span class="muted">(schedule)</span>` : ''}`;
+}

@@ -13,7 +13,7 @@ const job = (over: Partial<JobProps>): JobProps => ({
   idempotencyKey: null,
   attempts: 1,
   error: null,
-  screenshotId: null,
+  resultId: null,
   scenarioId: 1,
   scheduleId: null,
   result: null,
@@ -27,7 +27,7 @@ const rec = (index: number, type: StepRecord['type'], status: StepRecord['status
 describe('which screenshot of a run belongs to which step', () => {
   it('one per succeeded screenshot step, in order, then the final one', () => {
     const records = [rec(0, 'screenshot', 'succeeded'), rec(1, 'wait', 'succeeded'), rec(2, 'screenshot', 'succeeded'), rec(3, 'wait', 'succeeded')];
-    const place = placeShots(job({ screenshotId: 12 }), records, [12, 10, 11]);
+    const place = placeShots(job({ resultId: 12 }), records, [12, 10, 11]);
     expect([...place.byStep]).toEqual([
       [0, 10],
       [2, 11],
@@ -36,7 +36,7 @@ describe('which screenshot of a run belongs to which step', () => {
   });
 
   it('the last step’s shot that is also the final screenshot (stored once)', () => {
-    const place = placeShots(job({ screenshotId: 7 }), [rec(0, 'wait', 'succeeded'), rec(1, 'screenshot', 'succeeded')], [7]);
+    const place = placeShots(job({ resultId: 7 }), [rec(0, 'wait', 'succeeded'), rec(1, 'screenshot', 'succeeded')], [7]);
     expect([...place.byStep]).toEqual([[1, 7]]);
     expect(place).toMatchObject({ final: 7, other: [] });
   });

@@ -36,7 +36,7 @@ export function placeShots(job: JobProps, records: readonly StepRecord[], ids: r
   const byStep = new Map(shotSteps.map((index, j) => [index, shots[j]]));
   const rest = shots.slice(shotSteps.length);
   let final = rest.length > 0 ? rest[rest.length - 1] : null;
-  if (final === null && job.screenshotId !== null && shots.includes(job.screenshotId)) final = job.screenshotId;
+  if (final === null && job.resultId !== null && shots.includes(job.resultId)) final = job.resultId;
   return { byStep, final, other: rest.slice(0, -1) };
 }
 

@@ -1,11 +1,11 @@
-import { isFinished, JOB_STATUSES, JOB_TYPES, JobProps } from '../../../../jobs/domain/job';
+import { isFinished, JOB_STATUSES, JobProps } from '../../../../jobs/domain/job';
 import { redactStepsForLogs } from '../../../../scenarios/domain/execution';
 import type { Step } from '../../../../scenarios/domain/steps';
 import type { DashboardViewer } from '../../dashboard-request';
 import { dataTable, PageInfo, pager } from '../components';
 import { badge, Html, html, utcTime } from '../html';
 import { layout } from '../layout';
-import { duration, executionHref, jobErrorCell, jobErrorText, jobLink, rawJobError, scrollBox } from './automation-parts';
+import { duration, executionHref, jobErrorCell, jobErrorText, jobKindCell, jobLink, KindLabels, rawJobError, scrollBox } from './automation-parts';
 
 export interface JobFilterForm {
   status?: string;
@@ -19,10 +19,8 @@ export interface JobsView {
   websites: Array<{ id: number; name: string }>;
   filter: JobFilterForm;
   page: PageInfo;
-}
-
-function kind(job: JobProps): Html {
-  return html`${job.type === 'scenario' ? 'scenario run' : 'screenshot'}${job.source === 'schedule' ? html` <span class="muted">(schedule)</span>` : ''}`;
+  /** Every job kind, name → label (the jobs registry): the type column and the type filter. */
+  kinds: KindLabels;
 }
 
 function option(value: string, labelText: string, selected: string | undefined): Html {
@@ -36,13 +34,13 @@ export function jobsPage(viewer: DashboardViewer, view: JobsView): Html {
   const rows = view.jobs.map(
     (job) => html`<tr data-job-id="${job.id}">
   <td>${jobLink(job.id)}</td>
-  <td>${kind(job)}</td>
+  <td>${jobKindCell(job, view.kinds)}</td>
   <td>${job.websiteId ? (view.names.get(job.websiteId) ?? `#${job.websiteId}`) : '—'}</td>
   <td>${badge(job.status)}${job.attempts > 1 ? html` <span class="muted">${job.attempts} attempts</span>` : ''}</td>
   <td>${utcTime(job.createdAt)}</td>
   <td>${job.startedAt && job.finishedAt ? duration(job.finishedAt.getTime() - job.startedAt.getTime()) : '—'}</td>
   <td class="error-cell">${jobErrorCell(job)}</td>
-  <td>${job.type === 'scenario' ? html`<a href="${executionHref(job.id)}">Run details</a>` : job.screenshotId ? html`<a href="/dashboard/screenshots/${job.screenshotId}">Screenshot</a>` : ''}</td>
+  <td>${job.type === 'scenario' ? html`<a href="${executionHref(job.id)}">Run details</a>` : job.resultId ? html`<a href="/dashboard/screenshots/${job.resultId}">Screenshot</a>` : ''}</td>
 </tr>`,
   );
   const params = { status: f.status, type: f.type, website_id: f.websiteId };
@@ -53,7 +51,7 @@ export function jobsPage(viewer: DashboardViewer, view: JobsView): Html {
     'Jobs',
     html`<form class="toolbar" method="get" action="/dashboard/jobs" id="job-filters">
   <div><label for="filter-status">Status</label><select id="filter-status" name="status">${option('', 'Any status', f.status)}${JOB_STATUSES.map((s) => option(s, s, f.status))}</select></div>
-  <div><label for="filter-type">Type</label><select id="filter-type" name="type">${option('', 'Any type', f.type)}${JOB_TYPES.map((t) => option(t, t === 'scenario' ? 'scenario run' : t, f.type))}</select></div>
+  <div><label for="filter-type">Type</label><select id="filter-type" name="type">${option('', 'Any type', f.type)}${[...view.kinds].map(([name, label]) => option(name, label, f.type))}</select></div>
   <div><label for="filter-website">Website</label><select id="filter-website" name="website_id">${option('', 'Every website', f.websiteId?.toString())}${view.websites.map((w) => option(String(w.id), w.name, f.websiteId?.toString()))}</select></div>
   <div><button type="submit" class="secondary">Filter</button>${filtered ? html` <a href="/dashboard/jobs">Clear</a>` : ''}</div>
 </form>
@@ -73,6 +71,7 @@ export interface JobView {
   websiteUrl: string | null;
   scenarioName: string | null;
   scheduleName: string | null;
+  kinds: KindLabels;
 }
 
 /** `delayMs` → `delay_ms`: jobs store options in code's names; people know the API's (issue 31). */
@@ -111,7 +110,7 @@ export function jobPage(viewer: DashboardViewer, view: JobView): Html {
   const took = job.startedAt && job.finishedAt ? duration(job.finishedAt.getTime() - job.startedAt.getTime()) : '—';
   const waited = job.startedAt ? duration(job.startedAt.getTime() - job.createdAt.getTime()) : '—';
   const content = html`<div class="card">
-  <p class="run-status">${badge(job.status)} ${kind(job)}${error ? html` <span class="run-error">${error}</span>` : ''}</p>
+  <p class="run-status">${badge(job.status)} ${jobKindCell(job, view.kinds)}${error ? html` <span class="run-error">${error}</span>` : ''}</p>
   ${error && error !== job.error ? html`<p class="muted">${rawJobError(job)}</p>` : ''}
   <dl class="facts">
     <div><dt>Job id</dt><dd><code class="break" id="job-id">${job.id}</code></dd></div>
@@ -134,9 +133,9 @@ ${
     : html`<p class="muted">None: the website's saved options apply.</p>`
 }
 ${
-  job.screenshotId
-    ? html`<h2>Screenshot</h2><div class="shots"><a class="shot" href="/dashboard/screenshots/${job.screenshotId}/image"><img src="/dashboard/screenshots/${job.screenshotId}/thumbnail" alt="Screenshot ${job.screenshotId} of this job" width="320" height="200"></a>
-<a class="shot-link" href="/dashboard/screenshots/${job.screenshotId}">Screenshot #${job.screenshotId}</a></div>`
+  job.resultId
+    ? html`<h2>Screenshot</h2><div class="shots"><a class="shot" href="/dashboard/screenshots/${job.resultId}/image"><img src="/dashboard/screenshots/${job.resultId}/thumbnail" alt="Screenshot ${job.resultId} of this job" width="320" height="200"></a>
+<a class="shot-link" href="/dashboard/screenshots/${job.resultId}">Screenshot #${job.resultId}</a></div>`
     : ''
 }`;
   return layout(viewer, 'jobs', `Job ${job.id.slice(0, 8)}`, content, { refreshSeconds: isFinished(job.status) ? undefined : 2 });

@@ -9,7 +9,7 @@ import { badge, Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
 import type { FormField } from '../../website-form';
 import { CaptureResult, captureResultPanel, FormState } from './website-form.page';
-import { jobErrorText } from './automation-parts';
+import { jobErrorText, jobKindCell, KindLabels } from './automation-parts';
 import { sizeText } from './screenshots.page';
 
 export interface UsageWindow {
@@ -22,6 +22,8 @@ export interface OverviewView {
   hasAccess: boolean;
   usage: { minute: UsageWindow; hour: UsageWindow };
   recentJobs: JobProps[];
+  /** Every job kind, name → label (the jobs registry). */
+  kinds: KindLabels;
   websiteNames: Map<number, string>;
   /** The last 24 hours by hour and the last 30 days by day (UTC). */
   hourly: UsageSeries;
@@ -146,12 +148,12 @@ export function overviewPage(viewer: DashboardViewer, view: OverviewView): Html 
   const jobRows = view.recentJobs.map(
     (job) => html`<tr>
   <td><a class="mono" href="/dashboard/jobs/${job.id}" title="${job.id}">${job.id.slice(0, 8)}</a></td>
-  <td>${job.type === 'scenario' ? 'scenario run' : 'screenshot'}${job.source === 'schedule' ? html` <span class="muted">(schedule)</span>` : ''}</td>
+  <td>${jobKindCell(job, view.kinds)}</td>
   <td>${job.websiteId ? (view.websiteNames.get(job.websiteId) ?? `#${job.websiteId}`) : '—'}</td>
   <td>${badge(job.status)}${job.error ? html` <span class="muted">${jobErrorText(job)}</span>` : ''}</td>
   <td>${utcTime(job.createdAt)}</td>
-  <td class="actions-cell">${job.screenshotId ? html`<a href="/dashboard/screenshots/${job.screenshotId}">View</a>` : ''}${
-    job.type === 'scenario' ? html`${job.screenshotId ? ' · ' : ''}<a href="/dashboard/executions/${job.id}">Run details</a>` : ''
+  <td class="actions-cell">${job.resultId ? html`<a href="/dashboard/screenshots/${job.resultId}">View</a>` : ''}${
+    job.type === 'scenario' ? html`${job.resultId ? ' · ' : ''}<a href="/dashboard/executions/${job.id}">Run details</a>` : ''
   }</td>
 </tr>`,
   );
