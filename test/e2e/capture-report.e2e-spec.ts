@@ -77,6 +77,7 @@ describe('Capture report (real Chromium)', () => {
       settled: true,
       waited_ms: expect.any(Number),
       pending: [],
+      proxy: null,
     });
     const list = await api().get(`/screenshots?website_id=${id}`).set(account.auth).expect(200);
     expect(list.body.data[0].capture).toEqual(data.capture);

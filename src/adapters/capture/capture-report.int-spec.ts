@@ -128,6 +128,7 @@ describe('capture report (real Chromium)', () => {
       settled: true,
       waitedMs: expect.any(Number) as number,
       pending: [],
+      proxy: null,
     });
     expect(result.report!.waitedMs).toBeGreaterThanOrEqual(0);
     expect(result.report!.waitedMs).toBeLessThan(3_000);

@@ -18,4 +18,6 @@ export interface CaptureReport {
   waitedMs: number;
   /** Up to 5 requests still in flight at the cap, as host/path (no query string); [] when settled. */
   pending: string[];
+  /** The upstream proxy the page went through, masked (`http://********@host:port`); null when it went straight out. */
+  proxy?: string | null;
 }

@@ -18,6 +18,8 @@ export interface CaptureReportView {
   settled: boolean;
   waited_ms: number;
   pending: string[];
+  /** The upstream proxy used, masked; null when the page went straight out. */
+  proxy: string | null;
 }
 
 export function captureReportView(report: CaptureReport | null): CaptureReportView | null {
@@ -31,6 +33,7 @@ export function captureReportView(report: CaptureReport | null): CaptureReportVi
     settled: report.settled,
     waited_ms: report.waitedMs,
     pending: [...report.pending],
+    proxy: report.proxy ?? null,
   };
 }
 
@@ -46,6 +49,7 @@ export function serializeCaptureReport(report: CaptureReport | null | undefined)
     settled: report.settled,
     waitedMs: report.waitedMs,
     pending: report.pending.slice(0, 5),
+    proxy: report.proxy ?? null,
   });
 }
 
@@ -63,6 +67,7 @@ export function parseCaptureReport(stored: string | null): CaptureReport | null 
       settled: r.settled !== false,
       waitedMs: typeof r.waitedMs === 'number' ? r.waitedMs : 0,
       pending: Array.isArray(r.pending) ? r.pending.filter((p): p is string => typeof p === 'string') : [],
+      proxy: typeof r.proxy === 'string' ? r.proxy : null,
     };
   } catch {
     return null;

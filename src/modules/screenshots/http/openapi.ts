@@ -102,6 +102,12 @@ export class ScreenshotView {
         items: { type: 'string', example: 'api.example.com/v1/feed' },
         description: 'Up to 5 requests still in flight at the cap, as host/path (no query string); [] when settled',
       },
+      proxy: {
+        type: 'string',
+        nullable: true,
+        example: 'http://********@proxy.example.com:8080',
+        description: 'The upstream proxy the page went through, credentials masked; null when it went straight out',
+      },
     },
     required: ['http_status', 'final_url', 'title', 'page_height', 'truncated', 'settled', 'waited_ms', 'pending'],
     description:
