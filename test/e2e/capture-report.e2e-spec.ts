@@ -88,6 +88,7 @@ describe('Capture report (real Chromium)', () => {
       waited_ms: expect.any(Number),
       pending: [],
       warnings: [],
+      proxy: null,
     });
     const list = await api().get(`/screenshots?website_id=${id}`).set(account.auth).expect(200);
     expect(list.body.data[0].capture).toEqual(data.capture);

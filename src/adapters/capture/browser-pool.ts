@@ -7,9 +7,10 @@ import './puppeteer-debug';
 import { launch, TargetType, type Browser, type BrowserContext, type LaunchOptions, type Page, type Target } from 'puppeteer';
 
 import type { HostResolver } from '../../shared/url-policy';
-import { CaptureFailure } from '../../modules/screenshots/application/capture.port';
+import { CaptureFailure, ProxyFailure } from '../../modules/screenshots/application/capture.port';
+import type { ProxyUrl } from '../../shared/domain/proxy-url';
 import { findChrome, type CaptureSettings } from './capture-options';
-import { EgressProxy } from './egress-proxy';
+import { EgressProxy, UpstreamRefused, type EgressRoute } from './egress-proxy';
 import type { EgressExplainer } from './navigation-egress';
 import { within } from '../../shared/domain/within';
 import { errorMessage } from '../../shared/domain/error-message';
@@ -78,6 +79,11 @@ export interface LeaseOptions {
    * left). The pool's fixed bound for creating a context applies as well, whichever ends first.
    */
   openBy?: number;
+  /**
+   * Every request of the context goes on through this proxy once the egress guard let it pass (a route of the
+   * egress proxy, opened for this lease and closed with it). Such a lease never takes the prewarmed spare.
+   */
+  upstream?: ProxyUrl;
 }
 
 export interface PoolStats {
@@ -464,9 +470,16 @@ export class BrowserPool {
     const browser = this.pick();
     try {
       const chromium = await browser.ready;
+      const route = options.upstream ? await this.openRoute(options.upstream) : null;
       // Taken even by the lease that retires the browser (recycling): it is this browser's last use for it.
-      const spare = this.takeSpare(browser);
-      const context = spare?.context ?? (await this.openContext(browser, chromium, options.openBy));
+      const spare = route ? null : this.takeSpare(browser);
+      let context: BrowserContext;
+      try {
+        context = spare?.context ?? (await this.openContext(browser, chromium, options.openBy, route));
+      } catch (error) {
+        await route?.close();
+        throw error;
+      }
       let refilled = false;
       const loaded = (): void => {
         if (refilled) return;
@@ -482,10 +495,11 @@ export class BrowserPool {
         return context.newPage();
       };
       try {
-        return await fn({ context, openPage, lost: browser.lost, isLost: () => browser.dead, egress: this.egress, loaded });
+        return await fn({ context, openPage, lost: browser.lost, isLost: () => browser.dead, egress: route ?? this.egress, loaded });
       } finally {
         loaded();
         await this.closeContext(browser, context);
+        await route?.close();
       }
     } finally {
       browser.inFlight--;
@@ -550,11 +564,15 @@ export class BrowserPool {
    * caller gave up is closed on arrival: nobody else would, and it would live (with its renderer) as long
    * as the browser does.
    */
-  private async openContext(browser: PooledBrowser, chromium: Browser, openBy: number | undefined): Promise<BrowserContext> {
+  private async openContext(browser: PooledBrowser, chromium: Browser, openBy: number | undefined, route: EgressRoute | null = null): Promise<BrowserContext> {
     const callerLimit = openBy === undefined ? Number.POSITIVE_INFINITY : openBy - Date.now();
     const byCaller = callerLimit < CONTEXT_CREATE_MS;
-    // Downloads are refused for the whole context: nothing a page serves is ever written to disk.
-    const creating = chromium.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
+    // Downloads are refused for the whole context: nothing a page serves is ever written to disk. A route's context
+    // talks to the route's listener instead of the browser's (loopback included, as with the browser's own switch).
+    const creating = chromium.createBrowserContext({
+      downloadBehavior: { policy: 'deny' },
+      ...(route ? { proxyServer: route.proxyServer, proxyBypassList: ['<-loopback>'] } : {}),
+    });
     try {
       const context = await Promise.race([
         within(creating, byCaller ? Math.max(1, callerLimit) : CONTEXT_CREATE_MS, () => new Error('Creating a browser context timed out')),
@@ -625,6 +643,16 @@ export class BrowserPool {
       () => undefined,
     );
     return browser;
+  }
+
+  /** A route of the egress proxy through `upstream`; the proxy's own address refused by the policy fails the capture in words. */
+  private async openRoute(upstream: ProxyUrl): Promise<EgressRoute> {
+    try {
+      return await this.egress.route(upstream);
+    } catch (error) {
+      if (error instanceof UpstreamRefused) throw new ProxyFailure(error.message, error.proxy, 'policy');
+      throw new CaptureFailure('infrastructure', `Could not open a route through the upstream proxy: ${errorMessage(error)}`);
+    }
   }
 
   /** Starts the proxy before the first browser launches; a browser never runs without it. */

@@ -135,6 +135,7 @@ describe('capture report (real Chromium)', () => {
       waitedMs: expect.any(Number) as number,
       pending: [],
       warnings: [],
+      proxy: null,
     });
     expect(result.report!.waitedMs).toBeGreaterThanOrEqual(0);
     expect(result.report!.waitedMs).toBeLessThan(3_000);

@@ -26,16 +26,21 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { connect, isIP, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { SocksClient } from 'socks';
 
 import { asError } from '../../shared/domain/error-message';
+import { maskProxy, proxyFailureMessage, type ProxyUrl } from '../../shared/domain/proxy-url';
 import { normaliseAllowlistEntry, UrlPolicy, UrlPolicyReasons, type HostResolver } from '../../shared/url-policy';
 
 /** Set on the proxy's refusal of a plain-HTTP request; the value is the policy's reason. */
 export const URL_POLICY_BLOCK_HEADER = 'x-url-policy-block';
 /** Set on the proxy's 502 when the destination could not be reached; the value is a `net::ERR_*` code. */
 export const EGRESS_ERROR_HEADER = 'x-egress-error';
+/** Set on a route's 502 when its upstream proxy failed; the value is the failure in words (the proxy masked). */
+export const EGRESS_PROXY_ERROR_HEADER = 'x-egress-proxy-error';
 
 /** Reason for refusing a service-worker script fetch (see `isServiceWorkerScript`). */
 export const SERVICE_WORKERS_DISABLED = 'service workers are disabled';
@@ -62,12 +67,68 @@ export interface EgressProxyOptions {
 }
 
 /** What happened to the latest connection attempt to one host:port. */
-export type EgressOutcome =
+type PolicyOutcome =
   | { kind: 'blocked'; reason: string }
   /** `error` is Chromium's name for what went wrong (`net::ERR_CONNECTION_REFUSED`, ...). */
   | { kind: 'failed'; error: string };
 
-type Decision = { allowed: true; addresses: string[] } | { allowed: false; outcome: EgressOutcome };
+export type EgressOutcome =
+  | PolicyOutcome
+  /**
+   * A route's upstream proxy failed: `message` in words naming the masked proxy; `fault` says whether the proxy
+   * itself is to blame (unreachable, credentials refused: another proxy may do) or the destination behind it.
+   */
+  | { kind: 'proxy'; message: string; proxy: string; fault: UpstreamFault };
+
+export type UpstreamFault = 'unreachable' | 'credentials' | 'destination';
+
+/** Why an upstream proxy could not carry a connection. */
+class UpstreamError extends Error {
+  constructor(
+    readonly fault: UpstreamFault,
+    words: string,
+  ) {
+    super(words);
+  }
+}
+
+/** A route could not be opened: the upstream proxy's own address is refused by the URL policy or does not resolve. */
+export class UpstreamRefused extends Error {
+  constructor(
+    message: string,
+    readonly proxy: string,
+  ) {
+    super(message);
+    this.name = 'UpstreamRefused';
+  }
+}
+
+/** The upstream proxy of a route, its checked addresses (the only ones dialled) and its pooled connections. */
+interface UpstreamState {
+  proxy: ProxyUrl;
+  masked: string;
+  addresses: string[];
+  /** Keep-alive connections to an http(s) upstream for plain-HTTP requests; none for SOCKS. */
+  agent: Agent | HttpsAgent | null;
+  /** Outcomes of this route only (what its upstream said), looked up before the shared memory. */
+  memory: OutcomeMemory;
+  sockets: Set<Duplex>;
+}
+
+/**
+ * A listener of the egress proxy that sends what the policy allowed on through one upstream proxy (a capture's
+ * `proxy`). Chromium reaches it per browser context (`proxyServer`), so one capture's upstream is never another's.
+ */
+export interface EgressRoute {
+  /** `http://127.0.0.1:<port>`, for the browser context's proxyServer. */
+  readonly proxyServer: string;
+  /** The upstream proxy, masked. */
+  readonly proxy: string;
+  explain(url: string): EgressOutcome | undefined;
+  close(): Promise<void>;
+}
+
+type Decision = { allowed: true; addresses: string[] } | { allowed: false; outcome: PolicyOutcome };
 
 interface Destination {
   /** As the WHATWG URL parser normalises it: lower case, IPv4 in dotted quad, IPv6 in brackets. */
@@ -180,6 +241,45 @@ function isServiceWorkerScript(req: IncomingMessage): boolean {
   return String(req.headers['service-worker'] ?? '').toLowerCase() === 'script';
 }
 
+/** A socket error reaching the upstream proxy, in words. */
+function upstreamWords(error: unknown): string {
+  if (error instanceof UpstreamError) return error.message;
+  switch ((error as NodeJS.ErrnoException | null)?.code) {
+    case 'ECONNREFUSED':
+      return 'could not be reached (connection refused)';
+    case 'ETIMEDOUT':
+      return 'could not be reached (no answer in time)';
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return 'closed the connection';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'could not be reached (no route to it)';
+    default:
+      return 'could not be reached';
+  }
+}
+
+/** An http(s) upstream's answer to CONNECT (or to a request) other than success. */
+function statusError(status: number): UpstreamError {
+  if (status === 407) return new UpstreamError('credentials', 'rejected its credentials (HTTP 407 Proxy Authentication Required)');
+  return new UpstreamError('destination', `the proxy answered HTTP ${status}`);
+}
+
+/** The socks library's errors (their messages are English but not ours), in words. */
+function socksError(error: unknown): UpstreamError {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/authentication failed/i.test(message)) return new UpstreamError('credentials', 'rejected its credentials (SOCKS5 authentication failed)');
+  if (/no acceptable authentication|unknown authentication/i.test(message))
+    return new UpstreamError('credentials', 'refused the authentication offered (SOCKS5: credentials required)');
+  if (/proxy rejected connection/i.test(message)) return new UpstreamError('destination', `the proxy refused it (${message.replace(/^.*- /, '')})`);
+  if (/timed out/i.test(message)) return new UpstreamError('unreachable', 'could not be reached (no answer in time)');
+  // The library's "internal error": an answer it did not expect in the handshake. Seen from simple-socks refusing
+  // credentials (it echoes the whole request with the failure byte, which the library reads as two answers).
+  if (/internal error/i.test(message)) return new UpstreamError('unreachable', 'broke off the SOCKS5 handshake (wrong credentials?)');
+  return new UpstreamError('unreachable', upstreamWords(error));
+}
+
 /** Remembers the latest refusal or failure per host:port, for a while, so a failed navigation can be explained. */
 class OutcomeMemory {
   private readonly entries = new Map<string, { outcome: EgressOutcome; expires: number }>();
@@ -253,25 +353,85 @@ export class EgressProxy {
       resolveTimeoutMs: this.resolveTimeoutMs,
     });
 
-    this.server = createServer({ keepAliveTimeout: 30_000 });
-    this.server.on('connection', (socket: Socket) => this.track(socket));
+    this.server = this.createListener(null);
+  }
+
+  /** A listener: the proxy's own (upstream null: straight to the destination) or a route's. */
+  private createListener(upstream: UpstreamState | null): Server {
+    const server = createServer({ keepAliveTimeout: 30_000 });
+    server.on('connection', (socket: Socket) => this.track(socket, upstream));
     // A bug in a handler must cost one request, never the process (an unhandled rejection would).
-    this.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      this.handleRequest(req, res).catch(() => res.destroy());
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      this.handleRequest(req, res, upstream).catch(() => res.destroy());
     });
-    this.server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      this.handleConnect(req, socket, head).catch(() => socket.destroy());
+    server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      this.handleConnect(req, socket, head, upstream).catch(() => socket.destroy());
     });
     // Chromium never asks for an upgrade in absolute form (WebSockets go through CONNECT); refuse it.
-    this.server.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {
+    server.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {
       socket.on('error', () => undefined);
       this.endTunnel(socket, '501 Not Implemented');
     });
-    this.server.on('clientError', (_error: Error, socket: Duplex) => {
+    server.on('clientError', (_error: Error, socket: Duplex) => {
       // Malformed requests and resets from a dying browser: answer if still possible, never crash.
       if (socket.writable) this.endTunnel(socket, '400 Bad Request');
       else socket.destroy();
     });
+    return server;
+  }
+
+  /**
+   * Opens a route through `proxy`: a listener of its own on 127.0.0.1 whose connections pass the same URL policy
+   * and then go on through the upstream proxy instead of straight to the destination. The proxy's own address
+   * passes the policy first (a private or loopback proxy needs URL_ALLOWLIST or ALLOW_PRIVATE_NETWORKS), and
+   * only the addresses checked are dialled. Throws UpstreamRefused when the policy refuses it.
+   */
+  async route(proxy: ProxyUrl): Promise<EgressRoute> {
+    await this.start();
+    const masked = maskProxy(proxy);
+    const destination: Destination = { hostname: proxy.hostname, port: proxy.port };
+    const origins = ['http', 'https'].map((scheme) => new URL(`${scheme}://${keyOf(destination)}`).origin);
+    const decision = await this.decide(destination, origins).catch((): Decision => ({
+      allowed: false,
+      outcome: { kind: 'failed', error: 'net::ERR_NAME_NOT_RESOLVED' },
+    }));
+    if (!decision.allowed) {
+      const words =
+        decision.outcome.kind === 'blocked'
+          ? `is refused by the URL policy: ${decision.outcome.reason}`
+          : 'could not be found (its host name does not resolve)';
+      throw new UpstreamRefused(proxyFailureMessage(masked, words), masked);
+    }
+    const agentOptions = { keepAlive: true, maxFreeSockets: 16, scheduling: 'lifo' as const, timeout: 4_000 };
+    const upstream: UpstreamState = {
+      proxy,
+      masked,
+      addresses: decision.addresses,
+      agent: proxy.scheme === 'http:' ? new Agent(agentOptions) : proxy.scheme === 'https:' ? new HttpsAgent(agentOptions) : null,
+      memory: new OutcomeMemory(DEFAULT_MEMORY.maxEntries, DEFAULT_MEMORY.ttlMs),
+      sockets: new Set(),
+    };
+    const server = this.createListener(upstream);
+    const port = await new Promise<number>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve((server.address() as AddressInfo).port);
+      });
+    });
+    let closing: Promise<void> | null = null;
+    return {
+      proxyServer: `http://127.0.0.1:${port}`,
+      proxy: masked,
+      explain: (url) => this.explainIn(upstream.memory, url) ?? this.explain(url),
+      close: () =>
+        (closing ??= new Promise<void>((resolve) => {
+          upstream.agent?.destroy();
+          server.close(() => resolve());
+          for (const socket of upstream.sockets) socket.destroy();
+          upstream.sockets.clear();
+        })),
+    };
   }
 
   /** Listens on 127.0.0.1 at an ephemeral port. */
@@ -303,6 +463,10 @@ export class EgressProxy {
    * that Chromium reports only as `net::ERR_TUNNEL_CONNECTION_FAILED` (a refused CONNECT).
    */
   explain(url: string): EgressOutcome | undefined {
+    return this.explainIn(this.memory, url);
+  }
+
+  private explainIn(memory: OutcomeMemory, url: string): EgressOutcome | undefined {
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -311,7 +475,7 @@ export class EgressProxy {
     }
     if (parsed.hostname === '') return undefined;
     const port = parsed.port === '' ? defaultPort(parsed.protocol) : Number(parsed.port);
-    return this.memory.get(keyOf({ hostname: parsed.hostname, port }));
+    return memory.get(keyOf({ hostname: parsed.hostname, port }));
   }
 
   /** Stops listening and destroys every client and upstream socket; in-flight requests fail. */
@@ -415,7 +579,7 @@ export class EgressProxy {
 
   // --- plain HTTP ------------------------------------------------------------------------------
 
-  private async handleRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async handleRequest(req: IncomingMessage, res: ServerResponse, upstream: UpstreamState | null): Promise<void> {
     res.on('error', () => undefined);
     req.on('error', () => undefined);
     let url: URL;
@@ -449,7 +613,8 @@ export class EgressProxy {
       return this.fail(res, decision.outcome.error);
     }
     this.memory.set(key, null);
-    this.forward(req, res, url, decision.addresses, 0);
+    if (upstream) this.forwardThrough(upstream, req, res, url);
+    else this.forward(req, res, url, decision.addresses, 0);
   }
 
   /**
@@ -546,8 +711,8 @@ export class EgressProxy {
 
   // --- CONNECT tunnels -------------------------------------------------------------------------
 
-  private async handleConnect(req: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
-    this.track(client);
+  private async handleConnect(req: IncomingMessage, client: Duplex, head: Buffer, upstream: UpstreamState | null): Promise<void> {
+    this.track(client, upstream);
     client.on('error', () => undefined);
     const destination = parseAuthority(req.url ?? '');
     if (!destination) {
@@ -571,7 +736,8 @@ export class EgressProxy {
       return;
     }
     this.memory.set(key, null);
-    this.tunnel(client, head, destination, decision.addresses, 0);
+    if (upstream) this.tunnelThrough(upstream, client, head, destination);
+    else this.tunnel(client, head, destination, decision.addresses, 0);
   }
 
   private tunnel(client: Duplex, head: Buffer, destination: Destination, addresses: string[], index: number): void {
@@ -619,9 +785,189 @@ export class EgressProxy {
     client.end(`${lines.join('\r\n')}\r\n\r\n`, () => client.destroy());
   }
 
-  private track(socket: Duplex): void {
+  private track(socket: Duplex, upstream: UpstreamState | null = null): void {
+    if (upstream && !upstream.sockets.has(socket)) {
+      upstream.sockets.add(socket);
+      socket.once('close', () => upstream.sockets.delete(socket));
+    }
     if (this.sockets.has(socket)) return;
     this.sockets.add(socket);
     socket.once('close', () => this.sockets.delete(socket));
+  }
+
+  // --- through an upstream proxy ---------------------------------------------------------------
+
+  /** What a route tells Chromium when its upstream failed, remembered for explain(). */
+  private upstreamFailed(upstream: UpstreamState, destination: Destination, error: unknown): EgressOutcome {
+    const known = error instanceof UpstreamError ? error : new UpstreamError('unreachable', upstreamWords(error));
+    const outcome: EgressOutcome = {
+      kind: 'proxy',
+      message: proxyFailureMessage(upstream.masked, known.fault === 'destination' ? `could not reach ${keyOf(destination)}: ${known.message}` : known.message),
+      proxy: upstream.masked,
+      fault: known.fault,
+    };
+    upstream.memory.set(keyOf(destination), outcome);
+    return outcome;
+  }
+
+  /** The `Proxy-Authorization` an http(s) upstream gets (Basic), when its URL has credentials. */
+  private proxyAuthorization(proxy: ProxyUrl): OutgoingHttpHeaders {
+    if (proxy.username === undefined && proxy.password === undefined) return {};
+    const token = Buffer.from(`${proxy.username ?? ''}:${proxy.password ?? ''}`).toString('base64');
+    return { 'proxy-authorization': `Basic ${token}` };
+  }
+
+  /** The first of the upstream's checked addresses (IPv6 bare, as sockets want it). */
+  private upstreamAddress(upstream: UpstreamState): string {
+    return upstream.addresses[0].replace(/^\[|\]$/g, '');
+  }
+
+  /**
+   * A connection to `destination` through the upstream: a SOCKS5 CONNECT, or an HTTP CONNECT tunnel through an
+   * http(s) proxy. The destination is handed over by name, so the proxy resolves it where it is (geo DNS) — the
+   * policy has checked the name already. Rejects with an UpstreamError saying whose fault it was.
+   */
+  private connectThrough(upstream: UpstreamState, destination: Destination): Promise<Duplex> {
+    const { proxy } = upstream;
+    const host = destination.hostname.replace(/^\[|\]$/g, '');
+    if (proxy.scheme === 'socks5:') {
+      return SocksClient.createConnection({
+        proxy: { host: this.upstreamAddress(upstream), port: proxy.port, type: 5, userId: proxy.username, password: proxy.password },
+        destination: { host, port: destination.port },
+        command: 'connect',
+        timeout: this.connectTimeoutMs,
+      }).then(
+        ({ socket }) => socket,
+        (error: unknown) => {
+          throw socksError(error);
+        },
+      );
+    }
+    return new Promise<Duplex>((resolve, reject) => {
+      const target = keyOf(destination);
+      const send = proxy.scheme === 'https:' ? httpsRequest : httpRequest;
+      const request = send({
+        host: this.upstreamAddress(upstream),
+        port: proxy.port,
+        method: 'CONNECT',
+        path: target,
+        headers: { host: target, ...this.proxyAuthorization(proxy) },
+        agent: false,
+        ...(proxy.scheme === 'https:' ? { servername: isIP(proxy.hostname) ? undefined : proxy.hostname } : {}),
+      });
+      const timer = setTimeout(() => request.destroy(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' })), this.connectTimeoutMs);
+      request.on('socket', (socket: Socket) => this.track(socket, upstream));
+      request.once('connect', (response: IncomingMessage, socket: Duplex, head: Buffer) => {
+        clearTimeout(timer);
+        if (response.statusCode === 200) {
+          if (head.length > 0) socket.unshift(head);
+          resolve(socket);
+          return;
+        }
+        socket.destroy();
+        reject(statusError(response.statusCode ?? 502));
+      });
+      request.once('error', (error) => {
+        clearTimeout(timer);
+        reject(new UpstreamError('unreachable', upstreamWords(error)));
+      });
+      request.end();
+    });
+  }
+
+  private tunnelThrough(upstream: UpstreamState, client: Duplex, head: Buffer, destination: Destination): void {
+    let abandoned = false;
+    client.once('close', () => (abandoned = true));
+    this.connectThrough(upstream, destination).then(
+      (socket) => {
+        this.track(socket, upstream);
+        socket.on('error', () => client.destroy());
+        if (abandoned || client.destroyed) {
+          socket.destroy();
+          return;
+        }
+        upstream.memory.set(keyOf(destination), null);
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        if (head.length > 0) socket.write(head);
+        socket.pipe(client);
+        client.pipe(socket);
+        socket.once('close', () => client.destroy());
+        client.once('close', () => socket.destroy());
+      },
+      (error: unknown) => {
+        const outcome = this.upstreamFailed(upstream, destination, error);
+        if (client.destroyed || outcome.kind !== 'proxy') return;
+        this.endTunnel(client, '502 Bad Gateway', `${EGRESS_PROXY_ERROR_HEADER}: ${outcome.message}`);
+      },
+    );
+  }
+
+  /**
+   * A plain-HTTP request through the upstream: in absolute form to an http(s) proxy (its keep-alive connections
+   * reused), or over a SOCKS5 connection made for it. Nothing is replayed: the upstream may have sent it on.
+   */
+  private forwardThrough(upstream: UpstreamState, req: IncomingMessage, res: ServerResponse, url: URL): void {
+    const { proxy } = upstream;
+    const destination: Destination = { hostname: url.hostname, port: url.port === '' ? 80 : Number(url.port) };
+    const headers = forwardableHeaders(req.headers);
+    headers.host = url.host;
+    const viaSocks = proxy.scheme === 'socks5:';
+    const send = proxy.scheme === 'https:' ? httpsRequest : httpRequest;
+    const outgoing: ClientRequest = viaSocks
+      ? httpRequest({
+          method: req.method,
+          path: `${url.pathname}${url.search}`,
+          headers,
+          setHost: false,
+          createConnection: (_options, done: (error: Error | null, socket: Duplex) => void) => {
+            this.connectThrough(upstream, destination).then(
+              (socket) => done(null, socket),
+              (error: unknown) => done(asError(error), undefined as unknown as Duplex),
+            );
+            return undefined;
+          },
+        })
+      : send({
+          host: this.upstreamAddress(upstream),
+          port: proxy.port,
+          method: req.method,
+          path: url.href,
+          headers: { ...headers, ...this.proxyAuthorization(proxy) },
+          agent: upstream.agent ?? undefined,
+          setHost: false,
+          ...(proxy.scheme === 'https:' ? { servername: isIP(proxy.hostname) ? undefined : proxy.hostname } : {}),
+        });
+    let answered = false;
+    outgoing.on('socket', (socket: Socket) => this.track(socket, upstream));
+    outgoing.on('response', (response: IncomingMessage) => {
+      answered = true;
+      if (!viaSocks && response.statusCode === 407) {
+        response.resume();
+        const outcome = this.upstreamFailed(upstream, destination, statusError(407));
+        if (outcome.kind === 'proxy') this.reply(res, 502, outcome.message, { [EGRESS_PROXY_ERROR_HEADER]: outcome.message });
+        return;
+      }
+      upstream.memory.set(keyOf(destination), null);
+      const out = forwardableHeaders(response.headers);
+      delete out[URL_POLICY_BLOCK_HEADER];
+      delete out[EGRESS_ERROR_HEADER];
+      delete out[EGRESS_PROXY_ERROR_HEADER];
+      res.writeHead(response.statusCode ?? 502, response.statusMessage, out);
+      response.on('error', () => res.destroy());
+      response.pipe(res);
+    });
+    outgoing.on('error', (error: unknown) => {
+      if (answered || res.headersSent) {
+        res.destroy();
+        return;
+      }
+      const outcome = this.upstreamFailed(upstream, destination, error);
+      if (outcome.kind === 'proxy') this.reply(res, 502, outcome.message, { [EGRESS_PROXY_ERROR_HEADER]: outcome.message });
+    });
+    res.on('close', () => {
+      if (!res.writableFinished) outgoing.destroy();
+    });
+    if (req.readableEnded) outgoing.end();
+    else req.pipe(outgoing);
   }
 }

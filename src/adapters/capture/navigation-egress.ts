@@ -1,8 +1,8 @@
 import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer';
 
-import { CaptureFailure } from '../../modules/screenshots/application/capture.port';
+import { CaptureFailure, ProxyFailure } from '../../modules/screenshots/application/capture.port';
 import { errorMessage } from '../../shared/domain/error-message';
-import { EGRESS_ERROR_HEADER, URL_POLICY_BLOCK_HEADER, type EgressOutcome } from './egress-proxy';
+import { EGRESS_ERROR_HEADER, EGRESS_PROXY_ERROR_HEADER, URL_POLICY_BLOCK_HEADER, type EgressOutcome } from './egress-proxy';
 
 /** The part of the egress proxy a page needs: why the latest connection to a URL's host:port was refused. */
 export interface EgressExplainer {
@@ -14,16 +14,22 @@ export function urlPolicyFailure(reason: string): CaptureFailure {
 }
 
 function failureFor(outcome: EgressOutcome): CaptureFailure {
+  if (outcome.kind === 'proxy') return new ProxyFailure(outcome.message, outcome.proxy, outcome.fault);
   return outcome.kind === 'blocked' ? urlPolicyFailure(outcome.reason) : new CaptureFailure('page', outcome.error);
 }
 
 /** The proxy's verdict carried by a response it wrote itself (it strips these headers from real responses). */
-function failureFromHeaders(response: HTTPResponse): CaptureFailure | null {
+function failureFromHeaders(response: HTTPResponse, egress: EgressExplainer): CaptureFailure | null {
   const headers = response.headers();
   const blocked = headers[URL_POLICY_BLOCK_HEADER];
   if (blocked !== undefined) return urlPolicyFailure(blocked);
   const failed = headers[EGRESS_ERROR_HEADER];
   if (failed !== undefined) return new CaptureFailure('page', failed);
+  if (headers[EGRESS_PROXY_ERROR_HEADER] !== undefined) {
+    // The route remembers the whole outcome (whose fault); the header carries its words.
+    const outcome = egress.explain(response.url());
+    return outcome?.kind === 'proxy' ? failureFor(outcome) : new ProxyFailure(headers[EGRESS_PROXY_ERROR_HEADER], '', 'unreachable');
+  }
   return null;
 }
 
@@ -50,7 +56,7 @@ export class NavigationEgress {
       if (this.isMainNavigation(request)) this.lastNavigationUrl = request.url();
     });
     page.on('response', (response) => {
-      if (this.isMainNavigation(response.request())) this.refusal = failureFromHeaders(response);
+      if (this.isMainNavigation(response.request())) this.refusal = failureFromHeaders(response, this.egress);
     });
     page.on('requestfailed', (request) => {
       if (!this.isMainNavigation(request)) return;
@@ -62,7 +68,7 @@ export class NavigationEgress {
 
   /** Throws when the navigation that produced `response` was refused or failed at the proxy. */
   checkResponse(response: HTTPResponse | null): void {
-    const failure = response ? failureFromHeaders(response) : null;
+    const failure = response ? failureFromHeaders(response, this.egress) : null;
     if (failure) throw failure;
   }
 

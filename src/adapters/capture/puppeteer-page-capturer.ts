@@ -17,6 +17,7 @@ import { assertSaneRequest, CaptureRun } from './capture-run';
 import { preparePage } from './page-steps';
 import { PuppeteerScenarioTab } from './puppeteer-scenario-tab';
 import { within } from '../../shared/domain/within';
+import { maskProxy } from '../../shared/domain/proxy-url';
 
 /** Opening a tab takes milliseconds; a browser that needs longer is wedged. */
 const OPEN_TAB_MS = 10_000;
@@ -38,7 +39,10 @@ export class PuppeteerPageCapturer extends PageCapturer implements BeforeApplica
 
   async capture(request: CaptureRequest): Promise<CaptureResult> {
     assertSaneRequest(request);
-    return this.pool.withContext((lease) => new CaptureRun(lease, request, this.settings).execute());
+    const proxy = request.proxy ? maskProxy(request.proxy) : null;
+    const result = await this.pool.withContext((lease) => new CaptureRun(lease, request, this.settings).execute(), { upstream: request.proxy });
+    // The report says which proxy the page went through (masked), null when it went straight out.
+    return result.report ? { ...result, report: { ...result.report, proxy } } : result;
   }
 
   withPage<T>(opts: PageOptions, fn: (page: ScenarioTab) => Promise<T>): Promise<T> {

@@ -22,4 +22,6 @@ export interface CaptureReport {
   pending: string[];
   /** What may make the picture differ from what a person sees (shared/domain/capture-warnings.ts); [] for a clean capture. */
   warnings: CaptureWarning[];
+  /** The upstream proxy the page went through, masked (`http://********@host:port`); null when it went straight out. */
+  proxy?: string | null;
 }

@@ -7,6 +7,7 @@ import type { CaptureSecrets } from '../../../shared/domain/capture-secrets';
 import type { PlainCaptureChoices } from '../../../shared/domain/capture-option-table';
 import type { Emulation, ResolvedOutput } from '../../../shared/domain/capture-option-rules';
 import type { CaptureReport } from '../../../shared/domain/capture-report';
+import type { ProxyUrl } from '../../../shared/domain/proxy-url';
 
 export type { CaptureReport };
 
@@ -47,6 +48,11 @@ export interface CaptureRequest extends PlainCaptureChoices {
    * picture, in the same visit, into CaptureResult.text. Images only; renders leave it off (it costs a layout pass).
    */
   keepText?: boolean;
+  /**
+   * The upstream proxy every request of the page goes through, behind the egress guard (resolved by the caller
+   * from `proxy`, `proxy_pool` or CAPTURE_PROXY; never an id). Absent: straight out. Never logged.
+   */
+  proxy?: ProxyUrl;
 }
 
 export interface CaptureResult {
@@ -117,6 +123,23 @@ export class CaptureFailure extends JobFailure {
   ) {
     super(kind === 'infrastructure', message, kind === 'page' ? message : 'the browser crashed or could not be started');
     this.name = 'CaptureFailure';
+  }
+}
+
+/**
+ * The capture's upstream proxy failed (API.md fourth round: `proxy_failed`): refused the connection, rejected its
+ * credentials, is refused by the URL policy, or could not reach the page. A page failure (not retried as such);
+ * `fault` tells a caller holding a pool whether another proxy may do better ('unreachable', 'credentials').
+ */
+export class ProxyFailure extends CaptureFailure {
+  constructor(
+    message: string,
+    /** The proxy, masked (`http://********@host:port`). */
+    readonly proxy: string,
+    readonly fault: 'unreachable' | 'credentials' | 'destination' | 'policy',
+  ) {
+    super('page', message);
+    this.name = 'ProxyFailure';
   }
 }
 

@@ -23,6 +23,7 @@ const REPORT: CaptureReport = {
   waitedMs: 140,
   pending: [],
   warnings: [],
+  proxy: 'http://********@proxy.example.com:8080',
 };
 
 describe('capture report', () => {
@@ -39,7 +40,13 @@ describe('capture report', () => {
       waited_ms: 140,
       pending: [],
       warnings: [],
+      proxy: 'http://********@proxy.example.com:8080',
     });
+  });
+
+  it('a report stored before `proxy` existed reads as a direct capture (proxy null)', () => {
+    const { proxy: _proxy, ...old } = REPORT;
+    expect(parseCaptureReport(JSON.stringify(old))?.proxy).toBeNull();
   });
 
   it('none stored (old rows, scenario shots) → null; stored text that does not parse → null, not a failed read', () => {

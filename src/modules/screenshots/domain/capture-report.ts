@@ -20,6 +20,8 @@ export interface CaptureReportView {
   waited_ms: number;
   pending: string[];
   warnings: CaptureWarning[];
+  /** The upstream proxy used, masked; null when the page went straight out. */
+  proxy: string | null;
 }
 
 export function captureReportView(report: CaptureReport | null): CaptureReportView | null {
@@ -34,6 +36,7 @@ export function captureReportView(report: CaptureReport | null): CaptureReportVi
     waited_ms: report.waitedMs,
     pending: [...report.pending],
     warnings: report.warnings.map((w) => ({ code: w.code, detail: w.detail })),
+    proxy: report.proxy ?? null,
   };
 }
 
@@ -50,6 +53,7 @@ export function serializeCaptureReport(report: CaptureReport | null | undefined)
     waitedMs: report.waitedMs,
     pending: report.pending.slice(0, 5),
     warnings: report.warnings,
+    proxy: report.proxy ?? null,
   });
 }
 
@@ -68,6 +72,7 @@ export function parseCaptureReport(stored: string | null): CaptureReport | null 
       waitedMs: typeof r.waitedMs === 'number' ? r.waitedMs : 0,
       pending: Array.isArray(r.pending) ? r.pending.filter((p): p is string => typeof p === 'string') : [],
       warnings: parseCaptureWarnings(r.warnings),
+      proxy: typeof r.proxy === 'string' ? r.proxy : null,
     };
   } catch {
     return null;

@@ -116,6 +116,12 @@ export class ScreenshotView {
         description:
           'What may make the picture differ from what a person sees: hung_requests, animation_running, scroll_container, iframe_unpainted, truncated, consent_unanswered; [] for a clean capture',
       },
+      proxy: {
+        type: 'string',
+        nullable: true,
+        example: 'http://********@proxy.example.com:8080',
+        description: 'The upstream proxy the page went through, credentials masked; null when it went straight out',
+      },
     },
     required: ['http_status', 'final_url', 'title', 'page_height', 'truncated', 'settled', 'waited_ms', 'pending', 'warnings'],
     description:
