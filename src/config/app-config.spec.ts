@@ -85,6 +85,7 @@ describe('loadConfig', () => {
       forcePathStyle: true,
       prefix: 'tenant/a/',
       timeoutMs: 30000,
+      firstByteTimeoutMs: 3000,
     });
   });
 
