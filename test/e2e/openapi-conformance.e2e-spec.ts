@@ -4,6 +4,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { TIME_PATTERN, isValidTimeZone } from '../../src/modules/schedules/domain/schedule-rules';
 import { isValidCssSelector } from '../../src/shared/css-selector/css-selector';
+import { optionsSetOn } from '../../src/shared/domain/capture-option-table';
 import { STATUS_BY_CODE } from '../../src/shared/http/error-filter';
 import { UUID_PATTERN } from '../../src/shared/http/uuid-param';
 import { MAX_ID } from '../../src/shared/http/validation';
@@ -344,6 +345,42 @@ describe('OpenAPI conformance', () => {
     }
     expect(examples).toBeGreaterThan(40);
     expect(bad).toEqual([]);
+  });
+
+  it('GET /render takes every query parameter it declares, with a value of its schema (only the refused url is named)', async () => {
+    const account = await t.createAccount({ plan: 'business' });
+    const rows = new Map(optionsSetOn('render').map((row) => [row.wire, row]));
+    /** A value the parameter's schema allows, spelled as a query string spells it. */
+    const valueOf = (p: Parameter): string => {
+      const schema = deref(p.schema);
+      if (p.name === 'clip') return JSON.stringify({ x: 0, y: 0, width: 10, height: 10 });
+      if (p.name === 'locale') return 'en-US';
+      if (p.name === 'timezone') return 'Europe/Berlin';
+      if (typeof schema.example === 'string' || typeof schema.example === 'number') return String(schema.example);
+      if (schema.enum) return String(schema.enum[0]);
+      if (schema.type === 'boolean') return 'true';
+      if (schema.type === 'integer' || schema.type === 'number') return String(typeof schema.minimum === 'number' ? schema.minimum : 1);
+      const item = schema.type === 'array' ? deref(schema.items!) : schema;
+      if (item.enum) return String(item.enum[0]);
+      if (item.format === 'css-selector') return '.a';
+      return 'x';
+    };
+    const declared = (doc.paths['/render'].get.parameters ?? []).filter((p) => p.in === 'query');
+    // The signed link's own three are taken without an Authorization header only (render-keys.e2e-spec.ts).
+    const options = declared.filter((p) => !['url', 'access_key', 'expires', 'signature'].includes(p.name));
+    expect(options.length).toBeGreaterThan(30);
+    const refused: string[] = [];
+    for (const p of options) {
+      const formats = rows.get(p.name)?.formats;
+      const format = formats && !formats.includes('png') ? `&format=${formats[0]}` : '';
+      const res = await request(t.url)
+        .get(`/render?url=ftp%3A%2F%2Fexample.com%2F&${p.name}=${encodeURIComponent(valueOf(p))}${format}`)
+        .set(account.auth);
+      const fields = (res.body.details ?? []).map((d: { field: string }) => d.field);
+      if (res.status !== 422 || fields.join() !== 'url') refused.push(`${p.name}=${valueOf(p)}: ${res.status} ${JSON.stringify(res.body.details)}`);
+      t.clock.advance(1_100); // 60 a minute
+    }
+    expect(refused).toEqual([]);
   });
 
   it('links lead from what creates a resource or a job to where it is read, and resolve', () => {

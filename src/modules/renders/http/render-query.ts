@@ -37,6 +37,9 @@ const KINDS: ReadonlyMap<string, Kind> = new Map([
   ...Object.entries(RENDER_FIELDS),
 ]);
 
+/** Kinds whose repeated parameter is the list itself (`hide_selectors=.a&hide_selectors=.b`). */
+const LIST_KINDS: readonly Kind[] = ['selectors', 'choices', 'urlPatterns'];
+
 function json(value: string): unknown {
   try {
     return JSON.parse(value);
@@ -53,6 +56,7 @@ function scalar(kind: Kind, value: string): unknown {
     case 'number':
       return /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
     case 'selectors':
+    case 'urlPatterns':
       return value.startsWith('[') ? json(value) : [value];
     case 'choices':
       return value.startsWith('[') ? json(value) : value === '' ? [] : value.split(',');
@@ -78,7 +82,7 @@ export function renderQueryToBody(query: Record<string, unknown>): Record<string
     const kind = KINDS.get(name);
     // Unknown names pass as they are: the DTO names them ("x is not allowed").
     if (!kind) body[name] = raw;
-    else if (Array.isArray(raw)) body[name] = kind === 'selectors' || kind === 'choices' ? raw : raw.map((v) => scalar(kind, String(v)));
+    else if (Array.isArray(raw)) body[name] = LIST_KINDS.includes(kind) ? raw : raw.map((v) => scalar(kind, String(v)));
     else body[name] = typeof raw === 'string' ? scalar(kind, raw) : raw;
   }
   return body;
