@@ -81,4 +81,18 @@ describe('Python client (clients/python) against the running service', () => {
     expect(res.stderr).toBe('');
     expect(res.stdout.trim()).toBe(signRenderUrl({ baseUrl: t.url, accessKey: input.access_key, secret: input.secret, params, expires }));
   });
+  it('imports nothing outside the standard library and ships its py.typed marker', async () => {
+    const script = [
+      'import ast, pathlib, sys',
+      'found = set()',
+      "for file in sorted(pathlib.Path('screenshot_client').glob('*.py')):",
+      '    for node in ast.walk(ast.parse(file.read_text())):',
+      '        if isinstance(node, ast.Import): found.update(a.name.split(".")[0] for a in node.names)',
+      '        elif isinstance(node, ast.ImportFrom) and node.level == 0: found.add(node.module.split(".")[0])',
+      "print(' '.join(sorted(m for m in found if m not in sys.stdlib_module_names and m != '__future__')))",
+    ].join('\n');
+    const res = await python(['-c', script]);
+    expect({ code: res.code, outside: res.stdout.trim(), stderr: res.stderr }).toEqual({ code: 0, outside: '', stderr: '' });
+    expect(existsSync(join(PYTHON_DIR, 'screenshot_client', 'py.typed'))).toBe(true);
+  });
 });
