@@ -105,7 +105,16 @@ export function markdownOf(article: { title: string; content: string }): string 
   return `${repeated ? '' : head}${body}\n`;
 }
 
-type TurndownNode = HTMLElement & { isBlock?: boolean };
+/** The part of a DOM element the table rules read: the project compiles without the DOM lib (tsconfig.build.json). */
+interface DomElement {
+  nodeName: string;
+  getAttribute(name: string): string | null;
+  querySelector(selector: string): DomElement | null;
+  querySelectorAll(selector: string): ArrayLike<DomElement>;
+  closest(selector: string): DomElement | null;
+}
+
+type TurndownNode = DomElement & { isBlock?: boolean };
 
 /**
  * GitHub tables (turndown-plugin-gfm is not among our packages): a table of plain rows and cells (no colspan or
@@ -113,26 +122,26 @@ type TurndownNode = HTMLElement & { isBlock?: boolean };
  * which markdown allows.
  */
 function addTableRules(turndown: TurndownService): void {
-  const spans = (cell: Element): boolean => ['colspan', 'rowspan'].some((name) => (cell.getAttribute(name) ?? '1').trim() !== '1');
-  const simple = (table: HTMLElement): boolean =>
+  const spans = (cell: DomElement): boolean => ['colspan', 'rowspan'].some((name) => (cell.getAttribute(name) ?? '1').trim() !== '1');
+  const simple = (table: DomElement): boolean =>
     table.querySelectorAll('tr').length > 0 && !table.querySelector('table') && !Array.from(table.querySelectorAll('th, td')).some(spans);
   const cell = (content: string): string => content.replace(/\n+/g, ' ').replace(/\|/g, '\\|').trim();
   turndown.addRule('tableCell', {
-    filter: (node) => (node.nodeName === 'TH' || node.nodeName === 'TD') && simple(node.closest('table') as HTMLElement),
+    filter: (node) => (node.nodeName === 'TH' || node.nodeName === 'TD') && simple(node.closest('table') as DomElement),
     replacement: (content) => ` ${cell(content)} |`,
   });
   turndown.addRule('tableRow', {
-    filter: (node) => node.nodeName === 'TR' && simple(node.closest('table') as HTMLElement),
+    filter: (node) => node.nodeName === 'TR' && simple(node.closest('table') as DomElement),
     replacement: (content, node) => {
       const row = `|${content}\n`;
-      const table = (node as TurndownNode).closest('table') as HTMLElement;
+      const table = (node as TurndownNode).closest('table') as DomElement;
       if (table.querySelector('tr') !== node) return row;
       const cells = (node as TurndownNode).querySelectorAll('th, td').length;
       return `${row}|${' --- |'.repeat(cells)}\n`;
     },
   });
   turndown.addRule('tableSection', {
-    filter: (node) => ['THEAD', 'TBODY', 'TFOOT'].includes(node.nodeName) && simple(node.closest('table') as HTMLElement),
+    filter: (node) => ['THEAD', 'TBODY', 'TFOOT'].includes(node.nodeName) && simple(node.closest('table') as DomElement),
     replacement: (content) => content,
   });
   turndown.addRule('table', {
