@@ -191,6 +191,29 @@ describe('the object store frozen or stopped under the service (s3rver, real Chr
     expect(hit.status).toBe(200);
     expect(hit.headers['x-cache']).toBe('HIT');
     expect((hit.body as Buffer).subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+
+    // Frozen between the lookup and the file (the real lookup answers, then SIGSTOP): 503 still, not a reply that
+    // fails after it began.
+    const storage = t.app.get(ScreenshotStorage);
+    const exists = storage.exists.bind(storage);
+    storage.exists = async (key: string) => {
+      const found = await exists(key);
+      s3.freeze();
+      return found;
+    };
+    try {
+      const started = Date.now();
+      const res = await render();
+      const body: unknown = Buffer.isBuffer(res.body) ? JSON.parse(res.body.toString()) : res.body;
+      expect({ status: res.status, body }).toEqual({ status: 503, body: UNAVAILABLE });
+      expect(Date.now() - started).toBeLessThan(BOUND_MS + SLACK_MS);
+    } finally {
+      storage.exists = exists;
+      s3.thaw();
+    }
+    const again = await render();
+    expect(again.status).toBe(200);
+    expect(Buffer.compare(again.body as Buffer, hit.body as Buffer)).toBe(0); // whole, byte for byte
   }, 90_000);
 
   it('stopped for 15 s during a batch of 10 captures: none is lost, each has exactly its one screenshot, stored in the bucket', async () => {

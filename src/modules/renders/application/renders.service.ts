@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { Readable } from 'node:stream';
 import { isCaptureTimeout } from '../../../shared/domain/capture-timeout';
-import { Injectable } from '@nestjs/common';
-import type { Readable } from 'node:stream';
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
 import { secretConflicts } from '../../../shared/domain/capture-secrets';
 import { outputConflicts, pageOptionConflicts, resolveOutput, viewportFieldsSet } from '../../../shared/domain/capture-option-rules';
 import { CaptureOptions } from '../../../shared/domain/capture-option-table';
 import { CaptureFailedError, CaptureTimeoutError, NotFoundError, ValidationFailedError } from '../../../shared/domain/domain-error';
+import { errorMessage } from '../../../shared/domain/error-message';
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import { sealedSecrets } from '../../../shared/secrets/sealed-secrets';
 import { UrlPolicy } from '../../../shared/url-policy';
@@ -16,7 +17,7 @@ import { MAX_WAIT_SECONDS } from '../../jobs/application/job-wait';
 import { JobsService } from '../../jobs/application/jobs.service';
 import { isFinished, JobProps } from '../../jobs/domain/job';
 import { comparisonKey } from '../../screenshots/application/comparison-key';
-import { ScreenshotStorage } from '../../screenshots/application/ports';
+import { ScreenshotStorage, StorageUnavailableError } from '../../screenshots/application/ports';
 import { ageSeconds, isHit, isKept, JSON_LINK_MIN_SECONDS, PENDING_KEEP_SECONDS, RenderProps } from '../domain/render';
 import { renderCacheKey } from '../domain/render-cache-key';
 import type { RenderJobOptions } from '../domain/render-job';
@@ -56,6 +57,8 @@ const JOB_WRITE_GRACE_MS = 5_000;
  */
 @Injectable()
 export class RendersService {
+  private readonly logger = new Logger('Renders');
+
   constructor(
     private readonly renders: RenderRepository,
     private readonly jobs: JobsService,
@@ -117,7 +120,42 @@ export class RendersService {
   async open(render: RenderProps): Promise<Readable> {
     if (!render.fileKey) throw new NotFoundError('Render');
     if (!(await this.storage.exists(render.fileKey))) throw new NotFoundError('Render file');
-    return this.storage.open(render.fileKey);
+    return this.begun(this.storage.open(render.fileKey), render.fileKey);
+  }
+
+  /**
+   * The stream once its first bytes are in (or it ended): a store that answered the lookup but froze before the file
+   * (its open is bounded by S3_FIRST_BYTE_TIMEOUT_MS) is still 503, not a reply that fails after it began.
+   */
+  private async begun(stream: Readable, key: string): Promise<Readable> {
+    let first: unknown;
+    try {
+      first = await new Promise<unknown>((resolve, reject) => {
+        const settle = (fn: () => void) => {
+          stream.off('data', onData).off('end', onEnd).off('error', onError);
+          fn();
+        };
+        const onData = (chunk: unknown) => settle(() => (stream.pause(), resolve(chunk)));
+        const onEnd = () => settle(() => resolve(null));
+        const onError = (err: Error) => settle(() => reject(err));
+        stream.on('data', onData).on('end', onEnd).on('error', onError);
+      });
+    } catch (err) {
+      stream.destroy();
+      this.logger.error(`reading render file ${key} failed: ${errorMessage(err)}`);
+      throw new StorageUnavailableError();
+    }
+    // Until the reply reads on, an error has no other listener (it would end the process); the loop below still
+    // sees it (an errored stream's iterator throws it).
+    stream.on('error', () => undefined);
+    if (first === null) return Readable.from([]);
+    return Readable.from(
+      (async function* () {
+        yield first;
+        for await (const chunk of stream) yield chunk;
+      })(),
+      { objectMode: false },
+    );
   }
 
   /** The ready render `id` while it is kept (a signed link's target). */
