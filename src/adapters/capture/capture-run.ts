@@ -275,6 +275,7 @@ export class CaptureRun {
       afterLoad.read, // present only when readAtSettle was given and the wait read it
     );
     const picture = await takeOutput(page, {
+      contents: request.contents,
       fullPage: request.fullPage,
       element,
       clip: request.clip,
