@@ -32,7 +32,7 @@ import { resizeOutput, scaleBoxes } from './output-resize';
 import { PageSettler } from './page-stability';
 import { fullPageMaxHeight } from './tall-page';
 import { within } from '../../shared/domain/within';
-import { imageFormatOf } from '../../shared/domain/output-format';
+import { imageFormatOf, isImageFormat } from '../../shared/domain/output-format';
 
 type Phase = 'opening' | 'navigation' | 'settling' | 'selector' | 'scripts' | 'click' | 'element' | 'rendering';
 
@@ -355,7 +355,7 @@ export class CaptureRun {
     const pageHeight = Math.round(layout.height);
     const format = request.output?.format ?? 'png';
     const viewport = page.viewport();
-    const fullPageImage = request.fullPage && format !== 'pdf' && !ofElement && !request.clip;
+    const fullPageImage = request.fullPage && isImageFormat(format) && !ofElement && !request.clip;
     // A page laid out wider than a phone's viewport is shown zoomed out (takeScreenshot), fitting more of its px.
     const zoom = viewport ? layoutZoom(layout, viewport.width) : 1;
     const maxHeight = viewport
