@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
+import { JobRepository } from '../../src/modules/jobs/application/ports';
 import { binary } from '../support/assertions';
 import { BLOG_PAGE } from '../support/blog-page';
 import { waitForJob } from '../support/jobs';
@@ -122,6 +123,59 @@ describe('Content formats through the API (real Chromium)', () => {
         field,
         status: 422,
         fields: [field],
+      });
+    }
+  });
+  it('/render?response_type=json&formats=png,markdown,metadata: one page visit, the png linked, the content inlined; cached like renders', async () => {
+    const jobsBefore = (await t.app.get(JobRepository).list(account.id, { page: 1, perPage: 1 }, { type: 'render' })).total;
+    const query = { url: `${pages.url}/blog/sizing-connection-pools`, response_type: 'json', formats: 'png,markdown,metadata', cache_ttl: '600' };
+    const res = await api().get('/render').query(query).set(account.auth);
+    expect(res.status).toBe(200);
+    expect(res.headers['x-cache']).toBe('MISS');
+    expect(res.body.data).toMatchObject({ mime_type: 'image/png', width: 1280, height: 800 });
+    expect(res.body.data.contents.markdown).toContain('| 10 | 1450 | 38 ms |');
+    expect(res.body.data.contents.markdown).not.toContain('SPONSORED');
+    expect(res.body.data.contents.metadata).toMatchObject({ title: 'Sizing connection pools | Example Engineering Blog', twitter: { site: '@exampleeng' } });
+    expect(Object.keys(res.body.data.contents).sort()).toEqual(['markdown', 'metadata']);
+    // One visit: one render job for the three outputs.
+    expect((await t.app.get(JobRepository).list(account.id, { page: 1, perPage: 1 }, { type: 'render' })).total).toBe(jobsBefore + 1);
+    const file = await request(res.body.data.url).get('').buffer(true).parse(binary);
+    expect(file.status).toBe(200);
+    expect(file.headers['content-type']).toBe('image/png');
+
+    const again = await api().get('/render').query(query).set(account.auth);
+    expect(again.headers['x-cache']).toBe('HIT');
+    expect(again.body.data.contents).toEqual(res.body.data.contents);
+    // Other formats are another entry, not this one's.
+    const other = await api()
+      .get('/render')
+      .query({ ...query, formats: 'png,text' })
+      .set(account.auth);
+    expect(other.headers['x-cache']).toBe('MISS');
+    expect(Object.keys(other.body.data.contents)).toEqual(['text']);
+    // Only content formats: the first is the file.
+    const contentOnly = await api()
+      .get('/render')
+      .query({ ...query, formats: 'metadata,markdown' })
+      .set(account.auth);
+    expect(contentOnly.body.data.mime_type).toBe('application/json');
+    expect(Object.keys(contentOnly.body.data.contents)).toEqual(['markdown']);
+  });
+
+  it('formats: refused as 422 naming it without response_type=json, beside format, with two files or an unknown name', async () => {
+    const url = `${pages.url}/blog/sizing-connection-pools`;
+    for (const query of [
+      { url, formats: 'png,markdown' },
+      { url, response_type: 'json', format: 'png', formats: 'png,markdown' },
+      { url, response_type: 'json', formats: 'png,pdf' },
+      { url, response_type: 'json', formats: 'png,docx' },
+      { url, response_type: 'json', formats: 'markdown,markdown' },
+    ]) {
+      const res = await api().get('/render').query(query).set(account.auth);
+      expect({ query, status: res.status, fields: (res.body.details ?? []).map((d: { field: string }) => d.field) }).toEqual({
+        query,
+        status: 422,
+        fields: ['formats'],
       });
     }
   });

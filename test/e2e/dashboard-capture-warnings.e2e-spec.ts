@@ -53,7 +53,7 @@ describe('dashboard: capture warnings on the screenshot page (real browser)', ()
     const take = await request(t.url).post(`/websites/${site.body.data.id}/screenshot`).set(account.auth).expect(200);
     const job = await waitForJob(t.url, account.auth, take.body.job_id);
     expect(job.status).toBe('succeeded');
-    shotId = job.screenshot_id;
+    shotId = job.screenshot_id!;
     browser = await puppeteer.launch({ executablePath: findChrome(process.env.CHROME_PATH), headless: 'shell', args: [...CHROME_ARGS] });
     page = await browser.newPage();
     await page.setViewport({ width: 1280, height: 800 });

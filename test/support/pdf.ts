@@ -15,8 +15,9 @@ export interface ReadPdf {
  * Run in a plain node process: PDF.js sets up its worker with a dynamic import, which jest's module sandbox refuses
  * ("A dynamic import callback was invoked without --experimental-vm-modules").
  */
+const PDF_PARSE = require.resolve('pdf-parse');
 const READER = `
-const { PDFParse } = require('pdf-parse');
+const { PDFParse } = require(${JSON.stringify(PDF_PARSE)});
 const chunks = [];
 process.stdin.on('data', (c) => chunks.push(c));
 process.stdin.on('end', async () => {

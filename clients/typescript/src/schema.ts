@@ -2199,10 +2199,27 @@ export interface components {
        */
       expires_at: string;
       /** @enum {string} */
-      mime_type: 'image/png' | 'image/jpeg' | 'image/webp' | 'application/pdf';
+      mime_type:
+        | 'image/png'
+        | 'image/jpeg'
+        | 'image/webp'
+        | 'application/pdf'
+        | 'text/html; charset=utf-8'
+        | 'text/markdown; charset=utf-8'
+        | 'text/plain; charset=utf-8'
+        | 'application/json';
       width: number;
       height: number;
       capture?: components['schemas']['RenderCaptureReport'] | null;
+      /** @description With `formats`: the content formats asked for, read in the same page visit (docs/outputs.md) */
+      contents?: {
+        html?: string;
+        markdown?: string;
+        text?: string;
+        metadata?: {
+          [key: string]: unknown;
+        };
+      };
     };
     /** @description A render whose page failed: the page’s error, as a job’s `error` says it */
     CaptureFailedErrorBody: {
@@ -2592,6 +2609,8 @@ export interface components {
       cache_ttl?: number;
       /** @description Any string (no NUL): renders with different keys never share an entry */
       cache_key?: string;
+      /** @description response_type=json only, instead of `format`: several outputs of one page visit. At most one of png, jpeg, webp, pdf (the file `url` links to; else the first); the content formats (html, markdown, text, metadata) are inlined in `data.contents`. See docs/outputs.md. */
+      formats?: string | ('png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata')[];
       /**
        * @description Bypass the cache: a new capture, which becomes the entry
        * @default false

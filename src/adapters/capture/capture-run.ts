@@ -42,7 +42,7 @@ import { navigate, PICTURE_RESERVE_MS } from './navigation';
 import { type CaptureObservations, captureWarnings } from '../../shared/domain/capture-warnings';
 import { fullPageMaxHeight } from './tall-page';
 import { within } from '../../shared/domain/within';
-import { imageFormatOf } from '../../shared/domain/output-format';
+import { imageFormatOf, isImageFormat } from '../../shared/domain/output-format';
 
 type Phase = 'opening' | 'navigation' | 'settling' | 'selector' | 'scripts' | 'click' | 'element' | 'rendering';
 
@@ -320,6 +320,7 @@ export class CaptureRun {
     const stitch = await this.needsStitching(page, element !== undefined, layout);
     const picture = await takeOutput(page, {
       stitch: stitch ? { deadline: this.deadline - STITCH_RESERVE_MS } : undefined,
+      contents: request.contents,
       fullPage: request.fullPage,
       element,
       clip: request.clip,
@@ -402,7 +403,7 @@ export class CaptureRun {
     const pageHeight = Math.round(layout.height);
     const format = request.output?.format ?? 'png';
     const viewport = page.viewport();
-    const fullPageImage = request.fullPage && format !== 'pdf' && !ofElement && !request.clip;
+    const fullPageImage = request.fullPage && isImageFormat(format) && !ofElement && !request.clip;
     // A page laid out wider than a phone's viewport is shown zoomed out (takeScreenshot), fitting more of its px.
     const zoom = viewport ? layoutZoom(layout, viewport.width) : 1;
     const maxHeight = viewport

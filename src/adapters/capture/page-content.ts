@@ -197,7 +197,12 @@ export async function captureContent(page: Page, format: ContentFormat, fastPngE
 }
 
 /** What a capture produces once the page is ready: its content for a content format, else the picture (or PDF). */
-export async function takeOutput(page: Page, setup: ScreenshotSetup): Promise<CaptureResult> {
+export async function takeOutput(page: Page, setup: ScreenshotSetup & { contents?: readonly ContentFormat[] }): Promise<CaptureResult> {
   const format = setup.output?.format;
-  return isContentFormat(format) ? captureContent(page, format, setup.fastPngEncoding) : takeScreenshot(page, setup);
+  const result = isContentFormat(format) ? await captureContent(page, format, setup.fastPngEncoding) : await takeScreenshot(page, setup);
+  if (!setup.contents?.length) return result;
+  // Read after the picture, in the same visit: several outputs of one page (a render's `formats`).
+  const contents: Partial<Record<ContentFormat, string>> = {};
+  for (const content of setup.contents) contents[content] = (await readPageContent(page, content)).toString('utf8');
+  return { ...result, contents };
 }

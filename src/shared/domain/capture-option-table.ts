@@ -260,8 +260,8 @@ export const CAPTURE_OPTION_TABLE = [
       label: 'PDF header (HTML)',
       section: 'output',
       control: 'textarea',
-      placeholder: '<div style="font-size:9px;margin:0 auto"><span class="title"></span></div>',
-      hint: 'Classes pageNumber, totalPages, title, url and date are filled in; style inline.',
+      placeholder: '<div><span class="title"></span> · <span class="date"></span></div>',
+      hint: 'Classes pageNumber, totalPages, title, url and date are filled in; give a font size inline (the default is tiny).',
     },
   }),
   row<string>()({
@@ -279,8 +279,8 @@ export const CAPTURE_OPTION_TABLE = [
       label: 'PDF footer (HTML)',
       section: 'output',
       control: 'textarea',
-      placeholder: '<div style="font-size:9px;margin:0 auto">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>',
-      hint: 'Classes pageNumber, totalPages, title, url and date are filled in; style inline.',
+      placeholder: '<div>Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>',
+      hint: 'Classes pageNumber, totalPages, title, url and date are filled in; give a font size inline (the default is tiny).',
     },
   }),
   row<string>()({

@@ -10,7 +10,7 @@ import { JobRepository } from '../../jobs/application/ports';
 import type { JobProps } from '../../jobs/domain/job';
 import { CaptureFailure, PageCapturer } from '../../screenshots/application/capture.port';
 import { ScreenshotStorage } from '../../screenshots/application/ports';
-import { renderFileKey, retention, UNCACHED_KEEP_SECONDS } from '../domain/render';
+import { renderContentsKey, renderFileKey, retention, UNCACHED_KEEP_SECONDS } from '../domain/render';
 import type { RenderJobOptions } from '../domain/render-job';
 import { RenderRepository } from './ports';
 import { RENDER_JOB_KIND } from './render-job-kind';
@@ -46,7 +46,7 @@ export class RenderJobRunner implements JobTypeHandler<RenderJobOptions> {
     let result;
     try {
       const secrets = job.options.sealedSecrets ? (JSON.parse(this.secretBox.open(job.options.sealedSecrets)) as CaptureSecrets) : undefined;
-      result = await this.capturer.capture(renderCaptureRequest(job.options.url, job.options.options, secrets));
+      result = await this.capturer.capture(renderCaptureRequest(job.options.url, job.options.options, secrets, job.options.contents));
     } catch (err) {
       if (err instanceof CaptureFailure && err.kind === 'page') return this.fail(job, err.message);
       throw err;
@@ -54,6 +54,8 @@ export class RenderJobRunner implements JobTypeHandler<RenderJobOptions> {
     const fileKey = renderFileKey(job.accountId, job.id, result.format);
     try {
       await this.storage.put(fileKey, result.data);
+      // `formats`: the page content read in the same visit, beside the file (the json answer inlines it).
+      if (result.contents) await this.storage.put(renderContentsKey(fileKey), Buffer.from(JSON.stringify(result.contents)));
     } catch (err) {
       throw new InfrastructureFailure('the render could not be stored', err);
     }
@@ -69,7 +71,8 @@ export class RenderJobRunner implements JobTypeHandler<RenderJobOptions> {
     });
     if (!recorded) {
       // The entry was swept meanwhile (pending past its keepUntil) or has failed: nothing would ever remove this object.
-      await this.storage.delete(fileKey).catch((err) => this.logger.warn(`render ${job.id}: removing its unrecorded object failed: ${errorMessage(err)}`));
+      for (const key of [fileKey, renderContentsKey(fileKey)])
+        await this.storage.delete(key).catch((err) => this.logger.warn(`render ${job.id}: removing its unrecorded object failed: ${errorMessage(err)}`));
       return this.fail(job, 'The render was removed before its capture ended');
     }
     return endedIf(await this.jobs.succeed(job.id, null, now), 'succeeded');

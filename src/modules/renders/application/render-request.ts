@@ -1,3 +1,4 @@
+import type { ContentFormat } from '../../../shared/domain/output-format';
 import type { CaptureSecrets } from '../../../shared/domain/capture-secrets';
 import { renderingFor, resolveOutput } from '../../../shared/domain/capture-option-rules';
 import { CaptureOptions, plainChoices, VIEWPORT } from '../../../shared/domain/capture-option-table';
@@ -9,7 +10,7 @@ import type { CaptureRequest } from '../../screenshots/application/capture.port'
  * Take Screenshot falls back on the website (full_page, the viewport) it falls back on the website's own defaults
  * (API.md, Websites: 1280 × 800, not full page).
  */
-export function renderCaptureRequest(url: string, options: CaptureOptions, secrets?: CaptureSecrets): CaptureRequest {
+export function renderCaptureRequest(url: string, options: CaptureOptions, secrets?: CaptureSecrets, contents?: readonly ContentFormat[]): CaptureRequest {
   const rendering = renderingFor(options, {
     viewportWidth: options.viewportWidth ?? VIEWPORT.width.default,
     viewportHeight: options.viewportHeight ?? VIEWPORT.height.default,
@@ -26,5 +27,6 @@ export function renderCaptureRequest(url: string, options: CaptureOptions, secre
     emulation: rendering.emulation,
     secrets,
     failOnStatus: failOnStatusForCapture(options.failOnStatus),
+    ...(contents?.length ? { contents } : {}),
   };
 }

@@ -4,7 +4,7 @@ import { Clock } from '../../../shared/domain/clock';
 import { errorMessage } from '../../../shared/domain/error-message';
 import { PeriodicTask } from '../../../shared/scheduling/periodic-task';
 import { ScreenshotStorage } from '../../screenshots/application/ports';
-import { objectKeyOf } from '../domain/render';
+import { objectKeyOf, renderContentsKey } from '../domain/render';
 import { RenderRepository } from './ports';
 
 /** Entries expire by the second (cache_ttl), so the sweep runs every minute. */
@@ -61,6 +61,7 @@ export class RenderSweeper implements OnApplicationBootstrap, OnApplicationShutd
         if (!(await this.renders.claimForSweep(render.id, cutoff))) continue;
         // Every status: a pending row's job may have written its object before it died (objectKeyOf).
         await this.storage.delete(objectKeyOf(render));
+        await this.storage.delete(renderContentsKey(objectKeyOf(render))); // `formats`' content, when there was any
         await this.renders.delete(render.id);
         removed += 1;
       }

@@ -18,7 +18,8 @@ import { JobsService } from '../../jobs/application/jobs.service';
 import { isFinished, JobProps } from '../../jobs/domain/job';
 import { comparisonKey } from '../../screenshots/application/comparison-key';
 import { ScreenshotStorage, StorageUnavailableError } from '../../screenshots/application/ports';
-import { ageSeconds, isHit, isKept, JSON_LINK_MIN_SECONDS, PENDING_KEEP_SECONDS, RenderProps } from '../domain/render';
+import { ageSeconds, isHit, isKept, JSON_LINK_MIN_SECONDS, PENDING_KEEP_SECONDS, renderContentsKey, RenderProps } from '../domain/render';
+import type { ContentFormat } from '../../../shared/domain/output-format';
 import { renderCacheKey } from '../domain/render-cache-key';
 import type { RenderJobOptions } from '../domain/render-job';
 import { RenderRepository } from './ports';
@@ -33,6 +34,8 @@ export interface RenderInput {
   fresh: boolean;
   /** json: the answer links to the object, which is then kept at least JSON_LINK_MIN_SECONDS. */
   linked: boolean;
+  /** `formats` (json only): page content read in the same visit besides the file, inlined in the answer. */
+  contents?: ContentFormat[];
 }
 
 export interface RenderOutcome {
@@ -77,7 +80,8 @@ export class RendersService {
       accountId,
       url,
       picture: comparisonKey(request, input.options.device ?? null, 'png') ?? '',
-      output: request.output,
+      // An entry made with `formats` has their content beside its file: only a render asking for the same shares it.
+      output: input.contents?.length ? { ...request.output, contents: input.contents } : request.output,
       secretsDigest: job.secretsDigest ?? null,
       failOnStatus: input.options.failOnStatus,
       cacheKey: input.cacheKey,
@@ -158,6 +162,23 @@ export class RendersService {
     );
   }
 
+  /**
+   * The page content a `formats` render kept beside its file, by format (metadata as its object). Missing (a render
+   * made before, or swept meanwhile) is a failure to answer, not an empty answer.
+   */
+  async contents(render: RenderProps, formats: readonly ContentFormat[]): Promise<Partial<Record<ContentFormat, unknown>>> {
+    const stored = render.fileKey ? await this.storage.read(renderContentsKey(render.fileKey)) : null;
+    if (!stored) throw new CaptureFailedError('The render’s page content is no longer kept; ask again with fresh=true');
+    const all = JSON.parse(stored.toString('utf8')) as Partial<Record<ContentFormat, string>>;
+    const out: Partial<Record<ContentFormat, unknown>> = {};
+    for (const format of formats) {
+      const content = all[format];
+      if (content === undefined) throw new CaptureFailedError(`The render has no ${format} content; ask again with fresh=true`);
+      out[format] = format === 'metadata' ? JSON.parse(content) : content;
+    }
+    return out;
+  }
+
   /** The ready render `id` while it is kept (a signed link's target). */
   async kept(id: string): Promise<RenderProps> {
     const render = await this.renders.findById(id);
@@ -187,7 +208,13 @@ export class RendersService {
 
   private jobOptions(url: string, input: RenderInput): RenderJobOptions {
     const { secrets, ...options } = input.options;
-    return { url, options, ttlSeconds: input.ttlSeconds, ...sealedSecrets(this.secretBox, secrets) };
+    return {
+      url,
+      options,
+      ttlSeconds: input.ttlSeconds,
+      ...sealedSecrets(this.secretBox, secrets),
+      ...(input.contents?.length ? { contents: input.contents } : {}),
+    };
   }
 
   /**

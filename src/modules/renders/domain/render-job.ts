@@ -1,3 +1,4 @@
+import type { ContentFormat } from '../../../shared/domain/output-format';
 import type { CaptureOptions } from '../../../shared/domain/capture-option-table';
 
 /**
@@ -11,4 +12,6 @@ export interface RenderJobOptions {
   sealedSecrets?: string;
   secretsDigest?: string;
   ttlSeconds: number;
+  /** `formats`: page content read in the same visit and kept beside the file (renderContentsKey). */
+  contents?: ContentFormat[];
 }

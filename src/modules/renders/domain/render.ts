@@ -70,6 +70,11 @@ export function renderFileKey(accountId: number, id: string, format: OutputForma
   return `renders/${accountId}/${id}.${FORMAT_FILES[format].extension}`;
 }
 
+/** Where a render's page content (`formats`) is kept: a JSON object of format → content, beside its file. */
+export function renderContentsKey(fileKey: string): string {
+  return `${fileKey}.contents.json`;
+}
+
 /**
  * Where a render's object is or may be: recorded once ready, else where its job writes it — a job that wrote its
  * object and died before marking the row ready leaves it there, and the sweep removes it with the row.

@@ -1,11 +1,29 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsInt, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsString, Max, MaxLength, Min, MinLength, registerDecorator } from 'class-validator';
+import { OUTPUT_FORMATS } from '../../../shared/domain/output-format';
+import { parseRenderFormats } from '../domain/render-formats';
 import { TakeScreenshotDto } from '../../../shared/http/capture-option-fields';
 import { OptionalField } from '../../../shared/http/validation';
 import { MAX_URL_LENGTH } from '../../../shared/url-policy/url-policy';
 import { CACHE_KEY_MAX, CACHE_TTL, JSON_LINK_MIN_SECONDS } from '../domain/render';
 
 export const RESPONSE_TYPES = ['image', 'json'] as const;
+
+/** `formats`: judged by parseRenderFormats, its problem the message. */
+function IsRenderFormats(): PropertyDecorator {
+  const problem = (value: unknown): string | null => {
+    const read = parseRenderFormats(value);
+    return 'problem' in read ? read.problem : null;
+  };
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isRenderFormats',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: { message: ({ property, value }) => `${property} ${problem(value) ?? ''}` },
+      validator: { validate: (value: unknown) => problem(value) === null },
+    });
+}
 
 /**
  * The OpenAPI schemas of the render's own fields (not capture options), used by the body's schema
@@ -72,6 +90,18 @@ export class RenderDto extends TakeScreenshotDto {
   @MinLength(1)
   @MaxLength(CACHE_KEY_MAX)
   cache_key?: string;
+
+  @ApiPropertyOptional({
+    oneOf: [
+      { type: 'string', example: 'png,markdown,metadata' },
+      { type: 'array', items: { enum: [...OUTPUT_FORMATS] } },
+    ],
+    description:
+      'response_type=json only, instead of `format`: several outputs of one page visit. At most one of png, jpeg, webp, pdf (the file `url` links to; else the first); the content formats (html, markdown, text, metadata) are inlined in `data.contents`. See docs/outputs.md.',
+  })
+  @OptionalField()
+  @IsRenderFormats()
+  formats?: string | string[];
 
   @ApiPropertyOptional(R.fresh)
   @OptionalField()

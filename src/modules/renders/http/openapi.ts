@@ -1,3 +1,4 @@
+import { FORMAT_FILES } from '../../../shared/domain/output-format';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { TIMESTAMP } from '../../../shared/http/openapi/schemas';
 import { CAPTURE_WARNING_CODES } from '../../../shared/domain/capture-warnings';
@@ -31,8 +32,19 @@ export class RenderView {
   })
   url!: string;
   @ApiProperty({ ...TIMESTAMP, description: 'Until when the link works and the file is kept (at least an hour after the answer)' }) expires_at!: string;
-  @ApiProperty({ enum: ['image/png', 'image/jpeg', 'image/webp', 'application/pdf'] }) mime_type!: string;
+  @ApiProperty({ enum: Object.values(FORMAT_FILES).map((f) => f.mimeType) }) mime_type!: string;
   @ApiProperty({ type: 'integer' }) width!: number;
   @ApiProperty({ type: 'integer' }) height!: number;
   @ApiPropertyOptional({ type: RenderCaptureReport, nullable: true }) capture!: RenderCaptureReport | null;
+  @ApiPropertyOptional({
+    type: 'object',
+    properties: {
+      html: { type: 'string' },
+      markdown: { type: 'string' },
+      text: { type: 'string' },
+      metadata: { type: 'object', additionalProperties: true },
+    },
+    description: 'With `formats`: the content formats asked for, read in the same page visit (docs/outputs.md)',
+  })
+  contents?: Record<string, unknown>;
 }

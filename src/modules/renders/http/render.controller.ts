@@ -17,6 +17,7 @@ import type { Account } from '../../accounts/domain/account';
 import { RenderLinks } from '../application/render-links';
 import { RenderInput, RendersService } from '../application/renders.service';
 import { RENDER_FIELD_SCHEMAS, RenderDto } from './dto';
+import { parseRenderFormats, RenderFormats } from '../domain/render-formats';
 import { RenderView } from './openapi';
 import { CAPTURE_HEADERS, cacheHeaders, publicCacheControl, renderView, replyWithRender } from './render-reply';
 import { renderQueryToBody, SECRET_OPTIONS, secretsInQuery } from './render-query';
@@ -110,14 +111,26 @@ function refuseSecretsInQuery(query: Record<string, unknown>, signed: boolean): 
 }
 
 function inputOf(dto: RenderDto): RenderInput {
+  const formats = formatsOf(dto);
   return {
     url: dto.url,
-    options: toCaptureOptions(dto),
+    options: formats ? { ...toCaptureOptions(dto), format: formats.file } : toCaptureOptions(dto),
+    ...(formats?.contents.length ? { contents: formats.contents } : {}),
     ttlSeconds: dto.cache_ttl ?? 0,
     cacheKey: dto.cache_key ?? null,
     fresh: dto.fresh === true,
     linked: dto.response_type === 'json',
   };
+}
+
+/** `formats` (validated by the DTO): json only, and instead of `format`. */
+function formatsOf(dto: RenderDto): RenderFormats | null {
+  if (dto.formats === undefined) return null;
+  const problems: Array<{ field: string; message: string }> = [];
+  if (dto.response_type !== 'json') problems.push({ field: 'formats', message: 'formats needs response_type=json (an image answer is one file)' });
+  if (dto.format !== undefined) problems.push({ field: 'formats', message: 'formats replaces format: send one of them' });
+  if (problems.length > 0) throw new ValidationFailedError(problems);
+  return parseRenderFormats(dto.formats) as RenderFormats;
 }
 
 @ApiBearerController('Render')
@@ -194,10 +207,9 @@ export class RenderController {
     if (dto.response_type === 'json') {
       if (signed) reply.header('Cache-Control', cacheControl);
       const link = this.links.linkOf(outcome.render);
-      return {
-        success: true,
-        data: renderView(outcome.render, { url: `${requestOrigin(request, this.config.publicUrl)}${link.path}`, expiresAt: link.expiresAt }),
-      };
+      const view = renderView(outcome.render, { url: `${requestOrigin(request, this.config.publicUrl)}${link.path}`, expiresAt: link.expiresAt });
+      const contents = inputOf(dto).contents;
+      return { success: true, data: contents ? { ...view, contents: await this.renders.contents(outcome.render, contents) } : view };
     }
     return replyWithRender(reply, outcome.render, await this.renders.open(outcome.render), cacheControl);
   }

@@ -8,7 +8,7 @@ import { FakeClock } from '../../../../test/support/fake-clock';
 import type { AppConfig } from '../../../config/app-config';
 import { insertAccount, migratedDataSource } from '../../../../test/support/migrated-database';
 import { LocalDiskStorage } from '../../screenshots/infrastructure/local-disk-storage';
-import { renderFileKey } from '../domain/render';
+import { renderContentsKey, renderFileKey } from '../domain/render';
 import { RenderRow } from './render.row';
 import { TypeOrmRenderRepository } from './typeorm-render.repository';
 import { RenderSweeper, SWEEP_GRACE_MS } from '../application/render-sweeper';
@@ -166,5 +166,14 @@ describe('RenderSweeper: claim before delete (real database, real storage)', () 
       expect(await renders.findById(id)).toBeNull();
       expect(await storage.exists(key)).toBe(false);
     }
+  });
+  it('a render made with `formats` has its page content swept with its file', async () => {
+    clock.set(SWEEP_AT);
+    const { id, key } = await entry('ready');
+    await storage.put(renderContentsKey(key), Buffer.from('{"markdown":"# T"}'));
+    expect(await sweeper().sweep()).toBe(1);
+    expect(await renders.findById(id)).toBeNull();
+    expect(await storage.exists(key)).toBe(false);
+    expect(await storage.exists(renderContentsKey(key))).toBe(false);
   });
 });

@@ -2,7 +2,7 @@
  * The capture port: what the rest of the product knows about rendering a page.
  * Deliberately free of puppeteer types so that only adapters/capture (which implements it) depends on puppeteer.
  */
-import type { OutputFormat } from '../../../shared/domain/output-format';
+import type { ContentFormat, OutputFormat } from '../../../shared/domain/output-format';
 import type { CaptureSecrets } from '../../../shared/domain/capture-secrets';
 import type { PlainCaptureChoices } from '../../../shared/domain/capture-option-table';
 import type { Emulation, ResolvedOutput } from '../../../shared/domain/capture-option-rules';
@@ -53,6 +53,11 @@ export interface CaptureRequest extends PlainCaptureChoices {
    * from `proxy`, `proxy_pool` or CAPTURE_PROXY; never an id). Absent: straight out. Never logged.
    */
   proxy?: ProxyUrl;
+  /**
+   * Page content read in the same visit besides the output (a render's `formats`, docs/outputs.md), into
+   * CaptureResult.contents.
+   */
+  contents?: readonly ContentFormat[];
 }
 
 export interface CaptureResult {
@@ -67,6 +72,8 @@ export interface CaptureResult {
   height: number;
   /** PDF only: a PNG of the first viewport, from which the thumbnail is made (nothing can decode the PDF). */
   preview?: Buffer;
+  /** The page content asked for in CaptureRequest.contents, by format (UTF-8 text; metadata as its JSON). */
+  contents?: Partial<Record<ContentFormat, string>>;
   /**
    * Time spent waiting after the navigation event (wait_until), added up over every wait before this
    * picture, and whether a cap cut a wait short (a page that never settled). Logged; not part of the API.
