@@ -33,6 +33,13 @@ const CONTEXT_IMPORTS = {
   renders: ['jobs', 'accounts', 'screenshots', 'rate-limiting', 'render-keys'],
 };
 
+/**
+ * http → another context's http imports that remain (issue 43, item 13): notifications' channel deliveries reuse the
+ * webhooks' Delivery schema (webhooks/http/openapi.ts), the dashboard's playground the /render reply
+ * (renders/http/render-reply.ts). Each should move below http; a new one is refused.
+ */
+const HTTP_TO_HTTP_TO_MOVE = ['^src/modules/webhooks/http/openapi\\.ts$', '^src/modules/renders/http/render-reply\\.ts$'];
+
 const contextRules = Object.entries(CONTEXT_IMPORTS).map(([context, allowed]) => ({
   name: `context-${context}-imports`,
   comment: `${context} imports only the contexts CONTEXT_IMPORTS allows it (${allowed.join(', ') || 'none'}): contexts form no cycle.`,
@@ -118,6 +125,14 @@ module.exports = {
       to: { path: '^src/modules/([^/]+)/application/ports\\.ts$', pathNot: '^src/modules/$1/' },
     },
     {
+      name: 'http-imports-no-other-contexts-http',
+      comment:
+        "A context's http/ never imports another context's http/: what two share lives below http (application/, or shared/http). The exceptions are a context's published http vocabulary — its dto files (request bodies and resource views, reused by the dashboard's forms and by webhook payloads so both show a resource as its API does) and its guards — and, until they move (issue 43), HTTP_TO_HTTP_TO_MOVE.",
+      severity: 'error',
+      from: { path: '^src/modules/([^/]+)/http/' },
+      to: { path: '^src/modules/[^/]+/http/', pathNot: ['^src/modules/$1/', '/http/dto\\.ts$', '\\.dto\\.ts$', '\\.guards?\\.ts$', ...HTTP_TO_HTTP_TO_MOVE] },
+    },
+    {
       name: 'shared-imports-no-context',
       comment: 'shared/ is the shared kernel: it imports no context (modules/) and no adapter.',
       severity: 'error',
@@ -173,7 +188,8 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     // static/ holds files served to browsers as they are (the dashboard's script), not modules of the service.
-    exclude: { path: '\\.spec\\.ts$|^src/modules/[^/]+/static/' },
+    // Unit specs are cruised too (issue 43): the layer rules hold for them; the context rules exempt every spec (NOT_SPEC).
+    exclude: { path: '^src/modules/[^/]+/static/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },

@@ -12,8 +12,7 @@ import { ScreenshotsService } from '../../screenshots/application/screenshots.se
 import { TakeScreenshotDto, toCaptureOptions } from '../../../shared/http/capture-option-fields';
 import { WebsitesService } from '../../websites/application/websites.service';
 import type { WebsiteProps } from '../../websites/domain/website';
-import { CreateWebsiteDto, UpdateWebsiteDto } from '../../websites/http/website.dto';
-import { toChanges } from '../../websites/http/website-changes';
+import { CreateWebsiteDto, toChanges, UpdateWebsiteDto } from '../../websites/http/website.dto';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
 import { DASHBOARD_PAGE_SIZE, HtmlPage, lastPage, pageParam, seeOther } from './responses';

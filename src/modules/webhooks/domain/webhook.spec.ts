@@ -1,6 +1,3 @@
-import { CAPTURE_JOB_KIND } from '../../screenshots/application/capture-job-kind';
-import { SCENARIO_JOB_KIND } from '../../scenarios/application/scenario-job-kind';
-import { RENDER_JOB_KIND } from '../../renders/application/render-job-kind';
 import { createHmac } from 'node:crypto';
 import { DEFAULT_RETRY_DELAYS_S, eventBody, eventForJob, messageId, newWebhookSecret, retryAfter, shouldDisable, signedHeaders } from './webhook';
 
@@ -41,10 +38,13 @@ describe('webhook rules', () => {
   });
 
   it('names events after the job’s kind: its declared event per outcome; none for a kind without events or an unknown one', () => {
-    expect(eventForJob(CAPTURE_JOB_KIND.events, 'succeeded')).toBe('screenshot.succeeded');
-    expect(eventForJob(SCENARIO_JOB_KIND.events, 'failed')).toBe('execution.failed');
-    expect(eventForJob(SCENARIO_JOB_KIND.events, 'succeeded')).toBe('execution.succeeded');
-    expect(eventForJob(RENDER_JOB_KIND.events, 'succeeded')).toBeNull();
+    // As the capture, scenario and render kinds declare them (screenshots/, scenarios/, renders/ application/*-job-kind.ts).
+    const captures = { succeeded: 'screenshot.succeeded', failed: 'screenshot.failed' };
+    const runs = { succeeded: 'execution.succeeded', failed: 'execution.failed' };
+    expect(eventForJob(captures, 'succeeded')).toBe('screenshot.succeeded');
+    expect(eventForJob(runs, 'failed')).toBe('execution.failed');
+    expect(eventForJob(runs, 'succeeded')).toBe('execution.succeeded');
+    expect(eventForJob(null, 'succeeded')).toBeNull();
     expect(eventForJob(undefined, 'failed')).toBeNull();
     expect(eventForJob({ succeeded: 'video.done', failed: 'video.failed' }, 'succeeded')).toBeNull();
     expect(JSON.parse(eventBody('msg_1', 'screenshot.failed', now, { x: 1 }))).toEqual({

@@ -2,9 +2,9 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { MaxEntries, NestedDto } from '../../../shared/http/body-bounds';
-import { captureOptionsView, CaptureOptionsDto, IsNotArray, OBJECT_MESSAGE } from '../../../shared/http/capture-option-fields';
+import { captureOptionsView, CaptureOptionsDto, IsNotArray, OBJECT_MESSAGE, toCaptureOptions } from '../../../shared/http/capture-option-fields';
 import { AlsoChecks, BodyRequired, FieldCheckContext, IsCssSelector, OptionalField, Satisfies, SingleLineName } from '../../../shared/http/validation';
-import { WEBSITE_RULES, WEBSITE_STATUSES, WebsiteProps, WebsiteStatus } from '../domain/website';
+import { WEBSITE_RULES, WEBSITE_STATUSES, WebsiteChanges, WebsiteProps, WebsiteStatus } from '../domain/website';
 import { WEBSITE_FIELDS as F, WebsiteView } from './openapi';
 
 const R = WEBSITE_RULES;
@@ -109,4 +109,22 @@ export function websiteView(w: WebsiteProps, withLastScreenshot = true): Website
     created_at: w.createdAt.toISOString(),
     updated_at: w.updatedAt.toISOString(),
   };
+}
+
+/**
+ * A validated body in the domain's names, beside the DTOs it maps: the dashboard's website forms use the same DTOs
+ * and this mapping (a context's http reaches another's only through its dto files, .dependency-cruiser.cjs).
+ */
+export function toChanges(dto: CreateWebsiteDto | UpdateWebsiteDto): WebsiteChanges {
+  const changes: WebsiteChanges = {};
+  if (dto.name !== undefined) changes.name = dto.name;
+  if (dto.url !== undefined) changes.url = dto.url;
+  if (dto.viewport_width !== undefined) changes.viewportWidth = dto.viewport_width;
+  if (dto.viewport_height !== undefined) changes.viewportHeight = dto.viewport_height;
+  if (dto.full_page !== undefined) changes.fullPage = dto.full_page;
+  if (dto.status !== undefined) changes.status = dto.status;
+  if (dto.capture_options !== undefined) changes.captureOptions = toCaptureOptions(dto.capture_options);
+  if (dto.change_threshold !== undefined) changes.changeThreshold = dto.change_threshold;
+  if (dto.change_ignore_selectors !== undefined) changes.changeIgnoreSelectors = dto.change_ignore_selectors;
+  return changes;
 }

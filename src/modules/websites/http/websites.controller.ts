@@ -17,8 +17,7 @@ import { PageQuery, paginate } from '../../../shared/http/pagination';
 import type { Account } from '../../accounts/domain/account';
 import { WebsitesService } from '../application/websites.service';
 import { WebsiteView } from './openapi';
-import { CreateWebsiteDto, UpdateWebsiteDto, websiteView } from './website.dto';
-import { toChanges } from './website-changes';
+import { CreateWebsiteDto, toChanges, UpdateWebsiteDto, websiteView } from './website.dto';
 
 @ApiBearerController('Websites')
 @Controller('websites')

@@ -7,8 +7,8 @@ import {
   TEXT_RULES,
   textHash,
   unifiedDiffLines,
-} from './text-change';
-import { JsdiffTextDiffer } from '../infrastructure/jsdiff-text-differ';
+} from '../domain/text-change';
+import { JsdiffTextDiffer } from './jsdiff-text-differ';
 
 describe('text changes: what the kept text is', () => {
   it('normalizeVisibleText: lines trimmed, runs of spaces and nbsp as one space, blank lines dropped, CRLF as LF, ends with a newline', () => {

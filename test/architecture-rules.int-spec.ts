@@ -1,0 +1,61 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+
+const ROOT = join(__dirname, '..');
+
+/**
+ * The dependency rules of .dependency-cruiser.cjs (npm run lint) on a small tree of files written for each case: what
+ * they refuse and what they let through (issue 43: http → another context's http, and the layer rules on specs).
+ */
+async function violations(files: Record<string, string>): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'depcruise-'));
+  try {
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'commonjs', target: 'es2022', strict: true } }));
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+    const run = promisify(execFile)(
+      join(ROOT, 'node_modules', '.bin', 'depcruise'),
+      ['src', '--config', join(ROOT, '.dependency-cruiser.cjs'), '--output-type', 'err'],
+      {
+        cwd: dir,
+      },
+    );
+    const output = await run.then(
+      ({ stdout }) => stdout,
+      (error: { stdout?: string }) => error.stdout ?? '',
+    );
+    return [...output.matchAll(/error (\S+): (\S+) → (\S+)/g)].map((m) => `${m[1]}: ${m[2]} → ${m[3]}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('dependency rules (.dependency-cruiser.cjs)', () => {
+  it("refuses an http file importing another context's http file, but not its dto files or guards", async () => {
+    expect(
+      await violations({
+        'src/modules/websites/http/website-helper.ts': 'export const helper = 1;\n',
+        'src/modules/websites/http/website.dto.ts': 'export const dto = 1;\n',
+        'src/modules/accounts/http/auth.guards.ts': 'export const guard = 1;\n',
+        'src/modules/dashboard/http/page.ts':
+          "import { helper } from '../../websites/http/website-helper';\nimport { dto } from '../../websites/http/website.dto';\nimport { guard } from '../../accounts/http/auth.guards';\nexport const page = helper + dto + guard;\n",
+      }),
+    ).toEqual(['http-imports-no-other-contexts-http: src/modules/dashboard/http/page.ts → src/modules/websites/http/website-helper.ts']);
+  }, 60_000);
+
+  it('holds the layer rules for unit specs too: a domain spec importing infrastructure is refused', async () => {
+    expect(
+      await violations({
+        'src/modules/websites/infrastructure/differ.ts': 'export const differ = 1;\n',
+        'src/modules/websites/domain/rule.ts': 'export const rule = 1;\n',
+        'src/modules/websites/domain/rule.spec.ts':
+          "import { differ } from '../infrastructure/differ';\nimport { rule } from './rule';\nexport const both = differ + rule;\n",
+      }),
+    ).toEqual(['domain-depends-on-domain: src/modules/websites/domain/rule.spec.ts → src/modules/websites/infrastructure/differ.ts']);
+  }, 60_000);
+});
