@@ -535,7 +535,6 @@ export function stabilityProbeScript(shortTimerMs: number, readWhenQuiet?: { qui
   })()`;
 }
 
-
 /**
  * After a consent dialog was answered: hides what is still on screen of it — the known platforms' containers,
  * then any fixed or sticky box that speaks of cookies or consent, then the empty fixed boxes covering most of

@@ -101,7 +101,9 @@ describe('open-web pages on the defaults (real Chromium)', () => {
 
     expect(picture.height).toBeGreaterThanOrEqual(6 * 1_000);
     expect(near(picture.at(640, 30), RED)).toBe(true);
-    const redRowsBelowTop = Array.from({ length: Math.floor((picture.height - 100) / 10) }, (_, i) => 100 + i * 10).filter((y) => near(picture.at(640, y), RED));
+    const redRowsBelowTop = Array.from({ length: Math.floor((picture.height - 100) / 10) }, (_, i) => 100 + i * 10).filter((y) =>
+      near(picture.at(640, y), RED),
+    );
     expect(redRowsBelowTop).toEqual([]);
     for (let i = 0; i < 6; i++) expect(picture.at(640, 120 + 60 + i * 1_000 + 450)).toEqual([0, 0, 255]);
     expect(result.report!.warnings).toEqual([]);

@@ -354,7 +354,13 @@ export async function takeScreenshot(page: Page, setup: ScreenshotSetup): Promis
     // client asked for), in tiles beyond Chromium's texture limit.
     data =
       setup.stitch && zoom === 1
-        ? await stitchedFullPage(page, common, { width: viewport.width, height, viewportHeight: viewport.height, deviceScaleFactor, deadline: setup.stitch.deadline })
+        ? await stitchedFullPage(page, common, {
+            width: viewport.width,
+            height,
+            viewportHeight: viewport.height,
+            deviceScaleFactor,
+            deadline: setup.stitch.deadline,
+          })
         : await fullPageImage(page, common, viewport.width / zoom, height, deviceScaleFactor, zoom);
   } else {
     data = await page.screenshot({ ...common, captureBeyondViewport: false });

@@ -33,7 +33,9 @@ export async function stitchedFullPage(page: Page, encoding: ImageEncoding, setu
     for (let top = 0; top < height; top += viewportHeight) {
       await settleViewport(page, top, Math.min(setup.deadline, Date.now() + PART_MAX_WAIT_MS));
       const { y } = (await page.evaluate(stitchScrollScript(top, top > 0))) as { y: number };
-      const image = Buffer.from(await page.screenshot({ type: 'png', omitBackground: encoding.omitBackground, optimizeForSpeed: true, captureBeyondViewport: false }));
+      const image = Buffer.from(
+        await page.screenshot({ type: 'png', omitBackground: encoding.omitBackground, optimizeForSpeed: true, captureBeyondViewport: false }),
+      );
       parts.push({ image, y });
       // The browser stops at the page's end: this part already reaches it.
       if (y + viewportHeight >= height || y < top) break;
@@ -52,7 +54,12 @@ export async function stitchedFullPage(page: Page, encoding: ImageEncoding, setu
     const meta = await sharp(image).metadata();
     const top = Math.min(Math.round(from * scale), (meta.height ?? 1) - 1);
     const piece = Math.max(1, Math.min(Math.round(rows * scale), (meta.height ?? 0) - top));
-    pieces.push(await sharp(image).extract({ left: 0, top, width: Math.min(Math.round(width * scale), meta.width ?? 1), height: piece }).png({ compressionLevel: 0 }).toBuffer());
+    pieces.push(
+      await sharp(image)
+        .extract({ left: 0, top, width: Math.min(Math.round(width * scale), meta.width ?? 1), height: piece })
+        .png({ compressionLevel: 0 })
+        .toBuffer(),
+    );
     covered = y + from + rows;
   }
   const sizes = await Promise.all(pieces.map((piece) => sharp(piece).metadata()));

@@ -15,7 +15,12 @@ describe('isCaptureTimeout', () => {
   });
 
   it('a page’s failure is not', () => {
-    for (const message of ['net::ERR_CONNECTION_REFUSED', 'The page answered HTTP 404', 'blocked by URL policy: private address', 'scripts[0] failed: Error: boom']) {
+    for (const message of [
+      'net::ERR_CONNECTION_REFUSED',
+      'The page answered HTTP 404',
+      'blocked by URL policy: private address',
+      'scripts[0] failed: Error: boom',
+    ]) {
       expect({ message, timeout: isCaptureTimeout(message) }).toEqual({ message, timeout: false });
     }
   });

@@ -35,7 +35,10 @@ describe('capture warnings', () => {
 
   it('a document that never finished parsing is flagged even with no request named', () => {
     expect(captureWarnings({ ...CLEAN, parsed: false })).toEqual([
-      { code: 'hung_requests', detail: 'The page never finished loading (a script it waits for did not answer), so it was captured as far as it had been drawn.' },
+      {
+        code: 'hung_requests',
+        detail: 'The page never finished loading (a script it waits for did not answer), so it was captured as far as it had been drawn.',
+      },
     ]);
   });
 
