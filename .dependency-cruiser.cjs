@@ -20,7 +20,9 @@ const CONTEXT_IMPORTS = {
   health: [],
   accounts: ['rate-limiting'],
   websites: ['accounts'],
-  screenshots: ['jobs', 'accounts', 'websites'],
+  screenshots: ['jobs', 'accounts', 'websites', 'proxies'],
+  // Proxy pools (issue 44): a capture's proxy choice resolved to proxies to try; screenshots asks it.
+  proxies: ['accounts'],
   scenarios: ['jobs', 'accounts', 'websites', 'screenshots'],
   schedules: ['jobs', 'accounts', 'websites', 'screenshots', 'scenarios'],
   webhooks: ['jobs', 'accounts', 'rate-limiting', 'screenshots', 'scenarios'],

@@ -3,6 +3,7 @@ import { cpus } from 'node:os';
 import { isIP } from 'node:net';
 import { resolve, join } from 'node:path';
 import { parseSecretsKey } from './secrets-key';
+import { parseProxyUrl, PROXY_URL_RULE } from '../shared/domain/proxy-url';
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -25,6 +26,10 @@ export abstract class AppConfig {
   chromePath!: string | null;
   allowPrivateNetworks!: boolean;
   urlAllowlist!: string[];
+  /** CAPTURE_PROXY: the operator's upstream proxy for captures that name none (a corporate egress); null: direct. */
+  captureProxy!: string | null;
+  /** CAPTURE_PROXY_BYPASS: page hosts (`intranet.local`, `*.corp`, `.corp`) that never use CAPTURE_PROXY. */
+  captureProxyBypass!: string[];
   logLevel!: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   captureConcurrency!: number;
   captureBrowsers!: number;
@@ -214,6 +219,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       }
     });
 
+  const captureProxy = env.CAPTURE_PROXY?.trim() || null;
+  // The value may hold a password: the error names the variable, never echoes it.
+  if (captureProxy && !parseProxyUrl(captureProxy)) throw new ConfigError(`CAPTURE_PROXY ${PROXY_URL_RULE}`);
+  const captureProxyBypass = (env.CAPTURE_PROXY_BYPASS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
   const rawSecretsKey = env.SECRETS_KEY?.trim() || '';
   const secretsKey = rawSecretsKey ? parseSecretsKey(rawSecretsKey) : null;
   if (rawSecretsKey && !secretsKey) throw new ConfigError('SECRETS_KEY must be 32 bytes as 64 hex characters or base64 (e.g. `openssl rand -base64 32`)');
@@ -243,6 +256,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     chromePath: env.CHROME_PATH?.trim() || null,
     allowPrivateNetworks: bool(env, 'ALLOW_PRIVATE_NETWORKS', false),
     urlAllowlist,
+    captureProxy,
+    captureProxyBypass,
     logLevel,
     captureConcurrency: int(env, 'CAPTURE_CONCURRENCY', DEFAULT_CONCURRENCY_PER_CORE * cores, 1, 256),
     captureBrowsers: int(env, 'CAPTURE_BROWSERS', cores, 1, 64),
