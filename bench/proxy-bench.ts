@@ -56,7 +56,12 @@ async function main(): Promise<void> {
   const pages = await new PageServer(page()).start();
   const http = await startHttpProxy(CREDENTIALS);
   const socks = await startSocksProxy(CREDENTIALS);
-  const capturer = new PuppeteerPageCapturer({ browsers: 1, concurrency: 1, allowPrivateNetworks: true });
+  const capturer = new PuppeteerPageCapturer({
+    browsers: 1,
+    concurrency: 1,
+    allowPrivateNetworks: true,
+    ...(process.env.BENCH_NO_PREWARM ? { prewarm: false } : {}),
+  });
   const modes: Array<{ name: string; proxy?: ProxyUrl }> = [
     { name: 'direct' },
     { name: 'http proxy (proxy-chain)', proxy: parseProxyUrl(http.url)! },
@@ -71,6 +76,7 @@ async function main(): Promise<void> {
         const ms = performance.now() - started;
         if (result.data.length === 0) throw new Error(`${mode.name}: empty capture`);
         if (round >= 0) times.get(mode.name)!.push(ms);
+        if (round >= 0 && process.env.BENCH_TIMING) console.log(mode.name, Math.round(ms), JSON.stringify(result.timing));
       }
     }
     if (http.seen.length < ROUNDS || socks.seen.length < ROUNDS) throw new Error('the proxies did not see the captures');

@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
+import { AccountsService } from '../../src/modules/accounts/application/accounts.service';
+import { DashboardClient } from '../support/dashboard-session';
 import { waitForJob } from '../support/jobs';
 import { PageServer, solidPage } from '../support/page-server';
 import { deadPort, startHttpProxy, startSocksProxy, type RunningProxy } from '../support/proxy-servers';
@@ -17,6 +19,7 @@ import { startTestApp, TestAccount, TestApp } from '../support/test-app';
  */
 
 const CREDENTIALS = { username: 'shooter', password: 'Pr0xy-Pa55-w0rd-9f3c' };
+const DASHBOARD_PASSWORD = 'correct horse battery staple';
 
 function originOf(port: number): string {
   return `http://127.0.0.1:${port}`;
@@ -111,6 +114,14 @@ describe('Proxies (real Chromium, real proxies)', () => {
     expect(put.status).toBe(200);
     const again = await shot(id);
     expect(again.capture.proxy).toBe(`http://********@127.0.0.1:${http.port}`);
+
+    // The dashboard's screenshot page says which proxy, masked.
+    await t.app.get(AccountsService).setPassword(account.email, DASHBOARD_PASSWORD);
+    const dashboard = await new DashboardClient(t.url).signInOk(account.email, DASHBOARD_PASSWORD);
+    const page = await dashboard.get(`/dashboard/screenshots/${data.id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`through proxy <code>http://********@127.0.0.1:${http.port}</code>`);
+    answers.push(page.text);
   });
 
   it('a request’s SOCKS5 proxy; a direct capture reports proxy null', async () => {
