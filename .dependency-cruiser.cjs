@@ -32,7 +32,7 @@ const CONTEXT_IMPORTS = {
   // Signed /render links (issue 30): an account's render keys; the context serving /render asks it who signed a link.
   'render-keys': ['accounts'],
   // Render in one call: its jobs, the capture port and storage of screenshots, the account of the request.
-  renders: ['jobs', 'accounts', 'screenshots', 'rate-limiting', 'render-keys'],
+  renders: ['jobs', 'accounts', 'screenshots', 'rate-limiting', 'render-keys', 'proxies'],
 };
 
 const contextRules = Object.entries(CONTEXT_IMPORTS).map(([context, allowed]) => ({

@@ -264,6 +264,13 @@ describe('Proxies (real Chromium, real proxies)', () => {
       const afterProxied = http2.seen.length;
       expect(await take(`http://localhost:${new URL(pages.url).port}/`)).toBeNull();
       expect(http2.seen.length).toBe(afterProxied);
+      // /render names no proxy of its own, but CAPTURE_PROXY applies to it too.
+      const rendered = await svc()
+        .get('/render')
+        .query({ url: `${pages.url}/?render=1` })
+        .set(account.auth);
+      expect(rendered.status).toBe(200);
+      expect(http2.seen.slice(afterProxied)).toContain(`${pages.url}/?render=1`);
       // A failing capture through a proxy is logged too: its line names the proxy masked.
       const site = await svc()
         .post('/websites')

@@ -61,11 +61,6 @@ export function maskProxyUrl(text: string): string {
   return proxy ? maskProxy(proxy) : REDACTED;
 }
 
-/** `host:port` of the proxy, what a capture report shows. */
-export function proxyHostPort(proxy: ProxyUrl): string {
-  return `${proxy.hostname}:${proxy.port}`;
-}
-
 /** Whether `text` is the masked form of `stored` (a client sending GET's answer back keeps the stored proxy). */
 export function isMaskOf(text: string, stored: string): boolean {
   return text.includes(REDACTED) && maskProxyUrl(stored) === text;
@@ -92,9 +87,4 @@ export const PROXY_FAILED = 'proxy_failed';
 
 export function proxyFailureMessage(masked: string, what: string): string {
   return `The proxy ${masked} ${what} (${PROXY_FAILED})`;
-}
-
-/** A job error written by proxyFailureMessage. */
-export function isProxyFailureMessage(message: string): boolean {
-  return message.startsWith('The proxy ') && message.endsWith(`(${PROXY_FAILED})`);
 }
