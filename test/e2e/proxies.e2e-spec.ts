@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
 import { AccountsService } from '../../src/modules/accounts/application/accounts.service';
 import { DashboardClient } from '../support/dashboard-session';
 import { waitForJob } from '../support/jobs';
@@ -227,13 +228,19 @@ describe('Proxies (real Chromium, real proxies)', () => {
     });
   });
 
-  it('the password is in no answer and nowhere in the data dir in clear (the SQLite file, its WAL, the files)', () => {
+  it('the password is in no answer and nowhere in the data dir in clear (the SQLite file, its WAL, the files; PostgreSQL’s rows)', async () => {
     expect(answers.length).toBeGreaterThan(20);
     for (const text of answers) expect(text).not.toContain(CREDENTIALS.password);
     const files = filesUnder(t.database.dataDir);
     expect(files.length).toBeGreaterThan(0);
     for (const { path, bytes } of files) {
       if (bytes.includes(Buffer.from(CREDENTIALS.password))) throw new Error(`the proxy password is in ${path} in clear`);
+    } // On PostgreSQL the rows are not files here: every row of the tables a proxy is kept in, as text.
+    const db = t.app.get(DataSource);
+    for (const table of ['proxy_pools', 'websites', 'jobs']) {
+      const rows: unknown[] = await db.query(`SELECT * FROM ${table}`);
+      expect(rows.length).toBeGreaterThan(0);
+      expect(JSON.stringify(rows)).not.toContain(CREDENTIALS.password);
     }
   });
 
