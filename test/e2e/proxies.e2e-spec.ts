@@ -175,13 +175,17 @@ describe('Proxies (real Chromium, real proxies)', () => {
       const put = await call('put', `/proxy-pools/${id}`, { name: 'crud', proxies: [...created.body.data.proxies, http2.url], rotation: 'random' });
       expect(put.status).toBe(200);
       expect(put.body.data.proxies).toHaveLength(3);
+      // Partial, like every PUT: a field left out is kept.
+      const renamed = await call('put', `/proxy-pools/${id}`, { name: 'crud-renamed' });
+      expect(renamed.body.data).toMatchObject({ name: 'crud-renamed', rotation: 'random' });
+      expect(renamed.body.data.proxies).toEqual(put.body.data.proxies);
 
       const other = await t.createAccount({ plan: 'business' });
       expect((await call('get', `/proxy-pools/${id}`, undefined, other.auth)).status).toBe(404);
       expect((await call('put', `/proxy-pools/${id}`, { name: 'x', proxies: [http.url] }, other.auth)).status).toBe(404);
       expect((await call('delete', `/proxy-pools/${id}`, undefined, other.auth)).status).toBe(404);
 
-      expect((await call('post', '/proxy-pools', { name: 'crud', proxies: [http.url] })).status).toBe(409);
+      expect((await call('post', '/proxy-pools', { name: 'crud-renamed', proxies: [http.url] })).status).toBe(409);
       const bad = await call('post', '/proxy-pools', { name: 'bad', proxies: ['gopher://x'], rotation: 'sometimes' });
       expect(bad.status).toBe(422);
       expect(bad.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['proxies', 'rotation']);

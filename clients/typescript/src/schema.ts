@@ -730,7 +730,7 @@ export interface paths {
     get: operations['ProxyPools_get'];
     /**
      * Update Proxy Pool
-     * @description Replaces the pool; a proxy sent back masked keeps the stored URL.
+     * @description Fields left out are kept; `proxies` replaces the list, a proxy sent back masked keeps the stored URL.
      */
     put: operations['ProxyPools_update'];
     post?: never;
@@ -3354,7 +3354,7 @@ export interface components {
        */
       updated_at: string;
     };
-    /** @description A proxy pool: PUT replaces it whole */
+    /** @description A new proxy pool */
     ProxyPoolInput: {
       /** @example residential */
       name: string;
@@ -3363,6 +3363,18 @@ export interface components {
       /**
        * @description round_robin, random, or sticky (one website, one proxy)
        * @default round_robin
+       * @enum {string}
+       */
+      rotation?: 'round_robin' | 'random' | 'sticky';
+    };
+    /** @description A proxy pool’s fields to change; those left out are kept */
+    ProxyPoolUpdate: {
+      /** @example residential */
+      name?: string;
+      /** @description http://, https:// or socks5:// URLs, credentials allowed. Answers show them masked (http://********@host:port); one sent back masked keeps the stored URL. */
+      proxies?: string[];
+      /**
+       * @description round_robin, random, or sticky (one website, one proxy)
        * @enum {string}
        */
       rotation?: 'round_robin' | 'random' | 'sticky';
@@ -11788,7 +11800,7 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': components['schemas']['ProxyPoolInput'];
+        'application/json': components['schemas']['ProxyPoolUpdate'];
       };
     };
     responses: {

@@ -31,12 +31,13 @@ export class ProxyPoolsService {
     return pool;
   }
 
-  /** Replaces the pool; a proxy sent back masked (as GET shows it) keeps the stored URL it masks. */
-  async update(accountId: number, id: number, fields: ProxyPoolFields): Promise<ProxyPoolProps> {
+  /** Changes the fields given (the others kept); a proxy sent back masked (as GET shows it) keeps the stored URL it masks. */
+  async update(accountId: number, id: number, fields: Partial<ProxyPoolFields>): Promise<ProxyPoolProps> {
     const pool = await this.get(accountId, id);
-    await this.assertNameFree(accountId, fields.name, id);
-    const proxies = fields.proxies.map((proxy) => pool.proxies.find((stored) => isMaskOf(proxy, stored)) ?? proxy);
-    return this.pools.update(id, { ...fields, proxies }, this.clock.now());
+    const name = fields.name ?? pool.name;
+    await this.assertNameFree(accountId, name, id);
+    const proxies = (fields.proxies ?? pool.proxies).map((proxy) => pool.proxies.find((stored) => isMaskOf(proxy, stored)) ?? proxy);
+    return this.pools.update(id, { name, proxies, rotation: fields.rotation ?? pool.rotation }, this.clock.now());
   }
 
   async delete(accountId: number, id: number): Promise<void> {

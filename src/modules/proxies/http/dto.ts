@@ -14,7 +14,12 @@ const PROXIES = {
     'http://, https:// or socks5:// URLs, credentials allowed. Answers show them masked (http://********@host:port); one sent back masked keeps the stored URL.',
 } as const;
 
-@ApiSchema({ name: 'ProxyPoolInput', description: 'A proxy pool: PUT replaces it whole' })
+/** Proxy URLs, or a stored one's masked form (as GET shows it). */
+function isProxyList(v: unknown): boolean {
+  return Array.isArray(v) && v.every((p) => typeof p === 'string' && (parseProxyUrl(p) !== null || /^(http|https|socks5):\/\/\*{8}@/.test(p)));
+}
+
+@ApiSchema({ name: 'ProxyPoolInput', description: 'A new proxy pool' })
 @BodyRequired()
 export class ProxyPoolDto {
   @ApiProperty({ type: 'string', minLength: 1, maxLength: PROXY_POOL_LIMITS.nameMax, example: 'residential' })
@@ -27,14 +32,35 @@ export class ProxyPoolDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(PROXY_POOL_LIMITS.proxies)
-  @Satisfies(
-    'proxyUrls',
-    (v) => Array.isArray(v) && v.every((p) => typeof p === 'string' && (parseProxyUrl(p) !== null || /^(http|https|socks5):\/\/\*{8}@/.test(p))),
-    `each ${PROXY_URL_RULE}`,
-  )
+  @Satisfies('proxyUrls', isProxyList, `each ${PROXY_URL_RULE}`)
   proxies!: string[];
 
   @ApiPropertyOptional({ enum: ROTATIONS, default: 'round_robin', description: 'round_robin, random, or sticky (one website, one proxy)' })
+  @OptionalField()
+  @IsIn(ROTATIONS)
+  rotation?: Rotation;
+}
+
+/** PUT: partial, like every PUT of the API: a field left out keeps its value. */
+@ApiSchema({ name: 'ProxyPoolUpdate', description: 'A proxy pool’s fields to change; those left out are kept' })
+@BodyRequired()
+export class UpdateProxyPoolDto {
+  @ApiPropertyOptional({ type: 'string', minLength: 1, maxLength: PROXY_POOL_LIMITS.nameMax, example: 'residential' })
+  @OptionalField()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(PROXY_POOL_LIMITS.nameMax)
+  name?: string;
+
+  @ApiPropertyOptional(PROXIES)
+  @OptionalField()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(PROXY_POOL_LIMITS.proxies)
+  @Satisfies('proxyUrls', isProxyList, `each ${PROXY_URL_RULE}`)
+  proxies?: string[];
+
+  @ApiPropertyOptional({ enum: ROTATIONS, description: 'round_robin, random, or sticky (one website, one proxy)' })
   @OptionalField()
   @IsIn(ROTATIONS)
   rotation?: Rotation;

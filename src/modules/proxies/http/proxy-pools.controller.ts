@@ -16,7 +16,7 @@ import {
 import { PageQuery, paginate } from '../../../shared/http/pagination';
 import type { Account } from '../../accounts/domain/account';
 import { ProxyPoolsService } from '../application/proxy-pools.service';
-import { ProxyPoolDto, proxyPoolView, ProxyPoolView } from './dto';
+import { ProxyPoolDto, proxyPoolView, ProxyPoolView, UpdateProxyPoolDto } from './dto';
 
 /** Proxy pools: named lists of upstream proxies a capture picks from (`proxy_pool`). */
 @ApiBearerController('Proxy pools')
@@ -54,13 +54,16 @@ export class ProxyPoolsController {
     return { success: true, data: proxyPoolView(await this.pools.get(account.id, id)) };
   }
 
-  @ApiOperation({ summary: 'Update Proxy Pool', description: 'Replaces the pool; a proxy sent back masked keeps the stored URL.' })
+  @ApiOperation({
+    summary: 'Update Proxy Pool',
+    description: 'Fields left out are kept; `proxies` replaces the list, a proxy sent back masked keeps the stored URL.',
+  })
   @ApiIdParam('Proxy pool')
   @ApiDataResponse(ProxyPoolView, { description: 'The pool as saved' })
   @ApiErrorResponses('bad_request', 'payload_too_large', 'validation_failed', 'not_found', 'conflict')
   @Put(':id')
-  async update(@CurrentAccount() account: Account, @Param('id', IdParam) id: number, @Body() dto: ProxyPoolDto) {
-    const pool = await this.pools.update(account.id, id, { name: dto.name.trim(), proxies: dto.proxies, rotation: dto.rotation ?? 'round_robin' });
+  async update(@CurrentAccount() account: Account, @Param('id', IdParam) id: number, @Body() dto: UpdateProxyPoolDto) {
+    const pool = await this.pools.update(account.id, id, { name: dto.name?.trim(), proxies: dto.proxies, rotation: dto.rotation });
     return { success: true, data: proxyPoolView(pool) };
   }
 
