@@ -20,7 +20,9 @@ const CONTEXT_IMPORTS = {
   health: [],
   accounts: ['rate-limiting'],
   websites: ['accounts'],
-  screenshots: ['jobs', 'accounts', 'websites'],
+  screenshots: ['jobs', 'accounts', 'websites', 'proxies'],
+  // Proxy pools (issue 44): a capture's proxy choice resolved to proxies to try; screenshots asks it.
+  proxies: ['accounts'],
   scenarios: ['jobs', 'accounts', 'websites', 'screenshots'],
   schedules: ['jobs', 'accounts', 'websites', 'screenshots', 'scenarios'],
   webhooks: ['jobs', 'accounts', 'rate-limiting', 'screenshots', 'scenarios'],
@@ -30,7 +32,7 @@ const CONTEXT_IMPORTS = {
   // Signed /render links (issue 30): an account's render keys; the context serving /render asks it who signed a link.
   'render-keys': ['accounts'],
   // Render in one call: its jobs, the capture port and storage of screenshots, the account of the request.
-  renders: ['jobs', 'accounts', 'screenshots', 'rate-limiting', 'render-keys'],
+  renders: ['jobs', 'accounts', 'screenshots', 'rate-limiting', 'render-keys', 'proxies'],
 };
 
 /**

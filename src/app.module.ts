@@ -16,6 +16,7 @@ import { RendersModule } from './modules/renders/renders.module';
 import { RateLimitGuard } from './modules/rate-limiting/http/rate-limit.guard';
 import { RateLimitingModule } from './modules/rate-limiting/rate-limiting.module';
 import { RenderKeysModule } from './modules/render-keys/render-keys.module';
+import { ProxiesModule } from './modules/proxies/proxies.module';
 import { ScenariosModule } from './modules/scenarios/scenarios.module';
 import { SchedulesModule } from './modules/schedules/schedules.module';
 import { ScreenshotsModule } from './modules/screenshots/screenshots.module';
@@ -48,6 +49,7 @@ export class AppModule {
         WebhooksModule,
         NotificationsModule,
         RenderKeysModule,
+        ProxiesModule,
         HealthModule,
         MetricsModule,
         DashboardModule,

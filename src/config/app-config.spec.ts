@@ -31,6 +31,7 @@ describe('loadConfig', () => {
     [{ ALLOW_PRIVATE_NETWORKS: 'maybe' }, /ALLOW_PRIVATE_NETWORKS must be true or false/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
     [{ URL_ALLOWLIST: 'intranet' }, /URL_ALLOWLIST entries must be origins/],
+    [{ CAPTURE_PROXY: 'ftp://user:hunter2@p:21' }, /^CAPTURE_PROXY must be a proxy URL: http:\/\/, https:\/\/ or socks5:\/\/(?!.*hunter2)/],
     [{ CAPTURE_TIMEOUT_MS: '10' }, /CAPTURE_TIMEOUT_MS must be an integer between 1000/],
     [{ CAPTURE_FAST_PNG: 'smaller' }, /CAPTURE_FAST_PNG must be true or false/],
     [{ TRUST_PROXY: 'nginx' }, /TRUST_PROXY must be true, false, a number of proxy hops/],

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { parseProxyUrl, PROXY_URL_RULE } from '../shared/domain/proxy-url';
 import { cpus } from 'node:os';
 import { isIP } from 'node:net';
 import { resolve, join } from 'node:path';
@@ -26,6 +27,10 @@ export abstract class AppConfig {
   chromePath!: string | null;
   allowPrivateNetworks!: boolean;
   urlAllowlist!: string[];
+  /** CAPTURE_PROXY: the operator's upstream proxy for captures that name none (a corporate egress); null: direct. */
+  captureProxy!: string | null;
+  /** CAPTURE_PROXY_BYPASS: page hosts (`intranet.local`, `*.corp`, `.corp`) that never use CAPTURE_PROXY. */
+  captureProxyBypass!: string[];
   logLevel!: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   captureConcurrency!: number;
   captureBrowsers!: number;
@@ -160,6 +165,20 @@ const oneOf = <const V extends readonly string[]>(values: V, fallback: V[number]
     return values.includes(v) ? v : invalid(ctx, `${message} (got "${raw}")`);
   });
 
+/** An upstream proxy URL, or null when unset. It may hold a password: an issue names the rule, never the value. */
+const proxyUrl = text.transform((raw, ctx) => {
+  if (isUnset(raw)) return null;
+  return parseProxyUrl(raw.trim()) ? raw.trim() : invalid(ctx, PROXY_URL_RULE);
+});
+
+/** A comma-separated list, each entry trimmed, empty ones left out. */
+const list = text.transform((raw) =>
+  (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
+
 const url = (protocols: string[]) =>
   text.transform((raw, ctx) => {
     if (isUnset(raw)) return null;
@@ -267,6 +286,8 @@ const ENV = z.object({
   CHROME_PATH: str(null),
   ALLOW_PRIVATE_NETWORKS: bool(false),
   URL_ALLOWLIST: urlAllowlist,
+  CAPTURE_PROXY: proxyUrl,
+  CAPTURE_PROXY_BYPASS: list,
   LOG_LEVEL: oneOf(LOG_LEVELS, 'info', `must be one of ${LOG_LEVELS.join(', ')}`, true),
   CAPTURE_CONCURRENCY: int(DEFAULT_CONCURRENCY_PER_CORE * cores, 1, 256),
   CAPTURE_BROWSERS: int(cores, 1, 64),
@@ -381,6 +402,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     chromePath: e.CHROME_PATH,
     allowPrivateNetworks: e.ALLOW_PRIVATE_NETWORKS,
     urlAllowlist: e.URL_ALLOWLIST,
+    captureProxy: e.CAPTURE_PROXY,
+    captureProxyBypass: e.CAPTURE_PROXY_BYPASS,
     logLevel: e.LOG_LEVEL,
     captureConcurrency: e.CAPTURE_CONCURRENCY,
     captureBrowsers: e.CAPTURE_BROWSERS,

@@ -292,7 +292,7 @@ describe('OpenAPI conformance', () => {
 
   it('PUT bodies are partial, and required exactly as the server requires them: {} is accepted, no body is 422', () => {
     const puts = operations().filter((o) => o.method === 'put');
-    expect(puts.length).toBe(5); // websites, scenarios, schedules, webhooks, notification channels
+    expect(puts.length).toBe(6); // websites, scenarios, schedules, webhooks, notification channels, proxy pools
     for (const { key, op } of puts) {
       const schema = deref(requestSchema(op)!);
       expect({ key, required: op.requestBody?.required, fields: schema.required ?? [] }).toEqual({ key, required: true, fields: [] });

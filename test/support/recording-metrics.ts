@@ -24,6 +24,12 @@ export class RecordingMetrics extends Metrics {
     this.rejections.push(limit);
   }
 
+  readonly proxyPools: Array<{ poolId: number; outcome: 'success' | 'failure' }> = [];
+
+  proxyPoolUsed(poolId: number, outcome: 'success' | 'failure'): void {
+    this.proxyPools.push({ poolId, outcome });
+  }
+
   async scrape(): Promise<MetricsExposition> {
     return { contentType: 'text/plain', body: '' };
   }

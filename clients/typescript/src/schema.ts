@@ -695,6 +695,55 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/proxy-pools': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List Proxy Pools
+     * @description Newest first; proxies masked.
+     */
+    get: operations['ProxyPools_list'];
+    put?: never;
+    /**
+     * Create Proxy Pool
+     * @description Proxies are sealed at rest and never shown with their credentials.
+     */
+    post: operations['ProxyPools_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/proxy-pools/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get Proxy Pool */
+    get: operations['ProxyPools_get'];
+    /**
+     * Update Proxy Pool
+     * @description Fields left out are kept; `proxies` replaces the list, a proxy sent back masked keeps the stored URL.
+     */
+    put: operations['ProxyPools_update'];
+    post?: never;
+    /**
+     * Delete Proxy Pool
+     * @description Captures naming it fail from then on.
+     */
+    delete: operations['ProxyPools_delete'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/health': {
     parameters: {
       query?: never;
@@ -998,6 +1047,13 @@ export interface components {
         /** @enum {string} */
         password?: '********';
       };
+      /**
+       * @description When saved: credentials masked
+       * @example http://********@proxy.example.com:8080
+       */
+      proxy?: string;
+      /** @description When saved */
+      proxy_pool?: string;
       /** @description When saved */
       full_page_scroll_selector?: string;
     };
@@ -1449,6 +1505,17 @@ export interface components {
       /** @description HTTP Basic credentials, sent only to the website’s host and its subdomains. Encrypted at rest; never returned. */
       http_auth?: components['schemas']['HttpAuth'];
       /**
+       * Format: uri
+       * @description An upstream proxy every request of the page goes through, after the URL policy (http://, https:// or socks5://, credentials allowed). Its own address passes the URL policy too. Encrypted at rest; shown as http://********@host:port. A proxy that fails fails the capture with `proxy_failed`.
+       * @example http://user:secret@proxy.example.com:8080
+       */
+      proxy?: string;
+      /**
+       * @description The name of one of the account’s proxy pools (/proxy-pools): the capture goes through one of its proxies, chosen by the pool’s rotation; a proxy that fails to connect is skipped for a cool-down. Not with `proxy`.
+       * @example residential
+       */
+      proxy_pool?: string;
+      /**
        * Format: css-selector
        * @description Full page (and PDF) of an app shell: the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)
        * @example main
@@ -1892,6 +1959,17 @@ export interface components {
       /** @description HTTP Basic credentials, sent only to the website’s host and its subdomains. Encrypted at rest; never returned. */
       http_auth?: components['schemas']['HttpAuth'];
       /**
+       * Format: uri
+       * @description An upstream proxy every request of the page goes through, after the URL policy (http://, https:// or socks5://, credentials allowed). Its own address passes the URL policy too. Encrypted at rest; shown as http://********@host:port. A proxy that fails fails the capture with `proxy_failed`.
+       * @example http://user:secret@proxy.example.com:8080
+       */
+      proxy?: string;
+      /**
+       * @description The name of one of the account’s proxy pools (/proxy-pools): the capture goes through one of its proxies, chosen by the pool’s rotation; a proxy that fails to connect is skipped for a cool-down. Not with `proxy`.
+       * @example residential
+       */
+      proxy_pool?: string;
+      /**
        * Format: css-selector
        * @description Full page (and PDF) of an app shell: the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)
        * @example main
@@ -2095,6 +2173,11 @@ export interface components {
           /** @description What it means for this picture, in words for people (may change) */
           detail: string;
         }[];
+        /**
+         * @description The upstream proxy the page went through, credentials masked; null when it went straight out
+         * @example http://********@proxy.example.com:8080
+         */
+        proxy?: string | null;
       } | null;
     };
     /** @description The feature needs a higher plan (Bulk Download: Pro or Business) */
@@ -2559,6 +2642,17 @@ export interface components {
       cookies?: components['schemas']['Cookie'][];
       /** @description HTTP Basic credentials, sent only to the website’s host and its subdomains. Encrypted at rest; never returned. */
       http_auth?: components['schemas']['HttpAuth'];
+      /**
+       * Format: uri
+       * @description An upstream proxy every request of the page goes through, after the URL policy (http://, https:// or socks5://, credentials allowed). Its own address passes the URL policy too. Encrypted at rest; shown as http://********@host:port. A proxy that fails fails the capture with `proxy_failed`.
+       * @example http://user:secret@proxy.example.com:8080
+       */
+      proxy?: string;
+      /**
+       * @description The name of one of the account’s proxy pools (/proxy-pools): the capture goes through one of its proxies, chosen by the pool’s rotation; a proxy that fails to connect is skipped for a cool-down. Not with `proxy`.
+       * @example residential
+       */
+      proxy_pool?: string;
       /**
        * Format: css-selector
        * @description Full page (and PDF) of an app shell: the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)
@@ -3441,6 +3535,51 @@ export interface components {
        * @example Blog thumbnails
        */
       name?: string | null;
+    };
+    /** @description A proxy pool, its proxies masked */
+    ProxyPool: {
+      /** @example 1 */
+      id: number;
+      /** @example residential */
+      name: string;
+      proxies: string[];
+      /** @enum {string} */
+      rotation: 'round_robin' | 'random' | 'sticky';
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      updated_at: string;
+    };
+    /** @description A new proxy pool */
+    ProxyPoolInput: {
+      /** @example residential */
+      name: string;
+      /** @description http://, https:// or socks5:// URLs, credentials allowed. Answers show them masked (http://********@host:port); one sent back masked keeps the stored URL. */
+      proxies: string[];
+      /**
+       * @description round_robin, random, or sticky (one website, one proxy)
+       * @default round_robin
+       * @enum {string}
+       */
+      rotation?: 'round_robin' | 'random' | 'sticky';
+    };
+    /** @description A proxy pool’s fields to change; those left out are kept */
+    ProxyPoolUpdate: {
+      /** @example residential */
+      name?: string;
+      /** @description http://, https:// or socks5:// URLs, credentials allowed. Answers show them masked (http://********@host:port); one sent back masked keeps the stored URL. */
+      proxies?: string[];
+      /**
+       * @description round_robin, random, or sticky (one website, one proxy)
+       * @enum {string}
+       */
+      rotation?: 'round_robin' | 'random' | 'sticky';
     };
     Health: {
       /**
@@ -6217,8 +6356,8 @@ export interface operations {
         fresh?: boolean;
         /** @description When the capture is taken. `stable`: after `load`, as soon as the page has been still for a short settle window (no request in flight, no pending timer of at most 2 s, no DOM change, fonts loaded, images decoded; intervals, longer timers and endless animations do not hold it), at most 3 s after `load`. `load` / `domcontentloaded`: at that event, nothing more. `network_idle`: after `load`, once the network has been quiet for 500 ms (at most 3 s). */
         wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
-        /** @description File format. `pdf` prints the page (print media) on `pdf_paper`. */
-        format?: 'png' | 'jpeg' | 'webp' | 'pdf';
+        /** @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture. */
+        format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
         /** @description jpeg and webp only (422 with png or pdf) */
         quality?: number;
         /** @description pdf only */
@@ -6227,6 +6366,22 @@ export interface operations {
         pdf_landscape?: boolean;
         /** @description pdf only: print background colours and images */
         pdf_print_background?: boolean;
+        /** @description pdf only: the page margins, one CSS length for all sides or four (top right bottom left), in px, in, cm or mm. Default: none (0), or 0.6 in top and bottom when a header or footer is printed. */
+        pdf_margin?: string;
+        /** @description pdf only: HTML printed at the top of every page (at most 16384 bytes). Elements of class `pageNumber`, `totalPages`, `title`, `url` and `date` are filled in. Chromium renders it apart from the page, without network and without scripts: style it inline (its default font size is tiny), images as data: URLs. */
+        pdf_header?: string;
+        /** @description pdf only: HTML printed at the bottom of every page, like pdf_header (at most 16384 bytes). */
+        pdf_footer?: string;
+        /** @description pdf only: the pages kept, counted from 1 (`1-3,5`, `2-` for the second to the last). A range beyond the last page fails the job, naming the page count. */
+        pdf_page_ranges?: string;
+        /** @description pdf only: the page printed at this scale (0.1–2) */
+        pdf_scale?: number;
+        /** @description pdf only: the page's width, a CSS length in px, in, cm or mm (1–200 in), over pdf_paper's (and pdf_landscape's); its height stays the paper's unless pdf_height is set. */
+        pdf_width?: string;
+        /** @description pdf only: the page's height, like pdf_width. */
+        pdf_height?: string;
+        /** @description pdf only: bookmarks (the PDF outline) made from the page’s headings h1–h6 (a tagged PDF) */
+        pdf_outline?: boolean;
         /** @description Transparent background where the page sets none (png and webp only) */
         omit_background?: boolean;
         /** @description Capture only the first element matching this CSS selector (scrolled into view; full_page ignored). No match within the wait → the job fails naming it. Images only. */
@@ -6400,7 +6555,7 @@ export interface operations {
         block_requests?: string[];
         /** @description `true`: the job fails when the page answers any 4xx or 5xx (after redirects), with `error` "The page answered HTTP 404" — a page failure, not retried. A list: only these codes (400..599). `false` or `[]`: an error page is captured like any page (its status is in the screenshot’s `capture.http_status`). In a query: `true`, `false` or status codes separated by commas (`404,500`). */
         fail_on_status?: string;
-        /** @description The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("Navigation timeout of 5000 ms exceeded"). */
+        /** @description The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("The page did not answer within 5 s" when the page never answered; a page that answered is captured as it is by then, with the warning hung_requests). */
         timeout_ms?: number;
         /** @description The image resized to this width in pixels (16–8192); without output_height the height keeps the aspect ratio. Images only (422 with pdf). */
         output_width?: number;
@@ -6408,6 +6563,8 @@ export interface operations {
         output_height?: number;
         /** @description Default: the website’s full_page */
         full_page?: boolean;
+        /** @description Full page (and PDF) of an app shell: the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422) */
+        full_page_scroll_selector?: string;
         /** @description Default: the website’s */
         viewport_width?: number;
         /** @description Default: the website’s */
@@ -11518,6 +11675,781 @@ export interface operations {
       header?: never;
       path: {
         /** @description Render key id: plain decimal digits, 1..2147483647, no sign, leading zero, exponent or hex (`0x10`, `011`, `+1`, `1e3` are 404) */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description `bad_request`: a malformed request (refused by the HTTP parser: no X-RateLimit-* headers, the connection is closed), a URL with bad percent-encoding, or an unreadable body */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token. The X-RateLimit-* headers are those of the per-address limit on failed authentications (no account is known) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnauthorizedErrorBody'];
+        };
+      };
+      /** @description `plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free) */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanNoApiAccessErrorBody'];
+        };
+      };
+      /** @description `not_found`: unknown id, or an id of another account */
+      404: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundErrorBody'];
+        };
+      };
+      /** @description `bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed) */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `payload_too_large`: the body is over 1 MiB (after decoding its Content-Encoding) */
+      413: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PayloadTooLargeErrorBody'];
+        };
+      };
+      /** @description `uri_too_long`: a path segment is longer than 2048 characters */
+      414: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UriTooLongErrorBody'];
+        };
+      };
+      /** @description `unsupported_media_type`: a Content-Encoding other than identity, gzip, deflate or br */
+      415: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnsupportedMediaTypeErrorBody'];
+        };
+      };
+      /** @description `validation_failed`: this operation takes no body; each field sent is named in `details` */
+      422: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitErrorBody'];
+        };
+      };
+      /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeadersTooLargeErrorBody'];
+        };
+      };
+      /** @description `unavailable`: the database or the queue is unreachable; nothing was applied */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnavailableErrorBody'];
+        };
+      };
+    };
+  };
+  ProxyPools_list: {
+    parameters: {
+      query?: {
+        /** @description Page number */
+        page?: number;
+        /** @description Items per page */
+        per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The account’s proxy pools; newest first, in the pagination envelope */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['ProxyPool'][];
+            meta: components['schemas']['PageMeta'];
+            links: components['schemas']['PageLinks'];
+          };
+        };
+      };
+      /** @description `bad_request`: a malformed request (refused by the HTTP parser: no X-RateLimit-* headers, the connection is closed), a URL with bad percent-encoding, or an unreadable body */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token. The X-RateLimit-* headers are those of the per-address limit on failed authentications (no account is known) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnauthorizedErrorBody'];
+        };
+      };
+      /** @description `plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free) */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanNoApiAccessErrorBody'];
+        };
+      };
+      /** @description `bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed) */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `uri_too_long`: a path segment is longer than 2048 characters */
+      414: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UriTooLongErrorBody'];
+        };
+      };
+      /** @description `validation_failed`: invalid or unknown fields, each named in `details` */
+      422: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitErrorBody'];
+        };
+      };
+      /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeadersTooLargeErrorBody'];
+        };
+      };
+      /** @description `unavailable`: the database or the queue is unreachable; nothing was applied */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnavailableErrorBody'];
+        };
+      };
+    };
+  };
+  ProxyPools_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ProxyPoolInput'];
+      };
+    };
+    responses: {
+      /** @description The new pool */
+      201: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['ProxyPool'];
+          };
+        };
+      };
+      /** @description `bad_request`: the body is not valid JSON (or nests over 32 levels) or its Content-Type is not `application/json`; or a malformed request or URL */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token. The X-RateLimit-* headers are those of the per-address limit on failed authentications (no account is known) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnauthorizedErrorBody'];
+        };
+      };
+      /** @description `plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free) */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanNoApiAccessErrorBody'];
+        };
+      };
+      /** @description `bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed) */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `conflict`: the `Idempotency-Key` was already used for a different request (another target or other options) */
+      409: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConflictErrorBody'];
+        };
+      };
+      /** @description `payload_too_large`: the body is over 1 MiB (answered after authentication, counted; read no further than the limit) */
+      413: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PayloadTooLargeErrorBody'];
+        };
+      };
+      /** @description `uri_too_long`: a path segment is longer than 2048 characters */
+      414: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UriTooLongErrorBody'];
+        };
+      };
+      /** @description `unsupported_media_type`: a Content-Encoding other than identity, gzip, deflate or br */
+      415: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnsupportedMediaTypeErrorBody'];
+        };
+      };
+      /** @description `validation_failed`: invalid or unknown fields, each named in `details` */
+      422: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitErrorBody'];
+        };
+      };
+      /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeadersTooLargeErrorBody'];
+        };
+      };
+      /** @description `unavailable`: the database or the queue is unreachable; nothing was applied */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnavailableErrorBody'];
+        };
+      };
+    };
+  };
+  ProxyPools_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Proxy pool id: plain decimal digits, 1..2147483647, no sign, leading zero, exponent or hex (`0x10`, `011`, `+1`, `1e3` are 404) */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The pool, proxies masked */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['ProxyPool'];
+          };
+        };
+      };
+      /** @description `bad_request`: a malformed request (refused by the HTTP parser: no X-RateLimit-* headers, the connection is closed), a URL with bad percent-encoding, or an unreadable body */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token. The X-RateLimit-* headers are those of the per-address limit on failed authentications (no account is known) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnauthorizedErrorBody'];
+        };
+      };
+      /** @description `plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free) */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanNoApiAccessErrorBody'];
+        };
+      };
+      /** @description `not_found`: unknown id, or an id of another account */
+      404: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundErrorBody'];
+        };
+      };
+      /** @description `bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed) */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `uri_too_long`: a path segment is longer than 2048 characters */
+      414: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UriTooLongErrorBody'];
+        };
+      };
+      /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitErrorBody'];
+        };
+      };
+      /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeadersTooLargeErrorBody'];
+        };
+      };
+      /** @description `unavailable`: the database or the queue is unreachable; nothing was applied */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnavailableErrorBody'];
+        };
+      };
+    };
+  };
+  ProxyPools_update: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Proxy pool id: plain decimal digits, 1..2147483647, no sign, leading zero, exponent or hex (`0x10`, `011`, `+1`, `1e3` are 404) */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ProxyPoolUpdate'];
+      };
+    };
+    responses: {
+      /** @description The pool as saved */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['ProxyPool'];
+          };
+        };
+      };
+      /** @description `bad_request`: the body is not valid JSON (or nests over 32 levels) or its Content-Type is not `application/json`; or a malformed request or URL */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token. The X-RateLimit-* headers are those of the per-address limit on failed authentications (no account is known) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnauthorizedErrorBody'];
+        };
+      };
+      /** @description `plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free) */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanNoApiAccessErrorBody'];
+        };
+      };
+      /** @description `not_found`: unknown id, or an id of another account */
+      404: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundErrorBody'];
+        };
+      };
+      /** @description `bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed) */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `conflict`: the `Idempotency-Key` was already used for a different request (another target or other options) */
+      409: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConflictErrorBody'];
+        };
+      };
+      /** @description `payload_too_large`: the body is over 1 MiB (answered after authentication, counted; read no further than the limit) */
+      413: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PayloadTooLargeErrorBody'];
+        };
+      };
+      /** @description `uri_too_long`: a path segment is longer than 2048 characters */
+      414: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UriTooLongErrorBody'];
+        };
+      };
+      /** @description `unsupported_media_type`: a Content-Encoding other than identity, gzip, deflate or br */
+      415: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnsupportedMediaTypeErrorBody'];
+        };
+      };
+      /** @description `validation_failed`: invalid or unknown fields, each named in `details` */
+      422: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitErrorBody'];
+        };
+      };
+      /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeadersTooLargeErrorBody'];
+        };
+      };
+      /** @description `unavailable`: the database or the queue is unreachable; nothing was applied */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnavailableErrorBody'];
+        };
+      };
+    };
+  };
+  ProxyPools_delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Proxy pool id: plain decimal digits, 1..2147483647, no sign, leading zero, exponent or hex (`0x10`, `011`, `+1`, `1e3` are 404) */
         id: number;
       };
       cookie?: never;

@@ -141,6 +141,8 @@ const DEFAULT_RESOLVE_CACHE_MS = 5_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 const DEFAULT_MEMORY = { maxEntries: 500, ttlMs: 60_000 };
 const RESOLVE_CACHE_MAX = 1_000;
+/** Upstream proxies whose keep-alive connections are kept (see upstreamAgent). */
+const UPSTREAM_AGENTS_MAX = 64;
 
 /** RFC 9110 section 7.6.1, plus the proxy-specific ones; never forwarded in either direction. */
 const HOP_BY_HOP = new Set([
@@ -325,6 +327,7 @@ export class EgressProxy {
    */
   private readonly agent = new Agent({ keepAlive: true, maxFreeSockets: 64, scheduling: 'lifo', timeout: 4_000 });
   private readonly sockets = new Set<Duplex>();
+  private readonly upstreamAgents = new Map<string, Agent | HttpsAgent>();
   private readonly memory: OutcomeMemory;
   private readonly allowedOrigins: ReadonlySet<string>;
   /** The policy with nothing relaxed: only consulted when the address check applies. */
@@ -402,12 +405,11 @@ export class EgressProxy {
           : 'could not be found (its host name does not resolve)';
       throw new UpstreamRefused(proxyFailureMessage(masked, words), masked);
     }
-    const agentOptions = { keepAlive: true, maxFreeSockets: 16, scheduling: 'lifo' as const, timeout: 4_000 };
     const upstream: UpstreamState = {
       proxy,
       masked,
       addresses: decision.addresses,
-      agent: proxy.scheme === 'http:' ? new Agent(agentOptions) : proxy.scheme === 'https:' ? new HttpsAgent(agentOptions) : null,
+      agent: this.upstreamAgent(proxy, decision.addresses[0]),
       memory: new OutcomeMemory(DEFAULT_MEMORY.maxEntries, DEFAULT_MEMORY.ttlMs),
       sockets: new Set(),
     };
@@ -426,7 +428,6 @@ export class EgressProxy {
       explain: (url) => this.explainIn(upstream.memory, url) ?? this.explain(url),
       close: () =>
         (closing ??= new Promise<void>((resolve) => {
-          upstream.agent?.destroy();
           server.close(() => resolve());
           for (const socket of upstream.sockets) socket.destroy();
           upstream.sockets.clear();
@@ -484,6 +485,8 @@ export class EgressProxy {
       // A start() still in progress would otherwise leave a listening server behind.
       await this.starting?.catch(() => undefined);
       this.agent.destroy();
+      for (const agent of this.upstreamAgents.values()) agent.destroy();
+      this.upstreamAgents.clear();
       if (!this.listening) return;
       const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
       for (const socket of this.sockets) socket.destroy();
@@ -810,6 +813,31 @@ export class EgressProxy {
     return outcome;
   }
 
+  /**
+   * The keep-alive connections to an http(s) upstream, shared by the routes through the same proxy (same address,
+   * same credentials), so consecutive captures through it reuse warm connections as direct ones do (measured in
+   * docs/proxies.md). Idle connections close after 4 s; the least recently used agents beyond UPSTREAM_AGENTS_MAX go.
+   */
+  private upstreamAgent(proxy: ProxyUrl, address: string): Agent | HttpsAgent | null {
+    if (proxy.scheme === 'socks5:') return null;
+    const key = `${proxy.scheme}${address}:${proxy.port}:${proxy.hostname}:${proxy.username ?? ''}:${proxy.password ?? ''}`;
+    const known = this.upstreamAgents.get(key);
+    if (known) {
+      this.upstreamAgents.delete(key);
+      this.upstreamAgents.set(key, known);
+      return known;
+    }
+    const options = { keepAlive: true, maxFreeSockets: 16, scheduling: 'lifo' as const, timeout: 4_000 };
+    const agent = proxy.scheme === 'http:' ? new Agent(options) : new HttpsAgent(options);
+    this.upstreamAgents.set(key, agent);
+    for (const [oldest, old] of this.upstreamAgents) {
+      if (this.upstreamAgents.size <= UPSTREAM_AGENTS_MAX) break;
+      this.upstreamAgents.delete(oldest);
+      old.destroy();
+    }
+    return agent;
+  }
+
   /** The `Proxy-Authorization` an http(s) upstream gets (Basic), when its URL has credentials. */
   private proxyAuthorization(proxy: ProxyUrl): OutgoingHttpHeaders {
     if (proxy.username === undefined && proxy.password === undefined) return {};
@@ -938,7 +966,8 @@ export class EgressProxy {
           ...(proxy.scheme === 'https:' ? { servername: isIP(proxy.hostname) ? undefined : proxy.hostname } : {}),
         });
     let answered = false;
-    outgoing.on('socket', (socket: Socket) => this.track(socket, upstream));
+    // Pooled connections to an http(s) upstream outlive the route (shared agent); a SOCKS one is this request's.
+    outgoing.on('socket', (socket: Socket) => this.track(socket, viaSocks ? upstream : null));
     outgoing.on('response', (response: IncomingMessage) => {
       answered = true;
       if (!viaSocks && response.statusCode === 407) {

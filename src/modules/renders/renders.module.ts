@@ -5,6 +5,7 @@ import { ScreenshotsModule } from '../screenshots/screenshots.module';
 import { AccountsModule } from '../accounts/accounts.module';
 import { RateLimitingModule } from '../rate-limiting/rate-limiting.module';
 import { RenderKeysModule } from '../render-keys/render-keys.module';
+import { ProxiesModule } from '../proxies/proxies.module';
 import { SignedLinkGuard } from './http/signed-link.guard';
 import { SignedRenders } from './application/signed-renders';
 import { RenderRepository } from './application/ports';
@@ -21,7 +22,7 @@ import { TypeOrmRenderRepository } from './infrastructure/typeorm-render.reposit
  * cache entries in their own table and storage area, signed links to them, and the sweep at expiry.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([RenderRow]), JobsModule, ScreenshotsModule, AccountsModule, RateLimitingModule, RenderKeysModule],
+  imports: [TypeOrmModule.forFeature([RenderRow]), JobsModule, ScreenshotsModule, AccountsModule, RateLimitingModule, RenderKeysModule, ProxiesModule],
   controllers: [RenderController, RenderLinkController],
   providers: [
     { provide: RenderRepository, useClass: TypeOrmRenderRepository },

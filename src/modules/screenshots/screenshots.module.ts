@@ -3,6 +3,7 @@ import { DevicesController } from './http/devices.controller';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { JobsModule } from '../jobs/jobs.module';
 import { WebsitesModule } from '../websites/websites.module';
+import { ProxiesModule } from '../proxies/proxies.module';
 import { CaptureJobRunner } from './application/capture-job.runner';
 import { CaptureJobsService } from './application/capture-jobs.service';
 import { ImageDiffer, ScreenshotRepository, ScreenshotStorage, TextDiffer, ThumbnailRenderer, ZipWriter } from './application/ports';
@@ -25,7 +26,7 @@ import { ArchiverZipWriter } from './infrastructure/zip-streamer';
 
 /** Screenshots: capture jobs (their handler and POST /websites/{id}/screenshots), storage, downloads and ZIPs. */
 @Module({
-  imports: [TypeOrmModule.forFeature([ScreenshotRow]), JobsModule, WebsitesModule],
+  imports: [TypeOrmModule.forFeature([ScreenshotRow]), JobsModule, WebsitesModule, ProxiesModule],
   controllers: [TakeScreenshotController, WebsiteChangesController, ScreenshotsController, ThumbnailsController, DevicesController],
   providers: [
     { provide: ScreenshotRepository, useClass: TypeOrmScreenshotRepository },

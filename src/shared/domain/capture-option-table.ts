@@ -60,7 +60,9 @@ export type OptionValueType =
   | { kind: 'cookies' }
   | { kind: 'httpAuth' }
   /** A PDF control's text, judged by its rule in pdf-options.ts (a margin, a page side, page ranges, a template). */
-  | { kind: 'pdfText'; rule: PdfTextRule; maxLength: number };
+  | { kind: 'pdfText'; rule: PdfTextRule; maxLength: number }
+  /** An upstream proxy URL: http://, https:// or socks5://, credentials allowed (shared/domain/proxy-url.ts). */
+  | { kind: 'proxyUrl' };
 
 /** How the dashboard shows an option (the control follows from the type unless named). */
 export interface OptionFormHints {
@@ -714,6 +716,39 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     description: 'HTTP Basic credentials, sent only to the website’s host and its subdomains. Encrypted at rest; never returned.',
     form: { label: 'HTTP Basic credentials', section: 'secrets' },
+  }),
+  row<string>()({
+    wire: 'proxy',
+    key: 'proxy',
+    type: { kind: 'proxyUrl' },
+    setOn: ['request', 'website'],
+    secret: true,
+    formats: ALL_FORMATS,
+    changesPicture: false,
+    capturer: 'derived',
+    example: 'http://user:secret@proxy.example.com:8080',
+    description:
+      'An upstream proxy every request of the page goes through, after the URL policy (http://, https:// or socks5://, credentials allowed). Its own address passes the URL policy too. Encrypted at rest; shown as http://********@host:port. A proxy that fails fails the capture with `proxy_failed`.',
+    form: {
+      label: 'Proxy',
+      section: 'secrets',
+      placeholder: 'http://user:password@proxy.example.com:8080',
+      hint: 'http://, https:// or socks5://. A saved proxy shows masked — leave it so to keep it.',
+    },
+  }),
+  row<string>()({
+    wire: 'proxy_pool',
+    key: 'proxyPool',
+    type: { kind: 'text', minLength: 1, maxLength: 100 },
+    setOn: ['request', 'website'],
+    secret: false,
+    formats: ALL_FORMATS,
+    changesPicture: false,
+    capturer: 'derived',
+    example: 'residential',
+    description:
+      'The name of one of the account’s proxy pools (/proxy-pools): the capture goes through one of its proxies, chosen by the pool’s rotation; a proxy that fails to connect is skipped for a cool-down. Not with `proxy`.',
+    form: { label: 'Proxy pool', section: 'secrets', placeholder: 'the name of a proxy pool' },
   }),
   // Only a request (or a render) sets these; a website has full_page and the viewport as fields of its own.
   row<boolean>()({

@@ -1,3 +1,5 @@
+import { isMaskOf, maskProxyUrl } from './proxy-url';
+
 /**
  * What a capture sends that only the website may see (API.md, Capture options: `headers`, `cookies`,
  * `http_auth`): the rules for them, and how they are shown — never their values.
@@ -17,6 +19,8 @@ export interface CaptureSecrets {
   headers?: Record<string, string>;
   cookies?: CookieSpec[];
   httpAuth?: { username: string; password: string };
+  /** The upstream proxy's URL (`proxy`), credentials and all; shown masked (shared/domain/proxy-url.ts). */
+  proxy?: string;
 }
 
 export const SECRET_LIMITS = { headers: 20, cookies: 50, valueMax: 4096 } as const;
@@ -108,7 +112,7 @@ export function cookieDomainAllowed(domain: string, websiteHost: string): boolea
 }
 
 export function hasSecrets(secrets: CaptureSecrets | undefined): secrets is CaptureSecrets {
-  return !!secrets && (secrets.headers !== undefined || secrets.cookies !== undefined || secrets.httpAuth !== undefined);
+  return !!secrets && (secrets.headers !== undefined || secrets.cookies !== undefined || secrets.httpAuth !== undefined || secrets.proxy !== undefined);
 }
 
 /** Values replaced by REDACTED; names, domains and flags kept. */
@@ -117,6 +121,7 @@ export function redactSecrets(secrets: CaptureSecrets): CaptureSecrets {
     ...(secrets.headers ? { headers: Object.fromEntries(Object.keys(secrets.headers).map((name) => [name, REDACTED])) } : {}),
     ...(secrets.cookies ? { cookies: secrets.cookies.map((c) => ({ ...c, value: REDACTED })) } : {}),
     ...(secrets.httpAuth ? { httpAuth: { username: REDACTED, password: REDACTED } } : {}),
+    ...(secrets.proxy !== undefined ? { proxy: maskProxyUrl(secrets.proxy) } : {}),
   };
 }
 
@@ -141,6 +146,7 @@ export function keepRedacted(next: CaptureSecrets, stored: CaptureSecrets | unde
       password: next.httpAuth.password === REDACTED ? (stored?.httpAuth?.password ?? REDACTED) : next.httpAuth.password,
     };
   }
+  if (next.proxy !== undefined) out.proxy = stored?.proxy !== undefined && isMaskOf(next.proxy, stored.proxy) ? stored.proxy : next.proxy;
   return out;
 }
 
@@ -159,5 +165,6 @@ export function mergeSecrets(request: CaptureSecrets | undefined, website: Captu
     ...((request?.headers ?? website?.headers) ? { headers: request?.headers ?? website?.headers } : {}),
     ...((request?.cookies ?? website?.cookies) ? { cookies: request?.cookies ?? website?.cookies } : {}),
     ...((request?.httpAuth ?? website?.httpAuth) ? { httpAuth: request?.httpAuth ?? website?.httpAuth } : {}),
+    ...((request?.proxy ?? website?.proxy) !== undefined ? { proxy: request?.proxy ?? website?.proxy } : {}),
   };
 }

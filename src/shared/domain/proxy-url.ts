@@ -3,7 +3,8 @@
  * `socks5://`, credentials allowed. The URL is a secret as a whole (its password); what people see is the masked
  * form, `http://********@host:port`, the same one in answers, reports, error messages and logs.
  */
-import { REDACTED } from './capture-secrets';
+/** capture-secrets' REDACTED (that module imports this one, so the eight stars are spelled here too). */
+const REDACTED = '********';
 
 export const PROXY_SCHEMES = ['http:', 'https:', 'socks5:'] as const;
 export type ProxyScheme = (typeof PROXY_SCHEMES)[number];
@@ -60,11 +61,6 @@ export function maskProxyUrl(text: string): string {
   return proxy ? maskProxy(proxy) : REDACTED;
 }
 
-/** `host:port` of the proxy, what a capture report shows. */
-export function proxyHostPort(proxy: ProxyUrl): string {
-  return `${proxy.hostname}:${proxy.port}`;
-}
-
 /** Whether `text` is the masked form of `stored` (a client sending GET's answer back keeps the stored proxy). */
 export function isMaskOf(text: string, stored: string): boolean {
   return text.includes(REDACTED) && maskProxyUrl(stored) === text;
@@ -91,9 +87,4 @@ export const PROXY_FAILED = 'proxy_failed';
 
 export function proxyFailureMessage(masked: string, what: string): string {
   return `The proxy ${masked} ${what} (${PROXY_FAILED})`;
-}
-
-/** A job error written by proxyFailureMessage. */
-export function isProxyFailureMessage(message: string): boolean {
-  return message.startsWith('The proxy ') && message.endsWith(`(${PROXY_FAILED})`);
 }

@@ -38,6 +38,7 @@ import {
   SECRET_LIMITS as S,
 } from '../domain/capture-secrets';
 import { CaptureOptions, CaptureOptionSpec, REQUEST_ONLY_OPTIONS, WEBSITE_OPTIONS } from '../domain/capture-option-table';
+import { parseProxyUrl, PROXY_URL_MAX, PROXY_URL_RULE } from '../domain/proxy-url';
 import { resolveOutput } from '../domain/capture-option-rules';
 import { OUTPUT_FORMATS } from '../domain/output-format';
 import {
@@ -251,6 +252,8 @@ function schemaOf(spec: CaptureOptionSpec): ApiPropertyOptions {
       return { type: HttpAuthDto };
     case 'pdfText':
       return { type: 'string', maxLength: t.maxLength };
+    case 'proxyUrl':
+      return { type: 'string', maxLength: PROXY_URL_MAX, format: 'uri' };
   }
 }
 
@@ -311,6 +314,8 @@ function validatorsOf(spec: CaptureOptionSpec): PropertyDecorator[] {
       return [IsNotArray(), ValidateNested(OBJECT_MESSAGE), NestedDto(() => HttpAuthDto)];
     case 'pdfText':
       return [IsPdfText(t.rule)];
+    case 'proxyUrl':
+      return [IsString(), Satisfies('isProxyUrl', (v) => typeof v === 'string' && parseProxyUrl(v) !== null, PROXY_URL_RULE)];
   }
 }
 
@@ -489,6 +494,7 @@ function secretsView(s: CaptureSecrets): WireOptions {
         }
       : {}),
     ...(s.httpAuth ? { http_auth: s.httpAuth } : {}),
+    ...(s.proxy !== undefined ? { proxy: s.proxy } : {}),
   };
 }
 
@@ -565,6 +571,8 @@ function viewSchemaOf(spec: CaptureOptionSpec): ApiPropertyOptions {
         required: ['username', 'password'],
         description: 'When saved: never shown',
       };
+    case 'proxyUrl':
+      return { type: 'string', example: 'http://********@proxy.example.com:8080', description: 'When saved: credentials masked' };
     case 'boolean':
       return { type: 'boolean', ...whenSaved };
     case 'integer':

@@ -32,6 +32,8 @@ export abstract class Metrics {
   abstract httpRequestTimed(method: string, route: string, status: number, seconds: number): void;
   /** A request answered 429; `limit` names which limit (`api`, or a per-address scope such as `authfail`). */
   abstract rateLimitRejected(limit: string): void;
+  /** A capture went through (`success`) or could not connect through (`failure`) a proxy of pool `poolId`. */
+  abstract proxyPoolUsed(poolId: number, outcome: 'success' | 'failure'): void;
   /** Everything, in Prometheus text format; gauges are read now (a source that fails is left out, never thrown). */
   abstract scrape(): Promise<MetricsExposition>;
 }

@@ -44,6 +44,7 @@ export class PromClientMetrics extends Metrics {
   private readonly captureDuration: Histogram<'phase'>;
   private readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
   private readonly rateLimitRejections: Counter<'limit'>;
+  private readonly proxyPoolConnections: Counter<'pool_id' | 'outcome'>;
 
   constructor(jobRepository: JobRepository, capturer: PageCapturer, kinds: JobKinds) {
     super();
@@ -66,6 +67,12 @@ export class PromClientMetrics extends Metrics {
       help: 'HTTP requests by method, route pattern (unmatched for unknown paths) and status, until the answer was sent',
       labelNames: ['method', 'route', 'status'],
       buckets: HTTP_BUCKETS,
+      registers,
+    });
+    this.proxyPoolConnections = new Counter({
+      name: 'screenshot_proxy_pool_captures_total',
+      help: 'Captures through a proxy of a pool, by pool id and outcome: success, or failure (the proxy could not be reached or refused its credentials)',
+      labelNames: ['pool_id', 'outcome'],
       registers,
     });
     this.rateLimitRejections = new Counter({
@@ -151,6 +158,10 @@ export class PromClientMetrics extends Metrics {
 
   rateLimitRejected(limit: string): void {
     this.rateLimitRejections.inc({ limit });
+  }
+
+  proxyPoolUsed(poolId: number, outcome: 'success' | 'failure'): void {
+    this.proxyPoolConnections.inc({ pool_id: String(poolId), outcome });
   }
 
   async scrape(): Promise<MetricsExposition> {

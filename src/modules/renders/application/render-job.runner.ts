@@ -9,6 +9,7 @@ import { endedIf, HandledOutcome, HandlesJobs, JobTypeHandler } from '../../jobs
 import { JobRepository } from '../../jobs/application/ports';
 import type { JobProps } from '../../jobs/domain/job';
 import { CaptureFailure, PageCapturer } from '../../screenshots/application/capture.port';
+import { ProxyRouter } from '../../proxies/application/proxy-router';
 import { ScreenshotStorage } from '../../screenshots/application/ports';
 import { renderContentsKey, renderFileKey, retention, UNCACHED_KEEP_SECONDS } from '../domain/render';
 import type { RenderJobOptions } from '../domain/render-job';
@@ -38,6 +39,7 @@ export class RenderJobRunner implements JobTypeHandler<RenderJobOptions> {
     private readonly urlPolicy: UrlPolicy,
     private readonly secretBox: SecretBox,
     private readonly clock: Clock,
+    private readonly proxies: ProxyRouter,
   ) {}
 
   async handle(job: RenderJob): Promise<HandledOutcome> {
@@ -46,7 +48,10 @@ export class RenderJobRunner implements JobTypeHandler<RenderJobOptions> {
     let result;
     try {
       const secrets = job.options.sealedSecrets ? (JSON.parse(this.secretBox.open(job.options.sealedSecrets)) as CaptureSecrets) : undefined;
-      result = await this.capturer.capture(renderCaptureRequest(job.options.url, job.options.options, secrets, job.options.contents));
+      // A render names no proxy of its own (a link would carry its credentials): only the operator's CAPTURE_PROXY.
+      const [upstream] = await this.proxies.candidates({ accountId: job.accountId, websiteId: null, url: job.options.url });
+      const request = renderCaptureRequest(job.options.url, job.options.options, secrets, job.options.contents);
+      result = await this.capturer.capture(upstream ? { ...request, proxy: upstream.proxy } : request);
     } catch (err) {
       if (err instanceof CaptureFailure && err.kind === 'page') return this.fail(job, err.message);
       throw err;

@@ -14,6 +14,7 @@ import { AppConfig } from '../../../config/app-config';
 import { JobRepository, SupersededAttemptError } from '../../jobs/application/ports';
 import { ChangeDetector } from './change-detector';
 import { ScreenshotKeeper } from './screenshot-keeper';
+import type { ProxyRouter } from '../../proxies/application/proxy-router';
 import { RecordingMetrics } from '../../../../test/support/recording-metrics';
 
 const WEBSITE = {
@@ -60,6 +61,8 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
       metrics,
       { compareSoon: jest.fn() } as unknown as ChangeDetector,
       CONFIG,
+      // No proxy asked for and no CAPTURE_PROXY: straight out.
+      { candidates: jest.fn(async () => []) } as unknown as ProxyRouter,
     );
     warnings = [];
     jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(String(message)));

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
-import { CaptureFailure, CaptureRequest, CaptureResult, PageCapturer } from './capture.port';
+import { CaptureFailure, CaptureRequest, CaptureResult, PageCapturer, ProxyFailure } from './capture.port';
+import { ProxyRouter, UnknownProxyPoolError, type ProxyChoice } from '../../proxies/application/proxy-router';
 import { Clock } from '../../../shared/domain/clock';
 import { CaptureSecrets, mergeSecrets } from '../../../shared/domain/capture-secrets';
 import { renderingFor, resolveOutput } from '../../../shared/domain/capture-option-rules';
@@ -60,6 +61,18 @@ export function captureRequestFor(website: WebsiteProps, job: CaptureJob, reques
   };
 }
 
+/**
+ * Which proxy the capture asked for, nearest first: the request's `proxy`, its `proxy_pool`, then the website's
+ * (and, when none, the operator's CAPTURE_PROXY, applied by the router).
+ */
+function proxyChoiceFor(website: WebsiteProps, job: CaptureJob, requestSecrets?: CaptureSecrets): Pick<ProxyChoice, 'proxy' | 'pool'> {
+  if (requestSecrets?.proxy !== undefined) return { proxy: requestSecrets.proxy };
+  if (job.options.proxyPool !== undefined) return { pool: job.options.proxyPool };
+  if (website.captureOptions.secrets?.proxy !== undefined) return { proxy: website.captureOptions.secrets.proxy };
+  if (website.captureOptions.proxyPool !== undefined) return { pool: website.captureOptions.proxyPool };
+  return {};
+}
+
 /** The compare key of a capture (change history, like for like: application/comparison-key.ts). */
 export function compareKeyFor(website: WebsiteProps, job: CaptureJob, request: CaptureRequest, format: OutputFormat): string | null {
   return comparisonKey(request, mergeCaptureOptions(job.options, website.captureOptions).device ?? null, format);
@@ -95,6 +108,7 @@ export class CaptureJobRunner implements JobTypeHandler<CaptureJobOptions>, OnMo
     private readonly metrics: Metrics,
     private readonly changes: ChangeDetector,
     private readonly config: AppConfig,
+    private readonly proxies: ProxyRouter,
   ) {}
 
   onModuleDestroy(): void {
@@ -127,7 +141,12 @@ export class CaptureJobRunner implements JobTypeHandler<CaptureJobOptions>, OnMo
     try {
       const secrets = job.options.sealedSecrets ? (JSON.parse(this.secretBox.open(job.options.sealedSecrets)) as CaptureSecrets) : undefined;
       request = captureRequestFor(website, job, secrets);
-      result = await this.capturer.capture(request);
+      result = await this.captureThroughProxies(request, {
+        accountId: job.accountId,
+        websiteId: website.id,
+        url: website.url,
+        ...proxyChoiceFor(website, job, secrets),
+      });
     } catch (err) {
       if (err instanceof CaptureFailure && err.kind === 'page') {
         const failed = await this.jobs.fail(job.id, err.message, this.clock.now());
@@ -143,6 +162,35 @@ export class CaptureJobRunner implements JobTypeHandler<CaptureJobOptions>, OnMo
     const outcome = await this.store(job, website, result, request, attemptStarted);
     await this.eraseSecrets(job);
     return outcome;
+  }
+
+  /**
+   * The capture through the proxy it asked for (none: straight out). A pool's proxy that could not be reached or
+   * refused its credentials cools down and the next one is tried; the last failure, naming its proxy, fails the job.
+   */
+  private async captureThroughProxies(request: CaptureRequest, choice: ProxyChoice): Promise<CaptureResult> {
+    let candidates;
+    try {
+      candidates = await this.proxies.candidates(choice);
+    } catch (err) {
+      if (err instanceof UnknownProxyPoolError) throw new CaptureFailure('page', err.message);
+      throw err;
+    }
+    if (candidates.length === 0) return this.capturer.capture(request);
+    let failure: ProxyFailure | null = null;
+    for (const candidate of candidates) {
+      try {
+        const result = await this.capturer.capture({ ...request, proxy: candidate.proxy });
+        this.proxies.succeeded(candidate);
+        return result;
+      } catch (err) {
+        if (!(err instanceof ProxyFailure)) throw err;
+        if (err.fault === 'destination') throw err;
+        this.proxies.failed(candidate);
+        failure = err;
+      }
+    }
+    throw failure ?? new CaptureFailure('page', 'No proxy could be used');
   }
 
   private async store(job: CaptureJob, website: WebsiteProps, result: CaptureResult, request: CaptureRequest, attemptStarted: number): Promise<HandledOutcome> {

@@ -159,7 +159,9 @@ function captureReportSection(report: CaptureReport | null): Html {
     /^https?:\/\//i.test(report.finalUrl)
       ? html`<a class="wrap" href="${report.finalUrl}" rel="noreferrer noopener">${report.finalUrl}</a>`
       : html`<span class="wrap">${report.finalUrl}</span>`
-  } · page ${report.pageHeight} px tall · waited ${report.waitedMs} ms after load</p>
+  } · page ${report.pageHeight} px tall · waited ${report.waitedMs} ms after load${
+    report.proxy ? html` · <span class="proxy">through proxy <code>${report.proxy}</code></span>` : ''
+  }</p>
   ${reasons.length > 0 ? html`<div class="notice warn" role="status"><ul>${reasons.map((reason) => html`<li>${reason}</li>`)}</ul></div>` : ''}
   ${notes.length > 0 ? html`<div class="notice info capture-notes" role="note"><ul>${notes.map((note) => html`<li>${note}</li>`)}</ul></div>` : ''}
 </section>`;
