@@ -221,6 +221,16 @@ describe.each(['sqlite', 'postgres'] as const)('list_counts and usage_hours on %
           },
         ],
         [
+          1,
+          async () => {
+            // Rewritten instants (an operator's UPDATE): bytes and jobs move between hours; a status may change too.
+            const [shot] = await q('SELECT id FROM screenshots ORDER BY id DESC LIMIT 1 OFFSET ?', [Math.floor(random() * 10)]);
+            if (shot) await q('UPDATE screenshots SET taken_at = ?, file_size = ? WHERE id = ?', [at(), 1 + Math.floor(random() * 1000), shot.id]);
+            const [job] = await q('SELECT id FROM jobs ORDER BY id LIMIT 1 OFFSET ?', [Math.floor(random() * 10)]);
+            if (job) await q('UPDATE jobs SET created_at = ?, status = ? WHERE id = ?', [at(), pick(STATUSES), job.id]);
+          },
+        ],
+        [
           2,
           async () => {
             const [shot] = await q('SELECT id FROM screenshots ORDER BY id LIMIT 1 OFFSET ?', [Math.floor(random() * 10)]);
