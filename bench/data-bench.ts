@@ -114,7 +114,7 @@ async function seedShots(
     await dataSource.query(
       `${s.with}INSERT INTO screenshots (account_id, website_id, job_id, file_path, format, file_size, width, height, status, taken_at, full_page, ` +
         `compare_key, change_status, changed, changed_ratio, compared_at) ` +
-        `SELECT ${accountId}, ${website}, ${jobId(engine)}, 'screenshots/${accountId}/' || ${website} || '/' || i || '.png', 'png', 150000 + (i * 7919) % 100000, 1280, 800, ` +
+        `SELECT ${accountId}, ${website}, ${jobId(engine)}, 'screenshots/${accountId}/' || ${website} || '/' || i || '.png', 'png', 150000 + ((i % 100000) * 7919) % 100000, 1280, 800, ` +
         `'success', ${at}, ${bool('1 = 0')}, 'k', 'done', ${bool('i % 10 = 0')}, CASE WHEN i % 10 = 0 THEN 0.02 ELSE 0 END, ${at} FROM ${s.from} WHERE i % 33 <> 0`,
     );
     process.stdout.write(`  seeded ${end.toLocaleString('en')} / ${to.toLocaleString('en')}\r`);
