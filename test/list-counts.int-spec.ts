@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { DateUtils } from 'typeorm/util/DateUtils';
-import { createTestDatabase, TestDatabase } from '../../../test/support/test-database';
-import { insertAccount, migratedDataSource } from '../../../test/support/migrated-database';
-import { JobRow } from '../../modules/jobs/infrastructure/job.row';
-import { ScreenshotRow } from '../../modules/screenshots/infrastructure/screenshot.row';
-import { ValidationFailedError } from '../domain/domain-error';
-import type { PageRequest } from '../domain/page-request';
-import { counterName, findPage } from './hot-query';
+import { createTestDatabase, TestDatabase } from './support/test-database';
+import { insertAccount, migratedDataSource } from './support/migrated-database';
+import { JobRow } from '../src/modules/jobs/infrastructure/job.row';
+import { ScreenshotRow } from '../src/modules/screenshots/infrastructure/screenshot.row';
+import { ValidationFailedError } from '../src/shared/domain/domain-error';
+import type { PageRequest } from '../src/shared/domain/page-request';
+import { counterName, findPage } from '../src/shared/persistence/hot-query';
 
 /**
+ * Here rather than beside hot-query.ts: it needs two contexts' row entities, which shared/ may not import.
+ *
  * The kept totals (list_counts) and the overview's hourly rollup (usage_hours) of migration 1763801100000, on
  * both databases: after any sequence of inserts, status changes, moves and deletes — one by one, in bulk as the
  * retention sweep does, through a website's cascade — every counter equals the COUNT(*) (or SUM) it stands for.
