@@ -28,6 +28,9 @@ const INDEXES: Array<[string, string, string]> = [
   ['ix_jobs_account_scenario', 'jobs', 'account_id, scenario_id, created_at, id'],
   ['ix_screenshots_account_website', 'screenshots', 'account_id, website_id, id'],
   ['ix_screenshots_account_scenario', 'screenshots', 'account_id, scenario_id, id'],
+  // A website's changes (GET /websites/{id}/changes): equality on all three, then id — SQLite otherwise took the
+  // (account_id, website_id, id) index and read every screenshot of a website without changes.
+  ['ix_screenshots_account_changes', 'screenshots', 'account_id, website_id, changed, id'],
   ['ix_screenshots_taken', 'screenshots', 'taken_at, id'],
 ];
 

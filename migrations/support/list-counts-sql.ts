@@ -96,6 +96,30 @@ export function triggers(d: Dialect): TriggerSpec[] {
         bump('NEW.account_id', `'changes:website=' || NEW.website_id`, '1', 'NEW.changed = TRUE'),
       ],
     },
+    {
+      // A screenshot's instant or size rewritten (no capture does; an operator or a test may): its bytes move hours.
+      name: 'tr_screenshots_counted_moved',
+      table: 'screenshots',
+      event: 'UPDATE OF taken_at, file_size',
+      when: `${distinct('OLD.taken_at', 'NEW.taken_at')} OR ${distinct('OLD.file_size', 'NEW.file_size')}`,
+      body: [
+        usage('OLD.account_id', hourOf(d, 'OLD.taken_at'), '0', '0', '-OLD.file_size'),
+        usage('NEW.account_id', hourOf(d, 'NEW.taken_at'), '0', '0', 'NEW.file_size'),
+        bump('NEW.account_id', `'bytes'`, 'NEW.file_size - OLD.file_size'),
+      ],
+    },
+    {
+      // A job's created_at rewritten: it moves hours with its old status (a status changed by the same UPDATE is
+      // the status trigger's, which counts it at the new hour).
+      name: 'tr_jobs_counted_created',
+      table: 'jobs',
+      event: 'UPDATE OF created_at',
+      when: distinct('OLD.created_at', 'NEW.created_at'),
+      body: [
+        usage('OLD.account_id', hourOf(d, 'OLD.created_at'), '-1', `-${failed('OLD')}`, '0'),
+        usage('NEW.account_id', hourOf(d, 'NEW.created_at'), '1', failed('OLD'), '0'),
+      ],
+    },
     { name: 'tr_jobs_counted_insert', table: 'jobs', event: 'INSERT', body: jobCounters(d, 'NEW', '') },
     { name: 'tr_jobs_counted_delete', table: 'jobs', event: 'DELETE', body: jobCounters(d, 'OLD', '-') },
     { name: 'tr_jobs_counted_status', table: 'jobs', event: 'UPDATE OF status', when: distinct('OLD.status', 'NEW.status'), body: jobStatusChange(d) },

@@ -52,6 +52,12 @@ export interface UsageSeries {
   bucketSeconds: number;
 }
 
+/** What a website picker offers: the choices, and whether more websites match than are offered. */
+export interface WebsiteChoices {
+  websites: Array<{ id: number; name: string }>;
+  more: boolean;
+}
+
 export abstract class DashboardQueries {
   /** The account's screenshots matching the filter, newest first. */
   abstract gallery(accountId: number, filter: GalleryFilter, page: PageRequest): Promise<{ items: GalleryShot[]; total: number }>;
@@ -61,6 +67,11 @@ export abstract class DashboardQueries {
   abstract shotsByIds(accountId: number, ids: readonly number[]): Promise<GalleryShot[]>;
   /** `count` buckets of `bucketSeconds` each, the last one containing `now`, aligned on UTC hours or days. */
   abstract usage(accountId: number, now: Date, bucketSeconds: number, count: number): Promise<UsageSeries>;
+  /**
+   * A website picker's choices: at most `limit` of the account's websites, newest first, whose name or URL contains
+   * `search` (any case; all when empty), and the selected one whatever the search — not 10,000 options a page.
+   */
+  abstract websiteChoices(accountId: number, search: string | undefined, selectedId: number | undefined, limit: number): Promise<WebsiteChoices>;
   /** Bytes of every screenshot the account has stored. */
   abstract storedBytes(accountId: number): Promise<number>;
 }

@@ -9,7 +9,9 @@ import { WebsitesService } from '../../websites/application/websites.service';
 import { JobsService } from '../../jobs/application/jobs.service';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardViewer, Viewer } from './dashboard-request';
-import { DASHBOARD_PAGE_SIZE, HtmlPage, idQuery, lastPage, pageParam } from './responses';
+import { DASHBOARD_PAGE_SIZE, HtmlPage, idQuery, lastPage, pageParam, pickerSearch } from './responses';
+import { DashboardQueries } from '../application/dashboard-queries';
+import { PICKER_LIMIT } from './views/components';
 import { WebsiteNames } from './website-names';
 import { jobPage, jobsPage } from './views/pages/jobs.page';
 
@@ -26,6 +28,7 @@ export class JobsPageController {
     private readonly names: WebsiteNames,
     private readonly websites: WebsitesService,
     private readonly kinds: JobKinds,
+    private readonly queries: DashboardQueries,
   ) {}
 
   @Get()
@@ -36,8 +39,10 @@ export class JobsPageController {
     @Query('status') rawStatus?: string,
     @Query('type') rawType?: string,
     @Query('website_id') rawWebsite?: string,
+    @Query('site') rawSite?: string,
   ) {
     const accountId = viewer.account.id;
+    const site = pickerSearch(rawSite);
     const page = pageParam(rawPage);
     // Lenient, as the other dashboard lists: an unknown filter value shows everything rather than an error.
     const status = oneOf<JobStatus>(JOB_STATUSES, rawStatus);
@@ -52,8 +57,8 @@ export class JobsPageController {
     return jobsPage(viewer, {
       jobs: items,
       names,
-      websites: await this.names.all(accountId),
-      filter: { status, type, websiteId },
+      websites: await this.queries.websiteChoices(accountId, site, websiteId, PICKER_LIMIT),
+      filter: { status, type, websiteId, site },
       kinds: labels,
       page: { page, lastPage: lastPage(total, DASHBOARD_PAGE_SIZE), total },
     }).toString();

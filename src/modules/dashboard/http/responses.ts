@@ -27,3 +27,8 @@ export const DASHBOARD_PAGE_SIZE = 24;
 export function lastPage(total: number, perPage: number): number {
   return Math.max(1, Math.ceil(total / perPage));
 }
+
+/** The `site` search of a website picker (views/components.ts websitePicker), trimmed and bounded; absent when blank. */
+export function pickerSearch(raw: unknown): string | undefined {
+  return typeof raw === 'string' && raw.trim() ? raw.trim().slice(0, 200) : undefined;
+}

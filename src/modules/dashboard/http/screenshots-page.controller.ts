@@ -9,7 +9,8 @@ import { NotFoundError, ValidationFailedError } from '../../../shared/domain/dom
 import { DashboardQueries, GalleryFilter } from '../application/dashboard-queries';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
-import { DASHBOARD_PAGE_SIZE, HtmlPage, idQuery, lastPage, pageParam, seeOther } from './responses';
+import { DASHBOARD_PAGE_SIZE, HtmlPage, idQuery, lastPage, pageParam, pickerSearch, seeOther } from './responses';
+import { PICKER_LIMIT } from './views/components';
 import { WebsiteNames } from './website-names';
 import { bulkDeleteConfirmPage, GalleryQuery, galleryPage, screenshotPage } from './views/pages/screenshots.page';
 
@@ -53,6 +54,7 @@ export class ScreenshotsPageController {
     @Query('to') rawTo?: string,
     @Query('q') rawSearch?: string,
     @Query('notice') notice?: string,
+    @Query('site') rawSite?: string,
   ) {
     const accountId = viewer.account.id;
     const page = pageParam(rawPage);
@@ -61,6 +63,7 @@ export class ScreenshotsPageController {
       from: dayParam(rawFrom),
       to: dayParam(rawTo),
       q: typeof rawSearch === 'string' && rawSearch.trim() ? rawSearch.trim().slice(0, 200) : undefined,
+      site: pickerSearch(rawSite),
     };
     const filter: GalleryFilter = {
       websiteId: query.websiteId,
@@ -70,11 +73,18 @@ export class ScreenshotsPageController {
       search: query.q,
     };
     const { items, total } = await this.queries.gallery(accountId, filter, { page, perPage: DASHBOARD_PAGE_SIZE });
-    const [websites, sources] = await Promise.all([this.names.all(accountId), this.queries.sources(accountId, items)]);
+    const [websites, sources, websiteNames] = await Promise.all([
+      this.queries.websiteChoices(accountId, query.site, query.websiteId, PICKER_LIMIT),
+      this.queries.sources(accountId, items),
+      this.names.of(
+        accountId,
+        items.map((s) => s.websiteId),
+      ),
+    ]);
     return galleryPage(viewer, {
       shots: items,
       sources,
-      websiteNames: new Map(websites.map((w) => [w.id, w.name])),
+      websiteNames,
       websites,
       query,
       page: { page, lastPage: lastPage(total, DASHBOARD_PAGE_SIZE), total },

@@ -198,4 +198,33 @@ describe('TypeOrmDashboardQueries (real database)', () => {
     expect((await queries.sources(account.alice, [shots[4]])).get(shots[4].id)).toBe('failure');
     expect(await queries.sources(account.alice, [])).toEqual(new Map());
   });
+
+  it('websiteChoices: a picker gets the newest matches up to the limit (not every website), narrowed by a name/URL search, with the selected one always in', async () => {
+    const carol = await insertAccount(dataSource, 'carol-picker@example.com', NOW);
+    const ids: number[] = [];
+    for (let i = 1; i <= 60; i++) ids.push(await insertWebsite(carol, `Shop ${i}`, `https://shop${i}.example/`));
+    const all = await queries.websiteChoices(carol, undefined, undefined, 50);
+    expect(all.websites.map((w) => w.id)).toEqual([...ids].reverse().slice(0, 50));
+    expect(all.more).toBe(true);
+    const narrowed = await queries.websiteChoices(carol, 'SHOP5', undefined, 50);
+    expect(narrowed.websites.map((w) => w.name)).toEqual([
+      'Shop 59',
+      'Shop 58',
+      'Shop 57',
+      'Shop 56',
+      'Shop 55',
+      'Shop 54',
+      'Shop 53',
+      'Shop 52',
+      'Shop 51',
+      'Shop 50',
+      'Shop 5',
+    ]);
+    expect(narrowed.more).toBe(false);
+    // The selected website stays offered when the search would leave it out; another account's never is.
+    const selected = await queries.websiteChoices(carol, 'shop5', ids[0], 50);
+    expect(selected.websites[0]).toEqual({ id: ids[0], name: 'Shop 1' });
+    expect((await queries.websiteChoices(carol, undefined, site.bob, 50)).websites.map((w) => w.id)).not.toContain(site.bob);
+    expect((await queries.websiteChoices(carol, 'acme', undefined, 50)).websites).toEqual([]);
+  });
 });

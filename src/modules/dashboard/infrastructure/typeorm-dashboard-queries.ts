@@ -6,7 +6,7 @@ import { JobRow } from '../../jobs/infrastructure/job.row';
 import type { StepRecord } from '../../scenarios/domain/execution';
 import { ScreenshotRow } from '../../screenshots/infrastructure/screenshot.row';
 import { counterName, findPage } from '../../../shared/persistence/hot-query';
-import { DashboardQueries, GalleryFilter, GalleryShot, ShotSource, UsageBucket, UsageSeries } from '../application/dashboard-queries';
+import { DashboardQueries, GalleryFilter, GalleryShot, ShotSource, UsageBucket, UsageSeries, WebsiteChoices } from '../application/dashboard-queries';
 
 /** `%`, `_` and the escape character itself are literal in a search. */
 function likePattern(text: string): string {
@@ -103,6 +103,32 @@ export class TypeOrmDashboardQueries extends DashboardQueries {
   async shotsByIds(accountId: number, ids: readonly number[]): Promise<GalleryShot[]> {
     if (ids.length === 0) return [];
     return (await this.shots.find({ where: { accountId, id: In([...ids]) }, order: { id: 'DESC' } })).map(toTile);
+  }
+
+  async websiteChoices(accountId: number, search: string | undefined, selectedId: number | undefined, limit: number): Promise<WebsiteChoices> {
+    const query = this.dataSource
+      .createQueryBuilder()
+      .select('w.id', 'id')
+      .addSelect('w.name', 'name')
+      .from('websites', 'w')
+      .where('w.account_id = :accountId', { accountId });
+    if (search) {
+      query.andWhere(`(LOWER(w.name) LIKE :pattern ESCAPE '\\' OR LOWER(w.url) LIKE :pattern ESCAPE '\\')`, { pattern: likePattern(search) });
+    }
+    // Through ix_websites_account (account_id, id): the newest `limit + 1`, read in order, stopping there.
+    const rows = await query
+      .orderBy('w.id', 'DESC')
+      .limit(limit + 1)
+      .getRawMany<{ id: number | string; name: string }>();
+    const websites = rows.slice(0, limit).map((r) => ({ id: Number(r.id), name: r.name }));
+    if (selectedId && !websites.some((w) => w.id === selectedId)) {
+      const [selected] = await this.dataSource.query<Array<{ id: number | string; name: string }>>(
+        this.postgres ? 'SELECT id, name FROM websites WHERE account_id = $1 AND id = $2' : 'SELECT id, name FROM websites WHERE account_id = ? AND id = ?',
+        [accountId, selectedId],
+      );
+      if (selected) websites.unshift({ id: Number(selected.id), name: selected.name });
+    }
+    return { websites, more: rows.length > limit };
   }
 
   /**

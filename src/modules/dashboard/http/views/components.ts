@@ -95,3 +95,28 @@ export function dataTable(columns: Array<string | Html>, rows: Html[]): Html {
 export function tableBox(label: string, content: Html, extraClass = ''): Html {
   return html`<div class="table-box${extraClass ? ` ${extraClass}` : ''}" tabindex="0" role="region" aria-label="${label}">${content}</div>`;
 }
+
+/** How many websites a picker offers at most; more are reached by its search field. */
+export const PICKER_LIMIT = 50;
+
+/**
+ * A website picker inside a GET filter form (issue 45: not 10,000 options a page): a search field (`site`) that
+ * narrows the choices on the server — submitting the form is the search, no script needed — and a select of the
+ * matching websites (at most PICKER_LIMIT, the selected one always among them).
+ */
+export function websitePicker(
+  ids: { select: string; search: string },
+  choices: { websites: Array<{ id: number; name: string }>; more: boolean },
+  selectedId: number | undefined,
+  search: string | undefined,
+  anyLabel: string,
+): Html {
+  const note = choices.more
+    ? html`<small class="muted" id="${ids.search}-note">Showing the newest ${PICKER_LIMIT} matches: type part of a name or URL and filter to narrow.</small>`
+    : '';
+  return html`<div><label for="${ids.search}">Find a website</label><input type="search" id="${ids.search}" name="site" maxlength="200" value="${search ?? ''}" aria-describedby="${ids.select}"></div>
+  <div><label for="${ids.select}">Website</label><select id="${ids.select}" name="website_id">
+    <option value="">${anyLabel}</option>
+    ${choices.websites.map((w) => html`<option value="${w.id}"${w.id === selectedId ? html` selected` : ''}>${w.name}</option>`)}
+  </select>${note}</div>`;
+}

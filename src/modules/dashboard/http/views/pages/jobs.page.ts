@@ -2,7 +2,8 @@ import { isFinished, JOB_STATUSES, JobProps } from '../../../../jobs/domain/job'
 import { redactStepsForLogs } from '../../../../scenarios/domain/execution';
 import type { Step } from '../../../../scenarios/domain/steps';
 import type { DashboardViewer } from '../../dashboard-request';
-import { dataTable, PageInfo, pager } from '../components';
+import { dataTable, PageInfo, pager, websitePicker } from '../components';
+import type { WebsiteChoices } from '../../../application/dashboard-queries';
 import { badge, Html, html, utcTime } from '../html';
 import { layout } from '../layout';
 import { duration, executionHref, jobErrorCell, jobErrorText, jobKindCell, jobLink, KindLabels, rawJobError, scrollBox } from './automation-parts';
@@ -11,12 +12,14 @@ export interface JobFilterForm {
   status?: string;
   type?: string;
   websiteId?: number;
+  /** The website picker's search (`site`). */
+  site?: string;
 }
 
 export interface JobsView {
   jobs: JobProps[];
   names: Map<number, string>;
-  websites: Array<{ id: number; name: string }>;
+  websites: WebsiteChoices;
   filter: JobFilterForm;
   page: PageInfo;
   /** Every job kind, name → label (the jobs registry): the type column and the type filter. */
@@ -52,7 +55,7 @@ export function jobsPage(viewer: DashboardViewer, view: JobsView): Html {
     html`<form class="toolbar" method="get" action="/dashboard/jobs" id="job-filters">
   <div><label for="filter-status">Status</label><select id="filter-status" name="status">${option('', 'Any status', f.status)}${JOB_STATUSES.map((s) => option(s, s, f.status))}</select></div>
   <div><label for="filter-type">Type</label><select id="filter-type" name="type">${option('', 'Any type', f.type)}${[...view.kinds].map(([name, label]) => option(name, label, f.type))}</select></div>
-  <div><label for="filter-website">Website</label><select id="filter-website" name="website_id">${option('', 'Every website', f.websiteId?.toString())}${view.websites.map((w) => option(String(w.id), w.name, f.websiteId?.toString()))}</select></div>
+  ${websitePicker({ select: 'filter-website', search: 'filter-website-search' }, view.websites, f.websiteId, f.site, 'Every website')}
   <div><button type="submit" class="secondary">Filter</button>${filtered ? html` <a href="/dashboard/jobs">Clear</a>` : ''}</div>
 </form>
 ${

@@ -1,8 +1,8 @@
 import type { ScreenshotProps } from '../../../../screenshots/domain/screenshot';
 import { captureNotes, incompleteReasons, type CaptureReport } from '../../../../screenshots/domain/capture-report';
-import type { GalleryShot, ShotSource } from '../../../application/dashboard-queries';
+import type { GalleryShot, ShotSource, WebsiteChoices } from '../../../application/dashboard-queries';
 import type { DashboardViewer } from '../../dashboard-request';
-import { noticeBox, PageInfo, pager } from '../components';
+import { noticeBox, PageInfo, pager, websitePicker } from '../components';
 import { Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
 import { isImageFormat } from '../../../../../shared/domain/output-format';
@@ -13,6 +13,8 @@ export interface GalleryQuery {
   from?: string;
   to?: string;
   q?: string;
+  /** The website picker's search (`site`). */
+  site?: string;
 }
 
 export interface GalleryView {
@@ -20,7 +22,7 @@ export interface GalleryView {
   sources: Map<number, ShotSource>;
   websiteNames: Map<number, string>;
   /** Every website of the account, for the filter. */
-  websites: Array<{ id: number; name: string }>;
+  websites: WebsiteChoices;
   query: GalleryQuery;
   page: PageInfo;
   canZip: boolean;
@@ -67,11 +69,7 @@ function filterForm(view: GalleryView): Html {
   const q = view.query;
   const filtered = Boolean(q.websiteId || q.from || q.to || q.q);
   return html`<form class="toolbar filters" method="get" action="/dashboard/screenshots" role="search">
-  <div><label for="website-filter">Website</label>
-  <select id="website-filter" name="website_id">
-    <option value="">All websites</option>
-    ${view.websites.map((w) => html`<option value="${w.id}"${w.id === q.websiteId ? html` selected` : ''}>${w.name}</option>`)}
-  </select></div>
+  ${websitePicker({ select: 'website-filter', search: 'website-search' }, view.websites, q.websiteId, q.site, 'All websites')}
   <div><label for="search">Name or URL contains</label><input type="search" id="search" name="q" maxlength="200" value="${q.q ?? ''}"></div>
   <div><label for="from">From</label><input type="date" id="from" name="from" value="${q.from ?? ''}"></div>
   <div><label for="to">To</label><input type="date" id="to" name="to" value="${q.to ?? ''}"></div>

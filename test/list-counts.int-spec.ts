@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { DateUtils } from 'typeorm/util/DateUtils';
-import { createTestDatabase, TestDatabase } from '../../../test/support/test-database';
-import { insertAccount, migratedDataSource } from '../../../test/support/migrated-database';
-import { JobRow } from '../../modules/jobs/infrastructure/job.row';
-import { ScreenshotRow } from '../../modules/screenshots/infrastructure/screenshot.row';
-import { ValidationFailedError } from '../domain/domain-error';
-import type { PageRequest } from '../domain/page-request';
-import { counterName, findPage } from './hot-query';
+import { createTestDatabase, TestDatabase } from './support/test-database';
+import { insertAccount, migratedDataSource } from './support/migrated-database';
+import { JobRow } from '../src/modules/jobs/infrastructure/job.row';
+import { ScreenshotRow } from '../src/modules/screenshots/infrastructure/screenshot.row';
+import { ValidationFailedError } from '../src/shared/domain/domain-error';
+import type { PageRequest } from '../src/shared/domain/page-request';
+import { counterName, findPage } from '../src/shared/persistence/hot-query';
 
 /**
+ * Here rather than beside hot-query.ts: it needs two contexts' row entities, which shared/ may not import.
+ *
  * The kept totals (list_counts) and the overview's hourly rollup (usage_hours) of migration 1763801100000, on
  * both databases: after any sequence of inserts, status changes, moves and deletes — one by one, in bulk as the
  * retention sweep does, through a website's cascade — every counter equals the COUNT(*) (or SUM) it stands for.
@@ -218,6 +220,16 @@ describe.each(['sqlite', 'postgres'] as const)('list_counts and usage_hours on %
             const [shot] = await q('SELECT id FROM screenshots ORDER BY id DESC LIMIT 1 OFFSET ?', [Math.floor(random() * 10)]);
             if (shot)
               await q('UPDATE screenshots SET changed = ? WHERE id = ?', [engine === 'postgres' ? pick([true, false, null]) : pick([1, 0, null]), shot.id]);
+          },
+        ],
+        [
+          1,
+          async () => {
+            // Rewritten instants (an operator's UPDATE): bytes and jobs move between hours; a status may change too.
+            const [shot] = await q('SELECT id FROM screenshots ORDER BY id DESC LIMIT 1 OFFSET ?', [Math.floor(random() * 10)]);
+            if (shot) await q('UPDATE screenshots SET taken_at = ?, file_size = ? WHERE id = ?', [at(), 1 + Math.floor(random() * 1000), shot.id]);
+            const [job] = await q('SELECT id FROM jobs ORDER BY id LIMIT 1 OFFSET ?', [Math.floor(random() * 10)]);
+            if (job) await q('UPDATE jobs SET created_at = ?, status = ? WHERE id = ?', [at(), pick(STATUSES), job.id]);
           },
         ],
         [
