@@ -776,7 +776,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'plain',
     example: 'main',
     description:
-      'Full page (and PDF) of an app shell: the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)',
+      'Full page (and PDF) of an app shell: the CSS selector of the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)',
     form: { label: 'Full-page scroll element', section: 'capture', placeholder: 'found by itself' },
   }),
   row<number>()({

@@ -391,8 +391,11 @@ function querySchemaOf(spec: CaptureOptionSpec): { schema: Record<string, unknow
     case 'selectors':
     case 'urlPatterns':
       return { schema: schemaOf(spec) as Record<string, unknown>, spelling: 'repeat the parameter for each one' };
-    default:
-      return { schema: { ...(schemaOf(spec) as Record<string, unknown>), ...documentedDefault(spec) } };
+    default: {
+      // The row's example, where a query string can spell it (a text, a number): what a client can copy.
+      const example = typeof spec.example === 'string' || typeof spec.example === 'number' ? { example: spec.example } : {};
+      return { schema: { ...(schemaOf(spec) as Record<string, unknown>), ...documentedDefault(spec), ...example } };
+    }
   }
 }
 
