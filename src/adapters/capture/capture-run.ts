@@ -1,5 +1,6 @@
 import type { ElementHandle, HTTPResponse, Page } from 'puppeteer';
 
+import { notAnsweredMessage } from '../../shared/domain/capture-timeout';
 import type { ContextLease } from './browser-pool';
 import {
   CaptureFailure,
@@ -73,11 +74,6 @@ export function failsOnStatus(status: number | null, failOn: CaptureRequest['fai
 
 /** A page that keeps navigating by itself after 'load' (script or meta redirects) gets this many tries. */
 const MAX_DOCUMENTS = 3;
-
-/** A time limit in words: "30 s", "2.5 s". */
-function seconds(ms: number): string {
-  return `${Math.round(ms / 100) / 10} s`;
-}
 
 /** What a stitched full page leaves of the capture's time for stacking and encoding its parts. */
 const STITCH_RESERVE_MS = 2_000;
@@ -487,7 +483,7 @@ export class CaptureRun {
       case 'navigation':
         // Past the document's answer the navigation ends by itself before the deadline (navigation.ts): a timeout
         // here is a page that never answered.
-        return `The page did not answer within ${seconds(ms)}`;
+        return notAnsweredMessage(ms);
       case 'selector':
         return `Timed out after ${ms} ms waiting for selector "${this.request.waitForSelector ?? ''}"`;
       case 'element':

@@ -1,5 +1,6 @@
 import type { KeyInput, Page } from 'puppeteer';
 
+import { notAnsweredMessage } from '../../shared/domain/capture-timeout';
 import type { ContextLease } from './browser-pool';
 import { CaptureFailure, type ScenarioTab, type CaptureResult, type ScrollTarget } from '../../modules/screenshots/application/capture.port';
 import type { CaptureSettings } from './capture-options';
@@ -47,7 +48,7 @@ export class PuppeteerScenarioTab implements ScenarioTab {
   }
 
   goto(url: string, timeoutMs = this.settings.timeoutMs): Promise<void> {
-    return this.act(`The page did not answer within ${Math.round(timeoutMs / 100) / 10} s`, async () => {
+    return this.act(notAnsweredMessage(timeoutMs), async () => {
       const started = Date.now();
       // A document that answered is gone on with even when some of what it loads never answers (navigation.ts).
       const navigation = await navigate(this.page, url, {

@@ -1,4 +1,4 @@
-import { isCaptureTimeout } from './capture-timeout';
+import { isCaptureTimeout, notAnsweredMessage } from './capture-timeout';
 
 describe('isCaptureTimeout', () => {
   it('the capture’s time limits, in their words, are timeouts', () => {
@@ -23,5 +23,11 @@ describe('isCaptureTimeout', () => {
     ]) {
       expect({ message, timeout: isCaptureTimeout(message) }).toEqual({ message, timeout: false });
     }
+  });
+
+  it('the message of a page that never answered names its limit in seconds, and is a timeout', () => {
+    expect(notAnsweredMessage(30_000)).toBe('The page did not answer within 30 s');
+    expect(notAnsweredMessage(1_500)).toBe('The page did not answer within 1.5 s');
+    expect(isCaptureTimeout(notAnsweredMessage(2_000))).toBe(true);
   });
 });

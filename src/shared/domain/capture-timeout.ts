@@ -6,3 +6,8 @@
 export function isCaptureTimeout(message: string): boolean {
   return /timeout|timed out|\bwithin \d/i.test(message);
 }
+
+/** A page that never answered within its time limit, in words: "The page did not answer within 30 s" (or 1.5 s). */
+export function notAnsweredMessage(timeoutMs: number): string {
+  return `The page did not answer within ${Math.round(timeoutMs / 100) / 10} s`;
+}

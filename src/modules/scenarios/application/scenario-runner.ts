@@ -1,4 +1,5 @@
 import { renderingFor } from '../../../shared/domain/capture-option-rules';
+import { notAnsweredMessage } from '../../../shared/domain/capture-timeout';
 import { Injectable, Logger } from '@nestjs/common';
 import { CaptureFailure, ScenarioTab, CaptureResult, PageCapturer } from '../../screenshots/application/capture.port';
 import { AppConfig } from '../../../config/app-config';
@@ -219,7 +220,7 @@ export class ScenarioRunner implements JobTypeHandler {
       // A second's slack lets the page's own timeout speak first, but never past the time left.
       const limit = Math.min(timeout + 1000, left);
       if (limit < timeout + 1000) cutOffAt = Date.now() + limit;
-      const reason = cutOffAt !== null ? this.capExceeded() : `The page did not answer within ${Math.round(timeout / 100) / 10} s`;
+      const reason = cutOffAt !== null ? this.capExceeded() : notAnsweredMessage(timeout);
       await within(page.goto(ctx.website.url, timeout), limit, () => pageFailure(reason));
       return null;
     } catch (err) {
