@@ -1233,7 +1233,7 @@ export interface components {
       pdf_print_background?: boolean;
       /**
        * @description pdf only: the page margins, one CSS length for all sides or four (top right bottom left), in px, in, cm or mm. Default: none (0), or 0.6 in top and bottom when a header or footer is printed.
-       * @example 20mm 15mm
+       * @example 20mm 15mm 20mm 15mm
        */
       pdf_margin?: string;
       /**
@@ -1517,7 +1517,7 @@ export interface components {
       proxy_pool?: string;
       /**
        * Format: css-selector
-       * @description Full page (and PDF) of an app shell: the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)
+       * @description Full page (and PDF) of an app shell: the CSS selector of the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)
        * @example main
        */
       full_page_scroll_selector?: string;
@@ -1687,7 +1687,7 @@ export interface components {
       pdf_print_background?: boolean;
       /**
        * @description pdf only: the page margins, one CSS length for all sides or four (top right bottom left), in px, in, cm or mm. Default: none (0), or 0.6 in top and bottom when a header or footer is printed.
-       * @example 20mm 15mm
+       * @example 20mm 15mm 20mm 15mm
        */
       pdf_margin?: string;
       /**
@@ -1971,7 +1971,7 @@ export interface components {
       proxy_pool?: string;
       /**
        * Format: css-selector
-       * @description Full page (and PDF) of an app shell: the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)
+       * @description Full page (and PDF) of an app shell: the CSS selector of the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)
        * @example main
        */
       full_page_scroll_selector?: string;
@@ -2371,7 +2371,7 @@ export interface components {
       pdf_print_background?: boolean;
       /**
        * @description pdf only: the page margins, one CSS length for all sides or four (top right bottom left), in px, in, cm or mm. Default: none (0), or 0.6 in top and bottom when a header or footer is printed.
-       * @example 20mm 15mm
+       * @example 20mm 15mm 20mm 15mm
        */
       pdf_margin?: string;
       /**
@@ -2655,7 +2655,7 @@ export interface components {
       proxy_pool?: string;
       /**
        * Format: css-selector
-       * @description Full page (and PDF) of an app shell: the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)
+       * @description Full page (and PDF) of an app shell: the CSS selector of the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)
        * @example main
        */
       full_page_scroll_selector?: string;
@@ -6563,7 +6563,7 @@ export interface operations {
         output_height?: number;
         /** @description Default: the website’s full_page */
         full_page?: boolean;
-        /** @description Full page (and PDF) of an app shell: the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422) */
+        /** @description Full page (and PDF) of an app shell: the CSS selector of the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422) */
         full_page_scroll_selector?: string;
         /** @description Default: the website’s */
         viewport_width?: number;

@@ -242,7 +242,7 @@ export const CAPTURE_OPTION_TABLE = [
     formats: PDF_ONLY,
     changesPicture: false,
     capturer: 'derived',
-    example: '20mm 15mm',
+    example: '20mm 15mm 20mm 15mm',
     description:
       'pdf only: the page margins, one CSS length for all sides or four (top right bottom left), in px, in, cm or mm. Default: none (0), or 0.6 in top and bottom when a header or footer is printed.',
     form: { label: 'PDF margins', section: 'output', placeholder: '0 (e.g. 20mm, or 1in 0.5in 1in 0.5in)' },

@@ -1,4 +1,5 @@
-import { cssLengthInches, pageRangesProblem, parsePdfMargin, pdfMarginProblem, pdfSideProblem, pdfTemplateProblem } from './pdf-options';
+import { CAPTURE_OPTION_TABLE, type CaptureOptionSpec } from './capture-option-table';
+import { cssLengthInches, pageRangesProblem, parsePdfMargin, pdfMarginProblem, pdfSideProblem, pdfTemplateProblem, pdfTextProblem } from './pdf-options';
 
 describe('PDF controls: their rules', () => {
   it('a CSS length in px, in, cm or mm; 0 without a unit; nothing else', () => {
@@ -37,5 +38,13 @@ describe('PDF controls: their rules', () => {
   it('templates: bounded in bytes of UTF-8', () => {
     expect(pdfTemplateProblem('<span class="pageNumber"></span>')).toBeNull();
     expect(pdfTemplateProblem('é'.repeat(8193))).toBe('must be at most 16384 bytes');
+  });
+
+  it('every PDF control’s example (OpenAPI shows it; GET /render’s declared parameters are sent with it) keeps its own rule', () => {
+    const rows = (CAPTURE_OPTION_TABLE as readonly CaptureOptionSpec[]).flatMap((row) =>
+      row.type.kind === 'pdfText' ? [{ wire: row.wire, rule: row.type.rule, example: row.example }] : [],
+    );
+    expect(rows.length).toBeGreaterThan(4);
+    for (const { wire, rule, example } of rows) expect({ wire, problem: pdfTextProblem(rule, example) }).toEqual({ wire, problem: null });
   });
 });
