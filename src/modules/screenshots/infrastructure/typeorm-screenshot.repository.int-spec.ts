@@ -105,7 +105,7 @@ describe('TypeOrmScreenshotRepository: reserveId and insert (real database)', ()
     expect(await shotRows.countBy({ id: stored.id })).toBe(1);
     expect(stored).toEqual(await screenshots.findById(stored.id));
     expect(stored).toMatchObject({ jobId, executionId: null, scenarioId: null, fileSize: 1234, takenAt: at(5_000) });
-    expect(await jobs.findById(jobId)).toMatchObject({ status: 'succeeded', screenshotId: stored.id, finishedAt: at(6_000) });
+    expect(await jobs.findById(jobId)).toMatchObject({ status: 'succeeded', resultId: stored.id, finishedAt: at(6_000) });
   });
 
   it("a capture stored by an attempt that was taken over is rolled back; the holder's is stored (finding 2)", async () => {
@@ -115,11 +115,11 @@ describe('TypeOrmScreenshotRepository: reserveId and insert (real database)', ()
 
     await expect(JobAttemptScope.run({ jobId, attempt: 1 }, () => insertShot({ jobId }, at(301_000)))).rejects.toBeInstanceOf(SupersededAttemptError);
     expect(await shotRows.countBy({ jobId })).toBe(0);
-    expect(await jobs.findById(jobId)).toMatchObject({ status: 'running', attempts: 2, screenshotId: null });
+    expect(await jobs.findById(jobId)).toMatchObject({ status: 'running', attempts: 2, resultId: null });
 
     const stored = await JobAttemptScope.run({ jobId, attempt: 2 }, () => insertShot({ jobId }, at(302_000)));
     expect(await shotRows.countBy({ jobId })).toBe(1);
-    expect(await jobs.findById(jobId)).toMatchObject({ status: 'succeeded', attempts: 2, screenshotId: stored.id });
+    expect(await jobs.findById(jobId)).toMatchObject({ status: 'succeeded', attempts: 2, resultId: stored.id });
   });
 
   it("a scenario screenshot stored by an attempt that was taken over is rolled back; the holder's is stored (finding 2)", async () => {
