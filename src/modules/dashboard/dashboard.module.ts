@@ -24,6 +24,7 @@ import { RenderKeysPageController } from './http/render-keys-page.controller';
 import { ScreenshotsPageController } from './http/screenshots-page.controller';
 import { SignInController } from './http/sign-in.controller';
 import { StaticAssets } from './http/static-assets';
+import { WebsiteChoicesController } from './http/website-choices.controller';
 import { WebsiteNames } from './http/website-names';
 import { WebsitesPageController } from './http/websites-page.controller';
 import { DashboardQueries } from './application/dashboard-queries';
@@ -61,6 +62,7 @@ import { TypeOrmDashboardQueries } from './infrastructure/typeorm-dashboard-quer
     JobsPageController,
     ChangeHistoryController,
     NotificationsPageController,
+    WebsiteChoicesController,
     DashboardNotFoundController,
   ],
   providers: [WebsiteNames, PlaygroundCaptures, StaticAssets, { provide: DashboardQueries, useClass: TypeOrmDashboardQueries }],

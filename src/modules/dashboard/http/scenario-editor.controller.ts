@@ -11,7 +11,9 @@ import { CreateScenarioDto } from '../../scenarios/http/dto';
 import { apiFieldErrors, errorsByField, fieldErrorsOf, idField } from './api-form-validation';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
-import { HtmlPage, idQuery, seeOther } from './responses';
+import { DashboardQueries } from '../application/dashboard-queries';
+import { HtmlPage, idQuery, pickerSearch, seeOther } from './responses';
+import { FIND_WEBSITE_FIELD, PICKER_LIMIT } from './views/components';
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import { applyOp, carrySecrets, draftsFromForm, draftsFromSteps, focusAfter, parseOp, rawSteps, SecretCarry, uncarrySecrets } from './step-form';
 import { WebsiteNames } from './website-names';
@@ -31,6 +33,7 @@ export class ScenarioEditorController {
   constructor(
     private readonly scenarios: ScenariosService,
     private readonly names: WebsiteNames,
+    private readonly queries: DashboardQueries,
     private readonly urlPolicy: UrlPolicy,
     private readonly clock: Clock,
     private readonly secretBox: SecretBox,
@@ -131,10 +134,13 @@ export class ScenarioEditorController {
       websiteId: fields.get('website_id') ?? '',
       steps: uncarrySecrets(draftsFromForm(fields), this.secretCarry(viewer)),
     };
+    const site = fields.get('site') ?? '';
+    // The website chooser's Find: the form again with the narrowed choices and what was typed, nothing saved.
+    if (fields.has(FIND_WEBSITE_FIELD)) return this.page(viewer, scenario, form, { site });
     const op = parseOp(fields.get('op'));
     if (op.kind !== 'save') {
       form.steps = applyOp(form.steps, op);
-      return this.page(viewer, scenario, form, { focusStep: focusAfter(op, form.steps.length) });
+      return this.page(viewer, scenario, form, { focusStep: focusAfter(op, form.steps.length), site });
     }
 
     this.requireAccess(viewer);
@@ -157,7 +163,7 @@ export class ScenarioEditorController {
       }
     }
     reply.status(422);
-    return this.page(viewer, scenario, form, { errors: errorsByField(errors) });
+    return this.page(viewer, scenario, form, { errors: errorsByField(errors), site });
   }
 
   /** Saving and deleting need API access, as on the API (plan_no_api_access → the 403 page); editing the form does not. */
@@ -169,7 +175,7 @@ export class ScenarioEditorController {
     viewer: DashboardViewer,
     scenario: ScenarioProps | null,
     form: ScenarioForm,
-    extra: { errors?: Map<string, string>; focusStep?: number | null; notice?: string } = {},
+    extra: { errors?: Map<string, string>; focusStep?: number | null; notice?: string; site?: string } = {},
   ): Promise<string> {
     const accountId = viewer.account.id;
     const recentRuns = scenario ? (await this.scenarios.executions(accountId, scenario.id, { page: 1, perPage: RECENT_RUNS })).items.map((e) => e.job) : [];
@@ -177,7 +183,8 @@ export class ScenarioEditorController {
       scenario,
       // A secret value typed in this form is never written back into the page: "********" and its sealed carry.
       form: { ...form, steps: carrySecrets(form.steps, this.secretCarry(viewer)) },
-      websites: await this.names.all(accountId),
+      websites: await this.queries.websiteChoices(accountId, pickerSearch(extra.site), idQuery(form.websiteId), PICKER_LIMIT),
+      site: extra.site ?? '',
       errors: extra.errors ?? new Map<string, string>(),
       focusStep: extra.focusStep ?? null,
       recentRuns,

@@ -12,8 +12,9 @@ import { CreateScheduleDto } from '../../schedules/http/dto';
 import { apiFieldErrors, errorsByField, fieldErrorsOf, idField } from './api-form-validation';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
-import { HtmlPage, idQuery, seeOther } from './responses';
-import { WebsiteNames } from './website-names';
+import { DashboardQueries } from '../application/dashboard-queries';
+import { HtmlPage, idQuery, pickerSearch, seeOther } from './responses';
+import { FIND_WEBSITE_FIELD, PICKER_LIMIT } from './views/components';
 import { deleteSchedulePage, ScheduleForm, scheduleEditorPage } from './views/pages/schedule-editor.page';
 
 export const UPCOMING_RUNS = 5;
@@ -43,7 +44,7 @@ export class ScheduleEditorController {
   constructor(
     private readonly schedules: SchedulesService,
     private readonly scenarios: ScenariosService,
-    private readonly names: WebsiteNames,
+    private readonly queries: DashboardQueries,
     private readonly urlPolicy: UrlPolicy,
     private readonly clock: Clock,
   ) {}
@@ -128,6 +129,9 @@ export class ScheduleEditorController {
       dayOfWeek: fields.get('day_of_week') ?? '',
       enabled: fields.get('enabled') === 'true',
     };
+    const site = fields.get('site') ?? '';
+    // The website chooser's Find: the form again with the narrowed choices and what was typed, nothing saved.
+    if (fields.has(FIND_WEBSITE_FIELD)) return this.page(viewer, schedule, form, new Map(), undefined, site);
     // The JSON an API client would send, judged by the API's own DTO and the schedule's domain rules. With a
     // scenario chosen the website select does not count (the scenario's website is used), so it is not sent.
     const scenarioChosen = form.scenarioId !== '';
@@ -162,7 +166,7 @@ export class ScheduleEditorController {
       }
     }
     reply.status(422);
-    return this.page(viewer, schedule, form, errorsByField(errors));
+    return this.page(viewer, schedule, form, errorsByField(errors), undefined, site);
   }
 
   /** Saving and deleting need API access, as on the API (plan_no_api_access → the 403 page). */
@@ -176,11 +180,14 @@ export class ScheduleEditorController {
     form: ScheduleForm,
     errors = new Map<string, string>(),
     notice?: string,
+    site = '',
   ): Promise<string> {
+    const accountId = viewer.account.id;
     return scheduleEditorPage(viewer, {
       schedule: schedule ? (schedule.props as ScheduleProps) : null,
       form,
-      websites: await this.names.all(viewer.account.id),
+      websites: await this.queries.websiteChoices(accountId, pickerSearch(site), idQuery(form.websiteId), PICKER_LIMIT),
+      site,
       scenarios: (await this.scenarios.list(viewer.account.id, { page: 1, perPage: SCENARIO_CHOICES }, {})).items.map((sc) => ({ id: sc.id, name: sc.name })),
       errors,
       upcoming: schedule ? upcomingRuns(schedule, this.clock.now()) : null,

@@ -594,3 +594,65 @@ document.addEventListener('submit', function (event) {
     else focusIn(step);
   });
 })();
+/*
+ * --- website pickers that search as you type (issue 45) ---
+ * A search field marked data-website-choices="<select id>" narrows its select from the server (the same indexed
+ * query that drew the page: at most 50 matches, the chosen website always kept), 200 ms after the last key. Without
+ * script the field still works: a filter form submits it, an editor's Find button posts the form back.
+ */
+(function () {
+  if (!window.fetch) return;
+  document.querySelectorAll('input[data-website-choices]').forEach(function (input) {
+    var select = document.getElementById(input.getAttribute('data-website-choices'));
+    if (!select) return;
+    var timer = null;
+    var asked = 0;
+    function refresh() {
+      var mine = ++asked;
+      var params = new URLSearchParams({ site: input.value.trim() });
+      if (select.value) params.set('selected', select.value);
+      fetch('/dashboard/website-choices?' + params.toString(), { credentials: 'same-origin', headers: { Accept: 'application/json' } })
+        .then(function (res) {
+          if (!res.ok) throw new Error('HTTP ' + res.status);
+          return res.json();
+        })
+        .then(function (choices) {
+          if (mine !== asked) return; // an answer to an older search arrived late
+          var chosen = select.value;
+          // The first option stays when it is no website ("Every website", "Choose a website").
+          var keep = select.options.length && select.options[0].value === '' ? [select.options[0]] : [];
+          var options = keep.concat(
+            choices.websites.map(function (w) {
+              var option = new Option(w.name, String(w.id));
+              option.selected = String(w.id) === chosen;
+              return option;
+            }),
+          );
+          select.replaceChildren.apply(select, options);
+          var note = document.getElementById(input.id + '-note');
+          if (note) note.hidden = !choices.more;
+        })
+        .catch(function () {
+          /* the form's own search still works */
+        });
+    }
+    input.addEventListener('input', function () {
+      clearTimeout(timer);
+      timer = setTimeout(refresh, 200);
+    });
+    // In an editor, Enter and Find search in place instead of posting the form back.
+    var find = input.parentNode.querySelector('button[name="find_website"]');
+    if (find)
+      find.addEventListener('click', function (event) {
+        event.preventDefault();
+        clearTimeout(timer);
+        refresh();
+      });
+    input.addEventListener('keydown', function (event) {
+      if (event.key !== 'Enter' || !find) return;
+      event.preventDefault();
+      clearTimeout(timer);
+      refresh();
+    });
+  });
+})();

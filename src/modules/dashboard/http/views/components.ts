@@ -99,6 +99,35 @@ export function tableBox(label: string, content: Html, extraClass = ''): Html {
 /** How many websites a picker offers at most; more are reached by its search field. */
 export const PICKER_LIMIT = 50;
 
+/** The button of a website chooser in a POST form: it re-renders the form with what was typed instead of saving. */
+export const FIND_WEBSITE_FIELD = 'find_website';
+
+/**
+ * A website chooser inside a POST editor form (schedule, scenario): the same server-side search as websitePicker,
+ * but its Find button posts the form back to be drawn again with the narrowed choices and everything typed kept (a
+ * POST, so nothing typed, a secret fill value least of all, lands in a URL), rather than saving it. With script the
+ * choices follow the search as it is typed (dashboard.js, GET /dashboard/website-choices). The editor's form must
+ * start with its hidden default submit button, so Enter in another field still saves.
+ */
+export function websiteChooser(
+  ids: { select: string; search: string },
+  choices: { websites: Array<{ id: number; name: string }>; more: boolean },
+  selected: string,
+  search: string,
+  selectAttrs: Html,
+): Html {
+  const known = choices.websites.some((w) => String(w.id) === selected);
+  const note = choices.more
+    ? html`<small class="muted" id="${ids.search}-note">Showing the newest ${PICKER_LIMIT} matches: type part of a name or URL to narrow.</small>`
+    : '';
+  return html`<div class="picker-search"><label class="sr-only" for="${ids.search}">Find a website</label><input type="search" id="${ids.search}" name="site" maxlength="200" value="${search}" placeholder="Find a website by name or URL" data-website-choices="${ids.select}" aria-controls="${ids.select}">
+    <button type="submit" class="secondary small" name="${FIND_WEBSITE_FIELD}" value="1" formnovalidate>Find</button></div>
+  <select id="${ids.select}" name="website_id"${selectAttrs}>
+    ${known ? '' : html`<option value="" selected>Choose a website</option>`}
+    ${choices.websites.map((w) => html`<option value="${w.id}"${String(w.id) === selected ? html` selected` : ''}>${w.name}</option>`)}
+  </select>${note}`;
+}
+
 /**
  * A website picker inside a GET filter form (issue 45: not 10,000 options a page): a search field (`site`) that
  * narrows the choices on the server — submitting the form is the search, no script needed — and a select of the
@@ -114,7 +143,7 @@ export function websitePicker(
   const note = choices.more
     ? html`<small class="muted" id="${ids.search}-note">Showing the newest ${PICKER_LIMIT} matches: type part of a name or URL and filter to narrow.</small>`
     : '';
-  return html`<div><label for="${ids.search}">Find a website</label><input type="search" id="${ids.search}" name="site" maxlength="200" value="${search ?? ''}" aria-describedby="${ids.select}"></div>
+  return html`<div><label for="${ids.search}">Find a website</label><input type="search" id="${ids.search}" name="site" maxlength="200" value="${search ?? ''}" aria-describedby="${ids.select}" data-website-choices="${ids.select}"></div>
   <div><label for="${ids.select}">Website</label><select id="${ids.select}" name="website_id">
     <option value="">${anyLabel}</option>
     ${choices.websites.map((w) => html`<option value="${w.id}"${w.id === selectedId ? html` selected` : ''}>${w.name}</option>`)}

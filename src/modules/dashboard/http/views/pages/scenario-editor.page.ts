@@ -3,7 +3,8 @@ import type { ScenarioProps } from '../../../../scenarios/domain/scenario';
 import { MAX_STEPS, PRESS_NAMED_KEYS, SCROLL_TO_BOTTOM, STEP_DEFINITIONS, STEP_TYPES, StepFieldSpec } from '../../../../scenarios/domain/steps';
 import type { DashboardViewer } from '../../dashboard-request';
 import { fieldsOf, isSecretDraft, newDraft, SECRET_FIELD, StepDraft } from '../../step-form';
-import { accessNotice, dataTable, hiddenHeading } from '../components';
+import type { WebsiteChoices } from '../../../application/dashboard-queries';
+import { accessNotice, dataTable, hiddenHeading, websiteChooser } from '../components';
 import { badge, Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
 import { automationNotice, errorSummary, executionHref, fieldError, invalidAttrs, jobErrorText, jobLink, scrollBox } from './automation-parts';
@@ -19,7 +20,10 @@ export interface ScenarioEditorView {
   /** null: a new scenario. */
   scenario: ScenarioProps | null;
   form: ScenarioForm;
-  websites: Array<{ id: number; name: string }>;
+  /** The website chooser's choices (at most PICKER_LIMIT matches of `site`, the chosen one always among them). */
+  websites: WebsiteChoices;
+  /** What the website chooser's search holds. */
+  site: string;
   /** Messages by the API's field names (`name`, `steps[2].selector`). */
   errors: Map<string, string>;
   /** The step to scroll to after an add / remove / move (its anchor). */
@@ -175,7 +179,6 @@ export function scenarioEditorPage(viewer: DashboardViewer, view: ScenarioEditor
   const action = s ? `/dashboard/scenarios/${s.id}/edit` : '/dashboard/scenarios/new';
   const e = view.errors;
   const count = view.form.steps.length;
-  const websiteKnown = view.websites.some((w) => String(w.id) === view.form.websiteId);
   const content = html`${automationNotice(view.notice)}${summary(view)}
 ${
   s
@@ -201,10 +204,7 @@ ${csrfField(viewer)}
   </div>
   <div class="field">
     <label for="scenario-website">Website</label>
-    <select id="scenario-website" name="website_id"${invalidAttrs('scenario-website', e.get('website_id'))}>
-      ${websiteKnown ? '' : html`<option value="" selected>Choose a website</option>`}
-      ${view.websites.map((w) => html`<option value="${w.id}"${String(w.id) === view.form.websiteId ? html` selected` : ''}>${w.name}</option>`)}
-    </select>
+    ${websiteChooser({ select: 'scenario-website', search: 'scenario-website-search' }, view.websites, view.form.websiteId, view.site, invalidAttrs('scenario-website', e.get('website_id')))}
     <p class="hint">A run opens this website's address at its viewport, then performs the steps, then takes a final screenshot.</p>
     ${fieldError('scenario-website', e.get('website_id'))}
   </div>

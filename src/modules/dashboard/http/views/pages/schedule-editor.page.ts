@@ -3,7 +3,8 @@ import type { ScheduleProps } from '../../../../schedules/domain/schedule';
 import { FREQUENCIES, Frequency } from '../../../../schedules/domain/schedule-rules';
 import { runNowForm } from './automation.page';
 import type { DashboardViewer } from '../../dashboard-request';
-import { accessNotice } from '../components';
+import type { WebsiteChoices } from '../../../application/dashboard-queries';
+import { accessNotice, websiteChooser } from '../components';
 import { Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
 import { automationNotice, errorSummary, fieldError, invalidAttrs, jobLink } from './automation-parts';
@@ -36,7 +37,10 @@ export interface ScheduleForm {
 export interface ScheduleEditorView {
   schedule: ScheduleProps | null;
   form: ScheduleForm;
-  websites: Array<{ id: number; name: string }>;
+  /** The website chooser's choices (at most PICKER_LIMIT matches of `site`, the chosen one always among them). */
+  websites: WebsiteChoices;
+  /** What the website chooser's search holds. */
+  site: string;
   scenarios: Array<{ id: number; name: string }>;
   errors: Map<string, string>;
   /** The next runs of the saved schedule (computed by the entity), and whether it is paused (then: once enabled). */
@@ -91,13 +95,13 @@ export function scheduleEditorPage(viewer: DashboardViewer, view: ScheduleEditor
     day_of_week: 'schedule-day',
     enabled: 'schedule-enabled',
   };
-  const websiteKnown = view.websites.some((w) => String(w.id) === f.websiteId);
   const scenarioKnown = f.scenarioId === '' || view.scenarios.some((sc) => String(sc.id) === f.scenarioId);
   const content = html`${automationNotice(view.notice)}${errorSummary([...e].map(([field, message]) => ({ message, anchor: ids[field] ?? null })))}
 ${s ? html`<div class="page-actions">${runNowForm(viewer, s.id, view.hasAccess, 'edit')}<a class="button danger" href="/dashboard/schedules/${s.id}/delete" id="delete-schedule">Delete…</a></div>` : ''}${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
 <div class="editor-columns">
 <form method="post" action="${action}" class="card editor" id="schedule-form" novalidate>
 ${csrfField(viewer)}
+<button type="submit" class="default-submit" tabindex="-1" aria-hidden="true">Save</button>
 <div class="field">
   <label for="schedule-name">Name</label>
   <input type="text" id="schedule-name" name="name" value="${f.name}" maxlength="255"${invalidAttrs('schedule-name', e.get('name'))}>
@@ -105,10 +109,7 @@ ${csrfField(viewer)}
 </div>
 <div class="field">
   <label for="schedule-website">Website</label>
-  <select id="schedule-website" name="website_id"${invalidAttrs('schedule-website', e.get('website_id'))}>
-    ${websiteKnown ? '' : html`<option value="" selected>Choose a website</option>`}
-    ${view.websites.map((w) => html`<option value="${w.id}"${String(w.id) === f.websiteId ? html` selected` : ''}>${w.name}</option>`)}
-  </select>
+  ${websiteChooser({ select: 'schedule-website', search: 'schedule-website-search' }, view.websites, f.websiteId, view.site, invalidAttrs('schedule-website', e.get('website_id')))}
   <p class="hint">Each run takes a screenshot of it with its saved options (paused websites are skipped).</p>
   ${fieldError('schedule-website', e.get('website_id'))}
 </div>
