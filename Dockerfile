@@ -20,7 +20,7 @@ RUN npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends chromium-headless-shell fonts-liberation fonts-noto-cjk fonts-noto-color-emoji \
+ && apt-get install -y --no-install-recommends chromium-headless-shell fonts-liberation fonts-noto-cjk fonts-noto-color-emoji ffmpeg \
  && rm -rf /var/lib/apt/lists/*
 RUN useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin app \
  && mkdir -p /data && chown app /data

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what `npm start` / `npm test` need and is missing: npm packages (when package-lock.json changed)
-# and, unless --deps-only, Chromium's headless shell plus fonts for Latin, CJK and emoji.
+# and, unless --deps-only, Chromium's headless shell plus fonts for Latin, CJK and emoji, and ffmpeg (webm/gif videos).
 # Idempotent and quick when everything is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +25,7 @@ have_chrome() {
   return 1
 }
 
-packages=(chromium-headless-shell fonts-liberation fonts-noto-cjk fonts-noto-color-emoji)
+packages=(chromium-headless-shell fonts-liberation fonts-noto-cjk fonts-noto-color-emoji ffmpeg)
 missing=()
 if command -v dpkg >/dev/null 2>&1; then
   for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
@@ -38,12 +38,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "setup: installing ${missing[*]}" >&2
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >&2 && apt-get install -y -qq "${missing[@]}" >&2
+    apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
   elif ! have_chrome; then
     echo "setup: Chromium is missing. Install it, e.g. 'sudo apt-get install -y ${missing[*]}', or set CHROME_PATH to a Chromium/Chrome binary." >&2
     exit 1
   else
-    echo "setup: optional packages missing (${missing[*]}): captures work, some scripts may render without their fonts." >&2
+    echo "setup: optional packages missing (${missing[*]}): captures work; without the fonts some scripts render as boxes, without ffmpeg there are no webm/gif videos." >&2
   fi
 fi
 have_chrome || { echo "setup: no Chromium found after install; set CHROME_PATH" >&2; exit 1; }

@@ -25,6 +25,8 @@ export abstract class AppConfig {
   publicUrl!: string | null;
   role!: Role;
   chromePath!: string | null;
+  /** FFMPEG_PATH: the ffmpeg that encodes webm and gif videos; null: `ffmpeg` on the PATH. */
+  ffmpegPath!: string | null;
   allowPrivateNetworks!: boolean;
   urlAllowlist!: string[];
   /** CAPTURE_PROXY: the operator's upstream proxy for captures that name none (a corporate egress); null: direct. */
@@ -284,6 +286,7 @@ const ENV = z.object({
   PUBLIC_URL: url(['http:', 'https:']),
   ROLE: oneOf(['all', 'api', 'worker'], 'all', 'must be one of all, api, worker'),
   CHROME_PATH: str(null),
+  FFMPEG_PATH: str(null),
   ALLOW_PRIVATE_NETWORKS: bool(false),
   URL_ALLOWLIST: urlAllowlist,
   CAPTURE_PROXY: proxyUrl,
@@ -400,6 +403,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     publicUrl: e.PUBLIC_URL ? e.PUBLIC_URL.replace(/\/+$/, '') : null,
     role: e.ROLE,
     chromePath: e.CHROME_PATH,
+    ffmpegPath: e.FFMPEG_PATH,
     allowPrivateNetworks: e.ALLOW_PRIVATE_NETWORKS,
     urlAllowlist: e.URL_ALLOWLIST,
     captureProxy: e.CAPTURE_PROXY,

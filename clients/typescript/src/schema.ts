@@ -941,11 +941,11 @@ export interface components {
        */
       wait_until: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
       /**
-       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
+       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `webm` and `gif` are a video of a smooth scroll through the page at the viewport's size (`scroll_duration_ms`). `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
        * @default png
        * @enum {string}
        */
-      format: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
+      format: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata' | 'webm' | 'gif';
       /** @description jpeg and webp only */
       quality?: number;
       /**
@@ -973,6 +973,8 @@ export interface components {
       pdf_height?: string;
       /** @description When saved */
       pdf_outline?: boolean;
+      /** @description When saved */
+      scroll_duration_ms?: number;
       /** @description png and webp only */
       omit_background?: boolean;
       /** @description When saved */
@@ -1205,11 +1207,11 @@ export interface components {
        */
       wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
       /**
-       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
+       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `webm` and `gif` are a video of a smooth scroll through the page at the viewport's size (`scroll_duration_ms`). `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
        * @default png
        * @enum {string}
        */
-      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
+      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata' | 'webm' | 'gif';
       /**
        * @description jpeg and webp only (422 with png or pdf)
        * @default 80
@@ -1271,6 +1273,11 @@ export interface components {
        * @default false
        */
       pdf_outline?: boolean;
+      /**
+       * @description webm and gif only: how long the video's smooth scroll from the top of the page to its bottom takes, in ms (a still half second at each end).
+       * @default 5000
+       */
+      scroll_duration_ms?: number;
       /**
        * @description Transparent background where the page sets none (png and webp only)
        * @default false
@@ -1659,11 +1666,11 @@ export interface components {
        */
       wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
       /**
-       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
+       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `webm` and `gif` are a video of a smooth scroll through the page at the viewport's size (`scroll_duration_ms`). `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
        * @default png
        * @enum {string}
        */
-      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
+      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata' | 'webm' | 'gif';
       /**
        * @description jpeg and webp only (422 with png or pdf)
        * @default 80
@@ -1725,6 +1732,11 @@ export interface components {
        * @default false
        */
       pdf_outline?: boolean;
+      /**
+       * @description webm and gif only: how long the video's smooth scroll from the top of the page to its bottom takes, in ms (a still half second at each end).
+       * @default 5000
+       */
+      scroll_duration_ms?: number;
       /**
        * @description Transparent background where the page sets none (png and webp only)
        * @default false
@@ -2057,7 +2069,7 @@ export interface components {
        * @example png
        * @enum {string}
        */
-      format: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
+      format: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata' | 'webm' | 'gif';
       /**
        * @description Content-Type of the download
        * @example image/png
@@ -2071,7 +2083,9 @@ export interface components {
         | 'text/html; charset=utf-8'
         | 'text/markdown; charset=utf-8'
         | 'text/plain; charset=utf-8'
-        | 'application/json';
+        | 'application/json'
+        | 'video/webm'
+        | 'image/gif';
       /**
        * @description Bytes
        * @example 48213
@@ -2290,7 +2304,9 @@ export interface components {
         | 'text/html; charset=utf-8'
         | 'text/markdown; charset=utf-8'
         | 'text/plain; charset=utf-8'
-        | 'application/json';
+        | 'application/json'
+        | 'video/webm'
+        | 'image/gif';
       width: number;
       height: number;
       capture?: components['schemas']['RenderCaptureReport'] | null;
@@ -2343,11 +2359,11 @@ export interface components {
        */
       wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
       /**
-       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
+       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `webm` and `gif` are a video of a smooth scroll through the page at the viewport's size (`scroll_duration_ms`). `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
        * @default png
        * @enum {string}
        */
-      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
+      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata' | 'webm' | 'gif';
       /**
        * @description jpeg and webp only (422 with png or pdf)
        * @default 80
@@ -2409,6 +2425,11 @@ export interface components {
        * @default false
        */
       pdf_outline?: boolean;
+      /**
+       * @description webm and gif only: how long the video's smooth scroll from the top of the page to its bottom takes, in ms (a still half second at each end).
+       * @default 5000
+       */
+      scroll_duration_ms?: number;
       /**
        * @description Transparent background where the page sets none (png and webp only)
        * @default false
@@ -2703,8 +2724,8 @@ export interface components {
       cache_ttl?: number;
       /** @description Any string (no NUL): renders with different keys never share an entry */
       cache_key?: string;
-      /** @description response_type=json only, instead of `format`: several outputs of one page visit. At most one of png, jpeg, webp, pdf (the file `url` links to; else the first); the content formats (html, markdown, text, metadata) are inlined in `data.contents`. See docs/outputs.md. */
-      formats?: string | ('png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata')[];
+      /** @description response_type=json only, instead of `format`: several outputs of one page visit. At most one of png, jpeg, webp, pdf, webm, gif (the file `url` links to; else the first); the content formats (html, markdown, text, metadata) are inlined in `data.contents`. See docs/outputs.md. */
+      formats?: string | ('png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata' | 'webm' | 'gif')[];
       /**
        * @description Bypass the cache: a new capture, which becomes the entry
        * @default false
@@ -6356,8 +6377,8 @@ export interface operations {
         fresh?: boolean;
         /** @description When the capture is taken. `stable`: after `load`, as soon as the page has been still for a short settle window (no request in flight, no pending timer of at most 2 s, no DOM change, fonts loaded, images decoded; intervals, longer timers and endless animations do not hold it), at most 3 s after `load`. `load` / `domcontentloaded`: at that event, nothing more. `network_idle`: after `load`, once the network has been quiet for 500 ms (at most 3 s). */
         wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
-        /** @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture. */
-        format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
+        /** @description File format. `pdf` prints the page (print media) on `pdf_paper`. `webm` and `gif` are a video of a smooth scroll through the page at the viewport's size (`scroll_duration_ms`). `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture. */
+        format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata' | 'webm' | 'gif';
         /** @description jpeg and webp only (422 with png or pdf) */
         quality?: number;
         /** @description pdf only */
@@ -6382,6 +6403,8 @@ export interface operations {
         pdf_height?: string;
         /** @description pdf only: bookmarks (the PDF outline) made from the page’s headings h1–h6 (a tagged PDF) */
         pdf_outline?: boolean;
+        /** @description webm and gif only: how long the video's smooth scroll from the top of the page to its bottom takes, in ms (a still half second at each end). */
+        scroll_duration_ms?: number;
         /** @description Transparent background where the page sets none (png and webp only) */
         omit_background?: boolean;
         /** @description Capture only the first element matching this CSS selector (scrolled into view; full_page ignored). No match within the wait → the job fails naming it. Images only. */

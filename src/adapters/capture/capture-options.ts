@@ -6,6 +6,8 @@ import { DEFAULT_CONCURRENCY_PER_CORE } from '../../config/app-config';
 export interface CaptureSettings {
   /** Explicit browser binary (CHROME_PATH); otherwise findChrome() looks for one. */
   chromePath?: string | null;
+  /** FFMPEG_PATH: the ffmpeg that encodes webm and gif videos (scroll-video.ts); otherwise `ffmpeg` on the PATH. */
+  ffmpegPath?: string | null;
   /**
    * The most captures running at once across the whole pool (CAPTURE_CONCURRENCY); below it the admission
    * sizes concurrency by CPU and memory (admission.ts).

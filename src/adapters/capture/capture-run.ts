@@ -43,7 +43,8 @@ import { navigate, PICTURE_RESERVE_MS } from './navigation';
 import { type CaptureObservations, captureWarnings } from '../../shared/domain/capture-warnings';
 import { fullPageMaxHeight } from './tall-page';
 import { within } from '../../shared/domain/within';
-import { imageFormatOf, isImageFormat } from '../../shared/domain/output-format';
+import { imageFormatOf, isImageFormat, isVideoFormat } from '../../shared/domain/output-format';
+import type { ResolvedOutput } from '../../shared/domain/capture-option-rules';
 
 type Phase = 'opening' | 'navigation' | 'settling' | 'selector' | 'scripts' | 'click' | 'element' | 'rendering';
 
@@ -270,8 +271,9 @@ export class CaptureRun {
     }
     // Scrolling for lazy content and the client's delay_ms are waits for the page, timed as such.
     this.enter('settling');
-    // A PDF prints the whole document, so its lazy content is revealed as for a full-page image.
-    if (!element && !request.clip && (request.fullPage || request.output?.format === 'pdf')) {
+    // A PDF prints the whole document and a video scrolls through it, so their lazy content is revealed as for a
+    // full-page image.
+    if (!element && !request.clip && (request.fullPage || wholeDocument(request.output))) {
       // Lazy images and infinite lists start loading when scrolled into view: settle once more after
       // the scroll (see PageSettler.afterScroll for when that costs anything).
       let requested = 0;
@@ -322,6 +324,7 @@ export class CaptureRun {
       clip: request.clip,
       maxFullPageHeight: settings.maxFullPageHeight,
       fastPngEncoding: settings.fastPngEncoding,
+      ffmpegPath: settings.ffmpegPath,
       output: request.output,
       layout,
     });
@@ -361,7 +364,7 @@ export class CaptureRun {
    */
   private stillFromSettleToPicture(banners: CookieBanners | null): boolean {
     const { request } = this;
-    const scrollsForLazyContent = !request.clip && (request.fullPage || request.output?.format === 'pdf');
+    const scrollsForLazyContent = !request.clip && (request.fullPage || wholeDocument(request.output));
     return (
       banners === null &&
       !request.waitForSelector &&
@@ -436,7 +439,7 @@ export class CaptureRun {
    */
   private async needsStitching(page: Page, ofElement: boolean, layout: PageLayout): Promise<boolean> {
     const { request } = this;
-    if (!request.fullPage || ofElement || request.clip || request.output?.format === 'pdf') return false;
+    if (!request.fullPage || ofElement || request.clip || wholeDocument(request.output)) return false;
     const mode = (await page.evaluate(fullPageModeScript)) as { rehidden: number; framesBelow: number };
     const viewport = page.viewport();
     const atOwnZoom = viewport !== null && layoutZoom(layout, viewport.width) === 1;
@@ -497,4 +500,9 @@ export class CaptureRun {
         return `Page did not finish rendering within ${ms} ms`;
     }
   }
+}
+
+/** Outputs that show the whole document without being a full-page picture: a printed PDF, a scrolling video. */
+function wholeDocument(output: ResolvedOutput | undefined): boolean {
+  return output?.format === 'pdf' || isVideoFormat(output?.format);
 }

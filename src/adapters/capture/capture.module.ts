@@ -12,6 +12,7 @@ import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
       useFactory: (config: AppConfig) =>
         new PuppeteerPageCapturer({
           chromePath: config.chromePath,
+          ffmpegPath: config.ffmpegPath,
           concurrency: config.captureConcurrency,
           browsers: config.captureBrowsers,
           timeoutMs: config.captureTimeoutMs,

@@ -1,6 +1,7 @@
 /**
  * The building blocks of a capture over a puppeteer Page, shared by one-shot captures and scenario pages.
  */
+import { recordScrollVideo } from './scroll-video';
 import type { ElementHandle, HTTPRequest, Page } from 'puppeteer';
 
 import { CaptureFailure, type CaptureResult, type Emulation } from '../../modules/screenshots/application/capture.port';
@@ -308,6 +309,8 @@ export interface ScreenshotSetup {
   clip?: Clip | null;
   maxFullPageHeight: number;
   fastPngEncoding: boolean;
+  /** The ffmpeg that encodes videos (FFMPEG_PATH); unset: `ffmpeg` on the PATH. */
+  ffmpegPath?: string | null;
   /** Default: a PNG. */
   output?: ResolvedOutput;
   /**
@@ -326,6 +329,13 @@ export interface ScreenshotSetup {
 export async function takeScreenshot(page: Page, setup: ScreenshotSetup): Promise<CaptureResult> {
   const output = setup.output ?? PNG_OUTPUT;
   if (output.pdf) return printPdf(page, output.pdf, setup.fastPngEncoding);
+  if (output.video) {
+    return recordScrollVideo(page, output.video, {
+      ffmpegPath: setup.ffmpegPath,
+      fastPngEncoding: setup.fastPngEncoding,
+      maxDistance: setup.maxFullPageHeight,
+    });
+  }
   const format = imageFormatOf(output.format);
   const viewport = page.viewport();
   if (!viewport) throw new Error('takeScreenshot needs a page with an explicit viewport');

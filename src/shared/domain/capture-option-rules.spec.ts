@@ -1,4 +1,4 @@
-import { outputConflicts, resolveOutput } from './capture-option-rules';
+import { outputConflicts, pageOptionConflicts, resolveOutput } from './capture-option-rules';
 
 describe('resolveOutput: the request over the website, then the defaults', () => {
   it('png by default, with nothing that does not apply to it', () => {
@@ -46,5 +46,30 @@ describe('outputConflicts: options that do not apply to the format the capture e
   it('a request without a format is checked against the website’s format and options', () => {
     expect(outputConflicts({}, { format: 'jpeg', omitBackground: true }).map((c) => c.field)).toEqual(['omit_background']);
     expect(outputConflicts({ format: 'pdf', pdfPrintBackground: true }, { format: 'jpeg', quality: 10 })).toEqual([]);
+  });
+});
+
+describe('videos (webm, gif): a scroll through the page', () => {
+  it('resolve with the scroll duration, the request’s over the website’s, else 5 s', () => {
+    expect(resolveOutput({ format: 'webm' }, {}).video).toEqual({ format: 'webm', scrollDurationMs: 5000 });
+    expect(resolveOutput({ format: 'gif' }, { scrollDurationMs: 2000 }).video).toEqual({ format: 'gif', scrollDurationMs: 2000 });
+    expect(resolveOutput({ format: 'gif', scrollDurationMs: 3000 }, { scrollDurationMs: 2000 }).video?.scrollDurationMs).toBe(3000);
+    expect(resolveOutput({ format: 'png', scrollDurationMs: 3000 }, {})).not.toHaveProperty('video');
+  });
+
+  it('scroll_duration_ms applies to videos only; quality and omit_background not to videos', () => {
+    expect(outputConflicts({ format: 'png', scrollDurationMs: 3000 })).toEqual([
+      { field: 'scroll_duration_ms', message: 'scroll_duration_ms applies only to webm and gif, not png' },
+    ]);
+    expect(outputConflicts({ format: 'webm', quality: 50, omitBackground: true }).map((c) => c.field)).toEqual(['quality', 'omit_background']);
+    expect(outputConflicts({ format: 'gif', scrollDurationMs: 3000 })).toEqual([]);
+  });
+
+  it('a video is of the whole page: no selector, clip or output size', () => {
+    const context = { format: 'webm', viewportWidth: 1280, viewportSetByRequest: [] };
+    expect(pageOptionConflicts({ selector: 'main' }, context)).toEqual([{ field: 'selector', message: 'selector applies to images, not webm' }]);
+    expect(pageOptionConflicts({ outputWidth: 300 }, { ...context, format: 'gif' })).toEqual([
+      { field: 'output_width', message: 'output_width applies to images, not gif' },
+    ]);
   });
 });

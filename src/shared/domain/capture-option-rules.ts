@@ -4,7 +4,19 @@
  */
 import type { CaptureOptions } from './capture-option-table';
 import { devicePreset, PAGE_OPTION_LIMITS } from './page-options';
-import { CONTENT_FORMATS, DEFAULT_FORMAT, DEFAULT_PDF_PAPER, LOSSY_FORMATS, OutputFormat, PdfPaper, QUALITY, TRANSPARENT_FORMATS } from './output-format';
+import {
+  CONTENT_FORMATS,
+  DEFAULT_FORMAT,
+  DEFAULT_PDF_PAPER,
+  isVideoFormat,
+  LOSSY_FORMATS,
+  OutputFormat,
+  PdfPaper,
+  QUALITY,
+  SCROLL_DURATION_MS,
+  TRANSPARENT_FORMATS,
+  VideoFormat,
+} from './output-format';
 
 /** The output of one capture, every default applied. */
 export interface ResolvedOutput {
@@ -25,6 +37,8 @@ export interface ResolvedOutput {
     height?: string;
     outline?: boolean;
   } | null;
+  /** Only for webm and gif: the scroll through the page the video shows. */
+  video?: { format: VideoFormat; scrollDurationMs: number } | null;
   omitBackground: boolean;
 }
 
@@ -44,6 +58,8 @@ export function resolveOutput(request: CaptureOptions, website: CaptureOptions):
             ...pdfControls(pick),
           }
         : null,
+    // Present only for a video, so every other output resolves exactly as before videos existed.
+    ...(isVideoFormat(format) ? { video: { format, scrollDurationMs: pick('scrollDurationMs') ?? SCROLL_DURATION_MS.default } } : {}),
     omitBackground: TRANSPARENT_FORMATS.includes(format) ? (pick('omitBackground') ?? false) : false,
   };
 }
@@ -89,6 +105,9 @@ export function outputConflicts(request: CaptureOptions, website: CaptureOptions
     ['pdfOutline', 'pdf_outline'],
   ] as const) {
     if (set(key) && format !== 'pdf') problems.push({ field, message: `${field} applies only to pdf, not ${format}` });
+  }
+  if (set('scrollDurationMs') && !isVideoFormat(format)) {
+    problems.push({ field: 'scroll_duration_ms', message: `scroll_duration_ms applies only to webm and gif, not ${format}` });
   }
   const omit = request.omitBackground ?? (request.format === undefined ? website.omitBackground : undefined);
   if (omit === true && !TRANSPARENT_FORMATS.includes(format)) {
@@ -175,8 +194,8 @@ export function pageOptionConflicts(
     if (options.outputHeight !== undefined)
       problems.push({ field: 'output_height', message: 'output_height applies to images, not pdf (choose the paper with pdf_paper)' });
   }
-  if ((CONTENT_FORMATS as readonly string[]).includes(context.format)) {
-    // The page's content is the document's, not a part of its picture.
+  if ((CONTENT_FORMATS as readonly string[]).includes(context.format) || isVideoFormat(context.format)) {
+    // The page's content is the document's, not a part of its picture; a video scrolls through the whole page.
     for (const [set, field] of [
       [options.selector !== undefined, 'selector'],
       [options.clip !== undefined, 'clip'],

@@ -15,6 +15,8 @@ import {
   DEFAULT_FORMAT,
   DEFAULT_PDF_PAPER,
   IMAGE_FORMATS,
+  SCROLL_DURATION_MS,
+  VIDEO_FORMATS as VIDEOS,
   LOSSY_FORMATS,
   OUTPUT_FORMATS,
   OutputFormat,
@@ -125,6 +127,7 @@ const row =
 const ALL_FORMATS = OUTPUT_FORMATS;
 const IMAGES: readonly OutputFormat[] = IMAGE_FORMATS;
 const PDF_ONLY: readonly OutputFormat[] = ['pdf'];
+const VIDEO_FORMATS: readonly OutputFormat[] = VIDEOS;
 /** Every option of Take Screenshot applies to a render call too (API.md, Render in one call). */
 const REQUEST = ['request', 'render'] as const;
 const EVERYWHERE = ['request', 'website', 'render'] as const;
@@ -174,7 +177,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     shownWithDefault: true,
     description:
-      'File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.',
+      "File format. `pdf` prints the page (print media) on `pdf_paper`. `webm` and `gif` are a video of a smooth scroll through the page at the viewport's size (`scroll_duration_ms`). `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.",
     form: { label: 'Format', section: 'output' },
   }),
   row<number>()({
@@ -350,6 +353,19 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     description: 'pdf only: bookmarks (the PDF outline) made from the page’s headings h1–h6 (a tagged PDF)',
     form: { label: 'PDF bookmarks from headings', section: 'output', control: 'tristate' },
+  }),
+  row<number>()({
+    wire: 'scroll_duration_ms',
+    key: 'scrollDurationMs',
+    type: { kind: 'integer', min: SCROLL_DURATION_MS.min, max: SCROLL_DURATION_MS.max },
+    default: SCROLL_DURATION_MS.default,
+    setOn: EVERYWHERE,
+    secret: false,
+    formats: VIDEO_FORMATS,
+    changesPicture: false,
+    capturer: 'derived',
+    description: `webm and gif only: how long the video's smooth scroll from the top of the page to its bottom takes, in ms (a still half second at each end).`,
+    form: { label: 'Scroll duration (ms, webm and gif)', section: 'output', placeholder: String(SCROLL_DURATION_MS.default) },
   }),
   row<boolean>()({
     wire: 'omit_background',

@@ -9,7 +9,7 @@ describe('a render’s formats', () => {
   });
 
   it('refuses two files, repeats, unknown names and nothing', () => {
-    expect(parseRenderFormats('png,pdf')).toEqual({ problem: "may name one of png, jpeg, webp and pdf (the render's file), not png and pdf" });
+    expect(parseRenderFormats('png,pdf')).toEqual({ problem: "may name one of png, jpeg, webp, pdf, webm and gif (the render's file), not png and pdf" });
     expect(parseRenderFormats('text,text')).toEqual({ problem: 'names text twice' });
     expect(parseRenderFormats('png,docx')).toEqual({ problem: expect.stringContaining('"docx" is none of them') });
     expect(parseRenderFormats([])).toEqual({ problem: expect.stringContaining('must be a comma-separated list') });

@@ -97,7 +97,7 @@ export class RenderDto extends TakeScreenshotDto {
       { type: 'array', items: { enum: [...OUTPUT_FORMATS] } },
     ],
     description:
-      'response_type=json only, instead of `format`: several outputs of one page visit. At most one of png, jpeg, webp, pdf (the file `url` links to; else the first); the content formats (html, markdown, text, metadata) are inlined in `data.contents`. See docs/outputs.md.',
+      'response_type=json only, instead of `format`: several outputs of one page visit. At most one of png, jpeg, webp, pdf, webm, gif (the file `url` links to; else the first); the content formats (html, markdown, text, metadata) are inlined in `data.contents`. See docs/outputs.md.',
   })
   @OptionalField()
   @IsRenderFormats()
