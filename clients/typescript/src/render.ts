@@ -11,7 +11,7 @@ export type RenderParams = Omit<components['schemas']['RenderRequest'], 'respons
 
 export interface Rendered {
   bytes: Uint8Array;
-  /** `image/png`, `image/jpeg`, `image/webp`, `application/pdf`, or the text formats' types. */
+  /** `image/png`, `image/jpeg`, `image/webp`, `application/pdf`, `video/webm`, `image/gif`, or the text formats' types. */
   contentType: string;
   /** `HIT` when served from the render cache. */
   cache: string | null;
