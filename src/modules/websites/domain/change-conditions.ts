@@ -41,6 +41,16 @@ export function patternProblem(pattern: string): string | null {
   }
 }
 
+/** Every ignore_text pattern that cannot be used, named as the API spells it (`ignore_text[2]`). */
+export function ignoreTextProblems(patterns: readonly unknown[]): Array<{ field: string; message: string }> {
+  const problems: Array<{ field: string; message: string }> = [];
+  patterns.forEach((pattern, i) => {
+    const problem = typeof pattern === 'string' ? patternProblem(pattern) : 'must be a string';
+    if (problem) problems.push({ field: `ignore_text[${i}]`, message: `ignore_text[${i}] ${problem}` });
+  });
+  return problems;
+}
+
 /** Lines matching any of the patterns (case-insensitive, anywhere in the line): one RE2 for all of them. */
 export class IgnoredLines {
   private readonly re: RE2 | null;
