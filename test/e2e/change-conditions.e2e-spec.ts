@@ -1,7 +1,14 @@
+/// <reference lib="dom" />
 import { once } from 'node:events';
+import { mkdirSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import puppeteer from 'puppeteer';
 import request from 'supertest';
+import { CHROME_ARGS } from '../../src/adapters/capture/browser-pool';
+import { findChrome } from '../../src/adapters/capture/capture-options';
+import { AccountsService } from '../../src/modules/accounts/application/accounts.service';
 import { closedPort } from '../support/assertions';
 import { waitForComparison } from '../support/changes';
 import { waitForJob } from '../support/jobs';
@@ -55,6 +62,10 @@ class Receiver {
   }
 }
 
+/** Pictures of the website form's conditions: DASHBOARD_SCREENSHOTS (docs/dashboard for the docs), else /tmp. */
+const SHOTS_DIR = resolve(process.env.DASHBOARD_SCREENSHOTS ?? '/tmp/change-conditions');
+const PASSWORD = 'change conditions password';
+
 const page = (lines: string[]) =>
   `<!doctype html><html><body style="margin:0;font:16px sans-serif"><h1>Acme kettle</h1>${lines.map((l) => `<p>${l}</p>`).join('')}<p>Ships in 2 days.</p></body></html>`;
 
@@ -73,7 +84,8 @@ describe('Change conditions and failure words (issue 46, items 3 and 4)', () => 
     receiver = await new Receiver().start();
     pages = await new PageServer({
       // The clock line changes on every visit; the headline only when a test changes it.
-      '/clock': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(page([headline, `Updated at 10:${String(++clock).padStart(2, '0')}:07`])),
+      '/clock': (_req, res) =>
+        res.writeHead(200, { 'content-type': 'text/html' }).end(page([headline, `Updated at 10:${String(++clock).padStart(2, '0')}:07`])),
       '/price': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(page([`Price: ${price}`])),
       '/long': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(page([longLine, `Visit ${++clock}`])),
     }).start();
@@ -85,6 +97,8 @@ describe('Change conditions and failure words (issue 46, items 3 and 4)', () => 
         WEBHOOK_POLL_MS: '100',
         WEBHOOK_RETRY_DELAYS: '1,1,1',
         SCHEDULE_TICK_MS: '3600000',
+        SIGN_IN_LIMIT_PER_MINUTE: '100000',
+        DASHBOARD_LIMIT_PER_MINUTE: '100000',
       },
     });
   });
@@ -151,12 +165,24 @@ describe('Change conditions and failure words (issue 46, items 3 and 4)', () => 
     expect(tooMany.status).toBe(422);
     expect(tooMany.body.details).toEqual([{ field: 'ignore_text', message: expect.stringContaining('at most 20') }]);
 
-    const id = await website(who, { name: 'Kettle', url: `${pages.url}/clock`, ignore_text: ['^Updated at'], alert_when: { text_contains: 'In stock', text_only: true } });
+    const id = await website(who, {
+      name: 'Kettle',
+      url: `${pages.url}/clock`,
+      ignore_text: ['^Updated at'],
+      alert_when: { text_contains: 'In stock', text_only: true },
+    });
     const got = await api().get(`/websites/${id}`).set(who.auth).expect(200);
     expect(got.body.data).toMatchObject({ ignore_text: ['^Updated at'], alert_when: { text_contains: 'In stock', text_only: true } });
-    const put = await api().put(`/websites/${id}`).set(who.auth).send({ alert_when: { min_changed_ratio: 0.5 } }).expect(200);
+    const put = await api()
+      .put(`/websites/${id}`)
+      .set(who.auth)
+      .send({ alert_when: { min_changed_ratio: 0.5 } })
+      .expect(200);
     expect(put.body.data).toMatchObject({ ignore_text: ['^Updated at'], alert_when: { min_changed_ratio: 0.5 } });
-    const badPut = await api().put(`/websites/${id}`).set(who.auth).send({ ignore_text: ['fine', '(?=x)'] });
+    const badPut = await api()
+      .put(`/websites/${id}`)
+      .set(who.auth)
+      .send({ ignore_text: ['fine', '(?=x)'] });
     expect(badPut.status).toBe(422);
     expect(badPut.body.details.map((d: { field: string }) => d.field)).toEqual(['ignore_text[1]']);
     // Another account's website: 404, not its conditions.
@@ -230,5 +256,83 @@ describe('Change conditions and failure words (issue 46, items 3 and 4)', () => 
     const data = delivery.body.data as { job: { id: string; error: string; error_code: string } };
     expect(data.job).toMatchObject({ id: take.body.job_id, error: sentence, error_code: 'net::ERR_CONNECTION_REFUSED' });
     expect(JSON.stringify(delivery.body)).not.toContain('"error":"net::');
+  });
+
+  it('the dashboard shows the conditions on the website form and edits them, at 1280 and 390 px; a bad pattern is named on its line', async () => {
+    mkdirSync(SHOTS_DIR, { recursive: true });
+    const who = await t.createAccount({ plan: 'business', name: 'Dana' });
+    await t.app.get(AccountsService).setPassword(who.email, PASSWORD);
+    const id = await website(who, {
+      name: 'Kettle shop',
+      url: `${pages.url}/price`,
+      ignore_text: ['^Updated at \\d{2}:\\d{2}', 'visitors today'],
+      alert_when: { text_contains: 'In stock', min_changed_ratio: 0.05 },
+    });
+    const browser = await puppeteer.launch({ executablePath: findChrome(process.env.CHROME_PATH), headless: 'shell', args: [...CHROME_ARGS] });
+    try {
+      const tab = await browser.newPage();
+      await tab.setViewport({ width: 1280, height: 800 });
+      await tab.goto(`${t.url}/dashboard/login`);
+      await tab.type('#email', who.email);
+      await tab.type('#password', PASSWORD);
+      await Promise.all([tab.waitForNavigation({ waitUntil: 'load' }), tab.click('button[type=submit]')]);
+      for (const viewport of [
+        { width: 1280, height: 800 },
+        { width: 390, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 1 },
+      ]) {
+        await tab.setViewport(viewport);
+        await tab.goto(`${t.url}/dashboard/websites/${id}/edit`, { waitUntil: 'load' });
+        const shown = await tab.evaluate(() => {
+          const value = (id: string) => (document.getElementById(id) as HTMLInputElement | HTMLTextAreaElement).value;
+          const box = document.querySelector('[data-field="ignore_text"]')!.getBoundingClientRect();
+          return {
+            ignore: value('f-ignore_text'),
+            contains: value('f-alert_when-text_contains'),
+            missing: value('f-alert_when-text_missing'),
+            ratio: value('f-alert_when-min_changed_ratio'),
+            textOnly: (document.getElementById('f-alert_when-text_only') as HTMLInputElement).checked,
+            visible: box.width > 0 && box.height > 0,
+            fits: document.documentElement.scrollWidth <= document.documentElement.clientWidth,
+          };
+        });
+        expect(shown).toEqual({
+          ignore: '^Updated at \\d{2}:\\d{2}\nvisitors today',
+          contains: 'In stock',
+          missing: '',
+          ratio: '0.05',
+          textOnly: false,
+          visible: true,
+          fits: true,
+        });
+        await tab.$eval('[data-field="change_threshold"]', (el) => el.scrollIntoView());
+        await tab.screenshot({ path: join(SHOTS_DIR, `website-conditions-${viewport.width}.png`) });
+      }
+
+      // Edited in the form: a pattern RE2 refuses is named on its line, what was typed stays.
+      await tab.setViewport({ width: 1280, height: 800 });
+      const setValue = (selector: string, value: string) => tab.$eval(selector, (el, v) => ((el as HTMLInputElement).value = v), value);
+      await setValue('#f-ignore_text', '^Updated at\n(a)\\1');
+      await setValue('#f-alert_when-text_contains', '');
+      await setValue('#f-alert_when-text_missing', 'Sold out');
+      await setValue('#f-alert_when-min_changed_ratio', '');
+      await tab.click('#f-alert_when-text_only');
+      await Promise.all([tab.waitForNavigation({ waitUntil: 'load' }), tab.$eval('#f-ignore_text', (el) => (el as HTMLTextAreaElement).form!.requestSubmit())]);
+      const rejected = await tab.evaluate(() => ({
+        error: document.getElementById('e-ignore_text')?.textContent ?? null,
+        kept: (document.getElementById('f-alert_when-text_missing') as HTMLInputElement).value,
+      }));
+      expect(rejected.error).toMatch(/^Line 2: .*RE2/);
+      expect(rejected.kept).toBe('Sold out');
+      await tab.$eval('[data-field="ignore_text"]', (el) => el.scrollIntoView());
+      await tab.screenshot({ path: join(SHOTS_DIR, 'website-conditions-error-1280.png') });
+      await setValue('#f-ignore_text', '^Updated at');
+      await Promise.all([tab.waitForNavigation({ waitUntil: 'load' }), tab.$eval('#f-ignore_text', (el) => (el as HTMLTextAreaElement).form!.requestSubmit())]);
+      const saved = await api().get(`/websites/${id}`).set(who.auth).expect(200);
+      expect(saved.body.data).toMatchObject({ ignore_text: ['^Updated at'], alert_when: { text_missing: 'Sold out', text_only: true } });
+      expect(saved.body.data.alert_when).not.toHaveProperty('text_contains');
+      expect(saved.body.data.alert_when).not.toHaveProperty('min_changed_ratio');
+    } finally {
+      await browser.close();
+    }
   });
 });

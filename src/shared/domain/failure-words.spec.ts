@@ -3,20 +3,44 @@ import { failureWords } from './failure-words';
 /** Issue 46 item 4: every capture failure in words with a next step, the raw code kept. */
 describe('failureWords', () => {
   it.each([
-    ['net::ERR_NAME_NOT_RESOLVED at http://example.invalid/path?q=1', 'The address example.invalid could not be found (DNS). Check the spelling of the domain.'],
+    [
+      'net::ERR_NAME_NOT_RESOLVED at http://example.invalid/path?q=1',
+      'The address example.invalid could not be found (DNS). Check the spelling of the domain.',
+    ],
     ['net::ERR_NAME_NOT_RESOLVED', "The site's address could not be found (DNS). Check the spelling of the domain."],
-    ['net::ERR_CONNECTION_REFUSED at http://127.0.0.1:8080/', '127.0.0.1:8080 refused the connection. Check that the site is up and that the address and port are right.'],
+    [
+      'net::ERR_CONNECTION_REFUSED at http://127.0.0.1:8080/',
+      '127.0.0.1:8080 refused the connection. Check that the site is up and that the address and port are right.',
+    ],
     ['net::ERR_CONNECTION_REFUSED', 'The site refused the connection. Check that the site is up and that the address and port are right.'],
-    ['net::ERR_CONNECTION_RESET', 'The connection to the site was cut off before the page arrived. Try again; if it keeps happening, the site may refuse automated visits.'],
+    [
+      'net::ERR_CONNECTION_RESET',
+      'The connection to the site was cut off before the page arrived. Try again; if it keeps happening, the site may refuse automated visits.',
+    ],
     ['net::ERR_CONNECTION_TIMED_OUT', 'The site did not answer in time. Check that the site is up, then try again.'],
     ['net::ERR_TIMED_OUT', 'The site did not answer in time. Check that the site is up, then try again.'],
-    ['net::ERR_CERT_DATE_INVALID', 'The security certificate of the site is not valid (expired, self-signed or for another name). Fix the certificate, or capture the http:// address.'],
-    ['net::ERR_CERT_AUTHORITY_INVALID at https://self-signed.test/', 'The security certificate of self-signed.test is not valid (expired, self-signed or for another name). Fix the certificate, or capture the http:// address.'],
-    ['net::ERR_SSL_PROTOCOL_ERROR', "A secure (HTTPS) connection to the site could not be made. Check the site's HTTPS settings, or capture the http:// address."],
-    ['net::ERR_TOO_MANY_REDIRECTS', 'The site redirected too many times (a redirect loop). Open the address in a browser to see where it loops, and capture the address it should end on.'],
+    [
+      'net::ERR_CERT_DATE_INVALID',
+      'The security certificate of the site is not valid (expired, self-signed or for another name). Fix the certificate, or capture the http:// address.',
+    ],
+    [
+      'net::ERR_CERT_AUTHORITY_INVALID at https://self-signed.test/',
+      'The security certificate of self-signed.test is not valid (expired, self-signed or for another name). Fix the certificate, or capture the http:// address.',
+    ],
+    [
+      'net::ERR_SSL_PROTOCOL_ERROR',
+      "A secure (HTTPS) connection to the site could not be made. Check the site's HTTPS settings, or capture the http:// address.",
+    ],
+    [
+      'net::ERR_TOO_MANY_REDIRECTS',
+      'The site redirected too many times (a redirect loop). Open the address in a browser to see where it loops, and capture the address it should end on.',
+    ],
     ['net::ERR_ABORTED', 'Loading the page was stopped before it finished (the address may be a file download). Capture the address of a web page.'],
     ['net::ERR_PROXY_CONNECTION_FAILED', 'The proxy could not be reached. Check its address and that it is running.'],
-    ['net::ERR_TUNNEL_CONNECTION_FAILED', "The way to the site through the proxy could not be opened. Check the proxy's address and credentials, or capture without it."],
+    [
+      'net::ERR_TUNNEL_CONNECTION_FAILED',
+      "The way to the site through the proxy could not be opened. Check the proxy's address and credentials, or capture without it.",
+    ],
     ['net::ERR_SOCKS_CONNECTION_FAILED', 'The SOCKS proxy failed. Check its address and credentials, or capture without it.'],
     ['net::ERR_SOMETHING_NEW', 'The page could not be loaded (ERR_SOMETHING_NEW). Check the address, then try again.'],
   ])('%s', (raw, text) => {
@@ -26,11 +50,27 @@ describe('failureWords', () => {
   });
 
   it.each([
-    ['Navigation timeout of 30000 ms exceeded', 'capture_timeout', 'The page did not finish loading within 30 s. Give it longer (timeout_ms), or wait for less (wait_until: "domcontentloaded").'],
+    [
+      'Navigation timeout of 30000 ms exceeded',
+      'capture_timeout',
+      'The page did not finish loading within 30 s. Give it longer (timeout_ms), or wait for less (wait_until: "domcontentloaded").',
+    ],
     ['Page did not finish rendering within 2500 ms', 'capture_timeout', 'The page did not finish rendering within 2.5 s. Give it longer (timeout_ms).'],
-    ['Timed out after 5000 ms waiting for selector "#app .ready"', 'selector_timeout', 'The element “#app .ready” did not appear within 5 s. Check the selector against the page.'],
-    ['Timed out after 5000 ms waiting for an element matching selector "main"', 'selector_not_found', 'No element matching “main” (selector) appeared within 5 s. Check the selector against the page.'],
-    ['Failed after 3 attempts: Browser disconnected during capture: Target closed', 'browser_crashed', 'The browser stopped during the capture: a fault of the capture server, not of the page. Try again; tell the operator if it keeps happening.'],
+    [
+      'Timed out after 5000 ms waiting for selector "#app .ready"',
+      'selector_timeout',
+      'The element “#app .ready” did not appear within 5 s. Check the selector against the page.',
+    ],
+    [
+      'Timed out after 5000 ms waiting for an element matching selector "main"',
+      'selector_not_found',
+      'No element matching “main” (selector) appeared within 5 s. Check the selector against the page.',
+    ],
+    [
+      'Failed after 3 attempts: Browser disconnected during capture: Target closed',
+      'browser_crashed',
+      'The browser stopped during the capture: a fault of the capture server, not of the page. Try again; tell the operator if it keeps happening.',
+    ],
   ])('the browser’s text %s → %s, reworded', (raw, code, text) => {
     expect(failureWords(raw)).toEqual({ text, code });
   });

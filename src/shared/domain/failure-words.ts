@@ -27,20 +27,25 @@ const NET_ERRORS: Record<string, (host: string) => string> = {
   ERR_CONNECTION_REFUSED: (h) => `${cap(h)} refused the connection. Check that the site is up and that the address and port are right.`,
   ERR_CONNECTION_TIMED_OUT: (h) => `${cap(h)} did not answer in time. Check that the site is up, then try again.`,
   ERR_TIMED_OUT: (h) => `${cap(h)} did not answer in time. Check that the site is up, then try again.`,
-  ERR_CONNECTION_RESET: (h) => `The connection to ${h} was cut off before the page arrived. Try again; if it keeps happening, the site may refuse automated visits.`,
-  ERR_CONNECTION_CLOSED: (h) => `${cap(h)} closed the connection before the page arrived. Try again; if it keeps happening, the site may refuse automated visits.`,
+  ERR_CONNECTION_RESET: (h) =>
+    `The connection to ${h} was cut off before the page arrived. Try again; if it keeps happening, the site may refuse automated visits.`,
+  ERR_CONNECTION_CLOSED: (h) =>
+    `${cap(h)} closed the connection before the page arrived. Try again; if it keeps happening, the site may refuse automated visits.`,
   ERR_EMPTY_RESPONSE: (h) => `${cap(h)} closed the connection without sending anything. Check that the site is up, then try again.`,
   ERR_CONNECTION_FAILED: (h) => `The connection to ${h} failed. Check that the site is up, then try again.`,
   ERR_ADDRESS_UNREACHABLE: (h) => `${cap(h)} could not be reached from the capture server. Check the address and the server's network.`,
   ERR_INTERNET_DISCONNECTED: () => 'The capture server is not connected to the internet. Ask the operator to check its network.',
-  ERR_TUNNEL_CONNECTION_FAILED: (h) => `The way to ${h} through the proxy could not be opened. Check the proxy's address and credentials, or capture without it.`,
+  ERR_TUNNEL_CONNECTION_FAILED: (h) =>
+    `The way to ${h} through the proxy could not be opened. Check the proxy's address and credentials, or capture without it.`,
   ERR_PROXY_CONNECTION_FAILED: () => 'The proxy could not be reached. Check its address and that it is running.',
   ERR_PROXY_AUTH_UNSUPPORTED: () => 'The proxy asks for a kind of login the service cannot give. Use a proxy with Basic credentials, or none.',
   ERR_PROXY_CERTIFICATE_INVALID: () => "The proxy's security certificate is not valid. Fix the certificate or use another proxy.",
   ERR_UNSAFE_PORT: () => 'Browsers do not open addresses on this port. Use the site’s usual web port (80 or 443).',
-  ERR_TOO_MANY_REDIRECTS: (h) => `${cap(h)} redirected too many times (a redirect loop). Open the address in a browser to see where it loops, and capture the address it should end on.`,
+  ERR_TOO_MANY_REDIRECTS: (h) =>
+    `${cap(h)} redirected too many times (a redirect loop). Open the address in a browser to see where it loops, and capture the address it should end on.`,
   ERR_ABORTED: () => 'Loading the page was stopped before it finished (the address may be a file download). Capture the address of a web page.',
-  ERR_BLOCKED_BY_CLIENT: () => 'The page was blocked by the capture’s own blocking options. Remove the block_requests rule (or ad blocking) that matches its address.',
+  ERR_BLOCKED_BY_CLIENT: () =>
+    'The page was blocked by the capture’s own blocking options. Remove the block_requests rule (or ad blocking) that matches its address.',
   ERR_BLOCKED_BY_RESPONSE: (h) => `${cap(h)} does not allow its page to be shown this way. Capture the page's own address.`,
   ERR_INVALID_RESPONSE: (h) => `${cap(h)} sent an answer that is not a valid web page. Check the address in a browser.`,
   ERR_INVALID_HTTP_RESPONSE: (h) => `${cap(h)} sent an answer that is not a valid web page. Check the address in a browser.`,
@@ -49,7 +54,10 @@ const NET_ERRORS: Record<string, (host: string) => string> = {
 };
 
 const NET_FAMILIES: Array<[prefix: string, text: (host: string) => string]> = [
-  ['ERR_CERT_', (h) => `The security certificate of ${h} is not valid (expired, self-signed or for another name). Fix the certificate, or capture the http:// address.`],
+  [
+    'ERR_CERT_',
+    (h) => `The security certificate of ${h} is not valid (expired, self-signed or for another name). Fix the certificate, or capture the http:// address.`,
+  ],
   ['ERR_SSL_', (h) => `A secure (HTTPS) connection to ${h} could not be made. Check the site's HTTPS settings, or capture the http:// address.`],
   ['ERR_BAD_SSL_', (h) => `A secure (HTTPS) connection to ${h} could not be made. Check the site's HTTPS settings, or capture the http:// address.`],
   ['ERR_PROXY_', () => 'The proxy failed. Check its address and credentials, or capture without it.'],
@@ -69,7 +77,11 @@ const BROWSER: Array<[pattern: RegExp, code: string, text: (m: RegExpExecArray) 
     'capture_timeout',
     (m) => `The page did not finish loading within ${seconds(m[1])}. Give it longer (timeout_ms), or wait for less (wait_until: "domcontentloaded").`,
   ],
-  [/^Page did not finish rendering within (\d+) ms$/, 'capture_timeout', (m) => `The page did not finish rendering within ${seconds(m[1])}. Give it longer (timeout_ms).`],
+  [
+    /^Page did not finish rendering within (\d+) ms$/,
+    'capture_timeout',
+    (m) => `The page did not finish rendering within ${seconds(m[1])}. Give it longer (timeout_ms).`,
+  ],
   [
     /^Timed out after (\d+) ms waiting for selector "(.*)"$/s,
     'selector_timeout',

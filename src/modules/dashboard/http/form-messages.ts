@@ -90,7 +90,14 @@ const FIELD_NAMES: Record<string, string> = {
 };
 
 /** A list's items as people count them: `steps[0]` is "Step 1", `cookies[2]` "Cookie 3". */
-const ITEM_NAMES: Record<string, string> = { steps: 'Step', cookies: 'Cookie', headers: 'Header', hide_selectors: 'Line', change_ignore_selectors: 'Line', ignore_text: 'Line' };
+const ITEM_NAMES: Record<string, string> = {
+  steps: 'Step',
+  cookies: 'Cookie',
+  headers: 'Header',
+  hide_selectors: 'Line',
+  change_ignore_selectors: 'Line',
+  ignore_text: 'Line',
+};
 
 /** Fields typed one value a line. */
 const LINE_LISTS = new Set(['hide_selectors', 'change_ignore_selectors', 'ignore_text']);

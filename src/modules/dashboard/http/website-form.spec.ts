@@ -65,7 +65,15 @@ describe('website form ↔ API body', () => {
   });
 
   it('required fields are sent empty (the API says they should not be), optional ones left out', () => {
-    expect(formToBody(WEBSITE_FIELDS, form([]), true).body).toEqual({ name: '', url: '', full_page: false, capture_options: {}, change_ignore_selectors: [], ignore_text: [], alert_when: {} });
+    expect(formToBody(WEBSITE_FIELDS, form([]), true).body).toEqual({
+      name: '',
+      url: '',
+      full_page: false,
+      capture_options: {},
+      change_ignore_selectors: [],
+      ignore_text: [],
+      alert_when: {},
+    });
     expect(formToBody(CAPTURE_REQUEST_FIELDS, form([['full_page', '']]), false).body).toEqual({});
   });
 

@@ -107,7 +107,14 @@ export function decideChange(facts: ComparisonFacts, alertWhen: AlertWhen, ignor
   if (alertWhen.text_only) pixels = false;
   else if (onlyIgnoredLines) pixels = min !== undefined && facts.changedRatio >= min;
   if (!pixels && !facts.textChanged) {
-    return { changed: false, heldBack: onlyIgnoredLines ? 'only ignored lines changed' : alertWhen.text_only && facts.changedRatio > facts.threshold ? 'text_only: the text did not change' : null };
+    return {
+      changed: false,
+      heldBack: onlyIgnoredLines
+        ? 'only ignored lines changed'
+        : alertWhen.text_only && facts.changedRatio > facts.threshold
+          ? 'text_only: the text did not change'
+          : null,
+    };
   }
   if (min !== undefined && facts.changedRatio < min) return { changed: false, heldBack: `changed_ratio under min_changed_ratio ${min}` };
   const kept = facts.texts && { older: ignored.strip(facts.texts.older), newer: ignored.strip(facts.texts.newer) };

@@ -108,7 +108,8 @@ export class UnavailableErrorBody extends ErrorBody {
 
 @ApiSchema({ description: 'A render whose page failed: the page’s error, as a job’s `error` says it' })
 export class CaptureFailedErrorBody extends ErrorBody {
-  @ApiProperty({ example: '127.0.0.1:8080 refused the connection. Check that the site is up and that the address and port are right.' }) override error!: string;
+  @ApiProperty({ example: '127.0.0.1:8080 refused the connection. Check that the site is up and that the address and port are right.' })
+  override error!: string;
   @ApiProperty({ enum: ['capture_failed'] }) override code!: 'capture_failed';
   @ApiProperty({ required: false, example: 'net::ERR_CONNECTION_REFUSED', description: 'The raw cause’s code, as a Job’s `error_code`' }) error_code?: string;
 }
