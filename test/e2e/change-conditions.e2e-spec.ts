@@ -321,7 +321,7 @@ describe('Change conditions and failure words (issue 46, items 3 and 4)', () => 
         error: document.getElementById('e-ignore_text')?.textContent ?? null,
         kept: (document.getElementById('f-alert_when-text_missing') as HTMLInputElement).value,
       }));
-      expect(rejected.error).toMatch(/^Line 2: .*RE2/);
+      expect(rejected.error).toMatch(/^Line 2 is not a regular expression this service can run \(RE2 syntax.*\\1\.$/);
       expect(rejected.kept).toBe('Sold out');
       await tab.$eval('[data-field="ignore_text"]', (el) => el.scrollIntoView());
       await tab.screenshot({ path: join(SHOTS_DIR, 'website-conditions-error-1280.png') });
