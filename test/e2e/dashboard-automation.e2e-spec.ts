@@ -407,9 +407,10 @@ describe('Dashboard automation pages', () => {
       const final = /<li class="tl-step tl-final" id="final-screenshot">[\s\S]*?<\/li>/.exec(page.text)?.[0] ?? '';
       expect(final).toContain('<strong>Failure screenshot: the page when step 3 failed</strong>');
       expect(final).toContain(`<a class="shot" href="/dashboard/screenshots/${failureShot}/image" data-screenshot-id="${failureShot}">`);
-      // People read "Step 3"; the API's own text (from 0) is shown as the API's.
+      // People read "Step 3"; the raw text as recorded (from 0, as the API's steps[i]) is in small print.
       expect(page.text).toContain('<span class="run-error">Step 3 (click) failed: ');
-      expect(page.text).toContain(`As the API reports it: <code>${escapeHtml(run.error!)}</code>`);
+      expect(run.error).toMatch(/^Step 2 \(click\) failed: /);
+      expect(page.text).toMatch(/Raw error: <code>Step 2 \(click\) failed: [^<]*#missing[^<]*<\/code>/);
       // The images behind the thumbnails are this account's screenshots.
       for (const shot of run.screenshot_ids) {
         const img = await a.get(`/dashboard/screenshots/${shot}/image`, { binary: true });
@@ -758,14 +759,15 @@ describe('Dashboard automation pages', () => {
       const created = await api().post('/websites').set(alice.auth).send({ name: 'Refuses', url }).expect(201);
       const take = await api().post(`/websites/${created.body.data.id}/screenshot`).set(alice.auth).send({}).expect(200);
       const job = await waitForJob(t.url, alice.auth, take.body.job_id);
-      expect(job).toMatchObject({ status: 'failed', error: 'net::ERR_CONNECTION_REFUSED' });
+      const words = 'The site refused the connection. Check that the site is up and that the address and port are right.';
+      expect(job).toMatchObject({ status: 'failed', error: words, error_code: 'net::ERR_CONNECTION_REFUSED' });
       const page = await a.get(`/dashboard/jobs/${job.id}`);
-      expect(page.text).toContain('<span class="run-error">The site refused the connection</span>');
-      expect(page.text).toContain('<small class="raw-error">As the API reports it: <code>net::ERR_CONNECTION_REFUSED</code></small>');
+      expect(page.text).toContain(`<span class="run-error">${words}</span>`);
+      expect(page.text).toContain('<small class="raw-error">Raw error: <code>net::ERR_CONNECTION_REFUSED</code></small>');
       expect(page.text).toContain(`<div><dt>URL</dt><dd><a class="mono break" id="job-url" href="${url}"`);
       const list = await a.get(`/dashboard/jobs?website_id=${created.body.data.id}`);
       expect(list.text).toContain(
-        '<td class="error-cell">The site refused the connection<br><small class="raw-error">As the API reports it: <code>net::ERR_CONNECTION_REFUSED</code></small></td>',
+        `<td class="error-cell">${words}<br><small class="raw-error">Raw error: <code>net::ERR_CONNECTION_REFUSED</code></small></td>`,
       );
     });
 

@@ -347,7 +347,7 @@ describe('Render in one call (real Chromium)', () => {
       .query({ url: `${pages.url}/gone`, cache_ttl: '600', fail_on_status: 'true' })
       .set(account.auth);
     expect(refused.status).toBe(502);
-    expect(refused.body).toEqual({ success: false, error: 'The page answered HTTP 404', code: 'capture_failed' });
+    expect(refused.body).toEqual({ success: false, error: 'The page answered HTTP 404', code: 'capture_failed', error_code: 'http_status' });
   });
 
   it('the sweep deletes an entry and its object once it is kept no longer', async () => {
@@ -494,13 +494,18 @@ describe('Render in one call (real Chromium)', () => {
       .query({ url: `http://127.0.0.1:${port}/` })
       .set(account.auth);
     expect(refused.status).toBe(502);
-    expect(refused.body).toEqual({ success: false, error: 'net::ERR_CONNECTION_REFUSED', code: 'capture_failed' });
+    expect(refused.body).toEqual({
+      success: false,
+      error: 'The site refused the connection. Check that the site is up and that the address and port are right.',
+      code: 'capture_failed',
+      error_code: 'net::ERR_CONNECTION_REFUSED',
+    });
     const never = await api()
       .get('/render')
       .query({ url: `${pages.url}/never`, timeout_ms: '2000' })
       .set(account.auth);
     expect(never.status).toBe(504);
-    expect(never.body).toEqual({ success: false, error: 'The page did not answer within 2 s', code: 'capture_timeout' });
+    expect(never.body).toEqual({ success: false, error: 'The page did not answer within 2 s', code: 'capture_timeout', error_code: 'capture_timeout' });
   });
 
   it('401 without a token; renders are not screenshots: absent from the screenshot list', async () => {

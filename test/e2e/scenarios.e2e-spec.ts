@@ -287,6 +287,7 @@ describe('Scenarios and executions with real Chromium', () => {
           // The last step is a `screenshot` taken as the final one would be: its image IS the final screenshot.
           screenshot_ids: [expect.any(Number)],
           error: null,
+          error_code: null,
           attempts: expect.any(Number),
           created_at: expect.stringMatching(ISO_UTC),
           started_at: expect.stringMatching(ISO_UTC),

@@ -41,6 +41,7 @@ interface Job {
   website_id: number;
   screenshot_id: number | null;
   error: string | null;
+  error_code: string | null;
 }
 
 /** Collects a binary response body into a Buffer (supertest's default parsers would not). */
@@ -331,7 +332,9 @@ describe('Screenshots API with real Chromium captures', () => {
       const job = await settle(account, jobId);
       expect(job.status).toBe('failed');
       expect(job.screenshot_id).toBeNull();
-      expect(job.error).toEqual(expect.stringContaining('net::ERR_CONNECTION_REFUSED'));
+      // In words (issue 46): the raw code beside them.
+      expect(job.error).toBe('The site refused the connection. Check that the site is up and that the address and port are right.');
+      expect(job.error_code).toBe('net::ERR_CONNECTION_REFUSED');
       const shots = await api().get(`/screenshots?website_id=${dead.id}`).set(account.auth).expect(200);
       expect(shots.body.meta.total).toBe(0);
       const website = await api().get(`/websites/${dead.id}`).set(account.auth).expect(200);

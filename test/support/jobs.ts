@@ -7,6 +7,8 @@ export interface JobBody {
   status: string;
   screenshot_id: number | null;
   error: string | null;
+  /** The failure's stable code (the raw cause of `error`'s words). */
+  error_code?: string | null;
   [key: string]: unknown;
 }
 

@@ -6,6 +6,15 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, TypedDict
 
 
+class AlertWhen(TypedDict, total=False):
+    """A website's change conditions: every field set must hold for a comparison to be ``changed`` (and alerted)."""
+
+    text_contains: str
+    text_missing: str
+    min_changed_ratio: float
+    text_only: bool
+
+
 class Website(TypedDict, total=False):
     id: int
     name: str
@@ -13,6 +22,10 @@ class Website(TypedDict, total=False):
     viewport_width: int
     viewport_height: int
     capture_options: Dict[str, Any]
+    change_threshold: float
+    change_ignore_selectors: List[str]
+    alert_when: AlertWhen
+    ignore_text: List[str]
     created_at: str
     updated_at: str
 
@@ -37,6 +50,7 @@ class Job(TypedDict, total=False):
     website_id: Optional[int]
     screenshot_id: Optional[int]
     error: Optional[str]
+    error_code: Optional[str]
     created_at: str
     finished_at: Optional[str]
 

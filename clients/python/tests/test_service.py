@@ -64,6 +64,14 @@ class ServiceTest(unittest.TestCase):
             self.client.get_website(created["id"])
         self.assertEqual((caught.exception.status, caught.exception.code), (404, "not_found"))
 
+    def test_change_conditions_are_saved_and_a_bad_pattern_is_named(self) -> None:
+        website_id = self.website("Py conditions")
+        updated = self.client.update_website(website_id, ignore_text=["^Updated at \\d+"], alert_when={"text_contains": "In stock"})
+        self.assertEqual((updated["ignore_text"], updated["alert_when"]), (["^Updated at \\d+"], {"text_contains": "In stock"}))
+        with self.assertRaises(ApiError) as caught:
+            self.client.update_website(website_id, ignore_text=["fine", "(a)\\1"])
+        self.assertEqual([d["field"] for d in caught.exception.details], ["ignore_text[1]"])
+
     def test_a_422_carries_the_fields(self) -> None:
         with self.assertRaises(ApiError) as caught:
             self.client.create_website("", "not a url")

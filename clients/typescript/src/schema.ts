@@ -1059,6 +1059,25 @@ export interface components {
       /** @description When saved */
       full_page_scroll_selector?: string;
     };
+    AlertWhen: {
+      /**
+       * @description Changed only when this phrase appears: in the new text and not in the previous one (case-insensitive, ignored lines left out)
+       * @example In stock
+       */
+      text_contains?: string;
+      /**
+       * @description Changed only when this phrase disappears: in the previous text and not in the new one (case-insensitive)
+       * @example Sold out
+       */
+      text_missing?: string;
+      /**
+       * @description Changed only when at least this share of the pixels differs (changed_ratio ≥ it), whatever the text did
+       * @example 0.05
+       */
+      min_changed_ratio?: number;
+      /** @description Pixels alone never make a change: only the visible text (outside ignore_text) counts */
+      text_only?: boolean;
+    };
     Website: {
       /** @example 1 */
       id: number;
@@ -1090,6 +1109,17 @@ export interface components {
        * @default []
        */
       change_ignore_selectors: string[];
+      /** @description Change conditions: when a comparison is `changed` (and `screenshot.changed` and the channels fire). Every field set must hold; `{}` (the default) counts every change. Replaced whole by PUT */
+      alert_when: components['schemas']['AlertWhen'];
+      /**
+       * @description Lines of the visible text matching any of these (case-insensitive, anywhere in the line) are left out of the text diff; a comparison whose only text changes are such lines is not `changed`, its pixel change with it (unless alert_when.min_changed_ratio is reached). A pattern that does not compile is a 422 naming `ignore_text[i]`
+       * @default []
+       * @example [
+       *       "^Updated at \\d{2}:\\d{2}",
+       *       "visitors today"
+       *     ]
+       */
+      ignore_text: string[];
       /**
        * Format: date-time
        * @description Time of the latest screenshot; in list and get responses (null before the first)
@@ -1529,6 +1559,25 @@ export interface components {
        */
       full_page_scroll_selector?: string;
     };
+    AlertWhenDto: {
+      /**
+       * @description Changed only when this phrase appears: in the new text and not in the previous one (case-insensitive, ignored lines left out)
+       * @example In stock
+       */
+      text_contains?: string;
+      /**
+       * @description Changed only when this phrase disappears: in the previous text and not in the new one (case-insensitive)
+       * @example Sold out
+       */
+      text_missing?: string;
+      /**
+       * @description Changed only when at least this share of the pixels differs (changed_ratio ≥ it), whatever the text did
+       * @example 0.05
+       */
+      min_changed_ratio?: number;
+      /** @description Pixels alone never make a change: only the visible text (outside ignore_text) counts */
+      text_only?: boolean;
+    };
     /** @description Unknown fields are refused (422). */
     CreateWebsiteDto: {
       /** @example Example */
@@ -1565,6 +1614,17 @@ export interface components {
        * @default []
        */
       change_ignore_selectors?: string[];
+      /** @description Change conditions: when a comparison is `changed` (and `screenshot.changed` and the channels fire). Every field set must hold; `{}` (the default) counts every change. Replaced whole by PUT */
+      alert_when?: components['schemas']['AlertWhenDto'];
+      /**
+       * @description Lines of the visible text matching any of these (case-insensitive, anywhere in the line) are left out of the text diff; a comparison whose only text changes are such lines is not `changed`, its pixel change with it (unless alert_when.min_changed_ratio is reached). A pattern that does not compile is a 422 naming `ignore_text[i]`
+       * @default []
+       * @example [
+       *       "^Updated at \\d{2}:\\d{2}",
+       *       "visitors today"
+       *     ]
+       */
+      ignore_text?: string[];
     };
     /** @description A request the server cannot read: a malformed HTTP request (refused by the parser, then the connection is closed), a URL with bad percent-encoding, a body that is not valid JSON, nests over 32 levels or is not `application/json` */
     BadRequestErrorBody: {
@@ -1649,6 +1709,17 @@ export interface components {
        * @default []
        */
       change_ignore_selectors?: string[];
+      /** @description Change conditions: when a comparison is `changed` (and `screenshot.changed` and the channels fire). Every field set must hold; `{}` (the default) counts every change. Replaced whole by PUT */
+      alert_when?: components['schemas']['AlertWhenDto'];
+      /**
+       * @description Lines of the visible text matching any of these (case-insensitive, anywhere in the line) are left out of the text diff; a comparison whose only text changes are such lines is not `changed`, its pixel change with it (unless alert_when.min_changed_ratio is reached). A pattern that does not compile is a 422 naming `ignore_text[i]`
+       * @default []
+       * @example [
+       *       "^Updated at \\d{2}:\\d{2}",
+       *       "visitors today"
+       *     ]
+       */
+      ignore_text?: string[];
     };
     /** @description Answer of the delete operations */
     MessageResponse: {
@@ -2326,7 +2397,7 @@ export interface components {
       success: false;
       /**
        * @description Human-readable message
-       * @example net::ERR_CONNECTION_REFUSED
+       * @example 127.0.0.1:8080 refused the connection. Check that the site is up and that the address and port are right.
        */
       error: string;
       /**
@@ -2334,6 +2405,11 @@ export interface components {
        * @enum {string}
        */
       code: 'capture_failed';
+      /**
+       * @description The raw cause’s code, as a Job’s `error_code`
+       * @example net::ERR_CONNECTION_REFUSED
+       */
+      error_code?: string;
     };
     /** @description A render that did not end in time (its timeout_ms, or the server’s CAPTURE_TIMEOUT_MS) */
     CaptureTimeoutErrorBody: {
@@ -2341,7 +2417,7 @@ export interface components {
       success: false;
       /**
        * @description Human-readable message
-       * @example The page did not answer within 5 s
+       * @example The page did not answer within 5 s. Check that the site is up, or give it longer (timeout_ms).
        */
       error: string;
       /**
@@ -2349,6 +2425,11 @@ export interface components {
        * @enum {string}
        */
       code: 'capture_timeout';
+      /**
+       * @description The raw cause’s code, as a Job’s `error_code`
+       * @example capture_timeout
+       */
+      error_code?: string;
     };
     /** @description The page to capture, every Take Screenshot option, and the cache settings. */
     RenderRequest: {
@@ -3017,8 +3098,16 @@ export interface components {
       steps: components['schemas']['ExecutionStep'][];
       /** @description Screenshots it stored, oldest first: one per screenshot step, and a final one (also after a failure). When the last step is a screenshot step taken as the final shot would be (full_page absent or equal to the website’s), its image is the final screenshot, listed once. */
       screenshot_ids: number[];
-      /** @example Step 2 (click) failed: no element matches #submit */
+      /**
+       * @description Why it failed, in words (docs/failure-words.md)
+       * @example Step 2 (click) failed: no element matches #submit
+       */
       error: string | null;
+      /**
+       * @description The failure’s stable code (as a Job’s `error_code`); null when not failed or not known
+       * @example net::ERR_CONNECTION_REFUSED
+       */
+      error_code: string | null;
       attempts: number;
       /**
        * Format: date-time
@@ -3638,10 +3727,15 @@ export interface components {
       /** @description The screenshot it produced, once succeeded */
       screenshot_id: number | null;
       /**
-       * @description Why it failed
-       * @example net::ERR_NAME_NOT_RESOLVED
+       * @description Why it failed, in words with a next step (docs/failure-words.md); the raw cause is `error_code`
+       * @example The site's address could not be found (DNS). Check the spelling of the domain.
        */
       error: string | null;
+      /**
+       * @description The failure’s stable code: Chromium’s (`net::ERR_NAME_NOT_RESOLVED`) or the service’s (`capture_timeout`, `url_blocked`, `http_status`, `selector_timeout`, `browser_crashed`, `session_expired`, `proxy_failed`, …); null when not failed, or for a cause the table does not know (then `error` is its raw text)
+       * @example net::ERR_NAME_NOT_RESOLVED
+       */
+      error_code: string | null;
       /** @description Runs so far; infrastructure failures are retried, 3 attempts in all */
       attempts: number;
       /**

@@ -120,14 +120,15 @@ export class UnavailableError extends DomainError {
 
 /** A render whose page failed (API.md, Render in one call): 502 with the page's error, as a job's `error` says it. */
 export class CaptureFailedError extends DomainError {
-  constructor(message: string) {
-    super('capture_failed', message);
+  /** `errorCode`: the raw cause's code (failure-words.ts), the body's `error_code`. */
+  constructor(message: string, errorCode: string | null = null) {
+    super('capture_failed', message, errorCode === null ? {} : { error_code: errorCode });
   }
 }
 
 /** A render that did not end within its time: 504. */
 export class CaptureTimeoutError extends DomainError {
-  constructor(message: string) {
-    super('capture_timeout', message);
+  constructor(message: string, errorCode: string | null = null) {
+    super('capture_timeout', message, errorCode === null ? {} : { error_code: errorCode });
   }
 }

@@ -62,6 +62,12 @@ const FIELD_NAMES: Record<string, string> = {
   domain: 'domain',
   change_threshold: 'change threshold',
   change_ignore_selectors: 'elements to ignore',
+  ignore_text: 'lines to ignore',
+  alert_when: 'alert condition',
+  text_contains: 'phrase that must appear',
+  text_missing: 'phrase that must disappear',
+  min_changed_ratio: 'smallest change',
+  text_only: 'text only',
   // scenario steps
   steps: 'steps',
   type: 'type',
@@ -84,10 +90,17 @@ const FIELD_NAMES: Record<string, string> = {
 };
 
 /** A list's items as people count them: `steps[0]` is "Step 1", `cookies[2]` "Cookie 3". */
-const ITEM_NAMES: Record<string, string> = { steps: 'Step', cookies: 'Cookie', headers: 'Header', hide_selectors: 'Line', change_ignore_selectors: 'Line' };
+const ITEM_NAMES: Record<string, string> = {
+  steps: 'Step',
+  cookies: 'Cookie',
+  headers: 'Header',
+  hide_selectors: 'Line',
+  change_ignore_selectors: 'Line',
+  ignore_text: 'Line',
+};
 
 /** Fields typed one value a line. */
-const LINE_LISTS = new Set(['hide_selectors', 'change_ignore_selectors']);
+const LINE_LISTS = new Set(['hide_selectors', 'change_ignore_selectors', 'ignore_text']);
 
 /** Whether the text reads as an acronym at its start (URL, PDF, CSS, HTTP): not lower-cased mid-sentence. */
 const ACRONYM = /^[A-Z]{2,}\b/;

@@ -54,7 +54,8 @@ export class PlaygroundCaptures {
       return { kind: 'render', id: outcome.render.id };
     } catch (err) {
       if (err instanceof DomainError && (err.code === 'capture_failed' || err.code === 'capture_timeout')) {
-        throw new FormRejected([{ field: 'url', message: `The capture failed: ${err.message}` }]);
+        const code = typeof err.extra.error_code === 'string' ? ` (${err.extra.error_code})` : '';
+        throw new FormRejected([{ field: 'url', message: `The capture failed: ${err.message}${code}` }]);
       }
       throw err;
     }

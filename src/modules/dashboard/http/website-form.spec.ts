@@ -59,11 +59,21 @@ describe('website form ↔ API body', () => {
         http_auth: { username: 'u', password: '' },
       },
       change_ignore_selectors: [], // an empty list is sent, so an edit can clear it
+      ignore_text: [],
+      alert_when: {}, // sent whole: PUT replaces it, so emptied fields are conditions taken away
     });
   });
 
   it('required fields are sent empty (the API says they should not be), optional ones left out', () => {
-    expect(formToBody(WEBSITE_FIELDS, form([]), true).body).toEqual({ name: '', url: '', full_page: false, capture_options: {}, change_ignore_selectors: [] });
+    expect(formToBody(WEBSITE_FIELDS, form([]), true).body).toEqual({
+      name: '',
+      url: '',
+      full_page: false,
+      capture_options: {},
+      change_ignore_selectors: [],
+      ignore_text: [],
+      alert_when: {},
+    });
     expect(formToBody(CAPTURE_REQUEST_FIELDS, form([['full_page', '']]), false).body).toEqual({});
   });
 
@@ -129,6 +139,8 @@ describe('website form ↔ API body', () => {
       },
       changeThreshold: 0.001,
       changeIgnoreSelectors: [],
+      alertWhen: { text_contains: 'In stock', text_only: true },
+      ignoreText: ['^Updated \\d+'],
       lastScreenshotAt: null,
       createdAt: new Date(),
       updatedAt: new Date(),
@@ -155,6 +167,8 @@ describe('website form ↔ API body', () => {
       },
       change_threshold: 0.001,
       change_ignore_selectors: [],
+      ignore_text: ['^Updated \\d+'],
+      alert_when: { text_contains: 'In stock', text_only: true },
     });
   });
 
@@ -165,7 +179,7 @@ describe('website form ↔ API body', () => {
     expect(body(' 404, 500 410 ')).toEqual([404, 500, 410]);
     expect(body('')).toBeUndefined();
     expect(body('404s')).toBe('404s');
-    const saved = { captureOptions: { failOnStatus: true }, changeIgnoreSelectors: [] } as unknown as WebsiteProps;
+    const saved = { captureOptions: { failOnStatus: true }, changeIgnoreSelectors: [], alertWhen: {} } as unknown as WebsiteProps;
     expect(websiteValues(saved).get('fail_on_status')).toBe('all');
   });
 
@@ -174,7 +188,7 @@ describe('website form ↔ API body', () => {
     expect(body('document.title = "a" // --- not a separator')).toEqual(['document.title = "a" // --- not a separator']);
     expect(body('a()\n// ---\n\nb()\n  //---  \nc()')).toEqual(['a()', 'b()', 'c()']);
     expect(body(' \n// ---\n ')).toBeUndefined();
-    const saved = { captureOptions: { scripts: ['a()', 'await b()'] }, changeIgnoreSelectors: [] } as unknown as WebsiteProps;
+    const saved = { captureOptions: { scripts: ['a()', 'await b()'] }, changeIgnoreSelectors: [], alertWhen: {} } as unknown as WebsiteProps;
     const values = websiteValues(saved);
     expect(values.get('scripts')).toBe('a()\n// ---\nawait b()');
     expect((formToBody(WEBSITE_FIELDS, values, true).body.capture_options as Record<string, unknown>).scripts).toEqual(['a()', 'await b()']);

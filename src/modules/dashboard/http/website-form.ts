@@ -68,6 +68,8 @@ export interface FormField {
    * clear (a list: `[]`), since a field left out of a PUT keeps its saved value.
    */
   emptyValue?: unknown;
+  /** A field of this object of the body (`alert_when.text_only` is `{alert_when: {text_only}}`): its name is the path. */
+  within?: 'alert_when';
   /** Values offered while typing (a <datalist>); any other value is still judged by the API's rule. */
   suggestions?: readonly string[];
 }
@@ -171,6 +173,49 @@ export const WEBSITE_FIELDS: readonly FormField[] = [
     placeholder: '#clock',
     emptyValue: [],
     hint: 'Dates, ads, counters: their boxes are left out of the comparison, from the next capture on.',
+  },
+  {
+    name: 'ignore_text',
+    label: 'Ignore lines matching (one regular expression a line)',
+    kind: 'lines',
+    section: 'changes',
+    placeholder: '^Updated at \\d+:\\d+',
+    emptyValue: [],
+    hint: 'Lines of the page’s text that match (case-insensitive) are left out of the text diff; a capture whose only change is such a line is not a change. RE2 syntax, at most 20.',
+  },
+  {
+    name: 'alert_when.text_contains',
+    label: 'Alert only when this phrase appears',
+    kind: 'text',
+    section: 'changes',
+    within: 'alert_when',
+    placeholder: 'In stock',
+    hint: 'Changed only when the new text has the phrase and the previous one did not (case-insensitive).',
+  },
+  {
+    name: 'alert_when.text_missing',
+    label: 'Alert only when this phrase disappears',
+    kind: 'text',
+    section: 'changes',
+    within: 'alert_when',
+    placeholder: 'Sold out',
+    hint: 'Changed only when the previous text had the phrase and the new one does not.',
+  },
+  {
+    name: 'alert_when.min_changed_ratio',
+    label: 'Alert only when at least this share of pixels changed (0–1)',
+    kind: 'decimal',
+    section: 'changes',
+    within: 'alert_when',
+    placeholder: 'any',
+    hint: 'For example 0.05: a change of 5 % of the picture or more.',
+  },
+  {
+    name: 'alert_when.text_only',
+    label: 'Text changes only (a picture-only change is not a change)',
+    kind: 'flag',
+    section: 'changes',
+    within: 'alert_when',
   },
 ];
 
@@ -286,8 +331,10 @@ export function formToBody(fields: readonly FormField[], form: URLSearchParams, 
   const body: Record<string, unknown> = {};
   const options: Record<string, unknown> = {};
   const errors: FieldError[] = [];
+  const alertWhen: Record<string, unknown> = {};
   for (const field of fields) {
-    const target = nestOptions && field.option ? options : body;
+    const target = field.within ? alertWhen : nestOptions && field.option ? options : body;
+    const key = field.within ? field.name.slice(field.within.length + 1) : field.name;
     const raw = form.get(field.name) ?? '';
     const problems: string[] = [];
     let value: unknown;
@@ -357,9 +404,11 @@ export function formToBody(fields: readonly FormField[], form: URLSearchParams, 
     }
     if (value === undefined && field.emptyValue !== undefined) value = field.emptyValue;
     if (problems.length) errors.push(...problems.map((message) => ({ field: field.name, message: `${field.name}: ${message}` })));
-    else if (value !== undefined) target[field.name] = value;
+    else if (value !== undefined) target[key] = value;
   }
   if (nestOptions) body.capture_options = options;
+  // Sent whole (PUT replaces it): the fields left empty are conditions taken away.
+  if (fields.some((f) => f.within === 'alert_when')) body.alert_when = alertWhen;
   return { body, errors };
 }
 
@@ -448,7 +497,12 @@ export function websiteValues(website: WebsiteProps): URLSearchParams {
   const o = website.captureOptions as Record<string, unknown>;
   for (const field of WEBSITE_FIELDS) {
     if (field.section === 'secrets') continue;
-    valueText(form, field, field.option ? o[camel(field.name)] : (website as unknown as Record<string, unknown>)[camel(field.name)]);
+    const saved = field.within
+      ? (website.alertWhen as Record<string, unknown>)[field.name.slice(field.within.length + 1)]
+      : field.option
+        ? o[camel(field.name)]
+        : (website as unknown as Record<string, unknown>)[camel(field.name)];
+    valueText(form, field, saved);
   }
   const secrets = website.captureOptions.secrets ? redactSecrets(website.captureOptions.secrets) : {};
   if (secrets.headers)

@@ -1,3 +1,4 @@
+import { failureWords } from '../../../shared/domain/failure-words';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { MAX_ID, QueryInt } from '../../../shared/http/validation';
@@ -27,6 +28,13 @@ export class JobListQuery extends PageQuery {
   website_id?: number;
 }
 
+/** A failure as the API shows it: the words, and the raw cause's code beside them (shared/domain/failure-words.ts). */
+export function errorFields(raw: string | null): { error: string | null; error_code: string | null } {
+  if (raw === null) return { error: null, error_code: null };
+  const words = failureWords(raw);
+  return { error: words.text, error_code: words.code };
+}
+
 export function jobView(j: JobProps): JobView {
   return {
     id: j.id,
@@ -37,7 +45,7 @@ export function jobView(j: JobProps): JobView {
     website_id: j.websiteId,
     // The spec's name for what the job produced (a screenshot for the kinds that produce one; null otherwise).
     screenshot_id: j.resultId,
-    error: j.error,
+    ...errorFields(j.error),
     attempts: j.attempts,
     created_at: j.createdAt.toISOString(),
     started_at: j.startedAt?.toISOString() ?? null,

@@ -1,3 +1,4 @@
+import { failureWords } from '../../../shared/domain/failure-words';
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { Readable } from 'node:stream';
@@ -318,7 +319,9 @@ export class RendersService {
       // The next identical request makes a new capture rather than joining this failed one.
       await this.renders.retire(render.id);
       const message = job.error ?? 'The capture failed';
-      throw isCaptureTimeout(message) ? new CaptureTimeoutError(message) : new CaptureFailedError(message);
+      // In words with a next step (failure-words.ts); the raw cause's code rides along as the body's error_code.
+      const words = failureWords(message);
+      throw isCaptureTimeout(message) ? new CaptureTimeoutError(words.text, words.code) : new CaptureFailedError(words.text, words.code);
     }
     if (job.status !== 'succeeded') throw new CaptureTimeoutError('The client went away before the render finished');
     const ended = await this.renders.findById(render.id);

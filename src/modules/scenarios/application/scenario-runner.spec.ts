@@ -34,6 +34,8 @@ const WEBSITE: WebsiteProps = {
   viewportHeight: 600,
   changeThreshold: 0.001,
   changeIgnoreSelectors: [],
+  alertWhen: {},
+  ignoreText: [],
   fullPage: false,
   status: 'active',
   captureOptions: {},

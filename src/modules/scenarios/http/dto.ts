@@ -1,3 +1,5 @@
+import { failureWords } from '../../../shared/domain/failure-words';
+import { errorFields } from '../../jobs/http/dto';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Allow, IsInt, IsNotEmpty, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { PageQuery } from '../../../shared/http/pagination';
@@ -109,9 +111,9 @@ export function executionView({ job, screenshotIds }: Execution): ExecutionView 
     id: job.id,
     scenario_id: job.scenarioId,
     status: job.status,
-    steps: (job.result as StepRecord[] | null) ?? [],
+    steps: ((job.result as StepRecord[] | null) ?? []).map((step) => (step.error === null ? step : { ...step, error: failureWords(step.error).text })),
     screenshot_ids: screenshotIds,
-    error: job.error,
+    ...errorFields(job.error),
     attempts: job.attempts,
     created_at: job.createdAt.toISOString(),
     started_at: job.startedAt?.toISOString() ?? null,

@@ -141,7 +141,20 @@ export class ExecutionView {
       'Screenshots it stored, oldest first: one per screenshot step, and a final one (also after a failure). When the last step is a screenshot step taken as the final shot would be (full_page absent or equal to the website’s), its image is the final screenshot, listed once.',
   })
   screenshot_ids!: number[];
-  @ApiProperty({ type: 'string', nullable: true, example: 'Step 2 (click) failed: no element matches #submit' }) error!: string | null;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'Step 2 (click) failed: no element matches #submit',
+    description: 'Why it failed, in words (docs/failure-words.md)',
+  })
+  error!: string | null;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'The failure’s stable code (as a Job’s `error_code`); null when not failed or not known',
+    example: 'net::ERR_CONNECTION_REFUSED',
+  })
+  error_code!: string | null;
   @ApiProperty({ type: 'integer' }) attempts!: number;
   @ApiProperty(TIMESTAMP) created_at!: string;
   @ApiProperty({ ...TIMESTAMP, nullable: true }) started_at!: string | null;

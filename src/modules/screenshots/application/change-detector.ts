@@ -6,9 +6,11 @@ import { NotFoundError, UnavailableError } from '../../../shared/domain/domain-e
 import { errorMessage } from '../../../shared/domain/error-message';
 import { PeriodicTask } from '../../../shared/scheduling/periodic-task';
 import { WebsiteRepository } from '../../websites/application/ports';
-import { CHANGE_RULES, changedRatio, isChanged } from '../domain/change';
+import { decideChange, IgnoredLines } from '../../websites/domain/change-conditions';
+import type { WebsiteProps } from '../../websites/domain/website';
+import { CHANGE_RULES, changedRatio } from '../domain/change';
 import { diffKey, ScreenshotProps, textDiffKey, textKey } from '../domain/screenshot';
-import { isChangeOverall, isTextChanged } from '../domain/text-change';
+import { isTextChanged } from '../domain/text-change';
 import { ImageDiffer, ScreenshotRepository, ScreenshotStorage, TextDiffer } from './ports';
 
 /** A comparison is held this long by the worker doing it; one whose worker died is taken over after it. */
@@ -96,9 +98,23 @@ export class ChangeDetector implements OnApplicationBootstrap, OnApplicationShut
     const started = performance.now();
     const pixels = await this.differ.compare(pair.newer, pair.older, { newer: shot.ignoreBoxes, older: pair.previous.ignoreBoxes });
     const ratio = changedRatio(pixels);
-    const texts = await this.loadTexts(shot, pair.previous);
+    const raw = await this.loadTexts(shot, pair.previous);
+    // The website's conditions (change-conditions.ts): ignored lines leave the texts before they are diffed.
+    const ignored = ignoredLinesOf(website);
+    const texts = raw && { older: ignored.strip(raw.older), newer: ignored.strip(raw.newer) };
     const textDiff = texts && this.textDiffer.count(texts.older, texts.newer);
-    const changed = isChangeOverall(isChanged(ratio, website?.changeThreshold ?? CHANGE_RULES.threshold.default), textDiff);
+    const verdict = decideChange(
+      {
+        changedRatio: ratio,
+        threshold: website?.changeThreshold ?? CHANGE_RULES.threshold.default,
+        texts: raw,
+        rawTextChanged: raw !== null && raw.older !== raw.newer,
+        textChanged: textDiff !== null && isTextChanged(textDiff),
+      },
+      website?.alertWhen ?? {},
+      ignored,
+    );
+    const changed = verdict.changed;
     // A change is what people open: its diffs are made before the comparison is recorded, so a recorded change
     // always has them, and they stay readable after the previous capture is deleted.
     if (changed) await this.storeDiff(shot, pair.previous, pair.newer, pair.older);
@@ -107,7 +123,7 @@ export class ChangeDetector implements OnApplicationBootstrap, OnApplicationShut
     if (!(await this.screenshots.recordComparison(id, outcome))) return false;
     this.logger.debug(
       `screenshot ${id} vs ${pair.previous.id}: ${ratio} changed${textDiff ? `, text +${textDiff.added} -${textDiff.removed}` : ''}${
-        changed ? ' (a change)' : ''
+        changed ? ' (a change)' : verdict.heldBack ? ` (not a change: ${verdict.heldBack})` : ''
       }, ${Math.round(performance.now() - started)} ms`,
     );
     return true;
@@ -139,7 +155,10 @@ export class ChangeDetector implements OnApplicationBootstrap, OnApplicationShut
     const stored = await this.storage.read(textDiffKey(shot.filePath));
     if (stored) return stored;
     const previous = await this.screenshots.findById(shot.change.previousId);
-    const texts = previous ? await this.loadTexts(shot, previous) : null;
+    const raw = previous ? await this.loadTexts(shot, previous) : null;
+    // Made now: without the lines the website's ignore_text leaves out today.
+    const ignored = raw && ignoredLinesOf(await this.websites.findById(shot.websiteId));
+    const texts = raw && ignored && { older: ignored.strip(raw.older), newer: ignored.strip(raw.newer) };
     if (!previous || !texts) {
       throw NotFoundError.because(
         previous
@@ -228,6 +247,11 @@ export class ChangeDetector implements OnApplicationBootstrap, OnApplicationShut
     }
     return null;
   }
+}
+
+/** The website's ignore_text, compiled once for a comparison (none for a website deleted meanwhile). */
+function ignoredLinesOf(website: WebsiteProps | null): IgnoredLines {
+  return new IgnoredLines(website?.ignoreText ?? []);
 }
 
 /** Up to `maxBytes` of a stream, which is then closed (an S3 body stops downloading). */

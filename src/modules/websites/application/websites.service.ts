@@ -7,6 +7,7 @@ import { keepRedacted, secretConflicts } from '../../../shared/domain/capture-se
 import type { CaptureOptions } from '../../../shared/domain/capture-option-table';
 import { outputConflicts, pageOptionConflicts, resolveOutput } from '../../../shared/domain/capture-option-rules';
 import { Website, WEBSITE_RULES, WebsiteChanges, WebsiteInput, WebsiteProps } from '../domain/website';
+import { ignoreTextProblems } from '../domain/change-conditions';
 import { WebsiteDeletionListener, WebsiteRepository } from './ports';
 import { AppConfig } from '../../../config/app-config';
 
@@ -34,6 +35,7 @@ export class WebsitesService {
 
   async create(accountId: number, input: WebsiteInput): Promise<WebsiteProps> {
     assertCaptureOptions(this.config.captureTimeoutMs, input.captureOptions, input.viewportWidth ?? WEBSITE_RULES.viewportWidth.default, input.url);
+    assertIgnoreText(input.ignoreText);
     const url = await this.checkUrl(input.url);
     return this.websites.create(Website.create(accountId, { ...input, url }).props, this.clock.now());
   }
@@ -66,6 +68,7 @@ export class WebsitesService {
       changes.viewportWidth ?? current.viewportWidth,
       changes.url ?? current.url,
     );
+    assertIgnoreText(changes.ignoreText);
     if (changes.url !== undefined) checked.url = await this.checkUrl(changes.url);
     return this.websites.update(id, checked, this.clock.now());
   }
@@ -83,6 +86,12 @@ export class WebsitesService {
     if (!verdict.allowed) throw ValidationFailedError.of('url', verdict.reason);
     return verdict.url.toString();
   }
+}
+
+/** Every ignore_text pattern compiles (RE2): the dashboard's forms and the API alike; 422 naming `ignore_text[i]`. */
+function assertIgnoreText(patterns: string[] | undefined): void {
+  const problems = patterns ? ignoreTextProblems(patterns) : [];
+  if (problems.length > 0) throw new ValidationFailedError(problems);
 }
 
 /** Saved defaults must agree with themselves (quality only with jpeg/webp, …): named as the API spells them. */

@@ -13,6 +13,8 @@ describe('Website', () => {
       captureOptions: {},
       changeThreshold: 0.001,
       changeIgnoreSelectors: [],
+      alertWhen: {},
+      ignoreText: [],
     });
   });
 

@@ -1,4 +1,5 @@
 import { CaptureOptions, VIEWPORT } from '../../../shared/domain/capture-option-table';
+import type { AlertWhen } from './change-conditions';
 
 /** Website rules (API.md, Websites): bounds and defaults live here and nowhere else. */
 export const WEBSITE_RULES = {
@@ -32,6 +33,10 @@ export interface WebsiteProps {
   captureOptions: CaptureOptions;
   changeThreshold: number;
   changeIgnoreSelectors: string[];
+  /** When a comparison is `changed` (and alerted): change-conditions.ts. Empty: every change counts. */
+  alertWhen: AlertWhen;
+  /** Regular expressions (RE2): matching lines are left out of the text diff (change-conditions.ts). */
+  ignoreText: string[];
   lastScreenshotAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
@@ -49,6 +54,8 @@ export interface WebsiteInput {
   captureOptions?: CaptureOptions;
   changeThreshold?: number;
   changeIgnoreSelectors?: string[];
+  alertWhen?: AlertWhen;
+  ignoreText?: string[];
 }
 
 export type WebsiteChanges = Partial<WebsiteInput>;
@@ -70,6 +77,8 @@ export class Website {
       captureOptions: input.captureOptions ?? {},
       changeThreshold: input.changeThreshold ?? WEBSITE_RULES.changeThreshold.default,
       changeIgnoreSelectors: input.changeIgnoreSelectors ?? [],
+      alertWhen: input.alertWhen ?? {},
+      ignoreText: input.ignoreText ?? [],
     });
   }
 

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { TIMESTAMP } from '../../../shared/http/openapi';
 import { CaptureOptionsView } from '../../../shared/http/capture-option-fields';
+import { CONDITION_RULES as C } from '../domain/change-conditions';
 import { WEBSITE_RULES, WEBSITE_STATUSES, WebsiteStatus } from '../domain/website';
 
 const R = WEBSITE_RULES;
@@ -43,7 +44,52 @@ export const WEBSITE_FIELDS = {
     description:
       'Change history: elements whose boxes (where they are in each capture) are left out of the comparison — dates, ads, counters. Applies to captures taken from then on',
   },
+  alert_when: {
+    description:
+      'Change conditions: when a comparison is `changed` (and `screenshot.changed` and the channels fire). Every field set must hold; `{}` (the default) ' +
+      'counts every change. Replaced whole by PUT',
+  },
+  text_contains: {
+    type: 'string',
+    minLength: 1,
+    maxLength: C.phraseMax,
+    example: 'In stock',
+    description: 'Changed only when this phrase appears: in the new text and not in the previous one (case-insensitive, ignored lines left out)',
+  },
+  text_missing: {
+    type: 'string',
+    minLength: 1,
+    maxLength: C.phraseMax,
+    example: 'Sold out',
+    description: 'Changed only when this phrase disappears: in the previous text and not in the new one (case-insensitive)',
+  },
+  min_changed_ratio: {
+    type: 'number',
+    minimum: 0,
+    maximum: 1,
+    example: 0.05,
+    description: 'Changed only when at least this share of the pixels differs (changed_ratio ≥ it), whatever the text did',
+  },
+  text_only: { type: 'boolean', description: 'Pixels alone never make a change: only the visible text (outside ignore_text) counts' },
+  ignore_text: {
+    type: 'array',
+    items: { type: 'string', minLength: 1, maxLength: C.patternMax, description: 'A regular expression in RE2 syntax (no backreferences, no lookaround)' },
+    maxItems: C.ignoreTextMax,
+    example: ['^Updated at \\d{2}:\\d{2}', 'visitors today'],
+    description:
+      'Lines of the visible text matching any of these (case-insensitive, anywhere in the line) are left out of the text diff; a comparison whose only ' +
+      'text changes are such lines is not `changed`, its pixel change with it (unless alert_when.min_changed_ratio is reached). A pattern that does not ' +
+      'compile is a 422 naming `ignore_text[i]`',
+  },
 } as const;
+
+@ApiSchema({ name: 'AlertWhen' })
+export class AlertWhenView {
+  @ApiPropertyOptional(WEBSITE_FIELDS.text_contains) text_contains?: string;
+  @ApiPropertyOptional(WEBSITE_FIELDS.text_missing) text_missing?: string;
+  @ApiPropertyOptional(WEBSITE_FIELDS.min_changed_ratio) min_changed_ratio?: number;
+  @ApiPropertyOptional(WEBSITE_FIELDS.text_only) text_only?: boolean;
+}
 
 @ApiSchema({ name: 'Website' })
 export class WebsiteView {
@@ -57,6 +103,8 @@ export class WebsiteView {
   @ApiProperty({ type: CaptureOptionsView }) capture_options!: CaptureOptionsView;
   @ApiProperty({ ...WEBSITE_FIELDS.change_threshold, default: R.changeThreshold.default }) change_threshold!: number;
   @ApiProperty({ ...WEBSITE_FIELDS.change_ignore_selectors, default: [] }) change_ignore_selectors!: string[];
+  @ApiProperty({ type: AlertWhenView, description: WEBSITE_FIELDS.alert_when.description }) alert_when!: AlertWhenView;
+  @ApiProperty({ ...WEBSITE_FIELDS.ignore_text, default: [] }) ignore_text!: string[];
   @ApiPropertyOptional({ ...TIMESTAMP, nullable: true, description: 'Time of the latest screenshot; in list and get responses (null before the first)' })
   last_screenshot_at?: string | null;
   @ApiProperty(TIMESTAMP) created_at!: string;

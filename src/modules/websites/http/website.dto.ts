@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { AlertWhen, CONDITION_RULES, ignoreTextProblems } from '../domain/change-conditions';
 import { MaxEntries, NestedDto } from '../../../shared/http/body-bounds';
 import { captureOptionsView, CaptureOptionsDto, IsNotArray, OBJECT_MESSAGE, toCaptureOptions } from '../../../shared/http/capture-option-fields';
 import { AlsoChecks, BodyRequired, FieldCheckContext, IsCssSelector, OptionalField, Satisfies, SingleLineName } from '../../../shared/http/validation';
@@ -39,6 +40,44 @@ const ChangeIgnoreSelectors = () =>
     IsCssSelector({ each: true }),
   );
 
+const C = CONDITION_RULES;
+const Phrase = () => applyDecorators(OptionalField(), IsString(), MinLength(1), MaxLength(C.phraseMax));
+
+/** `alert_when`: when a change is `changed` and alerted (domain/change-conditions.ts). Unknown fields are refused. */
+export class AlertWhenDto {
+  @ApiPropertyOptional(F.text_contains) @Phrase() text_contains?: string;
+  @ApiPropertyOptional(F.text_missing) @Phrase() text_missing?: string;
+  @ApiPropertyOptional(F.min_changed_ratio)
+  @OptionalField()
+  @Satisfies('isRatio', (v) => typeof v === 'number' && v >= 0 && v <= 1, 'must be a number from 0 to 1')
+  min_changed_ratio?: number;
+  @ApiPropertyOptional(F.text_only) @OptionalField() @IsBoolean() text_only?: boolean;
+}
+
+const AlertWhenField = () =>
+  applyDecorators(
+    ApiPropertyOptional({ type: AlertWhenDto, description: F.alert_when.description }),
+    OptionalField(),
+    IsNotArray(),
+    ValidateNested(OBJECT_MESSAGE),
+    NestedDto(() => AlertWhenDto),
+  );
+
+/** The list's shape here; whether each pattern compiles in ignoreTextErrors (it names the entry: `ignore_text[2]`). */
+const IgnoreText = () =>
+  applyDecorators(
+    ApiPropertyOptional({ ...F.ignore_text, default: [] }),
+    OptionalField(),
+    MaxEntries(C.ignoreTextMax, `must be an array of at most ${C.ignoreTextMax} regular expressions`),
+    Satisfies('isPatternList', (v) => Array.isArray(v), `must be an array of at most ${C.ignoreTextMax} regular expressions`),
+    IsString({ each: true }),
+  );
+
+/** The ignore_text patterns that do not compile (or are empty, or too long), each named by its index. */
+function ignoreTextErrors(body: Record<string, unknown>) {
+  return Array.isArray(body.ignore_text) && body.ignore_text.length <= C.ignoreTextMax ? ignoreTextProblems(body.ignore_text) : [];
+}
+
 /** One message whichever way it is not an object (IsObject beside ValidateNested would give two). */
 const CaptureOptionsField = () =>
   applyDecorators(
@@ -51,9 +90,10 @@ const CaptureOptionsField = () =>
 
 /** The URL policy's rules that need no DNS (scheme, credentials, length, literal addresses): see AlsoChecks. */
 function urlErrors(body: Record<string, unknown>, { urlPolicy }: FieldCheckContext) {
-  if (typeof body.url !== 'string') return [];
+  const patterns = ignoreTextErrors(body);
+  if (typeof body.url !== 'string') return patterns;
   const verdict = urlPolicy.checkSyntax(body.url);
-  return verdict.allowed ? [] : [{ field: 'url', message: verdict.reason }];
+  return verdict.allowed ? patterns : [{ field: 'url', message: verdict.reason }, ...patterns];
 }
 
 @ApiSchema({ description: 'Unknown fields are refused (422).' })
@@ -68,6 +108,8 @@ export class CreateWebsiteDto {
   @CaptureOptionsField() capture_options?: CaptureOptionsDto;
   @ChangeThreshold() change_threshold?: number;
   @ChangeIgnoreSelectors() change_ignore_selectors?: string[];
+  @AlertWhenField() alert_when?: AlertWhenDto;
+  @IgnoreText() ignore_text?: string[];
 }
 
 /** PUT is partial. Read-only fields a client echoes back from GET are accepted and ignored. */
@@ -86,6 +128,8 @@ export class UpdateWebsiteDto {
   @CaptureOptionsField() capture_options?: CaptureOptionsDto;
   @ChangeThreshold() change_threshold?: number;
   @ChangeIgnoreSelectors() change_ignore_selectors?: string[];
+  @AlertWhenField() alert_when?: AlertWhenDto;
+  @IgnoreText() ignore_text?: string[];
 
   @OptionalField() @IsInt() id?: number;
   @OptionalField() last_screenshot_at?: unknown;
@@ -105,6 +149,8 @@ export function websiteView(w: WebsiteProps, withLastScreenshot = true): Website
     capture_options: captureOptionsView(w.captureOptions),
     change_threshold: w.changeThreshold,
     change_ignore_selectors: w.changeIgnoreSelectors,
+    alert_when: { ...w.alertWhen },
+    ignore_text: w.ignoreText,
     ...(withLastScreenshot ? { last_screenshot_at: w.lastScreenshotAt?.toISOString() ?? null } : {}),
     created_at: w.createdAt.toISOString(),
     updated_at: w.updatedAt.toISOString(),
@@ -126,5 +172,17 @@ export function toChanges(dto: CreateWebsiteDto | UpdateWebsiteDto): WebsiteChan
   if (dto.capture_options !== undefined) changes.captureOptions = toCaptureOptions(dto.capture_options);
   if (dto.change_threshold !== undefined) changes.changeThreshold = dto.change_threshold;
   if (dto.change_ignore_selectors !== undefined) changes.changeIgnoreSelectors = dto.change_ignore_selectors;
+  if (dto.alert_when !== undefined) changes.alertWhen = toAlertWhen(dto.alert_when);
+  if (dto.ignore_text !== undefined) changes.ignoreText = dto.ignore_text;
   return changes;
+}
+
+/** Only the fields sent (a DTO instance may carry undefined ones), in the stored wire shape. */
+function toAlertWhen(dto: AlertWhenDto): AlertWhen {
+  const when: AlertWhen = {};
+  if (dto.text_contains !== undefined) when.text_contains = dto.text_contains;
+  if (dto.text_missing !== undefined) when.text_missing = dto.text_missing;
+  if (dto.min_changed_ratio !== undefined) when.min_changed_ratio = dto.min_changed_ratio;
+  if (dto.text_only !== undefined) when.text_only = dto.text_only;
+  return when;
 }

@@ -31,6 +31,8 @@ export class TypeOrmWebsiteRepository extends WebsiteRepository {
       fullPage: Boolean(row.fullPage),
       changeThreshold: Number(row.changeThreshold),
       changeIgnoreSelectors: row.changeIgnoreSelectors ?? [],
+      alertWhen: row.alertWhen ?? {},
+      ignoreText: row.ignoreText ?? [],
       captureOptions: sealedSecrets ? { ...options, secrets: JSON.parse(this.secretBox.open(sealedSecrets)) as CaptureSecrets } : options,
     };
   };

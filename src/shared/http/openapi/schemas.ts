@@ -108,14 +108,17 @@ export class UnavailableErrorBody extends ErrorBody {
 
 @ApiSchema({ description: 'A render whose page failed: the page’s error, as a job’s `error` says it' })
 export class CaptureFailedErrorBody extends ErrorBody {
-  @ApiProperty({ example: 'net::ERR_CONNECTION_REFUSED' }) override error!: string;
+  @ApiProperty({ example: '127.0.0.1:8080 refused the connection. Check that the site is up and that the address and port are right.' })
+  override error!: string;
   @ApiProperty({ enum: ['capture_failed'] }) override code!: 'capture_failed';
+  @ApiProperty({ required: false, example: 'net::ERR_CONNECTION_REFUSED', description: 'The raw cause’s code, as a Job’s `error_code`' }) error_code?: string;
 }
 
 @ApiSchema({ description: 'A render that did not end in time (its timeout_ms, or the server’s CAPTURE_TIMEOUT_MS)' })
 export class CaptureTimeoutErrorBody extends ErrorBody {
-  @ApiProperty({ example: 'The page did not answer within 5 s' }) override error!: string;
+  @ApiProperty({ example: 'The page did not answer within 5 s. Check that the site is up, or give it longer (timeout_ms).' }) override error!: string;
   @ApiProperty({ enum: ['capture_timeout'] }) override code!: 'capture_timeout';
+  @ApiProperty({ required: false, example: 'capture_timeout', description: 'The raw cause’s code, as a Job’s `error_code`' }) error_code?: string;
 }
 
 @ApiSchema({ description: 'A path segment over 2048 characters' })

@@ -56,10 +56,10 @@ export function jobErrorText(job: JobProps): string | null {
   return readableError(job.error).text;
 }
 
-/** The API's own error text in small print, under jobErrorText's sentence when that differs from it. */
+/** The raw error as recorded, in small print, under jobErrorText's sentence when that differs from it. */
 export function rawJobError(job: JobProps): Html {
   const text = jobErrorText(job);
-  return text !== null && text !== job.error ? html`<small class="raw-error">As the API reports it: <code>${job.error}</code></small>` : html``;
+  return text !== null && text !== job.error ? html`<small class="raw-error">Raw error: <code>${job.error}</code></small>` : html``;
 }
 
 /** A job's error in a table cell: the sentence, and the raw text below it in small print. */

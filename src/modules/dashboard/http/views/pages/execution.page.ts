@@ -1,3 +1,4 @@
+import { readableError } from '../job-errors';
 import { isFinished, JobProps } from '../../../../jobs/domain/job';
 import { redactStepForLogs, StepRecord } from '../../../../scenarios/domain/execution';
 import type { Step } from '../../../../scenarios/domain/steps';
@@ -69,7 +70,7 @@ function timing(job: JobProps): Html {
 
 /** How opening the website went: it comes before the steps, so any step that ran means it succeeded. */
 function openingOf(job: JobProps, records: readonly StepRecord[]): { status: string; error: string | null } {
-  if (job.error?.startsWith('Opening the website failed')) return { status: 'failed', error: job.error };
+  if (job.error?.startsWith('Opening the website failed')) return { status: 'failed', error: readableError(job.error).text };
   if (records.some((r) => r.status !== 'pending' && r.status !== 'skipped') || job.status === 'succeeded') return { status: 'succeeded', error: null };
   if (job.status === 'failed') return { status: 'skipped', error: null };
   return { status: job.status === 'running' ? 'running' : 'pending', error: null };
