@@ -61,7 +61,7 @@ export abstract class Mailer {
 }
 
 /**
- * The picture of a screenshot as an e-mail carries it: the top of the page, at most 1200 × 1600 px (a mail is no
+ * The picture of a screenshot as an e-mail carries it: the top of the page, at most 1280 × 1600 px (a mail is no
  * place for a 20,000 px full page; the signed image link opens the whole). The screenshots context has the file.
  */
 export abstract class MailPictures {

@@ -4,13 +4,13 @@ import { NotFoundError } from '../../../shared/domain/domain-error';
 import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
 import { MailPictures } from '../application/ports';
 
-/** How big the picture inside an e-mail may be: twice the 600 px it is shown at, and the top of a tall page. */
-export const MAIL_PICTURE = { maxWidth: 1200, maxHeight: 1600, maxBytes: 1024 * 1024, jpegQuality: 82 } as const;
+/** How big the picture inside an e-mail may be: the default 1280 px viewport (about twice the 600 px it is shown at), and the top of a tall page. */
+export const MAIL_PICTURE = { maxWidth: 1280, maxHeight: 1600, maxBytes: 1024 * 1024, jpegQuality: 82 } as const;
 
 /**
  * MailPictures from the screenshots context's stored file. A PNG or JPEG within MAIL_PICTURE is carried as it is;
  * anything bigger (a full page, a retina capture, a WebP that few mail clients show) becomes a JPEG of its top
- * part, scaled to 1200 px wide at most (transparency on white).
+ * part, scaled to 1280 px wide at most (transparency on white).
  */
 @Injectable()
 export class ScreenshotMailPictures extends MailPictures {

@@ -98,7 +98,7 @@ function diffFigure(view: CompareView, urls: CompareUrls): Html {
   <figcaption><strong>Diff</strong> · changed pixels in red, unchanged ones dimmed, ignored areas in light blue${
     view.previous ? '' : ' (made before the previous capture was deleted)'
   }</figcaption>
-  <div class="ch-frame"><a href="${urls.diff(shot.id)}"><img src="${urls.diff(shot.id)}" alt=""Diff of capture ${shot.id} with the previous capture" width="${shot.width}" height="${shot.height}" loading="lazy"></a></div>
+  <div class="ch-frame"><a href="${urls.diff(shot.id)}"><img src="${urls.diff(shot.id)}" alt="Diff of capture ${shot.id} with the previous capture" width="${shot.width}" height="${shot.height}" loading="lazy"></a></div>
 </figure>`;
 }
 
