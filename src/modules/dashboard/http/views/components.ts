@@ -131,5 +131,5 @@ export function publicUrlWarning(linksBase: string | null): Html {
   return html`<div class="notice warn" role="note" id="public-url-warning"><strong>Links in alerts point to <code>${linksBase}</code>.</strong>
 PUBLIC_URL is not set, so e-mails, Slack, Discord, Teams and ntfy messages link to this server's own machine, where
 nobody else can open them. Set <code>PUBLIC_URL</code> to the address people open this dashboard at (for example
-<code>https://shots.example.com</code>) and restart the service. <a href="/docs">Configuration</a></div>`;
+<code>https://shots.example.com</code>) and restart the service (see <code>docs/configuration.md</code>).</div>`;
 }
