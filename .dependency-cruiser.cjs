@@ -27,8 +27,9 @@ const CONTEXT_IMPORTS = {
   schedules: ['jobs', 'accounts', 'websites', 'screenshots', 'scenarios'],
   webhooks: ['jobs', 'accounts', 'rate-limiting', 'screenshots', 'scenarios'],
   metrics: ['jobs', 'screenshots'],
-  // On main since this map was drawn: alerts by mail, on the webhooks' events; a change's text lines from screenshots.
-  notifications: ['accounts', 'websites', 'webhooks', 'screenshots'],
+  // On main since this map was drawn: alerts by mail, on the webhooks' events; a change's text lines from screenshots;
+  // alert links signed with the account's system key (render-keys' SystemLinks, issue 46).
+  notifications: ['accounts', 'websites', 'webhooks', 'screenshots', 'render-keys'],
   // Signed /render links (issue 30): an account's render keys; the context serving /render asks it who signed a link.
   'render-keys': ['accounts'],
   // Render in one call: its jobs, the capture port and storage of screenshots, the account of the request.

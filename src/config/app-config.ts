@@ -79,6 +79,8 @@ export abstract class AppConfig {
   smtpUrl!: string | null;
   /** MAIL_FROM: the sender of e-mail notifications. */
   mailFrom!: string;
+  /** ALERT_LINK_DAYS: how long the signed image, diff and compare links in notifications open (from the event). */
+  alertLinkDays!: number;
   /** STORAGE_DRIVER: screenshot files on local disk (STORAGE_DIR) or in an S3-compatible bucket (`s3`). */
   storageDriver!: 'local' | 's3';
   /** Set when storageDriver is 's3'. */
@@ -316,6 +318,7 @@ const ENV = z.object({
   WEBHOOK_POLL_MS: int(1000, 50, 600000),
   SMTP_URL: url(['smtp:', 'smtps:']),
   MAIL_FROM: str('Screenshot service <screenshots@localhost>'),
+  ALERT_LINK_DAYS: int(30, 1, 3650),
   STORAGE_DRIVER: oneOf(['local', 's3'], 'local', 'must be local or s3', true),
   S3_BUCKET: str(null),
   S3_ENDPOINT: url(['http:', 'https:']),
@@ -378,6 +381,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookPollMs: e.WEBHOOK_POLL_MS,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
+    alertLinkDays: e.ALERT_LINK_DAYS,
     storageDriver: e.STORAGE_DRIVER,
     s3:
       e.STORAGE_DRIVER === 's3'

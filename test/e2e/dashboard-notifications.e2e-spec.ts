@@ -7,6 +7,8 @@ import { CHROME_ARGS } from '../../src/adapters/capture/browser-pool';
 import { findChrome } from '../../src/adapters/capture/capture-options';
 import { AccountsService } from '../../src/modules/accounts/application/accounts.service';
 import { WebsitesService } from '../../src/modules/websites/application/websites.service';
+import { ChannelRepository } from '../../src/modules/notifications/application/ports';
+import { ChannelsService } from '../../src/modules/notifications/application/channels.service';
 import { startTestApp, TestAccount, TestApp } from '../support/test-app';
 
 const PASSWORD = 'notifications dashboard password';
@@ -120,5 +122,83 @@ describe('Dashboard: Notifications page (real browser, no JavaScript)', () => {
     await clickAndWait('#confirm-remove');
     expect(new URL(page.url()).search).toBe('?notice=channel-deleted');
     expect(await page.content()).toContain('No channels yet.');
+  });
+
+  it('PUBLIC_URL unset: the Alerts page and the Overview warn that alert links point to localhost', async () => {
+    expect(await go('/dashboard/notifications')).toBe(200);
+    const warning = await page.$eval('#public-url-warning', (d) => d.textContent ?? '');
+    expect(warning).toContain(`Links in alerts point to http://localhost:${t.config.port}.`);
+    expect(warning).toContain('PUBLIC_URL');
+    expect(await go('/dashboard')).toBe(200);
+    expect(await page.$('#public-url-warning')).not.toBeNull();
+  });
+
+  it('edit a channel: name and events change, the target left empty stays (masked, never shown back); a bad new one is refused beside its field', async () => {
+    const channels = t.app.get(ChannelsService);
+    const slack = await channels.create(account.id, { name: 'Edit me', type: 'slack', target: `${receiverUrl}/services/T9/B9/kept-secret`, events: ['screenshot.failed'] });
+    expect(await go(`/dashboard/notifications/${slack.id}/edit`)).toBe(200);
+    expect(await page.$eval('#channel-target', (i) => (i as HTMLInputElement).value)).toBe('');
+    expect(await page.$eval('#current-target', (p) => p.textContent)).toBe(`Now: ${receiverUrl}/********`);
+    expect(await page.content()).not.toContain('kept-secret');
+    if (SHOTS) {
+      await page.setViewport({ width: 390, height: 844 });
+      await go(`/dashboard/notifications/${slack.id}/edit`);
+      expect(await fitsWidth()).toBe(true);
+      await page.screenshot({ path: join(SHOTS, 'notifications-edit-phone.png'), fullPage: true });
+      await page.setViewport({ width: 1280, height: 800 });
+      await go(`/dashboard/notifications/${slack.id}/edit`);
+    }
+
+    await page.type('#channel-target', 'https://example.com/not-slack');
+    expect(await clickAndWait('#save-channel-button')).toBe(422);
+    expect(await page.$eval('#target-error', (p) => p.textContent)).toMatch(/hooks\.slack\.com/);
+
+    await page.$eval('#channel-target', (i) => ((i as HTMLInputElement).value = ''));
+    await page.$eval('#channel-name', (i) => ((i as HTMLInputElement).value = ''));
+    await page.type('#channel-name', 'Edited');
+    await page.click('input[name=events][value="screenshot.changed"]');
+    expect(await clickAndWait('#save-channel-button')).toBe(200);
+    expect(new URL(page.url()).search).toBe('?notice=channel-updated');
+    const saved = await channels.get(account.id, slack.id);
+    expect(saved).toMatchObject({ name: 'Edited', target: `${receiverUrl}/services/T9/B9/kept-secret` });
+    expect(saved.events.sort()).toEqual(['screenshot.changed', 'screenshot.failed']);
+    await channels.delete(account.id, slack.id);
+  });
+
+  it('a long masked target (a Teams workflow host) stays on one line, cut with an ellipsis, at 1280 and 390 px', async () => {
+    // Straight into the table: the host is Microsoft's (no DNS here), and the page only shows it.
+    const longHost = 'default0123456789abcdef0123456789ab.cd.environment.api.powerplatform.com';
+    await t.app.get(ChannelRepository).createWithinLimit(
+      {
+        accountId: account.id,
+        name: 'Team channel',
+        type: 'teams',
+        target: `https://${longHost}/powerautomate/automations/direct/workflows/0123/triggers/manual/paths/invoke?sig=x`,
+        events: ['screenshot.changed', 'screenshot.failed'],
+        websiteIds: null,
+        createdAt: new Date(),
+      },
+      20,
+    );
+    for (const width of [1280, 390]) {
+      await page.setViewport({ width, height: width === 390 ? 844 : 800 });
+      expect(await go('/dashboard/notifications')).toBe(200);
+      expect(await fitsWidth()).toBe(true);
+      const box = await page.$eval('tr[data-channel-id] .target', (el) => {
+        const host = el.querySelector('.target-host') as HTMLElement;
+        const mask = el.querySelector('.target-mask') as HTMLElement;
+        const cell = el.closest('td')!.getBoundingClientRect();
+        return {
+          lines: Math.round(el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight)),
+          title: el.getAttribute('title'),
+          cut: host.scrollWidth > host.clientWidth,
+          maskInside: mask.getBoundingClientRect().right <= cell.right + 1,
+          mask: mask.textContent,
+        };
+      });
+      expect({ width, ...box }).toEqual({ width, lines: 1, title: `https://${longHost}/********`, cut: true, maskInside: true, mask: '/********' });
+      if (SHOTS) await page.screenshot({ path: join(SHOTS, width === 390 ? 'notifications-phone.png' : 'notifications-desktop.png'), fullPage: true });
+    }
+    await page.setViewport({ width: 1280, height: 800 });
   });
 });

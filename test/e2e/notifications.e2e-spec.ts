@@ -328,9 +328,11 @@ describe('Notification channels (e-mail over real SMTP, Slack and Discord receiv
     const body = got[1].body as { content: string; embeds: Array<{ description: string; url: string }> };
     expect(body.content).toBe('Landing page changed');
     expect(body.embeds[0].description).toMatch(/Pixels changed: 100\.00 %/);
-    expect(body.embeds[0].description).toContain(`${PUBLIC_URL}/dashboard/screenshots/${second.screenshot_id}/compare`);
-    expect(body.embeds[0].description).toContain(`${PUBLIC_URL}/dashboard/screenshots/${second.screenshot_id}/image`);
-    expect(body.embeds[0].url).toBe(`${PUBLIC_URL}/dashboard/screenshots/${second.screenshot_id}/compare`);
+    // The compare page and the image are signed alert links (issue 46): they open without a dashboard session.
+    const signed = (view: string) => new RegExp(`${PUBLIC_URL}/links\\?screenshot=${second.screenshot_id}&view=${view}&access_key=rk_[0-9a-f]{24}&expires=\\d+&signature=[0-9a-f]{64}`);
+    expect(body.embeds[0].description).toMatch(signed('compare'));
+    expect(body.embeds[0].description).toMatch(signed('image'));
+    expect(body.embeds[0].url).toMatch(signed('compare'));
   });
 
   it('a headline edit ("Ship faster, v1" → "v2") is quoted as its changed lines in Slack and e-mail; the API keeps text_diff {added, removed}', async () => {

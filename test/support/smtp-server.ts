@@ -8,7 +8,10 @@ export interface ReceivedMail {
   to: string[];
   subject: string;
   text: string;
+  /** As sent: `cid:` references are kept (the parser would otherwise inline them as data: URLs). */
   html: string;
+  /** Every attachment part, inline pictures included: its Content-ID (without <>), type, size and disposition. */
+  attachments: Array<{ contentId: string | null; contentType: string; size: number; disposition: string | null; related: boolean; base64: string }>;
 }
 
 /**
@@ -35,11 +38,15 @@ const server = new SMTPServer({
       stream.on('end', () => { const err = new Error('mailbox busy, try later'); err.responseCode = 451; callback(err); });
       return;
     }
-    simpleParser(stream).then((mail) => {
+    simpleParser(stream, { keepCidLinks: true }).then((mail) => {
       process.stdout.write(JSON.stringify({ mail: {
         from: session.envelope.mailFrom && session.envelope.mailFrom.address,
         to: session.envelope.rcptTo.map((r) => r.address),
         subject: mail.subject || '', text: mail.text || '', html: mail.html || '',
+        attachments: (mail.attachments || []).map((a) => ({
+          contentId: a.contentId ? a.contentId.replace(/^<|>$/g, '') : null, contentType: a.contentType, size: a.size,
+          disposition: a.contentDisposition || null, related: Boolean(a.related), base64: a.content.toString('base64'),
+        })),
       } }) + '\\n');
       callback();
     }, callback);

@@ -128,6 +128,33 @@ class ScreenshotClient:
     def delete_website(self, website_id: int) -> None:
         self.request("DELETE", f"/websites/{int(website_id)}")
 
+    # -- notification channels ------------------------------------------------------------------------------------
+
+    def create_notification_channel(
+        self, name: str, type: str, target: str, events: Iterable[str], *, website_ids: Optional[Iterable[int]] = None
+    ) -> Dict[str, Any]:
+        """POST /notification-channels: ``type`` is ``email``, ``slack``, ``discord``, ``teams`` (a Workflows webhook
+        URL) or ``ntfy`` (a topic URL such as ``https://ntfy.sh/my-alerts``); ``events`` among the webhook events."""
+        body: Dict[str, Any] = {"name": name, "type": type, "target": target, "events": list(events)}
+        if website_ids is not None:
+            body["website_ids"] = [int(i) for i in website_ids]
+        return cast(Dict[str, Any], self._data("POST", "/notification-channels", body=body))
+
+    def list_notification_channels(self, *, page: Optional[int] = None, per_page: Optional[int] = None) -> Dict[str, Any]:
+        """GET /notification-channels: one page of the list envelope (targets that are URLs come masked)."""
+        return cast(Dict[str, Any], self.request("GET", "/notification-channels", query={"page": page, "per_page": per_page}))
+
+    def update_notification_channel(self, channel_id: int, **fields: Any) -> Dict[str, Any]:
+        """PUT /notification-channels/{id} with the fields to change; a ``target`` not sent stays as it is."""
+        return cast(Dict[str, Any], self._data("PUT", f"/notification-channels/{int(channel_id)}", body=fields))
+
+    def delete_notification_channel(self, channel_id: int) -> None:
+        self.request("DELETE", f"/notification-channels/{int(channel_id)}")
+
+    def test_notification_channel(self, channel_id: int) -> Dict[str, Any]:
+        """POST /notification-channels/{id}/test: queues a test message (sent and retried like any other)."""
+        return cast(Dict[str, Any], self._data("POST", f"/notification-channels/{int(channel_id)}/test"))
+
     # -- screenshots and jobs -------------------------------------------------------------------------------------
 
     def take_screenshot(self, website_id: int, *, idempotency_key: Optional[str] = None, **options: Any) -> str:

@@ -78,6 +78,19 @@ class ServiceTest(unittest.TestCase):
         self.assertEqual((caught.exception.status, caught.exception.code), (422, "validation_failed"))
         self.assertEqual(sorted(d["field"] for d in caught.exception.details), ["name", "url"])
 
+    def test_notification_channels_teams_and_ntfy_targets_are_checked_and_a_rename_keeps_the_target(self) -> None:
+        for kind, target in (("teams", "https://evil.example/workflows/1"), ("ntfy", "https://ntfy.sh/")):
+            with self.assertRaises(ApiError) as caught:
+                self.client.create_notification_channel("Py", kind, target, ["screenshot.failed"])
+            self.assertEqual((caught.exception.status, [d["field"] for d in caught.exception.details]), (422, ["target"]))
+        # A self-hosted ntfy server's topic (the page server stands in for it): the topic is the secret, masked.
+        created = self.client.create_notification_channel("Py phone", "ntfy", f"{PAGES_URL}/py-alerts", ["screenshot.failed"])
+        self.assertEqual((created["type"], created["target"]), ("ntfy", f"{PAGES_URL}/********"))
+        updated = self.client.update_notification_channel(created["id"], name="Py phone 2")
+        self.assertEqual((updated["name"], updated["target"]), ("Py phone 2", f"{PAGES_URL}/********"))
+        self.assertIn(created["id"], [c["id"] for c in self.client.list_notification_channels()["data"]])
+        self.client.delete_notification_channel(created["id"])
+
     def test_take_wait_get_list_download_and_zip(self) -> None:
         website_id = self.website("Py shots")
         shots: List[int] = []

@@ -577,7 +577,7 @@ export interface paths {
     put?: never;
     /**
      * Create Notification Channel
-     * @description An e-mail address, a Slack or a Discord incoming webhook, told about the chosen events (for every website, or those of `website_ids`). Messages name the website, say what happened (change ratio, text lines added/removed, the error) and link the dashboard.
+     * @description An e-mail address, a Slack or Discord incoming webhook, a Microsoft Teams workflow webhook or an ntfy topic, told about the chosen events (for every website, or those of `website_ids`). Messages name the website, say what happened (change ratio, text lines added/removed, the error) and link the picture, its diff and the compare page with signed links that open without a session (`/links?…`, valid ALERT_LINK_DAYS, 30 by default), and the dashboard. E-mails carry the picture inline.
      */
     post: operations['Channels_create'];
     delete?: never;
@@ -597,7 +597,7 @@ export interface paths {
     get: operations['Channels_get'];
     /**
      * Update Notification Channel
-     * @description Partial: only the fields sent change. A new `type` needs a new `target`.
+     * @description Partial: only the fields sent change; a `target` not sent keeps the current one (never shown back). A new `type` needs a new `target`.
      */
     put: operations['Channels_update'];
     post?: never;
@@ -3458,13 +3458,13 @@ export interface components {
       /** @example Ops on Slack */
       name: string;
       /**
-       * @description Where messages go: an e-mail address, or a Slack or Discord incoming webhook
+       * @description Where messages go: an e-mail address, a Slack or Discord incoming webhook, a Microsoft Teams workflow webhook, or an ntfy topic
        * @example slack
        * @enum {string}
        */
-      type: 'email' | 'slack' | 'discord';
+      type: 'email' | 'slack' | 'discord' | 'teams' | 'ntfy';
       /**
-       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/services/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
+       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/services/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). `teams`: a Workflows webhook URL on a subdomain of logic.azure.com (`/workflows/…`), powerplatform.com (`/powerautomate/…`) or webhook.office.com (`/webhookb2/…`), https, port 443; it gets an Adaptive Card. `ntfy`: a topic URL, `https://ntfy.sh/<topic>` or your own server’s (`http(s)://host[/path]/<topic>`, topic of letters, digits, `-`, `_`; `?auth=` for a protected topic); it gets the text with Title, Click and Tags headers. Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
        * @example https://hooks.slack.com/********
        */
       target: string;
@@ -3519,13 +3519,13 @@ export interface components {
       /** @example Ops on Slack */
       name: string;
       /**
-       * @description Where messages go: an e-mail address, or a Slack or Discord incoming webhook
+       * @description Where messages go: an e-mail address, a Slack or Discord incoming webhook, a Microsoft Teams workflow webhook, or an ntfy topic
        * @example slack
        * @enum {string}
        */
-      type: 'email' | 'slack' | 'discord';
+      type: 'email' | 'slack' | 'discord' | 'teams' | 'ntfy';
       /**
-       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/services/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
+       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/services/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). `teams`: a Workflows webhook URL on a subdomain of logic.azure.com (`/workflows/…`), powerplatform.com (`/powerautomate/…`) or webhook.office.com (`/webhookb2/…`), https, port 443; it gets an Adaptive Card. `ntfy`: a topic URL, `https://ntfy.sh/<topic>` or your own server’s (`http(s)://host[/path]/<topic>`, topic of letters, digits, `-`, `_`; `?auth=` for a protected topic); it gets the text with Title, Click and Tags headers. Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
        * @example https://hooks.slack.com/services/T000/B000/XXXXXXXX
        */
       target: string;
@@ -3551,13 +3551,13 @@ export interface components {
       /** @example Ops on Slack */
       name?: string;
       /**
-       * @description Where messages go: an e-mail address, or a Slack or Discord incoming webhook
+       * @description Where messages go: an e-mail address, a Slack or Discord incoming webhook, a Microsoft Teams workflow webhook, or an ntfy topic
        * @example slack
        * @enum {string}
        */
-      type?: 'email' | 'slack' | 'discord';
+      type?: 'email' | 'slack' | 'discord' | 'teams' | 'ntfy';
       /**
-       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/services/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
+       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/services/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). `teams`: a Workflows webhook URL on a subdomain of logic.azure.com (`/workflows/…`), powerplatform.com (`/powerautomate/…`) or webhook.office.com (`/webhookb2/…`), https, port 443; it gets an Adaptive Card. `ntfy`: a topic URL, `https://ntfy.sh/<topic>` or your own server’s (`http(s)://host[/path]/<topic>`, topic of letters, digits, `-`, `_`; `?auth=` for a protected topic); it gets the text with Title, Click and Tags headers. Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
        * @example https://hooks.slack.com/services/T000/B000/XXXXXXXX
        */
       target?: string;

@@ -9,6 +9,7 @@ import { ScenariosModule } from '../scenarios/scenarios.module';
 import { SchedulesModule } from '../schedules/schedules.module';
 import { ScreenshotsModule } from '../screenshots/screenshots.module';
 import { WebsitesModule } from '../websites/websites.module';
+import { AlertLinksController } from './http/alert-links.controller';
 import { ApiKeysController } from './http/api-keys.controller';
 import { AssetsController, DashboardNotFoundController } from './http/assets.controller';
 import { AutomationController } from './http/automation.controller';
@@ -63,6 +64,7 @@ import { TypeOrmDashboardQueries } from './infrastructure/typeorm-dashboard-quer
     ChangeHistoryController,
     NotificationsPageController,
     WebsiteChoicesController,
+    AlertLinksController,
     DashboardNotFoundController,
   ],
   providers: [WebsiteNames, PlaygroundCaptures, StaticAssets, { provide: DashboardQueries, useClass: TypeOrmDashboardQueries }],

@@ -1,11 +1,11 @@
 import { Get, Headers, Param, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { NotFoundError } from '../../../shared/domain/domain-error';
 import { replyWithStoredBytes } from '../../../shared/http/conditional';
 import { IdParam } from '../../../shared/http/id-param';
 import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
 import type { ScreenshotProps } from '../../screenshots/domain/screenshot';
 import { WebsitesService } from '../../websites/application/websites.service';
+import { loadCompareView, notFoundAsNull } from './compare-view';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardViewer, Viewer } from './dashboard-request';
 import { DASHBOARD_PAGE_SIZE, HtmlPage, lastPage, pageParam } from './responses';
@@ -59,19 +59,9 @@ export class ChangeHistoryController {
   @Get('screenshots/:id/compare')
   @HtmlPage()
   async compare(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number) {
-    const accountId = viewer.account.id;
-    const shot = await this.screenshots.get(accountId, id);
-    const website = await this.websites.get(accountId, shot.websiteId);
-    const state = changeState(shot);
-    const previousId = 'previousId' in state ? state.previousId : null;
-    const previous = previousId === null ? null : await this.screenshots.get(accountId, previousId).catch(notFoundAsNull);
-    const previousDeleted = previousId !== null && previous === null;
-    // With the previous capture at hand the diff route makes the diff on request; without it, only a diff made
-    // before the delete can be shown (always the case for a capture found changed).
-    const diffAvailable = previousId !== null && (previous !== null || (await this.hasStoredDiff(accountId, id)));
-    const next = await this.nextInHistory(accountId, shot);
-    const textDiff = state.kind === 'changed' || state.kind === 'unchanged' ? await this.textDiffOf(accountId, id) : null;
-    return comparePage(viewer, { shot, website, previous, previousDeleted, next, diffAvailable, textDiff }).toString();
+    const view = await loadCompareView(this.screenshots, this.websites, viewer.account.id, id);
+    const next = await this.nextInHistory(viewer.account.id, view.shot);
+    return comparePage(viewer, { ...view, next }).toString();
   }
 
   /** The visible text kept with a capture (GET /screenshots/{id}/text), as text/plain. */
@@ -112,16 +102,6 @@ export class ChangeHistoryController {
     return replyWithStoredBytes(reply, ifNoneMatch, diff);
   }
 
-  private async hasStoredDiff(accountId: number, id: number): Promise<boolean> {
-    return this.screenshots.diff(accountId, id).then(
-      () => true,
-      (err: unknown) => {
-        if (err instanceof NotFoundError) return false;
-        throw err;
-      },
-    );
-  }
-
   /**
    * The capture that follows `shot` in its history (the oldest newer capture of the website with the same
    * settings): null when there is none, undefined when it lies beyond the newest NEXT_SCAN captures.
@@ -139,9 +119,4 @@ export class ChangeHistoryController {
     }
     return undefined;
   }
-}
-
-function notFoundAsNull(err: unknown): null {
-  if (err instanceof NotFoundError) return null;
-  throw err;
 }

@@ -3,18 +3,20 @@ import type { FastifyReply } from 'fastify';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { IdParam } from '../../../shared/http/id-param';
 import { ChannelsService } from '../../notifications/application/channels.service';
-import { CreateChannelDto } from '../../notifications/http/dto';
+import { CreateChannelDto, UpdateChannelDto } from '../../notifications/http/dto';
+import { AlertLinks } from '../../notifications/application/alert-links';
+import type { ChannelChanges } from '../../notifications/application/ports';
 import { WebsitesService } from '../../websites/application/websites.service';
 import { AppConfig } from '../../../config/app-config';
 import { apiFieldErrors, errorsByField, fieldErrorsOf, idField } from './api-form-validation';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
 import { HtmlPage, seeOther } from './responses';
-import { ChannelFormValues, EMPTY_CHANNEL_FORM, notificationsPage, removeConfirmPage } from './views/pages/notifications.page';
+import { ChannelEditValues, ChannelFormValues, editChannelPage, EMPTY_CHANNEL_FORM, notificationsPage, removeConfirmPage } from './views/pages/notifications.page';
 import type { FieldError } from '../../../shared/domain/domain-error';
 import type { ChannelEvent, ChannelType } from '../../notifications/domain/channel';
 
-/** Notifications: add, test and remove e-mail, Slack and Discord channels (the API's /notification-channels). */
+/** Notifications: add, edit, test and remove e-mail, Slack, Discord, Teams and ntfy channels (the API's /notification-channels). */
 @DashboardController('dashboard/notifications')
 export class NotificationsPageController {
   constructor(
@@ -22,6 +24,7 @@ export class NotificationsPageController {
     private readonly websites: WebsitesService,
     private readonly urlPolicy: UrlPolicy,
     private readonly config: AppConfig,
+    private readonly alertLinks: AlertLinks,
   ) {}
 
   @Get()
@@ -75,6 +78,56 @@ export class NotificationsPageController {
     return seeOther(reply, '/dashboard/notifications?notice=channel-enabled');
   }
 
+  @Get(':id/edit')
+  @HtmlPage()
+  async edit(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number) {
+    const channel = await this.channels.get(viewer.account.id, id);
+    const values: ChannelEditValues = {
+      name: channel.name,
+      // An e-mail address is no secret and is edited in place; a webhook URL is never shown back.
+      target: channel.type === 'email' ? channel.target : '',
+      events: channel.events,
+      websiteIds: (channel.websiteIds ?? []).map(String),
+    };
+    return editChannelPage(viewer, channel, { websites: await this.websiteChoices(viewer), values, errors: new Map() }).toString();
+  }
+
+  /** As the API's PUT: the DTO, then the service's checks; an empty target keeps the current one. */
+  @Post(':id/edit')
+  @HtmlPage()
+  async update(
+    @Viewer() viewer: DashboardViewer,
+    @Param('id', IdParam) id: number,
+    @Req() request: DashboardRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const channel = await this.channels.get(viewer.account.id, id);
+    const fields = formFields(request);
+    const values: ChannelEditValues = {
+      name: (fields.get('name') ?? '').trim(),
+      target: (fields.get('target') ?? '').trim(),
+      events: fields.getAll('events'),
+      websiteIds: fields.getAll('website_ids'),
+    };
+    const body: Record<string, unknown> = { name: values.name, events: values.events, website_ids: values.websiteIds.map(idField) };
+    const keepsTarget = values.target === '' || (channel.type === 'email' && values.target === channel.target);
+    if (!keepsTarget) body.target = values.target;
+    let errors = await apiFieldErrors(this.urlPolicy, UpdateChannelDto, body);
+    if (errors.length === 0) {
+      const changes: ChannelChanges = { name: values.name, events: values.events as ChannelEvent[], websiteIds: body.website_ids as number[] };
+      if (!keepsTarget) changes.target = values.target;
+      try {
+        await this.channels.update(viewer.account.id, id, changes);
+        return seeOther(reply, '/dashboard/notifications?notice=channel-updated');
+      } catch (err) {
+        errors = fieldErrorsOf(err);
+      }
+    }
+    reply.status(422);
+    const byField = errorsByField(errors.map((e) => ({ field: e.field.replace(/\[\d+\]$/, ''), message: e.message })));
+    return editChannelPage(viewer, channel, { websites: await this.websiteChoices(viewer), values, errors: byField }).toString();
+  }
+
   @Get(':id/delete')
   @HtmlPage()
   async confirmRemove(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number) {
@@ -90,15 +143,21 @@ export class NotificationsPageController {
   private async page(viewer: DashboardViewer, values: ChannelFormValues, errors: FieldError[], notice?: string): Promise<string> {
     const { items } = await this.channels.list(viewer.account.id, { page: 1, perPage: 100 });
     const last = await this.channels.lastDeliveries(items.map((c) => c.id));
-    const sites = await this.websites.list(viewer.account.id, { page: 1, perPage: 100 });
     return notificationsPage(viewer, {
       channels: items,
       last,
-      websites: sites.items.map((w) => ({ id: w.id, name: w.name })),
+      websites: await this.websiteChoices(viewer),
       values,
       errors: errorsByField(errors.map((e) => ({ field: e.field.replace(/\[\d+\]$/, ''), message: e.message }))),
       notice,
       smtpConfigured: this.config.smtpUrl !== null,
+      alertLinkDays: this.config.alertLinkDays,
+      alertLinksBase: this.config.publicUrl === null ? this.alertLinks.base : null,
     }).toString();
+  }
+
+  private async websiteChoices(viewer: DashboardViewer): Promise<Array<{ id: number; name: string }>> {
+    const sites = await this.websites.list(viewer.account.id, { page: 1, perPage: 100 });
+    return sites.items.map((w) => ({ id: w.id, name: w.name }));
   }
 }

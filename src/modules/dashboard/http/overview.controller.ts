@@ -1,6 +1,8 @@
 import { Get, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Clock } from '../../../shared/domain/clock';
+import { AppConfig } from '../../../config/app-config';
+import { AlertLinks } from '../../notifications/application/alert-links';
 import { RateLimiter } from '../../rate-limiting/application/rate-limiter';
 import { JobsService } from '../../jobs/application/jobs.service';
 import { JobKinds } from '../../jobs/application/job-kinds';
@@ -32,6 +34,8 @@ export class OverviewController {
     private readonly screenshots: ScreenshotsService,
     private readonly captures: PlaygroundCaptures,
     private readonly kinds: JobKinds,
+    private readonly config: AppConfig,
+    private readonly alertLinks: AlertLinks,
   ) {}
 
   /** `?url=&job=`: the "Capture a URL" box with that capture's live result (where its form leads). */
@@ -77,6 +81,7 @@ export class OverviewController {
       hourly,
       daily,
       storedBytes,
+      alertLinksBase: this.config.publicUrl === null ? this.alertLinks.base : null,
       hasAccess: account.hasApiAccess(now),
       usage: await this.limiter.usage(account.id, account.rateLimits()),
       recentJobs: items,

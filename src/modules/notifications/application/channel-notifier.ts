@@ -4,9 +4,9 @@ import { ChannelAttempt, ChannelEvent, ChannelSubscribers, WebhookSender } from 
 import { WebhookDispatcher } from '../../webhooks/application/webhook-dispatcher';
 import { DeliveryProps, messageId, newDelivery } from '../../webhooks/domain/webhook';
 import { wants } from '../domain/channel';
-import { EmailMessage, renderMessage } from '../domain/message';
+import { EmailMessage, NtfyMessage, renderMessage, withoutInlineImage } from '../domain/message';
 import { EventFactsReader } from './event-facts';
-import { ChannelRepository, Mailer } from './ports';
+import { ChannelRepository, InlineImage, Mailer, MailPictures } from './ports';
 
 /** A channel's delivery id: derived like a webhook's, so two instances emitting one event insert one row. */
 export function messageIdForChannel(channelId: number, sourceId: string, eventType: string): string {
@@ -25,6 +25,7 @@ export class ChannelNotifier implements ChannelSubscribers, OnModuleInit {
     private readonly channels: ChannelRepository,
     private readonly facts: EventFactsReader,
     private readonly mailer: Mailer,
+    private readonly pictures: MailPictures,
     private readonly http: WebhookSender,
     private readonly dispatcher: WebhookDispatcher,
   ) {}
@@ -66,15 +67,29 @@ export class ChannelNotifier implements ChannelSubscribers, OnModuleInit {
     const wasFailing = channel.failingSince !== null;
     if (channel.type === 'email') {
       try {
-        await this.mailer.send(channel.target, JSON.parse(delivery.payload) as EmailMessage, timeoutMs);
+        const { message, inline } = await this.withPicture(channel.accountId, JSON.parse(delivery.payload) as EmailMessage);
+        await this.mailer.send(channel.target, message, timeoutMs, inline);
         return { statusCode: null, error: null, delivered: true, wasFailing };
       } catch (err) {
         return { statusCode: null, error: errorMessage(err), delivered: false, wasFailing };
       }
     }
-    const { statusCode, error } = await this.http.post(channel.target, delivery.payload, {}, timeoutMs);
+    // ntfy's delivery holds its headers (Title, Click, Tags…) beside the text; the others are the JSON body itself.
+    const { body, headers } = channel.type === 'ntfy' ? (JSON.parse(delivery.payload) as NtfyMessage) : { body: delivery.payload, headers: {} };
+    const { statusCode, error } = await this.http.post(channel.target, body, headers, timeoutMs);
     const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;
     return { statusCode, error: delivered ? null : (error ?? `${channel.type} answered ${statusCode}`), delivered, wasFailing };
+  }
+
+  /**
+   * The e-mail's picture, read from storage when it is sent (a delivery row holds no image); a screenshot deleted
+   * meanwhile leaves the picture out of the HTML rather than show a broken image.
+   */
+  private async withPicture(accountId: number, message: EmailMessage): Promise<{ message: EmailMessage; inline?: InlineImage }> {
+    if (!message.inline_image) return { message };
+    const picture = await this.pictures.pictureOf(accountId, message.inline_image.screenshot_id);
+    if (!picture) return { message: { ...message, html: withoutInlineImage(message.html) } };
+    return { message, inline: { cid: message.inline_image.cid, ...picture } };
   }
 
   // The failure streak the dispatcher keeps (the 3-day rule it keeps for webhooks too).

@@ -95,7 +95,7 @@ export class ChannelsService {
       eventType: CHANNEL_TEST_EVENT,
       sourceId: null,
       happenedAt: now,
-      body: renderMessage(channel.type, this.facts.forTest()),
+      body: renderMessage(channel.type, await this.facts.forTest(accountId, channel.websiteIds, now)),
       now,
     });
     await this.dispatcher.enqueue([delivery]);

@@ -1,8 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '../../../config/app-config';
+import { isImageFormat } from '../../../shared/domain/output-format';
 import { errorMessage } from '../../../shared/domain/error-message';
 import type { ChannelEvent } from '../../webhooks/application/ports';
+import { ScreenshotsService } from '../../screenshots/application/screenshots.service';
 import { WebsitesService } from '../../websites/application/websites.service';
+import type { AlertLinkView } from '../domain/alert-link';
+import { AlertLinks } from './alert-links';
 import { CHANNEL_TEST_EVENT } from '../domain/channel';
 import { type EventFacts, FIRST_LINES } from '../domain/message';
 import { ChangedTextLines } from './ports';
@@ -11,6 +14,7 @@ import { ChangedTextLines } from './ports';
 interface ScreenshotData {
   id: number;
   website_id: number;
+  format?: string;
   capture?: { final_url?: string | null; warnings?: Array<{ code: string; detail: string }> } | null;
   change?: { changed_ratio?: number | null; text_diff?: { added: number; removed: number } | null } | null;
 }
@@ -22,29 +26,17 @@ interface EventData {
   changed_ratio?: number;
 }
 
-/**
- * The dashboard link to a screenshot's image (the dashboard asks the viewer to sign in). The one place to change
- * when images get signed links (issue 30), so a message's image opens without a session.
- */
-export function imageLinkFor(base: string, screenshotId: number): string {
-  return `${base}/dashboard/screenshots/${screenshotId}/image`;
-}
-
-/** Reads what a message says out of an event: the website's name and URL, what happened, and dashboard links. */
+/** Reads what a message says out of an event: the website's name and URL, what happened, and its links. */
 @Injectable()
 export class EventFactsReader {
   constructor(
     private readonly websites: WebsitesService,
-    private readonly config: AppConfig,
+    private readonly screenshots: ScreenshotsService,
+    private readonly alertLinks: AlertLinks,
     private readonly changedLines: ChangedTextLines,
   ) {}
 
   private readonly log = new Logger(EventFactsReader.name);
-
-  /** The dashboard's address: PUBLIC_URL, else where this server listens (fine on one machine, set PUBLIC_URL otherwise). */
-  private get base(): string {
-    return this.config.publicUrl ?? `http://localhost:${this.config.port}`;
-  }
 
   async forEvent(event: ChannelEvent, raw: unknown): Promise<EventFacts> {
     const data = (raw ?? {}) as EventData;
@@ -52,8 +44,12 @@ export class EventFactsReader {
     const shot = data.screenshot ?? null;
     const lastShotId = data.execution?.screenshot_ids.at(-1) ?? null;
     const shotId = shot?.id ?? lastShotId;
-    const base = this.base;
+    const base = this.alertLinks.base;
     const textDiff = shot?.change?.text_diff ?? null;
+    const changed = event.type === 'screenshot.changed' && shotId !== null;
+    // A PDF or page content (HTML, markdown…) has no image to show; a scenario's last shot is always a picture.
+    const pictured = shotId !== null && (shot?.format === undefined || isImageFormat(shot.format));
+    const signed = (view: AlertLinkView) => this.alertLinks.linkFor(event.accountId, shotId!, view, event.happenedAt);
     return {
       event: event.type,
       websiteName: website?.name ?? null,
@@ -65,10 +61,12 @@ export class EventFactsReader {
           : null,
       error: data.job?.error ?? data.execution?.error ?? null,
       warnings: (shot?.capture?.warnings ?? []).map((w) => w.detail).filter((detail) => typeof detail === 'string'),
+      inlineImage: pictured ? shotId : null,
       links: {
-        compare: event.type === 'screenshot.changed' && shotId !== null ? `${base}/dashboard/screenshots/${shotId}/compare` : null,
+        compare: changed ? await signed('compare') : null,
         screenshot: shotId !== null ? `${base}/dashboard/screenshots/${shotId}` : null,
-        image: shotId !== null ? imageLinkFor(base, shotId) : null,
+        image: pictured ? await signed('image') : null,
+        diff: changed && pictured ? await signed('diff') : null,
         job: data.job ? `${base}/dashboard/jobs/${data.job.id}` : data.execution ? `${base}/dashboard/executions/${data.execution.id}` : null,
       },
     };
@@ -85,15 +83,44 @@ export class EventFactsReader {
     }
   }
 
-  forTest(): EventFacts {
-    return {
+  /**
+   * A test message shows what a real one looks like: the account's newest capture (of the channel's websites, when
+   * it has some) with its image, its screenshot page and its job, each link opening what it names. Without any
+   * capture it says so, and links the Alerts page as what it is.
+   */
+  async forTest(accountId: number, websiteIds: number[] | null, now: Date): Promise<EventFacts> {
+    const shot = await this.newestCapture(accountId, websiteIds);
+    const base = this.alertLinks.base;
+    const facts: EventFacts = {
       event: CHANNEL_TEST_EVENT,
       websiteName: null,
       url: null,
       changedRatio: null,
       textDiff: null,
       error: null,
-      links: { compare: null, screenshot: null, image: null, job: `${this.base}/dashboard/notifications` },
+      inlineImage: null,
+      links: { compare: null, screenshot: null, image: null, diff: null, job: null, alerts: `${base}/dashboard/notifications` },
     };
+    if (!shot) return facts;
+    const website = await this.websites.find(accountId, shot.websiteId);
+    const pictured = isImageFormat(shot.format);
+    return {
+      ...facts,
+      example: { websiteName: website?.name ?? null, takenAt: shot.takenAt },
+      url: website?.url ?? null,
+      inlineImage: pictured ? shot.id : null,
+      links: {
+        ...facts.links,
+        screenshot: `${base}/dashboard/screenshots/${shot.id}`,
+        image: pictured ? await this.alertLinks.linkFor(accountId, shot.id, 'image', now) : null,
+        job: shot.jobId ? `${base}/dashboard/jobs/${shot.jobId}` : shot.executionId ? `${base}/dashboard/executions/${shot.executionId}` : null,
+      },
+    };
+  }
+
+  private async newestCapture(accountId: number, websiteIds: number[] | null) {
+    const lists = websiteIds?.length ? websiteIds.map((websiteId) => ({ websiteId })) : [{}];
+    const found = await Promise.all(lists.map((filter) => this.screenshots.list(accountId, { page: 1, perPage: 1 }, filter)));
+    return found.flatMap((page) => page.items).sort((a, b) => b.id - a.id)[0] ?? null;
   }
 }

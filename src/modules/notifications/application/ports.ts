@@ -44,12 +44,29 @@ export abstract class ChannelRepository {
   abstract lastDeliveries(channelIds: number[]): Promise<Map<number, LastDelivery>>;
 }
 
+/** A picture carried inside an e-mail, shown by the HTML as `cid:<cid>`. */
+export interface InlineImage {
+  cid: string;
+  filename: string;
+  contentType: string;
+  content: Buffer;
+}
+
 /** E-mail leaves through SMTP (SMTP_URL, sender MAIL_FROM). */
 export abstract class Mailer {
   /** Whether SMTP_URL is set: without it no e-mail channel can be created. */
   abstract get configured(): boolean;
   /** Sends one message; throws with the server's answer when it is refused or cannot be sent in time. */
-  abstract send(to: string, message: EmailMessage, timeoutMs: number): Promise<void>;
+  abstract send(to: string, message: EmailMessage, timeoutMs: number, inline?: InlineImage): Promise<void>;
+}
+
+/**
+ * The picture of a screenshot as an e-mail carries it: the top of the page, at most 1280 × 1600 px (a mail is no
+ * place for a 20,000 px full page; the signed image link opens the whole). The screenshots context has the file.
+ */
+export abstract class MailPictures {
+  /** null when the screenshot (or its file) is gone, or it is no picture. */
+  abstract pictureOf(accountId: number, screenshotId: number): Promise<{ content: Buffer; contentType: string; filename: string } | null>;
 }
 
 /**

@@ -1,11 +1,12 @@
 /**
- * Notification channels (API.md "Notification channels"): an e-mail address, or a Slack or Discord incoming
- * webhook, subscribed to some of the webhook events, for every website of the account or a few. Plain rules.
+ * Notification channels (API.md "Notification channels"): an e-mail address, a Slack or Discord incoming webhook,
+ * a Microsoft Teams workflow webhook or an ntfy topic, subscribed to some of the webhook events, for every website
+ * of the account or a few. Plain rules.
  */
 import { REDACTED } from '../../../shared/domain/capture-secrets';
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../../webhooks/domain/webhook';
 
-export const CHANNEL_TYPES = ['email', 'slack', 'discord'] as const;
+export const CHANNEL_TYPES = ['email', 'slack', 'discord', 'teams', 'ntfy'] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
 export const CHANNEL_EVENTS = WEBHOOK_EVENTS;
 export type ChannelEvent = WebhookEvent;
@@ -14,17 +15,35 @@ export const CHANNEL_TEST_EVENT = 'notification.test';
 
 export const CHANNEL_LIMITS = { nameMax: 255, targetMax: 2048, perAccount: 20, websiteIdsMax: 100 } as const;
 
+/** The channel types whose target is a chat service's incoming webhook, on hosts of that service only. */
+type HookType = 'slack' | 'discord';
+
 /** The hosts that serve incoming webhooks; any other needs its origin in URL_ALLOWLIST (a self-hosted Mattermost…). */
-export const WEBHOOK_HOSTS: Record<Exclude<ChannelType, 'email'>, readonly string[]> = {
+export const WEBHOOK_HOSTS: Record<HookType, readonly string[]> = {
   slack: ['hooks.slack.com'],
   discord: ['discord.com', 'discordapp.com', 'ptb.discord.com', 'canary.discord.com'],
 };
 
 /** Where on those hosts incoming webhooks live: a target's normalised path must start with it (and go on). */
-export const WEBHOOK_PATH_PREFIXES: Record<Exclude<ChannelType, 'email'>, string> = {
+export const WEBHOOK_PATH_PREFIXES: Record<HookType, string> = {
   slack: '/services/',
   discord: '/api/webhooks/',
 };
+
+/**
+ * Microsoft Teams workflow webhooks (Power Automate "When a Teams webhook request is received", and the older
+ * Office 365 connectors): a subdomain of one of these domains (`prod-12.westus.logic.azure.com`,
+ * `default1234.ab.environment.api.powerplatform.com`, `contoso.webhook.office.com`), and the path the service
+ * gives such a webhook.
+ */
+export const TEAMS_HOSTS: ReadonlyArray<{ domain: string; pathPrefix: string }> = [
+  { domain: 'logic.azure.com', pathPrefix: '/workflows/' },
+  { domain: 'powerplatform.com', pathPrefix: '/powerautomate/' },
+  { domain: 'webhook.office.com', pathPrefix: '/webhookb2/' },
+];
+
+/** An ntfy topic: what ntfy itself accepts (letters, digits, `-` and `_`, up to 64). */
+const NTFY_TOPIC = /^[-_A-Za-z0-9]{1,64}$/;
 
 /**
  * Whether a webhook URL as written hides a path trick: a `.` or `..` segment, an encoded dot, slash or backslash,
@@ -97,8 +116,10 @@ export function emailProblem(target: string): string | null {
   return null;
 }
 
-/** Why a Slack or Discord target's URL is refused before the URL policy; null when it is fine. */
+/** Why a webhook target's URL (Slack, Discord, Teams, ntfy) is refused before the URL policy; null when it is fine. */
 export function webhookUrlProblem(type: Exclude<ChannelType, 'email'>, target: string, allowlist: readonly string[]): string | null {
+  if (type === 'teams') return teamsUrlProblem(target, allowlist);
+  if (type === 'ntfy') return ntfyUrlProblem(target);
   let url: URL;
   try {
     url = new URL(target);
@@ -116,6 +137,44 @@ export function webhookUrlProblem(type: Exclude<ChannelType, 'email'>, target: s
   return null;
 }
 
-function label(type: Exclude<ChannelType, 'email'>): string {
+function label(type: HookType): string {
   return type === 'slack' ? 'Slack' : 'Discord';
+}
+
+/**
+ * A Teams target: https, a subdomain of one of TEAMS_HOSTS' domains (no trailing dot, port 443, no credentials),
+ * with that domain's path once normalised, and no path trick as written. Another origin only when allowlisted.
+ */
+function teamsUrlProblem(target: string, allowlist: readonly string[]): string | null {
+  const expected = 'target must be a Microsoft Teams workflow webhook URL (https://….logic.azure.com/workflows/…, https://….powerplatform.com/powerautomate/… or https://….webhook.office.com/webhookb2/…)';
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return expected;
+  }
+  if (allowlist.includes(url.origin)) return null;
+  if (url.protocol !== 'https:' || url.port !== '' || url.username !== '' || url.password !== '') return expected;
+  const host = TEAMS_HOSTS.find((h) => url.hostname.endsWith(`.${h.domain}`) && url.hostname.length > h.domain.length + 1);
+  if (!host || pathTrick(target) || !url.pathname.startsWith(host.pathPrefix) || url.pathname.length === host.pathPrefix.length) return expected;
+  return null;
+}
+
+/**
+ * An ntfy target: `https://ntfy.sh/<topic>` or a self-hosted server's URL ending in the topic (http or https; the
+ * URL policy judges the address as for every webhook), no credentials in the URL (ntfy takes `?auth=` for a
+ * protected topic), no path trick.
+ */
+function ntfyUrlProblem(target: string): string | null {
+  const expected = 'target must be an ntfy topic URL like https://ntfy.sh/my-alerts (letters, digits, - and _)';
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return expected;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return expected;
+  if (url.username !== '' || url.password !== '' || url.hash !== '' || pathTrick(target)) return expected;
+  const topic = url.pathname.split('/').at(-1) ?? '';
+  return NTFY_TOPIC.test(topic) ? null : expected;
 }

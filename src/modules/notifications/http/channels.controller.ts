@@ -34,7 +34,7 @@ function toChanges(dto: UpdateChannelDto): ChannelChanges {
   return changes;
 }
 
-/** Notification channels: e-mail, Slack and Discord subscribers of the webhook events. */
+/** Notification channels: e-mail, Slack, Discord, Teams and ntfy subscribers of the webhook events. */
 @ApiBearerController('Notification channels')
 @Controller('notification-channels')
 export class ChannelsController {
@@ -62,8 +62,9 @@ export class ChannelsController {
   @ApiOperation({
     summary: 'Create Notification Channel',
     description:
-      'An e-mail address, a Slack or a Discord incoming webhook, told about the chosen events (for every website, or those of `website_ids`). ' +
-      'Messages name the website, say what happened (change ratio, text lines added/removed, the error) and link the dashboard.',
+      'An e-mail address, a Slack or Discord incoming webhook, a Microsoft Teams workflow webhook or an ntfy topic, told about the chosen events (for every website, or those of `website_ids`). ' +
+      'Messages name the website, say what happened (change ratio, text lines added/removed, the error) and link the picture, its diff and the compare page with signed links that open without a session ' +
+      '(`/links?…`, valid ALERT_LINK_DAYS, 30 by default), and the dashboard. E-mails carry the picture inline.',
   })
   @ApiDataResponse(ChannelView, { status: 201, description: 'The new channel' })
   @ApiErrorResponses('bad_request', 'payload_too_large', 'validation_failed')
@@ -90,7 +91,10 @@ export class ChannelsController {
     return { success: true, data: channelView(channel, (await this.channels.lastDeliveries([id])).get(id) ?? null) };
   }
 
-  @ApiOperation({ summary: 'Update Notification Channel', description: 'Partial: only the fields sent change. A new `type` needs a new `target`.' })
+  @ApiOperation({
+    summary: 'Update Notification Channel',
+    description: 'Partial: only the fields sent change; a `target` not sent keeps the current one (never shown back). A new `type` needs a new `target`.',
+  })
   @ApiIdParam('Notification channel')
   @ApiDataResponse(ChannelView, { description: 'The updated channel' })
   @ApiErrorResponses('bad_request', 'not_found', 'payload_too_large', 'validation_failed')

@@ -11,7 +11,7 @@ export const CHANNEL_FIELDS = {
     type: 'string',
     enum: [...CHANNEL_TYPES] as string[],
     example: 'slack',
-    description: 'Where messages go: an e-mail address, or a Slack or Discord incoming webhook',
+    description: 'Where messages go: an e-mail address, a Slack or Discord incoming webhook, a Microsoft Teams workflow webhook, or an ntfy topic',
   },
   target: {
     type: 'string',
@@ -20,8 +20,10 @@ export const CHANNEL_FIELDS = {
     example: 'https://hooks.slack.com/services/T000/B000/XXXXXXXX',
     description:
       '`email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/services/… incoming-webhook URL; `discord`: ' +
-      'an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). Webhook URLs pass the URL policy ' +
-      'as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)',
+      'an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). ' +
+      '`teams`: a Workflows webhook URL on a subdomain of logic.azure.com (`/workflows/…`), powerplatform.com (`/powerautomate/…`) or webhook.office.com (`/webhookb2/…`), https, port 443; it gets an Adaptive Card. ' +
+      '`ntfy`: a topic URL, `https://ntfy.sh/<topic>` or your own server’s (`http(s)://host[/path]/<topic>`, topic of letters, digits, `-`, `_`; `?auth=` for a protected topic); it gets the text with Title, Click and Tags headers. ' +
+      'Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)',
   },
   events: {
     type: 'array',

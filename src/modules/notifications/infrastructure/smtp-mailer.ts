@@ -1,7 +1,7 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { createTransport, type Transporter } from 'nodemailer';
 import { AppConfig } from '../../../config/app-config';
-import { Mailer } from '../application/ports';
+import { InlineImage, Mailer } from '../application/ports';
 import type { EmailMessage } from '../domain/message';
 
 /**
@@ -20,7 +20,7 @@ export class SmtpMailer extends Mailer implements OnApplicationShutdown {
     return this.config.smtpUrl !== null;
   }
 
-  async send(to: string, message: EmailMessage, timeoutMs: number): Promise<void> {
+  async send(to: string, message: EmailMessage, timeoutMs: number, inline?: InlineImage): Promise<void> {
     if (!this.config.smtpUrl) throw new Error('SMTP_URL is not set on the server');
     this.transport ??= createTransport({
       url: this.config.smtpUrl,
@@ -29,7 +29,16 @@ export class SmtpMailer extends Mailer implements OnApplicationShutdown {
       greetingTimeout: timeoutMs,
       socketTimeout: timeoutMs,
     });
-    await this.transport.sendMail({ from: this.config.mailFrom, to, subject: message.subject, text: message.text, html: message.html });
+    await this.transport.sendMail({
+      from: this.config.mailFrom,
+      to,
+      subject: message.subject,
+      text: message.text,
+      html: message.html,
+      // An inline part (multipart/related, Content-Disposition: inline) the HTML names as cid:…: shown by mail clients
+      // without fetching anything, where a remote image would be blocked or need a session.
+      attachments: inline ? [{ filename: inline.filename, content: inline.content, contentType: inline.contentType, cid: inline.cid, contentDisposition: 'inline' }] : [],
+    });
   }
 
   onApplicationShutdown(): void {

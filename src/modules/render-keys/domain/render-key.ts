@@ -9,6 +9,10 @@ import { DomainError } from '../../../shared/domain/domain-error';
 
 export const RENDER_KEY_LIMITS = { nameMax: 100, perAccount: 20 } as const;
 
+/** What a system key signs: `alert_links`, the image, diff and compare links of notifications (issue 46). */
+export const SYSTEM_KEY_PURPOSES = ['alert_links'] as const;
+export type SystemKeyPurpose = (typeof SYSTEM_KEY_PURPOSES)[number];
+
 export interface RenderKeyProps {
   id: number;
   accountId: number;

@@ -49,6 +49,18 @@ export function redactStepsForLogs(steps: readonly Step[]): Step[] {
 }
 
 /**
+ * A step as pages show it to its owner (a run's timeline, a job's options): a fill value is shown as typed unless
+ * it was marked secret ("Secret value" ticked: `secret: true`, stored sealed), which shows as "[redacted]". Logs
+ * keep redactStepForLogs, which hides every fill value.
+ */
+export function stepForDisplay<S extends Step>(step: S): S {
+  if (step.type !== 'fill') return { ...step };
+  const stored = step as FillStep & { sealed_value?: unknown };
+  if (stored.secret === true || stored.sealed_value !== undefined || typeof stored.value !== 'string') return redactStepForLogs(step);
+  return { type: 'fill', selector: step.selector, value: step.value, ...(step.secret !== undefined ? { secret: step.secret } : {}) } as S;
+}
+
+/**
  * Replaces every occurrence of any non-empty fill value of `steps` in `text`, as typed or percent-encoded
  * (a URL after a form submission), with "[redacted]": longest first, in one pass, so a value containing
  * another is removed whole. For error texts that come from the browser or a page, before they are stored

@@ -27,8 +27,9 @@ export class HttpWebhookSender extends WebhookSender {
     const options: RequestOptions = {
       method: 'POST',
       headers: {
-        ...headers,
+        // JSON unless the caller says otherwise (an ntfy message is text, with its headers beside it).
         'content-type': 'application/json',
+        ...headers,
         'content-length': String(Buffer.byteLength(body)),
         'user-agent': 'screenshot-service-webhooks/1',
       },

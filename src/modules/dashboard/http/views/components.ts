@@ -149,3 +149,16 @@ export function websitePicker(
     ${choices.websites.map((w) => html`<option value="${w.id}"${w.id === selectedId ? html` selected` : ''}>${w.name}</option>`)}
   </select>${note}</div>`;
 }
+
+/**
+ * Shown on the Alerts page and the overview while PUBLIC_URL is unset (issue 46): the links in alerts then point
+ * to `http://localhost:<PORT>`, which opens only on the server's own machine (and a dashboard opened at
+ * 127.0.0.1 or another name has no session there). `linksBase` is that address; null (PUBLIC_URL set): nothing.
+ */
+export function publicUrlWarning(linksBase: string | null): Html {
+  if (linksBase === null) return html``;
+  return html`<div class="notice warn" role="note" id="public-url-warning"><strong>Links in alerts point to <code>${linksBase}</code>.</strong>
+PUBLIC_URL is not set, so e-mails, Slack, Discord, Teams and ntfy messages link to this server's own machine, where
+nobody else can open them. Set <code>PUBLIC_URL</code> to the address people open this dashboard at (for example
+<code>https://shots.example.com</code>) and restart the service (see <code>docs/configuration.md</code>).</div>`;
+}

@@ -1,6 +1,6 @@
 import type { JobProps } from '../../../../jobs/domain/job';
 import type { StepRecord } from '../../../../scenarios/domain/execution';
-import { placeShots } from './execution.page';
+import { placeShots, stepSummary } from './execution.page';
 
 const job = (over: Partial<JobProps>): JobProps => ({
   id: 'e',
@@ -51,5 +51,18 @@ describe('which screenshot of a run belongs to which step', () => {
   it('fewer screenshots than succeeded screenshot steps (never expected): none placed, all shown', () => {
     const place = placeShots(job({}), [rec(0, 'screenshot', 'succeeded'), rec(1, 'screenshot', 'succeeded')], [3]);
     expect(place).toEqual({ byStep: new Map(), final: null, other: [3] });
+  });
+});
+
+describe('a fill step in the run’s timeline', () => {
+  it('shows its value as typed; "[redacted]" only when "Secret value" was ticked (secret: true, or stored sealed)', () => {
+    expect(stepSummary({ type: 'fill', selector: '#q', value: 'running shoes' }).toString()).toContain('<code>running shoes</code>');
+    expect(stepSummary({ type: 'fill', selector: '#q', value: 'running shoes', secret: false }).toString()).toContain('<code>running shoes</code>');
+    const secret = stepSummary({ type: 'fill', selector: '#pw', value: 'hunter2', secret: true }).toString();
+    expect(secret).toContain('<code>[redacted]</code>');
+    expect(secret).not.toContain('hunter2');
+    const sealed = stepSummary({ type: 'fill', selector: '#pw', secret: true, sealed_value: 'v1:abc' } as never).toString();
+    expect(sealed).toContain('<code>[redacted]</code>');
+    expect(sealed).not.toContain('v1:abc');
   });
 });

@@ -1,6 +1,6 @@
 import { readableError } from '../job-errors';
 import { isFinished, JobProps } from '../../../../jobs/domain/job';
-import { redactStepForLogs, StepRecord } from '../../../../scenarios/domain/execution';
+import { stepForDisplay, StepRecord } from '../../../../scenarios/domain/execution';
 import type { Step } from '../../../../scenarios/domain/steps';
 import type { DashboardViewer } from '../../dashboard-request';
 import { fieldsOf } from '../../step-form';
@@ -46,10 +46,10 @@ function thumb(id: number, alt: string): Html {
 <a class="shot-link" href="/dashboard/screenshots/${id}">Screenshot #${id}</a>`;
 }
 
-/** A step's fields in one line (a `fill` value is never shown). */
-function stepSummary(step: Step | undefined): Html {
+/** A step's fields in one line (a secret `fill` value is never shown). */
+export function stepSummary(step: Step | undefined): Html {
   if (!step) return html``;
-  const safe = redactStepForLogs(step) as unknown as Record<string, unknown>;
+  const safe = stepForDisplay(step) as unknown as Record<string, unknown>;
   const parts = fieldsOf(step.type)
     .filter(([key]) => safe[key] !== undefined)
     .map(([key]) => html`<span class="kv"><span class="muted">${key}</span> <code>${String(safe[key])}</code></span>`);

@@ -2,7 +2,7 @@ import type { LastDelivery } from '../../../../notifications/domain/channel';
 import { CHANNEL_EVENTS, CHANNEL_TYPES, type ChannelProps, maskedTarget } from '../../../../notifications/domain/channel';
 import { REDACTED } from '../../../../../shared/domain/capture-secrets';
 import type { DashboardViewer } from '../../dashboard-request';
-import { dataTable, hiddenHeading, tableBox } from '../components';
+import { dataTable, hiddenHeading, publicUrlWarning, tableBox } from '../components';
 import { badge, Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
 
@@ -11,10 +11,11 @@ const NOTICES: Record<string, { kind: 'ok' | 'info'; text: string }> = {
   'channel-created': { kind: 'ok', text: 'Channel added. Send it a test message to check it.' },
   'channel-deleted': { kind: 'ok', text: 'Channel removed.' },
   'channel-enabled': { kind: 'ok', text: 'Channel enabled again: new events reach it. Send it a test message to check it.' },
+  'channel-updated': { kind: 'ok', text: 'Channel saved.' },
   'test-queued': { kind: 'info', text: 'Test message queued: it is on its way. Reload to see how it went (Last message).' },
 };
 
-const TYPE_LABELS: Record<string, string> = { email: 'E-mail', slack: 'Slack', discord: 'Discord' };
+const TYPE_LABELS: Record<string, string> = { email: 'E-mail', slack: 'Slack', discord: 'Discord', teams: 'Microsoft Teams', ntfy: 'ntfy' };
 const EVENT_LABELS: Record<string, string> = {
   'screenshot.changed': 'A page changed',
   'screenshot.failed': 'A screenshot failed',
@@ -39,6 +40,10 @@ export interface NotificationsView {
   errors: Map<string, string>;
   notice?: string;
   smtpConfigured: boolean;
+  /** ALERT_LINK_DAYS: how long the links in messages open. */
+  alertLinkDays: number;
+  /** Where alert links point while PUBLIC_URL is unset (a warning is shown); null when it is set. */
+  alertLinksBase: string | null;
 }
 
 export const EMPTY_CHANNEL_FORM: ChannelFormValues = {
@@ -73,11 +78,19 @@ function addForm(viewer: DashboardViewer, view: NotificationsView): Html {
   </select>
   ${fieldError(e, 'type')}
   ${view.smtpConfigured ? '' : html`<p class="muted">E-mail needs <code>SMTP_URL</code> set on the server.</p>`}
-  <label for="channel-target">E-mail address or incoming-webhook URL</label>
+  <label for="channel-target">E-mail address, webhook URL or ntfy topic URL</label>
   <input type="text" id="channel-target" name="target" maxlength="2048" required value="${v.target}" autocomplete="off" spellcheck="false"
-    placeholder="ops@example.com or https://hooks.slack.com/services/…"${invalid(e, 'target')}>
+    placeholder="ops@example.com, https://hooks.slack.com/services/… or https://ntfy.sh/my-alerts"${invalid(e, 'target')}>
   ${fieldError(e, 'target')}
-  <fieldset${invalid(e, 'events')}><legend>Tell it when</legend>
+  <p class="muted">Teams: the URL of a Workflows "When a Teams webhook request is received" flow. ntfy: <code>https://ntfy.sh/&lt;topic&gt;</code> or your own server's topic URL.</p>
+  ${eventsAndWebsites(view, v, e)}
+  <p><button type="submit" id="add-channel-button">Add channel</button></p>
+</form>`;
+}
+
+/** The events and websites a channel listens to (the add and edit forms alike). */
+function eventsAndWebsites(view: Pick<NotificationsView, 'websites'>, v: Pick<ChannelFormValues, 'events' | 'websiteIds'>, e: Map<string, string>): Html {
+  return html`<fieldset${invalid(e, 'events')}><legend>Tell it when</legend>
     ${CHANNEL_EVENTS.map(
       (ev) =>
         html`<label class="check"><input type="checkbox" name="events" value="${ev}"${v.events.includes(ev) ? ' checked' : ''}> ${EVENT_LABELS[ev]}</label>`,
@@ -94,17 +107,19 @@ function addForm(viewer: DashboardViewer, view: NotificationsView): Html {
   </fieldset>
   ${fieldError(e, 'website_ids')}`
       : ''
-  }
-  <p><button type="submit" id="add-channel-button">Add channel</button></p>
-</form>`;
+  }`;
 }
 
-/** Where the channel sends, its secret part masked; the mask is kept on one line (a lone "*" wrapped off it read as a typo). */
+/**
+ * Where the channel sends, its secret part masked. The address is one unbreakable line cut with an ellipsis when
+ * the column is narrow (a phone: a long Teams host broke anywhere, a lone "*" wrapped off read as a typo); the mask
+ * stays whole at its end, and the full text is the title.
+ */
 function targetCell(c: ChannelProps): Html {
   const shown = maskedTarget(c.type, c.target);
   const mask = `/${REDACTED}`;
   const cut = shown.endsWith(mask) ? shown.length - mask.length : shown.length;
-  return html`${shown.slice(0, cut)}<span class="nowrap">${shown.slice(cut)}</span>`;
+  return html`<span class="target" title="${shown}"><span class="target-host">${shown.slice(0, cut)}</span><span class="target-mask">${shown.slice(cut)}</span></span>`;
 }
 
 function lastCell(last: LastDelivery | undefined): Html {
@@ -130,7 +145,7 @@ export function notificationsPage(viewer: DashboardViewer, view: NotificationsVi
   const row = (c: ChannelProps) => html`<tr data-channel-id="${c.id}">
   <td>${nameCell(c)}</td>
   <td>${TYPE_LABELS[c.type]}</td>
-  <td class="mono wrap">${targetCell(c)}</td>
+  <td class="mono target-cell">${targetCell(c)}</td>
   <td>${c.events.map((ev) => EVENT_LABELS[ev] ?? ev).join(', ')}</td>
   <td>${c.websiteIds ? c.websiteIds.map((id) => names.get(id) ?? `#${id}`).join(', ') : 'All'}</td>
   <td>${lastCell(view.last.get(c.id))}</td>
@@ -141,6 +156,7 @@ export function notificationsPage(viewer: DashboardViewer, view: NotificationsVi
         : html`<form method="post" action="/dashboard/notifications/${c.id}/enable">${csrfField(viewer)}<button type="submit">Enable again</button></form>`
     }
     <form method="post" action="/dashboard/notifications/${c.id}/test">${csrfField(viewer)}<button type="submit" class="secondary">Send test</button></form>
+    <a class="button secondary" href="/dashboard/notifications/${c.id}/edit">Edit</a>
     <a class="button danger" href="/dashboard/notifications/${c.id}/delete">Remove</a>
   </td>
 </tr>`;
@@ -149,7 +165,8 @@ export function notificationsPage(viewer: DashboardViewer, view: NotificationsVi
     'notifications',
     'Notifications',
     html`${notice ? html`<div class="notice ${notice.kind}" role="status">${notice.text}</div>` : ''}
-<p class="muted">Get an e-mail, a Slack or a Discord message when a page changes or a capture fails. Messages name the website, say what happened and link the comparison.</p>
+${publicUrlWarning(view.alertLinksBase)}
+<p class="muted">Get an e-mail, a Slack, Discord or Teams message or an ntfy push when a page changes or a capture fails. Messages name the website, say what happened and link the picture and the comparison (links that open without signing in, for ${view.alertLinkDays} days).</p>
 <h2>Your channels</h2>
 ${
   view.channels.length
@@ -176,5 +193,44 @@ export function removeConfirmPage(viewer: DashboardViewer, channel: ChannelProps
     <a class="button secondary" href="/dashboard/notifications">Cancel</a>
   </form>
 </div>`,
+  );
+}
+
+export interface ChannelEditValues {
+  name: string;
+  /** What was typed; empty keeps the current target (a webhook URL is never shown back). */
+  target: string;
+  events: string[];
+  websiteIds: string[];
+}
+
+/** Editing a channel: name, target (left empty: unchanged, the current one shown masked), events and websites. */
+export function editChannelPage(
+  viewer: DashboardViewer,
+  channel: ChannelProps,
+  view: { websites: Array<{ id: number; name: string }>; values: ChannelEditValues; errors: Map<string, string> },
+): Html {
+  const v = view.values;
+  const e = view.errors;
+  const current = maskedTarget(channel.type, channel.target);
+  return layout(
+    viewer,
+    'notifications',
+    `Edit ${channel.name}`,
+    html`<form class="card" method="post" action="/dashboard/notifications/${channel.id}/edit" id="edit-channel">
+  ${csrfField(viewer)}
+  <p class="muted">${TYPE_LABELS[channel.type]} channel. To send to another kind of place, add a new channel.</p>
+  <label for="channel-name">Name</label>
+  <input type="text" id="channel-name" name="name" maxlength="255" required value="${v.name}"${invalid(e, 'name')}>
+  ${fieldError(e, 'name')}
+  <label for="channel-target">${channel.type === 'email' ? 'E-mail address' : 'New URL'}</label>
+  <p class="muted" id="current-target">Now: <span class="mono target" title="${current}"><span class="target-host">${current.endsWith(`/${REDACTED}`) ? current.slice(0, -REDACTED.length - 1) : current}</span><span class="target-mask">${current.endsWith(`/${REDACTED}`) ? `/${REDACTED}` : ''}</span></span></p>
+  <input type="text" id="channel-target" name="target" maxlength="2048" value="${v.target}" autocomplete="off" spellcheck="false"
+    placeholder="${channel.type === 'email' ? 'ops@example.com' : 'Leave empty to keep the current URL'}"${invalid(e, 'target')}>
+  ${fieldError(e, 'target')}
+  ${channel.type === 'email' ? '' : html`<p class="muted">The URL is a secret: it is never shown again. Leave the field empty to keep it.</p>`}
+  ${eventsAndWebsites(view, v, e)}
+  <p><button type="submit" id="save-channel-button">Save</button> <a class="button secondary" href="/dashboard/notifications">Cancel</a></p>
+</form>`,
   );
 }

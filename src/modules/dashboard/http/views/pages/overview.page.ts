@@ -4,7 +4,7 @@ import type { JobProps } from '../../../../jobs/domain/job';
 import type { DashboardViewer } from '../../dashboard-request';
 import type { UsageBucket, UsageSeries } from '../../../application/dashboard-queries';
 import { barChart } from '../charts';
-import { accessNotice, dataTable, hiddenHeading, tableBox } from '../components';
+import { accessNotice, dataTable, hiddenHeading, publicUrlWarning, tableBox } from '../components';
 import { badge, Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
 import type { FormField } from '../../website-form';
@@ -30,6 +30,8 @@ export interface OverviewView {
   daily: UsageSeries;
   /** Bytes of every screenshot the account keeps. */
   storedBytes: number;
+  /** Where alert links point while PUBLIC_URL is unset (a warning is shown); null when it is set. */
+  alertLinksBase: string | null;
   /** The "Capture a URL" box: what was typed, its error, and the capture it started. */
   capture: { state: FormState; result: CaptureResult | null; rendered?: RenderProps | null };
 }
@@ -162,6 +164,7 @@ export function overviewPage(viewer: DashboardViewer, view: OverviewView): Html 
     'overview',
     'Overview',
     html`${accessNotice(view.hasAccess, a.plan, a.subscriptionStatus)}
+${publicUrlWarning(view.alertLinksBase)}
 ${captureUrlBox(viewer, view)}
 <div class="grid">
   <div class="card stat"><div class="label">Plan</div><div class="value">${PLAN_LABEL[a.plan] ?? a.plan}</div>
