@@ -17,7 +17,8 @@ import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
 import { HtmlPage, seeOther } from './responses';
 import { captureResultBody, CaptureResult } from './views/pages/website-form.page';
-import { curlCommand, playgroundPage, PLAYGROUND_SOURCE_FIELDS, renderCurl, renderQuery, SignedLinkView } from './views/pages/playground.page';
+import { linkLifetime, playgroundPage, PLAYGROUND_SOURCE_FIELDS, SignedLinkView } from './views/pages/playground.page';
+import { apiSnippets, renderQuery } from './views/api-snippets';
 import { clientGone } from '../../../shared/http/client-gone';
 import { RenderKeysService } from '../../render-keys/application/render-keys.service';
 import { signRenderQuery } from '../../render-keys/domain/render-key';
@@ -125,30 +126,38 @@ export class PlaygroundController {
     const website = selected ? await this.websites.get(viewer.account.id, selected) : null;
     const { body } = formToBody(CAPTURE_REQUEST_FIELDS, values, false);
     const origin = requestOrigin(request, this.config.publicUrl);
-    let curl: string;
     let signedLink: SignedLinkView | null = null;
-    if (website) curl = curlCommand(origin, website, body);
-    else {
-      const query = renderQuery((values.get('url') ?? '').trim() || 'https://example.com/', body);
-      curl = renderCurl(origin, query, typeof body.format === 'string' ? body.format : 'png');
-      signedLink = await this.signedLink(viewer.account.id, origin, query);
-    }
+    const url = (values.get('url') ?? '').trim() || 'https://example.com/';
+    const snippets = apiSnippets(origin, website ? { kind: 'website', id: website.id, name: website.name } : { kind: 'render', url }, body);
+    if (!website) signedLink = await this.signedLink(viewer.account.id, origin, renderQuery(url, body), values.get('link_expires'));
     return playgroundPage(viewer, {
       websites,
       state: { values, errors },
       hasAccess: viewer.account.hasApiAccess(this.clock.now()),
       result,
       rendered,
-      curl,
+      snippets,
       signedLink,
     }).toString();
   }
 
-  /** The try as a signed `/render` link, with the account's newest render key (its secret never reaches the page alone). */
-  private async signedLink(accountId: number, origin: string, query: string): Promise<SignedLinkView> {
+  /**
+   * The try as a signed `/render` link, with the account's newest render key (its secret never reaches the page
+   * alone), expiring after the lifetime chosen in the form (7 days unless changed; "never" only when asked for).
+   */
+  private async signedLink(accountId: number, origin: string, query: string, lifetime: string | null): Promise<SignedLinkView> {
     const [key] = (await this.renderKeys.list(accountId, { page: 1, perPage: 1 })).items;
     if (!key) return 'no-keys';
-    return { link: `${origin}/render?${signRenderQuery(`${query}&access_key=${key.accessKey}`, key.secret)}`, keyName: key.name, accessKey: key.accessKey };
+    const { seconds, value } = linkLifetime(lifetime);
+    const expiresAt = seconds === null ? null : new Date((Math.floor(this.clock.now().getTime() / 1000) + seconds) * 1000);
+    const expires = expiresAt ? `&expires=${expiresAt.getTime() / 1000}` : '';
+    return {
+      link: `${origin}/render?${signRenderQuery(`${query}&access_key=${key.accessKey}${expires}`, key.secret)}`,
+      keyName: key.name,
+      accessKey: key.accessKey,
+      expiresAt,
+      lifetime: value,
+    };
   }
 
   /** A new website with the URL and every option a website keeps (the one-off ones cannot be saved). */
