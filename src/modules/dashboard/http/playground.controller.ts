@@ -41,6 +41,8 @@ import { WebsiteNames } from './website-names';
 import { loadCaptureResult } from './capture-result';
 import { queueFirstCapture } from './first-capture';
 import { PlaygroundCaptures } from './playground-captures';
+import { takeDraft } from './form-drafts';
+import { SecretBox } from '../../../shared/secrets/secret-box';
 
 /** Every control of the playground's form. */
 const PLAYGROUND_FIELDS: readonly FormField[] = [...PLAYGROUND_SOURCE_FIELDS, ...CAPTURE_REQUEST_FIELDS];
@@ -63,16 +65,25 @@ export class PlaygroundController {
     private readonly config: AppConfig,
     private readonly captures: PlaygroundCaptures,
     private readonly renderKeys: RenderKeysService,
+    private readonly secretBox: SecretBox,
   ) {}
 
   @Get()
   @HtmlPage()
-  async page(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Query('job') jobId?: string, @Query('render') renderId?: string) {
-    const query = new URLSearchParams(request.url.split('?')[1] ?? '');
+  async page(
+    @Viewer() viewer: DashboardViewer,
+    @Req() request: DashboardRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Query('job') jobId?: string,
+    @Query('render') renderId?: string,
+  ) {
+    // What was typed when the session expired on Try (form-drafts.ts), else the address's options.
+    const draft = takeDraft(reply, request, this.secretBox, this.config.publicUrl, '/dashboard/playground');
+    const query = draft ?? new URLSearchParams(request.url.split('?')[1] ?? '');
     const values = pickValues(PLAYGROUND_FIELDS, query);
-    const result = jobId ? await loadCaptureResult(this.jobs, this.screenshots, viewer.account.id, jobId) : null;
-    const rendered = typeof renderId === 'string' ? await this.captures.keptRender(viewer.account.id, renderId) : null;
-    return this.render(viewer, request, values, new Map(), result, rendered);
+    const result = jobId && !draft ? await loadCaptureResult(this.jobs, this.screenshots, viewer.account.id, jobId) : null;
+    const rendered = typeof renderId === 'string' && !draft ? await this.captures.keptRender(viewer.account.id, renderId) : null;
+    return this.render(viewer, request, values, new Map(), result, rendered, draft !== null);
   }
 
   /** A URL try's file, from storage (the render is the account's and still kept, else 404). */
@@ -118,6 +129,7 @@ export class PlaygroundController {
     errors: Map<string, string[]>,
     result: CaptureResult | null,
     rendered: RenderProps | null,
+    restored = false,
   ): Promise<string> {
     // Accounts from before /render may still have the old hidden website: it stays out of this list.
     const websites = (await this.names.all(viewer.account.id)).filter((w) => w.name !== PLAYGROUND_WEBSITE_NAME);
@@ -132,7 +144,7 @@ export class PlaygroundController {
     if (!website) signedLink = await this.signedLink(viewer.account.id, origin, renderQuery(url, body), values.get('link_expires'));
     return playgroundPage(viewer, {
       websites,
-      state: { values, errors },
+      state: { values, errors, restored },
       hasAccess: viewer.account.hasApiAccess(this.clock.now()),
       result,
       rendered,

@@ -391,6 +391,11 @@ document.addEventListener('submit', function (event) {
         })
           .then(function (res) {
             if (progress) progress.stop();
+            // The session ended meanwhile: the answer is the sign-in page (what was typed is kept): go there.
+            if (res.redirected && new URL(res.url).pathname === '/dashboard/login') {
+              location.assign(res.url);
+              return;
+            }
             return res.text().then(function (text) {
               var next = new DOMParser().parseFromString(text, 'text/html').querySelector('main');
               if (!next) throw new Error('no page');

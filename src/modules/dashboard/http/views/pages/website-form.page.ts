@@ -19,6 +19,15 @@ export interface FormState {
   errors: Map<string, string[]>;
   /** Sealed secrets typed into this form before (website-form.ts, "Secrets typed into a form"). */
   carry?: string;
+  /** The values are a draft kept when the session expired on submit (form-drafts.ts): the form says so. */
+  restored?: boolean;
+}
+
+/** Above a form filled from a draft: nothing was sent, and the secrets must be typed again. */
+export function restoredNotice(restored: boolean | undefined): Html {
+  return restored
+    ? html`<div class="notice info" role="status" id="draft-restored">Restored what you typed before your session expired. Nothing has been sent yet: check it and send it again (passwords, tokens, headers, cookies and credentials are never kept — type them again).</div>`
+    : html``;
 }
 
 const SECTION_TITLES: Record<FieldSection, string> = {
@@ -145,6 +154,7 @@ export function formFields(fields: readonly FormField[], state: FormState, openS
  * left out). Never "see the fields marked below" with nothing marked.
  */
 export function formErrors(state: FormState, shown?: readonly string[]): Html {
+  if (state.restored) return restoredNotice(true);
   const general: string[] = [];
   let marked = 0;
   for (const [name, messages] of state.errors) {
