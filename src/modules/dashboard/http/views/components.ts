@@ -16,10 +16,6 @@ const NOTICES: Record<string, { kind: 'ok' | 'info' | 'warn'; text: string }> = 
   'nothing-selected': { kind: 'warn', text: 'Select at least one screenshot first.' },
   'signed-out': { kind: 'info', text: 'You have signed out.' },
   'session-expired': { kind: 'warn', text: 'Your session expired — sign in again.' },
-  'draft-restored': {
-    kind: 'info',
-    text: 'Restored what you typed before your session expired. Nothing has been sent yet: check it and send it again (passwords, tokens and webhook addresses are never kept — type them again).',
-  },
   'session-expired-kept': { kind: 'warn', text: 'Your session expired — sign in again; what you typed is kept.' },
   'website-created': { kind: 'ok', text: 'Website created.' },
   'website-created-capturing': { kind: 'ok', text: 'Website created. Its first screenshot is being taken: this page refreshes until it has finished.' },
