@@ -146,7 +146,10 @@ describe('Dashboard playground: the try, its report and snippets; expired sessio
       await page.click('#try-capture');
       await page.waitForFunction(() => document.getElementById('try-elapsed')?.textContent === '2 s', { timeout: 10_000 });
       expect(await page.$eval('#try-status', (el) => el.textContent)).toBe(`Capturing ${pages.url}/slow…`);
-      if (SHOTS_DIR) await page.screenshot({ path: join(SHOTS_DIR, 'playground-waiting-1280.png') });
+      if (SHOTS_DIR) {
+        await page.evaluate(() => window.scrollTo(0, 0));
+        await page.screenshot({ path: join(SHOTS_DIR, 'playground-waiting-1280.png') });
+      }
       await page.click('#stop-waiting');
       const stopped = await page.$eval('#stopped-note', (el) => el.textContent);
       expect(stopped).toContain('could not be cancelled');

@@ -61,7 +61,7 @@ function reportBlock(report: RenderProps['capture']): Html {
 export function renderedPanel(render: RenderProps): Html {
   const src = `/dashboard/playground/renders/${render.id}/image`;
   const size = render.fileSize === null ? '' : ` · ${Math.ceil(render.fileSize / 1024)} KB`;
-  const took = render.finishedAt ? ` <span class="muted">in ${((render.finishedAt.getTime() - render.createdAt.getTime()) / 1000).toFixed(1)} s</span>` : '';
+  const took = render.finishedAt ? html` <span class="muted">in ${((render.finishedAt.getTime() - render.createdAt.getTime()) / 1000).toFixed(1)} s</span>` : '';
   return html`<section class="card capture-result" id="capture-result" aria-live="polite">
 <h2>Result</h2>
 <div class="capture-result-body"><p class="job-line">Render <code>${render.id}</code> <span class="badge badge-succeeded">ready</span>${took}</p>
@@ -105,7 +105,7 @@ function snippetsBlock(snippets: ApiSnippets): Html {
     (l) => html`<div class="snippet" id="snippet-${l.key}" role="tabpanel" aria-labelledby="tab-${l.key}">
     <h3 class="snippet-title">${l.label}</h3>
     <label class="sr-only" for="${l.key === 'curl' ? 'curl-command' : `code-${l.key}`}">${l.label} code</label>
-    <textarea id="${l.key === 'curl' ? 'curl-command' : `code-${l.key}`}" class="mono curl" readonly spellcheck="false" rows="${Math.min(16, Math.max(3, snippets[l.key].split('\n').length))}">${snippets[l.key]}</textarea>
+    <textarea id="${l.key === 'curl' ? 'curl-command' : `code-${l.key}`}" class="mono curl" readonly spellcheck="false" rows="${Math.min(24, Math.max(3, Math.ceil(snippets[l.key].split('\n').length * 1.4)))}">${snippets[l.key]}</textarea>
     <p><button type="button" class="secondary" data-copy="${l.key === 'curl' ? 'curl-command' : `code-${l.key}`}">Copy ${l.label}</button></p>
   </div>`,
   )}
