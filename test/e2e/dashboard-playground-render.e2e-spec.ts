@@ -113,10 +113,14 @@ describe('Dashboard playground: a URL through /render, its curl and its signed l
     expect(link.startsWith(`${t.url}/render?${query}&expires=${expires}&signature=`)).toBe(true);
     expect(withKey.text).toContain(`Expires <time datetime="${new Date(expires * 1000).toISOString()}">`);
     await expect(t.app.get(RenderKeysService).authenticateLink(link.split('?')[1], t.clock.now())).resolves.toEqual({ accountId: alice.id, keyId: key.id });
-    await expect(t.app.get(RenderKeysService).authenticateLink(link.split('?')[1], new Date((expires + 1) * 1000))).rejects.toMatchObject({ code: 'link_expired' });
+    await expect(t.app.get(RenderKeysService).authenticateLink(link.split('?')[1], new Date((expires + 1) * 1000))).rejects.toMatchObject({
+      code: 'link_expired',
+    });
     // "never" only when asked for.
     const never = await a.get(`/dashboard/playground?${new URLSearchParams({ url, full_page: 'true', link_expires: 'never' })}`);
-    expect(unescapeHtml(/<textarea id="signed-link-value"[^>]*>([\s\S]*?)<\/textarea>/.exec(never.text)![1])).toMatch(new RegExp(`&access_key=${key.accessKey}&signature=`));
+    expect(unescapeHtml(/<textarea id="signed-link-value"[^>]*>([\s\S]*?)<\/textarea>/.exec(never.text)![1])).toMatch(
+      new RegExp(`&access_key=${key.accessKey}&signature=`),
+    );
     expect(never.text).toContain('<strong>Never expires</strong>');
   });
 

@@ -18,7 +18,12 @@ const PASSWORD = 'playground try password';
 const SHOTS_DIR = process.env.DASHBOARD_SCREENSHOTS ? resolve(process.env.DASHBOARD_SCREENSHOTS) : null;
 
 function unescapeHtml(text: string): string {
-  return text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return text
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
 /** The `<details>` or `<fieldset>` section that holds a field, as served. */
@@ -105,9 +110,11 @@ describe('Dashboard playground: the try, its report and snippets; expired sessio
       await page.waitForSelector('#capture-image', { timeout: 30_000 });
       const shown = await page.evaluate(() => ({
         report: document.querySelector('#capture-result .capture-report')?.textContent?.replace(/\s+/g, ' ').trim(),
-        json: JSON.parse(document.querySelector('#report-json pre')!.textContent!) as Record<string, unknown>,
+        json: JSON.parse(document.querySelector('#report-json pre')!.textContent) as Record<string, unknown>,
         tabs: Array.from(document.querySelectorAll('.snippets [role="tab"]')).map((tab) => tab.textContent),
-        visible: Array.from(document.querySelectorAll('.snippets .snippet')).filter((p) => !(p as HTMLElement).hidden).map((p) => p.id),
+        visible: Array.from(document.querySelectorAll('.snippets .snippet'))
+          .filter((p) => !(p as HTMLElement).hidden)
+          .map((p) => p.id),
         node: (document.getElementById('code-node') as HTMLTextAreaElement).value,
         python: (document.getElementById('code-python') as HTMLTextAreaElement).value,
         php: (document.getElementById('code-php') as HTMLTextAreaElement).value,
@@ -122,9 +129,13 @@ describe('Dashboard playground: the try, its report and snippets; expired sessio
       expect(shown.php).toContain(`api('POST', "$base/render", ['url' => '${pages.url}/', 'viewport_width' => 800, 'viewport_height' => 500]);`);
       expect(shown.expiry).toMatch(/^Expires \d{4}-\d\d-\d\d \d\d:\d\d UTC \(in 7 days\)/);
       await page.click('#tab-python');
-      expect(await page.evaluate(() => Array.from(document.querySelectorAll('.snippets .snippet')).filter((p) => !(p as HTMLElement).hidden).map((p) => p.id))).toEqual([
-        'snippet-python',
-      ]);
+      expect(
+        await page.evaluate(() =>
+          Array.from(document.querySelectorAll('.snippets .snippet'))
+            .filter((p) => !(p as HTMLElement).hidden)
+            .map((p) => p.id),
+        ),
+      ).toEqual(['snippet-python']);
       await page.evaluate(() => ((document.getElementById('report-json') as HTMLDetailsElement).open = true));
       const fits = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
       expect(await fits()).toBe(true);
@@ -223,7 +234,12 @@ describe('Dashboard playground: the try, its report and snippets; expired sessio
       expect(made.status).toBe(201);
       const site = made.body.data as { id: number };
       const { c, oldCsrf } = await expiredClient();
-      const posted = await c.post(`/dashboard/websites/${site.id}/edit`, { _csrf: oldCsrf, name: 'Shop renamed', url: 'https://example.com/shop', headers: 'X-Token: ********' });
+      const posted = await c.post(`/dashboard/websites/${site.id}/edit`, {
+        _csrf: oldCsrf,
+        name: 'Shop renamed',
+        url: 'https://example.com/shop',
+        headers: 'X-Token: ********',
+      });
       expect(posted.headers.location).toBe(`/dashboard/login?next=%2Fdashboard%2Fwebsites%2F${site.id}%2Fedit&notice=session-expired-kept`);
       await c.signIn(alice.email, PASSWORD, { next: `/dashboard/websites/${site.id}/edit` });
       const form = await c.get(`/dashboard/websites/${site.id}/edit`);
@@ -265,7 +281,11 @@ describe('Dashboard playground: the try, its report and snippets; expired sessio
 
     it('a post from another site keeps no draft; a GET says the session expired and comes back to its page', async () => {
       const { c, oldCsrf } = await expiredClient();
-      const forged = await c.post('/dashboard/websites', { _csrf: oldCsrf, name: 'Planted', url: 'https://evil.example/' }, { headers: { Origin: 'https://evil.example' } });
+      const forged = await c.post(
+        '/dashboard/websites',
+        { _csrf: oldCsrf, name: 'Planted', url: 'https://evil.example/' },
+        { headers: { Origin: 'https://evil.example' } },
+      );
       expect(forged.status).toBe(303);
       expect(forged.headers.location).toBe('/dashboard/login?notice=session-expired');
       expect(setCookieNamed(forged, 'sst_draft')).toBeUndefined();

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { runInNewContext } from 'node:vm';
 import { apiSnippets, jsString, literal, phpString, pythonString, renderQuery, shellQuote, websiteCurl } from './api-snippets';
 
 /** Values a form may carry that break naive quoting in one language or another. */
@@ -12,6 +13,11 @@ const HOSTILE = [
   'unicode é 日本 \u2028 \u2029 😀 \0 nul',
 ];
 
+/** What JavaScript makes of an expression (evaluated in a context of its own, brought back as plain JSON values). */
+function throughJs(source: string): unknown {
+  return JSON.parse(JSON.stringify(runInNewContext(`(${source})`)));
+}
+
 /** What bash makes of a word (printf %s prints it exactly). */
 function throughBash(word: string): string {
   return execFileSync('bash', ['-c', `printf %s ${word}`], { encoding: 'utf8' });
@@ -19,7 +25,9 @@ function throughBash(word: string): string {
 
 /** What Python makes of a literal. */
 function throughPython(source: string): unknown {
-  return JSON.parse(execFileSync('python3', ['-c', `import ast, json, sys; print(json.dumps(ast.literal_eval(sys.stdin.read())))`], { input: source, encoding: 'utf8' }));
+  return JSON.parse(
+    execFileSync('python3', ['-c', `import ast, json, sys; print(json.dumps(ast.literal_eval(sys.stdin.read())))`], { input: source, encoding: 'utf8' }),
+  );
 }
 
 /** PHP single-quoted strings have two escapes, \\ and \' (the language's rule; no PHP on this machine to ask). */
@@ -32,14 +40,14 @@ function throughPhp(source: string): string {
 describe('api snippets: quoting', () => {
   it.each(HOSTILE)('keeps %j exactly in a shell word, a JS, Python and PHP string', (value) => {
     if (!value.includes('\0')) expect(throughBash(shellQuote(value))).toBe(value); // a shell argument cannot hold NUL
-    expect(new Function(`return ${jsString(value)};`)()).toBe(value);
+    expect(throughJs(jsString(value))).toBe(value);
     expect(throughPython(pythonString(value))).toBe(value);
     expect(throughPhp(phpString(value))).toBe(value);
   });
 
   it('turns a whole request body into equal JS and Python literals', () => {
     const body = { url: HOSTILE[0], full_page: true, quality: 80, hide_selectors: HOSTILE.slice(1, 3), headers: { 'X-A': HOSTILE[3] }, clip: null, empty: {} };
-    expect(new Function(`return ${literal(body, 'js')};`)()).toEqual(body);
+    expect(throughJs(literal(body, 'js'))).toEqual(body);
     expect(throughPython(literal(body, 'python'))).toEqual(body);
     expect(literal({}, 'php')).toBe('new stdClass()');
     expect(literal({ a: [true, null, 1.5, "'"] }, 'php')).toBe(`['a' => [true, null, 1.5, '\\'']]`);
@@ -54,10 +62,16 @@ describe('api snippets: the four languages', () => {
     const s = apiSnippets(origin, { kind: 'render', url: 'https://example.com/?q=$x' }, body);
 
     const query = new URLSearchParams(s.curl.match(/render\?([^"]*)"/)![1]);
-    expect(Object.fromEntries(query)).toEqual({ url: 'https://example.com/?q=$x', full_page: 'true', viewport_width: '390', wait_for_selector: body.wait_for_selector, css: body.css });
+    expect(Object.fromEntries(query)).toEqual({
+      url: 'https://example.com/?q=$x',
+      full_page: 'true',
+      viewport_width: '390',
+      wait_for_selector: body.wait_for_selector,
+      css: body.css,
+    });
     expect(s.curl).toMatch(/ -o shot\.png$/);
     expect(s.node).toContain(`import { createClient, render } from '@screenshot-service/client';`);
-    expect(new Function(`return ${/render\(api, (.*)\);/.exec(s.node)![1]};`)()).toEqual({ url: 'https://example.com/?q=$x', ...body });
+    expect(throughJs(/render\(api, (.*)\);/.exec(s.node)![1])).toEqual({ url: 'https://example.com/?q=$x', ...body });
     expect(s.python).toContain('api.render("https://example.com/?q=$x", full_page=True, viewport_width=390, wait_for_selector=');
     expect(s.php).toContain(`$base = 'https://shots.example.com';`);
     expect(s.php).toContain(`'wait_for_selector' => 'a[title="it\\'s $x"]'`);

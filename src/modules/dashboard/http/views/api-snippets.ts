@@ -35,7 +35,9 @@ export function shellQuote(text: string): string {
 
 /** A string as a JavaScript (and JSON) string literal; U+2028/2029 escaped too, for older parsers. */
 export function jsString(text: string): string {
-  return JSON.stringify(text).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(text)
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 /**
@@ -83,7 +85,43 @@ function pythonKwargs(body: Record<string, unknown>): string {
   return plain.join(', ');
 }
 
-const PYTHON_KEYWORDS = new Set(['False', 'None', 'True', 'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue', 'def', 'del', 'elif', 'else', 'except', 'finally', 'for', 'from', 'global', 'if', 'import', 'in', 'is', 'lambda', 'nonlocal', 'not', 'or', 'pass', 'raise', 'return', 'try', 'while', 'with', 'yield']);
+const PYTHON_KEYWORDS = new Set([
+  'False',
+  'None',
+  'True',
+  'and',
+  'as',
+  'assert',
+  'async',
+  'await',
+  'break',
+  'class',
+  'continue',
+  'def',
+  'del',
+  'elif',
+  'else',
+  'except',
+  'finally',
+  'for',
+  'from',
+  'global',
+  'if',
+  'import',
+  'in',
+  'is',
+  'lambda',
+  'nonlocal',
+  'not',
+  'or',
+  'pass',
+  'raise',
+  'return',
+  'try',
+  'while',
+  'with',
+  'yield',
+]);
 
 // ---------------------------------------------------------------------------------------------------------------
 // The snippets
@@ -132,10 +170,7 @@ export function websiteCurl(origin: string, website: { id: number; name: string 
 }
 
 function nodeSnippet(origin: string, target: SnippetTarget, body: Record<string, unknown>, file: string): string {
-  const head = [
-    `// shot.mjs — run with: SCREENSHOT_TOKEN=sst_… node shot.mjs (npm package: clients/typescript)`,
-    `import { writeFileSync } from 'node:fs';`,
-  ];
+  const head = [`// shot.mjs — run with: SCREENSHOT_TOKEN=sst_… node shot.mjs (npm package: clients/typescript)`, `import { writeFileSync } from 'node:fs';`];
   const client = `const api = createClient({ baseUrl: ${jsString(origin)}, token: process.env.SCREENSHOT_TOKEN });`;
   if (target.kind === 'render') {
     return [

@@ -61,7 +61,9 @@ function reportBlock(report: RenderProps['capture']): Html {
 export function renderedPanel(render: RenderProps): Html {
   const src = `/dashboard/playground/renders/${render.id}/image`;
   const size = render.fileSize === null ? '' : ` · ${Math.ceil(render.fileSize / 1024)} KB`;
-  const took = render.finishedAt ? html` <span class="muted">in ${((render.finishedAt.getTime() - render.createdAt.getTime()) / 1000).toFixed(1)} s</span>` : '';
+  const took = render.finishedAt
+    ? html` <span class="muted">in ${((render.finishedAt.getTime() - render.createdAt.getTime()) / 1000).toFixed(1)} s</span>`
+    : '';
   return html`<section class="card capture-result" id="capture-result" aria-live="polite">
 <h2>Result</h2>
 <div class="capture-result-body"><p class="job-line">Render <code>${render.id}</code> <span class="badge badge-succeeded">ready</span>${took}</p>
@@ -99,7 +101,8 @@ function signedLinkCard(viewer: DashboardViewer, signed: SignedLinkView | null, 
 function snippetsBlock(snippets: ApiSnippets): Html {
   return html`<div class="snippets" data-tabs>
   <div class="tab-list" role="tablist" hidden>${SNIPPET_LANGUAGES.map(
-    (l, i) => html`<button type="button" role="tab" id="tab-${l.key}" aria-controls="snippet-${l.key}" aria-selected="${i === 0 ? 'true' : 'false'}">${l.label}</button>`,
+    (l, i) =>
+      html`<button type="button" role="tab" id="tab-${l.key}" aria-controls="snippet-${l.key}" aria-selected="${i === 0 ? 'true' : 'false'}">${l.label}</button>`,
   )}</div>
   ${SNIPPET_LANGUAGES.map(
     (l) => html`<div class="snippet" id="snippet-${l.key}" role="tabpanel" aria-labelledby="tab-${l.key}">
