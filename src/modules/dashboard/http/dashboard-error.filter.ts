@@ -50,15 +50,15 @@ export class DashboardErrorFilter implements ExceptionFilter {
 
   /**
    * Where a request without a live session goes: sign-in, back to the page afterwards (a GET), or — a form posted
-   * after its session expired — to the form's page with what was typed kept as a draft (form-drafts.ts). Sign-in
-   * says why when a session cookie came with the request (it expired, or was signed out elsewhere).
+   * after its session expired — to the form's page with what was typed kept as a draft (form-drafts.ts). For a post,
+   * sign-in says why when a session cookie came with it (it expired, or was signed out elsewhere).
    */
   private signInAddress(request: DashboardRequest, reply: FastifyReply): string {
     const expired = readCookie(request, SESSION_COOKIE) !== undefined;
     const query = new URLSearchParams();
     if (request.method === 'GET' || request.method === 'HEAD') {
+      // A page opened: back to it after sign-in, nothing lost (no word about why, as before).
       query.set('next', request.url);
-      if (expired) query.set('notice', 'session-expired');
     } else {
       const kept = keepDraft(reply, request, this.secretBox, this.config.publicUrl, formFields(request));
       if (kept) query.set('next', kept.page);
