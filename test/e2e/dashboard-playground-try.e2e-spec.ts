@@ -143,6 +143,8 @@ describe('Dashboard playground: the try, its report and snippets; expired sessio
       if (SHOTS_DIR) await page.screenshot({ path: join(SHOTS_DIR, 'playground-report-1280.png'), fullPage: true });
       await page.setViewport({ width: 390, height: 844 });
       expect(await fits()).toBe(true);
+      // Laid out and painted at the new width before the picture.
+      await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
       if (SHOTS_DIR) await page.screenshot({ path: join(SHOTS_DIR, 'playground-report-390.png'), fullPage: true });
     } finally {
       await page.browserContext().close();
