@@ -108,8 +108,20 @@ describe('Dashboard playground: a URL through /render, its curl and its signed l
     const [key] = (await t.app.get(RenderKeysService).list(alice.id, { page: 1, perPage: 1 })).items;
     const query = `${new URLSearchParams({ url, full_page: 'true' })}&access_key=${key.accessKey}`;
     expect(link).toMatch(new RegExp(`^${t.url.replace(/[.]/g, '\\.')}/render\\?`));
-    expect(link.startsWith(`${t.url}/render?${query}&signature=`)).toBe(true);
+    // Issue 46: the link expires, 7 days from now unless the form chose otherwise, and the page says when.
+    const expires = Math.floor(t.clock.now().getTime() / 1000) + 7 * 86_400;
+    expect(link.startsWith(`${t.url}/render?${query}&expires=${expires}&signature=`)).toBe(true);
+    expect(withKey.text).toContain(`Expires <time datetime="${new Date(expires * 1000).toISOString()}">`);
     await expect(t.app.get(RenderKeysService).authenticateLink(link.split('?')[1], t.clock.now())).resolves.toEqual({ accountId: alice.id, keyId: key.id });
+    await expect(t.app.get(RenderKeysService).authenticateLink(link.split('?')[1], new Date((expires + 1) * 1000))).rejects.toMatchObject({
+      code: 'link_expired',
+    });
+    // "never" only when asked for.
+    const never = await a.get(`/dashboard/playground?${new URLSearchParams({ url, full_page: 'true', link_expires: 'never' })}`);
+    expect(unescapeHtml(/<textarea id="signed-link-value"[^>]*>([\s\S]*?)<\/textarea>/.exec(never.text)![1])).toMatch(
+      new RegExp(`&access_key=${key.accessKey}&signature=`),
+    );
+    expect(never.text).toContain('<strong>Never expires</strong>');
   });
 
   it('a page that cannot be reached: 422, the capture’s error beside the URL', async () => {

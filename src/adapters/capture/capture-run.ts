@@ -67,6 +67,18 @@ const TIMED_AS: Record<Phase, keyof CaptureTiming> = {
  */
 const LATE_REQUESTS_MAX_WAIT_MS = 10_000;
 
+/**
+ * A selector (wait_for_selector, selector) not there once the page has been still this long is given up on: the
+ * page has nothing more coming, so the capture fails now in words instead of waiting out its whole time limit. An
+ * element that comes while the page still works (requests, DOM changes, short timers) is waited for as before.
+ */
+export const SELECTOR_GIVE_UP_STILL_MS = 3_000;
+
+/** The words of a selector given up on once the page was still (the dashboard shows them beside the option's field). */
+export function selectorAbsentMessage(option: 'wait_for_selector' | 'selector', selector: string, stillMs: number): string {
+  return `No element matches ${option} "${selector}": the page finished loading and stayed still for ${stillMs / 1000} s without one`;
+}
+
 /** fail_on_status: whether this status fails the capture (true: any 4xx or 5xx). */
 export function failsOnStatus(status: number | null, failOn: CaptureRequest['failOnStatus']): boolean {
   if (status === null || failOn === undefined) return false;
@@ -231,7 +243,7 @@ export class CaptureRun {
     if (request.waitForSelector) {
       this.enter('selector');
       assertValidSelector(request.waitForSelector);
-      await page.waitForSelector(request.waitForSelector, { timeout: this.remaining() });
+      await this.awaitSelector(page, settler, request.waitForSelector, 'wait_for_selector');
       // What appeared with the selector may have started more (its images, a fetch): settle again.
       this.enter('settling');
       await settler.afterChange(this.budget(settings.networkIdleMaxWaitMs));
@@ -266,8 +278,7 @@ export class CaptureRun {
     if (request.selector) {
       this.enter('element');
       assertValidSelector(request.selector);
-      element = (await page.waitForSelector(request.selector, { timeout: this.remaining() })) ?? undefined;
-      if (!element) throw new CaptureFailure('page', `No element matches selector "${request.selector}"`);
+      element = await this.awaitSelector(page, settler, request.selector, 'selector');
     }
     // Scrolling for lazy content and the client's delay_ms are waits for the page, timed as such.
     this.enter('settling');
@@ -468,6 +479,34 @@ export class CaptureRun {
     this.timing[TIMED_AS[this.phase]] += now - this.phaseStartedAt;
     this.phase = phase;
     this.phaseStartedAt = now;
+  }
+
+  /**
+   * The first element matching the selector: waited for while the page works, given up on (CaptureFailure naming the
+   * option) once the page has been still for SELECTOR_GIVE_UP_STILL_MS without one; the capture's deadline bounds both.
+   */
+  private async awaitSelector(page: Page, settler: PageSettler, selector: string, option: 'wait_for_selector' | 'selector'): Promise<ElementHandle> {
+    let found = false;
+    const appeared = page.waitForSelector(selector, { timeout: this.remaining() }).then((element) => {
+      found = true;
+      return element;
+    });
+    appeared.catch(() => undefined);
+    const givenUp = (async (): Promise<null> => {
+      while (!found) {
+        const still = await settler.stillFor(SELECTOR_GIVE_UP_STILL_MS, this.remaining() - 1);
+        if (found) break;
+        if (still && (await page.$(selector)) === null) {
+          throw new CaptureFailure('page', selectorAbsentMessage(option, selector, SELECTOR_GIVE_UP_STILL_MS));
+        }
+        if (!still && this.deadline - Date.now() <= 1) break;
+      }
+      return null;
+    })();
+    givenUp.catch(() => undefined);
+    const element = (await Promise.race([appeared, givenUp])) ?? (await appeared);
+    if (!element) throw new CaptureFailure('page', `No element matches selector "${selector}"`);
+    return element;
   }
 
   /** Never 0: puppeteer reads a timeout of 0 as "wait forever". */

@@ -115,8 +115,9 @@ export class PageStability {
    * wait's end — the capture report's, when nothing is to happen between this wait and the picture: one round trip
    * to the renderer fewer per capture (+1.5 % of a batch's throughput on a small page, both builds alternated;
    * docs/benchmark.md, seventh session). Absent when the wait ends at its cap or the network was busy again after that probe.
+   * `windowMs`: how long the page must have been still (the settle window by default; longer to give up on a selector).
    */
-  async waitForStable(maxWaitMs: number, read?: string): Promise<SettledRead> {
+  async waitForStable(maxWaitMs: number, read?: string, windowMs = this.settleMs): Promise<SettledRead> {
     const probeScript = read === undefined ? stabilityProbe : stabilityProbeScript(SHORT_TIMER_MS, { quietMs: this.settleMs, script: read });
     const started = Date.now();
     const deadline = started + maxWaitMs;
@@ -128,8 +129,8 @@ export class PageStability {
       // saves a round trip to the renderer per capture, and a page with a long poll is not asked every 20 ms for
       // nothing. Images are still decoded as they arrive: the tracker starts each decode at the image's load.
       const networkQuietBefore = this.networkQuietMs();
-      if (networkQuietBefore < this.settleMs) {
-        await sleep(Math.min(networkQuietBefore < 0 ? BUSY_POLL_MS : this.settleMs - networkQuietBefore, left));
+      if (networkQuietBefore < windowMs) {
+        await sleep(Math.min(networkQuietBefore < 0 ? BUSY_POLL_MS : windowMs - networkQuietBefore, left));
         continue;
       }
       const probe = (await evaluateWithin(this.page, probeScript, left)) as Probe | null;
@@ -140,9 +141,9 @@ export class PageStability {
         continue;
       }
       const quietMs = Math.min(probe.quietMs, networkQuietMs);
-      if (quietMs >= this.settleMs) return { ms: Date.now() - started, capped: false, ...('read' in probe ? { read: probe.read } : {}) };
+      if (quietMs >= windowMs) return { ms: Date.now() - started, capped: false, ...('read' in probe ? { read: probe.read } : {}) };
       // Asked again when the window would be over if nothing happens meanwhile.
-      await sleep(Math.min(this.settleMs - quietMs, left));
+      await sleep(Math.min(windowMs - quietMs, left));
     }
   }
 
@@ -249,6 +250,16 @@ export class PageSettler {
    */
   async afterChange(maxWaitMs: number, lateMaxWaitMs = 0): Promise<SettleReport> {
     return this.stability ? this.add(await this.stable(this.stability, maxWaitMs, lateMaxWaitMs)) : { ms: 0, capped: false };
+  }
+
+  /**
+   * Whether the page stays still (the stability wait's sense; for the other wait_until choices, the network) for
+   * windowMs within maxWaitMs: how a wait for a selector knows that no more is coming. Not counted in the report.
+   */
+  async stillFor(windowMs: number, maxWaitMs: number): Promise<boolean> {
+    if (maxWaitMs <= 0) return false;
+    if (this.stability) return !(await this.stability.waitForStable(maxWaitMs, undefined, windowMs)).capped;
+    return waitForNetworkQuiet(this.page, windowMs, maxWaitMs);
   }
 
   /** The navigation ended without its event: these requests never answered and no longer hold the waits. */

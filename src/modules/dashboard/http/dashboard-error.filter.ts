@@ -4,8 +4,11 @@ import { RateLimitExceededError } from '../../rate-limiting/domain/quota';
 import { Clock } from '../../../shared/domain/clock';
 import { toErrorResponse } from '../../../shared/http/error-filter';
 import { SignInService } from '../../accounts/application/sign-in.service';
+import { AppConfig } from '../../../config/app-config';
+import { SecretBox } from '../../../shared/secrets/secret-box';
 import { readCookie, SESSION_COOKIE } from './cookies';
-import type { DashboardRequest, DashboardViewer } from './dashboard-request';
+import { formFields, type DashboardRequest, type DashboardViewer } from './dashboard-request';
+import { keepDraft } from './form-drafts';
 import { SignInRequired } from './guards';
 import { errorPage } from './views/pages/error-page';
 
@@ -21,6 +24,8 @@ export class DashboardErrorFilter implements ExceptionFilter {
   constructor(
     private readonly clock: Clock,
     private readonly signIn: SignInService,
+    private readonly secretBox: SecretBox,
+    private readonly config: AppConfig,
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): Promise<void> | void {
@@ -28,8 +33,7 @@ export class DashboardErrorFilter implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<DashboardRequest>();
     if (reply.sent) return;
     if (exception instanceof SignInRequired) {
-      const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
-      reply.status(303).header('Location', `/dashboard/login${next}`).send();
+      reply.status(303).header('Location', this.signInAddress(request, reply)).send();
       return;
     }
     reply.removeHeader('content-disposition');
@@ -42,6 +46,26 @@ export class DashboardErrorFilter implements ExceptionFilter {
         .header('Content-Type', 'text/html; charset=utf-8')
         .send(errorPage(status, message, viewer).toString());
     });
+  }
+
+  /**
+   * Where a request without a live session goes: sign-in, back to the page afterwards (a GET), or — a form posted
+   * after its session expired — to the form's page with what was typed kept as a draft (form-drafts.ts). For a post,
+   * sign-in says why when a session cookie came with it (it expired, or was signed out elsewhere).
+   */
+  private signInAddress(request: DashboardRequest, reply: FastifyReply): string {
+    const expired = readCookie(request, SESSION_COOKIE) !== undefined;
+    const query = new URLSearchParams();
+    if (request.method === 'GET' || request.method === 'HEAD') {
+      // A page opened: back to it after sign-in, nothing lost (no word about why, as before).
+      query.set('next', request.url);
+    } else {
+      const kept = keepDraft(reply, request, this.secretBox, this.config.publicUrl, formFields(request));
+      if (kept) query.set('next', kept.page);
+      if (expired || kept) query.set('notice', kept ? 'session-expired-kept' : 'session-expired');
+    }
+    const text = query.toString();
+    return `/dashboard/login${text ? `?${text}` : ''}`;
   }
 
   /**

@@ -2,6 +2,8 @@ import { Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { IdParam } from '../../../shared/http/id-param';
+import { SecretBox } from '../../../shared/secrets/secret-box';
+import { takeDraft } from './form-drafts';
 import { ChannelsService } from '../../notifications/application/channels.service';
 import { CreateChannelDto, UpdateChannelDto } from '../../notifications/http/dto';
 import { AlertLinks } from '../../notifications/application/alert-links';
@@ -25,26 +27,28 @@ export class NotificationsPageController {
     private readonly urlPolicy: UrlPolicy,
     private readonly config: AppConfig,
     private readonly alertLinks: AlertLinks,
+    private readonly secretBox: SecretBox,
   ) {}
 
   @Get()
   @HtmlPage()
-  async list(@Viewer() viewer: DashboardViewer, @Query('notice') notice?: string) {
-    return this.page(viewer, EMPTY_CHANNEL_FORM, [], notice);
+  async list(
+    @Viewer() viewer: DashboardViewer,
+    @Req() request: DashboardRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Query('notice') notice?: string,
+  ) {
+    // What was typed when the session expired on "Add channel" (form-drafts.ts; a webhook's address is never kept).
+    const draft = takeDraft(reply, request, this.secretBox, this.config.publicUrl, '/dashboard/notifications');
+    if (!draft) return this.page(viewer, EMPTY_CHANNEL_FORM, [], notice);
+    return this.page(viewer, channelFormValues(draft), [], 'draft-restored');
   }
 
   /** Judged as the API judges the same body (its DTO, then the service's checks); errors shown beside each field. */
   @Post()
   @HtmlPage()
   async create(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    const fields = formFields(request);
-    const values: ChannelFormValues = {
-      name: (fields.get('name') ?? '').trim(),
-      type: fields.get('type') ?? '',
-      target: (fields.get('target') ?? '').trim(),
-      events: fields.getAll('events'),
-      websiteIds: fields.getAll('website_ids'),
-    };
+    const values = channelFormValues(formFields(request));
     const body = { name: values.name, type: values.type, target: values.target, events: values.events, website_ids: values.websiteIds.map(idField) };
     let errors = await apiFieldErrors(this.urlPolicy, CreateChannelDto, body);
     if (errors.length === 0) {
@@ -160,4 +164,15 @@ export class NotificationsPageController {
     const sites = await this.websites.list(viewer.account.id, { page: 1, perPage: 100 });
     return sites.items.map((w) => ({ id: w.id, name: w.name }));
   }
+}
+
+/** The channel form's values as posted (or kept as a draft). */
+function channelFormValues(fields: URLSearchParams): ChannelFormValues {
+  return {
+    name: (fields.get('name') ?? '').trim(),
+    type: fields.get('type') ?? '',
+    target: (fields.get('target') ?? '').trim(),
+    events: fields.getAll('events'),
+    websiteIds: fields.getAll('website_ids'),
+  };
 }

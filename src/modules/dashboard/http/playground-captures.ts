@@ -11,6 +11,33 @@ import { WebsitesService } from '../../websites/application/websites.service';
 import { UpdateWebsiteDto } from '../../websites/http/website.dto';
 import { asFormErrors, CAPTURE_REQUEST_FIELDS, FormRejected, formToBody, validateBody } from './website-form';
 
+/** The capture's failures that are one option's fault, and that option (capture-run.ts's words). */
+const OPTION_FAILURES: Array<[RegExp, string]> = [
+  [/^No element matches (wait_for_selector|selector) "/, ''],
+  [/^Timed out after \d+ ms waiting for selector "/, 'wait_for_selector'],
+  [/^Timed out after \d+ ms waiting for an element matching selector "/, 'selector'],
+];
+
+/** The options whose value is a selector, where an invalid one is named (`Invalid CSS selector: …`). */
+const SELECTOR_OPTIONS = ['wait_for_selector', 'selector', 'hide_selectors', 'remove_selectors', 'click', 'full_page_scroll_selector'];
+
+/**
+ * Which field a failed try's message belongs beside: the option that failed it (a selector that never appeared, an
+ * invalid one), else the URL. The form opens that field's section, so the message is seen where the fix is typed.
+ */
+export function failedField(message: string, values: URLSearchParams): string {
+  for (const [pattern, field] of OPTION_FAILURES) {
+    const m = pattern.exec(message);
+    if (m) return field || m[1];
+  }
+  const invalid = /^Invalid CSS selector: (.*)$/s.exec(message);
+  if (invalid) {
+    const named = SELECTOR_OPTIONS.find((name) => (values.get(name) ?? '').split('\n').some((line) => line.trim() === invalid[1].trim()));
+    if (named) return named;
+  }
+  return 'url';
+}
+
 /** What a try became: a capture job of one of the account's websites, or a render of a bare URL (its id). */
 export type PlaygroundTry = { kind: 'job'; id: string } | { kind: 'render'; id: string };
 
@@ -55,7 +82,7 @@ export class PlaygroundCaptures {
     } catch (err) {
       if (err instanceof DomainError && (err.code === 'capture_failed' || err.code === 'capture_timeout')) {
         const code = typeof err.extra.error_code === 'string' ? ` (${err.extra.error_code})` : '';
-        throw new FormRejected([{ field: 'url', message: `The capture failed: ${err.message}${code}` }]);
+        throw new FormRejected([{ field: failedField(err.message, values), message: `The capture failed: ${err.message}${code}` }]);
       }
       throw err;
     }

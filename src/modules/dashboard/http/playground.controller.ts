@@ -17,7 +17,8 @@ import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
 import { HtmlPage, seeOther } from './responses';
 import { captureResultBody, CaptureResult } from './views/pages/website-form.page';
-import { curlCommand, playgroundPage, PLAYGROUND_SOURCE_FIELDS, renderCurl, renderQuery, SignedLinkView } from './views/pages/playground.page';
+import { linkLifetime, playgroundPage, PLAYGROUND_SOURCE_FIELDS, SignedLinkView } from './views/pages/playground.page';
+import { apiSnippets, renderQuery } from './views/api-snippets';
 import { clientGone } from '../../../shared/http/client-gone';
 import { RenderKeysService } from '../../render-keys/application/render-keys.service';
 import { signRenderQuery } from '../../render-keys/domain/render-key';
@@ -40,6 +41,8 @@ import { WebsiteNames } from './website-names';
 import { loadCaptureResult } from './capture-result';
 import { queueFirstCapture } from './first-capture';
 import { PlaygroundCaptures } from './playground-captures';
+import { takeDraft } from './form-drafts';
+import { SecretBox } from '../../../shared/secrets/secret-box';
 
 /** Every control of the playground's form. */
 const PLAYGROUND_FIELDS: readonly FormField[] = [...PLAYGROUND_SOURCE_FIELDS, ...CAPTURE_REQUEST_FIELDS];
@@ -62,16 +65,25 @@ export class PlaygroundController {
     private readonly config: AppConfig,
     private readonly captures: PlaygroundCaptures,
     private readonly renderKeys: RenderKeysService,
+    private readonly secretBox: SecretBox,
   ) {}
 
   @Get()
   @HtmlPage()
-  async page(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Query('job') jobId?: string, @Query('render') renderId?: string) {
-    const query = new URLSearchParams(request.url.split('?')[1] ?? '');
+  async page(
+    @Viewer() viewer: DashboardViewer,
+    @Req() request: DashboardRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Query('job') jobId?: string,
+    @Query('render') renderId?: string,
+  ) {
+    // What was typed when the session expired on Try (form-drafts.ts), else the address's options.
+    const draft = takeDraft(reply, request, this.secretBox, this.config.publicUrl, '/dashboard/playground');
+    const query = draft ?? new URLSearchParams(request.url.split('?')[1] ?? '');
     const values = pickValues(PLAYGROUND_FIELDS, query);
-    const result = jobId ? await loadCaptureResult(this.jobs, this.screenshots, viewer.account.id, jobId) : null;
-    const rendered = typeof renderId === 'string' ? await this.captures.keptRender(viewer.account.id, renderId) : null;
-    return this.render(viewer, request, values, new Map(), result, rendered);
+    const result = jobId && !draft ? await loadCaptureResult(this.jobs, this.screenshots, viewer.account.id, jobId) : null;
+    const rendered = typeof renderId === 'string' && !draft ? await this.captures.keptRender(viewer.account.id, renderId) : null;
+    return this.render(viewer, request, values, new Map(), result, rendered, draft !== null);
   }
 
   /** A URL try's file, from storage (the render is the account's and still kept, else 404). */
@@ -117,6 +129,7 @@ export class PlaygroundController {
     errors: Map<string, string[]>,
     result: CaptureResult | null,
     rendered: RenderProps | null,
+    restored = false,
   ): Promise<string> {
     // Accounts from before /render may still have the old hidden website: it stays out of this list.
     const websites = (await this.names.all(viewer.account.id)).filter((w) => w.name !== PLAYGROUND_WEBSITE_NAME);
@@ -125,30 +138,38 @@ export class PlaygroundController {
     const website = selected ? await this.websites.get(viewer.account.id, selected) : null;
     const { body } = formToBody(CAPTURE_REQUEST_FIELDS, values, false);
     const origin = requestOrigin(request, this.config.publicUrl);
-    let curl: string;
     let signedLink: SignedLinkView | null = null;
-    if (website) curl = curlCommand(origin, website, body);
-    else {
-      const query = renderQuery((values.get('url') ?? '').trim() || 'https://example.com/', body);
-      curl = renderCurl(origin, query, typeof body.format === 'string' ? body.format : 'png');
-      signedLink = await this.signedLink(viewer.account.id, origin, query);
-    }
+    const url = (values.get('url') ?? '').trim() || 'https://example.com/';
+    const snippets = apiSnippets(origin, website ? { kind: 'website', id: website.id, name: website.name } : { kind: 'render', url }, body);
+    if (!website) signedLink = await this.signedLink(viewer.account.id, origin, renderQuery(url, body), values.get('link_expires'));
     return playgroundPage(viewer, {
       websites,
-      state: { values, errors },
+      state: { values, errors, restored },
       hasAccess: viewer.account.hasApiAccess(this.clock.now()),
       result,
       rendered,
-      curl,
+      snippets,
       signedLink,
     }).toString();
   }
 
-  /** The try as a signed `/render` link, with the account's newest render key (its secret never reaches the page alone). */
-  private async signedLink(accountId: number, origin: string, query: string): Promise<SignedLinkView> {
+  /**
+   * The try as a signed `/render` link, with the account's newest render key (its secret never reaches the page
+   * alone), expiring after the lifetime chosen in the form (7 days unless changed; "never" only when asked for).
+   */
+  private async signedLink(accountId: number, origin: string, query: string, lifetime: string | null): Promise<SignedLinkView> {
     const [key] = (await this.renderKeys.list(accountId, { page: 1, perPage: 1 })).items;
     if (!key) return 'no-keys';
-    return { link: `${origin}/render?${signRenderQuery(`${query}&access_key=${key.accessKey}`, key.secret)}`, keyName: key.name, accessKey: key.accessKey };
+    const { seconds, value } = linkLifetime(lifetime);
+    const expiresAt = seconds === null ? null : new Date((Math.floor(this.clock.now().getTime() / 1000) + seconds) * 1000);
+    const expires = expiresAt ? `&expires=${expiresAt.getTime() / 1000}` : '';
+    return {
+      link: `${origin}/render?${signRenderQuery(`${query}&access_key=${key.accessKey}${expires}`, key.secret)}`,
+      keyName: key.name,
+      accessKey: key.accessKey,
+      expiresAt,
+      lifetime: value,
+    };
   }
 
   /** A new website with the URL and every option a website keeps (the one-off ones cannot be saved). */

@@ -12,6 +12,7 @@ import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, formFields } from './dashboard-request';
 import { DashboardSessionGuard } from './guards';
 import { HtmlPage, seeOther } from './responses';
+import { DRAFT_COOKIE } from './form-drafts';
 import { signInPage } from './views/pages/sign-in.page';
 
 /** Only our own dashboard pages are valid targets after sign-in (no open redirect). */
@@ -66,6 +67,8 @@ export class SignInController {
   async signOut(@Req() request: DashboardRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     await this.signIn.signOut(readCookie(request, SESSION_COOKIE));
     clearCookie(reply, request, this.config.publicUrl, SESSION_COOKIE);
+    // A draft kept from an expired session is not for whoever signs in next on this browser.
+    if (readCookie(request, DRAFT_COOKIE) !== undefined) clearCookie(reply, request, this.config.publicUrl, DRAFT_COOKIE);
     return seeOther(reply, '/dashboard/login?notice=signed-out');
   }
 

@@ -36,6 +36,8 @@ import {
   WEBSITE_FIELDS,
   websiteValues,
 } from './website-form';
+import { takeDraft, withSecretsFrom } from './form-drafts';
+import { AppConfig } from '../../../config/app-config';
 
 /**
  * Websites: the list, create / edit (every field of POST/PUT /websites, validated by the API's own DTOs and
@@ -51,7 +53,13 @@ export class WebsitesPageController {
     private readonly clock: Clock,
     private readonly urlPolicy: UrlPolicy,
     private readonly secretBox: SecretBox,
+    private readonly config: AppConfig,
   ) {}
+
+  /** What was typed into this page's form when the session expired on submit (form-drafts.ts), once. */
+  private draft(request: DashboardRequest, reply: FastifyReply, page: string): URLSearchParams | null {
+    return takeDraft(reply, request, this.secretBox, this.config.publicUrl, page);
+  }
 
   @Get()
   @HtmlPage()
@@ -77,9 +85,10 @@ export class WebsitesPageController {
 
   @Get('new')
   @HtmlPage()
-  newForm(@Viewer() viewer: DashboardViewer) {
-    const values = new URLSearchParams({ status: 'active' });
-    return websiteFormPage(viewer, null, { values, errors: new Map() }, this.hasAccess(viewer)).toString();
+  newForm(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const draft = this.draft(request, reply, '/dashboard/websites/new');
+    const values = draft ? pickValues(WEBSITE_FIELDS, draft) : new URLSearchParams({ status: 'active' });
+    return websiteFormPage(viewer, null, { values, errors: new Map(), restored: draft !== null }, this.hasAccess(viewer)).toString();
   }
 
   @Post()
@@ -101,9 +110,18 @@ export class WebsitesPageController {
 
   @Get(':id/edit')
   @HtmlPage()
-  async editForm(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number) {
+  async editForm(
+    @Viewer() viewer: DashboardViewer,
+    @Param('id', IdParam) id: number,
+    @Req() request: DashboardRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const website = await this.websites.get(viewer.account.id, id);
-    return websiteFormPage(viewer, website, { values: websiteValues(website), errors: new Map() }, this.hasAccess(viewer)).toString();
+    const saved = websiteValues(website);
+    // A draft never holds the saved secrets: they come back masked, so saving the draft keeps them.
+    const draft = this.draft(request, reply, `/dashboard/websites/${website.id}/edit`);
+    const values = draft ? withSecretsFrom(pickValues(WEBSITE_FIELDS, draft), saved) : saved;
+    return websiteFormPage(viewer, website, { values, errors: new Map(), restored: draft !== null }, this.hasAccess(viewer)).toString();
   }
 
   /** The whole form is sent, so it is a full update: capture_options replaced as a whole, "********" kept (as PUT does). */
@@ -156,8 +174,19 @@ export class WebsitesPageController {
   /** "Take screenshot" with options; `?job=` shows that capture's progress and result above the form. */
   @Get(':id/screenshot')
   @HtmlPage()
-  async screenshotForm(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Req() request: DashboardRequest, @Query('job') jobId?: string) {
+  async screenshotForm(
+    @Viewer() viewer: DashboardViewer,
+    @Param('id', IdParam) id: number,
+    @Req() request: DashboardRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Query('job') jobId?: string,
+  ) {
     const website = await this.websites.get(viewer.account.id, id);
+    const draft = this.draft(request, reply, `/dashboard/websites/${website.id}/screenshot`);
+    if (draft) {
+      const restored: FormState = { values: pickValues(CAPTURE_REQUEST_FIELDS, draft), errors: new Map(), restored: true };
+      return takeScreenshotPage(viewer, website, CAPTURE_REQUEST_FIELDS, restored, this.hasAccess(viewer), null).toString();
+    }
     const loaded = jobId ? await loadCaptureResult(this.jobs, this.screenshots, viewer.account.id, jobId) : null;
     // Only this website's captures are shown here.
     const result = loaded && loaded.job.type === 'screenshot' && loaded.job.websiteId === website.id ? loaded : null;

@@ -222,6 +222,14 @@ document.addEventListener('submit', function (event) {
     var url = panel.getAttribute('data-job-poll');
     var body = panel.querySelector('.capture-result-body');
     var failures = 0;
+    var started = Date.now();
+    function elapsed() {
+      var line = body.querySelector('.job-line');
+      if (!line) return;
+      var span = line.querySelector('.elapsed') || line.appendChild(document.createElement('span'));
+      span.className = 'muted elapsed';
+      span.textContent = ' · ' + Math.round((Date.now() - started) / 1000) + ' s';
+    }
     function later() {
       setTimeout(poll, 1000);
     }
@@ -239,7 +247,10 @@ document.addEventListener('submit', function (event) {
           if (state.finished) {
             panel.removeAttribute('data-job-poll');
             refreshWhenJobEnds();
-          } else later();
+          } else {
+            elapsed();
+            later();
+          }
         })
         .catch(function () {
           if (++failures < 10) later();
@@ -303,6 +314,55 @@ document.addEventListener('submit', function (event) {
     });
   }
   /*
+   * While a try is being answered (a URL's render answers once the picture is taken, up to the capture's 30 s): the
+   * seconds gone by, what is happening, and "Stop waiting". A render cannot be cancelled once it is queued (the service
+   * has no cancel for a job), so the button stops this page waiting and says so: the capture ends on the server by
+   * itself and its file is dropped an hour later; a website's queued job still lands in the gallery.
+   */
+  function waiting(form, data, abort, button) {
+    var panel = document.getElementById('capture-result');
+    if (!panel) return null;
+    var url = data.get('website_id') ? '' : data.get('url') || '';
+    var started = Date.now();
+    panel.classList.remove('muted');
+    panel.innerHTML =
+      '<h2>Result</h2><div class="capture-result-body" id="try-progress"><p class="job-line"><span class="badge badge-running">running</span> ' +
+      '<span id="try-status"></span> <span class="muted" id="try-elapsed">0 s</span></p>' +
+      '<progress class="job-progress" aria-label="Capture in progress"></progress>' +
+      (abort ? '<p><button type="button" class="secondary" id="stop-waiting">Stop waiting</button></p>' : '') +
+      '<p class="hint" id="try-cancel-note"></p></div>';
+    panel.querySelector('#try-status').textContent = url ? 'Capturing ' + url + '…' : 'Queuing the capture…';
+    panel.querySelector('#try-cancel-note').textContent = url
+      ? 'The answer comes when the picture is taken (at most 30 s). Stop waiting stops this page only: a render already ' +
+        'started cannot be cancelled; it ends by itself on the server, and nothing is added to your gallery.'
+      : '';
+    var timer = setInterval(function () {
+      var seconds = Math.round((Date.now() - started) / 1000);
+      panel.querySelector('#try-elapsed').textContent = seconds + ' s';
+      if (url && seconds >= 10) panel.querySelector('#try-status').textContent = 'Still waiting for ' + url + ' to settle…';
+    }, 1000);
+    var stop = panel.querySelector('#stop-waiting');
+    if (stop)
+      stop.addEventListener('click', function () {
+        var seconds = Math.round((Date.now() - started) / 1000);
+        abort.abort();
+        clearInterval(timer);
+        if (button) button.disabled = false;
+        panel.querySelector('.capture-result-body').innerHTML =
+          '<p class="job-line"><span class="badge badge-failed">stopped</span> <span class="muted"></span></p>' +
+          '<p class="notice info" id="stopped-note"></p>';
+        panel.querySelector('.job-line .muted').textContent = 'after ' + seconds + ' s';
+        panel.querySelector('#stopped-note').textContent =
+          'Stopped waiting. The render that had started could not be cancelled: it ends by itself on the server ' +
+          '(within its 30 s limit) and its result is thrown away. Change the options and press Try again.';
+      });
+    return {
+      stop: function () {
+        clearInterval(timer);
+      },
+    };
+  }
+  /*
    * A capture form marked data-in-place (Take screenshot with options, the playground's Try) is posted without
    * leaving the page: the same post the form makes; the answer's <main> (the queued job's panel, or the form with
    * its errors) replaces this one, the address becomes the answer's, and the new panel follows the job. A button
@@ -318,6 +378,8 @@ document.addEventListener('submit', function (event) {
         var data = new URLSearchParams(new FormData(form));
         if (button && button.name) data.set(button.name, button.value);
         if (button) button.disabled = true;
+        var abort = window.AbortController ? new AbortController() : null;
+        var progress = form.hasAttribute('data-progress') ? waiting(form, data, abort, button) : null;
         // getAttribute: form.action would be a control named "action".
         fetch(form.getAttribute('action'), {
           method: 'POST',
@@ -325,8 +387,15 @@ document.addEventListener('submit', function (event) {
           // Exactly this type: the dashboard takes forms as application/x-www-form-urlencoded without parameters.
           headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
           credentials: 'same-origin',
+          signal: abort ? abort.signal : undefined,
         })
           .then(function (res) {
+            if (progress) progress.stop();
+            // The session ended meanwhile: the answer is the sign-in page (what was typed is kept): go there.
+            if (res.redirected && new URL(res.url).pathname === '/dashboard/login') {
+              location.assign(res.url);
+              return;
+            }
             return res.text().then(function (text) {
               var next = new DOMParser().parseFromString(text, 'text/html').querySelector('main');
               if (!next) throw new Error('no page');
@@ -336,6 +405,7 @@ document.addEventListener('submit', function (event) {
               formatAware(next);
               followJob(next);
               inPlace(next);
+              snippetTabs(next);
               var errors = document.getElementById('form-errors');
               var result = document.getElementById('capture-result');
               if (errors) {
@@ -345,15 +415,50 @@ document.addEventListener('submit', function (event) {
             });
           })
           .catch(function (err) {
+            if (progress) progress.stop();
+            if (err && err.name === 'AbortError') return; // "Stop waiting": the panel says what happens now
             if (window.console) console.error('posting in place', err);
             form.submit();
           });
       });
     });
   }
+  /* The playground's snippets (issue 46): four languages as tabs; without script they stand one under the other. */
+  function snippetTabs(root) {
+    root.querySelectorAll('[data-tabs]').forEach(function (box) {
+      var list = box.querySelector('[role="tablist"]');
+      var tabs = box.querySelectorAll('[role="tab"]');
+      if (!list || !tabs.length) return;
+      list.hidden = false;
+      box.classList.add('tabbed');
+      function select(tab) {
+        tabs.forEach(function (t) {
+          var on = t === tab;
+          t.setAttribute('aria-selected', on ? 'true' : 'false');
+          t.tabIndex = on ? 0 : -1;
+          var panel = document.getElementById(t.getAttribute('aria-controls'));
+          if (panel) panel.hidden = !on;
+        });
+      }
+      tabs.forEach(function (tab, i) {
+        tab.addEventListener('click', function () {
+          select(tab);
+        });
+        tab.addEventListener('keydown', function (event) {
+          var step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
+          if (!step) return;
+          var next = tabs[(i + step + tabs.length) % tabs.length];
+          select(next);
+          next.focus();
+        });
+      });
+      select(tabs[0]);
+    });
+  }
   followJob(document);
   formatAware(document);
   inPlace(document);
+  snippetTabs(document);
 })();
 /* --- change history (issue 20): "changes only" applies at once; the compare view gets a before/after slider --- */
 (function () {

@@ -15,6 +15,8 @@ const NOTICES: Record<string, { kind: 'ok' | 'info' | 'warn'; text: string }> = 
   'schedule-disabled': { kind: 'ok', text: 'Schedule disabled.' },
   'nothing-selected': { kind: 'warn', text: 'Select at least one screenshot first.' },
   'signed-out': { kind: 'info', text: 'You have signed out.' },
+  'session-expired': { kind: 'warn', text: 'Your session expired — sign in again.' },
+  'session-expired-kept': { kind: 'warn', text: 'Your session expired — sign in again; what you typed is kept.' },
   'website-created': { kind: 'ok', text: 'Website created.' },
   'website-created-capturing': { kind: 'ok', text: 'Website created. Its first screenshot is being taken: this page refreshes until it has finished.' },
   'website-created-paused': { kind: 'ok', text: 'Website created, paused: no screenshot was taken (Take screenshot takes one).' },

@@ -13,6 +13,10 @@ const NOTICES: Record<string, { kind: 'ok' | 'info'; text: string }> = {
   'channel-enabled': { kind: 'ok', text: 'Channel enabled again: new events reach it. Send it a test message to check it.' },
   'channel-updated': { kind: 'ok', text: 'Channel saved.' },
   'test-queued': { kind: 'info', text: 'Test message queued: it is on its way. Reload to see how it went (Last message).' },
+  'draft-restored': {
+    kind: 'info',
+    text: 'Restored what you typed before your session expired. Nothing has been sent yet: check it and add the channel again (a webhook address is never kept — paste it again).',
+  },
 };
 
 const TYPE_LABELS: Record<string, string> = { email: 'E-mail', slack: 'Slack', discord: 'Discord', teams: 'Microsoft Teams', ntfy: 'ntfy' };

@@ -142,7 +142,7 @@ export interface ScreenshotPageExtra {
  * dialog left open) — an "incomplete" badge with the reasons in words; the report's notes (a looping animation, an
  * unfolded scroll area) below it.
  */
-function captureReportSection(report: CaptureReport | null): Html {
+export function captureReportSection(report: CaptureReport | null): Html {
   if (!report) return html``;
   const reasons = incompleteReasons(report);
   const notes = captureNotes(report);

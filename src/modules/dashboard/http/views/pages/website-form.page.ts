@@ -11,6 +11,7 @@ import { badge, Html, html } from '../html';
 import { csrfField, layout } from '../layout';
 import { jobErrorCell } from './automation-parts';
 import { isImageFormat } from '../../../../../shared/domain/output-format';
+import { captureReportSection } from './screenshots.page';
 
 /** A form's state: what was typed (or saved), and the errors of the last post by field ('' = the whole form). */
 export interface FormState {
@@ -18,6 +19,15 @@ export interface FormState {
   errors: Map<string, string[]>;
   /** Sealed secrets typed into this form before (website-form.ts, "Secrets typed into a form"). */
   carry?: string;
+  /** The values are a draft kept when the session expired on submit (form-drafts.ts): the form says so. */
+  restored?: boolean;
+}
+
+/** Above a form filled from a draft: nothing was sent, and the secrets must be typed again. */
+export function restoredNotice(restored: boolean | undefined): Html {
+  return restored
+    ? html`<div class="notice info" role="status" id="draft-restored">Restored what you typed before your session expired. Nothing has been sent yet: check it and send it again (passwords, tokens, headers, cookies and credentials are never kept — type them again).</div>`
+    : html``;
 }
 
 const SECTION_TITLES: Record<FieldSection, string> = {
@@ -138,14 +148,25 @@ export function formFields(fields: readonly FormField[], state: FormState, openS
   })}`;
 }
 
-/** Errors that name no field of the form, above it. */
-export function formErrors(state: FormState): Html {
-  const general = state.errors.get('');
-  const count = [...state.errors.values()].reduce((n, list) => n + list.length, 0);
+/**
+ * The summary above a form: the errors that name no field shown on the page, listed; the others are beside their
+ * fields, which it points to only when there is one (`shown`: the names of the fields this page draws; all when
+ * left out). Never "see the fields marked below" with nothing marked.
+ */
+export function formErrors(state: FormState, shown?: readonly string[]): Html {
+  if (state.restored) return restoredNotice(true);
+  const general: string[] = [];
+  let marked = 0;
+  for (const [name, messages] of state.errors) {
+    if (name !== '' && (shown === undefined || shown.includes(name))) marked += messages.length;
+    else general.push(...messages);
+  }
+  const count = general.length + marked;
   if (count === 0) return html``;
+  const fields = marked === 1 ? 'the field' : 'the fields';
   return html`<div class="notice error" role="alert" id="form-errors"><strong>Please correct ${count === 1 ? 'this' : `these ${count}`}:</strong>${
-    general?.length ? html`<ul>${general.map((m) => html`<li>${m}</li>`)}</ul>` : html` see the fields marked below.`
-  }</div>`;
+    general.length ? html`<ul>${general.map((m) => html`<li>${m}</li>`)}</ul>` : ''
+  }${marked === 0 ? '' : general.length ? html`<p>… and ${fields} marked below.</p>` : html` see ${fields} marked below.`}</div>`;
 }
 
 function carryField(state: FormState): Html {
@@ -223,7 +244,8 @@ ${
   <a href="/dashboard/screenshots/${shot.id}"><img id="capture-image" src="/dashboard/screenshots/${shot.id}/${!isImageFormat(shot.format) ? 'thumbnail' : 'image'}" alt="The capture" width="${shot.width}" height="${shot.height}"></a>
   <figcaption>${shot.format.toUpperCase()} · ${shot.width}×${shot.height} px · ${Math.ceil(shot.fileSize / 1024)} KB ·
     <a href="/dashboard/screenshots/${shot.id}">Open</a> · <a href="/dashboard/screenshots/${shot.id}/download">Download</a></figcaption>
-</figure>`
+</figure>
+${captureReportSection(shot.capture)}`
     : ''
 }`;
 }
