@@ -117,6 +117,13 @@ export class TypeOrmJobRepository extends JobRepository {
     return row ? toJob(row) : null;
   }
 
+  async findMany(ids: string[]): Promise<JobProps[]> {
+    const found: JobProps[] = [];
+    // Chunks keep the IN list within every driver's limit of bound parameters.
+    for (let i = 0; i < ids.length; i += 500) found.push(...(await this.rows.findBy({ id: In(ids.slice(i, i + 500)) })).map(toJob));
+    return found;
+  }
+
   async list(accountId: number, page: PageRequest, filter: JobFilter) {
     const where = {
       accountId,
@@ -199,6 +206,12 @@ export class TypeOrmJobRepository extends JobRepository {
 
   async delete(id: string): Promise<void> {
     await this.rows.delete({ id });
+  }
+
+  async cancelQueued(id: string, reason: string, now: Date): Promise<boolean> {
+    const result = await this.rows.update({ id, status: 'queued' }, { status: 'failed', error: reason, finishedAt: now });
+    if (result.affected) this.events.ended(id);
+    return Boolean(result.affected);
   }
 
   async cancelQueuedForWebsite(websiteId: number, reason: string, now: Date): Promise<void> {

@@ -20,6 +20,7 @@ interface EventData {
   execution?: { id: string; error: string | null; screenshot_ids: number[] };
   screenshot_id?: number;
   changed_ratio?: number;
+  batch?: { name: string | null; total: number; counts: { succeeded: number; failed: number; cancelled: number } };
 }
 
 /**
@@ -54,7 +55,9 @@ export class EventFactsReader {
     const shotId = shot?.id ?? lastShotId;
     const base = this.base;
     const textDiff = shot?.change?.text_diff ?? null;
+    const batch = data.batch ? { name: data.batch.name, total: data.batch.total, ...data.batch.counts } : null;
     return {
+      batch,
       event: event.type,
       websiteName: website?.name ?? null,
       url: shot?.capture?.final_url ?? website?.url ?? null,
