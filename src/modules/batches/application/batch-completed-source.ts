@@ -27,7 +27,7 @@ export class BatchCompletedSource implements EventSource, OnModuleInit {
 
   async pending(since: Date, limit: number): Promise<SourcedEvent[]> {
     return (await this.batches.completedToEmit(since, limit)).map((batch) => ({
-      sourceId: `batch-${batch.id}`,
+      sourceId: batch.id,
       accountId: batch.accountId,
       happenedAt: batch.completedAt ?? batch.createdAt,
       data: () => Promise.resolve({ batch: batchView(batch) }),
@@ -35,6 +35,6 @@ export class BatchCompletedSource implements EventSource, OnModuleInit {
   }
 
   markEmitted(sourceId: string, now: Date): Promise<void> {
-    return this.batches.markEmitted(sourceId.replace(/^batch-/, ''), now);
+    return this.batches.markEmitted(sourceId, now);
   }
 }

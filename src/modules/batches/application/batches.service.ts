@@ -128,27 +128,30 @@ export class BatchesService {
       createdAt: now,
       items: planned.map(({ position, url, jobId }) => ({ position, url, jobId })),
     });
-    const submitted: string[] = [];
+    const queued: string[] = [];
     try {
-      for (const item of planned) {
-        const { secrets, ...options } = item.options;
-        const payload: BatchItemJobOptions = { batchId, position: item.position, url: item.url, options, ...sealedSecrets(this.secretBox, secrets) };
-        await this.jobs.submit({
-          id: item.jobId,
-          type: BATCH_ITEM_JOB_KIND.name,
-          accountId: account.id,
-          websiteId: null,
-          source: 'api',
-          options: payload,
-          idempotencyKey: null,
-          createdAt: now,
-        });
-        submitted.push(item.jobId);
-      }
+      await this.jobs.submitMany(
+        planned.map((item) => {
+          const { secrets, ...options } = item.options;
+          const payload: BatchItemJobOptions = { batchId, position: item.position, url: item.url, options, ...sealedSecrets(this.secretBox, secrets) };
+          return {
+            id: item.jobId,
+            type: BATCH_ITEM_JOB_KIND.name,
+            accountId: account.id,
+            websiteId: null,
+            source: 'api' as const,
+            options: payload,
+            idempotencyKey: null,
+            createdAt: now,
+          };
+        }),
+        queued,
+      );
     } catch (err) {
-      // Nothing half-applied: the jobs queued so far are taken back (a started one finds its batch gone), the batch removed.
-      this.logger.error(`batch ${batchId}: queuing its jobs failed after ${submitted.length}: ${errorMessage(err)}`);
-      for (const jobId of submitted) await this.jobRows.cancelQueued(jobId, 'The batch could not be queued', this.clock.now()).catch(() => false);
+      // Nothing half-applied: every job is taken back (a queued one never runs; one a worker has started finds
+      // its item gone and records nothing), then the batch is removed.
+      this.logger.error(`batch ${batchId}: queuing its jobs failed after ${queued.length}: ${errorMessage(err)}`);
+      for (const item of planned) await this.jobRows.cancelQueued(item.jobId, 'The batch could not be queued', this.clock.now()).catch(() => false);
       await this.batches.delete(batchId);
       if (err instanceof UnavailableError) throw err;
       throw new UnavailableError('The job queue is unavailable; nothing was queued. Please retry.');

@@ -63,6 +63,9 @@ class MemoryJobs extends JobRepository {
     const job = this.rows.get(id);
     return job && job.accountId === accountId ? job : null;
   }
+  async createMany(jobs: NewJob[]) {
+    for (const job of jobs) this.add(job.id, job);
+  }
   async findMany(ids: string[]) {
     return ids.flatMap((id) => this.rows.get(id) ?? []);
   }

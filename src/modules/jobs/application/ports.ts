@@ -14,6 +14,8 @@ export interface JobFilter {
 export abstract class JobRepository {
   /** Inserts a queued job; with an idempotency key already used by the account, returns that job instead. */
   abstract createOrGetIdempotent(job: NewJob): Promise<{ job: JobProps; created: boolean }>;
+  /** Inserts queued jobs without idempotency keys, all or nothing (an aggregate's many jobs: a batch's items). */
+  abstract createMany(jobs: NewJob[]): Promise<void>;
   abstract findById(id: string): Promise<JobProps | null>;
   abstract findOwned(accountId: number, id: string): Promise<JobProps | null>;
   /** The jobs among `ids` that exist, in no particular order (an aggregate reading its jobs' states). */

@@ -105,7 +105,7 @@ export abstract class WebhookSender {
 
 /** One event of an EventSource, not turned into deliveries yet. */
 export interface SourcedEvent {
-  /** What the event is about (`batch-<id>`): with the endpoint and the event, it names the delivery (messageId). */
+  /** What the event is about (a batch's id; at most 36 characters): with the endpoint and the event, it names the delivery (messageId). */
   sourceId: string;
   accountId: number;
   happenedAt: Date;
