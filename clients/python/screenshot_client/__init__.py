@@ -3,10 +3,12 @@
 from .client import Rendered, ScreenshotClient
 from .errors import ApiError, WaitTimeout
 from .signing import QueryValue, sign_render_url
-from .types import Job, Screenshot, ScreenshotPage, Website, WebsitePage
+from .types import Batch, BatchPage, Job, Screenshot, ScreenshotPage, Website, WebsitePage
 
 __all__ = [
     "ApiError",
+    "Batch",
+    "BatchPage",
     "Job",
     "QueryValue",
     "Rendered",
