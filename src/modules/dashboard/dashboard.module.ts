@@ -1,3 +1,5 @@
+import { BatchesModule } from '../batches/batches.module';
+import { BatchesPageController } from './http/batches-page.controller';
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { NotificationsModule } from '../notifications/notifications.module';
@@ -45,6 +47,7 @@ import { TypeOrmDashboardQueries } from './infrastructure/typeorm-dashboard-quer
     NotificationsModule,
     RenderKeysModule,
     RendersModule,
+    BatchesModule,
   ],
   controllers: [
     SignInController,
@@ -61,6 +64,7 @@ import { TypeOrmDashboardQueries } from './infrastructure/typeorm-dashboard-quer
     JobsPageController,
     ChangeHistoryController,
     NotificationsPageController,
+    BatchesPageController,
     DashboardNotFoundController,
   ],
   providers: [WebsiteNames, PlaygroundCaptures, StaticAssets, { provide: DashboardQueries, useClass: TypeOrmDashboardQueries }],
