@@ -119,8 +119,8 @@ describe('Dashboard: Batches', () => {
     };
 
     it('upload a CSV, capture, watch it end, download the ZIP; fits 1280 and 390 px', async () => {
-      await page.goto(`${t.url}/dashboard`, { waitUntil: 'load' });
-      await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('nav.main a[href="/dashboard/batches"]')]);
+      await page.goto(`${t.url}/dashboard/playground`, { waitUntil: 'load' });
+      await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('nav.subnav a[href="/dashboard/batches"]')]);
       const file = join(mkdtempSync(join(tmpdir(), 'batch-csv-')), 'pages.csv');
       writeFileSync(file, `name,url\nRed,${pages.url}/red\nGreen,${pages.url}/green\n`);
       const input = await page.$('#batch-csv-file');

@@ -2,13 +2,12 @@ import type { DashboardViewer } from '../dashboard-request';
 import { CSRF_FIELD } from '../csrf';
 import { Html, html } from './html';
 
-export type Section = 'overview' | 'websites' | 'playground' | 'batches' | 'screenshots' | 'scenarios' | 'schedules' | 'jobs' | 'notifications' | 'api-keys';
+export type Section = 'overview' | 'websites' | 'playground' | 'screenshots' | 'scenarios' | 'schedules' | 'jobs' | 'notifications' | 'api-keys';
 
 const NAV: Array<[Section, string, string]> = [
   ['overview', 'Overview', '/dashboard'],
   ['websites', 'Websites', '/dashboard/websites'],
   ['playground', 'Playground', '/dashboard/playground'],
-  ['batches', 'Batches', '/dashboard/batches'],
   ['screenshots', 'Screenshots', '/dashboard/screenshots'],
   ['scenarios', 'Scenarios', '/dashboard/scenarios'],
   ['schedules', 'Schedules', '/dashboard/schedules'],

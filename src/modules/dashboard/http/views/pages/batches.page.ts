@@ -33,6 +33,12 @@ const FORMATS: Array<[string, string]> = [
   ['pdf', 'PDF'],
 ];
 
+/** Playground's two ways to capture without a website, one tab each: one URL tried, or many at once. */
+export function captureTabs(current: 'playground' | 'batches'): Html {
+  const tab = (key: typeof current, href: string, label: string) => html`<a href="${href}"${key === current ? html` aria-current="page"` : ''}>${label}</a>`;
+  return html`<nav class="subnav" aria-label="Capture">${tab('playground', '/dashboard/playground', 'One URL')}${tab('batches', '/dashboard/batches', 'Batches')}</nav>`;
+}
+
 const STATUS_LABELS: Record<string, string> = { running: 'Running', completed: 'Completed', cancelled: 'Cancelled' };
 
 function progress(batch: BatchProps): Html {
@@ -77,9 +83,10 @@ export function batchesPage(viewer: DashboardViewer, view: BatchesView): Html {
 </tr>`;
   return layout(
     viewer,
-    'batches',
+    'playground',
     'Batches',
-    html`<p class="muted">Capture many pages at once: paste URLs or upload a CSV, watch the progress, download a ZIP of the results with a <code>results.csv</code>. The same as <code>POST /batches</code> (<a href="/docs#/Batches">API docs</a>).</p>
+    html`${captureTabs('batches')}
+<p class="muted">Capture many pages at once: paste URLs or upload a CSV, watch the progress, download a ZIP of the results with a <code>results.csv</code>. The same as <code>POST /batches</code> (<a href="/docs#/Batches">API docs</a>).</p>
 ${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
 ${form(viewer, view)}
 <h2>Your batches</h2>
@@ -108,9 +115,10 @@ export function batchPage(viewer: DashboardViewer, view: BatchView): Html {
   };
   return layout(
     viewer,
-    'batches',
+    'playground',
     `Batch ${b.name ?? ''}`.trim(),
-    html`<p><a href="/dashboard/batches">← All batches</a></p>
+    html`${captureTabs('batches')}
+<p><a href="/dashboard/batches">← All batches</a></p>
 <div class="card batch-progress">
   <p><strong>${STATUS_LABELS[b.status] ?? b.status}</strong> · ${b.total} URL${b.total === 1 ? '' : 's'} · created ${utcTime(b.createdAt)}${b.completedAt ? html` · ended ${utcTime(b.completedAt)}` : ''}</p>
   <p>${progress(b)}</p>
