@@ -85,7 +85,11 @@ describe('Batches (real Chromium, pages on 127.0.0.1)', () => {
     owner = await t.createAccount({ plan: 'pro' });
     other = await t.createAccount({ plan: 'pro' });
     for (const who of [owner, other]) await accounts.updateAccount(who.email, { limitPerMinute: 100_000, limitPerHour: 100_000 });
-    await api().post('/webhooks').set(owner.auth).send({ url: receiver.url, events: ['batch.completed'] }).expect(201);
+    await api()
+      .post('/webhooks')
+      .set(owner.auth)
+      .send({ url: receiver.url, events: ['batch.completed'] })
+      .expect(201);
   });
 
   afterAll(async () => {
@@ -135,7 +139,11 @@ describe('Batches (real Chromium, pages on 127.0.0.1)', () => {
       .send({ urls: Array.from({ length: 501 }, (_, i) => `${pages.url}/red?${i}`) })
       .expect(422);
     expect(tooMany.body.details).toEqual([{ field: 'urls', message: 'urls must hold at most 500 URLs on the pro plan (it holds 501)' }]);
-    await api().post('/batches').set(owner.auth).send({ urls: [`${pages.url}/red`], extra: 1 }).expect(422);
+    await api()
+      .post('/batches')
+      .set(owner.auth)
+      .send({ urls: [`${pages.url}/red`], extra: 1 })
+      .expect(422);
     // Nothing was written: no batch, no job.
     expect((await api().get('/batches').set(owner.auth).expect(200)).body.meta.total).toBe(0);
     expect(await jobCount(owner.id)).toBe(0);
@@ -168,7 +176,13 @@ describe('Batches (real Chromium, pages on 127.0.0.1)', () => {
       (body) => body.data.status !== 'running',
     );
     expect(done.data.items.map((i: { error: string | null }) => i.error)).toEqual([null, null, expect.any(String), null, null]);
-    expect(done.data).toMatchObject({ id: batchId, name: 'Colours', status: 'completed', total: 5, counts: { queued: 0, succeeded: 4, failed: 1, cancelled: 0 } });
+    expect(done.data).toMatchObject({
+      id: batchId,
+      name: 'Colours',
+      status: 'completed',
+      total: 5,
+      counts: { queued: 0, succeeded: 4, failed: 1, cancelled: 0 },
+    });
     const items = done.data.items as Array<Record<string, any>>;
     expect(items.map((i) => i.status)).toEqual(['succeeded', 'succeeded', 'failed', 'succeeded', 'succeeded']);
     expect(items[0].file).toMatchObject({ name: `1-127.0.0.1-${new URL(pages.url).port}-red.jpg`, format: 'jpeg', width: 1280, height: 800 });
@@ -195,7 +209,12 @@ describe('Batches (real Chromium, pages on 127.0.0.1)', () => {
     expect(failedOnly.body.data.items.map((i: { position: number }) => i.position)).toEqual([2]);
 
     // batch.completed: once, with the counts, however often the dispatcher runs.
-    await until('batch.completed arrives', () => Promise.resolve(receiver.completed(batchId).length), (n) => n >= 1, 20_000);
+    await until(
+      'batch.completed arrives',
+      () => Promise.resolve(receiver.completed(batchId).length),
+      (n) => n >= 1,
+      20_000,
+    );
     const dispatcher = t.app.get(WebhookDispatcher);
     await dispatcher.pass();
     await dispatcher.pass();
@@ -214,11 +233,17 @@ describe('Batches (real Chromium, pages on 127.0.0.1)', () => {
     const zip = new AdmZip(res.body as Buffer);
     const names = zip.getEntries().map((e) => e.entryName);
     const port = new URL(pages.url).port;
-    expect(names).toEqual([`1-127.0.0.1-${port}-red.jpg`, `2-127.0.0.1-${port}-green.png`, `4-127.0.0.1-${port}-blue.jpg`, `5-127.0.0.1-${port}-tall.png`, 'results.csv']);
+    expect(names).toEqual([
+      `1-127.0.0.1-${port}-red.jpg`,
+      `2-127.0.0.1-${port}-green.png`,
+      `4-127.0.0.1-${port}-blue.jpg`,
+      `5-127.0.0.1-${port}-tall.png`,
+      'results.csv',
+    ]);
     const jpeg = zip.getEntry(names[0])!.getData();
     expect(jpeg.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
     expect(zip.getEntry(names[1])!.getData().subarray(1, 4).toString()).toBe('PNG');
-    const rows = parse(zip.getEntry('results.csv')!.getData(), { columns: true }) as Array<Record<string, string>>;
+    const rows = parse<Record<string, string>>(zip.getEntry('results.csv')!.getData(), { columns: true });
     expect(rows.map((r) => [r.status, r.file])).toEqual([
       ['succeeded', names[0]],
       ['succeeded', names[1]],
@@ -244,7 +269,11 @@ describe('Batches (real Chromium, pages on 127.0.0.1)', () => {
   });
 
   it("a batch of 500 shares the fair slots: another account's capture is not starved; a cancel ends what has not started", async () => {
-    const website = await api().post('/websites').set(other.auth).send({ name: 'fair', url: `${pages.url}/fair` }).expect(201);
+    const website = await api()
+      .post('/websites')
+      .set(other.auth)
+      .send({ name: 'fair', url: `${pages.url}/fair` })
+      .expect(201);
     const waited = async () => {
       const started = performance.now();
       const take = await api().post(`/websites/${website.body.data.id}/screenshot`).set(other.auth).send({}).expect(200);
@@ -266,8 +295,9 @@ describe('Batches (real Chromium, pages on 127.0.0.1)', () => {
     const big = created.body.id as string;
     const behind = await waited();
     const atAnswer = (await api().get(`/batches/${big}?per_page=1`).set(owner.auth).expect(200)).body.data.counts;
-    // eslint-disable-next-line no-console
-    console.log(`batch of 500: created in ${Math.round(createMs)} ms; the other account's capture idle ${Math.round(idle)} ms, behind the batch ${Math.round(behind)} ms; the batch then had ${atAnswer.queued} of 500 not ended`);
+    console.log(
+      `batch of 500: created in ${Math.round(createMs)} ms; the other account's capture idle ${Math.round(idle)} ms, behind the batch ${Math.round(behind)} ms; the batch then had ${atAnswer.queued} of 500 not ended`,
+    );
     // Not starved: the other account's capture ended while nearly all of the batch was still waiting, and took
     // at most a few captures' time more than alone (the batch holds at most the slots there are).
     expect(atAnswer.queued).toBeGreaterThan(450);
@@ -292,7 +322,12 @@ describe('Batches (real Chromium, pages on 127.0.0.1)', () => {
     expect(job).toMatchObject({ status: 'failed', started_at: null });
     // A second cancel changes nothing.
     expect((await api().delete(`/batches/${big}`).set(owner.auth).expect(200)).body.data.counts).toEqual(counts);
-    await until('batch.completed of the cancelled batch', () => Promise.resolve(receiver.completed(big).length), (n) => n >= 1, 20_000);
+    await until(
+      'batch.completed of the cancelled batch',
+      () => Promise.resolve(receiver.completed(big).length),
+      (n) => n >= 1,
+      20_000,
+    );
     expect(receiver.completed(big)[0].data.batch).toMatchObject({ status: 'cancelled' });
   });
 });

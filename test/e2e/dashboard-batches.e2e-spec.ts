@@ -136,10 +136,13 @@ describe('Dashboard: Batches', () => {
       await untilEnded(bob.id, id);
       await page.goto(`${t.url}/dashboard/batches/${id}`, { waitUntil: 'load' });
       expect(await page.$$eval('tr[data-item]', (rows) => rows.map((r) => r.className))).toEqual(['item-succeeded', 'item-succeeded', 'item-succeeded']);
-      const download = await page.evaluate(async (href) => {
-        const res = await fetch(href);
-        return { status: res.status, type: res.headers.get('content-type'), size: (await res.arrayBuffer()).byteLength };
-      }, await page.$eval('#download-batch', (el) => (el as HTMLAnchorElement).href));
+      const download = await page.evaluate(
+        async (href) => {
+          const res = await fetch(href);
+          return { status: res.status, type: res.headers.get('content-type'), size: (await res.arrayBuffer()).byteLength };
+        },
+        await page.$eval('#download-batch', (el) => (el as HTMLAnchorElement).href),
+      );
       expect(download).toMatchObject({ status: 200, type: 'application/zip' });
       expect(download.size).toBeGreaterThan(1000);
       expect(await fitsWidth()).toBe(true);

@@ -51,7 +51,8 @@ export class BatchItemRunner implements JobTypeHandler<BatchItemJobOptions> {
     try {
       const secrets = job.options.sealedSecrets ? (JSON.parse(this.secretBox.open(job.options.sealedSecrets)) as CaptureSecrets) : undefined;
       const request = renderCaptureRequest(url, job.options.options, secrets);
-      const choice = secrets?.proxy !== undefined ? { proxy: secrets.proxy } : job.options.options.proxyPool !== undefined ? { pool: job.options.options.proxyPool } : {};
+      const choice =
+        secrets?.proxy !== undefined ? { proxy: secrets.proxy } : job.options.options.proxyPool !== undefined ? { pool: job.options.options.proxyPool } : {};
       const [upstream] = await this.proxies.candidates({ accountId: job.accountId, websiteId: null, url, ...choice });
       result = await this.capturer.capture(upstream ? { ...request, proxy: upstream.proxy } : request);
     } catch (err) {

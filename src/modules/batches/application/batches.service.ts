@@ -186,7 +186,11 @@ export class BatchesService {
    * A page of the batch's items, with which of the queued ones are running (read from their jobs). An item whose
    * job has ended without it being recorded (its retries ran out) is ended from the job here too.
    */
-  async items(batch: BatchProps, page: PageRequest, status?: StoredItemStatus): Promise<{ page: Page<BatchItemProps>; running: Set<string>; batch: BatchProps }> {
+  async items(
+    batch: BatchProps,
+    page: PageRequest,
+    status?: StoredItemStatus,
+  ): Promise<{ page: Page<BatchItemProps>; running: Set<string>; batch: BatchProps }> {
     let items = await this.batches.items(batch.id, page, status);
     const queued = items.items.filter((item) => item.status === 'queued');
     const running = new Set<string>();
@@ -236,7 +240,8 @@ export class BatchesService {
     for (const item of await this.batches.allItems(batch.id, 'queued')) {
       if (await this.jobRows.cancelQueued(item.jobId, CANCELLED_ERROR, this.clock.now())) cancelled.push(item.jobId);
     }
-    if (cancelled.length > 0) await this.progress.itemsEnded(batch.id, cancelled, { outcome: 'cancelled', error: CANCELLED_ERROR, file: null, finishedAt: this.clock.now() });
+    if (cancelled.length > 0)
+      await this.progress.itemsEnded(batch.id, cancelled, { outcome: 'cancelled', error: CANCELLED_ERROR, file: null, finishedAt: this.clock.now() });
     return (await this.batches.findById(batch.id)) ?? batch;
   }
 

@@ -64,11 +64,6 @@ export function batchItemFileKey(accountId: number, batchId: string, position: n
   return `batches/${accountId}/${batchId}/${position}.${FORMAT_FILES[format].extension}`;
 }
 
-/** The folder of a batch's files. */
-export function batchArea(accountId: number, batchId: string): string {
-  return `batches/${accountId}/${batchId}/`;
-}
-
 /**
  * An item's file name in the ZIP (and `file` in results.csv): its 1-based number, padded so the names sort in the
  * list's order, and the URL's host and path made safe for every file system: `003-example.com-pricing.png`.

@@ -88,7 +88,8 @@ export class BatchesController {
 
   @ApiOperation({
     summary: 'Cancel Batch',
-    description: 'Items not started yet end `cancelled` (their jobs never run); running ones finish. The batch then ends `cancelled` and sends `batch.completed`.',
+    description:
+      'Items not started yet end `cancelled` (their jobs never run); running ones finish. The batch then ends `cancelled` and sends `batch.completed`.',
   })
   @ApiUuidParam('Batch')
   @ApiDataResponse(BatchView, { description: 'The batch after the cancel' })

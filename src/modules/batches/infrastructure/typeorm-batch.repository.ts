@@ -89,13 +89,9 @@ export class TypeOrmBatchRepository extends BatchRepository {
       const db = sqliteConnection(this.dataSource);
       const created = DateUtils.mixedDateToUtcDatetimeString(batch.createdAt) as string;
       db.transaction(() => {
-        db.prepare(`INSERT INTO batches (id, account_id, name, status, total, succeeded, failed, cancelled, created_at) VALUES (?, ?, ?, 'running', ?, 0, 0, 0, ?)`).run(
-          batch.id,
-          batch.accountId,
-          batch.name,
-          batch.items.length,
-          created,
-        );
+        db.prepare(
+          `INSERT INTO batches (id, account_id, name, status, total, succeeded, failed, cancelled, created_at) VALUES (?, ?, ?, 'running', ?, 0, 0, 0, ?)`,
+        ).run(batch.id, batch.accountId, batch.name, batch.items.length, created);
         const insert = db.prepare(`INSERT INTO batch_items (batch_id, position, url, job_id, status) VALUES (?, ?, ?, ?, 'queued')`);
         for (const item of batch.items) insert.run(batch.id, item.position, item.url, item.jobId);
       })();
@@ -155,7 +151,18 @@ export class TypeOrmBatchRepository extends BatchRepository {
 
   private params(batchId: string, jobIds: string[], r: ItemResult, date: (d: Date) => unknown): unknown[] {
     const f = r.file;
-    return [r.outcome, r.error, f?.key ?? null, f?.format ?? null, f?.size ?? null, f?.width ?? null, f?.height ?? null, date(r.finishedAt), batchId, ...jobIds];
+    return [
+      r.outcome,
+      r.error,
+      f?.key ?? null,
+      f?.format ?? null,
+      f?.size ?? null,
+      f?.width ?? null,
+      f?.height ?? null,
+      date(r.finishedAt),
+      batchId,
+      ...jobIds,
+    ];
   }
 
   private endSqlite(batchId: string, jobIds: string[], result: ItemResult): { ended: number; completed: boolean } {
