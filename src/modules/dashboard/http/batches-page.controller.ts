@@ -23,7 +23,7 @@ const FORMATS = ['png', 'jpeg', 'webp', 'pdf'];
  */
 export function csvUrls(text: string): string[] {
   if (!text.trim()) return [];
-  const rows = parse<string[]>(text, { relax_column_count: true, skip_empty_lines: true, trim: true, bom: true });
+  const rows: string[][] = parse(text, { relax_column_count: true, skip_empty_lines: true, trim: true, bom: true });
   if (rows.length === 0) return [];
   const header = rows[0].map((cell) => cell.toLowerCase());
   const column = header.indexOf('url');
