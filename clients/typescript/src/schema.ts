@@ -4164,7 +4164,7 @@ export interface components {
       /** Format: uuid */
       id: string;
       /** @enum {string} */
-      type: 'screenshot' | 'scenario' | 'render' | 'batch_item';
+      type: 'screenshot' | 'scenario' | 'batch_item' | 'render';
       /** @enum {string} */
       status: 'queued' | 'running' | 'succeeded' | 'failed';
       /**
