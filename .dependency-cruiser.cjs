@@ -34,6 +34,9 @@ const CONTEXT_IMPORTS = {
   'render-keys': ['accounts'],
   // Render in one call: its jobs, the capture port and storage of screenshots, the account of the request.
   renders: ['jobs', 'accounts', 'screenshots', 'rate-limiting', 'render-keys', 'proxies'],
+  // Batches (issue 47): jobs of its own kind, captured like a render (its request builder), stored in the screenshots'
+  // storage, announced through the webhooks' dispatcher.
+  batches: ['jobs', 'accounts', 'screenshots', 'proxies', 'renders', 'webhooks'],
 };
 
 /**

@@ -3,11 +3,13 @@
 from .client import Rendered, ScreenshotClient
 from .errors import ApiError, WaitTimeout
 from .signing import QueryValue, sign_render_url
-from .types import AlertWhen, Job, Screenshot, ScreenshotPage, Website, WebsitePage
+from .types import AlertWhen, Batch, BatchPage, Job, Screenshot, ScreenshotPage, Website, WebsitePage
 
 __all__ = [
     "AlertWhen",
     "ApiError",
+    "Batch",
+    "BatchPage",
     "Job",
     "QueryValue",
     "Rendered",

@@ -15,7 +15,7 @@ from urllib.parse import quote, urlencode
 from urllib.request import Request, urlopen
 
 from .errors import ApiError, WaitTimeout
-from .types import Job, Screenshot, ScreenshotPage, Website, WebsitePage
+from .types import Batch, BatchPage, Job, Screenshot, ScreenshotPage, Website, WebsitePage
 
 # The longest wait the service accepts (GET /jobs/{id}?wait=0..30).
 MAX_WAIT_SECONDS = 30
@@ -207,6 +207,72 @@ class ScreenshotClient:
                 return job
             if time.monotonic() >= deadline:
                 raise WaitTimeout(cast(Dict[str, Any], job))
+
+    # Batches (docs/batches.md)
+
+    def create_batch(
+        self,
+        urls: Optional[Iterable[str]] = None,
+        *,
+        items: Optional[Iterable[Mapping[str, Any]]] = None,
+        options: Optional[Mapping[str, Any]] = None,
+        name: Optional[str] = None,
+    ) -> Batch:
+        """POST /batches: ``urls`` (each captured with ``options``) or ``items`` (``{"url": ..., **own options}``).
+
+        All or nothing: one bad URL or option raises ``ApiError`` (422) naming it (``items[3].viewport_width``).
+        """
+        body: Dict[str, Any] = {}
+        if urls is not None:
+            body["urls"] = list(urls)
+        if items is not None:
+            body["items"] = [dict(item) for item in items]
+        if options is not None:
+            body["options"] = dict(options)
+        if name is not None:
+            body["name"] = name
+        return cast(Batch, self._data("POST", "/batches", body=body))
+
+    def list_batches(self, *, page: Optional[int] = None, per_page: Optional[int] = None, cursor: Optional[str] = None) -> BatchPage:
+        return cast(BatchPage, self.request("GET", "/batches", query={"page": page, "per_page": per_page, "cursor": cursor}))
+
+    def get_batch(self, batch_id: str, *, per_page: Optional[int] = None, status: Optional[str] = None, cursor: Optional[str] = None) -> BatchPage:
+        """GET /batches/{id}: ``data`` the batch with one page of its ``items``; ``links.next`` the next page (cursor)."""
+        query: Query = {"per_page": per_page, "status": status, "cursor": cursor}
+        return cast(BatchPage, self.request("GET", f"/batches/{_path_id(batch_id)}", query=query))
+
+    def batch_items(self, batch_id: str, *, status: Optional[str] = None) -> List[Dict[str, Any]]:
+        """Every item of the batch, in the list's order, following the cursor links 100 at a time."""
+        items: List[Dict[str, Any]] = []
+        cursor: Optional[str] = None
+        page = 1
+        while True:
+            answer = self.request("GET", f"/batches/{_path_id(batch_id)}", query={"per_page": 100, "status": status, "page": page, "cursor": cursor})
+            items.extend(answer["data"]["items"])
+            following = answer["links"].get("next")
+            if not following:
+                return items
+            query = dict(part.split("=", 1) for part in following.split("?", 1)[1].split("&"))
+            cursor, page = query.get("cursor"), int(query.get("page", page + 1))
+
+    def wait_for_batch(self, batch_id: str, *, timeout: float = DEFAULT_WAIT_TIMEOUT, every: float = 2.0) -> Batch:
+        """The batch once it is no longer ``running`` (polled every ``every`` seconds); past ``timeout`` raises ``WaitTimeout``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            batch = cast(Batch, self.get_batch(batch_id, per_page=1)["data"])
+            if batch["status"] != "running":
+                return batch
+            if time.monotonic() >= deadline:
+                raise WaitTimeout(cast(Dict[str, Any], batch))
+            time.sleep(max(0.0, min(every, deadline - time.monotonic())))
+
+    def download_batch(self, batch_id: str) -> bytes:
+        """GET /batches/{id}/download: a ZIP of the files captured so far and ``results.csv`` (url, status, file, error)."""
+        return self._send("GET", f"/batches/{_path_id(batch_id)}/download").body
+
+    def cancel_batch(self, batch_id: str) -> Batch:
+        """DELETE /batches/{id}: items not started end ``cancelled``; running ones finish."""
+        return cast(Batch, self._data("DELETE", f"/batches/{_path_id(batch_id)}"))
 
 
 def _path_id(value: str) -> str:

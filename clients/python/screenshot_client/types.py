@@ -83,3 +83,32 @@ class ScreenshotPage(TypedDict):
     data: List[Screenshot]
     meta: PageMeta
     links: PageLinks
+
+
+class BatchCounts(TypedDict):
+    queued: int
+    succeeded: int
+    failed: int
+    cancelled: int
+
+
+class Batch(TypedDict, total=False):
+    """A batch (POST /batches): ``status`` running | completed | cancelled; ``counts`` (``queued``: not ended yet)."""
+
+    id: str
+    name: Optional[str]
+    status: str
+    total: int
+    counts: BatchCounts
+    created_at: str
+    cancel_requested_at: Optional[str]
+    completed_at: Optional[str]
+    items: List[Dict[str, Any]]
+
+
+class BatchPage(TypedDict):
+    """As ``WebsitePage``, of batches; also GET /batches/{id}, whose ``data`` is one batch with a page of ``items``."""
+
+    data: Any
+    meta: PageMeta
+    links: PageLinks

@@ -114,6 +114,23 @@ class ServiceTest(unittest.TestCase):
         for name in archive.namelist():
             self.assertEqual(Png(archive.read(name)).at(160, 120), RED)
 
+    def test_batch_create_wait_items_download_and_cancel(self) -> None:
+        with self.assertRaises(ApiError) as caught:
+            self.client.create_batch(items=[{"url": f"{PAGES_URL}/red"}, {"url": f"{PAGES_URL}/red", "viewport_width": 5}])
+        self.assertEqual([d["field"] for d in caught.exception.details], ["items[1].viewport_width"])
+        created = self.client.create_batch([f"{PAGES_URL}/red", f"{PAGES_URL}/red?2"], options={"viewport_width": 320, "viewport_height": 240}, name="Py batch")
+        self.assertEqual((created["total"], created["status"], created["name"]), (2, "running", "Py batch"))
+        done = self.client.wait_for_batch(created["id"], timeout=60, every=0.2)
+        self.assertEqual((done["status"], done["counts"]["succeeded"]), ("completed", 2))
+        items = self.client.batch_items(created["id"])
+        self.assertEqual([i["status"] for i in items], ["succeeded", "succeeded"])
+        self.assertIn(created["id"], [b["id"] for b in self.client.list_batches()["data"]])
+        archive = zipfile.ZipFile(io.BytesIO(self.client.download_batch(created["id"])))
+        self.assertEqual(sorted(archive.namelist()), sorted([i["file"]["name"] for i in items] + ["results.csv"]))
+        self.assertEqual(Png(archive.read(items[0]["file"]["name"])).at(160, 120), RED)
+        # Ended already: a cancel changes nothing.
+        self.assertEqual(self.client.cancel_batch(created["id"])["status"], "completed")
+
     def test_wait_for_job_gives_up_at_its_timeout_with_the_last_state(self) -> None:
         job_id = self.client.take_screenshot(self.website("Py never answers", "/held"))
         started = time.monotonic()

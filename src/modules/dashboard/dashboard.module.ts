@@ -1,3 +1,5 @@
+import { BatchesModule } from '../batches/batches.module';
+import { BatchesPageController } from './http/batches-page.controller';
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { NotificationsModule } from '../notifications/notifications.module';
@@ -47,6 +49,7 @@ import { TypeOrmDashboardQueries } from './infrastructure/typeorm-dashboard-quer
     NotificationsModule,
     RenderKeysModule,
     RendersModule,
+    BatchesModule,
   ],
   controllers: [
     SignInController,
@@ -65,6 +68,7 @@ import { TypeOrmDashboardQueries } from './infrastructure/typeorm-dashboard-quer
     NotificationsPageController,
     WebsiteChoicesController,
     AlertLinksController,
+    BatchesPageController,
     DashboardNotFoundController,
   ],
   providers: [WebsiteNames, PlaygroundCaptures, StaticAssets, { provide: DashboardQueries, useClass: TypeOrmDashboardQueries }],

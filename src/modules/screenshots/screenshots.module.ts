@@ -48,6 +48,6 @@ import { ArchiverZipWriter } from './infrastructure/zip-streamer';
     RetentionSweeper,
     OrphanSweeper,
   ],
-  exports: [CaptureJobsService, ScreenshotRepository, ScreenshotStorage, ScreenshotKeeper, ScreenshotsService, ChangeDetector],
+  exports: [CaptureJobsService, ScreenshotRepository, ScreenshotStorage, ScreenshotKeeper, ScreenshotsService, ChangeDetector, ZipWriter],
 })
 export class ScreenshotsModule {}

@@ -147,3 +147,20 @@ describe('ValidationFailedError: at most 100 details, details_total for the rest
     expect(new ValidationFailedError(details.slice(0, 3)).extra).toEqual({ details: details.slice(0, 3) });
   });
 });
+
+describe('boundBody: a bound of its own wins over the generic one (batches: up to 1,000 URLs)', () => {
+  class ListDto {
+    @OptionalField() @IsArray() @ArrayMaxSize(1000) @IsString({ each: true }) urls?: string[];
+  }
+
+  it(`a list of text under its own ArrayMaxSize passes past ${MAX_FREE_ENTRIES} items; over it, its own message`, () => {
+    const urls = Array.from({ length: 1000 }, (_, i) => `https://example.com/${i}`);
+    expect(boundBody({ urls }, ListDto).value).toEqual({ urls });
+    expect(() => boundBody({ urls: [...urls, 'one more'] }, ListDto)).toThrow(ValidationFailedError);
+    try {
+      boundBody({ urls: [...urls, 'one more'] }, ListDto);
+    } catch (err) {
+      expect((err as ValidationFailedError).details).toEqual([{ field: 'urls', message: 'urls must contain no more than 1000 elements' }]);
+    }
+  });
+});

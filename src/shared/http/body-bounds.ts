@@ -152,7 +152,8 @@ class BoundedWalk {
         const type = rule.nested();
         return value.map((item, i) => (isPlainObject(item) ? this.dto(item, type, pathOf(path, i)) : this.free(item, pathOf(path, i))));
       }
-      return this.free(value, path);
+      // A bound of its own (checked above) wins over the generic one: its items are walked one by one.
+      return rule.max !== undefined ? value.map((item, i) => this.free(item, pathOf(path, i))) : this.free(value, path);
     }
     if (isPlainObject(value)) {
       if (rule.nested && !rule.each) return this.dto(value, rule.nested(), path);

@@ -46,3 +46,10 @@ const PLAN_CAPTURE_SLOTS: Record<PlanName, number> = { free: 2, starter: 4, pro:
 export function planCaptureSlots(plan: PlanName): number {
   return PLAN_CAPTURE_SLOTS[plan];
 }
+
+/** How many URLs one batch (POST /batches) may hold, by plan (docs/batches.md). */
+const PLAN_BATCH_SIZE: Record<PlanName, number> = { free: 0, starter: 100, pro: 500, business: 1000 };
+
+export function planBatchSize(plan: PlanName): number {
+  return PLAN_BATCH_SIZE[plan];
+}

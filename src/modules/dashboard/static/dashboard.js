@@ -761,3 +761,15 @@ document.addEventListener('submit', function (event) {
     });
   });
 })();
+// Batches: a chosen CSV file is read into the form's CSV text (the server parses it with csv-parse).
+document.addEventListener('change', function (event) {
+  var input = event.target;
+  if (!input.matches || !input.matches('[data-csv-into]') || !input.files || !input.files[0]) return;
+  var target = document.getElementById(input.getAttribute('data-csv-into'));
+  if (!target) return;
+  input.files[0].text().then(function (text) {
+    target.value = text;
+    var details = target.closest('details');
+    if (details) details.open = true;
+  });
+});

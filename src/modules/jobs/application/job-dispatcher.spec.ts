@@ -63,6 +63,12 @@ class MemoryJobs extends JobRepository {
     const job = this.rows.get(id);
     return job && job.accountId === accountId ? job : null;
   }
+  async createMany(jobs: NewJob[]) {
+    for (const job of jobs) this.add(job.id, job);
+  }
+  async findMany(ids: string[]) {
+    return ids.flatMap((id) => this.rows.get(id) ?? []);
+  }
   async list() {
     return { items: [...this.rows.values()], total: this.rows.size };
   }
@@ -107,6 +113,9 @@ class MemoryJobs extends JobRepository {
   }
   async delete(id: string) {
     this.rows.delete(id);
+  }
+  async cancelQueued() {
+    return false;
   }
   async cancelQueuedForWebsite() {}
   async findStale(cutoffs: StaleCutoffs, after: JobCursor | null, limit: number) {

@@ -17,6 +17,9 @@ export interface SubmitOptions {
   interactive?: boolean;
 }
 
+/** How many deliveries submitMany hands to the transport at once. */
+const SUBMIT_AT_ONCE = 8;
+
 /**
  * Queuing a job and reading jobs back, whatever their type: the contexts that ask for work (captures,
  * scenario runs) build the job and its payload, this writes and queues it; GET /jobs reads it.
@@ -54,6 +57,34 @@ export class JobsService {
       throw new UnavailableError('The job queue is unavailable; nothing was queued. Please retry.');
     }
     return job;
+  }
+
+  /**
+   * Many jobs of an aggregate at once (a batch's items, no idempotency keys): written in one transaction, then handed
+   * to the transport, a few at a time, at batch priority (each with its account: the fair slots order them). Throws
+   * UnavailableError when a delivery could not be queued; `queued` then lists the jobs that were, for the caller to
+   * take back (its aggregate knows what is half-applied).
+   */
+  async submitMany(newJobs: NewJob[], queued: string[] = []): Promise<void> {
+    await this.jobs.createMany(newJobs);
+    let next = 0;
+    let failure: unknown = null;
+    const worker = async () => {
+      while (next < newJobs.length && failure === null) {
+        const job = newJobs[next++];
+        try {
+          await this.transport.enqueue(job.id, { accountId: job.accountId, priority: 'batch' });
+          queued.push(job.id);
+        } catch (err) {
+          failure = err;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(SUBMIT_AT_ONCE, newJobs.length) }, worker));
+    if (failure !== null) {
+      this.logger.error(`could not queue ${newJobs.length - queued.length} of ${newJobs.length} jobs: ${errorMessage(failure)}`);
+      throw new UnavailableError('The job queue is unavailable; nothing was queued. Please retry.');
+    }
   }
 
   async get(accountId: number, id: string): Promise<JobProps> {

@@ -14,8 +14,12 @@ export interface JobFilter {
 export abstract class JobRepository {
   /** Inserts a queued job; with an idempotency key already used by the account, returns that job instead. */
   abstract createOrGetIdempotent(job: NewJob): Promise<{ job: JobProps; created: boolean }>;
+  /** Inserts queued jobs without idempotency keys, all or nothing (an aggregate's many jobs: a batch's items). */
+  abstract createMany(jobs: NewJob[]): Promise<void>;
   abstract findById(id: string): Promise<JobProps | null>;
   abstract findOwned(accountId: number, id: string): Promise<JobProps | null>;
+  /** The jobs among `ids` that exist, in no particular order (an aggregate reading its jobs' states). */
+  abstract findMany(ids: string[]): Promise<JobProps[]>;
   abstract list(accountId: number, page: PageRequest, filter: JobFilter): Promise<{ items: JobProps[]; total: number }>;
   /**
    * Atomically takes a job for one attempt (status → running, attempts + 1, started_at → now): a queued job, or
@@ -38,6 +42,11 @@ export abstract class JobRepository {
   /** Rewrites a job's options (used to erase a request's sealed secrets once the job has ended). */
   abstract replaceOptions(id: string, options: JobProps['options']): Promise<void>;
   abstract delete(id: string): Promise<void>;
+  /**
+   * Ends the job failed with `reason` only while it is still queued (never one an attempt holds): true when it
+   * did. A claim after it finds the job finished, so the job never runs (a cancelled batch item).
+   */
+  abstract cancelQueued(id: string, reason: string, now: Date): Promise<boolean>;
   /** Queued jobs of a website that is being deleted end failed with `reason`. */
   abstract cancelQueuedForWebsite(websiteId: number, reason: string, now: Date): Promise<void>;
   /**

@@ -107,6 +107,27 @@ export class TypeOrmJobRepository extends JobRepository {
     }
   }
 
+  async createMany(jobs: NewJob[]): Promise<void> {
+    const rows = jobs.map((job) => ({
+      ...job,
+      idempotencyKey: null,
+      scenarioId: job.scenarioId ?? null,
+      scheduleId: job.scheduleId ?? null,
+      result: null as never,
+      options: job.options as never,
+      status: 'queued' as const,
+      attempts: 0,
+      error: null,
+      resultId: null,
+      startedAt: null,
+      finishedAt: null,
+    }));
+    await this.rows.manager.transaction(async (manager) => {
+      // Multi-row inserts, a few hundred rows each: far within either database's limit of bound parameters.
+      for (let i = 0; i < rows.length; i += 200) await manager.insert(JobRow, rows.slice(i, i + 200));
+    });
+  }
+
   async findById(id: string): Promise<JobProps | null> {
     const row = await findOne(this.rows, { id });
     return row ? toJob(row) : null;
@@ -115,6 +136,13 @@ export class TypeOrmJobRepository extends JobRepository {
   async findOwned(accountId: number, id: string): Promise<JobProps | null> {
     const row = await findOne(this.rows, { id, accountId });
     return row ? toJob(row) : null;
+  }
+
+  async findMany(ids: string[]): Promise<JobProps[]> {
+    const found: JobProps[] = [];
+    // Chunks keep the IN list within every driver's limit of bound parameters.
+    for (let i = 0; i < ids.length; i += 500) found.push(...(await this.rows.findBy({ id: In(ids.slice(i, i + 500)) })).map(toJob));
+    return found;
   }
 
   async list(accountId: number, page: PageRequest, filter: JobFilter) {
@@ -199,6 +227,12 @@ export class TypeOrmJobRepository extends JobRepository {
 
   async delete(id: string): Promise<void> {
     await this.rows.delete({ id });
+  }
+
+  async cancelQueued(id: string, reason: string, now: Date): Promise<boolean> {
+    const result = await this.rows.update({ id, status: 'queued' }, { status: 'failed', error: reason, finishedAt: now });
+    if (result.affected) this.events.ended(id);
+    return Boolean(result.affected);
   }
 
   async cancelQueuedForWebsite(websiteId: number, reason: string, now: Date): Promise<void> {

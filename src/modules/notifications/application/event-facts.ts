@@ -24,6 +24,7 @@ interface EventData {
   execution?: { id: string; error: string | null; screenshot_ids: number[] };
   screenshot_id?: number;
   changed_ratio?: number;
+  batch?: { name: string | null; total: number; counts: { succeeded: number; failed: number; cancelled: number } };
 }
 
 /** Reads what a message says out of an event: the website's name and URL, what happened, and its links. */
@@ -50,7 +51,9 @@ export class EventFactsReader {
     // A PDF or page content (HTML, markdown…) has no image to show; a scenario's last shot is always a picture.
     const pictured = shotId !== null && (shot?.format === undefined || isImageFormat(shot.format));
     const signed = (view: AlertLinkView) => this.alertLinks.linkFor(event.accountId, shotId!, view, event.happenedAt);
+    const batch = data.batch ? { name: data.batch.name, total: data.batch.total, ...data.batch.counts } : null;
     return {
+      batch,
       event: event.type,
       websiteName: website?.name ?? null,
       url: shot?.capture?.final_url ?? website?.url ?? null,

@@ -30,3 +30,15 @@ describe('a message quotes the capture’s warnings', () => {
     expect(summary(facts()).lines.some((line) => line.startsWith('Note: '))).toBe(false);
   });
 });
+
+describe('batch.completed', () => {
+  it('names the batch and says how it went', () => {
+    const batch = { name: 'Competitors', total: 40, succeeded: 37, failed: 1, cancelled: 2 };
+    const { title, lines } = summary(facts({ event: 'batch.completed', websiteName: null, url: null, changedRatio: null, batch }));
+    expect(title).toBe('Batch "Competitors" finished');
+    expect(lines).toEqual(['37 of 40 captured, 1 failed, 2 cancelled']);
+    expect(summary(facts({ event: 'batch.completed', websiteName: null, url: null, batch: { ...batch, name: null, cancelled: 0 } })).title).toBe(
+      'Batch finished',
+    );
+  });
+});

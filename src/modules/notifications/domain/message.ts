@@ -27,6 +27,8 @@ export interface EventFacts {
    * dashboard pages; alerts (test messages) the Alerts page.
    */
   links: { compare: string | null; screenshot: string | null; image: string | null; diff?: string | null; job: string | null; alerts?: string | null };
+  /** batch.completed: the batch's name and counts. */
+  batch?: { name: string | null; total: number; succeeded: number; failed: number; cancelled: number } | null;
 }
 
 /** How many of a capture's warnings a message quotes. */
@@ -73,6 +75,12 @@ export function summary(f: EventFacts): { title: string; lines: string[] } {
     case 'execution.failed':
       title = `${site}: scenario run failed`;
       break;
+    case 'batch.completed': {
+      const b = f.batch;
+      title = `Batch ${b?.name ? `"${b.name}" ` : ''}finished`;
+      if (b) lines.push(`${b.succeeded} of ${b.total} captured, ${b.failed} failed${b.cancelled > 0 ? `, ${b.cancelled} cancelled` : ''}`);
+      break;
+    }
     case CHANNEL_TEST_EVENT:
       title = 'Test notification from the screenshot service';
       lines.push('This channel works: the events you chose will arrive here.');

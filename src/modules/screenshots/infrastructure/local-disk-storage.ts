@@ -15,6 +15,9 @@ const AREA = 'screenshots/';
  */
 const RENDERS_AREA = 'renders/';
 const RENDERS_DIR = '.renders';
+/** Batches' files (modules/batches): their own area too, in `.batches/`, out of the orphan sweep's walk likewise. */
+const BATCHES_AREA = 'batches/';
+const BATCHES_DIR = '.batches';
 
 /**
  * A staged file is placed or discarded within seconds of being written; one older than this belongs to a process
@@ -84,11 +87,12 @@ export class LocalDiskStorage extends ScreenshotStorage implements OnApplication
   }
 
   private pathOf(key: string): string {
-    const area = [AREA, RENDERS_AREA].find((a) => key.startsWith(a));
+    const area = [AREA, RENDERS_AREA, BATCHES_AREA].find((a) => key.startsWith(a));
     if (!area) throw new Error('storage key outside the screenshots area');
     const relative = normalize(key.slice(area.length));
     if (relative.startsWith('..') || relative.startsWith(sep) || relative.includes(`${sep}..${sep}`)) throw new Error('invalid storage key');
-    return area === AREA ? join(this.root, relative) : join(this.root, RENDERS_DIR, relative);
+    if (area === AREA) return join(this.root, relative);
+    return join(this.root, area === RENDERS_AREA ? RENDERS_DIR : BATCHES_DIR, relative);
   }
 
   /** Written to `.tmp/` in the same tree, then renamed into place: a reader sees the whole file or none. */
@@ -147,7 +151,7 @@ export class LocalDiskStorage extends ScreenshotStorage implements OnApplication
     // Depth-first over account/website folders; `.tmp/` holds staging parts, swept on their own at start.
     const walk = async function* (dir: string, key: string): AsyncGenerator<string> {
       for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
-        if (entry.name === '.tmp' || entry.name === RENDERS_DIR) continue;
+        if (entry.name === '.tmp' || entry.name === RENDERS_DIR || entry.name === BATCHES_DIR) continue;
         const path = join(dir, entry.name);
         if (entry.isDirectory()) yield* walk(path, `${key}${entry.name}/`);
         else if (entry.isFile() && ((await stat(path).catch(() => null))?.mtimeMs ?? Infinity) < before.getTime()) yield `${key}${entry.name}`;

@@ -18,6 +18,8 @@ import { ScreenshotStorage, StorageUnavailableError } from '../application/ports
 const AREA = 'screenshots/';
 /** Renders' cache objects (modules/renders), beside the screenshots area: the orphan sweep lists only that one. */
 const RENDERS_AREA = 'renders/';
+/** Batches' files (modules/batches): an area of their own beside it likewise. */
+const BATCHES_AREA = 'batches/';
 
 /** What the key's extension says the file is (so a browser opening the object directly gets it right too). */
 const CONTENT_TYPES: Record<string, string> = Object.fromEntries(Object.values(FORMAT_FILES).map((f) => [f.extension, f.mimeType]));
@@ -120,7 +122,7 @@ export class S3Storage extends ScreenshotStorage {
   }
 
   private objectKey(key: string): string {
-    if (!(key.startsWith(AREA) || key.startsWith(RENDERS_AREA)) || key.split('/').some((part) => part === '..' || part === '.'))
+    if (![AREA, RENDERS_AREA, BATCHES_AREA].some((area) => key.startsWith(area)) || key.split('/').some((part) => part === '..' || part === '.'))
       throw new Error('invalid storage key');
     return this.settings.prefix + key;
   }

@@ -103,6 +103,28 @@ export abstract class WebhookSender {
   abstract post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<{ statusCode: number | null; error: string | null }>;
 }
 
+/** One event of an EventSource, not turned into deliveries yet. */
+export interface SourcedEvent {
+  /** What the event is about (a batch's id; at most 36 characters): with the endpoint and the event, it names the delivery (messageId). */
+  sourceId: string;
+  accountId: number;
+  happenedAt: Date;
+  /** The event's `data` (loaded only when someone subscribes to it). */
+  data(): Promise<unknown>;
+}
+
+/**
+ * Events another context keeps the record of (a batch that ended: `batch.completed`), registered at boot so this
+ * context imports none of theirs. Read and marked by the dispatcher like finished jobs: a source lists what it has
+ * not had emitted yet, and an event is marked only once its deliveries are stored (at least once, never lost).
+ */
+export interface EventSource {
+  /** The event's name, among WEBHOOK_EVENTS. */
+  readonly event: string;
+  pending(since: Date, limit: number): Promise<SourcedEvent[]>;
+  markEmitted(sourceId: string, now: Date): Promise<void>;
+}
+
 /** An event the dispatcher found (a finished job, a found change, or a channel's test), as channels see it. */
 export interface ChannelEvent {
   type: string;

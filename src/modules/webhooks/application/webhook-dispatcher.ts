@@ -20,7 +20,7 @@ import {
 } from '../domain/webhook';
 import { JobKinds } from '../../jobs/application/job-kinds';
 import { FailureStreak, keepFailureStreak } from './failure-streak';
-import { ChannelEvent, ChannelSubscribers, EventPayloads, FinishedJob, WebhookRepository, WebhookSender } from './ports';
+import { ChannelEvent, ChannelSubscribers, EventPayloads, EventSource, FinishedJob, WebhookRepository, WebhookSender } from './ports';
 
 /** Jobs that ended longer ago than this are no longer announced (a worker down for a day does not replay it). */
 const EMIT_LOOKBACK_MS = 24 * 60 * 60 * 1000;
@@ -45,6 +45,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private again = false;
   private stopped = false;
   private channels: ChannelSubscribers | null = null;
+  private readonly sources: EventSource[] = [];
 
   constructor(
     private readonly webhooks: WebhookRepository,
@@ -79,6 +80,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   registerChannels(channels: ChannelSubscribers): void {
     if (this.channels) throw new Error('notification channels are registered twice');
     this.channels = channels;
+  }
+
+  /** Another context's events (a batch's end) are read from it on every pass (once per source, at boot). */
+  registerSource(source: EventSource): void {
+    if (!isWebhookEvent(source.event)) throw new Error(`an event source emits "${source.event}", which is no webhook event (WEBHOOK_EVENTS)`);
+    if (this.sources.some((known) => known.event === source.event)) throw new Error(`two event sources emit ${source.event}`);
+    this.sources.push(source);
   }
 
   /** Queues deliveries made elsewhere (a channel's test message) and sends them at once. */
@@ -173,6 +181,33 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
         ),
       );
       await this.webhooks.markChangeEmitted(change.screenshotId, now);
+    }
+    await this.emitSources(since, now);
+  }
+
+  /** The events of the registered sources, as the changes: every subscribed webhook and channel, then marked. */
+  private async emitSources(since: Date, now: Date): Promise<void> {
+    for (const source of this.sources) {
+      for (const found of await source.pending(since, BATCH)) {
+        const subscribers = await this.webhooks.subscribers(found.accountId, source.event, found.happenedAt);
+        const data = once(() => found.data());
+        const forWebhooks = subscribers.length > 0 ? await data() : null;
+        const deliveries = subscribers.map((webhook) =>
+          newDelivery({
+            id: messageId(webhook.id, found.sourceId, source.event),
+            webhookId: webhook.id,
+            accountId: found.accountId,
+            eventType: source.event,
+            sourceId: found.sourceId,
+            happenedAt: found.happenedAt,
+            data: forWebhooks,
+            now,
+          }),
+        );
+        const channelEvent = { type: source.event, sourceId: found.sourceId, accountId: found.accountId, websiteId: null, happenedAt: found.happenedAt, data };
+        await this.webhooks.insertDeliveries([...deliveries, ...(await this.forChannels(channelEvent, now))]);
+        await source.markEmitted(found.sourceId, now);
+      }
     }
   }
 

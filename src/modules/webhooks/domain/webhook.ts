@@ -4,7 +4,14 @@
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 
-export const WEBHOOK_EVENTS = ['screenshot.succeeded', 'screenshot.failed', 'execution.succeeded', 'execution.failed', 'screenshot.changed'] as const;
+export const WEBHOOK_EVENTS = [
+  'screenshot.succeeded',
+  'screenshot.failed',
+  'execution.succeeded',
+  'execution.failed',
+  'screenshot.changed',
+  'batch.completed',
+] as const;
 /** Change history: sent once a capture's comparison found a change (`changed: true`), after the comparison. */
 export const CHANGED_EVENT = 'screenshot.changed';
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];

@@ -26,6 +26,7 @@ const EVENT_LABELS: Record<string, string> = {
   'screenshot.succeeded': 'A screenshot was taken',
   'execution.failed': 'A scenario run failed',
   'execution.succeeded': 'A scenario run succeeded',
+  'batch.completed': 'A batch finished',
 };
 
 export interface ChannelFormValues {

@@ -1,3 +1,4 @@
+import { captureTabs } from './batches.page';
 import type { RenderProps } from '../../../../renders/domain/render';
 import type { DashboardViewer } from '../../dashboard-request';
 import { CAPTURE_REQUEST_FIELDS, FormField, SAVABLE_OPTION_NAMES } from '../../website-form';
@@ -135,7 +136,8 @@ export function playgroundPage(viewer: DashboardViewer, view: PlaygroundView): H
     viewer,
     'playground',
     'Capture playground',
-    html`${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
+    html`${captureTabs('playground')}
+${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
 <p class="muted">Try a page with any capture option and see the result here. A URL is rendered as <code>GET /render</code> would
 (no website is made, nothing lands in your gallery); <em>Save as website</em> keeps the URL and options.</p>
 <div class="playground">
