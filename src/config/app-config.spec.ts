@@ -7,6 +7,8 @@ describe('loadConfig', () => {
       port: 3000,
       host: '0.0.0.0',
       role: 'all',
+      publicUrl: null,
+      alertLinkDays: 30,
       databaseUrl: null,
       redisUrl: null,
       allowPrivateNetworks: false,
@@ -65,6 +67,7 @@ describe('loadConfig', () => {
     [{ WEBHOOK_RETRY_DELAYS: '5,x' }, /^WEBHOOK_RETRY_DELAYS must be up to 20 whole numbers/],
     [{ RETENTION_DAYS: '0' }, /^RETENTION_DAYS must be an integer between 1 and 36500 \(got "0"\)$/],
     [{ SMTP_URL: 'http://mail' }, /^SMTP_URL must use smtp: or smtps: \(got "http:"\)$/],
+    [{ ALERT_LINK_DAYS: '0' }, /^ALERT_LINK_DAYS must be an integer between 1 and 3650 \(got "0"\)$/],
   ])('refuses %j naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
@@ -98,6 +101,7 @@ describe('loadConfig', () => {
       PUBLIC_URL: 'https://shots.example.com/',
       URL_ALLOWLIST: 'http://intranet.local:8080/path, https://wiki.corp',
     });
+    expect(loadConfig({ ALERT_LINK_DAYS: '7' }).alertLinkDays).toBe(7);
     expect(c).toMatchObject({ role: 'api', publicUrl: 'https://shots.example.com', urlAllowlist: ['http://intranet.local:8080', 'https://wiki.corp'] });
   });
 

@@ -140,7 +140,12 @@ describe('Alert links: signed, expiring, opened without a session; the e-mail pi
     // One change, announced on three channels at once.
     const site = await website(account, 'Landing page', `${pages.url}/changing`);
     await channel(account, { name: 'Mail', type: 'email', target: 'alerts@example.com', events: ['screenshot.changed'] });
-    const teams = await channel(account, { name: 'Teams', type: 'teams', target: `${receiver.url}/workflows/teams-hook?sig=secret`, events: ['screenshot.changed'] });
+    const teams = await channel(account, {
+      name: 'Teams',
+      type: 'teams',
+      target: `${receiver.url}/workflows/teams-hook?sig=secret`,
+      events: ['screenshot.changed'],
+    });
     expect(teams.target).toBe(`${receiver.url}/********`);
     await channel(account, { name: 'Phone', type: 'ntfy', target: `${receiver.url}/landing-alerts`, events: ['screenshot.changed'] });
     color = 'rgb(0,128,0)';
@@ -168,7 +173,9 @@ describe('Alert links: signed, expiring, opened without a session; the e-mail pi
     expect(mail.html).toContain(`<img src="cid:${inline[0].contentId}"`);
     // The picture's click target, and the Image link: the signed link to the full image.
     const image = hrefs(mail.html).find((h) => h.includes('view=image'))!;
-    expect(image).toMatch(new RegExp(`^${PUBLIC_URL}/links\\?screenshot=${changedId}&view=image&access_key=rk_[0-9a-f]{24}&expires=\\d+&signature=[0-9a-f]{64}$`));
+    expect(image).toMatch(
+      new RegExp(`^${PUBLIC_URL}/links\\?screenshot=${changedId}&view=image&access_key=rk_[0-9a-f]{24}&expires=\\d+&signature=[0-9a-f]{64}$`),
+    );
     expect(mail.html).toContain(`<a href="${image.replace(/&/g, '&amp;')}"><img src="cid:`);
     expect(mail.text).toContain(`Image: ${image}`);
     // Valid 30 days from the event by default.
@@ -179,14 +186,20 @@ describe('Alert links: signed, expiring, opened without a session; the e-mail pi
 
   it('the image, diff and compare links open with no session: the PNG itself, the diff PNG, a read-only page whose pictures open too', async () => {
     const links = hrefs(mail.html);
-    const image = await api().get(local(links.find((h) => h.includes('view=image'))!)).buffer(true).parse(binary);
+    const image = await api()
+      .get(local(links.find((h) => h.includes('view=image'))!))
+      .buffer(true)
+      .parse(binary);
     expect(image.status).toBe(200);
     expect(image.headers['content-type']).toBe('image/png');
     expect((image.body as Buffer).subarray(0, 8)).toEqual(PNG_SIGNATURE);
     const download = await api().get(`/screenshots/${changedId}/download`).set(account.auth).buffer(true).parse(binary);
     expect(Buffer.compare(image.body as Buffer, download.body as Buffer)).toBe(0);
 
-    const diff = await api().get(local(links.find((h) => h.includes('view=diff'))!)).buffer(true).parse(binary);
+    const diff = await api()
+      .get(local(links.find((h) => h.includes('view=diff'))!))
+      .buffer(true)
+      .parse(binary);
     expect(diff.status).toBe(200);
     expect(diff.headers['content-type']).toBe('image/png');
     expect((diff.body as Buffer).subarray(0, 8)).toEqual(PNG_SIGNATURE);
@@ -212,7 +225,10 @@ describe('Alert links: signed, expiring, opened without a session; the e-mail pi
   it('Teams gets an Adaptive Card and ntfy a text with Title, Click and Tags, each with the signed links', async () => {
     const teams = await receiver.at('/workflows/teams-hook?sig=secret');
     expect(teams.headers['content-type']).toBe('application/json');
-    const card = JSON.parse(teams.body) as { type: string; attachments: Array<{ contentType: string; content: { type: string; body: Array<{ text?: string }>; actions: Array<{ title: string; url: string }> } }> };
+    const card = JSON.parse(teams.body) as {
+      type: string;
+      attachments: Array<{ contentType: string; content: { type: string; body: Array<{ text?: string }>; actions: Array<{ title: string; url: string }> } }>;
+    };
     expect(card.type).toBe('message');
     expect(card.attachments[0].contentType).toBe('application/vnd.microsoft.card.adaptive');
     expect(card.attachments[0].content.type).toBe('AdaptiveCard');
@@ -226,7 +242,14 @@ describe('Alert links: signed, expiring, opened without a session; the e-mail pi
     expect(ntfy.headers).toMatchObject({ title: 'Landing page changed', tags: 'mag', 'content-type': 'text/plain; charset=utf-8' });
     expect(ntfy.headers.click).toBe(compare.url); // one message per event: the same signed links on every channel
     expect(ntfy.body).toContain('Pixels changed: 100.00 %');
-    expect((await api().get(local(ntfy.headers.attach as string)).buffer(true).parse(binary)).headers['content-type']).toBe('image/png');
+    expect(
+      (
+        await api()
+          .get(local(ntfy.headers.attach as string))
+          .buffer(true)
+          .parse(binary)
+      ).headers['content-type'],
+    ).toBe('image/png');
   });
 
   it('an altered link is 403 with words; a link of another account never opens this one’s screenshot; a render key cannot sign one, nor the system key /render', async () => {
@@ -253,7 +276,10 @@ describe('Alert links: signed, expiring, opened without a session; the e-mail pi
 
     // The account's own render key signing the very same query is not its system key: refused.
     const key = await api().post('/render-keys').set(account.auth).send({ name: 'mine' });
-    const query = image.slice('/links?'.length).replace(/access_key=rk_[0-9a-f]+/, `access_key=${key.body.data.access_key}`).replace(/&signature=.*/, '');
+    const query = image
+      .slice('/links?'.length)
+      .replace(/access_key=rk_[0-9a-f]+/, `access_key=${key.body.data.access_key}`)
+      .replace(/&signature=.*/, '');
     expect((await api().get(`/links?${signRenderQuery(query, key.body.data.secret as string)}`)).status).toBe(403);
     // The system key is never a render key: a /render link it names is refused.
     const systemKey = /access_key=(rk_[0-9a-f]+)/.exec(image)![1];

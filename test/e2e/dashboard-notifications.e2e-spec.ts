@@ -135,7 +135,12 @@ describe('Dashboard: Notifications page (real browser, no JavaScript)', () => {
 
   it('edit a channel: name and events change, the target left empty stays (masked, never shown back); a bad new one is refused beside its field', async () => {
     const channels = t.app.get(ChannelsService);
-    const slack = await channels.create(account.id, { name: 'Edit me', type: 'slack', target: `${receiverUrl}/services/T9/B9/kept-secret`, events: ['screenshot.failed'] });
+    const slack = await channels.create(account.id, {
+      name: 'Edit me',
+      type: 'slack',
+      target: `${receiverUrl}/services/T9/B9/kept-secret`,
+      events: ['screenshot.failed'],
+    });
     expect(await go(`/dashboard/notifications/${slack.id}/edit`)).toBe(200);
     expect(await page.$eval('#channel-target', (i) => (i as HTMLInputElement).value)).toBe('');
     expect(await page.$eval('#current-target', (p) => p.textContent)).toBe(`Now: ${receiverUrl}/********`);

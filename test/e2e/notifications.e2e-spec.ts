@@ -329,7 +329,8 @@ describe('Notification channels (e-mail over real SMTP, Slack and Discord receiv
     expect(body.content).toBe('Landing page changed');
     expect(body.embeds[0].description).toMatch(/Pixels changed: 100\.00 %/);
     // The compare page and the image are signed alert links (issue 46): they open without a dashboard session.
-    const signed = (view: string) => new RegExp(`${PUBLIC_URL}/links\\?screenshot=${second.screenshot_id}&view=${view}&access_key=rk_[0-9a-f]{24}&expires=\\d+&signature=[0-9a-f]{64}`);
+    const signed = (view: string) =>
+      new RegExp(`${PUBLIC_URL}/links\\?screenshot=${second.screenshot_id}&view=${view}&access_key=rk_[0-9a-f]{24}&expires=\\d+&signature=[0-9a-f]{64}`);
     expect(body.embeds[0].description).toMatch(signed('compare'));
     expect(body.embeds[0].description).toMatch(signed('image'));
     expect(body.embeds[0].url).toMatch(signed('compare'));

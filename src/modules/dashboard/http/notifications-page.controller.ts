@@ -7,14 +7,20 @@ import { takeDraft } from './form-drafts';
 import { ChannelsService } from '../../notifications/application/channels.service';
 import { CreateChannelDto, UpdateChannelDto } from '../../notifications/http/dto';
 import { AlertLinks } from '../../notifications/application/alert-links';
-import type { ChannelChanges } from '../../notifications/application/ports';
 import { WebsitesService } from '../../websites/application/websites.service';
 import { AppConfig } from '../../../config/app-config';
 import { apiFieldErrors, errorsByField, fieldErrorsOf, idField } from './api-form-validation';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
 import { HtmlPage, seeOther } from './responses';
-import { ChannelEditValues, ChannelFormValues, editChannelPage, EMPTY_CHANNEL_FORM, notificationsPage, removeConfirmPage } from './views/pages/notifications.page';
+import {
+  ChannelEditValues,
+  ChannelFormValues,
+  editChannelPage,
+  EMPTY_CHANNEL_FORM,
+  notificationsPage,
+  removeConfirmPage,
+} from './views/pages/notifications.page';
 import type { FieldError } from '../../../shared/domain/domain-error';
 import type { ChannelEvent, ChannelType } from '../../notifications/domain/channel';
 
@@ -118,7 +124,11 @@ export class NotificationsPageController {
     if (!keepsTarget) body.target = values.target;
     let errors = await apiFieldErrors(this.urlPolicy, UpdateChannelDto, body);
     if (errors.length === 0) {
-      const changes: ChannelChanges = { name: values.name, events: values.events as ChannelEvent[], websiteIds: body.website_ids as number[] };
+      const changes: Parameters<ChannelsService['update']>[2] = {
+        name: values.name,
+        events: values.events as ChannelEvent[],
+        websiteIds: body.website_ids as number[],
+      };
       if (!keepsTarget) changes.target = values.target;
       try {
         await this.channels.update(viewer.account.id, id, changes);

@@ -57,7 +57,12 @@ export class AlertLinks {
     const screenshot = params.getAll('screenshot');
     const view = params.getAll('view');
     // Signed by this service, so well formed; checked anyway, as a link the service did not make is refused.
-    if (screenshot.length !== 1 || !/^[1-9][0-9]{0,15}$/.test(screenshot[0]) || view.length !== 1 || !(ALERT_LINK_VIEWS as readonly string[]).includes(view[0])) {
+    if (
+      screenshot.length !== 1 ||
+      !/^[1-9][0-9]{0,15}$/.test(screenshot[0]) ||
+      view.length !== 1 ||
+      !(ALERT_LINK_VIEWS as readonly string[]).includes(view[0])
+    ) {
       throw new InvalidSignatureError('This link does not name a screenshot');
     }
     return { accountId, screenshotId: Number(screenshot[0]), view: view[0] as AlertLinkView, expires: new Date(Number(params.get('expires')) * 1000) };

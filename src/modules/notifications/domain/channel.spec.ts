@@ -131,9 +131,12 @@ describe('notification channel rules', () => {
       expect(webhookUrlProblem('teams', target, [])).toMatch(/^target must be a Microsoft Teams workflow webhook URL/);
     });
 
-    it.each(['https://ntfy.sh/my-alerts', 'https://ntfy.example.com/alerts_1', 'http://ntfy.example.com:8080/base/alerts?auth=abc'])('ntfy accepts %s', (target) => {
-      expect(webhookUrlProblem('ntfy', target, [])).toBeNull();
-    });
+    it.each(['https://ntfy.sh/my-alerts', 'https://ntfy.example.com/alerts_1', 'http://ntfy.example.com:8080/base/alerts?auth=abc'])(
+      'ntfy accepts %s',
+      (target) => {
+        expect(webhookUrlProblem('ntfy', target, [])).toBeNull();
+      },
+    );
 
     it.each([
       ['https://ntfy.sh/', 'no topic'],
@@ -195,9 +198,14 @@ describe('notification messages', () => {
   });
 
   it('Teams gets one Adaptive Card: the headline, each line (a changed line is no bullet), the https picture, a button per link', () => {
-    const teams = teamsMessage(facts({ links: { compare: 'https://s.example/c', screenshot: null, image: 'https://s.example/i', diff: 'https://s.example/d', job: null } }));
+    const teams = teamsMessage(
+      facts({ links: { compare: 'https://s.example/c', screenshot: null, image: 'https://s.example/i', diff: 'https://s.example/d', job: null } }),
+    );
     expect(teams.type).toBe('message');
-    const [attachment] = teams.attachments as Array<{ contentType: string; content: { type: string; version: string; body: Array<Record<string, unknown>>; actions: unknown[] } }>;
+    const [attachment] = teams.attachments as Array<{
+      contentType: string;
+      content: { type: string; version: string; body: Array<Record<string, unknown>>; actions: unknown[] };
+    }>;
     expect(attachment.contentType).toBe('application/vnd.microsoft.card.adaptive');
     expect(attachment.content).toMatchObject({ type: 'AdaptiveCard', version: '1.4' });
     expect(attachment.content.body[0]).toMatchObject({ type: 'TextBlock', text: 'Acme <home> changed', weight: 'Bolder' });
@@ -222,7 +230,9 @@ describe('notification messages', () => {
       attach: 'https://s.example/dashboard/screenshots/9/image',
       'content-type': 'text/plain; charset=utf-8',
     });
-    expect(n.headers.actions).toBe('view, Compare, https://s.example/dashboard/screenshots/9/compare; view, Image, https://s.example/dashboard/screenshots/9/image');
+    expect(n.headers.actions).toBe(
+      'view, Compare, https://s.example/dashboard/screenshots/9/compare; view, Image, https://s.example/dashboard/screenshots/9/image',
+    );
     const failed = ntfyMessage(facts({ event: 'screenshot.failed', websiteName: 'Café', error: 'boom' }));
     expect(failed.headers).toMatchObject({ tags: 'warning', priority: '4' });
     expect(failed.headers.title).toBe(`=?UTF-8?B?${Buffer.from('Café: screenshot failed').toString('base64')}?=`);

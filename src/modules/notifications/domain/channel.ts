@@ -146,7 +146,8 @@ function label(type: HookType): string {
  * with that domain's path once normalised, and no path trick as written. Another origin only when allowlisted.
  */
 function teamsUrlProblem(target: string, allowlist: readonly string[]): string | null {
-  const expected = 'target must be a Microsoft Teams workflow webhook URL (https://….logic.azure.com/workflows/…, https://….powerplatform.com/powerautomate/… or https://….webhook.office.com/webhookb2/…)';
+  const expected =
+    'target must be a Microsoft Teams workflow webhook URL (https://….logic.azure.com/workflows/…, https://….powerplatform.com/powerautomate/… or https://….webhook.office.com/webhookb2/…)';
   let url: URL;
   try {
     url = new URL(target);

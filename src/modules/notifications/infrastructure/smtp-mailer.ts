@@ -37,7 +37,9 @@ export class SmtpMailer extends Mailer implements OnApplicationShutdown {
       html: message.html,
       // An inline part (multipart/related, Content-Disposition: inline) the HTML names as cid:…: shown by mail clients
       // without fetching anything, where a remote image would be blocked or need a session.
-      attachments: inline ? [{ filename: inline.filename, content: inline.content, contentType: inline.contentType, cid: inline.cid, contentDisposition: 'inline' }] : [],
+      attachments: inline
+        ? [{ filename: inline.filename, content: inline.content, contentType: inline.contentType, cid: inline.cid, contentDisposition: 'inline' }]
+        : [],
     });
   }
 

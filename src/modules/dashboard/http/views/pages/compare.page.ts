@@ -159,7 +159,11 @@ function compareBody(view: CompareView, urls: CompareUrls): Html {
     const page = urls.screenshotPage(shot.id);
     return html`<div class="notice info" id="no-previous" role="note">${why}</div>
 <div class="full">${
-      !isImageFormat(shot.format) ? (page ? html`<a href="${page}">Open the screenshot</a>` : '') : shotImage(shot, `Capture ${shot.id} of ${view.website.name}`, urls)
+      !isImageFormat(shot.format)
+        ? page
+          ? html`<a href="${page}">Open the screenshot</a>`
+          : ''
+        : shotImage(shot, `Capture ${shot.id} of ${view.website.name}`, urls)
     }</div>`;
   }
   return html`${

@@ -1,5 +1,5 @@
 import { isFinished, JOB_STATUSES, JobProps } from '../../../../jobs/domain/job';
-import { stepForDisplay } from '../../../../scenarios/domain/execution';
+import { redactStepsForLogs } from '../../../../scenarios/domain/execution';
 import type { Step } from '../../../../scenarios/domain/steps';
 import type { DashboardViewer } from '../../dashboard-request';
 import { dataTable, PageInfo, pager, websitePicker } from '../components';
@@ -89,7 +89,7 @@ function snakeKeys(value: unknown): unknown {
   return value;
 }
 
-/** What a job was asked for, without its secrets: sealed fields are named, never shown; secret fill values are redacted. */
+/** What a job was asked for, without its secrets: sealed fields are named, never shown; fill values are redacted. */
 export function visibleOptions(job: JobProps): Array<[string, string]> {
   const options = (job.options ?? {}) as Record<string, unknown>;
   const out: Array<[string, string]> = [];
@@ -98,7 +98,7 @@ export function visibleOptions(job: JobProps): Array<[string, string]> {
     if (key === 'sealedSecrets' || key === 'secrets') {
       out.push(['headers, cookies, http_auth', '******** (encrypted; never shown)']);
     } else if (key === 'steps' && Array.isArray(value)) {
-      out.push(['steps', JSON.stringify(snakeKeys((value as Step[]).map((step) => stepForDisplay(step))))]);
+      out.push(['steps', JSON.stringify(snakeKeys(redactStepsForLogs(value as Step[])))]);
     } else {
       out.push([snakeCase(key), typeof value === 'string' ? value : JSON.stringify(snakeKeys(value))]);
     }
