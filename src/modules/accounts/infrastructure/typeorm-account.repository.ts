@@ -4,6 +4,7 @@ import { DataSource, Repository } from 'typeorm';
 import { Account } from '../domain/account';
 import { PlanName, SubscriptionStatus } from '../domain/plan';
 import { AccountChanges, AccountRepository, NewAccount, NewApiToken } from '../application/ports';
+import { AccountRowsVersion } from './account-rows-version';
 import { AccountRow, ApiTokenRow, newTokenRow } from './orm-entities';
 
 export function toAccount(row: AccountRow): Account {
@@ -24,6 +25,7 @@ export class TypeOrmAccountRepository extends AccountRepository {
   constructor(
     @InjectRepository(AccountRow) private readonly rows: Repository<AccountRow>,
     private readonly dataSource: DataSource,
+    private readonly version: AccountRowsVersion,
   ) {
     super();
   }
@@ -39,6 +41,14 @@ export class TypeOrmAccountRepository extends AccountRepository {
   }
 
   async createWithToken(account: NewAccount, token: NewApiToken, now: Date): Promise<{ account: Account; tokenId: number }> {
+    try {
+      return await this.insertWithToken(account, token, now);
+    } finally {
+      this.version.changed();
+    }
+  }
+
+  private insertWithToken(account: NewAccount, token: NewApiToken, now: Date): Promise<{ account: Account; tokenId: number }> {
     return this.dataSource.transaction(async (manager) => {
       const row = await manager.save(
         manager.create(AccountRow, {
@@ -66,7 +76,11 @@ export class TypeOrmAccountRepository extends AccountRepository {
     if (changes.expiresAt !== undefined) patch.expiresAt = changes.expiresAt;
     if (changes.limitOverrides?.perMinute !== undefined) patch.rateLimitPerMinute = changes.limitOverrides.perMinute;
     if (changes.limitOverrides?.perHour !== undefined) patch.rateLimitPerHour = changes.limitOverrides.perHour;
-    await this.rows.update({ id }, patch);
+    try {
+      await this.rows.update({ id }, patch);
+    } finally {
+      this.version.changed();
+    }
     return toAccount(await this.rows.findOneByOrFail({ id }));
   }
 }
