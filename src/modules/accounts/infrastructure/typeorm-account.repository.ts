@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
+import { findOne } from '../../../shared/persistence/hot-query';
 import { DataSource, Repository } from 'typeorm';
 import { Account } from '../domain/account';
 import { PlanName, SubscriptionStatus } from '../domain/plan';
@@ -30,8 +31,9 @@ export class TypeOrmAccountRepository extends AccountRepository {
     super();
   }
 
+  /** Every signed /render link asks (its key's account): a prepared statement, not the query builder. */
   async findById(id: number): Promise<Account | null> {
-    const row = await this.rows.findOneBy({ id });
+    const row = await findOne(this.rows, { id });
     return row ? toAccount(row) : null;
   }
 
