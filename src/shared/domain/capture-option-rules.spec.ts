@@ -1,4 +1,6 @@
-import { outputConflicts, resolveOutput } from './capture-option-rules';
+import { CAPTURE_OPTION_TABLE, type CaptureOptions } from './capture-option-table';
+import { formatsInWords, outputConflicts, pageOptionConflicts, resolveOutput } from './capture-option-rules';
+import { OUTPUT_FORMATS } from './output-format';
 
 describe('resolveOutput: the request over the website, then the defaults', () => {
   it('png by default, with nothing that does not apply to it', () => {
@@ -46,5 +48,61 @@ describe('outputConflicts: options that do not apply to the format the capture e
   it('a request without a format is checked against the website’s format and options', () => {
     expect(outputConflicts({}, { format: 'jpeg', omitBackground: true }).map((c) => c.field)).toEqual(['omit_background']);
     expect(outputConflicts({ format: 'pdf', pdfPrintBackground: true }, { format: 'jpeg', quality: 10 })).toEqual([]);
+  });
+});
+
+/** A value each kind of option accepts (what the value is does not matter to the format rule, only that it is set). */
+function sampleValue(kind: string): unknown {
+  const samples: Record<string, unknown> = {
+    boolean: true,
+    integer: 1,
+    number: 1,
+    choice: 'a4',
+    selector: '#main',
+    clip: { x: 0, y: 0, width: 10, height: 10 },
+    pdfText: '1cm',
+  };
+  if (!(kind in samples)) throw new Error(`no sample value for a format-limited option of kind ${kind}: add one here`);
+  return samples[kind];
+}
+
+describe('the format rule comes from the table’s formats column', () => {
+  const limited = CAPTURE_OPTION_TABLE.filter((spec) => spec.formats.length < OUTPUT_FORMATS.length);
+
+  it('covers every format-limited option (quality, the pdf_* controls, omit_background, selector, clip, output size)', () => {
+    expect(limited.map((spec) => spec.wire)).toEqual(
+      expect.arrayContaining(['quality', 'pdf_paper', 'pdf_outline', 'omit_background', 'selector', 'clip', 'output_width', 'output_height']),
+    );
+  });
+
+  for (const spec of limited) {
+    const others = OUTPUT_FORMATS.filter((f) => !(spec.formats as readonly string[]).includes(f));
+    it(`${spec.wire}: accepted with ${spec.formats.join(', ')}; refused with ${others.join(', ')}, one 422 wording for all`, () => {
+      const value = sampleValue(spec.type.kind);
+      for (const format of spec.formats) expect(outputConflicts({ format, [spec.key]: value } as CaptureOptions)).toEqual([]);
+      for (const format of others) {
+        const hint = (spec as { formatsHint?: Record<string, string> }).formatsHint?.[format];
+        expect(outputConflicts({ format, [spec.key]: value } as CaptureOptions)).toEqual([
+          { field: spec.wire, message: `${spec.wire} applies only to ${formatsInWords(spec.formats)}, not ${format}${hint ? ` (${hint})` : ''}` },
+        ]);
+        // The page rules do not say it a second time.
+        expect(pageOptionConflicts({ [spec.key]: value } as CaptureOptions, { format, viewportWidth: 1280, viewportSetByRequest: [] })).toEqual([]);
+      }
+    });
+  }
+
+  it('the formats in words', () => {
+    expect(formatsInWords(['pdf'])).toBe('pdf');
+    expect(formatsInWords(['jpeg', 'webp'])).toBe('jpeg and webp');
+    expect(formatsInWords(['png', 'jpeg', 'webp'])).toBe('images (png, jpeg and webp)');
+  });
+
+  it('a website’s saved selector still applies to a request for pdf (refused); its saved quality does not (set aside)', () => {
+    expect(outputConflicts({ format: 'pdf' }, { selector: '#main', quality: 50 })).toEqual([
+      { field: 'selector', message: 'selector applies only to images (png, jpeg and webp), not pdf' },
+    ]);
+    expect(outputConflicts({ format: 'pdf' }, { outputWidth: 300 })).toEqual([
+      { field: 'output_width', message: 'output_width applies only to images (png, jpeg and webp), not pdf (choose the paper with pdf_paper)' },
+    ]);
   });
 });

@@ -93,8 +93,22 @@ export interface CaptureOptionSpec {
   readonly setOn: readonly OptionScope[];
   /** Encrypted at rest, never shown (values are "********"); kept in `CaptureOptions.secrets`. */
   readonly secret: boolean;
-  /** The output formats it applies to; another format with it set is a 422 (see outputConflicts). */
+  /**
+   * The output formats it applies to; another format with it set is a 422 naming the field, worded alike for every
+   * option (`<wire> applies only to <formats>, not <format>`): capture-option-rules.ts `outputConflicts` reads this.
+   */
   readonly formats: readonly OutputFormat[];
+  /**
+   * Whether a website's saved value still counts when a request names another format. Left out (false): the saved
+   * value is a default for the website's own format and is set aside when the request chooses the format (a saved
+   * quality does not refuse a request for png). True for what the page is cut or sized to (selector, clip,
+   * output size): the saved value would still apply, so the request's format is refused with it.
+   */
+  readonly formatsBindWebsite?: boolean;
+  /** 'true': only the value true asks for something (false is the default, no conflict); left out: any value set. */
+  readonly formatsRefuse?: 'true';
+  /** Words added to the format refusal for one format (how to get the same with it). */
+  readonly formatsHint?: Partial<Record<OutputFormat, string>>;
   /**
    * Two captures differing in it are not like for like (change history compares like with like:
    * screenshots/application/comparison-key.ts reads this flag). False for timing (when the picture is taken, not
@@ -359,6 +373,7 @@ export const CAPTURE_OPTION_TABLE = [
     setOn: EVERYWHERE,
     secret: false,
     formats: TRANSPARENT_FORMATS,
+    formatsRefuse: 'true',
     changesPicture: true,
     capturer: 'derived',
     shownWithDefault: true,
@@ -373,6 +388,7 @@ export const CAPTURE_OPTION_TABLE = [
     setOn: EVERYWHERE,
     secret: false,
     formats: IMAGES,
+    formatsBindWebsite: true,
     changesPicture: true,
     capturer: 'plain',
     example: '#pricing',
@@ -388,6 +404,7 @@ export const CAPTURE_OPTION_TABLE = [
     setOn: EVERYWHERE,
     secret: false,
     formats: IMAGES,
+    formatsBindWebsite: true,
     changesPicture: true,
     capturer: 'plain',
     description: 'Capture only this rectangle of the page, CSS px (not with selector; images only)',
@@ -652,6 +669,8 @@ export const CAPTURE_OPTION_TABLE = [
     setOn: EVERYWHERE,
     secret: false,
     formats: IMAGES,
+    formatsHint: { pdf: 'choose the paper with pdf_paper' },
+    formatsBindWebsite: true,
     changesPicture: true,
     capturer: 'plain',
     description: `The image resized to this width in pixels (${OUTPUT_SIZE.min}–${OUTPUT_SIZE.max}); without output_height the height keeps the aspect ratio. Images only (422 with pdf).`,
@@ -664,6 +683,8 @@ export const CAPTURE_OPTION_TABLE = [
     setOn: EVERYWHERE,
     secret: false,
     formats: IMAGES,
+    formatsHint: { pdf: 'choose the paper with pdf_paper' },
+    formatsBindWebsite: true,
     changesPicture: true,
     capturer: 'plain',
     description: `The image resized to this height in pixels (${OUTPUT_SIZE.min}–${OUTPUT_SIZE.max}); without output_width the width keeps the aspect ratio; with both, exactly that size (stretched). Images only (422 with pdf).`,
