@@ -33,7 +33,7 @@ describe('the TypeScript client knows every capture option of the table', () => 
   }
 
   it('the website’s capture_options type has no option the table does not have', () => {
-    const wires = new Set(CAPTURE_OPTION_TABLE.map((spec) => spec.wire));
+    const wires = new Set<string>(CAPTURE_OPTION_TABLE.map((spec) => spec.wire));
     expect([...propertiesOf('CaptureOptionsInput')].filter((name) => !wires.has(name))).toEqual([]);
   });
 });

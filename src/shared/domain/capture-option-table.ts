@@ -67,6 +67,8 @@ export type OptionValueType =
 /** How the dashboard shows an option (the control follows from the type unless named). */
 export interface OptionFormHints {
   label: string;
+  /** How a sentence names it, lower case (the dashboard's form errors: "PDF scale must be at most 2."); else its wire name in words. */
+  name?: string;
   section: 'capture' | 'output' | 'page' | 'blocking' | 'secrets';
   /** A control other than the type's own: `tristate` for a flag whose default depends on others. */
   control?: 'tristate' | 'textarea';
@@ -174,7 +176,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     shownWithDefault: true,
     description: WAIT_UNTIL_DESCRIPTION,
-    form: { label: 'Wait until', section: 'page' },
+    form: { name: 'wait until', label: 'Wait until', section: 'page' },
   }),
   row<OutputFormat>()({
     wire: 'format',
@@ -189,7 +191,7 @@ export const CAPTURE_OPTION_TABLE = [
     shownWithDefault: true,
     description:
       'File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.',
-    form: { label: 'Format', section: 'output' },
+    form: { name: 'format', label: 'Format', section: 'output' },
   }),
   row<number>()({
     wire: 'quality',
@@ -203,7 +205,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     shownWithDefault: true,
     description: 'jpeg and webp only (422 with png or pdf)',
-    form: { label: 'Quality (jpeg, webp)', section: 'output' },
+    form: { name: 'quality', label: 'Quality (jpeg, webp)', section: 'output' },
   }),
   row<PdfPaper>()({
     wire: 'pdf_paper',
@@ -217,7 +219,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     shownWithDefault: true,
     description: 'pdf only',
-    form: { label: 'PDF paper', section: 'output' },
+    form: { name: 'PDF paper', label: 'PDF paper', section: 'output' },
   }),
   row<boolean>()({
     wire: 'pdf_landscape',
@@ -231,7 +233,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     shownWithDefault: true,
     description: 'pdf only',
-    form: { label: 'PDF landscape', section: 'output', control: 'tristate' },
+    form: { name: 'PDF landscape', label: 'PDF landscape', section: 'output', control: 'tristate' },
   }),
   row<boolean>()({
     wire: 'pdf_print_background',
@@ -245,7 +247,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     shownWithDefault: true,
     description: 'pdf only: print background colours and images',
-    form: { label: 'PDF prints backgrounds', section: 'output', control: 'tristate' },
+    form: { name: 'PDF prints backgrounds', label: 'PDF prints backgrounds', section: 'output', control: 'tristate' },
   }),
   row<string>()({
     wire: 'pdf_margin',
@@ -259,7 +261,7 @@ export const CAPTURE_OPTION_TABLE = [
     example: '20mm 15mm 20mm 15mm',
     description:
       'pdf only: the page margins, one CSS length for all sides or four (top right bottom left), in px, in, cm or mm. Default: none (0), or 0.6 in top and bottom when a header or footer is printed.',
-    form: { label: 'PDF margins', section: 'output', placeholder: '0 (e.g. 20mm, or 1in 0.5in 1in 0.5in)' },
+    form: { name: 'PDF margins', label: 'PDF margins', section: 'output', placeholder: '0 (e.g. 20mm, or 1in 0.5in 1in 0.5in)' },
   }),
   row<string>()({
     wire: 'pdf_header',
@@ -272,8 +274,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     example: '<div style="font-size:9px;width:100%;text-align:center"><span class="title"></span></div>',
     description: `pdf only: HTML printed at the top of every page (at most ${PDF_LIMITS.templateMaxBytes} bytes). Elements of class \`pageNumber\`, \`totalPages\`, \`title\`, \`url\` and \`date\` are filled in. Chromium renders it apart from the page, without network and without scripts: style it inline (its default font size is tiny), images as data: URLs.`,
-    form: {
-      label: 'PDF header (HTML)',
+    form: { name: 'PDF header',       label: 'PDF header (HTML)',
       section: 'output',
       control: 'textarea',
       placeholder: '<div><span class="title"></span> · <span class="date"></span></div>',
@@ -291,8 +292,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     example: '<div style="font-size:9px;margin:0 auto">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>',
     description: `pdf only: HTML printed at the bottom of every page, like pdf_header (at most ${PDF_LIMITS.templateMaxBytes} bytes).`,
-    form: {
-      label: 'PDF footer (HTML)',
+    form: { name: 'PDF footer',       label: 'PDF footer (HTML)',
       section: 'output',
       control: 'textarea',
       placeholder: '<div>Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>',
@@ -311,7 +311,7 @@ export const CAPTURE_OPTION_TABLE = [
     example: '1-3,5',
     description:
       'pdf only: the pages kept, counted from 1 (`1-3,5`, `2-` for the second to the last). A range beyond the last page fails the job, naming the page count.',
-    form: { label: 'PDF pages', section: 'output', placeholder: 'all (e.g. 1-3,5)' },
+    form: { name: 'PDF pages', label: 'PDF pages', section: 'output', placeholder: 'all (e.g. 1-3,5)' },
   }),
   row<number>()({
     wire: 'pdf_scale',
@@ -324,7 +324,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: false,
     capturer: 'derived',
     description: `pdf only: the page printed at this scale (${PDF_LIMITS.scale.min}–${PDF_LIMITS.scale.max})`,
-    form: { label: 'PDF scale (0.1–2)', section: 'output', placeholder: '1' },
+    form: { name: 'PDF scale', label: 'PDF scale (0.1–2)', section: 'output', placeholder: '1' },
   }),
   row<string>()({
     wire: 'pdf_width',
@@ -337,7 +337,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     example: '100mm',
     description: `pdf only: the page's width, a CSS length in px, in, cm or mm (${PDF_LIMITS.sideMinInches}–${PDF_LIMITS.sideMaxInches} in), over pdf_paper's (and pdf_landscape's); its height stays the paper's unless pdf_height is set.`,
-    form: { label: 'PDF page width', section: 'output', placeholder: 'the paper’s (e.g. 100mm)' },
+    form: { name: 'PDF page width', label: 'PDF page width', section: 'output', placeholder: 'the paper’s (e.g. 100mm)' },
   }),
   row<string>()({
     wire: 'pdf_height',
@@ -350,7 +350,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     example: '150mm',
     description: `pdf only: the page's height, like pdf_width.`,
-    form: { label: 'PDF page height', section: 'output', placeholder: 'the paper’s (e.g. 150mm)' },
+    form: { name: 'PDF page height', label: 'PDF page height', section: 'output', placeholder: 'the paper’s (e.g. 150mm)' },
   }),
   row<boolean>()({
     wire: 'pdf_outline',
@@ -363,7 +363,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: false,
     capturer: 'derived',
     description: 'pdf only: bookmarks (the PDF outline) made from the page’s headings h1–h6 (a tagged PDF)',
-    form: { label: 'PDF bookmarks from headings', section: 'output', control: 'tristate' },
+    form: { name: 'PDF bookmarks', label: 'PDF bookmarks from headings', section: 'output', control: 'tristate' },
   }),
   row<boolean>()({
     wire: 'omit_background',
@@ -378,7 +378,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     shownWithDefault: true,
     description: 'Transparent background where the page sets none (png and webp only)',
-    form: { label: 'Transparent background (png, webp)', section: 'output', control: 'tristate' },
+    form: { name: 'transparent background', label: 'Transparent background (png, webp)', section: 'output', control: 'tristate' },
   }),
   row<string | null>()({
     wire: 'selector',
@@ -394,7 +394,7 @@ export const CAPTURE_OPTION_TABLE = [
     example: '#pricing',
     description:
       'Capture only the first element matching this CSS selector (scrolled into view; full_page ignored). No match within the wait → the job fails naming it. Images only.',
-    form: { label: 'Capture only this element (CSS selector)', section: 'page', placeholder: '#pricing' },
+    form: { name: 'selector', label: 'Capture only this element (CSS selector)', section: 'page', placeholder: '#pricing' },
   }),
   row<Clip | null>()({
     wire: 'clip',
@@ -408,7 +408,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: true,
     capturer: 'plain',
     description: 'Capture only this rectangle of the page, CSS px (not with selector; images only)',
-    form: { label: 'Capture only this rectangle (CSS px)', section: 'page' },
+    form: { name: 'rectangle to capture', label: 'Capture only this rectangle (CSS px)', section: 'page' },
   }),
   row<string>()({
     wire: 'device',
@@ -422,7 +422,7 @@ export const CAPTURE_OPTION_TABLE = [
     example: 'iPhone 15 Pro',
     description:
       'A device preset (GET /devices): viewport, scale factor, mobile, touch and user agent. Not with viewport_width/viewport_height/device_scale_factor in the same request.',
-    form: { label: 'Device', section: 'page', placeholder: 'none (desktop viewport)' },
+    form: { name: 'device', label: 'Device', section: 'page', placeholder: 'none (desktop viewport)' },
   }),
   row<string>()({
     wire: 'user_agent',
@@ -434,7 +434,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: true,
     capturer: 'derived',
     description: 'User-Agent header and navigator.userAgent (over a device’s)',
-    form: { label: 'User agent', section: 'page' },
+    form: { name: 'user agent', label: 'User agent', section: 'page' },
   }),
   row<string>()({
     wire: 'locale',
@@ -447,7 +447,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     example: 'de-DE',
     description: 'BCP 47 language tag: Accept-Language, navigator.language and Intl',
-    form: { label: 'Locale', section: 'page', placeholder: 'en-US' },
+    form: { name: 'locale', label: 'Locale', section: 'page', placeholder: 'en-US' },
   }),
   row<string>()({
     wire: 'timezone',
@@ -460,7 +460,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     example: 'Asia/Tokyo',
     description: 'IANA time zone the page’s clock runs in',
-    form: { label: 'Time zone', section: 'page', placeholder: 'Europe/Berlin', suggestions: Intl.supportedValuesOf('timeZone') },
+    form: { name: 'time zone', label: 'Time zone', section: 'page', placeholder: 'Europe/Berlin', suggestions: Intl.supportedValuesOf('timeZone') },
   }),
   row<BlockableResource[]>()({
     wire: 'block_resources',
@@ -473,7 +473,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: true,
     capturer: 'plain',
     description: 'Resource types not loaded at all',
-    form: { label: 'Do not load', section: 'blocking' },
+    form: { name: 'do not load', label: 'Do not load', section: 'blocking' },
   }),
   row<string | null>()({
     wire: 'css',
@@ -486,7 +486,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: true,
     capturer: 'plain',
     description: `A style sheet added to the page before the capture (at most ${P.cssMax} bytes of UTF-8)`,
-    form: { label: 'Extra CSS', section: 'page', control: 'textarea', placeholder: '.chat-widget { display: none }' },
+    form: { name: 'extra CSS', label: 'Extra CSS', section: 'page', control: 'textarea', placeholder: '.chat-widget { display: none }' },
   }),
   row<string[]>()({
     wire: 'scripts',
@@ -572,7 +572,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'plain',
     description:
       'Answer cookie consent dialogs with “reject” (or hide them) before the capture, with the rule set of @duckduckgo/autoconsent (shipped, never downloaded)',
-    form: { label: 'Reject cookie banners', section: 'blocking' },
+    form: { name: 'reject cookie banners', label: 'Reject cookie banners', section: 'blocking' },
   }),
   row<boolean>()({
     wire: 'block_ads',
@@ -586,7 +586,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'plain',
     description:
       'Never request known advertising hosts (the advertising categories of Ghostery’s tracker database, @ghostery/trackerdb, shipped in the package). Network requests only: an ad slot is left empty.',
-    form: { label: 'Block ads', section: 'blocking' },
+    form: { name: 'block ads', label: 'Block ads', section: 'blocking' },
   }),
   row<boolean>()({
     wire: 'block_trackers',
@@ -599,7 +599,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: true,
     capturer: 'plain',
     description: 'Never request known analytics trackers (the site_analytics category of Ghostery’s tracker database).',
-    form: { label: 'Block trackers', section: 'blocking' },
+    form: { name: 'block trackers', label: 'Block trackers', section: 'blocking' },
   }),
   row<boolean>()({
     wire: 'block_chat_widgets',
@@ -641,8 +641,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     description:
       '`true`: the job fails when the page answers any 4xx or 5xx (after redirects), with `error` "The page answered HTTP 404" — a page failure, not retried. A list: only these codes (400..599). `false` or `[]`: an error page is captured like any page (its status is in the screenshot’s `capture.http_status`).',
-    form: {
-      label: 'Fail on HTTP status',
+    form: { name: 'fail on HTTP status',       label: 'Fail on HTTP status',
       section: 'page',
       placeholder: 'all, or 404, 500',
       hint: '“all”: the capture fails when the page answers any 4xx or 5xx; or only the codes listed. Empty: error pages are captured.',
@@ -660,7 +659,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'plain',
     description:
       'The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("The page did not answer within 5 s" when the page never answered; a page that answered is captured as it is by then, with the warning hung_requests).',
-    form: { label: 'Time limit (ms)', section: 'page', placeholder: 'the server’s CAPTURE_TIMEOUT_MS' },
+    form: { name: 'time limit', label: 'Time limit (ms)', section: 'page', placeholder: 'the server’s CAPTURE_TIMEOUT_MS' },
   }),
   row<number>()({
     wire: 'output_width',
@@ -702,8 +701,7 @@ export const CAPTURE_OPTION_TABLE = [
     example: { 'X-Api-Version': '2' },
     description:
       'Extra request headers, sent only to the website’s host and its subdomains (never to third parties). Host, Cookie, Content-Length, Connection, Transfer-Encoding and Proxy-* are refused. Encrypted at rest; values never returned.',
-    form: {
-      label: 'Extra request headers',
+    form: { name: 'extra request headers',       label: 'Extra request headers',
       section: 'secrets',
       placeholder: 'X-Api-Version: 2',
       hint: 'One "Name: value" a line. Saved values show as ******** — leave them so to keep them.',
@@ -719,8 +717,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: false,
     capturer: 'derived',
     description: 'Cookies set for the website before loading it. Encrypted at rest; values never returned.',
-    form: {
-      label: 'Cookies',
+    form: { name: 'cookies',       label: 'Cookies',
       section: 'secrets',
       placeholder: 'session=abc; Domain=example.com; Path=/; Secure; HttpOnly; SameSite=Lax',
       hint: 'One cookie a line: name=value, then optional Domain, Path, Secure, HttpOnly, SameSite.',
@@ -736,7 +733,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: false,
     capturer: 'derived',
     description: 'HTTP Basic credentials, sent only to the website’s host and its subdomains. Encrypted at rest; never returned.',
-    form: { label: 'HTTP Basic credentials', section: 'secrets' },
+    form: { name: 'HTTP Basic credentials', label: 'HTTP Basic credentials', section: 'secrets' },
   }),
   row<string>()({
     wire: 'proxy',
@@ -783,7 +780,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: true,
     capturer: 'plain',
     description: 'Default: the website’s full_page',
-    form: { label: 'Full page', section: 'capture', control: 'tristate', placeholder: 'the website’s' },
+    form: { name: 'full page', label: 'Full page', section: 'capture', control: 'tristate', placeholder: 'the website’s' },
   }),
   row<string | null>()({
     wire: 'full_page_scroll_selector',
@@ -811,7 +808,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: true,
     capturer: 'derived',
     description: 'Default: the website’s',
-    form: { label: 'Viewport width', section: 'capture', placeholder: 'the website’s' },
+    form: { name: 'viewport width', label: 'Viewport width', section: 'capture', placeholder: 'the website’s' },
   }),
   row<number>()({
     wire: 'viewport_height',
@@ -824,7 +821,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: true,
     capturer: 'derived',
     description: 'Default: the website’s',
-    form: { label: 'Viewport height', section: 'capture', placeholder: 'the website’s' },
+    form: { name: 'viewport height', label: 'Viewport height', section: 'capture', placeholder: 'the website’s' },
   }),
   row<number>()({
     wire: 'delay_ms',
@@ -837,7 +834,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: false,
     capturer: 'plain',
     description: 'Milliseconds to wait after the page settled',
-    form: { label: 'Delay after load (ms)', section: 'capture', placeholder: '0' },
+    form: { name: 'delay after load', label: 'Delay after load (ms)', section: 'capture', placeholder: '0' },
   }),
   row<string | null>()({
     wire: 'wait_for_selector',
@@ -851,7 +848,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'plain',
     example: '#cookie-banner',
     description: 'Wait until this CSS selector matches before capturing (one that does not parse is 422)',
-    form: { label: 'Wait for selector', section: 'capture', placeholder: '#app.ready' },
+    form: { name: 'wait-for selector', label: 'Wait for selector', section: 'capture', placeholder: '#app.ready' },
   }),
   row<number>()({
     wire: 'device_scale_factor',
@@ -863,7 +860,7 @@ export const CAPTURE_OPTION_TABLE = [
     formats: ALL_FORMATS,
     changesPicture: true,
     capturer: 'derived',
-    form: { label: 'Scale factor (1–3)', section: 'capture', placeholder: '1' },
+    form: { name: 'scale factor', label: 'Scale factor (1–3)', section: 'capture', placeholder: '1' },
   }),
   row<string[]>()({
     wire: 'hide_selectors',
@@ -877,7 +874,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'plain',
     example: '#cookie-banner',
     description: 'Elements hidden before capturing',
-    form: { label: 'Hide elements (one selector a line)', section: 'capture', placeholder: '.cookie-banner' },
+    form: { name: 'elements to hide', label: 'Hide elements (one selector a line)', section: 'capture', placeholder: '.cookie-banner' },
   }),
   row<boolean>()({
     wire: 'dark_mode',
@@ -890,7 +887,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: true,
     capturer: 'plain',
     description: 'Emulate prefers-color-scheme: dark',
-    form: { label: 'Dark mode', section: 'capture' },
+    form: { name: 'dark mode', label: 'Dark mode', section: 'capture' },
   }),
 ] as const;
 
