@@ -103,7 +103,9 @@ function startPage(): Promise<{ url: string; close: () => void }> {
     res.writeHead(200, { 'Content-Type': 'text/html' });
     res.end('<!doctype html><title>bench</title><h1 style="font:48px sans-serif">A cached render</h1>');
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, close: () => server.close() })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, close: () => server.close() })),
+  );
 }
 
 async function main(): Promise<void> {

@@ -325,7 +325,12 @@ async function retentionRun(engine: Engine): Promise<void> {
   clock.now = () => new Date(Date.now() + offset);
   try {
     const accounts = app.get(AccountsService);
-    const { account, token } = await accounts.createAccount({ email: `bench-retention-${engine}@example.com`, name: 'Bench', plan: 'business', password: PASSWORD });
+    const { account, token } = await accounts.createAccount({
+      email: `bench-retention-${engine}@example.com`,
+      name: 'Bench',
+      plan: 'business',
+      password: PASSWORD,
+    });
     await accounts.updateAccount(`bench-retention-${engine}@example.com`, { limitPerMinute: 1_000_000, limitPerHour: 1_000_000 });
     const auth = { Authorization: `Bearer ${token}` };
     const dataSource = app.get(DataSource);
@@ -335,10 +340,9 @@ async function retentionRun(engine: Engine): Promise<void> {
     await seedShots(dataSource, engine, account.id, firstWebsite, 1, rows, Math.floor(Date.now() / 1000), rows);
     const later = new Date(Date.now() + 39 * DAY_MS);
     const p = engine === 'postgres' ? '$1' : '?';
-    await dataSource.query(
-      `UPDATE screenshots SET taken_at = ${p} WHERE id IN (SELECT id FROM screenshots ORDER BY id DESC LIMIT ${RETENTION_SURVIVORS})`,
-      [engine === 'postgres' ? later : later.toISOString().replace('T', ' ').replace('Z', '')],
-    );
+    await dataSource.query(`UPDATE screenshots SET taken_at = ${p} WHERE id IN (SELECT id FROM screenshots ORDER BY id DESC LIMIT ${RETENTION_SURVIVORS})`, [
+      engine === 'postgres' ? later : later.toISOString().replace('T', ' ').replace('Z', ''),
+    ]);
     const paths = await dataSource.query<Array<{ file_path: string; taken_at: Date | string }>>('SELECT file_path, taken_at FROM screenshots');
     const storageDir = join(dataDir, 'screenshots');
     const fileOf = (key: string) => join(storageDir, key.replace(/^screenshots\//, ''));
@@ -367,14 +371,17 @@ async function retentionRun(engine: Engine): Promise<void> {
     const removed = await sweep;
     const seconds = (performance.now() - started) / 1000;
     console.log(`  during the sweep:  GET /screenshots ${summary(during)}`);
-    console.log(`  swept ${removed.toLocaleString('en')} screenshots (rows and files) in ${seconds.toFixed(1)} s: ${Math.round(removed / seconds).toLocaleString('en')} a second`);
+    console.log(
+      `  swept ${removed.toLocaleString('en')} screenshots (rows and files) in ${seconds.toFixed(1)} s: ${Math.round(removed / seconds).toLocaleString('en')} a second`,
+    );
 
     const [{ n }] = await dataSource.query<Array<{ n: number | string }>>('SELECT COUNT(*) AS n FROM screenshots');
     const [counted] = await dataSource.query<Array<{ total: number | string }>>(
       `SELECT total FROM list_counts WHERE account_id = ${account.id} AND list = 'screenshots'`,
     );
     const left = paths.filter(({ file_path: key }) => existsSync(fileOf(key))).length;
-    const ok = Number(n) === RETENTION_SURVIVORS && Number(counted?.total) === Number(n) && left === RETENTION_SURVIVORS && removed === total - RETENTION_SURVIVORS;
+    const ok =
+      Number(n) === RETENTION_SURVIVORS && Number(counted?.total) === Number(n) && left === RETENTION_SURVIVORS && removed === total - RETENTION_SURVIVORS;
     console.log(
       `  left: ${Number(n).toLocaleString('en')} rows (list_counts says ${Number(counted?.total).toLocaleString('en')}), ${left.toLocaleString('en')} files: ${ok ? 'as expected' : 'WRONG'}`,
     );
