@@ -54,14 +54,14 @@ function start(args: string[], env: Record<string, string>): Promise<{ child: Ch
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`did not start: ${out}`)), 60_000);
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) {
         clearTimeout(timer);
-        child.stdout!.removeAllListeners('data');
+        child.stdout.removeAllListeners('data');
         // The service logs one line per request at info level; they go nowhere here, as to a log shipper's pipe.
-        child.stdout!.resume();
+        child.stdout.resume();
         resolve({ child, url: m[1].replace('localhost', '127.0.0.1') });
       }
     });

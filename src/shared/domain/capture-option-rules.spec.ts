@@ -1,4 +1,4 @@
-import { CAPTURE_OPTION_TABLE, type CaptureOptions } from './capture-option-table';
+import { CAPTURE_OPTION_TABLE } from './capture-option-table';
 import { formatsInWords, outputConflicts, pageOptionConflicts, resolveOutput } from './capture-option-rules';
 import { OUTPUT_FORMATS } from './output-format';
 
@@ -79,14 +79,14 @@ describe('the format rule comes from the table’s formats column', () => {
     const others = OUTPUT_FORMATS.filter((f) => !(spec.formats as readonly string[]).includes(f));
     it(`${spec.wire}: accepted with ${spec.formats.join(', ')}; refused with ${others.join(', ')}, one 422 wording for all`, () => {
       const value = sampleValue(spec.type.kind);
-      for (const format of spec.formats) expect(outputConflicts({ format, [spec.key]: value } as CaptureOptions)).toEqual([]);
+      for (const format of spec.formats) expect(outputConflicts({ format, [spec.key]: value })).toEqual([]);
       for (const format of others) {
         const hint = (spec as { formatsHint?: Record<string, string> }).formatsHint?.[format];
-        expect(outputConflicts({ format, [spec.key]: value } as CaptureOptions)).toEqual([
+        expect(outputConflicts({ format, [spec.key]: value })).toEqual([
           { field: spec.wire, message: `${spec.wire} applies only to ${formatsInWords(spec.formats)}, not ${format}${hint ? ` (${hint})` : ''}` },
         ]);
         // The page rules do not say it a second time.
-        expect(pageOptionConflicts({ [spec.key]: value } as CaptureOptions, { format, viewportWidth: 1280, viewportSetByRequest: [] })).toEqual([]);
+        expect(pageOptionConflicts({ [spec.key]: value }, { format, viewportWidth: 1280, viewportSetByRequest: [] })).toEqual([]);
       }
     });
   }

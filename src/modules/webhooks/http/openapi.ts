@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { TIMESTAMP } from '../../../shared/http/openapi';
 import { DISABLED_FIELDS } from '../../../shared/http/openapi/deliveries';
 import { WEBHOOK_EVENTS, WEBHOOK_LIMITS } from '../domain/webhook';
