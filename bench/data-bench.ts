@@ -15,11 +15,16 @@
  * Env: BENCH_SIZES (default 1000,100000,1000000), BENCH_ENGINES (default sqlite,postgres), BENCH_REQUESTS,
  * BENCH_POSTGRES (default postgres://postgres@127.0.0.1:5432/test: a database is created beside it and dropped),
  * BENCH_REDIS (default redis://127.0.0.1:6379, for the PostgreSQL run).
+ *
+ * BENCH_RETENTION=N measures retention at scale instead (issue 45): N expired screenshots (rows, and a file for
+ * each) and 1,000 recent ones, then the retention sweep (RETENTION_DAYS=7, the sweeper the workers run) while
+ * GET /screenshots is asked over and over; prints the sweep's time and rate and the API's p50 / p95 / max before
+ * and during it, and checks what is left: the recent rows, their files, and list_counts equal to COUNT(*).
  */
 import './ts-before-json';
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
@@ -30,6 +35,8 @@ import { AppModule } from '../src/app.module';
 import { loadConfig } from '../src/config/app-config';
 import { configureHttpApp, createFastifyAdapter, HTTP_APP_OPTIONS } from '../src/http-app';
 import { AccountsService } from '../src/modules/accounts/application/accounts.service';
+import { RetentionSweeper } from '../src/modules/screenshots/application/retention-sweeper';
+import { Clock } from '../src/shared/domain/clock';
 import { backfill } from '../migrations/support/list-counts-sql';
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,100000,1000000').split(',').map(Number);
@@ -43,6 +50,9 @@ const WATCHED = 100;
 const SPAN_SECONDS = 35 * 24 * 3600;
 const CHUNK = 50_000;
 const OVERVIEW_GOAL_MS = 50;
+const RETENTION = Number(process.env.BENCH_RETENTION ?? 0);
+const RETENTION_SURVIVORS = 1_000;
+const DAY_MS = 24 * 3600 * 1000;
 
 type Engine = 'sqlite' | 'postgres';
 
@@ -152,7 +162,15 @@ async function timed(url: string, headers: Record<string, string>): Promise<{ p5
   return { p50: percentile(ms, 50), p95: percentile(ms, 95) };
 }
 
-async function runEngine(engine: Engine): Promise<Map<string, Map<number, { p50: number; p95: number }>>> {
+interface BenchApp {
+  app: NestFastifyApplication;
+  base: string;
+  dataDir: string;
+  close: () => Promise<void>;
+}
+
+/** The real AppModule on a port, on a fresh SQLite file or a fresh PostgreSQL database (dropped by close()). */
+async function startApp(engine: Engine, env: Record<string, string> = {}): Promise<BenchApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-data-'));
   let databaseUrl = '';
   const dbName = `bench_data_${randomBytes(4).toString('hex')}`;
@@ -175,6 +193,7 @@ async function runEngine(engine: Engine): Promise<Map<string, Map<number, { p50:
     PORT: '0',
     DASHBOARD_LIMIT_PER_MINUTE: '1000000',
     SIGN_IN_LIMIT_PER_MINUTE: '1000000',
+    ...env,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), createFastifyAdapter(config), {
     ...HTTP_APP_OPTIONS,
@@ -183,6 +202,21 @@ async function runEngine(engine: Engine): Promise<Map<string, Map<number, { p50:
   configureHttpApp(app);
   await app.listen(0, '127.0.0.1');
   const base = await app.getUrl();
+  const close = async () => {
+    await app.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    if (engine === 'postgres') {
+      const admin = new Client({ connectionString: POSTGRES });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+      await admin.end();
+    }
+  };
+  return { app, base, dataDir, close };
+}
+
+async function runEngine(engine: Engine): Promise<Map<string, Map<number, { p50: number; p95: number }>>> {
+  const { app, base, close } = await startApp(engine);
   const results = new Map<string, Map<number, { p50: number; p95: number }>>();
   try {
     const accounts = app.get(AccountsService);
@@ -256,19 +290,113 @@ async function runEngine(engine: Engine): Promise<Map<string, Map<number, { p50:
       }
     }
   } finally {
-    await app.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    if (engine === 'postgres') {
-      const admin = new Client({ connectionString: POSTGRES });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-      await admin.end();
-    }
+    await close();
   }
   return results;
 }
 
+/** Sequential GET /screenshots until `until` says stop; each answer's time in ms. */
+async function probeUntil(url: string, headers: Record<string, string>, until: () => boolean): Promise<number[]> {
+  const ms: number[] = [];
+  while (!until()) {
+    const start = performance.now();
+    const res = await fetch(url, { headers });
+    await res.arrayBuffer();
+    if (res.status >= 400) throw new Error(`${url}: HTTP ${res.status}`);
+    ms.push(performance.now() - start);
+  }
+  return ms;
+}
+
+function summary(ms: number[]): string {
+  const sorted = [...ms].sort((a, b) => a - b);
+  return `${ms.length} requests, p50 ${percentile(sorted, 50).toFixed(1)} ms, p95 ${percentile(sorted, 95).toFixed(1)} ms, max ${sorted[sorted.length - 1].toFixed(1)} ms`;
+}
+
+/**
+ * BENCH_RETENTION=N: N expired screenshots (and their files) swept while the API answers. The app's clock is moved
+ * 40 days back while seeding (so the sweeper's own hourly run, 30 s after boot, finds nothing yet) and 40 days
+ * forward for the sweep (every seeded row is then past RETENTION_DAYS=7, except 1,000 set later still).
+ */
+async function retentionRun(engine: Engine): Promise<void> {
+  const { app, base, dataDir, close } = await startApp(engine, { RETENTION_DAYS: '7' });
+  const clock = app.get(Clock);
+  let offset = -40 * DAY_MS;
+  clock.now = () => new Date(Date.now() + offset);
+  try {
+    const accounts = app.get(AccountsService);
+    const { account, token } = await accounts.createAccount({
+      email: `bench-retention-${engine}@example.com`,
+      name: 'Bench',
+      plan: 'business',
+      password: PASSWORD,
+    });
+    await accounts.updateAccount(`bench-retention-${engine}@example.com`, { limitPerMinute: 1_000_000, limitPerHour: 1_000_000 });
+    const auth = { Authorization: `Bearer ${token}` };
+    const dataSource = app.get(DataSource);
+    const firstWebsite = await seedWebsites(dataSource, engine, account.id);
+    const rows = Math.round((RETENTION + RETENTION_SURVIVORS) * (33 / 32));
+    let started = performance.now();
+    await seedShots(dataSource, engine, account.id, firstWebsite, 1, rows, Math.floor(Date.now() / 1000), rows);
+    const later = new Date(Date.now() + 39 * DAY_MS);
+    const p = engine === 'postgres' ? '$1' : '?';
+    await dataSource.query(`UPDATE screenshots SET taken_at = ${p} WHERE id IN (SELECT id FROM screenshots ORDER BY id DESC LIMIT ${RETENTION_SURVIVORS})`, [
+      engine === 'postgres' ? later : later.toISOString().replace('T', ' ').replace('Z', ''),
+    ]);
+    const paths = await dataSource.query<Array<{ file_path: string; taken_at: Date | string }>>('SELECT file_path, taken_at FROM screenshots');
+    const storageDir = join(dataDir, 'screenshots');
+    const fileOf = (key: string) => join(storageDir, key.replace(/^screenshots\//, ''));
+    const dirs = new Set<string>();
+    for (const { file_path: key } of paths) {
+      const file = fileOf(key);
+      const dir = file.slice(0, file.lastIndexOf('/'));
+      if (!dirs.has(dir)) mkdirSync(dir, { recursive: true });
+      dirs.add(dir);
+      writeFileSync(file, 'x');
+    }
+    const total = paths.length;
+    console.log(`${engine}: ${total.toLocaleString('en')} screenshots and files seeded in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+    const url = `${base}/screenshots`;
+    const quietUntil = performance.now() + 5000;
+    console.log(`  before the sweep:  GET /screenshots ${summary(await probeUntil(url, auth, () => performance.now() > quietUntil))}`);
+    offset = 40 * DAY_MS;
+    let done = false;
+    started = performance.now();
+    const sweep = app
+      .get(RetentionSweeper)
+      .sweep()
+      .finally(() => (done = true));
+    const during = await probeUntil(url, auth, () => done);
+    const removed = await sweep;
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`  during the sweep:  GET /screenshots ${summary(during)}`);
+    console.log(
+      `  swept ${removed.toLocaleString('en')} screenshots (rows and files) in ${seconds.toFixed(1)} s: ${Math.round(removed / seconds).toLocaleString('en')} a second`,
+    );
+
+    const [{ n }] = await dataSource.query<Array<{ n: number | string }>>('SELECT COUNT(*) AS n FROM screenshots');
+    const [counted] = await dataSource.query<Array<{ total: number | string }>>(
+      `SELECT total FROM list_counts WHERE account_id = ${account.id} AND list = 'screenshots'`,
+    );
+    const left = paths.filter(({ file_path: key }) => existsSync(fileOf(key))).length;
+    const ok =
+      Number(n) === RETENTION_SURVIVORS && Number(counted?.total) === Number(n) && left === RETENTION_SURVIVORS && removed === total - RETENTION_SURVIVORS;
+    console.log(
+      `  left: ${Number(n).toLocaleString('en')} rows (list_counts says ${Number(counted?.total).toLocaleString('en')}), ${left.toLocaleString('en')} files: ${ok ? 'as expected' : 'WRONG'}`,
+    );
+    if (!ok) process.exitCode = 1;
+  } finally {
+    await close();
+  }
+}
+
 async function main(): Promise<void> {
+  if (RETENTION > 0) {
+    console.log(`bench:data retention — ${RETENTION.toLocaleString('en')} expired screenshots (node ${process.version})`);
+    for (const engine of ENGINES) await retentionRun(engine);
+    return;
+  }
   console.log(
     `bench:data — sizes ${SIZES.join(' / ')}, ${WEBSITES.toLocaleString('en')} websites, ${REQUESTS} sequential requests each (node ${process.version})`,
   );

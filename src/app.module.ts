@@ -25,7 +25,7 @@ import { WebsitesModule } from './modules/websites/websites.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { RequestBodyGuard } from './shared/http/body-parsing';
 import { ErrorFilter } from './shared/http/error-filter';
-import { loggerOptions } from './shared/logging/access-log';
+import { logDestination, loggerOptions } from './shared/logging/access-log';
 import { UnknownRouteController } from './shared/http/unknown-route.controller';
 
 @Module({})
@@ -36,7 +36,7 @@ export class AppModule {
       imports: [
         CoreModule.register(config),
         // The root logger only: the access log is written from a Fastify hook (shared/logging/access-log.ts).
-        LoggerModule.forRoot({ pinoHttp: loggerOptions(config.logLevel), forRoutes: [] }),
+        LoggerModule.forRoot({ pinoHttp: [loggerOptions(config.logLevel), logDestination()], forRoutes: [] }),
         ScheduleModule.forRoot(),
         QueueModule,
         CaptureModule,

@@ -122,7 +122,7 @@ describe('Scrolling video: format webm and gif (real Chromium, ffmpeg)', () => {
   it('options that do not apply to a video are 422s naming the field; scroll_duration_ms is bounded', async () => {
     for (const [body, field, message] of [
       [{ format: 'png', scroll_duration_ms: 2000 }, 'scroll_duration_ms', 'scroll_duration_ms applies only to webm and gif, not png'],
-      [{ format: 'webm', selector: 'div' }, 'selector', 'selector applies to images, not webm'],
+      [{ format: 'webm', selector: 'div' }, 'selector', 'selector applies only to images (png, jpeg and webp), not webm'],
       [{ format: 'gif', quality: 50 }, 'quality', 'quality applies only to jpeg and webp, not gif'],
       [{ format: 'webm', scroll_duration_ms: 999 }, 'scroll_duration_ms', 'scroll_duration_ms must not be less than 1000'],
       [{ format: 'webm', scroll_duration_ms: 20_001 }, 'scroll_duration_ms', 'scroll_duration_ms must not be greater than 20000'],

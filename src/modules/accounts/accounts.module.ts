@@ -6,6 +6,7 @@ import { AccountRepository, ApiTokenRepository, CredentialRepository, PasswordHa
 import { SignInService } from './application/sign-in.service';
 import { TestConnectionController } from './http/test-connection.controller';
 import { AccountRow, ApiTokenRow, DashboardSessionRow, SignInThrottleRow } from './infrastructure/orm-entities';
+import { AccountRowsVersion } from './infrastructure/account-rows-version';
 import { ScryptPasswordHasher } from './infrastructure/scrypt-password-hasher';
 import { TypeOrmAccountRepository } from './infrastructure/typeorm-account.repository';
 import { TypeOrmApiTokenRepository } from './infrastructure/typeorm-api-token.repository';
@@ -22,6 +23,7 @@ const core = [
   { provide: SessionRepository, useClass: TypeOrmSessionRepository },
   { provide: PasswordHasher, useClass: ScryptPasswordHasher },
   AccountsService,
+  AccountRowsVersion,
 ];
 
 /** Accounts & Tokens: accounts, plans, subscriptions, SHA-256-hashed API tokens, dashboard sign-in. */

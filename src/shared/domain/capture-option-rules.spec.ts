@@ -1,4 +1,6 @@
-import { outputConflicts, pageOptionConflicts, resolveOutput } from './capture-option-rules';
+import { CAPTURE_OPTION_TABLE } from './capture-option-table';
+import { formatsInWords, outputConflicts, pageOptionConflicts, resolveOutput } from './capture-option-rules';
+import { OUTPUT_FORMATS } from './output-format';
 
 describe('resolveOutput: the request over the website, then the defaults', () => {
   it('png by default, with nothing that does not apply to it', () => {
@@ -49,6 +51,62 @@ describe('outputConflicts: options that do not apply to the format the capture e
   });
 });
 
+/** A value each kind of option accepts (what the value is does not matter to the format rule, only that it is set). */
+function sampleValue(kind: string): unknown {
+  const samples: Record<string, unknown> = {
+    boolean: true,
+    integer: 1,
+    number: 1,
+    choice: 'a4',
+    selector: '#main',
+    clip: { x: 0, y: 0, width: 10, height: 10 },
+    pdfText: '1cm',
+  };
+  if (!(kind in samples)) throw new Error(`no sample value for a format-limited option of kind ${kind}: add one here`);
+  return samples[kind];
+}
+
+describe('the format rule comes from the table’s formats column', () => {
+  const limited = CAPTURE_OPTION_TABLE.filter((spec) => spec.formats.length < OUTPUT_FORMATS.length);
+
+  it('covers every format-limited option (quality, the pdf_* controls, omit_background, selector, clip, output size)', () => {
+    expect(limited.map((spec) => spec.wire)).toEqual(
+      expect.arrayContaining(['quality', 'pdf_paper', 'pdf_outline', 'omit_background', 'selector', 'clip', 'output_width', 'output_height']),
+    );
+  });
+
+  for (const spec of limited) {
+    const others = OUTPUT_FORMATS.filter((f) => !(spec.formats as readonly string[]).includes(f));
+    it(`${spec.wire}: accepted with ${spec.formats.join(', ')}; refused with ${others.join(', ')}, one 422 wording for all`, () => {
+      const value = sampleValue(spec.type.kind);
+      for (const format of spec.formats) expect(outputConflicts({ format, [spec.key]: value })).toEqual([]);
+      for (const format of others) {
+        const hint = (spec as { formatsHint?: Record<string, string> }).formatsHint?.[format];
+        expect(outputConflicts({ format, [spec.key]: value })).toEqual([
+          { field: spec.wire, message: `${spec.wire} applies only to ${formatsInWords(spec.formats)}, not ${format}${hint ? ` (${hint})` : ''}` },
+        ]);
+        // The page rules do not say it a second time.
+        expect(pageOptionConflicts({ [spec.key]: value }, { format, viewportWidth: 1280, viewportSetByRequest: [] })).toEqual([]);
+      }
+    });
+  }
+
+  it('the formats in words', () => {
+    expect(formatsInWords(['pdf'])).toBe('pdf');
+    expect(formatsInWords(['jpeg', 'webp'])).toBe('jpeg and webp');
+    expect(formatsInWords(['png', 'jpeg', 'webp'])).toBe('images (png, jpeg and webp)');
+  });
+
+  it('a website’s saved selector still applies to a request for pdf (refused); its saved quality does not (set aside)', () => {
+    expect(outputConflicts({ format: 'pdf' }, { selector: '#main', quality: 50 })).toEqual([
+      { field: 'selector', message: 'selector applies only to images (png, jpeg and webp), not pdf' },
+    ]);
+    expect(outputConflicts({ format: 'pdf' }, { outputWidth: 300 })).toEqual([
+      { field: 'output_width', message: 'output_width applies only to images (png, jpeg and webp), not pdf (choose the paper with pdf_paper)' },
+    ]);
+  });
+});
+
 describe('videos (webm, gif): a scroll through the page', () => {
   it('resolve with the scroll duration, the request’s over the website’s, else 5 s', () => {
     expect(resolveOutput({ format: 'webm' }, {}).video).toEqual({ format: 'webm', scrollDurationMs: 5000 });
@@ -57,19 +115,14 @@ describe('videos (webm, gif): a scroll through the page', () => {
     expect(resolveOutput({ format: 'png', scrollDurationMs: 3000 }, {})).not.toHaveProperty('video');
   });
 
-  it('scroll_duration_ms applies to videos only; quality and omit_background not to videos', () => {
+  it('scroll_duration_ms applies to videos only; quality, omit_background, selector and output size not to videos', () => {
     expect(outputConflicts({ format: 'png', scrollDurationMs: 3000 })).toEqual([
       { field: 'scroll_duration_ms', message: 'scroll_duration_ms applies only to webm and gif, not png' },
     ]);
     expect(outputConflicts({ format: 'webm', quality: 50, omitBackground: true }).map((c) => c.field)).toEqual(['quality', 'omit_background']);
     expect(outputConflicts({ format: 'gif', scrollDurationMs: 3000 })).toEqual([]);
-  });
-
-  it('a video is of the whole page: no selector, clip or output size', () => {
-    const context = { format: 'webm', viewportWidth: 1280, viewportSetByRequest: [] };
-    expect(pageOptionConflicts({ selector: 'main' }, context)).toEqual([{ field: 'selector', message: 'selector applies to images, not webm' }]);
-    expect(pageOptionConflicts({ outputWidth: 300 }, { ...context, format: 'gif' })).toEqual([
-      { field: 'output_width', message: 'output_width applies to images, not gif' },
+    expect(outputConflicts({ format: 'webm', selector: 'main' })).toEqual([
+      { field: 'selector', message: 'selector applies only to images (png, jpeg and webp), not webm' },
     ]);
   });
 });

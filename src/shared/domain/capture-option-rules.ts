@@ -2,14 +2,15 @@
  * The rules that join capture options (capture-option-table.ts) once the request is laid over the website: the
  * output a capture produces, the viewport and emulation it renders with, and the choices that cannot go together.
  */
-import type { CaptureOptions } from './capture-option-table';
+import { CAPTURE_OPTION_TABLE, type CaptureOptions, type CaptureOptionSpec } from './capture-option-table';
 import { devicePreset, PAGE_OPTION_LIMITS } from './page-options';
 import {
-  CONTENT_FORMATS,
   DEFAULT_FORMAT,
   DEFAULT_PDF_PAPER,
+  IMAGE_FORMATS,
   isVideoFormat,
   LOSSY_FORMATS,
+  OUTPUT_FORMATS,
   OutputFormat,
   PdfPaper,
   QUALITY,
@@ -79,39 +80,34 @@ function pdfControls(pick: <K extends keyof CaptureOptions>(key: K) => CaptureOp
   return Object.fromEntries(Object.entries(controls).filter(([, value]) => value !== undefined));
 }
 
+/** `jpeg and webp`, `pdf`, `images (png, jpeg and webp)`: the formats of a refusal, in words. */
+export function formatsInWords(formats: readonly OutputFormat[]): string {
+  const list = formats.length === 1 ? formats[0] : `${formats.slice(0, -1).join(', ')} and ${formats[formats.length - 1]}`;
+  const images = formats.length === IMAGE_FORMATS.length && IMAGE_FORMATS.every((f) => formats.includes(f));
+  return images ? `images (${list})` : list;
+}
+
+/** The rows of the table that apply to some formats only. */
+const FORMAT_LIMITED = CAPTURE_OPTION_TABLE.filter((spec) => spec.formats.length < OUTPUT_FORMATS.length) as readonly CaptureOptionSpec[];
+
 /**
- * Choices that contradict the format they end up with (the request's over the website's): quality without a
- * lossy format, PDF settings without PDF, a transparent background in a format without alpha. Each names the
- * field as the API spells it.
+ * Choices that contradict the format they end up with (the request's over the website's), from the table's
+ * `formats` column: quality without a lossy format, PDF settings without PDF, a transparent background in a format
+ * without alpha, a selector, clip or output size without an image. One wording for all, naming the field as the API
+ * spells it: `<field> applies only to <formats>, not <format>`. A website's saved value counts unless the request
+ * chooses the format itself (then it is that format's default no more), except for the rows marked
+ * `formatsBindWebsite`, whose saved value would still apply.
  */
 export function outputConflicts(request: CaptureOptions, website: CaptureOptions = {}): Array<{ field: string; message: string }> {
   const format = request.format ?? website.format ?? DEFAULT_FORMAT;
   const problems: Array<{ field: string; message: string }> = [];
-  const set = (key: keyof CaptureOptions) => request[key] !== undefined || (request.format === undefined && website[key] !== undefined);
-  if (set('quality') && !LOSSY_FORMATS.includes(format)) {
-    problems.push({ field: 'quality', message: `quality applies only to jpeg and webp, not ${format}` });
-  }
-  for (const [key, field] of [
-    ['pdfPaper', 'pdf_paper'],
-    ['pdfLandscape', 'pdf_landscape'],
-    ['pdfPrintBackground', 'pdf_print_background'],
-    ['pdfMargin', 'pdf_margin'],
-    ['pdfHeader', 'pdf_header'],
-    ['pdfFooter', 'pdf_footer'],
-    ['pdfPageRanges', 'pdf_page_ranges'],
-    ['pdfScale', 'pdf_scale'],
-    ['pdfWidth', 'pdf_width'],
-    ['pdfHeight', 'pdf_height'],
-    ['pdfOutline', 'pdf_outline'],
-  ] as const) {
-    if (set(key) && format !== 'pdf') problems.push({ field, message: `${field} applies only to pdf, not ${format}` });
-  }
-  if (set('scrollDurationMs') && !isVideoFormat(format)) {
-    problems.push({ field: 'scroll_duration_ms', message: `scroll_duration_ms applies only to webm and gif, not ${format}` });
-  }
-  const omit = request.omitBackground ?? (request.format === undefined ? website.omitBackground : undefined);
-  if (omit === true && !TRANSPARENT_FORMATS.includes(format)) {
-    problems.push({ field: 'omit_background', message: `omit_background applies only to png and webp, not ${format}` });
+  for (const spec of FORMAT_LIMITED) {
+    if (spec.formats.includes(format)) continue;
+    const key = spec.key as keyof CaptureOptions;
+    const value = request[key] !== undefined ? request[key] : request.format === undefined || spec.formatsBindWebsite ? website[key] : undefined;
+    if (value === undefined || (spec.formatsRefuse === 'true' && value !== true)) continue;
+    const hint = spec.formatsHint?.[format];
+    problems.push({ field: spec.wire, message: `${spec.wire} applies only to ${formatsInWords(spec.formats)}, not ${format}${hint ? ` (${hint})` : ''}` });
   }
   return problems;
 }
@@ -165,8 +161,8 @@ export function viewportFieldsSet(options: CaptureOptions): Array<(typeof VIEWPO
 }
 
 /**
- * Choices that cannot go together once the request is laid over the website: selector with clip, either (or an
- * output size) with a PDF, a device with an explicit viewport, a clip beyond the width the page is rendered at.
+ * Choices that cannot go together once the request is laid over the website: selector with clip, a device with an
+ * explicit viewport, a clip beyond the width the page is rendered at.
  */
 export function pageOptionConflicts(
   options: CaptureOptions,
@@ -185,26 +181,7 @@ export function pageOptionConflicts(
   if (options.selector !== undefined && options.clip !== undefined) {
     problems.push({ field: 'clip', message: 'clip cannot be combined with selector: choose one' });
   }
-  if (context.format === 'pdf') {
-    if (options.selector !== undefined) problems.push({ field: 'selector', message: 'selector applies to images, not pdf' });
-    if (options.clip !== undefined) problems.push({ field: 'clip', message: 'clip applies to images, not pdf' });
-    // A PDF is vector pages on paper: there is no image to resize (its paper is pdf_paper).
-    if (options.outputWidth !== undefined)
-      problems.push({ field: 'output_width', message: 'output_width applies to images, not pdf (choose the paper with pdf_paper)' });
-    if (options.outputHeight !== undefined)
-      problems.push({ field: 'output_height', message: 'output_height applies to images, not pdf (choose the paper with pdf_paper)' });
-  }
-  if ((CONTENT_FORMATS as readonly string[]).includes(context.format) || isVideoFormat(context.format)) {
-    // The page's content is the document's, not a part of its picture; a video scrolls through the whole page.
-    for (const [set, field] of [
-      [options.selector !== undefined, 'selector'],
-      [options.clip !== undefined, 'clip'],
-      [options.outputWidth !== undefined, 'output_width'],
-      [options.outputHeight !== undefined, 'output_height'],
-    ] as const) {
-      if (set) problems.push({ field, message: `${field} applies to images, not ${context.format}` });
-    }
-  }
+  // Options that apply to some formats only (selector, clip, output size: images) are refused by outputConflicts.
   const device = devicePreset(options.device);
   if (device) {
     for (const field of context.viewportSetByRequest) problems.push({ field, message: `${field} cannot be combined with device (the device sets it)` });

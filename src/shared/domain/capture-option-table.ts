@@ -69,6 +69,8 @@ export type OptionValueType =
 /** How the dashboard shows an option (the control follows from the type unless named). */
 export interface OptionFormHints {
   label: string;
+  /** How a sentence names it, lower case (the dashboard's form errors: "PDF scale must be at most 2."); else its wire name in words. */
+  name?: string;
   section: 'capture' | 'output' | 'page' | 'blocking' | 'secrets';
   /** A control other than the type's own: `tristate` for a flag whose default depends on others. */
   control?: 'tristate' | 'textarea';
@@ -95,8 +97,22 @@ export interface CaptureOptionSpec {
   readonly setOn: readonly OptionScope[];
   /** Encrypted at rest, never shown (values are "********"); kept in `CaptureOptions.secrets`. */
   readonly secret: boolean;
-  /** The output formats it applies to; another format with it set is a 422 (see outputConflicts). */
+  /**
+   * The output formats it applies to; another format with it set is a 422 naming the field, worded alike for every
+   * option (`<wire> applies only to <formats>, not <format>`): capture-option-rules.ts `outputConflicts` reads this.
+   */
   readonly formats: readonly OutputFormat[];
+  /**
+   * Whether a website's saved value still counts when a request names another format. Left out (false): the saved
+   * value is a default for the website's own format and is set aside when the request chooses the format (a saved
+   * quality does not refuse a request for png). True for what the page is cut or sized to (selector, clip,
+   * output size): the saved value would still apply, so the request's format is refused with it.
+   */
+  readonly formatsBindWebsite?: boolean;
+  /** 'true': only the value true asks for something (false is the default, no conflict); left out: any value set. */
+  readonly formatsRefuse?: 'true';
+  /** Words added to the format refusal for one format (how to get the same with it). */
+  readonly formatsHint?: Partial<Record<OutputFormat, string>>;
   /**
    * Two captures differing in it are not like for like (change history compares like with like:
    * screenshots/application/comparison-key.ts reads this flag). False for timing (when the picture is taken, not
@@ -163,7 +179,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     shownWithDefault: true,
     description: WAIT_UNTIL_DESCRIPTION,
-    form: { label: 'Wait until', section: 'page' },
+    form: { name: 'wait until', label: 'Wait until', section: 'page' },
   }),
   row<OutputFormat>()({
     wire: 'format',
@@ -178,7 +194,7 @@ export const CAPTURE_OPTION_TABLE = [
     shownWithDefault: true,
     description:
       "File format. `pdf` prints the page (print media) on `pdf_paper`. `webm` and `gif` are a video of a smooth scroll through the page at the viewport's size (`scroll_duration_ms`). `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.",
-    form: { label: 'Format', section: 'output' },
+    form: { name: 'format', label: 'Format', section: 'output' },
   }),
   row<number>()({
     wire: 'quality',
@@ -192,7 +208,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     shownWithDefault: true,
     description: 'jpeg and webp only (422 with png or pdf)',
-    form: { label: 'Quality (jpeg, webp)', section: 'output' },
+    form: { name: 'quality', label: 'Quality (jpeg, webp)', section: 'output' },
   }),
   row<PdfPaper>()({
     wire: 'pdf_paper',
@@ -206,7 +222,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     shownWithDefault: true,
     description: 'pdf only',
-    form: { label: 'PDF paper', section: 'output' },
+    form: { name: 'PDF paper', label: 'PDF paper', section: 'output' },
   }),
   row<boolean>()({
     wire: 'pdf_landscape',
@@ -220,7 +236,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     shownWithDefault: true,
     description: 'pdf only',
-    form: { label: 'PDF landscape', section: 'output', control: 'tristate' },
+    form: { name: 'PDF landscape', label: 'PDF landscape', section: 'output', control: 'tristate' },
   }),
   row<boolean>()({
     wire: 'pdf_print_background',
@@ -234,7 +250,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     shownWithDefault: true,
     description: 'pdf only: print background colours and images',
-    form: { label: 'PDF prints backgrounds', section: 'output', control: 'tristate' },
+    form: { name: 'PDF prints backgrounds', label: 'PDF prints backgrounds', section: 'output', control: 'tristate' },
   }),
   row<string>()({
     wire: 'pdf_margin',
@@ -248,7 +264,7 @@ export const CAPTURE_OPTION_TABLE = [
     example: '20mm 15mm 20mm 15mm',
     description:
       'pdf only: the page margins, one CSS length for all sides or four (top right bottom left), in px, in, cm or mm. Default: none (0), or 0.6 in top and bottom when a header or footer is printed.',
-    form: { label: 'PDF margins', section: 'output', placeholder: '0 (e.g. 20mm, or 1in 0.5in 1in 0.5in)' },
+    form: { name: 'PDF margins', label: 'PDF margins', section: 'output', placeholder: '0 (e.g. 20mm, or 1in 0.5in 1in 0.5in)' },
   }),
   row<string>()({
     wire: 'pdf_header',
@@ -262,6 +278,7 @@ export const CAPTURE_OPTION_TABLE = [
     example: '<div style="font-size:9px;width:100%;text-align:center"><span class="title"></span></div>',
     description: `pdf only: HTML printed at the top of every page (at most ${PDF_LIMITS.templateMaxBytes} bytes). Elements of class \`pageNumber\`, \`totalPages\`, \`title\`, \`url\` and \`date\` are filled in. Chromium renders it apart from the page, without network and without scripts: style it inline (its default font size is tiny), images as data: URLs.`,
     form: {
+      name: 'PDF header',
       label: 'PDF header (HTML)',
       section: 'output',
       control: 'textarea',
@@ -281,6 +298,7 @@ export const CAPTURE_OPTION_TABLE = [
     example: '<div style="font-size:9px;margin:0 auto">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>',
     description: `pdf only: HTML printed at the bottom of every page, like pdf_header (at most ${PDF_LIMITS.templateMaxBytes} bytes).`,
     form: {
+      name: 'PDF footer',
       label: 'PDF footer (HTML)',
       section: 'output',
       control: 'textarea',
@@ -300,7 +318,7 @@ export const CAPTURE_OPTION_TABLE = [
     example: '1-3,5',
     description:
       'pdf only: the pages kept, counted from 1 (`1-3,5`, `2-` for the second to the last). A range beyond the last page fails the job, naming the page count.',
-    form: { label: 'PDF pages', section: 'output', placeholder: 'all (e.g. 1-3,5)' },
+    form: { name: 'PDF pages', label: 'PDF pages', section: 'output', placeholder: 'all (e.g. 1-3,5)' },
   }),
   row<number>()({
     wire: 'pdf_scale',
@@ -313,7 +331,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: false,
     capturer: 'derived',
     description: `pdf only: the page printed at this scale (${PDF_LIMITS.scale.min}–${PDF_LIMITS.scale.max})`,
-    form: { label: 'PDF scale (0.1–2)', section: 'output', placeholder: '1' },
+    form: { name: 'PDF scale', label: 'PDF scale (0.1–2)', section: 'output', placeholder: '1' },
   }),
   row<string>()({
     wire: 'pdf_width',
@@ -326,7 +344,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     example: '100mm',
     description: `pdf only: the page's width, a CSS length in px, in, cm or mm (${PDF_LIMITS.sideMinInches}–${PDF_LIMITS.sideMaxInches} in), over pdf_paper's (and pdf_landscape's); its height stays the paper's unless pdf_height is set.`,
-    form: { label: 'PDF page width', section: 'output', placeholder: 'the paper’s (e.g. 100mm)' },
+    form: { name: 'PDF page width', label: 'PDF page width', section: 'output', placeholder: 'the paper’s (e.g. 100mm)' },
   }),
   row<string>()({
     wire: 'pdf_height',
@@ -339,7 +357,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     example: '150mm',
     description: `pdf only: the page's height, like pdf_width.`,
-    form: { label: 'PDF page height', section: 'output', placeholder: 'the paper’s (e.g. 150mm)' },
+    form: { name: 'PDF page height', label: 'PDF page height', section: 'output', placeholder: 'the paper’s (e.g. 150mm)' },
   }),
   row<boolean>()({
     wire: 'pdf_outline',
@@ -352,7 +370,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: false,
     capturer: 'derived',
     description: 'pdf only: bookmarks (the PDF outline) made from the page’s headings h1–h6 (a tagged PDF)',
-    form: { label: 'PDF bookmarks from headings', section: 'output', control: 'tristate' },
+    form: { name: 'PDF bookmarks', label: 'PDF bookmarks from headings', section: 'output', control: 'tristate' },
   }),
   row<number>()({
     wire: 'scroll_duration_ms',
@@ -365,7 +383,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: false,
     capturer: 'derived',
     description: `webm and gif only: how long the video's smooth scroll from the top of the page to its bottom takes, in ms (a still half second at each end).`,
-    form: { label: 'Scroll duration (ms, webm and gif)', section: 'output', placeholder: String(SCROLL_DURATION_MS.default) },
+    form: { name: 'Scroll duration', label: 'Scroll duration (ms, webm and gif)', section: 'output', placeholder: String(SCROLL_DURATION_MS.default) },
   }),
   row<boolean>()({
     wire: 'omit_background',
@@ -375,11 +393,12 @@ export const CAPTURE_OPTION_TABLE = [
     setOn: EVERYWHERE,
     secret: false,
     formats: TRANSPARENT_FORMATS,
+    formatsRefuse: 'true',
     changesPicture: true,
     capturer: 'derived',
     shownWithDefault: true,
     description: 'Transparent background where the page sets none (png and webp only)',
-    form: { label: 'Transparent background (png, webp)', section: 'output', control: 'tristate' },
+    form: { name: 'transparent background', label: 'Transparent background (png, webp)', section: 'output', control: 'tristate' },
   }),
   row<string | null>()({
     wire: 'selector',
@@ -389,12 +408,13 @@ export const CAPTURE_OPTION_TABLE = [
     setOn: EVERYWHERE,
     secret: false,
     formats: IMAGES,
+    formatsBindWebsite: true,
     changesPicture: true,
     capturer: 'plain',
     example: '#pricing',
     description:
       'Capture only the first element matching this CSS selector (scrolled into view; full_page ignored). No match within the wait → the job fails naming it. Images only.',
-    form: { label: 'Capture only this element (CSS selector)', section: 'page', placeholder: '#pricing' },
+    form: { name: 'selector', label: 'Capture only this element (CSS selector)', section: 'page', placeholder: '#pricing' },
   }),
   row<Clip | null>()({
     wire: 'clip',
@@ -404,10 +424,11 @@ export const CAPTURE_OPTION_TABLE = [
     setOn: EVERYWHERE,
     secret: false,
     formats: IMAGES,
+    formatsBindWebsite: true,
     changesPicture: true,
     capturer: 'plain',
     description: 'Capture only this rectangle of the page, CSS px (not with selector; images only)',
-    form: { label: 'Capture only this rectangle (CSS px)', section: 'page' },
+    form: { name: 'rectangle to capture', label: 'Capture only this rectangle (CSS px)', section: 'page' },
   }),
   row<string>()({
     wire: 'device',
@@ -421,7 +442,7 @@ export const CAPTURE_OPTION_TABLE = [
     example: 'iPhone 15 Pro',
     description:
       'A device preset (GET /devices): viewport, scale factor, mobile, touch and user agent. Not with viewport_width/viewport_height/device_scale_factor in the same request.',
-    form: { label: 'Device', section: 'page', placeholder: 'none (desktop viewport)' },
+    form: { name: 'device', label: 'Device', section: 'page', placeholder: 'none (desktop viewport)' },
   }),
   row<string>()({
     wire: 'user_agent',
@@ -433,7 +454,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: true,
     capturer: 'derived',
     description: 'User-Agent header and navigator.userAgent (over a device’s)',
-    form: { label: 'User agent', section: 'page' },
+    form: { name: 'user agent', label: 'User agent', section: 'page' },
   }),
   row<string>()({
     wire: 'locale',
@@ -446,7 +467,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     example: 'de-DE',
     description: 'BCP 47 language tag: Accept-Language, navigator.language and Intl',
-    form: { label: 'Locale', section: 'page', placeholder: 'en-US' },
+    form: { name: 'locale', label: 'Locale', section: 'page', placeholder: 'en-US' },
   }),
   row<string>()({
     wire: 'timezone',
@@ -459,7 +480,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     example: 'Asia/Tokyo',
     description: 'IANA time zone the page’s clock runs in',
-    form: { label: 'Time zone', section: 'page', placeholder: 'Europe/Berlin', suggestions: Intl.supportedValuesOf('timeZone') },
+    form: { name: 'time zone', label: 'Time zone', section: 'page', placeholder: 'Europe/Berlin', suggestions: Intl.supportedValuesOf('timeZone') },
   }),
   row<BlockableResource[]>()({
     wire: 'block_resources',
@@ -472,7 +493,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: true,
     capturer: 'plain',
     description: 'Resource types not loaded at all',
-    form: { label: 'Do not load', section: 'blocking' },
+    form: { name: 'do not load', label: 'Do not load', section: 'blocking' },
   }),
   row<string | null>()({
     wire: 'css',
@@ -485,7 +506,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: true,
     capturer: 'plain',
     description: `A style sheet added to the page before the capture (at most ${P.cssMax} bytes of UTF-8)`,
-    form: { label: 'Extra CSS', section: 'page', control: 'textarea', placeholder: '.chat-widget { display: none }' },
+    form: { name: 'extra CSS', label: 'Extra CSS', section: 'page', control: 'textarea', placeholder: '.chat-widget { display: none }' },
   }),
   row<string[]>()({
     wire: 'scripts',
@@ -571,7 +592,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'plain',
     description:
       'Answer cookie consent dialogs with “reject” (or hide them) before the capture, with the rule set of @duckduckgo/autoconsent (shipped, never downloaded)',
-    form: { label: 'Reject cookie banners', section: 'blocking' },
+    form: { name: 'reject cookie banners', label: 'Reject cookie banners', section: 'blocking' },
   }),
   row<boolean>()({
     wire: 'block_ads',
@@ -585,7 +606,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'plain',
     description:
       'Never request known advertising hosts (the advertising categories of Ghostery’s tracker database, @ghostery/trackerdb, shipped in the package). Network requests only: an ad slot is left empty.',
-    form: { label: 'Block ads', section: 'blocking' },
+    form: { name: 'block ads', label: 'Block ads', section: 'blocking' },
   }),
   row<boolean>()({
     wire: 'block_trackers',
@@ -598,7 +619,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: true,
     capturer: 'plain',
     description: 'Never request known analytics trackers (the site_analytics category of Ghostery’s tracker database).',
-    form: { label: 'Block trackers', section: 'blocking' },
+    form: { name: 'block trackers', label: 'Block trackers', section: 'blocking' },
   }),
   row<boolean>()({
     wire: 'block_chat_widgets',
@@ -641,6 +662,7 @@ export const CAPTURE_OPTION_TABLE = [
     description:
       '`true`: the job fails when the page answers any 4xx or 5xx (after redirects), with `error` "The page answered HTTP 404" — a page failure, not retried. A list: only these codes (400..599). `false` or `[]`: an error page is captured like any page (its status is in the screenshot’s `capture.http_status`).',
     form: {
+      name: 'fail on HTTP status',
       label: 'Fail on HTTP status',
       section: 'page',
       placeholder: 'all, or 404, 500',
@@ -659,7 +681,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'plain',
     description:
       'The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("The page did not answer within 5 s" when the page never answered; a page that answered is captured as it is by then, with the warning hung_requests).',
-    form: { label: 'Time limit (ms)', section: 'page', placeholder: 'the server’s CAPTURE_TIMEOUT_MS' },
+    form: { name: 'time limit', label: 'Time limit (ms)', section: 'page', placeholder: 'the server’s CAPTURE_TIMEOUT_MS' },
   }),
   row<number>()({
     wire: 'output_width',
@@ -668,6 +690,8 @@ export const CAPTURE_OPTION_TABLE = [
     setOn: EVERYWHERE,
     secret: false,
     formats: IMAGES,
+    formatsHint: { pdf: 'choose the paper with pdf_paper' },
+    formatsBindWebsite: true,
     changesPicture: true,
     capturer: 'plain',
     description: `The image resized to this width in pixels (${OUTPUT_SIZE.min}–${OUTPUT_SIZE.max}); without output_height the height keeps the aspect ratio. Images only (422 with pdf).`,
@@ -680,6 +704,8 @@ export const CAPTURE_OPTION_TABLE = [
     setOn: EVERYWHERE,
     secret: false,
     formats: IMAGES,
+    formatsHint: { pdf: 'choose the paper with pdf_paper' },
+    formatsBindWebsite: true,
     changesPicture: true,
     capturer: 'plain',
     description: `The image resized to this height in pixels (${OUTPUT_SIZE.min}–${OUTPUT_SIZE.max}); without output_width the width keeps the aspect ratio; with both, exactly that size (stretched). Images only (422 with pdf).`,
@@ -698,6 +724,7 @@ export const CAPTURE_OPTION_TABLE = [
     description:
       'Extra request headers, sent only to the website’s host and its subdomains (never to third parties). Host, Cookie, Content-Length, Connection, Transfer-Encoding and Proxy-* are refused. Encrypted at rest; values never returned.',
     form: {
+      name: 'extra request headers',
       label: 'Extra request headers',
       section: 'secrets',
       placeholder: 'X-Api-Version: 2',
@@ -715,6 +742,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'derived',
     description: 'Cookies set for the website before loading it. Encrypted at rest; values never returned.',
     form: {
+      name: 'cookies',
       label: 'Cookies',
       section: 'secrets',
       placeholder: 'session=abc; Domain=example.com; Path=/; Secure; HttpOnly; SameSite=Lax',
@@ -731,7 +759,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: false,
     capturer: 'derived',
     description: 'HTTP Basic credentials, sent only to the website’s host and its subdomains. Encrypted at rest; never returned.',
-    form: { label: 'HTTP Basic credentials', section: 'secrets' },
+    form: { name: 'HTTP Basic credentials', label: 'HTTP Basic credentials', section: 'secrets' },
   }),
   row<string>()({
     wire: 'proxy',
@@ -778,7 +806,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: true,
     capturer: 'plain',
     description: 'Default: the website’s full_page',
-    form: { label: 'Full page', section: 'capture', control: 'tristate', placeholder: 'the website’s' },
+    form: { name: 'full page', label: 'Full page', section: 'capture', control: 'tristate', placeholder: 'the website’s' },
   }),
   row<string | null>()({
     wire: 'full_page_scroll_selector',
@@ -806,7 +834,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: true,
     capturer: 'derived',
     description: 'Default: the website’s',
-    form: { label: 'Viewport width', section: 'capture', placeholder: 'the website’s' },
+    form: { name: 'viewport width', label: 'Viewport width', section: 'capture', placeholder: 'the website’s' },
   }),
   row<number>()({
     wire: 'viewport_height',
@@ -819,7 +847,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: true,
     capturer: 'derived',
     description: 'Default: the website’s',
-    form: { label: 'Viewport height', section: 'capture', placeholder: 'the website’s' },
+    form: { name: 'viewport height', label: 'Viewport height', section: 'capture', placeholder: 'the website’s' },
   }),
   row<number>()({
     wire: 'delay_ms',
@@ -832,7 +860,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: false,
     capturer: 'plain',
     description: 'Milliseconds to wait after the page settled',
-    form: { label: 'Delay after load (ms)', section: 'capture', placeholder: '0' },
+    form: { name: 'delay after load', label: 'Delay after load (ms)', section: 'capture', placeholder: '0' },
   }),
   row<string | null>()({
     wire: 'wait_for_selector',
@@ -846,7 +874,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'plain',
     example: '#cookie-banner',
     description: 'Wait until this CSS selector matches before capturing (one that does not parse is 422)',
-    form: { label: 'Wait for selector', section: 'capture', placeholder: '#app.ready' },
+    form: { name: 'wait-for selector', label: 'Wait for selector', section: 'capture', placeholder: '#app.ready' },
   }),
   row<number>()({
     wire: 'device_scale_factor',
@@ -858,7 +886,7 @@ export const CAPTURE_OPTION_TABLE = [
     formats: ALL_FORMATS,
     changesPicture: true,
     capturer: 'derived',
-    form: { label: 'Scale factor (1–3)', section: 'capture', placeholder: '1' },
+    form: { name: 'scale factor', label: 'Scale factor (1–3)', section: 'capture', placeholder: '1' },
   }),
   row<string[]>()({
     wire: 'hide_selectors',
@@ -872,7 +900,7 @@ export const CAPTURE_OPTION_TABLE = [
     capturer: 'plain',
     example: '#cookie-banner',
     description: 'Elements hidden before capturing',
-    form: { label: 'Hide elements (one selector a line)', section: 'capture', placeholder: '.cookie-banner' },
+    form: { name: 'elements to hide', label: 'Hide elements (one selector a line)', section: 'capture', placeholder: '.cookie-banner' },
   }),
   row<boolean>()({
     wire: 'dark_mode',
@@ -885,7 +913,7 @@ export const CAPTURE_OPTION_TABLE = [
     changesPicture: true,
     capturer: 'plain',
     description: 'Emulate prefers-color-scheme: dark',
-    form: { label: 'Dark mode', section: 'capture' },
+    form: { name: 'dark mode', label: 'Dark mode', section: 'capture' },
   }),
 ] as const;
 

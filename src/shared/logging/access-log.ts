@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Logger, LoggerOptions } from 'pino';
+import { destination, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 interface RequestLine {
   id?: unknown;
@@ -36,6 +36,16 @@ export function isLoggedPath(url: string | undefined, statusCode = 200): boolean
 /** Options of the root logger (nestjs-pino's `pinoHttp`): the level, and secrets redacted should a line ever carry them. */
 export function loggerOptions(level: string): LoggerOptions {
   return { level, redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'] };
+}
+
+/**
+ * Where the lines go: standard output, written asynchronously. pino's default writes each line with its own
+ * synchronous write(2), one system call per answered request on the request path; asynchronously, lines logged
+ * while a write is under way go out together in the next one (bench/api-bench.ts, docs/benchmark.md
+ * "Per-request cost"). pino flushes what is pending when the process exits.
+ */
+export function logDestination(): DestinationStream {
+  return destination({ dest: 1, sync: false });
 }
 
 /**

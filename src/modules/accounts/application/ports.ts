@@ -36,7 +36,7 @@ export interface NewApiToken {
 
 export abstract class ApiTokenRepository {
   abstract create(accountId: number, token: NewApiToken, now: Date): Promise<ApiToken>;
-  /** The active (unrevoked) token with this hash and its account, read fresh on every call: no cache may outlive a revoke. */
+  /** The active (unrevoked) token with this hash and its account; an answer may be reused only while no account or token row changed (no cache may outlive a revoke). */
   abstract findActiveByHash(hash: string): Promise<{ token: ApiToken; account: Account } | null>;
   abstract findById(id: number): Promise<ApiToken | null>;
   abstract listByAccount(accountId: number): Promise<ApiToken[]>;

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
+import { findOne } from '../../../shared/persistence/hot-query';
 import { DataSource, Repository } from 'typeorm';
 import { Account } from '../domain/account';
 import { PlanName, SubscriptionStatus } from '../domain/plan';
 import { AccountChanges, AccountRepository, NewAccount, NewApiToken } from '../application/ports';
+import { AccountRowsVersion } from './account-rows-version';
 import { AccountRow, ApiTokenRow, newTokenRow } from './orm-entities';
 
 export function toAccount(row: AccountRow): Account {
@@ -24,12 +26,14 @@ export class TypeOrmAccountRepository extends AccountRepository {
   constructor(
     @InjectRepository(AccountRow) private readonly rows: Repository<AccountRow>,
     private readonly dataSource: DataSource,
+    private readonly version: AccountRowsVersion,
   ) {
     super();
   }
 
+  /** Every signed /render link asks (its key's account): a prepared statement, not the query builder. */
   async findById(id: number): Promise<Account | null> {
-    const row = await this.rows.findOneBy({ id });
+    const row = await findOne(this.rows, { id });
     return row ? toAccount(row) : null;
   }
 
@@ -39,6 +43,14 @@ export class TypeOrmAccountRepository extends AccountRepository {
   }
 
   async createWithToken(account: NewAccount, token: NewApiToken, now: Date): Promise<{ account: Account; tokenId: number }> {
+    try {
+      return await this.insertWithToken(account, token, now);
+    } finally {
+      this.version.changed();
+    }
+  }
+
+  private insertWithToken(account: NewAccount, token: NewApiToken, now: Date): Promise<{ account: Account; tokenId: number }> {
     return this.dataSource.transaction(async (manager) => {
       const row = await manager.save(
         manager.create(AccountRow, {
@@ -66,7 +78,11 @@ export class TypeOrmAccountRepository extends AccountRepository {
     if (changes.expiresAt !== undefined) patch.expiresAt = changes.expiresAt;
     if (changes.limitOverrides?.perMinute !== undefined) patch.rateLimitPerMinute = changes.limitOverrides.perMinute;
     if (changes.limitOverrides?.perHour !== undefined) patch.rateLimitPerHour = changes.limitOverrides.perHour;
-    await this.rows.update({ id }, patch);
+    try {
+      await this.rows.update({ id }, patch);
+    } finally {
+      this.version.changed();
+    }
     return toAccount(await this.rows.findOneByOrFail({ id }));
   }
 }

@@ -5,8 +5,12 @@ import { Account } from '../domain/account';
 import { ApiToken } from '../domain/api-token';
 import { ApiTokenRepository, NewApiToken } from '../application/ports';
 import { HotQuery, hydrate, selectColumns } from '../../../shared/persistence/hot-query';
+import { AccountRowsVersion } from './account-rows-version';
 import { AccountRow, ApiTokenRow, newTokenRow } from './orm-entities';
 import { toAccount } from './typeorm-account.repository';
+
+/** Tokens kept at most (one entry per active token in use); past it the map starts again empty. */
+const MAX_KEPT_TOKENS = 10_000;
 
 function toToken(row: ApiTokenRow): ApiToken {
   return new ApiToken({
@@ -22,23 +26,40 @@ function toToken(row: ApiTokenRow): ApiToken {
 
 @Injectable()
 export class TypeOrmApiTokenRepository extends ApiTokenRepository {
-  constructor(@InjectRepository(ApiTokenRow) private readonly rows: Repository<ApiTokenRow>) {
+  constructor(
+    @InjectRepository(ApiTokenRow) private readonly rows: Repository<ApiTokenRow>,
+    private readonly version: AccountRowsVersion,
+  ) {
     super();
   }
 
   async create(accountId: number, token: NewApiToken, now: Date): Promise<ApiToken> {
-    const row = await this.rows.save(this.rows.create(newTokenRow(accountId, token, now)));
-    return toToken(row);
+    try {
+      return toToken(await this.rows.save(this.rows.create(newTokenRow(accountId, token, now))));
+    } finally {
+      this.version.changed();
+    }
   }
 
   /** The one query on every authenticated request: token and account in a single round trip. */
   private activeByHash?: HotQuery<{ hash: string }>;
 
+  /** Found tokens by hash, each with the rows' version it was read at (AccountRowsVersion). */
+  private readonly found = new Map<string, { version: string; result: { token: ApiToken; account: Account } }>();
+
   /**
-   * Never cached: a revoked token must fail on its very next use. A HotQuery, not the query builder: this
-   * runs once per API request, and building the query cost more than running it.
+   * A revoked token must fail on its very next use, so an answer is reused only while AccountRowsVersion says no
+   * account or token row has been written since it was read — by this process or, on SQLite, by any other (the
+   * CLI). On PostgreSQL every call reads the database. Unknown hashes are never kept (guessing fills nothing).
+   * A HotQuery, not the query builder: this runs once per API request, and building the query cost more than
+   * running it.
    */
   async findActiveByHash(hash: string): Promise<{ token: ApiToken; account: Account } | null> {
+    const version = this.version.current();
+    if (version !== null) {
+      const kept = this.found.get(hash);
+      if (kept?.version === version) return kept.result;
+    }
     this.activeByHash ??= new HotQuery(
       this.rows,
       `SELECT ${selectColumns(this.rows, ApiTokenRow, 't')}, ${selectColumns(this.rows, AccountRow, 'a')}
@@ -47,7 +68,12 @@ export class TypeOrmApiTokenRepository extends ApiTokenRepository {
     );
     const [raw] = await this.activeByHash.rows({ hash });
     if (!raw) return null;
-    return { token: toToken(hydrate(this.rows, ApiTokenRow, raw, 't')), account: toAccount(hydrate(this.rows, AccountRow, raw, 'a')) };
+    const result = { token: toToken(hydrate(this.rows, ApiTokenRow, raw, 't')), account: toAccount(hydrate(this.rows, AccountRow, raw, 'a')) };
+    if (version !== null) {
+      if (this.found.size >= MAX_KEPT_TOKENS) this.found.clear();
+      this.found.set(hash, { version, result });
+    }
+    return result;
   }
 
   async findById(id: number): Promise<ApiToken | null> {
@@ -60,17 +86,26 @@ export class TypeOrmApiTokenRepository extends ApiTokenRepository {
   }
 
   async revoke(id: number, now: Date): Promise<void> {
-    await this.rows.update({ id, revokedAt: IsNull() }, { revokedAt: now });
+    try {
+      await this.rows.update({ id, revokedAt: IsNull() }, { revokedAt: now });
+    } finally {
+      this.version.changed();
+    }
   }
 
   async touch(id: number, now: Date, resolutionMs: number): Promise<void> {
     const staleBefore = new Date(now.getTime() - resolutionMs);
-    await this.rows
-      .createQueryBuilder()
-      .update()
-      .set({ lastUsedAt: now })
-      .where('id = :id', { id })
-      .andWhere('(last_used_at IS NULL OR last_used_at < :staleBefore)', { staleBefore })
-      .execute();
+    try {
+      await this.rows
+        .createQueryBuilder()
+        .update()
+        .set({ lastUsedAt: now })
+        .where('id = :id', { id })
+        .andWhere('(last_used_at IS NULL OR last_used_at < :staleBefore)', { staleBefore })
+        .execute();
+    } finally {
+      // The kept token still says when it was last used before this write: without this, every request would write.
+      this.version.changed();
+    }
   }
 }

@@ -20,10 +20,11 @@ import { captureResultBody, CaptureResult } from './views/pages/website-form.pag
 import { linkLifetime, playgroundPage, PLAYGROUND_SOURCE_FIELDS, SignedLinkView } from './views/pages/playground.page';
 import { apiSnippets, renderQuery } from './views/api-snippets';
 import { clientGone } from '../../../shared/http/client-gone';
+import { replyWithFile } from '../../../shared/http/file-reply';
 import { RenderKeysService } from '../../render-keys/application/render-keys.service';
 import { signRenderQuery } from '../../render-keys/domain/render-key';
 import type { RenderProps } from '../../renders/domain/render';
-import { replyWithRender } from '../../renders/http/render-reply';
+import { renderFile } from '../../renders/application/render-file';
 import {
   asFormErrors,
   CAPTURE_REQUEST_FIELDS,
@@ -90,7 +91,7 @@ export class PlaygroundController {
   @Get('renders/:id/image')
   async renderImage(@Viewer() viewer: DashboardViewer, @Param('id') id: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<StreamableFile> {
     const render = await this.captures.keptRender(viewer.account.id, id);
-    return replyWithRender(reply, render, await this.captures.open(render), 'private, max-age=3600');
+    return replyWithFile(reply, renderFile(render, await this.captures.open(render), 'private, max-age=3600'));
   }
 
   @Post()

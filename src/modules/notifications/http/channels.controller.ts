@@ -21,7 +21,7 @@ import { ChannelProps } from '../domain/channel';
 import { channelView, CreateChannelDto, testMessageView, UpdateChannelDto } from './dto';
 import { ChannelView, TestMessageView } from './openapi';
 import { deliveryView } from '../../webhooks/http/dto';
-import { DeliveryView } from '../../webhooks/http/openapi';
+import { DeliveryView } from '../../../shared/http/openapi/deliveries';
 
 function toChanges(dto: UpdateChannelDto): ChannelChanges {
   const changes: ChannelChanges = {};

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { TIMESTAMP } from '../../../shared/http/openapi';
 import { MAX_ID } from '../../../shared/http/validation';
-import { DISABLED_FIELDS } from '../../webhooks/http/openapi';
+import { DISABLED_FIELDS } from '../../../shared/http/openapi/deliveries';
 import { CHANNEL_EVENTS, CHANNEL_LIMITS, CHANNEL_TYPES } from '../domain/channel';
 
 /** The channel fields as OpenAPI describes them, shared by the request DTOs and the response schema. */

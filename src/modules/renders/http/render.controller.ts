@@ -19,7 +19,8 @@ import { RenderInput, RendersService } from '../application/renders.service';
 import { RENDER_FIELD_SCHEMAS, RenderDto } from './dto';
 import { parseRenderFormats, RenderFormats } from '../domain/render-formats';
 import { RenderView } from './openapi';
-import { CAPTURE_HEADERS, cacheHeaders, publicCacheControl, renderView, replyWithRender } from './render-reply';
+import { CAPTURE_HEADERS } from '../application/render-file';
+import { cacheHeaders, publicCacheControl, renderView, replyWithRender } from './render-reply';
 import { renderQueryToBody, SECRET_OPTIONS, secretsInQuery } from './render-query';
 import { SignedLinkGuard, SignedRequest } from './signed-link.guard';
 

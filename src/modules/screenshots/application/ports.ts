@@ -69,6 +69,8 @@ export abstract class ScreenshotRepository {
   abstract findByJob(jobId: string): Promise<ScreenshotProps | null>;
   abstract list(accountId: number, page: PageRequest, filter: ScreenshotFilter): Promise<Page<ScreenshotProps>>;
   abstract delete(id: number): Promise<void>;
+  /** Deletes these rows in one statement (the list-counts triggers still run per row); returns how many were there. */
+  abstract deleteMany(ids: number[]): Promise<number>;
   /** Which of these ids have a row (the orphan sweep). */
   abstract existingIds(ids: number[]): Promise<Set<number>>;
   /** The oldest screenshots taken before `cutoff` (retention), at most `limit`. */

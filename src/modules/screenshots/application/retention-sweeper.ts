@@ -9,7 +9,12 @@ import { ScreenshotKeeper } from './screenshot-keeper';
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How often each worker sweeps: retention is counted in days, so once an hour is plenty. */
 const SWEEP_EVERY_MS = 60 * 60 * 1000;
-const BATCH = 100;
+/**
+ * Rows per batch: one DELETE statement each (with the list-counts triggers, a few ms on SQLite, whose writes block
+ * the event loop), then the batch's files; the sweep yields to the event loop between batches so requests keep being
+ * answered during a sweep of 500,000 (docs/benchmark.md, "Retention at scale").
+ */
+const BATCH = 200;
 
 /**
  * RETENTION_DAYS: screenshots taken longer ago than that are deleted — row, file or object, thumbnail — by every
@@ -49,9 +54,9 @@ export class RetentionSweeper implements OnApplicationBootstrap, OnApplicationSh
     let removed = 0;
     for (;;) {
       const expired = await this.screenshots.takenBefore(cutoff, BATCH);
-      for (const shot of expired) await this.keeper.remove(shot);
-      removed += expired.length;
+      removed += await this.keeper.removeMany(expired);
       if (expired.length < BATCH) break;
+      await new Promise((resolve) => setImmediate(resolve));
     }
     if (removed > 0) this.logger.log(`retention: removed ${removed} screenshot(s) taken before ${cutoff.toISOString()}`);
     return removed;

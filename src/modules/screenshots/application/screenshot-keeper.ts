@@ -8,6 +8,9 @@ import { companionKeys, ScreenshotProps, screenshotKey, textKey, thumbnailKey } 
 import { normalizeVisibleText, textHash } from '../domain/text-change';
 import { CapturedScreenshot, ScreenshotRepository, ScreenshotStorage, ThumbnailRenderer } from './ports';
 
+/** Files deleted at once by removeMany (local unlinks or S3 DELETEs). */
+const FILE_DELETES_AT_ONCE = 8;
+
 /** SHA-256 of the file, for the change history's shortcut (about 0.3 ms for a 100 kB PNG). */
 function contentHash(data: Buffer): string {
   return createHash('sha256').update(data).digest('base64url');
@@ -112,6 +115,24 @@ export class ScreenshotKeeper {
       this.making.set(shot.id, making);
     }
     return making;
+  }
+
+  /**
+   * remove() for a batch (retention): the rows in one statement, then the files, FILE_DELETES_AT_ONCE at a time so a
+   * batch neither waits on each object in turn nor floods the storage. Returns how many rows this call deleted.
+   */
+  async removeMany(shots: ScreenshotProps[]): Promise<number> {
+    const deleted = await this.screenshots.deleteMany(shots.map((s) => s.id));
+    const keys = shots.flatMap((shot) => [shot.filePath, ...companionKeys(shot.filePath)].map((key) => ({ key, id: shot.id })));
+    let next = 0;
+    const worker = async () => {
+      while (next < keys.length) {
+        const { key, id } = keys[next++];
+        await this.storage.delete(key).catch((err: unknown) => this.logger.error(`orphaned file ${key} of deleted screenshot ${id}: ${errorMessage(err)}`));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(FILE_DELETES_AT_ONCE, keys.length) }, worker));
+    return deleted;
   }
 
   /** Deletes the row, then the files (in that order: makeThumbnail relies on it). */

@@ -319,6 +319,11 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
     await this.rows.delete({ id });
   }
 
+  async deleteMany(ids: number[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    return (await this.rows.delete({ id: In(ids) })).affected ?? 0;
+  }
+
   async existingIds(ids: number[]): Promise<Set<number>> {
     if (ids.length === 0) return new Set();
     const rows = await this.rows.find({ select: { id: true }, where: { id: In(ids) } });

@@ -3,7 +3,8 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsString, MaxLength, ValidateIf } from 'class-validator';
 import { BodyRequired, OptionalField } from '../../../shared/http/validation';
 import { DeliveryProps, WEBHOOK_EVENTS, WEBHOOK_LIMITS, WebhookEvent, WebhookProps } from '../domain/webhook';
-import { DeliveryView, WEBHOOK_FIELDS as F, WebhookView } from './openapi';
+import { DeliveryView } from '../../../shared/http/openapi/deliveries';
+import { WEBHOOK_FIELDS as F, WebhookView } from './openapi';
 
 /** One or more distinct known event names. */
 const Events = () => applyDecorators(IsArray(), ArrayMinSize(1), ArrayMaxSize(WEBHOOK_EVENTS.length), ArrayUnique(), IsIn(WEBHOOK_EVENTS, { each: true }));

@@ -1,5 +1,6 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { TIMESTAMP } from '../../../shared/http/openapi';
+import { DISABLED_FIELDS } from '../../../shared/http/openapi/deliveries';
 import { WEBHOOK_EVENTS, WEBHOOK_LIMITS } from '../domain/webhook';
 
 /** The webhook fields as OpenAPI describes them, shared by the request DTOs and the response schema. */
@@ -27,16 +28,6 @@ export const WEBHOOK_FIELDS = {
   enabled: { type: 'boolean', description: 'false: nothing is sent. Set by the service after 3 days of failed deliveries; PUT true to resume' },
 } as const;
 
-/**
- * How an endpoint the service disabled (every delivery failed for 3 days) shows it: a webhook and a notification
- * channel alike, so a client reads one set of fields.
- */
-export const DISABLED_FIELDS = {
-  disabled_reason: { type: 'string', nullable: true, example: null, description: 'Why the service disabled it, if it did (null once re-enabled)' },
-  disabled_at: { ...TIMESTAMP, nullable: true, example: null, description: 'When the service disabled it (null: enabled, or disabled by hand)' },
-  failing_since: { ...TIMESTAMP, nullable: true, description: 'Since when every delivery has failed (null: the last one succeeded)' },
-} as const;
-
 @ApiSchema({ name: 'Webhook' })
 export class WebhookView {
   @ApiProperty({ type: 'integer', example: 1 }) id!: number;
@@ -55,19 +46,4 @@ export class WebhookView {
 export class WebhookWithSecretView extends WebhookView {
   @ApiProperty({ type: 'string', pattern: '^whsec_[A-Za-z0-9+/]{43}=$', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8AWXCoJpiY4=' })
   secret!: string;
-}
-
-@ApiSchema({ name: 'WebhookDelivery' })
-export class DeliveryView {
-  @ApiProperty({ type: 'string', example: 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W', description: 'The event id: `webhook-id` on every attempt' }) id!: string;
-  @ApiProperty({ type: 'string', example: 'screenshot.succeeded' }) type!: string;
-  @ApiProperty({ enum: ['pending', 'succeeded', 'failed'] }) status!: string;
-  @ApiProperty({ type: 'integer', example: 1, description: 'Attempts made so far' }) attempt!: number;
-  @ApiProperty({ type: 'integer', nullable: true, example: 204, description: 'The endpoint’s answer to the last attempt' }) status_code!: number | null;
-  @ApiProperty({ type: 'string', nullable: true, example: null }) error!: string | null;
-  @ApiProperty({ type: 'integer', nullable: true, example: 42, description: 'Milliseconds the last attempt took' }) duration_ms!: number | null;
-  @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'When the next attempt is due (pending only)' }) next_retry_at!: string | null;
-  @ApiPropertyOptional({ type: 'string', nullable: true, description: 'The job or execution the event is about' }) source_id!: string | null;
-  @ApiProperty({ ...TIMESTAMP, nullable: true }) last_attempt_at!: string | null;
-  @ApiProperty(TIMESTAMP) created_at!: string;
 }

@@ -18,7 +18,8 @@ import type { Account } from '../../accounts/domain/account';
 import { WebhooksService } from '../application/webhooks.service';
 import { WebhookChanges } from '../application/ports';
 import { CreateWebhookDto, deliveryView, UpdateWebhookDto, webhookView } from './dto';
-import { DeliveryView, WebhookView, WebhookWithSecretView } from './openapi';
+import { DeliveryView } from '../../../shared/http/openapi/deliveries';
+import { WebhookView, WebhookWithSecretView } from './openapi';
 
 function toChanges(dto: UpdateWebhookDto): WebhookChanges {
   const changes: WebhookChanges = {};
