@@ -76,6 +76,7 @@ function fakePage(overrides: Partial<ScenarioTab> = {}): ScenarioTab {
     scrollTo: async () => undefined,
     screenshot: async () => PNG,
     url: () => WEBSITE.url,
+    browserState: async () => ({ cookies: [], origins: [] }),
     ...overrides,
   };
 }
