@@ -17,6 +17,7 @@ import { RateLimitGuard } from './modules/rate-limiting/http/rate-limit.guard';
 import { RateLimitingModule } from './modules/rate-limiting/rate-limiting.module';
 import { RenderKeysModule } from './modules/render-keys/render-keys.module';
 import { ProxiesModule } from './modules/proxies/proxies.module';
+import { SessionsModule } from './modules/sessions/sessions.module';
 import { ScenariosModule } from './modules/scenarios/scenarios.module';
 import { SchedulesModule } from './modules/schedules/schedules.module';
 import { ScreenshotsModule } from './modules/screenshots/screenshots.module';
@@ -50,6 +51,7 @@ export class AppModule {
         NotificationsModule,
         RenderKeysModule,
         ProxiesModule,
+        SessionsModule,
         HealthModule,
         MetricsModule,
         DashboardModule,

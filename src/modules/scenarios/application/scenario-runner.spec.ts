@@ -1,3 +1,4 @@
+import type { SavedSessions } from '../../screenshots/application/saved-sessions.port';
 import { Logger } from '@nestjs/common';
 import { CaptureFailure, ScenarioTab, CaptureResult, PageCapturer, PageOptions } from '../../screenshots/application/capture.port';
 import { AppConfig } from '../../../config/app-config';
@@ -157,6 +158,7 @@ function harness(opts: {
     { now: () => new Date() },
     config,
     secretBox,
+    { resolve: async () => Promise.reject(new Error('no session_id here')) } as unknown as SavedSessions,
   );
   return {
     runner,

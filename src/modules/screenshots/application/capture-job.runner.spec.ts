@@ -1,3 +1,4 @@
+import { SavedSessions } from './saved-sessions.port';
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import { Logger } from '@nestjs/common';
 import { CaptureFailure, CaptureResult, PageCapturer } from './capture.port';
@@ -63,6 +64,8 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
       CONFIG,
       // No proxy asked for and no CAPTURE_PROXY: straight out.
       { candidates: jest.fn(async () => []) } as unknown as ProxyRouter,
+      // No session_id asked for: never asked.
+      { resolve: jest.fn(), afterLoggedOut: jest.fn() } as unknown as SavedSessions,
     );
     warnings = [];
     jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(String(message)));
