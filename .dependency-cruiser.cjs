@@ -33,6 +33,9 @@ const CONTEXT_IMPORTS = {
   'render-keys': ['accounts'],
   // Render in one call: its jobs, the capture port and storage of screenshots, the account of the request.
   renders: ['jobs', 'accounts', 'screenshots', 'rate-limiting', 'render-keys', 'proxies'],
+  // Saved sessions (issue 44): a login runs a scenario's steps on the capture port; the capture side asks the
+  // SavedSessions port screenshots declares (sessions implements it, from a global module), never this context.
+  sessions: ['jobs', 'accounts', 'websites', 'screenshots', 'scenarios'],
 };
 
 /**
