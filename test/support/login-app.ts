@@ -13,6 +13,8 @@ export class LoginApp {
   readonly user = 'alice';
   readonly password = 'S3cret-Login-Pa55';
   logins = 0;
+  /** Every session cookie value it ever issued. */
+  readonly issued: string[] = [];
   /** Cookie headers of requests made to the `localhost` name of this server (a third party to 127.0.0.1). */
   readonly thirdPartyCookies: string[] = [];
   private readonly csrf = new Map<string, string>();
@@ -38,6 +40,7 @@ export class LoginApp {
   newSession(): string {
     const sid = randomBytes(16).toString('hex');
     this.sessions.set(sid, this.user);
+    this.issued.push(sid);
     return sid;
   }
 
