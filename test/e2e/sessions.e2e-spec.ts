@@ -35,7 +35,7 @@ describe('Saved sessions (real Chromium, a real login app)', () => {
 
   /** Waits (reading the service, not the API: polls would eat the rate limit) until the session's login ran. */
   async function ready(id: number) {
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
       if ((await t.app.get(SessionsService).get(account.id, id)).status !== 'pending') return (await call('get', `/sessions/${id}`)).body.data;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -203,12 +203,16 @@ describe('Saved sessions (real Chromium, a real login app)', () => {
   it('bad input is a 422 naming the field; names are unique; another account’s session is 404 and fails its captures', async () => {
     const two = await call('post', '/sessions', { name: 'Two', from: { scenario_id: scenarioId, cookies_txt: 'x' } });
     expect(two.status).toBe(422);
-    expect(two.body.details).toEqual([{ field: 'from', message: 'from must have exactly one of scenario_id, cookies, cookies_txt or storage_state (got scenario_id, cookies_txt)' }]);
+    expect(two.body.details).toEqual([
+      { field: 'from', message: 'from must have exactly one of scenario_id, cookies, cookies_txt or storage_state (got scenario_id, cookies_txt)' },
+    ]);
     const txt = await call('post', '/sessions', { name: 'Bad file', from: { cookies_txt: 'not a cookie line' } });
     expect(txt.status).toBe(422);
     expect(txt.body.details[0].field).toBe('from.cookies_txt');
     const noDomain = await call('post', '/sessions', { name: 'No domain', from: { cookies: [{ name: 'sid', value: 'x' }] } });
-    expect(noDomain.body.details).toEqual([{ field: 'from.cookies[0].domain', message: 'from.cookies[0].domain is required: a saved session belongs to no one website' }]);
+    expect(noDomain.body.details).toEqual([
+      { field: 'from.cookies[0].domain', message: 'from.cookies[0].domain is required: a saved session belongs to no one website' },
+    ]);
     const theirs = await call('post', '/sessions', { name: 'Theirs', from: { scenario_id: scenarioId } }, other.auth);
     expect(theirs.status).toBe(422);
     expect(theirs.body.details[0].field).toBe('from.scenario_id');
@@ -235,7 +239,9 @@ describe('Saved sessions (real Chromium, a real login app)', () => {
     expect(saved.status).toBe(200);
     const used = await call('delete', `/sessions/${shopId}`);
     expect(used.status).toBe(409);
-    expect(used.body.error).toBe(`The saved session 'Shop' is used by the website 'Shop account' (${websiteId}): remove session_id from their capture options first`);
+    expect(used.body.error).toBe(
+      `The saved session 'Shop' is used by the website 'Shop account' (${websiteId}): remove session_id from their capture options first`,
+    );
     // The website's saved session applies to its captures (and so to its schedules).
     const take = await call('post', `/websites/${websiteId}/screenshot`, {});
     const done = await waitForJob(t.url, account.auth, take.body.job_id);

@@ -120,7 +120,10 @@ export class LoginApp {
     }
     if (path === '/welcome') {
       // The app keeps an API token in localStorage once logged in (a session must keep it too).
-      this.html(res, `<!doctype html><title>Welcome</title><script>localStorage.setItem('api_token', 'tok-${this.logins}')</script><div id="account-menu">Welcome</div>`);
+      this.html(
+        res,
+        `<!doctype html><title>Welcome</title><script>localStorage.setItem('api_token', 'tok-${this.logins}')</script><div id="account-menu">Welcome</div>`,
+      );
       return;
     }
     this.html(

@@ -106,7 +106,9 @@ async function startSession(page: Page, state: SessionState): Promise<void> {
       name: c.name,
       value: c.value,
       // An address or a single-label host (localhost) has no subdomains: set by URL too.
-      ...(c.hostOnly || !/[a-z]/i.test(c.domain) || !c.domain.includes('.') ? { url: `${c.secure ? 'https' : 'http'}://${c.domain}${c.path}` } : { domain: `.${c.domain}` }),
+      ...(c.hostOnly || !/[a-z]/i.test(c.domain) || !c.domain.includes('.')
+        ? { url: `${c.secure ? 'https' : 'http'}://${c.domain}${c.path}` }
+        : { domain: `.${c.domain}` }),
       path: c.path,
       secure: c.secure,
       httpOnly: c.httpOnly,

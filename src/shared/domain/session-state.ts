@@ -127,7 +127,10 @@ export function stateFromCookiesTxt(text: string): Parsed {
     } else if (line.trim() === '' || line.startsWith('#')) continue;
     const parts = line.split('\t');
     if (parts.length < 7)
-      return problem(field, `${field} line ${i + 1} is not a cookie: a line has 7 fields separated by tabs (domain, subdomains, path, secure, expiry, name, value)`);
+      return problem(
+        field,
+        `${field} line ${i + 1} is not a cookie: a line has 7 fields separated by tabs (domain, subdomains, path, secure, expiry, name, value)`,
+      );
     const [domain, subdomains, path, secure, expiry, name, ...rest] = parts;
     const expires = Number(expiry);
     if (!/^\d+$/.test(expiry.trim()) || !Number.isSafeInteger(expires)) return problem(field, `${field} line ${i + 1}: the expiry is not a number of seconds`);

@@ -148,7 +148,9 @@ export class CaptureJobRunner implements JobTypeHandler<CaptureJobOptions>, OnMo
       const choice = { accountId: job.accountId, websiteId: website.id, url: website.url, ...proxyChoiceFor(website, job, secrets) };
       // The request's session_id, else the website's (a saved session; none: the page starts as it is).
       const sessionId = job.options.sessionId ?? website.captureOptions.sessionId;
-      result = await captureWithSession(this.sessions, job.accountId, sessionId, (session) => this.captureThroughProxies(session ? { ...base, session } : base, choice));
+      result = await captureWithSession(this.sessions, job.accountId, sessionId, (session) =>
+        this.captureThroughProxies(session ? { ...base, session } : base, choice),
+      );
     } catch (err) {
       if (err instanceof CaptureFailure && err.kind === 'page') {
         const failed = await this.jobs.fail(job.id, err.message, this.clock.now());

@@ -32,7 +32,8 @@ export async function captureWithSession(
     try {
       result = await capture(startOf(session));
     } catch (again) {
-      if (again instanceof LoggedOutFailure) throw new CaptureFailure('page', `${loggedOutMessage(session.name)}, even after logging in again (${SESSION_EXPIRED})`);
+      if (again instanceof LoggedOutFailure)
+        throw new CaptureFailure('page', `${loggedOutMessage(session.name)}, even after logging in again (${SESSION_EXPIRED})`);
       throw again;
     }
   }

@@ -38,7 +38,11 @@ export class LoginRunner {
     const steps = scenario.steps;
     const deadline = Date.now() + this.config.scenarioTimeoutMs;
     const left = () => Math.max(1, deadline - Date.now());
-    const rendering = renderingFor(website.captureOptions, { viewportWidth: website.viewportWidth, viewportHeight: website.viewportHeight, deviceScaleFactor: 1 });
+    const rendering = renderingFor(website.captureOptions, {
+      viewportWidth: website.viewportWidth,
+      viewportHeight: website.viewportHeight,
+      deviceScaleFactor: 1,
+    });
     try {
       return await this.capturer.withPage({ ...rendering, siteUrl: website.url, openTimeoutMs: left() }, async (tab) => {
         await this.checkUrl(website.url);
@@ -46,7 +50,11 @@ export class LoginRunner {
         await within(tab.goto(website.url, open), open + 1000, () => new CaptureFailure('page', notAnsweredMessage(open)));
         for (const [index, step] of steps.entries()) {
           try {
-            await within(this.perform(tab, step, left), left(), () => new CaptureFailure('page', `The login exceeded its time limit of ${this.config.scenarioTimeoutMs} ms`));
+            await within(
+              this.perform(tab, step, left),
+              left(),
+              () => new CaptureFailure('page', `The login exceeded its time limit of ${this.config.scenarioTimeoutMs} ms`),
+            );
           } catch (err) {
             if (err instanceof CaptureFailure && err.kind === 'page') throw new CaptureFailure('page', `Step ${index} (${step.type}) failed: ${err.message}`);
             throw err;

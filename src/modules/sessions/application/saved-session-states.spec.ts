@@ -5,7 +5,10 @@ import type { LoginRunner } from './login-runner';
 import type { LoginOutcome, SavedSessionRepository } from './ports';
 import { SavedSessionStates } from './saved-session-states';
 
-const STATE: SessionState = { cookies: [{ name: 'sid', value: 'old', domain: 'shop.example', hostOnly: true, path: '/', expires: null, secure: false, httpOnly: true }], origins: [] };
+const STATE: SessionState = {
+  cookies: [{ name: 'sid', value: 'old', domain: 'shop.example', hostOnly: true, path: '/', expires: null, secure: false, httpOnly: true }],
+  origins: [],
+};
 
 function session(over: Partial<SavedSessionProps> = {}): SavedSessionProps {
   return {

@@ -15,7 +15,13 @@ function expired(message: string): CaptureFailure {
 }
 
 function usable(session: SavedSessionProps): UsableSession {
-  return { id: session.id, name: session.name, state: session.state ?? { cookies: [], origins: [] }, loggedInSelector: session.loggedInSelector, version: session.version };
+  return {
+    id: session.id,
+    name: session.name,
+    state: session.state ?? { cookies: [], origins: [] },
+    loggedInSelector: session.loggedInSelector,
+    version: session.version,
+  };
 }
 
 /**

@@ -14,7 +14,10 @@ export class StorageStateDto {
   @ApiPropertyOptional({
     type: 'array',
     maxItems: SESSION_STATE_LIMITS.cookies,
-    items: { type: 'object', example: { name: 'sid', value: 'abc123', domain: 'shop.example.com', path: '/', expires: -1, httpOnly: true, secure: true, sameSite: 'Lax' } },
+    items: {
+      type: 'object',
+      example: { name: 'sid', value: 'abc123', domain: 'shop.example.com', path: '/', expires: -1, httpOnly: true, secure: true, sameSite: 'Lax' },
+    },
   })
   @OptionalField()
   @IsArray()
@@ -34,12 +37,20 @@ export class StorageStateDto {
 
 @ApiSchema({ name: 'SessionFrom', description: 'Where the session’s state comes from: exactly one of these' })
 export class SessionFromDto {
-  @ApiPropertyOptional({ type: 'integer', example: 3, description: 'A login scenario of yours: its steps run (the session is `pending` until they did) and the browser state is kept' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    example: 3,
+    description: 'A login scenario of yours: its steps run (the session is `pending` until they did) and the browser state is kept',
+  })
   @OptionalField()
   @IsId()
   scenario_id?: number;
 
-  @ApiPropertyOptional({ type: [CookieDto], maxItems: SESSION_STATE_LIMITS.cookies, description: 'Cookie objects as in the capture options; each names its `domain`' })
+  @ApiPropertyOptional({
+    type: [CookieDto],
+    maxItems: SESSION_STATE_LIMITS.cookies,
+    description: 'Cookie objects as in the capture options; each names its `domain`',
+  })
   @OptionalField()
   @IsArray()
   @MaxEntries(SESSION_STATE_LIMITS.cookies)
@@ -99,7 +110,10 @@ export class CreateSessionDto {
 export function sessionFrom(dto: SessionFromDto): SessionFrom {
   const given = (['scenario_id', 'cookies', 'cookies_txt', 'storage_state'] as const).filter((key) => dto[key] !== undefined);
   if (given.length !== 1)
-    throw ValidationFailedError.of('from', `from must have exactly one of scenario_id, cookies, cookies_txt or storage_state${given.length > 1 ? ` (got ${given.join(', ')})` : ''}`);
+    throw ValidationFailedError.of(
+      'from',
+      `from must have exactly one of scenario_id, cookies, cookies_txt or storage_state${given.length > 1 ? ` (got ${given.join(', ')})` : ''}`,
+    );
   return {
     ...(dto.scenario_id !== undefined ? { scenarioId: dto.scenario_id } : {}),
     ...(dto.cookies !== undefined

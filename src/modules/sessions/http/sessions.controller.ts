@@ -45,7 +45,11 @@ export class SessionsController {
   @Post()
   @HttpCode(201)
   async create(@CurrentAccount() account: Account, @Body() dto: CreateSessionDto) {
-    const session = await this.sessions.create(account.id, { name: dto.name.trim(), loggedInSelector: dto.logged_in_selector ?? null, from: sessionFrom(dto.from) });
+    const session = await this.sessions.create(account.id, {
+      name: dto.name.trim(),
+      loggedInSelector: dto.logged_in_selector ?? null,
+      from: sessionFrom(dto.from),
+    });
     return { success: true, data: sessionView(session) };
   }
 

@@ -97,7 +97,10 @@ export class TypeOrmWebsiteRepository extends WebsiteRepository {
       .createQueryBuilder('w')
       .select(['w.id', 'w.name'])
       .where('w.account_id = :accountId', { accountId })
-      .andWhere('(w.capture_options LIKE :middle OR w.capture_options LIKE :last)', { middle: `%"sessionId":${sessionId},%`, last: `%"sessionId":${sessionId}}%` })
+      .andWhere('(w.capture_options LIKE :middle OR w.capture_options LIKE :last)', {
+        middle: `%"sessionId":${sessionId},%`,
+        last: `%"sessionId":${sessionId}}%`,
+      })
       .orderBy('w.id', 'ASC')
       .getMany();
     return rows.map((row) => ({ id: row.id, name: row.name }));
