@@ -287,7 +287,7 @@ export interface paths {
     };
     /**
      * Render (query)
-     * @description Captures the URL and answers the file itself (or, with `response_type=json`, a signed link to it). Every option of Take Screenshot applies; the URL policy and the rate limits apply as to any request (one render is one request). With `cache_ttl` > 0 an identical render (same account, URL and options that change the picture, same `cache_key`) is answered from storage (`X-Cache: HIT`); identical renders in flight share one capture. See docs/render.md. Query values are strings: `full_page=true`, `viewport_width=390`. Secret options (`headers`, `cookies`, `http_auth`) are refused in a query string (422): send them in a POST body, or use a saved session (`session_id`). Without an Authorization header the query is a signed link (`access_key`, `expires`, `signature`; see docs/render-keys.md).
+     * @description Captures the URL and answers the file itself (or, with `response_type=json`, a signed link to it). Every option of Take Screenshot applies; the URL policy and the rate limits apply as to any request (one render is one request). With `cache_ttl` > 0 an identical render (same account, URL and options that change the picture, same `cache_key`) is answered from storage (`X-Cache: HIT`); identical renders in flight share one capture. See docs/render.md. Query values are strings: `full_page=true`, `viewport_width=390`. Secret options (`headers`, `cookies`, `http_auth`) are refused in a query string (422): send them in a POST body, or use a saved session (`session_id`; docs/sessions.md). Without an Authorization header the query is a signed link (`access_key`, `expires`, `signature`; see docs/render-keys.md).
      */
     get: operations['Render_get'];
     put?: never;
@@ -744,6 +744,71 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List Sessions
+     * @description Newest first; cookie values and storage never shown.
+     */
+    get: operations['Sessions_list'];
+    put?: never;
+    /**
+     * Create Session
+     * @description From a login scenario (`from.scenario_id`: its steps run as a job, the session is `pending` until they did), cookie objects, a Netscape cookies.txt or a Playwright storage state. Values are sealed at rest and never returned.
+     */
+    post: operations['Sessions_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sessions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get Session */
+    get: operations['Sessions_get'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete Session
+     * @description Refused (409, naming them) while a website’s capture options name it.
+     */
+    delete: operations['Sessions_delete'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sessions/{id}/refresh': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Refresh Session
+     * @description Runs its login scenario again (a job; `pending` until it ran). A session made from cookies cannot log in by itself: 409.
+     */
+    post: operations['Sessions_refresh'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/health': {
     parameters: {
       query?: never;
@@ -1054,6 +1119,8 @@ export interface components {
       proxy?: string;
       /** @description When saved */
       proxy_pool?: string;
+      /** @description When saved */
+      session_id?: number;
       /** @description When saved */
       full_page_scroll_selector?: string;
     };
@@ -1516,6 +1583,11 @@ export interface components {
        */
       proxy_pool?: string;
       /**
+       * @description The id of one of the account’s saved sessions (/sessions): the page starts with its cookies (each sent to its own hosts) and its storage (set for its origin before the page’s scripts run). With the session’s logged_in_selector missing after load, a session made from a login scenario logs in again once and the capture is retried; otherwise the capture fails `session_expired`. Allowed in a signed /render link (the link carries the id, never a secret).
+       * @example 1
+       */
+      session_id?: number;
+      /**
        * Format: css-selector
        * @description Full page (and PDF) of an app shell: the CSS selector of the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)
        * @example main
@@ -1970,6 +2042,11 @@ export interface components {
        */
       proxy_pool?: string;
       /**
+       * @description The id of one of the account’s saved sessions (/sessions): the page starts with its cookies (each sent to its own hosts) and its storage (set for its origin before the page’s scripts run). With the session’s logged_in_selector missing after load, a session made from a login scenario logs in again once and the capture is retried; otherwise the capture fails `session_expired`. Allowed in a signed /render link (the link carries the id, never a secret).
+       * @example 1
+       */
+      session_id?: number;
+      /**
        * Format: css-selector
        * @description Full page (and PDF) of an app shell: the CSS selector of the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)
        * @example main
@@ -2178,6 +2255,15 @@ export interface components {
          * @example http://********@proxy.example.com:8080
          */
         proxy?: string | null;
+        /** @description The saved session the page started with (`session_id`); null when none */
+        session?: {
+          /** @example 1 */
+          id: number;
+          /** @example Shop */
+          name: string;
+          /** @description The session was found logged out and logged in again before this picture */
+          refreshed: boolean;
+        } | null;
       } | null;
     };
     /** @description The feature needs a higher plan (Bulk Download: Pro or Business) */
@@ -2653,6 +2739,11 @@ export interface components {
        * @example residential
        */
       proxy_pool?: string;
+      /**
+       * @description The id of one of the account’s saved sessions (/sessions): the page starts with its cookies (each sent to its own hosts) and its storage (set for its origin before the page’s scripts run). With the session’s logged_in_selector missing after load, a session made from a login scenario logs in again once and the capture is retried; otherwise the capture fails `session_expired`. Allowed in a signed /render link (the link carries the id, never a secret).
+       * @example 1
+       */
+      session_id?: number;
       /**
        * Format: css-selector
        * @description Full page (and PDF) of an app shell: the CSS selector of the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)
@@ -3581,6 +3672,108 @@ export interface components {
        */
       rotation?: 'round_robin' | 'random' | 'sticky';
     };
+    CookieSummaryView: {
+      /** @example sid */
+      name: string;
+      /**
+       * @description A leading dot: sent to the domain and its subdomains
+       * @example .shop.example.com
+       */
+      domain: string;
+      /** @example / */
+      path: string;
+      /**
+       * Format: date-time
+       * @description null: a session cookie
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      expires: string | null;
+    };
+    /** @description A saved session; cookie values and storage are never shown */
+    Session: {
+      /** @example 1 */
+      id: number;
+      /** @example Shop */
+      name: string;
+      /**
+       * @description `pending`: its login has not run yet; `failed`: see `error`
+       * @enum {string}
+       */
+      status: 'pending' | 'ready' | 'failed';
+      /** @enum {string} */
+      source: 'scenario' | 'cookies' | 'cookies_txt' | 'storage_state';
+      /** @description The login scenario (source `scenario`) */
+      scenario_id: number | null;
+      /** @example #account-menu */
+      logged_in_selector: string | null;
+      /** @description The origins whose storage it keeps */
+      origins: string[];
+      /** @description The domains its cookies go to */
+      domains: string[];
+      /** @example 3 */
+      cookie_count: number;
+      /** @description Names, domains, paths and expiry; never a value */
+      cookies: components['schemas']['CookieSummaryView'][];
+      /**
+       * Format: date-time
+       * @description When its state was last made (a login ran, or it was created from cookies)
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      refreshed_at: string | null;
+      /** @description How many times a capture found it logged out and it logged in again */
+      refresh_count: number;
+      /**
+       * Format: date-time
+       * @description When its first expiring cookie expires; null when none does
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      expires_at: string | null;
+      /** @description Why its last login failed */
+      error: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      updated_at: string;
+    };
+    /** @description A Playwright storage state (`context.storageState()`): cookies and origins with their localStorage */
+    StorageState: {
+      cookies?: Record<string, never>[];
+      origins?: Record<string, never>[];
+    };
+    /** @description Where the session’s state comes from: exactly one of these */
+    SessionFrom: {
+      /**
+       * @description A login scenario of yours: its steps run (the session is `pending` until they did) and the browser state is kept
+       * @example 3
+       */
+      scenario_id?: number;
+      /** @description Cookie objects as in the capture options; each names its `domain` */
+      cookies?: components['schemas']['Cookie'][];
+      /**
+       * @description A Netscape cookies.txt, as browser extensions and curl export it
+       * @example # Netscape HTTP Cookie File
+       *     .shop.example.com	TRUE	/	TRUE	1799999999	sid	abc123
+       */
+      cookies_txt?: string;
+      storage_state?: components['schemas']['StorageState'];
+    };
+    /** @description A new saved session */
+    SessionInput: {
+      /** @example Shop */
+      name: string;
+      /**
+       * @description A CSS selector only a logged-in page has. Missing after load: a session from a scenario logs in again once and the capture is retried; any other fails `session_expired`
+       * @example #account-menu
+       */
+      logged_in_selector?: string;
+      from: components['schemas']['SessionFrom'];
+    };
     Health: {
       /**
        * @description `degraded` (with 503) when the database or the queue is unreachable
@@ -3603,7 +3796,7 @@ export interface components {
       /** Format: uuid */
       id: string;
       /** @enum {string} */
-      type: 'screenshot' | 'scenario' | 'render';
+      type: 'screenshot' | 'scenario' | 'render' | 'session_login';
       /** @enum {string} */
       status: 'queued' | 'running' | 'succeeded' | 'failed';
       /**
@@ -6561,6 +6754,8 @@ export interface operations {
         output_width?: number;
         /** @description The image resized to this height in pixels (16–8192); without output_width the width keeps the aspect ratio; with both, exactly that size (stretched). Images only (422 with pdf). */
         output_height?: number;
+        /** @description The id of one of the account’s saved sessions (/sessions): the page starts with its cookies (each sent to its own hosts) and its storage (set for its origin before the page’s scripts run). With the session’s logged_in_selector missing after load, a session made from a login scenario logs in again once and the capture is retried; otherwise the capture fails `session_expired`. Allowed in a signed /render link (the link carries the id, never a secret). */
+        session_id?: number;
         /** @description Default: the website’s full_page */
         full_page?: boolean;
         /** @description Full page (and PDF) of an app shell: the CSS selector of the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422) */
@@ -12523,6 +12718,789 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `payload_too_large`: the body is over 1 MiB (after decoding its Content-Encoding) */
+      413: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PayloadTooLargeErrorBody'];
+        };
+      };
+      /** @description `uri_too_long`: a path segment is longer than 2048 characters */
+      414: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UriTooLongErrorBody'];
+        };
+      };
+      /** @description `unsupported_media_type`: a Content-Encoding other than identity, gzip, deflate or br */
+      415: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnsupportedMediaTypeErrorBody'];
+        };
+      };
+      /** @description `validation_failed`: this operation takes no body; each field sent is named in `details` */
+      422: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitErrorBody'];
+        };
+      };
+      /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeadersTooLargeErrorBody'];
+        };
+      };
+      /** @description `unavailable`: the database or the queue is unreachable; nothing was applied */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnavailableErrorBody'];
+        };
+      };
+    };
+  };
+  Sessions_list: {
+    parameters: {
+      query?: {
+        /** @description Page number */
+        page?: number;
+        /** @description Items per page */
+        per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The account’s saved sessions; newest first, in the pagination envelope */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Session'][];
+            meta: components['schemas']['PageMeta'];
+            links: components['schemas']['PageLinks'];
+          };
+        };
+      };
+      /** @description `bad_request`: a malformed request (refused by the HTTP parser: no X-RateLimit-* headers, the connection is closed), a URL with bad percent-encoding, or an unreadable body */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token. The X-RateLimit-* headers are those of the per-address limit on failed authentications (no account is known) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnauthorizedErrorBody'];
+        };
+      };
+      /** @description `plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free) */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanNoApiAccessErrorBody'];
+        };
+      };
+      /** @description `bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed) */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `uri_too_long`: a path segment is longer than 2048 characters */
+      414: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UriTooLongErrorBody'];
+        };
+      };
+      /** @description `validation_failed`: invalid or unknown fields, each named in `details` */
+      422: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitErrorBody'];
+        };
+      };
+      /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeadersTooLargeErrorBody'];
+        };
+      };
+      /** @description `unavailable`: the database or the queue is unreachable; nothing was applied */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnavailableErrorBody'];
+        };
+      };
+    };
+  };
+  Sessions_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SessionInput'];
+      };
+    };
+    responses: {
+      /** @description The new session */
+      201: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['Session'];
+          };
+        };
+      };
+      /** @description `bad_request`: the body is not valid JSON (or nests over 32 levels) or its Content-Type is not `application/json`; or a malformed request or URL */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token. The X-RateLimit-* headers are those of the per-address limit on failed authentications (no account is known) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnauthorizedErrorBody'];
+        };
+      };
+      /** @description `plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free) */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanNoApiAccessErrorBody'];
+        };
+      };
+      /** @description `bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed) */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `conflict`: the `Idempotency-Key` was already used for a different request (another target or other options) */
+      409: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConflictErrorBody'];
+        };
+      };
+      /** @description `payload_too_large`: the body is over 1 MiB (answered after authentication, counted; read no further than the limit) */
+      413: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PayloadTooLargeErrorBody'];
+        };
+      };
+      /** @description `uri_too_long`: a path segment is longer than 2048 characters */
+      414: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UriTooLongErrorBody'];
+        };
+      };
+      /** @description `unsupported_media_type`: a Content-Encoding other than identity, gzip, deflate or br */
+      415: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnsupportedMediaTypeErrorBody'];
+        };
+      };
+      /** @description `validation_failed`: invalid or unknown fields, each named in `details` */
+      422: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitErrorBody'];
+        };
+      };
+      /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeadersTooLargeErrorBody'];
+        };
+      };
+      /** @description `unavailable`: the database or the queue is unreachable; nothing was applied */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnavailableErrorBody'];
+        };
+      };
+    };
+  };
+  Sessions_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Session id: plain decimal digits, 1..2147483647, no sign, leading zero, exponent or hex (`0x10`, `011`, `+1`, `1e3` are 404) */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The session; values never shown */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['Session'];
+          };
+        };
+      };
+      /** @description `bad_request`: a malformed request (refused by the HTTP parser: no X-RateLimit-* headers, the connection is closed), a URL with bad percent-encoding, or an unreadable body */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token. The X-RateLimit-* headers are those of the per-address limit on failed authentications (no account is known) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnauthorizedErrorBody'];
+        };
+      };
+      /** @description `plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free) */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanNoApiAccessErrorBody'];
+        };
+      };
+      /** @description `not_found`: unknown id, or an id of another account */
+      404: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundErrorBody'];
+        };
+      };
+      /** @description `bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed) */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `uri_too_long`: a path segment is longer than 2048 characters */
+      414: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UriTooLongErrorBody'];
+        };
+      };
+      /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitErrorBody'];
+        };
+      };
+      /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeadersTooLargeErrorBody'];
+        };
+      };
+      /** @description `unavailable`: the database or the queue is unreachable; nothing was applied */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnavailableErrorBody'];
+        };
+      };
+    };
+  };
+  Sessions_delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Session id: plain decimal digits, 1..2147483647, no sign, leading zero, exponent or hex (`0x10`, `011`, `+1`, `1e3` are 404) */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageResponse'];
+        };
+      };
+      /** @description `bad_request`: a malformed request (refused by the HTTP parser: no X-RateLimit-* headers, the connection is closed), a URL with bad percent-encoding, or an unreadable body */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token. The X-RateLimit-* headers are those of the per-address limit on failed authentications (no account is known) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnauthorizedErrorBody'];
+        };
+      };
+      /** @description `plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free) */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanNoApiAccessErrorBody'];
+        };
+      };
+      /** @description `not_found`: unknown id, or an id of another account */
+      404: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundErrorBody'];
+        };
+      };
+      /** @description `bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed) */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `conflict`: the `Idempotency-Key` was already used for a different request (another target or other options) */
+      409: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConflictErrorBody'];
+        };
+      };
+      /** @description `payload_too_large`: the body is over 1 MiB (after decoding its Content-Encoding) */
+      413: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PayloadTooLargeErrorBody'];
+        };
+      };
+      /** @description `uri_too_long`: a path segment is longer than 2048 characters */
+      414: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UriTooLongErrorBody'];
+        };
+      };
+      /** @description `unsupported_media_type`: a Content-Encoding other than identity, gzip, deflate or br */
+      415: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnsupportedMediaTypeErrorBody'];
+        };
+      };
+      /** @description `validation_failed`: this operation takes no body; each field sent is named in `details` */
+      422: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitErrorBody'];
+        };
+      };
+      /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeadersTooLargeErrorBody'];
+        };
+      };
+      /** @description `unavailable`: the database or the queue is unreachable; nothing was applied */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnavailableErrorBody'];
+        };
+      };
+    };
+  };
+  Sessions_refresh: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Session id: plain decimal digits, 1..2147483647, no sign, leading zero, exponent or hex (`0x10`, `011`, `+1`, `1e3` are 404) */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The session, pending */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['Session'];
+          };
+        };
+      };
+      /** @description `bad_request`: a malformed request (refused by the HTTP parser: no X-RateLimit-* headers, the connection is closed), a URL with bad percent-encoding, or an unreadable body */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token. The X-RateLimit-* headers are those of the per-address limit on failed authentications (no account is known) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnauthorizedErrorBody'];
+        };
+      };
+      /** @description `plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free) */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanNoApiAccessErrorBody'];
+        };
+      };
+      /** @description `not_found`: unknown id, or an id of another account */
+      404: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundErrorBody'];
+        };
+      };
+      /** @description `bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed) */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `conflict`: the `Idempotency-Key` was already used for a different request (another target or other options) */
+      409: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConflictErrorBody'];
         };
       };
       /** @description `payload_too_large`: the body is over 1 MiB (after decoding its Content-Encoding) */
