@@ -183,7 +183,8 @@ export function stateFromStorageState(input: unknown): Parsed {
     const f = `${field}.cookies[${i}]`;
     if (!isRecord(c) || typeof c.name !== 'string' || typeof c.value !== 'string' || typeof c.domain !== 'string')
       return problem(f, `${f} must have name, value and domain as strings`);
-    if (c.sameSite !== undefined && !(typeof c.sameSite === 'string' && SAME_SITE.has(c.sameSite))) return problem(`${f}.sameSite`, `${f}.sameSite must be Strict, Lax or None`);
+    if (c.sameSite !== undefined && !(typeof c.sameSite === 'string' && SAME_SITE.has(c.sameSite)))
+      return problem(`${f}.sameSite`, `${f}.sameSite must be Strict, Lax or None`);
     const expires = typeof c.expires === 'number' && c.expires > 0 ? Math.floor(c.expires) : null;
     const cookie: SessionCookie = {
       name: c.name,
