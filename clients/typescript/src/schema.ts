@@ -3768,6 +3768,7 @@ export interface components {
       /** @example Shop */
       name: string;
       /**
+       * Format: css-selector
        * @description A CSS selector only a logged-in page has. Missing after load: a session from a scenario logs in again once and the capture is retried; any other fails `session_expired`
        * @example #account-menu
        */

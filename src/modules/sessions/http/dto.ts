@@ -3,7 +3,7 @@ import { IsArray, IsObject, IsString, MaxLength, MinLength, ValidateNested } fro
 import { CookieDto } from '../../../shared/http/capture-option-fields';
 import { MaxEntries, NestedDto } from '../../../shared/http/body-bounds';
 import { TIMESTAMP } from '../../../shared/http/openapi';
-import { BodyRequired, IsCssSelector, IsId, OptionalField, SingleLineName } from '../../../shared/http/validation';
+import { BodyRequired, IsCssSelector, IsId, MAX_ID, OptionalField, SingleLineName } from '../../../shared/http/validation';
 import { ValidationFailedError } from '../../../shared/domain/domain-error';
 import { cookieDomains, cookieSummaries, SESSION_STATE_LIMITS, sessionOrigins, type CookieSummary } from '../../../shared/domain/session-state';
 import type { SessionFrom } from '../application/sessions.service';
@@ -39,6 +39,8 @@ export class StorageStateDto {
 export class SessionFromDto {
   @ApiPropertyOptional({
     type: 'integer',
+    minimum: 1,
+    maximum: MAX_ID,
     example: 3,
     description: 'A login scenario of yours: its steps run (the session is `pending` until they did) and the browser state is kept',
   })
@@ -89,6 +91,7 @@ export class CreateSessionDto {
 
   @ApiPropertyOptional({
     type: 'string',
+    format: 'css-selector',
     example: '#account-menu',
     description:
       'A CSS selector only a logged-in page has. Missing after load: a session from a scenario logs in again once and the capture is retried; any other fails `session_expired`',
