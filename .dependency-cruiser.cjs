@@ -38,6 +38,9 @@ const CONTEXT_IMPORTS = {
   // Batches (issue 47): jobs of its own kind, captured like a render (its request builder), stored in the screenshots'
   // storage, announced through the webhooks' dispatcher.
   batches: ['jobs', 'accounts', 'screenshots', 'proxies', 'renders', 'webhooks'],
+  // Saved sessions (issue 44): a login runs a scenario's steps on the capture port; the capture side asks the
+  // SavedSessions port screenshots declares (sessions implements it, from a global module), never this context.
+  sessions: ['jobs', 'accounts', 'websites', 'screenshots', 'scenarios'],
 };
 
 /**

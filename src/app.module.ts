@@ -18,6 +18,7 @@ import { RateLimitingModule } from './modules/rate-limiting/rate-limiting.module
 import { RenderKeysModule } from './modules/render-keys/render-keys.module';
 import { ProxiesModule } from './modules/proxies/proxies.module';
 import { BatchesModule } from './modules/batches/batches.module';
+import { SessionsModule } from './modules/sessions/sessions.module';
 import { ScenariosModule } from './modules/scenarios/scenarios.module';
 import { SchedulesModule } from './modules/schedules/schedules.module';
 import { ScreenshotsModule } from './modules/screenshots/screenshots.module';
@@ -52,6 +53,7 @@ export class AppModule {
         RenderKeysModule,
         ProxiesModule,
         BatchesModule,
+        SessionsModule,
         HealthModule,
         MetricsModule,
         DashboardModule,

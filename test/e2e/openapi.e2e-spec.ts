@@ -17,7 +17,13 @@ const METHODS = ['get', 'post', 'put', 'delete', 'patch'] as const;
 const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
 const API_MD_EXTRAS = ['get /jobs', 'get /jobs/{id}', 'get /executions/{id}', 'get /scenarios/{id}/executions', 'get /screenshots/{id}/thumbnail'];
 /** POST operations that take no body at all. */
-const BODILESS = ['post /scenarios/{id}/run', 'post /webhooks/{id}/test', 'post /notification-channels/{id}/test', 'post /schedules/{id}/run'];
+const BODILESS = [
+  'post /scenarios/{id}/run',
+  'post /sessions/{id}/refresh',
+  'post /webhooks/{id}/test',
+  'post /notification-channels/{id}/test',
+  'post /schedules/{id}/run',
+];
 
 /** `METHOD /path` of every row of the spec's endpoint tables (section "Endpoints"), `{id}` kept as is. */
 function specOperations(): string[] {

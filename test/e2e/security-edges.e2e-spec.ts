@@ -78,7 +78,7 @@ describe('Security edges (issue 43)', () => {
             details: [
               {
                 field,
-                message: `${field} must not be sent in a signed link: the link is public. Use a saved session (session_id), or send it in a POST /render body with a bearer token`,
+                message: `${field} must not be sent in a signed link: the link is public. Use a saved session: create one with POST /sessions and pass its id as session_id (docs/sessions.md), or send it in a POST /render body with a bearer token`,
               },
             ],
           },
@@ -113,7 +113,7 @@ describe('Security edges (issue 43)', () => {
           details: [
             {
               field,
-              message: `${field} must not be sent in a query string: URLs end up in logs and histories. Use a saved session (session_id), or send it in a POST /render body with a bearer token`,
+              message: `${field} must not be sent in a query string: URLs end up in logs and histories. Use a saved session: create one with POST /sessions and pass its id as session_id (docs/sessions.md), or send it in a POST /render body with a bearer token`,
             },
           ],
         });

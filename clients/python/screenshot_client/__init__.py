@@ -3,7 +3,7 @@
 from .client import Rendered, ScreenshotClient
 from .errors import ApiError, WaitTimeout
 from .signing import QueryValue, sign_render_url
-from .types import AlertWhen, Batch, BatchPage, Job, Screenshot, ScreenshotPage, Website, WebsitePage
+from .types import AlertWhen, Batch, BatchPage, Job, Screenshot, ScreenshotPage, Session, Website, WebsitePage
 
 __all__ = [
     "AlertWhen",
@@ -19,6 +19,7 @@ __all__ = [
     "WaitTimeout",
     "Website",
     "WebsitePage",
+    "Session",
     "sign_render_url",
 ]
 __version__ = "1.0.0"

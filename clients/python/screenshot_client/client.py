@@ -15,7 +15,7 @@ from urllib.parse import quote, urlencode
 from urllib.request import Request, urlopen
 
 from .errors import ApiError, WaitTimeout
-from .types import Batch, BatchPage, Job, Screenshot, ScreenshotPage, Website, WebsitePage
+from .types import Batch, BatchPage, Job, Screenshot, ScreenshotPage, Session, Website, WebsitePage
 
 # The longest wait the service accepts (GET /jobs/{id}?wait=0..30).
 MAX_WAIT_SECONDS = 30
@@ -154,6 +154,31 @@ class ScreenshotClient:
     def test_notification_channel(self, channel_id: int) -> Dict[str, Any]:
         """POST /notification-channels/{id}/test: queues a test message (sent and retried like any other)."""
         return cast(Dict[str, Any], self._data("POST", f"/notification-channels/{int(channel_id)}/test"))
+
+    # -- saved sessions (docs/sessions.md) ------------------------------------------------------------------------
+
+    def create_session(self, name: str, *, logged_in_selector: Optional[str] = None, **source: Any) -> Session:
+        """POST /sessions. ``source``: exactly one of ``scenario_id=3``, ``cookies=[...]``, ``cookies_txt="..."`` or
+        ``storage_state={...}``; a scenario's session is ``pending`` until its login ran. Use it with
+        ``session_id=`` on ``take_screenshot`` / ``render`` or in a website's ``capture_options``."""
+        body: Dict[str, Any] = {"name": name, "from": source}
+        if logged_in_selector is not None:
+            body["logged_in_selector"] = logged_in_selector
+        return cast(Session, self._data("POST", "/sessions", body=body))
+
+    def list_sessions(self, *, page: Optional[int] = None, per_page: Optional[int] = None) -> Dict[str, Any]:
+        """GET /sessions: one page of the list envelope."""
+        return cast(Dict[str, Any], self.request("GET", "/sessions", query={"page": page, "per_page": per_page}))
+
+    def get_session(self, session_id: int) -> Session:
+        return cast(Session, self._data("GET", f"/sessions/{int(session_id)}"))
+
+    def refresh_session(self, session_id: int) -> Session:
+        """POST /sessions/{id}/refresh: runs its login scenario again (``pending`` until it ran)."""
+        return cast(Session, self._data("POST", f"/sessions/{int(session_id)}/refresh"))
+
+    def delete_session(self, session_id: int) -> None:
+        self.request("DELETE", f"/sessions/{int(session_id)}")
 
     # -- screenshots and jobs -------------------------------------------------------------------------------------
 

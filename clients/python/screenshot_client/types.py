@@ -55,6 +55,27 @@ class Job(TypedDict, total=False):
     finished_at: Optional[str]
 
 
+class Session(TypedDict, total=False):
+    """A saved session (docs/sessions.md): cookie values and storage are never in it, only names, domains, expiry."""
+
+    id: int
+    name: str
+    status: str
+    source: str
+    scenario_id: Optional[int]
+    logged_in_selector: Optional[str]
+    origins: List[str]
+    domains: List[str]
+    cookie_count: int
+    cookies: List[Dict[str, Any]]
+    refreshed_at: Optional[str]
+    refresh_count: int
+    expires_at: Optional[str]
+    error: Optional[str]
+    created_at: str
+    updated_at: str
+
+
 class PageMeta(TypedDict):
     current_page: int
     last_page: int

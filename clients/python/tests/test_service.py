@@ -72,6 +72,21 @@ class ServiceTest(unittest.TestCase):
             self.client.update_website(website_id, ignore_text=["fine", "(a)\\1"])
         self.assertEqual([d["field"] for d in caught.exception.details], ["ignore_text[1]"])
 
+    def test_sessions_from_a_cookies_txt_listed_without_values_then_deleted(self) -> None:
+        txt = "# Netscape HTTP Cookie File\n.example.com\tTRUE\t/\tTRUE\t4102444800\tsid\tpy-secret-value\n"
+        created = self.client.create_session("Py session", logged_in_selector="#menu", cookies_txt=txt)
+        self.assertEqual((created["status"], created["source"], created["cookie_count"]), ("ready", "cookies_txt", 1))
+        self.assertEqual(created["cookies"], [{"name": "sid", "domain": ".example.com", "path": "/", "expires": "2100-01-01T00:00:00.000Z"}])
+        self.assertNotIn("py-secret-value", json.dumps(self.client.get_session(created["id"])))
+        self.assertIn(created["id"], [s["id"] for s in self.client.list_sessions(per_page=100)["data"]])
+        with self.assertRaises(ApiError) as caught:
+            self.client.refresh_session(created["id"])
+        self.assertEqual((caught.exception.status, caught.exception.code), (409, "conflict"))
+        self.client.delete_session(created["id"])
+        with self.assertRaises(ApiError) as caught:
+            self.client.get_session(created["id"])
+        self.assertEqual(caught.exception.status, 404)
+
     def test_a_422_carries_the_fields(self) -> None:
         with self.assertRaises(ApiError) as caught:
             self.client.create_website("", "not a url")

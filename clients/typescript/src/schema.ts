@@ -287,7 +287,7 @@ export interface paths {
     };
     /**
      * Render (query)
-     * @description Captures the URL and answers the file itself (or, with `response_type=json`, a signed link to it). Every option of Take Screenshot applies; the URL policy and the rate limits apply as to any request (one render is one request). With `cache_ttl` > 0 an identical render (same account, URL and options that change the picture, same `cache_key`) is answered from storage (`X-Cache: HIT`); identical renders in flight share one capture. See docs/render.md. Query values are strings: `full_page=true`, `viewport_width=390`. Secret options (`headers`, `cookies`, `http_auth`) are refused in a query string (422): send them in a POST body, or use a saved session (`session_id`). Without an Authorization header the query is a signed link (`access_key`, `expires`, `signature`; see docs/render-keys.md).
+     * @description Captures the URL and answers the file itself (or, with `response_type=json`, a signed link to it). Every option of Take Screenshot applies; the URL policy and the rate limits apply as to any request (one render is one request). With `cache_ttl` > 0 an identical render (same account, URL and options that change the picture, same `cache_key`) is answered from storage (`X-Cache: HIT`); identical renders in flight share one capture. See docs/render.md. Query values are strings: `full_page=true`, `viewport_width=390`. Secret options (`headers`, `cookies`, `http_auth`) are refused in a query string (422): send them in a POST body, or use a saved session (`session_id`; docs/sessions.md). Without an Authorization header the query is a signed link (`access_key`, `expires`, `signature`; see docs/render-keys.md).
      */
     get: operations['Render_get'];
     put?: never;
@@ -577,7 +577,7 @@ export interface paths {
     put?: never;
     /**
      * Create Notification Channel
-     * @description An e-mail address, a Slack or Discord incoming webhook, a Microsoft Teams workflow webhook or an ntfy topic, told about the chosen events (for every website, or those of `website_ids`). Messages name the website, say what happened (change ratio, text lines added/removed, the error) and link the picture, its diff and the compare page with signed links that open without a session (`/links?…`, valid ALERT_LINK_DAYS, 30 by default), and the dashboard. E-mails carry the picture inline.
+     * @description An e-mail address, a Slack or a Discord incoming webhook, told about the chosen events (for every website, or those of `website_ids`). Messages name the website, say what happened (change ratio, text lines added/removed, the error) and link the dashboard.
      */
     post: operations['Channels_create'];
     delete?: never;
@@ -597,7 +597,7 @@ export interface paths {
     get: operations['Channels_get'];
     /**
      * Update Notification Channel
-     * @description Partial: only the fields sent change; a `target` not sent keeps the current one (never shown back). A new `type` needs a new `target`.
+     * @description Partial: only the fields sent change. A new `type` needs a new `target`.
      */
     put: operations['Channels_update'];
     post?: never;
@@ -744,7 +744,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/batches': {
+  '/sessions': {
     parameters: {
       query?: never;
       header?: never;
@@ -752,60 +752,57 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * List Batches
-     * @description Newest first, with their counts (not their items).
+     * List Sessions
+     * @description Newest first; cookie values and storage never shown.
      */
-    get: operations['Batches_list'];
+    get: operations['Sessions_list'];
     put?: never;
     /**
-     * Create Batch
-     * @description Queues a capture of every URL (`urls`, with the shared `options`) or item (`items`: a URL and its own options over `options`), at most the plan’s batch size (starter 100, pro 500, business 1,000). Every URL and option is checked first: one bad item is a 422 naming it (`items[3].viewport_width`) and nothing is created. The items take the account’s fair capture slots like any capture.
+     * Create Session
+     * @description From a login scenario (`from.scenario_id`: its steps run as a job, the session is `pending` until they did), cookie objects, a Netscape cookies.txt or a Playwright storage state. Values are sealed at rest and never returned.
      */
-    post: operations['Batches_create'];
+    post: operations['Sessions_create'];
     delete?: never;
     options?: never;
     head?: never;
     patch?: never;
     trace?: never;
   };
-  '/batches/{id}': {
+  '/sessions/{id}': {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    /**
-     * Get Batch
-     * @description The batch, its counts and one page of its items in the list’s order (`per_page` ≤ 100; `links.next` carries a cursor), each with its state, its file once captured, or its error. `status` filters the items.
-     */
-    get: operations['Batches_get'];
+    /** Get Session */
+    get: operations['Sessions_get'];
     put?: never;
     post?: never;
     /**
-     * Cancel Batch
-     * @description Items not started yet end `cancelled` (their jobs never run); running ones finish. The batch then ends `cancelled` and sends `batch.completed`.
+     * Delete Session
+     * @description Refused (409, naming them) while a website’s capture options name it.
      */
-    delete: operations['Batches_cancel'];
+    delete: operations['Sessions_delete'];
     options?: never;
     head?: never;
     patch?: never;
     trace?: never;
   };
-  '/batches/{id}/download': {
+  '/sessions/{id}/refresh': {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    /**
-     * Download Batch
-     * @description A streamed ZIP of the files captured so far (named `<n>-<host-and-path>.<ext>`, n its place in the list from 1) and `results.csv`: one line per item — url, status, file, error.
-     */
-    get: operations['Batches_download'];
+    get?: never;
     put?: never;
-    post?: never;
+    /**
+     * Refresh Session
+     * @description Runs its login scenario again (a job; `pending` until it ran). A session made from cookies cannot log in by itself: 409.
+     */
+    post: operations['Sessions_refresh'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1009,11 +1006,11 @@ export interface components {
        */
       wait_until: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
       /**
-       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `webm` and `gif` are a video of a smooth scroll through the page at the viewport's size (`scroll_duration_ms`). `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
+       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
        * @default png
        * @enum {string}
        */
-      format: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata' | 'webm' | 'gif';
+      format: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
       /** @description jpeg and webp only */
       quality?: number;
       /**
@@ -1041,8 +1038,6 @@ export interface components {
       pdf_height?: string;
       /** @description When saved */
       pdf_outline?: boolean;
-      /** @description When saved */
-      scroll_duration_ms?: number;
       /** @description png and webp only */
       omit_background?: boolean;
       /** @description When saved */
@@ -1125,26 +1120,9 @@ export interface components {
       /** @description When saved */
       proxy_pool?: string;
       /** @description When saved */
+      session_id?: number;
+      /** @description When saved */
       full_page_scroll_selector?: string;
-    };
-    AlertWhen: {
-      /**
-       * @description Changed only when this phrase appears: in the new text and not in the previous one (case-insensitive, ignored lines left out)
-       * @example In stock
-       */
-      text_contains?: string;
-      /**
-       * @description Changed only when this phrase disappears: in the previous text and not in the new one (case-insensitive)
-       * @example Sold out
-       */
-      text_missing?: string;
-      /**
-       * @description Changed only when at least this share of the pixels differs (changed_ratio ≥ it), whatever the text did
-       * @example 0.05
-       */
-      min_changed_ratio?: number;
-      /** @description Pixels alone never make a change: only the visible text (outside ignore_text) counts */
-      text_only?: boolean;
     };
     Website: {
       /** @example 1 */
@@ -1177,17 +1155,6 @@ export interface components {
        * @default []
        */
       change_ignore_selectors: string[];
-      /** @description Change conditions: when a comparison is `changed` (and `screenshot.changed` and the channels fire). Every field set must hold; `{}` (the default) counts every change. Replaced whole by PUT */
-      alert_when: components['schemas']['AlertWhen'];
-      /**
-       * @description Lines of the visible text matching any of these (case-insensitive, anywhere in the line) are left out of the text diff; a comparison whose only text changes are such lines is not `changed`, its pixel change with it (unless alert_when.min_changed_ratio is reached). A pattern that does not compile is a 422 naming `ignore_text[i]`
-       * @default []
-       * @example [
-       *       "^Updated at \\d{2}:\\d{2}",
-       *       "visitors today"
-       *     ]
-       */
-      ignore_text: string[];
       /**
        * Format: date-time
        * @description Time of the latest screenshot; in list and get responses (null before the first)
@@ -1298,2469 +1265,6 @@ export interface components {
     };
     /** @description The website’s capture defaults, all optional; saving replaces the whole object. */
     CaptureOptionsInput: {
-      /**
-       * @description When the capture is taken. `stable`: after `load`, as soon as the page has been still for a short settle window (no request in flight, no pending timer of at most 2 s, no DOM change, fonts loaded, images decoded; intervals, longer timers and endless animations do not hold it), at most 3 s after `load`. `load` / `domcontentloaded`: at that event, nothing more. `network_idle`: after `load`, once the network has been quiet for 500 ms (at most 3 s).
-       * @default stable
-       * @enum {string}
-       */
-      wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
-      /**
-       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `webm` and `gif` are a video of a smooth scroll through the page at the viewport's size (`scroll_duration_ms`). `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
-       * @default png
-       * @enum {string}
-       */
-      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata' | 'webm' | 'gif';
-      /**
-       * @description jpeg and webp only (422 with png or pdf)
-       * @default 80
-       */
-      quality?: number;
-      /**
-       * @description pdf only
-       * @default a4
-       * @enum {string}
-       */
-      pdf_paper?: 'a4' | 'letter' | 'legal' | 'a3';
-      /**
-       * @description pdf only
-       * @default false
-       */
-      pdf_landscape?: boolean;
-      /**
-       * @description pdf only: print background colours and images
-       * @default true
-       */
-      pdf_print_background?: boolean;
-      /**
-       * @description pdf only: the page margins, one CSS length for all sides or four (top right bottom left), in px, in, cm or mm. Default: none (0), or 0.6 in top and bottom when a header or footer is printed.
-       * @example 20mm 15mm 20mm 15mm
-       */
-      pdf_margin?: string;
-      /**
-       * @description pdf only: HTML printed at the top of every page (at most 16384 bytes). Elements of class `pageNumber`, `totalPages`, `title`, `url` and `date` are filled in. Chromium renders it apart from the page, without network and without scripts: style it inline (its default font size is tiny), images as data: URLs.
-       * @example <div style="font-size:9px;width:100%;text-align:center"><span class="title"></span></div>
-       */
-      pdf_header?: string;
-      /**
-       * @description pdf only: HTML printed at the bottom of every page, like pdf_header (at most 16384 bytes).
-       * @example <div style="font-size:9px;margin:0 auto">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>
-       */
-      pdf_footer?: string;
-      /**
-       * @description pdf only: the pages kept, counted from 1 (`1-3,5`, `2-` for the second to the last). A range beyond the last page fails the job, naming the page count.
-       * @example 1-3,5
-       */
-      pdf_page_ranges?: string;
-      /**
-       * @description pdf only: the page printed at this scale (0.1–2)
-       * @default 1
-       */
-      pdf_scale?: number;
-      /**
-       * @description pdf only: the page's width, a CSS length in px, in, cm or mm (1–200 in), over pdf_paper's (and pdf_landscape's); its height stays the paper's unless pdf_height is set.
-       * @example 100mm
-       */
-      pdf_width?: string;
-      /**
-       * @description pdf only: the page's height, like pdf_width.
-       * @example 150mm
-       */
-      pdf_height?: string;
-      /**
-       * @description pdf only: bookmarks (the PDF outline) made from the page’s headings h1–h6 (a tagged PDF)
-       * @default false
-       */
-      pdf_outline?: boolean;
-      /**
-       * @description webm and gif only: how long the video's smooth scroll from the top of the page to its bottom takes, in ms (a still half second at each end).
-       * @default 5000
-       */
-      scroll_duration_ms?: number;
-      /**
-       * @description Transparent background where the page sets none (png and webp only)
-       * @default false
-       */
-      omit_background?: boolean;
-      /**
-       * Format: css-selector
-       * @description Capture only the first element matching this CSS selector (scrolled into view; full_page ignored). No match within the wait → the job fails naming it. Images only.
-       * @example #pricing
-       */
-      selector?: string;
-      /** @description Capture only this rectangle of the page, CSS px (not with selector; images only) */
-      clip?: components['schemas']['Clip'];
-      /**
-       * @description A device preset (GET /devices): viewport, scale factor, mobile, touch and user agent. Not with viewport_width/viewport_height/device_scale_factor in the same request.
-       * @example iPhone 15 Pro
-       * @enum {string}
-       */
-      device?:
-        | 'Blackberry PlayBook'
-        | 'Blackberry PlayBook landscape'
-        | 'BlackBerry Z30'
-        | 'BlackBerry Z30 landscape'
-        | 'Galaxy Note 3'
-        | 'Galaxy Note 3 landscape'
-        | 'Galaxy Note II'
-        | 'Galaxy Note II landscape'
-        | 'Galaxy S III'
-        | 'Galaxy S III landscape'
-        | 'Galaxy S5'
-        | 'Galaxy S5 landscape'
-        | 'Galaxy S8'
-        | 'Galaxy S8 landscape'
-        | 'Galaxy S9+'
-        | 'Galaxy S9+ landscape'
-        | 'Galaxy Tab S4'
-        | 'Galaxy Tab S4 landscape'
-        | 'iPad'
-        | 'iPad landscape'
-        | 'iPad (gen 6)'
-        | 'iPad (gen 6) landscape'
-        | 'iPad (gen 7)'
-        | 'iPad (gen 7) landscape'
-        | 'iPad Mini'
-        | 'iPad Mini landscape'
-        | 'iPad Pro'
-        | 'iPad Pro landscape'
-        | 'iPad Pro 11'
-        | 'iPad Pro 11 landscape'
-        | 'iPhone 4'
-        | 'iPhone 4 landscape'
-        | 'iPhone 5'
-        | 'iPhone 5 landscape'
-        | 'iPhone 6'
-        | 'iPhone 6 landscape'
-        | 'iPhone 6 Plus'
-        | 'iPhone 6 Plus landscape'
-        | 'iPhone 7'
-        | 'iPhone 7 landscape'
-        | 'iPhone 7 Plus'
-        | 'iPhone 7 Plus landscape'
-        | 'iPhone 8'
-        | 'iPhone 8 landscape'
-        | 'iPhone 8 Plus'
-        | 'iPhone 8 Plus landscape'
-        | 'iPhone SE'
-        | 'iPhone SE landscape'
-        | 'iPhone X'
-        | 'iPhone X landscape'
-        | 'iPhone XR'
-        | 'iPhone XR landscape'
-        | 'iPhone 11'
-        | 'iPhone 11 landscape'
-        | 'iPhone 11 Pro'
-        | 'iPhone 11 Pro landscape'
-        | 'iPhone 11 Pro Max'
-        | 'iPhone 11 Pro Max landscape'
-        | 'iPhone 12'
-        | 'iPhone 12 landscape'
-        | 'iPhone 12 Pro'
-        | 'iPhone 12 Pro landscape'
-        | 'iPhone 12 Pro Max'
-        | 'iPhone 12 Pro Max landscape'
-        | 'iPhone 12 Mini'
-        | 'iPhone 12 Mini landscape'
-        | 'iPhone 13'
-        | 'iPhone 13 landscape'
-        | 'iPhone 13 Pro'
-        | 'iPhone 13 Pro landscape'
-        | 'iPhone 13 Pro Max'
-        | 'iPhone 13 Pro Max landscape'
-        | 'iPhone 13 Mini'
-        | 'iPhone 13 Mini landscape'
-        | 'iPhone 14'
-        | 'iPhone 14 landscape'
-        | 'iPhone 14 Plus'
-        | 'iPhone 14 Plus landscape'
-        | 'iPhone 14 Pro'
-        | 'iPhone 14 Pro landscape'
-        | 'iPhone 14 Pro Max'
-        | 'iPhone 14 Pro Max landscape'
-        | 'iPhone 15'
-        | 'iPhone 15 landscape'
-        | 'iPhone 15 Plus'
-        | 'iPhone 15 Plus landscape'
-        | 'iPhone 15 Pro'
-        | 'iPhone 15 Pro landscape'
-        | 'iPhone 15 Pro Max'
-        | 'iPhone 15 Pro Max landscape'
-        | 'JioPhone 2'
-        | 'JioPhone 2 landscape'
-        | 'Kindle Fire HDX'
-        | 'Kindle Fire HDX landscape'
-        | 'LG Optimus L70'
-        | 'LG Optimus L70 landscape'
-        | 'Microsoft Lumia 550'
-        | 'Microsoft Lumia 950'
-        | 'Microsoft Lumia 950 landscape'
-        | 'Nexus 10'
-        | 'Nexus 10 landscape'
-        | 'Nexus 4'
-        | 'Nexus 4 landscape'
-        | 'Nexus 5'
-        | 'Nexus 5 landscape'
-        | 'Nexus 5X'
-        | 'Nexus 5X landscape'
-        | 'Nexus 6'
-        | 'Nexus 6 landscape'
-        | 'Nexus 6P'
-        | 'Nexus 6P landscape'
-        | 'Nexus 7'
-        | 'Nexus 7 landscape'
-        | 'Nokia Lumia 520'
-        | 'Nokia Lumia 520 landscape'
-        | 'Nokia N9'
-        | 'Nokia N9 landscape'
-        | 'Pixel 2'
-        | 'Pixel 2 landscape'
-        | 'Pixel 2 XL'
-        | 'Pixel 2 XL landscape'
-        | 'Pixel 3'
-        | 'Pixel 3 landscape'
-        | 'Pixel 4'
-        | 'Pixel 4 landscape'
-        | 'Pixel 4a (5G)'
-        | 'Pixel 4a (5G) landscape'
-        | 'Pixel 5'
-        | 'Pixel 5 landscape'
-        | 'Moto G4'
-        | 'Moto G4 landscape';
-      /** @description User-Agent header and navigator.userAgent (over a device’s) */
-      user_agent?: string;
-      /**
-       * @description BCP 47 language tag: Accept-Language, navigator.language and Intl
-       * @example de-DE
-       */
-      locale?: string;
-      /**
-       * @description IANA time zone the page’s clock runs in
-       * @example Asia/Tokyo
-       */
-      timezone?: string;
-      /** @description Resource types not loaded at all */
-      block_resources?: (
-        'image' | 'media' | 'font' | 'stylesheet' | 'script' | 'xhr' | 'fetch' | 'websocket' | 'eventsource' | 'manifest' | 'texttrack' | 'other'
-      )[];
-      /** @description A style sheet added to the page before the capture (at most 20480 bytes of UTF-8) */
-      css?: string;
-      /**
-       * @description JavaScript run in the page (its own world, like a script of its own) once it settled, before the clicks and the capture; the page settles again after. One script or a list of at most 10, run in order, at most 20480 bytes of UTF-8 in all; each may `await` (its promise is waited for, within timeout_ms). A script that throws fails the job ("scripts[0] failed: ReferenceError: …"). Every request a script makes goes through the URL policy like the page's own.
-       * @example document.querySelector('#promo')?.remove()
-       */
-      scripts?: string | string[];
-      /** @description CSS selectors clicked in order (at most 10) after the page settled and the scripts ran, before the capture; the page settles after each click. A selector matching nothing fails the job ("Click target not found: #load-more"). */
-      click?: string[];
-      /** @description Elements removed before the capture (display: none): unlike hide_selectors, the space they took is freed. */
-      remove_selectors?: string[];
-      /**
-       * @description Emulate prefers-reduced-motion: reduce (pages that honour it stop their animations and carousels)
-       * @default false
-       */
-      reduced_motion?: boolean;
-      /**
-       * @description The CSS media the page is rendered for. Default: `screen` for images, `print` for a PDF.
-       * @enum {string}
-       */
-      media_type?: 'screen' | 'print';
-      /**
-       * @description Answer cookie consent dialogs with “reject” (or hide them) before the capture, with the rule set of @duckduckgo/autoconsent (shipped, never downloaded)
-       * @default false
-       */
-      block_cookie_banners?: boolean;
-      /**
-       * @description Never request known advertising hosts (the advertising categories of Ghostery’s tracker database, @ghostery/trackerdb, shipped in the package). Network requests only: an ad slot is left empty.
-       * @default false
-       */
-      block_ads?: boolean;
-      /**
-       * @description Never request known analytics trackers (the site_analytics category of Ghostery’s tracker database).
-       * @default false
-       */
-      block_trackers?: boolean;
-      /**
-       * @description Never request known chat and support widgets (Intercom, Drift, Crisp, Tawk, Zendesk chat, …: the chat and help-desk services of the customer_interaction category of Ghostery’s tracker database).
-       * @default false
-       */
-      block_chat_widgets?: boolean;
-      /** @description Requests whose URL matches one of these patterns (`*` matches any characters; at most 50) are never sent. The page's own document is not matched. */
-      block_requests?: string[];
-      /**
-       * @description `true`: the job fails when the page answers any 4xx or 5xx (after redirects), with `error` "The page answered HTTP 404" — a page failure, not retried. A list: only these codes (400..599). `false` or `[]`: an error page is captured like any page (its status is in the screenshot’s `capture.http_status`).
-       * @default false
-       */
-      fail_on_status?: boolean | number[];
-      /** @description The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("The page did not answer within 5 s" when the page never answered; a page that answered is captured as it is by then, with the warning hung_requests). */
-      timeout_ms?: number;
-      /** @description The image resized to this width in pixels (16–8192); without output_height the height keeps the aspect ratio. Images only (422 with pdf). */
-      output_width?: number;
-      /** @description The image resized to this height in pixels (16–8192); without output_width the width keeps the aspect ratio; with both, exactly that size (stretched). Images only (422 with pdf). */
-      output_height?: number;
-      /**
-       * @description Extra request headers, sent only to the website’s host and its subdomains (never to third parties). Host, Cookie, Content-Length, Connection, Transfer-Encoding and Proxy-* are refused. Encrypted at rest; values never returned.
-       * @example {
-       *       "X-Api-Version": "2"
-       *     }
-       */
-      headers?: {
-        [key: string]: string;
-      };
-      /** @description Cookies set for the website before loading it. Encrypted at rest; values never returned. */
-      cookies?: components['schemas']['Cookie'][];
-      /** @description HTTP Basic credentials, sent only to the website’s host and its subdomains. Encrypted at rest; never returned. */
-      http_auth?: components['schemas']['HttpAuth'];
-      /**
-       * Format: uri
-       * @description An upstream proxy every request of the page goes through, after the URL policy (http://, https:// or socks5://, credentials allowed). Its own address passes the URL policy too. Encrypted at rest; shown as http://********@host:port. A proxy that fails fails the capture with `proxy_failed`.
-       * @example http://user:secret@proxy.example.com:8080
-       */
-      proxy?: string;
-      /**
-       * @description The name of one of the account’s proxy pools (/proxy-pools): the capture goes through one of its proxies, chosen by the pool’s rotation; a proxy that fails to connect is skipped for a cool-down. Not with `proxy`.
-       * @example residential
-       */
-      proxy_pool?: string;
-      /**
-       * Format: css-selector
-       * @description Full page (and PDF) of an app shell: the CSS selector of the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)
-       * @example main
-       */
-      full_page_scroll_selector?: string;
-    };
-    AlertWhenDto: {
-      /**
-       * @description Changed only when this phrase appears: in the new text and not in the previous one (case-insensitive, ignored lines left out)
-       * @example In stock
-       */
-      text_contains?: string;
-      /**
-       * @description Changed only when this phrase disappears: in the previous text and not in the new one (case-insensitive)
-       * @example Sold out
-       */
-      text_missing?: string;
-      /**
-       * @description Changed only when at least this share of the pixels differs (changed_ratio ≥ it), whatever the text did
-       * @example 0.05
-       */
-      min_changed_ratio?: number;
-      /** @description Pixels alone never make a change: only the visible text (outside ignore_text) counts */
-      text_only?: boolean;
-    };
-    /** @description Unknown fields are refused (422). */
-    CreateWebsiteDto: {
-      /** @example Example */
-      name: string;
-      /**
-       * Format: uri
-       * @description Absolute http/https URL (at most 2048 characters) without credentials; its host must resolve to public addresses only (URL policy: loopback, private, link-local, CGNAT, multicast and unspecified addresses are 422, and every request the browser makes is checked again). Stored as the WHATWG URL parser serialises it (`HTTP://Example.com` → `http://example.com/`)
-       * @example https://example.com
-       */
-      url: string;
-      /** @default 1280 */
-      viewport_width?: number;
-      /** @default 800 */
-      viewport_height?: number;
-      /**
-       * @description Capture the whole page, not just the viewport
-       * @default false
-       */
-      full_page?: boolean;
-      /**
-       * @description Paused websites are skipped by schedules
-       * @default active
-       * @enum {string}
-       */
-      status?: 'active' | 'paused';
-      capture_options?: components['schemas']['CaptureOptionsInput'];
-      /**
-       * @description Change history: a capture counts as `changed` when the share of its pixels that differ from the previous comparable capture is above this (0..1)
-       * @default 0.001
-       */
-      change_threshold?: number;
-      /**
-       * @description Change history: elements whose boxes (where they are in each capture) are left out of the comparison — dates, ads, counters. Applies to captures taken from then on
-       * @default []
-       */
-      change_ignore_selectors?: string[];
-      /** @description Change conditions: when a comparison is `changed` (and `screenshot.changed` and the channels fire). Every field set must hold; `{}` (the default) counts every change. Replaced whole by PUT */
-      alert_when?: components['schemas']['AlertWhenDto'];
-      /**
-       * @description Lines of the visible text matching any of these (case-insensitive, anywhere in the line) are left out of the text diff; a comparison whose only text changes are such lines is not `changed`, its pixel change with it (unless alert_when.min_changed_ratio is reached). A pattern that does not compile is a 422 naming `ignore_text[i]`
-       * @default []
-       * @example [
-       *       "^Updated at \\d{2}:\\d{2}",
-       *       "visitors today"
-       *     ]
-       */
-      ignore_text?: string[];
-    };
-    /** @description A request the server cannot read: a malformed HTTP request (refused by the parser, then the connection is closed), a URL with bad percent-encoding, a body that is not valid JSON, nests over 32 levels or is not `application/json` */
-    BadRequestErrorBody: {
-      /** @enum {boolean} */
-      success: false;
-      /**
-       * @description Human-readable message
-       * @example Request body is not valid JSON
-       */
-      error: string;
-      /**
-       * @description Stable machine-readable code
-       * @enum {string}
-       */
-      code: 'bad_request';
-    };
-    /** @description Request body over 1 MiB */
-    PayloadTooLargeErrorBody: {
-      /** @enum {boolean} */
-      success: false;
-      /**
-       * @description Human-readable message
-       * @example Request body is larger than 1 MiB
-       */
-      error: string;
-      /**
-       * @description Stable machine-readable code
-       * @enum {string}
-       */
-      code: 'payload_too_large';
-    };
-    /** @description Unknown route or id, or an id of another account (never 403: existence does not leak) */
-    NotFoundErrorBody: {
-      /** @enum {boolean} */
-      success: false;
-      /**
-       * @description Human-readable message
-       * @example Website not found
-       */
-      error: string;
-      /**
-       * @description Stable machine-readable code
-       * @enum {string}
-       */
-      code: 'not_found';
-      /**
-       * @description Bulk Download only: the requested ids that are not the caller’s
-       * @example [
-       *       7,
-       *       9
-       *     ]
-       */
-      missing_ids?: number[];
-    };
-    /** @description Any subset of the fields. Read-only fields echoed back from GET (id, last_screenshot_at, created_at, updated_at) are accepted and ignored. */
-    UpdateWebsiteDto: {
-      /** @example Example */
-      name?: string;
-      /**
-       * Format: uri
-       * @description Absolute http/https URL (at most 2048 characters) without credentials; its host must resolve to public addresses only (URL policy: loopback, private, link-local, CGNAT, multicast and unspecified addresses are 422, and every request the browser makes is checked again). Stored as the WHATWG URL parser serialises it (`HTTP://Example.com` → `http://example.com/`)
-       * @example https://example.com
-       */
-      url?: string;
-      viewport_width?: number;
-      viewport_height?: number;
-      /** @description Capture the whole page, not just the viewport */
-      full_page?: boolean;
-      /**
-       * @description Paused websites are skipped by schedules
-       * @enum {string}
-       */
-      status?: 'active' | 'paused';
-      capture_options?: components['schemas']['CaptureOptionsInput'];
-      /**
-       * @description Change history: a capture counts as `changed` when the share of its pixels that differ from the previous comparable capture is above this (0..1)
-       * @default 0.001
-       */
-      change_threshold?: number;
-      /**
-       * @description Change history: elements whose boxes (where they are in each capture) are left out of the comparison — dates, ads, counters. Applies to captures taken from then on
-       * @default []
-       */
-      change_ignore_selectors?: string[];
-      /** @description Change conditions: when a comparison is `changed` (and `screenshot.changed` and the channels fire). Every field set must hold; `{}` (the default) counts every change. Replaced whole by PUT */
-      alert_when?: components['schemas']['AlertWhenDto'];
-      /**
-       * @description Lines of the visible text matching any of these (case-insensitive, anywhere in the line) are left out of the text diff; a comparison whose only text changes are such lines is not `changed`, its pixel change with it (unless alert_when.min_changed_ratio is reached). A pattern that does not compile is a 422 naming `ignore_text[i]`
-       * @default []
-       * @example [
-       *       "^Updated at \\d{2}:\\d{2}",
-       *       "visitors today"
-       *     ]
-       */
-      ignore_text?: string[];
-    };
-    /** @description Answer of the delete operations */
-    MessageResponse: {
-      /** @enum {boolean} */
-      success: true;
-      /** @example Website deleted */
-      message: string;
-    };
-    /** @description All optional: overrides of the website’s settings for this capture. */
-    TakeScreenshotDto: {
-      /**
-       * @description When the capture is taken. `stable`: after `load`, as soon as the page has been still for a short settle window (no request in flight, no pending timer of at most 2 s, no DOM change, fonts loaded, images decoded; intervals, longer timers and endless animations do not hold it), at most 3 s after `load`. `load` / `domcontentloaded`: at that event, nothing more. `network_idle`: after `load`, once the network has been quiet for 500 ms (at most 3 s).
-       * @default stable
-       * @enum {string}
-       */
-      wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
-      /**
-       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `webm` and `gif` are a video of a smooth scroll through the page at the viewport's size (`scroll_duration_ms`). `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
-       * @default png
-       * @enum {string}
-       */
-      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata' | 'webm' | 'gif';
-      /**
-       * @description jpeg and webp only (422 with png or pdf)
-       * @default 80
-       */
-      quality?: number;
-      /**
-       * @description pdf only
-       * @default a4
-       * @enum {string}
-       */
-      pdf_paper?: 'a4' | 'letter' | 'legal' | 'a3';
-      /**
-       * @description pdf only
-       * @default false
-       */
-      pdf_landscape?: boolean;
-      /**
-       * @description pdf only: print background colours and images
-       * @default true
-       */
-      pdf_print_background?: boolean;
-      /**
-       * @description pdf only: the page margins, one CSS length for all sides or four (top right bottom left), in px, in, cm or mm. Default: none (0), or 0.6 in top and bottom when a header or footer is printed.
-       * @example 20mm 15mm 20mm 15mm
-       */
-      pdf_margin?: string;
-      /**
-       * @description pdf only: HTML printed at the top of every page (at most 16384 bytes). Elements of class `pageNumber`, `totalPages`, `title`, `url` and `date` are filled in. Chromium renders it apart from the page, without network and without scripts: style it inline (its default font size is tiny), images as data: URLs.
-       * @example <div style="font-size:9px;width:100%;text-align:center"><span class="title"></span></div>
-       */
-      pdf_header?: string;
-      /**
-       * @description pdf only: HTML printed at the bottom of every page, like pdf_header (at most 16384 bytes).
-       * @example <div style="font-size:9px;margin:0 auto">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>
-       */
-      pdf_footer?: string;
-      /**
-       * @description pdf only: the pages kept, counted from 1 (`1-3,5`, `2-` for the second to the last). A range beyond the last page fails the job, naming the page count.
-       * @example 1-3,5
-       */
-      pdf_page_ranges?: string;
-      /**
-       * @description pdf only: the page printed at this scale (0.1–2)
-       * @default 1
-       */
-      pdf_scale?: number;
-      /**
-       * @description pdf only: the page's width, a CSS length in px, in, cm or mm (1–200 in), over pdf_paper's (and pdf_landscape's); its height stays the paper's unless pdf_height is set.
-       * @example 100mm
-       */
-      pdf_width?: string;
-      /**
-       * @description pdf only: the page's height, like pdf_width.
-       * @example 150mm
-       */
-      pdf_height?: string;
-      /**
-       * @description pdf only: bookmarks (the PDF outline) made from the page’s headings h1–h6 (a tagged PDF)
-       * @default false
-       */
-      pdf_outline?: boolean;
-      /**
-       * @description webm and gif only: how long the video's smooth scroll from the top of the page to its bottom takes, in ms (a still half second at each end).
-       * @default 5000
-       */
-      scroll_duration_ms?: number;
-      /**
-       * @description Transparent background where the page sets none (png and webp only)
-       * @default false
-       */
-      omit_background?: boolean;
-      /**
-       * Format: css-selector
-       * @description Capture only the first element matching this CSS selector (scrolled into view; full_page ignored). No match within the wait → the job fails naming it. Images only.
-       * @example #pricing
-       */
-      selector?: string;
-      /** @description Capture only this rectangle of the page, CSS px (not with selector; images only) */
-      clip?: components['schemas']['Clip'];
-      /**
-       * @description A device preset (GET /devices): viewport, scale factor, mobile, touch and user agent. Not with viewport_width/viewport_height/device_scale_factor in the same request.
-       * @example iPhone 15 Pro
-       * @enum {string}
-       */
-      device?:
-        | 'Blackberry PlayBook'
-        | 'Blackberry PlayBook landscape'
-        | 'BlackBerry Z30'
-        | 'BlackBerry Z30 landscape'
-        | 'Galaxy Note 3'
-        | 'Galaxy Note 3 landscape'
-        | 'Galaxy Note II'
-        | 'Galaxy Note II landscape'
-        | 'Galaxy S III'
-        | 'Galaxy S III landscape'
-        | 'Galaxy S5'
-        | 'Galaxy S5 landscape'
-        | 'Galaxy S8'
-        | 'Galaxy S8 landscape'
-        | 'Galaxy S9+'
-        | 'Galaxy S9+ landscape'
-        | 'Galaxy Tab S4'
-        | 'Galaxy Tab S4 landscape'
-        | 'iPad'
-        | 'iPad landscape'
-        | 'iPad (gen 6)'
-        | 'iPad (gen 6) landscape'
-        | 'iPad (gen 7)'
-        | 'iPad (gen 7) landscape'
-        | 'iPad Mini'
-        | 'iPad Mini landscape'
-        | 'iPad Pro'
-        | 'iPad Pro landscape'
-        | 'iPad Pro 11'
-        | 'iPad Pro 11 landscape'
-        | 'iPhone 4'
-        | 'iPhone 4 landscape'
-        | 'iPhone 5'
-        | 'iPhone 5 landscape'
-        | 'iPhone 6'
-        | 'iPhone 6 landscape'
-        | 'iPhone 6 Plus'
-        | 'iPhone 6 Plus landscape'
-        | 'iPhone 7'
-        | 'iPhone 7 landscape'
-        | 'iPhone 7 Plus'
-        | 'iPhone 7 Plus landscape'
-        | 'iPhone 8'
-        | 'iPhone 8 landscape'
-        | 'iPhone 8 Plus'
-        | 'iPhone 8 Plus landscape'
-        | 'iPhone SE'
-        | 'iPhone SE landscape'
-        | 'iPhone X'
-        | 'iPhone X landscape'
-        | 'iPhone XR'
-        | 'iPhone XR landscape'
-        | 'iPhone 11'
-        | 'iPhone 11 landscape'
-        | 'iPhone 11 Pro'
-        | 'iPhone 11 Pro landscape'
-        | 'iPhone 11 Pro Max'
-        | 'iPhone 11 Pro Max landscape'
-        | 'iPhone 12'
-        | 'iPhone 12 landscape'
-        | 'iPhone 12 Pro'
-        | 'iPhone 12 Pro landscape'
-        | 'iPhone 12 Pro Max'
-        | 'iPhone 12 Pro Max landscape'
-        | 'iPhone 12 Mini'
-        | 'iPhone 12 Mini landscape'
-        | 'iPhone 13'
-        | 'iPhone 13 landscape'
-        | 'iPhone 13 Pro'
-        | 'iPhone 13 Pro landscape'
-        | 'iPhone 13 Pro Max'
-        | 'iPhone 13 Pro Max landscape'
-        | 'iPhone 13 Mini'
-        | 'iPhone 13 Mini landscape'
-        | 'iPhone 14'
-        | 'iPhone 14 landscape'
-        | 'iPhone 14 Plus'
-        | 'iPhone 14 Plus landscape'
-        | 'iPhone 14 Pro'
-        | 'iPhone 14 Pro landscape'
-        | 'iPhone 14 Pro Max'
-        | 'iPhone 14 Pro Max landscape'
-        | 'iPhone 15'
-        | 'iPhone 15 landscape'
-        | 'iPhone 15 Plus'
-        | 'iPhone 15 Plus landscape'
-        | 'iPhone 15 Pro'
-        | 'iPhone 15 Pro landscape'
-        | 'iPhone 15 Pro Max'
-        | 'iPhone 15 Pro Max landscape'
-        | 'JioPhone 2'
-        | 'JioPhone 2 landscape'
-        | 'Kindle Fire HDX'
-        | 'Kindle Fire HDX landscape'
-        | 'LG Optimus L70'
-        | 'LG Optimus L70 landscape'
-        | 'Microsoft Lumia 550'
-        | 'Microsoft Lumia 950'
-        | 'Microsoft Lumia 950 landscape'
-        | 'Nexus 10'
-        | 'Nexus 10 landscape'
-        | 'Nexus 4'
-        | 'Nexus 4 landscape'
-        | 'Nexus 5'
-        | 'Nexus 5 landscape'
-        | 'Nexus 5X'
-        | 'Nexus 5X landscape'
-        | 'Nexus 6'
-        | 'Nexus 6 landscape'
-        | 'Nexus 6P'
-        | 'Nexus 6P landscape'
-        | 'Nexus 7'
-        | 'Nexus 7 landscape'
-        | 'Nokia Lumia 520'
-        | 'Nokia Lumia 520 landscape'
-        | 'Nokia N9'
-        | 'Nokia N9 landscape'
-        | 'Pixel 2'
-        | 'Pixel 2 landscape'
-        | 'Pixel 2 XL'
-        | 'Pixel 2 XL landscape'
-        | 'Pixel 3'
-        | 'Pixel 3 landscape'
-        | 'Pixel 4'
-        | 'Pixel 4 landscape'
-        | 'Pixel 4a (5G)'
-        | 'Pixel 4a (5G) landscape'
-        | 'Pixel 5'
-        | 'Pixel 5 landscape'
-        | 'Moto G4'
-        | 'Moto G4 landscape';
-      /** @description User-Agent header and navigator.userAgent (over a device’s) */
-      user_agent?: string;
-      /**
-       * @description BCP 47 language tag: Accept-Language, navigator.language and Intl
-       * @example de-DE
-       */
-      locale?: string;
-      /**
-       * @description IANA time zone the page’s clock runs in
-       * @example Asia/Tokyo
-       */
-      timezone?: string;
-      /** @description Resource types not loaded at all */
-      block_resources?: (
-        'image' | 'media' | 'font' | 'stylesheet' | 'script' | 'xhr' | 'fetch' | 'websocket' | 'eventsource' | 'manifest' | 'texttrack' | 'other'
-      )[];
-      /** @description A style sheet added to the page before the capture (at most 20480 bytes of UTF-8) */
-      css?: string;
-      /**
-       * @description JavaScript run in the page (its own world, like a script of its own) once it settled, before the clicks and the capture; the page settles again after. One script or a list of at most 10, run in order, at most 20480 bytes of UTF-8 in all; each may `await` (its promise is waited for, within timeout_ms). A script that throws fails the job ("scripts[0] failed: ReferenceError: …"). Every request a script makes goes through the URL policy like the page's own.
-       * @example document.querySelector('#promo')?.remove()
-       */
-      scripts?: string | string[];
-      /** @description CSS selectors clicked in order (at most 10) after the page settled and the scripts ran, before the capture; the page settles after each click. A selector matching nothing fails the job ("Click target not found: #load-more"). */
-      click?: string[];
-      /** @description Elements removed before the capture (display: none): unlike hide_selectors, the space they took is freed. */
-      remove_selectors?: string[];
-      /**
-       * @description Emulate prefers-reduced-motion: reduce (pages that honour it stop their animations and carousels)
-       * @default false
-       */
-      reduced_motion?: boolean;
-      /**
-       * @description The CSS media the page is rendered for. Default: `screen` for images, `print` for a PDF.
-       * @enum {string}
-       */
-      media_type?: 'screen' | 'print';
-      /**
-       * @description Answer cookie consent dialogs with “reject” (or hide them) before the capture, with the rule set of @duckduckgo/autoconsent (shipped, never downloaded)
-       * @default false
-       */
-      block_cookie_banners?: boolean;
-      /**
-       * @description Never request known advertising hosts (the advertising categories of Ghostery’s tracker database, @ghostery/trackerdb, shipped in the package). Network requests only: an ad slot is left empty.
-       * @default false
-       */
-      block_ads?: boolean;
-      /**
-       * @description Never request known analytics trackers (the site_analytics category of Ghostery’s tracker database).
-       * @default false
-       */
-      block_trackers?: boolean;
-      /**
-       * @description Never request known chat and support widgets (Intercom, Drift, Crisp, Tawk, Zendesk chat, …: the chat and help-desk services of the customer_interaction category of Ghostery’s tracker database).
-       * @default false
-       */
-      block_chat_widgets?: boolean;
-      /** @description Requests whose URL matches one of these patterns (`*` matches any characters; at most 50) are never sent. The page's own document is not matched. */
-      block_requests?: string[];
-      /**
-       * @description `true`: the job fails when the page answers any 4xx or 5xx (after redirects), with `error` "The page answered HTTP 404" — a page failure, not retried. A list: only these codes (400..599). `false` or `[]`: an error page is captured like any page (its status is in the screenshot’s `capture.http_status`).
-       * @default false
-       */
-      fail_on_status?: boolean | number[];
-      /** @description The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("The page did not answer within 5 s" when the page never answered; a page that answered is captured as it is by then, with the warning hung_requests). */
-      timeout_ms?: number;
-      /** @description The image resized to this width in pixels (16–8192); without output_height the height keeps the aspect ratio. Images only (422 with pdf). */
-      output_width?: number;
-      /** @description The image resized to this height in pixels (16–8192); without output_width the width keeps the aspect ratio; with both, exactly that size (stretched). Images only (422 with pdf). */
-      output_height?: number;
-      /**
-       * @description Extra request headers, sent only to the website’s host and its subdomains (never to third parties). Host, Cookie, Content-Length, Connection, Transfer-Encoding and Proxy-* are refused. Encrypted at rest; values never returned.
-       * @example {
-       *       "X-Api-Version": "2"
-       *     }
-       */
-      headers?: {
-        [key: string]: string;
-      };
-      /** @description Cookies set for the website before loading it. Encrypted at rest; values never returned. */
-      cookies?: components['schemas']['Cookie'][];
-      /** @description HTTP Basic credentials, sent only to the website’s host and its subdomains. Encrypted at rest; never returned. */
-      http_auth?: components['schemas']['HttpAuth'];
-      /**
-       * Format: uri
-       * @description An upstream proxy every request of the page goes through, after the URL policy (http://, https:// or socks5://, credentials allowed). Its own address passes the URL policy too. Encrypted at rest; shown as http://********@host:port. A proxy that fails fails the capture with `proxy_failed`.
-       * @example http://user:secret@proxy.example.com:8080
-       */
-      proxy?: string;
-      /**
-       * @description The name of one of the account’s proxy pools (/proxy-pools): the capture goes through one of its proxies, chosen by the pool’s rotation; a proxy that fails to connect is skipped for a cool-down. Not with `proxy`.
-       * @example residential
-       */
-      proxy_pool?: string;
-      /**
-       * Format: css-selector
-       * @description Full page (and PDF) of an app shell: the CSS selector of the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)
-       * @example main
-       */
-      full_page_scroll_selector?: string;
-      /** @description Default: the website’s full_page */
-      full_page?: boolean;
-      /** @description Default: the website’s */
-      viewport_width?: number;
-      /** @description Default: the website’s */
-      viewport_height?: number;
-      /**
-       * @description Milliseconds to wait after the page settled
-       * @default 0
-       */
-      delay_ms?: number;
-      /**
-       * Format: css-selector
-       * @description Wait until this CSS selector matches before capturing (one that does not parse is 422)
-       * @example #cookie-banner
-       */
-      wait_for_selector?: string;
-      /** @default 1 */
-      device_scale_factor?: number;
-      /** @description Elements hidden before capturing */
-      hide_selectors?: string[];
-      /**
-       * @description Emulate prefers-color-scheme: dark
-       * @default false
-       */
-      dark_mode?: boolean;
-    };
-    JobQueuedResponse: {
-      /** @enum {boolean} */
-      success: true;
-      /** @example Screenshot job queued */
-      message: string;
-      /**
-       * Format: uuid
-       * @description Follow it with GET /jobs/{id}
-       */
-      job_id: string;
-    };
-    /** @description The request conflicts with an earlier one (an Idempotency-Key reused for a different request) */
-    ConflictErrorBody: {
-      /** @enum {boolean} */
-      success: false;
-      /**
-       * @description Human-readable message
-       * @example This Idempotency-Key was already used for a different request; use a new key for a new request.
-       */
-      error: string;
-      /**
-       * @description Stable machine-readable code
-       * @enum {string}
-       */
-      code: 'conflict';
-    };
-    Screenshot: {
-      /** @example 3 */
-      id: number;
-      /**
-       * @description Owning website
-       * @example 1
-       */
-      website_id: number;
-      /**
-       * Format: uuid
-       * @description The capture job that made it
-       */
-      job_id: string | null;
-      /** @description Set when a scenario run made it */
-      scenario_id: number | null;
-      /**
-       * Format: uuid
-       * @description Set when a scenario run made it
-       */
-      execution_id: string | null;
-      /**
-       * @description Storage key relative to the storage root (never a server path); ends in the format’s extension
-       * @example screenshots/1/1/3.png
-       */
-      file_path: string;
-      /**
-       * @example png
-       * @enum {string}
-       */
-      format: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata' | 'webm' | 'gif';
-      /**
-       * @description Content-Type of the download
-       * @example image/png
-       * @enum {string}
-       */
-      mime_type:
-        | 'image/png'
-        | 'image/jpeg'
-        | 'image/webp'
-        | 'application/pdf'
-        | 'text/html; charset=utf-8'
-        | 'text/markdown; charset=utf-8'
-        | 'text/plain; charset=utf-8'
-        | 'application/json'
-        | 'video/webm'
-        | 'image/gif';
-      /**
-       * @description Bytes
-       * @example 48213
-       */
-      file_size: number;
-      /**
-       * @description Pixels of the stored image; for a PDF the paper’s width in CSS px (96 per inch)
-       * @example 1280
-       */
-      width: number;
-      /**
-       * @description Pixels of the stored image; for a PDF the paper’s height in CSS px (96 per inch)
-       * @example 800
-       */
-      height: number;
-      /**
-       * @description Rows exist only for captures that produced an image; failures live on the job
-       * @enum {string}
-       */
-      status: 'success';
-      /**
-       * Format: date-time
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      taken_at: string;
-      /** @description Change history: the comparison with the previous capture of the website taken with the same options that change the picture (viewport, scale factor, device, full_page, selector/clip, hide_selectors, css, blocking, dark mode, user agent, locale, time zone…; any image format: docs/text-changes.md). null when there was none (the first capture, PDFs, scenario step shots); `{previous_id, status: "pending"}` while the comparison runs (it never delays the job) */
-      change:
-        | (
-            | {
-                /** @description The capture it was compared with (it may have been deleted since) */
-                previous_id: number;
-                /** @description Share of pixels that differ (anti-aliasing tolerant; masked boxes never count) */
-                changed_ratio: number;
-                /** @description changed_ratio > the website’s change_threshold, OR text_changed */
-                changed: boolean;
-                /**
-                 * Format: date-time
-                 * @example 2026-11-22T07:00:00.000Z
-                 */
-                compared_at: string;
-                /** @description The visible text (outside change_ignore_selectors) differs: text_diff has a line added or removed */
-                text_changed: boolean;
-                /** @description null when either capture kept no text (captures from before text changes). The lines: GET /screenshots/{id}/text-diff */
-                text_diff: {
-                  /** @description Lines in this capture’s text not in the previous one’s (a changed line counts here and in removed) */
-                  added: number;
-                  /** @description Lines of the previous capture’s text no longer there */
-                  removed: number;
-                } | null;
-              }
-            | {
-                previous_id: number;
-                /** @enum {string} */
-                status: 'pending';
-              }
-          )
-        | null;
-      /**
-       * CaptureReport
-       * @description The capture report: what the page answered and how complete the picture is. null for scenario step shots and screenshots taken before it was recorded.
-       */
-      capture?: {
-        /**
-         * @description The main document’s HTTP status after redirects (null: no HTTP response seen)
-         * @example 200
-         */
-        http_status: number | null;
-        /**
-         * Format: uri
-         * @description The URL the page ended on (after redirects)
-         * @example https://example.com/en/
-         */
-        final_url: string;
-        /** @example Example Domain */
-        title: string;
-        /**
-         * @description The full page’s height in CSS px, before any cut
-         * @example 4210
-         */
-        page_height: number;
-        /** @description The full-page image was cut at the maximum height (CAPTURE_MAX_HEIGHT, lower for WebP or a high scale factor) short of page_height */
-        truncated: boolean;
-        /** @description false: taken at the wait’s cap while the page was still loading or changing (see pending); the picture may be incomplete */
-        settled: boolean;
-        /**
-         * @description From the page’s load event to the picture
-         * @example 240
-         */
-        waited_ms: number;
-        /** @description Up to 5 requests still in flight at the cap, or that never answered (hung_requests), as host/path (no query string); [] when settled */
-        pending: string[];
-        /** @description What may make the picture differ from what a person sees: hung_requests, animation_running, scroll_container, iframe_unpainted, truncated, consent_unanswered; [] for a clean capture */
-        warnings: {
-          /**
-           * @description Stable: scripts may match on it
-           * @enum {string}
-           */
-          code: 'hung_requests' | 'animation_running' | 'scroll_container' | 'iframe_unpainted' | 'truncated' | 'consent_unanswered';
-          /** @description What it means for this picture, in words for people (may change) */
-          detail: string;
-        }[];
-        /**
-         * @description The upstream proxy the page went through, credentials masked; null when it went straight out
-         * @example http://********@proxy.example.com:8080
-         */
-        proxy?: string | null;
-      } | null;
-    };
-    /** @description The feature needs a higher plan (Bulk Download: Pro or Business) */
-    PlanUpgradeRequiredErrorBody: {
-      /** @enum {boolean} */
-      success: false;
-      /**
-       * @description Human-readable message
-       * @example Bulk download requires the Pro or Business plan
-       */
-      error: string;
-      /**
-       * @description Stable machine-readable code
-       * @enum {string}
-       */
-      code: 'plan_upgrade_required';
-      /**
-       * @description The account’s plan (wire value)
-       * @example starter
-       */
-      current_plan: string;
-      /**
-       * @description Plans that include the feature
-       * @example [
-       *       "pro",
-       *       "business"
-       *     ]
-       */
-      required_plans: string[];
-    };
-    BulkDownloadDto: {
-      /**
-       * @description Ids of the caller’s screenshots (any not the caller’s: 404 naming them in `missing_ids`)
-       * @example [
-       *       1,
-       *       2,
-       *       3
-       *     ]
-       */
-      screenshot_ids: number[];
-    };
-    Device: {
-      /** @example iPhone 15 Pro */
-      name: string;
-      /**
-       * @description Viewport width, CSS px
-       * @example 393
-       */
-      width: number;
-      /**
-       * @description Viewport height, CSS px
-       * @example 659
-       */
-      height: number;
-      /** @example 3 */
-      device_scale_factor: number;
-      mobile: boolean;
-      touch: boolean;
-      user_agent: string;
-    };
-    DeviceList: {
-      /** @enum {boolean} */
-      success: true;
-      data: components['schemas']['Device'][];
-    };
-    /** @description One of the capture report’s warnings */
-    RenderCaptureWarning: {
-      /** @enum {string} */
-      code: 'hung_requests' | 'animation_running' | 'scroll_container' | 'iframe_unpainted' | 'truncated' | 'consent_unanswered';
-      /** @description In words for people */
-      detail: string;
-    };
-    /** @description The capture report, as a Screenshot’s `capture` */
-    RenderCaptureReport: {
-      http_status: number | null;
-      final_url: string;
-      title: string;
-      page_height: number;
-      truncated: boolean;
-      settled: boolean;
-      waited_ms: number;
-      pending: string[];
-      /** @description As a Screenshot’s `capture.warnings`; [] for a clean capture */
-      warnings: components['schemas']['RenderCaptureWarning'][];
-    };
-    /** @description A render answered as json (`response_type=json`) */
-    Render: {
-      /**
-       * Format: uuid
-       * @description The render (and its job)
-       */
-      id: string;
-      /**
-       * Format: uri
-       * @description A signed link to the stored file (`/renders/{id}?expires=…&signature=…`): no token needed, valid until `expires_at`
-       */
-      url: string;
-      /**
-       * Format: date-time
-       * @description Until when the link works and the file is kept (at least an hour after the answer)
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      expires_at: string;
-      /** @enum {string} */
-      mime_type:
-        | 'image/png'
-        | 'image/jpeg'
-        | 'image/webp'
-        | 'application/pdf'
-        | 'text/html; charset=utf-8'
-        | 'text/markdown; charset=utf-8'
-        | 'text/plain; charset=utf-8'
-        | 'application/json'
-        | 'video/webm'
-        | 'image/gif';
-      width: number;
-      height: number;
-      capture?: components['schemas']['RenderCaptureReport'] | null;
-      /** @description With `formats`: the content formats asked for, read in the same page visit (docs/outputs.md) */
-      contents?: {
-        html?: string;
-        markdown?: string;
-        text?: string;
-        metadata?: {
-          [key: string]: unknown;
-        };
-      };
-    };
-    /** @description A render whose page failed: the page’s error, as a job’s `error` says it */
-    CaptureFailedErrorBody: {
-      /** @enum {boolean} */
-      success: false;
-      /**
-       * @description Human-readable message
-       * @example 127.0.0.1:8080 refused the connection. Check that the site is up and that the address and port are right.
-       */
-      error: string;
-      /**
-       * @description Stable machine-readable code
-       * @enum {string}
-       */
-      code: 'capture_failed';
-      /**
-       * @description The raw cause’s code, as a Job’s `error_code`
-       * @example net::ERR_CONNECTION_REFUSED
-       */
-      error_code?: string;
-    };
-    /** @description A render that did not end in time (its timeout_ms, or the server’s CAPTURE_TIMEOUT_MS) */
-    CaptureTimeoutErrorBody: {
-      /** @enum {boolean} */
-      success: false;
-      /**
-       * @description Human-readable message
-       * @example The page did not answer within 5 s. Check that the site is up, or give it longer (timeout_ms).
-       */
-      error: string;
-      /**
-       * @description Stable machine-readable code
-       * @enum {string}
-       */
-      code: 'capture_timeout';
-      /**
-       * @description The raw cause’s code, as a Job’s `error_code`
-       * @example capture_timeout
-       */
-      error_code?: string;
-    };
-    /** @description The page to capture, every Take Screenshot option, and the cache settings. */
-    RenderRequest: {
-      /**
-       * @description When the capture is taken. `stable`: after `load`, as soon as the page has been still for a short settle window (no request in flight, no pending timer of at most 2 s, no DOM change, fonts loaded, images decoded; intervals, longer timers and endless animations do not hold it), at most 3 s after `load`. `load` / `domcontentloaded`: at that event, nothing more. `network_idle`: after `load`, once the network has been quiet for 500 ms (at most 3 s).
-       * @default stable
-       * @enum {string}
-       */
-      wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
-      /**
-       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `webm` and `gif` are a video of a smooth scroll through the page at the viewport's size (`scroll_duration_ms`). `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
-       * @default png
-       * @enum {string}
-       */
-      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata' | 'webm' | 'gif';
-      /**
-       * @description jpeg and webp only (422 with png or pdf)
-       * @default 80
-       */
-      quality?: number;
-      /**
-       * @description pdf only
-       * @default a4
-       * @enum {string}
-       */
-      pdf_paper?: 'a4' | 'letter' | 'legal' | 'a3';
-      /**
-       * @description pdf only
-       * @default false
-       */
-      pdf_landscape?: boolean;
-      /**
-       * @description pdf only: print background colours and images
-       * @default true
-       */
-      pdf_print_background?: boolean;
-      /**
-       * @description pdf only: the page margins, one CSS length for all sides or four (top right bottom left), in px, in, cm or mm. Default: none (0), or 0.6 in top and bottom when a header or footer is printed.
-       * @example 20mm 15mm 20mm 15mm
-       */
-      pdf_margin?: string;
-      /**
-       * @description pdf only: HTML printed at the top of every page (at most 16384 bytes). Elements of class `pageNumber`, `totalPages`, `title`, `url` and `date` are filled in. Chromium renders it apart from the page, without network and without scripts: style it inline (its default font size is tiny), images as data: URLs.
-       * @example <div style="font-size:9px;width:100%;text-align:center"><span class="title"></span></div>
-       */
-      pdf_header?: string;
-      /**
-       * @description pdf only: HTML printed at the bottom of every page, like pdf_header (at most 16384 bytes).
-       * @example <div style="font-size:9px;margin:0 auto">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>
-       */
-      pdf_footer?: string;
-      /**
-       * @description pdf only: the pages kept, counted from 1 (`1-3,5`, `2-` for the second to the last). A range beyond the last page fails the job, naming the page count.
-       * @example 1-3,5
-       */
-      pdf_page_ranges?: string;
-      /**
-       * @description pdf only: the page printed at this scale (0.1–2)
-       * @default 1
-       */
-      pdf_scale?: number;
-      /**
-       * @description pdf only: the page's width, a CSS length in px, in, cm or mm (1–200 in), over pdf_paper's (and pdf_landscape's); its height stays the paper's unless pdf_height is set.
-       * @example 100mm
-       */
-      pdf_width?: string;
-      /**
-       * @description pdf only: the page's height, like pdf_width.
-       * @example 150mm
-       */
-      pdf_height?: string;
-      /**
-       * @description pdf only: bookmarks (the PDF outline) made from the page’s headings h1–h6 (a tagged PDF)
-       * @default false
-       */
-      pdf_outline?: boolean;
-      /**
-       * @description webm and gif only: how long the video's smooth scroll from the top of the page to its bottom takes, in ms (a still half second at each end).
-       * @default 5000
-       */
-      scroll_duration_ms?: number;
-      /**
-       * @description Transparent background where the page sets none (png and webp only)
-       * @default false
-       */
-      omit_background?: boolean;
-      /**
-       * Format: css-selector
-       * @description Capture only the first element matching this CSS selector (scrolled into view; full_page ignored). No match within the wait → the job fails naming it. Images only.
-       * @example #pricing
-       */
-      selector?: string;
-      /** @description Capture only this rectangle of the page, CSS px (not with selector; images only) */
-      clip?: components['schemas']['Clip'];
-      /**
-       * @description A device preset (GET /devices): viewport, scale factor, mobile, touch and user agent. Not with viewport_width/viewport_height/device_scale_factor in the same request.
-       * @example iPhone 15 Pro
-       * @enum {string}
-       */
-      device?:
-        | 'Blackberry PlayBook'
-        | 'Blackberry PlayBook landscape'
-        | 'BlackBerry Z30'
-        | 'BlackBerry Z30 landscape'
-        | 'Galaxy Note 3'
-        | 'Galaxy Note 3 landscape'
-        | 'Galaxy Note II'
-        | 'Galaxy Note II landscape'
-        | 'Galaxy S III'
-        | 'Galaxy S III landscape'
-        | 'Galaxy S5'
-        | 'Galaxy S5 landscape'
-        | 'Galaxy S8'
-        | 'Galaxy S8 landscape'
-        | 'Galaxy S9+'
-        | 'Galaxy S9+ landscape'
-        | 'Galaxy Tab S4'
-        | 'Galaxy Tab S4 landscape'
-        | 'iPad'
-        | 'iPad landscape'
-        | 'iPad (gen 6)'
-        | 'iPad (gen 6) landscape'
-        | 'iPad (gen 7)'
-        | 'iPad (gen 7) landscape'
-        | 'iPad Mini'
-        | 'iPad Mini landscape'
-        | 'iPad Pro'
-        | 'iPad Pro landscape'
-        | 'iPad Pro 11'
-        | 'iPad Pro 11 landscape'
-        | 'iPhone 4'
-        | 'iPhone 4 landscape'
-        | 'iPhone 5'
-        | 'iPhone 5 landscape'
-        | 'iPhone 6'
-        | 'iPhone 6 landscape'
-        | 'iPhone 6 Plus'
-        | 'iPhone 6 Plus landscape'
-        | 'iPhone 7'
-        | 'iPhone 7 landscape'
-        | 'iPhone 7 Plus'
-        | 'iPhone 7 Plus landscape'
-        | 'iPhone 8'
-        | 'iPhone 8 landscape'
-        | 'iPhone 8 Plus'
-        | 'iPhone 8 Plus landscape'
-        | 'iPhone SE'
-        | 'iPhone SE landscape'
-        | 'iPhone X'
-        | 'iPhone X landscape'
-        | 'iPhone XR'
-        | 'iPhone XR landscape'
-        | 'iPhone 11'
-        | 'iPhone 11 landscape'
-        | 'iPhone 11 Pro'
-        | 'iPhone 11 Pro landscape'
-        | 'iPhone 11 Pro Max'
-        | 'iPhone 11 Pro Max landscape'
-        | 'iPhone 12'
-        | 'iPhone 12 landscape'
-        | 'iPhone 12 Pro'
-        | 'iPhone 12 Pro landscape'
-        | 'iPhone 12 Pro Max'
-        | 'iPhone 12 Pro Max landscape'
-        | 'iPhone 12 Mini'
-        | 'iPhone 12 Mini landscape'
-        | 'iPhone 13'
-        | 'iPhone 13 landscape'
-        | 'iPhone 13 Pro'
-        | 'iPhone 13 Pro landscape'
-        | 'iPhone 13 Pro Max'
-        | 'iPhone 13 Pro Max landscape'
-        | 'iPhone 13 Mini'
-        | 'iPhone 13 Mini landscape'
-        | 'iPhone 14'
-        | 'iPhone 14 landscape'
-        | 'iPhone 14 Plus'
-        | 'iPhone 14 Plus landscape'
-        | 'iPhone 14 Pro'
-        | 'iPhone 14 Pro landscape'
-        | 'iPhone 14 Pro Max'
-        | 'iPhone 14 Pro Max landscape'
-        | 'iPhone 15'
-        | 'iPhone 15 landscape'
-        | 'iPhone 15 Plus'
-        | 'iPhone 15 Plus landscape'
-        | 'iPhone 15 Pro'
-        | 'iPhone 15 Pro landscape'
-        | 'iPhone 15 Pro Max'
-        | 'iPhone 15 Pro Max landscape'
-        | 'JioPhone 2'
-        | 'JioPhone 2 landscape'
-        | 'Kindle Fire HDX'
-        | 'Kindle Fire HDX landscape'
-        | 'LG Optimus L70'
-        | 'LG Optimus L70 landscape'
-        | 'Microsoft Lumia 550'
-        | 'Microsoft Lumia 950'
-        | 'Microsoft Lumia 950 landscape'
-        | 'Nexus 10'
-        | 'Nexus 10 landscape'
-        | 'Nexus 4'
-        | 'Nexus 4 landscape'
-        | 'Nexus 5'
-        | 'Nexus 5 landscape'
-        | 'Nexus 5X'
-        | 'Nexus 5X landscape'
-        | 'Nexus 6'
-        | 'Nexus 6 landscape'
-        | 'Nexus 6P'
-        | 'Nexus 6P landscape'
-        | 'Nexus 7'
-        | 'Nexus 7 landscape'
-        | 'Nokia Lumia 520'
-        | 'Nokia Lumia 520 landscape'
-        | 'Nokia N9'
-        | 'Nokia N9 landscape'
-        | 'Pixel 2'
-        | 'Pixel 2 landscape'
-        | 'Pixel 2 XL'
-        | 'Pixel 2 XL landscape'
-        | 'Pixel 3'
-        | 'Pixel 3 landscape'
-        | 'Pixel 4'
-        | 'Pixel 4 landscape'
-        | 'Pixel 4a (5G)'
-        | 'Pixel 4a (5G) landscape'
-        | 'Pixel 5'
-        | 'Pixel 5 landscape'
-        | 'Moto G4'
-        | 'Moto G4 landscape';
-      /** @description User-Agent header and navigator.userAgent (over a device’s) */
-      user_agent?: string;
-      /**
-       * @description BCP 47 language tag: Accept-Language, navigator.language and Intl
-       * @example de-DE
-       */
-      locale?: string;
-      /**
-       * @description IANA time zone the page’s clock runs in
-       * @example Asia/Tokyo
-       */
-      timezone?: string;
-      /** @description Resource types not loaded at all */
-      block_resources?: (
-        'image' | 'media' | 'font' | 'stylesheet' | 'script' | 'xhr' | 'fetch' | 'websocket' | 'eventsource' | 'manifest' | 'texttrack' | 'other'
-      )[];
-      /** @description A style sheet added to the page before the capture (at most 20480 bytes of UTF-8) */
-      css?: string;
-      /**
-       * @description JavaScript run in the page (its own world, like a script of its own) once it settled, before the clicks and the capture; the page settles again after. One script or a list of at most 10, run in order, at most 20480 bytes of UTF-8 in all; each may `await` (its promise is waited for, within timeout_ms). A script that throws fails the job ("scripts[0] failed: ReferenceError: …"). Every request a script makes goes through the URL policy like the page's own.
-       * @example document.querySelector('#promo')?.remove()
-       */
-      scripts?: string | string[];
-      /** @description CSS selectors clicked in order (at most 10) after the page settled and the scripts ran, before the capture; the page settles after each click. A selector matching nothing fails the job ("Click target not found: #load-more"). */
-      click?: string[];
-      /** @description Elements removed before the capture (display: none): unlike hide_selectors, the space they took is freed. */
-      remove_selectors?: string[];
-      /**
-       * @description Emulate prefers-reduced-motion: reduce (pages that honour it stop their animations and carousels)
-       * @default false
-       */
-      reduced_motion?: boolean;
-      /**
-       * @description The CSS media the page is rendered for. Default: `screen` for images, `print` for a PDF.
-       * @enum {string}
-       */
-      media_type?: 'screen' | 'print';
-      /**
-       * @description Answer cookie consent dialogs with “reject” (or hide them) before the capture, with the rule set of @duckduckgo/autoconsent (shipped, never downloaded)
-       * @default false
-       */
-      block_cookie_banners?: boolean;
-      /**
-       * @description Never request known advertising hosts (the advertising categories of Ghostery’s tracker database, @ghostery/trackerdb, shipped in the package). Network requests only: an ad slot is left empty.
-       * @default false
-       */
-      block_ads?: boolean;
-      /**
-       * @description Never request known analytics trackers (the site_analytics category of Ghostery’s tracker database).
-       * @default false
-       */
-      block_trackers?: boolean;
-      /**
-       * @description Never request known chat and support widgets (Intercom, Drift, Crisp, Tawk, Zendesk chat, …: the chat and help-desk services of the customer_interaction category of Ghostery’s tracker database).
-       * @default false
-       */
-      block_chat_widgets?: boolean;
-      /** @description Requests whose URL matches one of these patterns (`*` matches any characters; at most 50) are never sent. The page's own document is not matched. */
-      block_requests?: string[];
-      /**
-       * @description `true`: the job fails when the page answers any 4xx or 5xx (after redirects), with `error` "The page answered HTTP 404" — a page failure, not retried. A list: only these codes (400..599). `false` or `[]`: an error page is captured like any page (its status is in the screenshot’s `capture.http_status`).
-       * @default false
-       */
-      fail_on_status?: boolean | number[];
-      /** @description The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("The page did not answer within 5 s" when the page never answered; a page that answered is captured as it is by then, with the warning hung_requests). */
-      timeout_ms?: number;
-      /** @description The image resized to this width in pixels (16–8192); without output_height the height keeps the aspect ratio. Images only (422 with pdf). */
-      output_width?: number;
-      /** @description The image resized to this height in pixels (16–8192); without output_width the width keeps the aspect ratio; with both, exactly that size (stretched). Images only (422 with pdf). */
-      output_height?: number;
-      /**
-       * @description Extra request headers, sent only to the website’s host and its subdomains (never to third parties). Host, Cookie, Content-Length, Connection, Transfer-Encoding and Proxy-* are refused. Encrypted at rest; values never returned.
-       * @example {
-       *       "X-Api-Version": "2"
-       *     }
-       */
-      headers?: {
-        [key: string]: string;
-      };
-      /** @description Cookies set for the website before loading it. Encrypted at rest; values never returned. */
-      cookies?: components['schemas']['Cookie'][];
-      /** @description HTTP Basic credentials, sent only to the website’s host and its subdomains. Encrypted at rest; never returned. */
-      http_auth?: components['schemas']['HttpAuth'];
-      /**
-       * Format: uri
-       * @description An upstream proxy every request of the page goes through, after the URL policy (http://, https:// or socks5://, credentials allowed). Its own address passes the URL policy too. Encrypted at rest; shown as http://********@host:port. A proxy that fails fails the capture with `proxy_failed`.
-       * @example http://user:secret@proxy.example.com:8080
-       */
-      proxy?: string;
-      /**
-       * @description The name of one of the account’s proxy pools (/proxy-pools): the capture goes through one of its proxies, chosen by the pool’s rotation; a proxy that fails to connect is skipped for a cool-down. Not with `proxy`.
-       * @example residential
-       */
-      proxy_pool?: string;
-      /**
-       * Format: css-selector
-       * @description Full page (and PDF) of an app shell: the CSS selector of the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)
-       * @example main
-       */
-      full_page_scroll_selector?: string;
-      /** @description Default: the website’s full_page */
-      full_page?: boolean;
-      /** @description Default: the website’s */
-      viewport_width?: number;
-      /** @description Default: the website’s */
-      viewport_height?: number;
-      /**
-       * @description Milliseconds to wait after the page settled
-       * @default 0
-       */
-      delay_ms?: number;
-      /**
-       * Format: css-selector
-       * @description Wait until this CSS selector matches before capturing (one that does not parse is 422)
-       * @example #cookie-banner
-       */
-      wait_for_selector?: string;
-      /** @default 1 */
-      device_scale_factor?: number;
-      /** @description Elements hidden before capturing */
-      hide_selectors?: string[];
-      /**
-       * @description Emulate prefers-color-scheme: dark
-       * @default false
-       */
-      dark_mode?: boolean;
-      /**
-       * @description The page (http or https; the URL policy applies)
-       * @example https://example.com/
-       */
-      url: string;
-      /**
-       * @description `image`: the file's bytes. `json`: `{success, data: {id, url, expires_at, …}}` with `url` a signed link to the file, kept at least 3600 s
-       * @default image
-       * @enum {string}
-       */
-      response_type?: 'image' | 'json';
-      /**
-       * @description Seconds an identical render may be answered from the cache (0: always a new capture; identical renders in flight still share one)
-       * @default 0
-       */
-      cache_ttl?: number;
-      /** @description Any string (no NUL): renders with different keys never share an entry */
-      cache_key?: string;
-      /** @description response_type=json only, instead of `format`: several outputs of one page visit. At most one of png, jpeg, webp, pdf, webm, gif (the file `url` links to; else the first); the content formats (html, markdown, text, metadata) are inlined in `data.contents`. See docs/outputs.md. */
-      formats?: string | ('png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata' | 'webm' | 'gif')[];
-      /**
-       * @description Bypass the cache: a new capture, which becomes the entry
-       * @default false
-       */
-      fresh?: boolean;
-    };
-    /** @description A signed link (render keys) whose `signature` is missing, not the last parameter, not the HMAC-SHA256 of the query before it, or made with an unknown or deleted key */
-    InvalidSignatureErrorBody: {
-      /** @enum {boolean} */
-      success: false;
-      /**
-       * @description Human-readable message
-       * @example The link’s signature is invalid
-       */
-      error: string;
-      /**
-       * @description Stable machine-readable code
-       * @enum {string}
-       */
-      code: 'invalid_signature';
-    };
-    /** @description A correctly signed link whose `expires` (unix seconds) has passed */
-    LinkExpiredErrorBody: {
-      /** @enum {boolean} */
-      success: false;
-      /**
-       * @description Human-readable message
-       * @example The link expired at 2026-11-26T20:00:00.000Z
-       */
-      error: string;
-      /**
-       * @description Stable machine-readable code
-       * @enum {string}
-       */
-      code: 'link_expired';
-    };
-    /** @description Go to a URL (it must pass the URL policy) */
-    NavigateStep: {
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
-      type: 'navigate';
-      /**
-       * Format: uri
-       * @description Absolute http/https URL (at most 2048 characters, no credentials); its host must resolve to public addresses only (URL policy), checked again at every navigation
-       * @example https://example.com/login
-       */
-      url: string;
-    };
-    /** @description Replace the value of an input, textarea or contenteditable (never logged) */
-    FillStep: {
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
-      type: 'fill';
-      /**
-       * Format: css-selector
-       * @description A standard CSS selector (one that does not parse is 422); surrounding whitespace is trimmed
-       * @example #login button[type=submit]
-       */
-      selector: string;
-      /** @example alice */
-      value: string;
-      /** @description The value is a secret (a password): stored encrypted, shown as "********" in every answer; sent back as "********" it keeps the stored value */
-      secret?: boolean;
-    };
-    /** @description Click an element (and follow the navigation it starts) */
-    ClickStep: {
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
-      type: 'click';
-      /**
-       * Format: css-selector
-       * @description A standard CSS selector (one that does not parse is 422); surrounding whitespace is trimmed
-       * @example #login button[type=submit]
-       */
-      selector: string;
-    };
-    /** @description Sleep */
-    WaitStep: {
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
-      type: 'wait';
-      /**
-       * @description Milliseconds
-       * @example 500
-       */
-      duration: number;
-    };
-    /** @description Wait until a selector matches */
-    WaitForStep: {
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
-      type: 'wait_for';
-      /**
-       * Format: css-selector
-       * @description A standard CSS selector (one that does not parse is 422); surrounding whitespace is trimmed
-       * @example #login button[type=submit]
-       */
-      selector: string;
-      /**
-       * @description Milliseconds
-       * @default 10000
-       */
-      timeout?: number;
-    };
-    /** @description Move the mouse over an element */
-    HoverStep: {
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
-      type: 'hover';
-      /**
-       * Format: css-selector
-       * @description A standard CSS selector (one that does not parse is 422); surrounding whitespace is trimmed
-       * @example #login button[type=submit]
-       */
-      selector: string;
-    };
-    /** @description Press one key */
-    PressStep: {
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
-      type: 'press';
-      /**
-       * @description One printable ASCII character, or one of Enter, Tab, Escape, Backspace, Delete, Insert, Space, ArrowUp, ArrowDown, ArrowLeft, ArrowRight, Home, End, PageUp, PageDown, F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12 (case-insensitive)
-       * @example Enter
-       */
-      key: string;
-    };
-    /** @description Choose the option with this value in a <select> */
-    SelectStep: {
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
-      type: 'select';
-      /**
-       * Format: css-selector
-       * @description A standard CSS selector (one that does not parse is 422); surrounding whitespace is trimmed
-       * @example #login button[type=submit]
-       */
-      selector: string;
-      /** @example de */
-      value: string;
-    };
-    /** @description Scroll to the bottom of the page, or an element into view */
-    ScrollStep: {
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
-      type: 'scroll';
-      /**
-       * @description "bottom" (any case) or a standard CSS selector (one that does not parse is 422); surrounding whitespace is trimmed
-       * @example bottom
-       */
-      to: string;
-    };
-    /** @description Take an extra screenshot (a final one is always taken) */
-    ScreenshotStep: {
-      /**
-       * @description discriminator enum property added by openapi-typescript
-       * @enum {string}
-       */
-      type: 'screenshot';
-      /** @description Default: the website’s full_page */
-      full_page?: boolean;
-    };
-    Scenario: {
-      /** @example 1 */
-      id: number;
-      /** @example Log in */
-      name: string;
-      description: string | null;
-      /** @description One of the caller’s websites: the run starts at its URL and viewport */
-      website_id: number;
-      /** @enum {string} */
-      status: 'active';
-      /** @description Performed in order; a failing step stops the run. Every problem is a 422 naming its place (`steps[3].selector`). */
-      steps: (
-        | components['schemas']['NavigateStep']
-        | components['schemas']['FillStep']
-        | components['schemas']['ClickStep']
-        | components['schemas']['WaitStep']
-        | components['schemas']['WaitForStep']
-        | components['schemas']['HoverStep']
-        | components['schemas']['PressStep']
-        | components['schemas']['SelectStep']
-        | components['schemas']['ScrollStep']
-        | components['schemas']['ScreenshotStep']
-      )[];
-      /**
-       * Format: date-time
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      updated_at: string;
-    };
-    CreateScenarioDto: {
-      /** @example Log in */
-      name: string;
-      description?: string | null;
-      /** @description One of the caller’s websites: the run starts at its URL and viewport */
-      website_id: number;
-      /** @description Performed in order; a failing step stops the run. Every problem is a 422 naming its place (`steps[3].selector`). */
-      steps: (
-        | components['schemas']['NavigateStep']
-        | components['schemas']['FillStep']
-        | components['schemas']['ClickStep']
-        | components['schemas']['WaitStep']
-        | components['schemas']['WaitForStep']
-        | components['schemas']['HoverStep']
-        | components['schemas']['PressStep']
-        | components['schemas']['SelectStep']
-        | components['schemas']['ScrollStep']
-        | components['schemas']['ScreenshotStep']
-      )[];
-    };
-    /** @description Any subset of the fields; `steps` replaces the whole list. Read-only fields echoed back from GET (id, status, created_at, updated_at) are accepted and ignored. */
-    UpdateScenarioDto: {
-      /** @example Log in */
-      name?: string;
-      description?: string | null;
-      /** @description One of the caller’s websites: the run starts at its URL and viewport */
-      website_id?: number;
-      /** @description Performed in order; a failing step stops the run. Every problem is a 422 naming its place (`steps[3].selector`). */
-      steps?: (
-        | components['schemas']['NavigateStep']
-        | components['schemas']['FillStep']
-        | components['schemas']['ClickStep']
-        | components['schemas']['WaitStep']
-        | components['schemas']['WaitForStep']
-        | components['schemas']['HoverStep']
-        | components['schemas']['PressStep']
-        | components['schemas']['SelectStep']
-        | components['schemas']['ScrollStep']
-        | components['schemas']['ScreenshotStep']
-      )[];
-    };
-    ExecutionQueuedResponse: {
-      /** @enum {boolean} */
-      success: true;
-      /** @example Scenario execution queued */
-      message: string;
-      /**
-       * Format: uuid
-       * @description Follow it with GET /executions/{id}
-       */
-      execution_id: string;
-    };
-    ExecutionStep: {
-      /** @description Position in the scenario’s steps, from 0 */
-      index: number;
-      /** @enum {string} */
-      type: 'navigate' | 'fill' | 'click' | 'wait' | 'wait_for' | 'hover' | 'press' | 'select' | 'scroll' | 'screenshot';
-      /**
-       * @description Steps after a failed one end as skipped
-       * @enum {string}
-       */
-      status: 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
-      /** @description Milliseconds; null until finished */
-      duration_ms: number | null;
-      error: string | null;
-    };
-    /** @description A run of a scenario: queued → running → succeeded | failed */
-    Execution: {
-      /** Format: uuid */
-      id: string;
-      /** @description null once the scenario was deleted */
-      scenario_id: number | null;
-      /** @enum {string} */
-      status: 'queued' | 'running' | 'succeeded' | 'failed';
-      steps: components['schemas']['ExecutionStep'][];
-      /** @description Screenshots it stored, oldest first: one per screenshot step, and a final one (also after a failure). When the last step is a screenshot step taken as the final shot would be (full_page absent or equal to the website’s), its image is the final screenshot, listed once. */
-      screenshot_ids: number[];
-      /**
-       * @description Why it failed, in words (docs/failure-words.md)
-       * @example Step 2 (click) failed: no element matches #submit
-       */
-      error: string | null;
-      /**
-       * @description The failure’s stable code (as a Job’s `error_code`); null when not failed or not known
-       * @example net::ERR_CONNECTION_REFUSED
-       */
-      error_code: string | null;
-      attempts: number;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      started_at: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      finished_at: string | null;
-    };
-    Schedule: {
-      /** @example 1 */
-      id: number;
-      /** @example Every morning */
-      name: string;
-      /** @description One of the caller’s websites: each occurrence captures it with its saved options. Required unless `scenario_id` is sent; a schedule that runs a scenario has the scenario’s website here (sending another one is 422) */
-      website_id: number;
-      /** @description One of the caller’s scenarios: each occurrence runs it (an execution, on the scenario’s website) instead of capturing the website. null (default): capture the website; an update with null turns a scenario schedule back into a capture of its website */
-      scenario_id: number | null;
-      /**
-       * @description `daily` and `weekly` at `time`; `hourly` at the minutes of `time` every hour; `every_5_minutes`, `every_15_minutes`, `every_30_minutes`: aligned to the clock in `timezone`, at the minutes congruent to the minutes of `time` modulo the period (`time` 00:00 → :00, :15, :30, :45 for every_15_minutes; 00:05 → :05, :20, :35, :50). The hour of `time` is ignored for all but daily and weekly
-       * @enum {string}
-       */
-      frequency: 'daily' | 'weekly' | 'hourly' | 'every_5_minutes' | 'every_15_minutes' | 'every_30_minutes';
-      /**
-       * @description HH:MM, 24-hour (00:00..23:59, two digits each), in `timezone`
-       * @example 07:30
-       */
-      time: string;
-      /**
-       * @description An IANA time zone name, checked against the tz database and spelled as it spells it (`Europe/Berlin`, `America/New_York`, `UTC`); offsets (`+02:00`, `UTC+2`), unknown names and other capitalisations (`utc`) are 422
-       * @example Europe/Berlin
-       */
-      timezone: string;
-      /** @description Weekly schedules: 0 = Sunday … 6 = Saturday; default the weekday of creation in `timezone` */
-      day_of_week: number | null;
-      enabled: boolean;
-      /**
-       * Format: date-time
-       * @description Next occurrence (UTC); in the past only while a due occurrence waits for the ticker; null while disabled
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      next_run_at: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      last_run_at: string | null;
-      /**
-       * Format: uuid
-       * @description The job of the last run, an occurrence or a Run now (a capture job, or a scenario execution for a scenario schedule)
-       */
-      last_job_id: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      updated_at: string;
-    };
-    CreateScheduleDto: {
-      /** @example Every morning */
-      name: string;
-      /** @description One of the caller’s websites: each occurrence captures it with its saved options. Required unless `scenario_id` is sent; a schedule that runs a scenario has the scenario’s website here (sending another one is 422) */
-      website_id?: number;
-      /** @description One of the caller’s scenarios: each occurrence runs it (an execution, on the scenario’s website) instead of capturing the website. null (default): capture the website; an update with null turns a scenario schedule back into a capture of its website */
-      scenario_id?: number | null;
-      /**
-       * @description `daily` and `weekly` at `time`; `hourly` at the minutes of `time` every hour; `every_5_minutes`, `every_15_minutes`, `every_30_minutes`: aligned to the clock in `timezone`, at the minutes congruent to the minutes of `time` modulo the period (`time` 00:00 → :00, :15, :30, :45 for every_15_minutes; 00:05 → :05, :20, :35, :50). The hour of `time` is ignored for all but daily and weekly
-       * @enum {string}
-       */
-      frequency: 'daily' | 'weekly' | 'hourly' | 'every_5_minutes' | 'every_15_minutes' | 'every_30_minutes';
-      /**
-       * @description HH:MM, 24-hour (00:00..23:59, two digits each), in `timezone`
-       * @example 07:30
-       */
-      time: string;
-      /**
-       * @description An IANA time zone name, checked against the tz database and spelled as it spells it (`Europe/Berlin`, `America/New_York`, `UTC`); offsets (`+02:00`, `UTC+2`), unknown names and other capitalisations (`utc`) are 422
-       * @example Europe/Berlin
-       */
-      timezone: string;
-      /** @description Weekly schedules: 0 = Sunday … 6 = Saturday; default the weekday of creation in `timezone` */
-      day_of_week?: number | null;
-      /** @default true */
-      enabled?: boolean;
-    };
-    /** @description Any subset of the fields. next_run_at is recomputed from now when frequency, time, timezone or day_of_week change or a disabled schedule is enabled; any other update keeps it, so a due occurrence that has not fired yet still fires. Read-only fields echoed back from GET (id, next_run_at, last_run_at, last_job_id, created_at, updated_at) are accepted and ignored. */
-    UpdateScheduleDto: {
-      /** @example Every morning */
-      name?: string;
-      /** @description One of the caller’s websites: each occurrence captures it with its saved options. Required unless `scenario_id` is sent; a schedule that runs a scenario has the scenario’s website here (sending another one is 422) */
-      website_id?: number;
-      /** @description One of the caller’s scenarios: each occurrence runs it (an execution, on the scenario’s website) instead of capturing the website. null (default): capture the website; an update with null turns a scenario schedule back into a capture of its website */
-      scenario_id?: number | null;
-      /**
-       * @description `daily` and `weekly` at `time`; `hourly` at the minutes of `time` every hour; `every_5_minutes`, `every_15_minutes`, `every_30_minutes`: aligned to the clock in `timezone`, at the minutes congruent to the minutes of `time` modulo the period (`time` 00:00 → :00, :15, :30, :45 for every_15_minutes; 00:05 → :05, :20, :35, :50). The hour of `time` is ignored for all but daily and weekly
-       * @enum {string}
-       */
-      frequency?: 'daily' | 'weekly' | 'hourly' | 'every_5_minutes' | 'every_15_minutes' | 'every_30_minutes';
-      /**
-       * @description HH:MM, 24-hour (00:00..23:59, two digits each), in `timezone`
-       * @example 07:30
-       */
-      time?: string;
-      /**
-       * @description An IANA time zone name, checked against the tz database and spelled as it spells it (`Europe/Berlin`, `America/New_York`, `UTC`); offsets (`+02:00`, `UTC+2`), unknown names and other capitalisations (`utc`) are 422
-       * @example Europe/Berlin
-       */
-      timezone?: string;
-      /** @description Weekly schedules: 0 = Sunday … 6 = Saturday; default the weekday of creation in `timezone` */
-      day_of_week?: number | null;
-      enabled?: boolean;
-    };
-    ScheduleRunQueued: {
-      /** @enum {boolean} */
-      success: true;
-      /** @example Screenshot job queued */
-      message: string;
-      /**
-       * Format: uuid
-       * @description Follow it with GET /jobs/{id} (a scenario run too)
-       */
-      job_id: string;
-      /**
-       * Format: uuid
-       * @description Schedules that run a scenario: the same id, for GET /executions/{id}
-       */
-      execution_id?: string;
-    };
-    Webhook: {
-      /** @example 1 */
-      id: number;
-      /**
-       * Format: uri
-       * @description Absolute http/https URL without credentials; its host must resolve to public addresses only (URL policy: loopback, private, link-local (cloud metadata), CGNAT, multicast and unspecified addresses are 422), and every delivery checks it again and connects only to the address checked
-       * @example https://example.com/hooks/screenshots
-       */
-      url: string;
-      /**
-       * @description The events sent to this endpoint
-       * @example [
-       *       "screenshot.succeeded",
-       *       "screenshot.failed"
-       *     ]
-       */
-      events: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed' | 'batch.completed')[];
-      /** @description false: nothing is sent. Set by the service after 3 days of failed deliveries; PUT true to resume */
-      enabled: boolean;
-      /** @example Production receiver */
-      description: string | null;
-      /**
-       * @description Why the service disabled it, if it did (null once re-enabled)
-       * @example null
-       */
-      disabled_reason: string | null;
-      /**
-       * Format: date-time
-       * @description When the service disabled it (null: enabled, or disabled by hand)
-       * @example null
-       */
-      disabled_at: string | null;
-      /**
-       * Format: date-time
-       * @description Since when every delivery has failed (null: the last one succeeded)
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      failing_since: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      updated_at: string;
-    };
-    /** @description The new webhook, with its signing secret: shown in this answer only */
-    WebhookWithSecret: {
-      /** @example 1 */
-      id: number;
-      /**
-       * Format: uri
-       * @description Absolute http/https URL without credentials; its host must resolve to public addresses only (URL policy: loopback, private, link-local (cloud metadata), CGNAT, multicast and unspecified addresses are 422), and every delivery checks it again and connects only to the address checked
-       * @example https://example.com/hooks/screenshots
-       */
-      url: string;
-      /**
-       * @description The events sent to this endpoint
-       * @example [
-       *       "screenshot.succeeded",
-       *       "screenshot.failed"
-       *     ]
-       */
-      events: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed' | 'batch.completed')[];
-      /** @description false: nothing is sent. Set by the service after 3 days of failed deliveries; PUT true to resume */
-      enabled: boolean;
-      /** @example Production receiver */
-      description: string | null;
-      /**
-       * @description Why the service disabled it, if it did (null once re-enabled)
-       * @example null
-       */
-      disabled_reason: string | null;
-      /**
-       * Format: date-time
-       * @description When the service disabled it (null: enabled, or disabled by hand)
-       * @example null
-       */
-      disabled_at: string | null;
-      /**
-       * Format: date-time
-       * @description Since when every delivery has failed (null: the last one succeeded)
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      failing_since: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      updated_at: string;
-      /** @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8AWXCoJpiY4= */
-      secret: string;
-    };
-    CreateWebhookDto: {
-      /**
-       * Format: uri
-       * @description Absolute http/https URL without credentials; its host must resolve to public addresses only (URL policy: loopback, private, link-local (cloud metadata), CGNAT, multicast and unspecified addresses are 422), and every delivery checks it again and connects only to the address checked
-       * @example https://example.com/hooks/screenshots
-       */
-      url: string;
-      /**
-       * @description The events sent to this endpoint
-       * @example [
-       *       "screenshot.succeeded",
-       *       "screenshot.failed"
-       *     ]
-       */
-      events: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed' | 'batch.completed')[];
-      /** @example Production receiver */
-      description?: string | null;
-    };
-    /** @description Any subset of the fields. The secret never changes (delete and create to rotate it). */
-    UpdateWebhookDto: {
-      /**
-       * Format: uri
-       * @description Absolute http/https URL without credentials; its host must resolve to public addresses only (URL policy: loopback, private, link-local (cloud metadata), CGNAT, multicast and unspecified addresses are 422), and every delivery checks it again and connects only to the address checked
-       * @example https://example.com/hooks/screenshots
-       */
-      url?: string;
-      /**
-       * @description The events sent to this endpoint
-       * @example [
-       *       "screenshot.succeeded",
-       *       "screenshot.failed"
-       *     ]
-       */
-      events?: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed' | 'batch.completed')[];
-      /** @example Production receiver */
-      description?: string | null;
-      /** @description false: nothing is sent. Set by the service after 3 days of failed deliveries; PUT true to resume */
-      enabled?: boolean;
-    };
-    WebhookDelivery: {
-      /**
-       * @description The event id: `webhook-id` on every attempt
-       * @example msg_2KWPBgLlAfxdpx2AI54pPJ85f4W
-       */
-      id: string;
-      /** @example screenshot.succeeded */
-      type: string;
-      /** @enum {string} */
-      status: 'pending' | 'succeeded' | 'failed';
-      /**
-       * @description Attempts made so far
-       * @example 1
-       */
-      attempt: number;
-      /**
-       * @description The endpoint’s answer to the last attempt
-       * @example 204
-       */
-      status_code: number | null;
-      /** @example null */
-      error: string | null;
-      /**
-       * @description Milliseconds the last attempt took
-       * @example 42
-       */
-      duration_ms: number | null;
-      /**
-       * Format: date-time
-       * @description When the next attempt is due (pending only)
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      next_retry_at: string | null;
-      /** @description The job or execution the event is about */
-      source_id?: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      last_attempt_at: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      created_at: string;
-    };
-    /** @description The newest message queued for this channel and how it went */
-    NotificationLastDelivery: {
-      /** @example screenshot.changed */
-      type: string;
-      /** @enum {string} */
-      status: 'pending' | 'succeeded' | 'failed';
-      /**
-       * @description Why the last attempt failed
-       * @example null
-       */
-      error: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      last_attempt_at: string | null;
-    };
-    NotificationChannel: {
-      /** @example 1 */
-      id: number;
-      /** @example Ops on Slack */
-      name: string;
-      /**
-       * @description Where messages go: an e-mail address, a Slack or Discord incoming webhook, a Microsoft Teams workflow webhook, or an ntfy topic
-       * @example slack
-       * @enum {string}
-       */
-      type: 'email' | 'slack' | 'discord' | 'teams' | 'ntfy';
-      /**
-       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/services/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). `teams`: a Workflows webhook URL on a subdomain of logic.azure.com (`/workflows/…`), powerplatform.com (`/powerautomate/…`) or webhook.office.com (`/webhookb2/…`), https, port 443; it gets an Adaptive Card. `ntfy`: a topic URL, `https://ntfy.sh/<topic>` or your own server’s (`http(s)://host[/path]/<topic>`, topic of letters, digits, `-`, `_`; `?auth=` for a protected topic); it gets the text with Title, Click and Tags headers. Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
-       * @example https://hooks.slack.com/********
-       */
-      target: string;
-      /**
-       * @description The webhook events this channel is told about
-       * @example [
-       *       "screenshot.changed",
-       *       "screenshot.failed"
-       *     ]
-       */
-      events: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed' | 'batch.completed')[];
-      /**
-       * @description Only these websites’ events (each must be one of your websites, else 422); null or [] = every website
-       * @example [
-       *       12,
-       *       14
-       *     ]
-       */
-      website_ids: number[] | null;
-      /** @description false: nothing is sent. Set by the service after 3 days of failed deliveries (as for webhooks); PUT true to resume */
-      enabled: boolean;
-      /**
-       * @description Why the service disabled it, if it did (null once re-enabled)
-       * @example null
-       */
-      disabled_reason: string | null;
-      /**
-       * Format: date-time
-       * @description When the service disabled it (null: enabled, or disabled by hand)
-       * @example null
-       */
-      disabled_at: string | null;
-      /**
-       * Format: date-time
-       * @description Since when every delivery has failed (null: the last one succeeded)
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      failing_since: string | null;
-      last_delivery: components['schemas']['NotificationLastDelivery'] | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      updated_at: string;
-    };
-    CreateChannelDto: {
-      /** @example Ops on Slack */
-      name: string;
-      /**
-       * @description Where messages go: an e-mail address, a Slack or Discord incoming webhook, a Microsoft Teams workflow webhook, or an ntfy topic
-       * @example slack
-       * @enum {string}
-       */
-      type: 'email' | 'slack' | 'discord' | 'teams' | 'ntfy';
-      /**
-       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/services/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). `teams`: a Workflows webhook URL on a subdomain of logic.azure.com (`/workflows/…`), powerplatform.com (`/powerautomate/…`) or webhook.office.com (`/webhookb2/…`), https, port 443; it gets an Adaptive Card. `ntfy`: a topic URL, `https://ntfy.sh/<topic>` or your own server’s (`http(s)://host[/path]/<topic>`, topic of letters, digits, `-`, `_`; `?auth=` for a protected topic); it gets the text with Title, Click and Tags headers. Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
-       * @example https://hooks.slack.com/services/T000/B000/XXXXXXXX
-       */
-      target: string;
-      /**
-       * @description The webhook events this channel is told about
-       * @example [
-       *       "screenshot.changed",
-       *       "screenshot.failed"
-       *     ]
-       */
-      events: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed' | 'batch.completed')[];
-      /**
-       * @description Only these websites’ events (each must be one of your websites, else 422); null or [] = every website
-       * @example [
-       *       12,
-       *       14
-       *     ]
-       */
-      website_ids?: number[] | null;
-    };
-    /** @description Any subset of the fields; a new `type` needs a new `target`. */
-    UpdateChannelDto: {
-      /** @example Ops on Slack */
-      name?: string;
-      /**
-       * @description Where messages go: an e-mail address, a Slack or Discord incoming webhook, a Microsoft Teams workflow webhook, or an ntfy topic
-       * @example slack
-       * @enum {string}
-       */
-      type?: 'email' | 'slack' | 'discord' | 'teams' | 'ntfy';
-      /**
-       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/services/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). `teams`: a Workflows webhook URL on a subdomain of logic.azure.com (`/workflows/…`), powerplatform.com (`/powerautomate/…`) or webhook.office.com (`/webhookb2/…`), https, port 443; it gets an Adaptive Card. `ntfy`: a topic URL, `https://ntfy.sh/<topic>` or your own server’s (`http(s)://host[/path]/<topic>`, topic of letters, digits, `-`, `_`; `?auth=` for a protected topic); it gets the text with Title, Click and Tags headers. Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
-       * @example https://hooks.slack.com/services/T000/B000/XXXXXXXX
-       */
-      target?: string;
-      /**
-       * @description The webhook events this channel is told about
-       * @example [
-       *       "screenshot.changed",
-       *       "screenshot.failed"
-       *     ]
-       */
-      events?: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed' | 'batch.completed')[];
-      /**
-       * @description Only these websites’ events (each must be one of your websites, else 422); null or [] = every website
-       * @example [
-       *       12,
-       *       14
-       *     ]
-       */
-      website_ids?: number[] | null;
-      /** @description false: nothing is sent. Set by the service after 3 days of failed deliveries (as for webhooks); PUT true to resume */
-      enabled?: boolean;
-    };
-    /** @description The test message, queued: it is sent (and retried) like any other */
-    NotificationTest: {
-      /** @example msg_2KWPBgLlAfxdpx2AI54pPJ85f4W */
-      id: string;
-      /** @example notification.test */
-      type: string;
-      /** @enum {string} */
-      status: 'pending' | 'succeeded' | 'failed';
-      /**
-       * Format: date-time
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      created_at: string;
-    };
-    /** @description A key that signs `/render` links (its secret is never shown again) */
-    RenderKey: {
-      /** @example 1 */
-      id: number;
-      /**
-       * @description A label for you (optional)
-       * @example Blog thumbnails
-       */
-      name: string | null;
-      /**
-       * @description Public: put it in a link’s query as `access_key=…`
-       * @example rk_0123456789abcdef01234567
-       */
-      access_key: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      created_at: string;
-    };
-    /** @description The new render key with its secret, shown this once */
-    RenderKeyWithSecret: {
-      /** @example 1 */
-      id: number;
-      /**
-       * @description A label for you (optional)
-       * @example Blog thumbnails
-       */
-      name: string | null;
-      /**
-       * @description Public: put it in a link’s query as `access_key=…`
-       * @example rk_0123456789abcdef01234567
-       */
-      access_key: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * @description The HMAC-SHA256 key (the whole string, as UTF-8). Sign a link’s query as sent: `signature = hex(HMAC-SHA256(secret, query))`, appended last as `&signature=…`. Shown only in this answer
-       * @example rks_00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff
-       */
-      secret: string;
-    };
-    CreateRenderKeyDto: {
-      /**
-       * @description A label for you (optional)
-       * @example Blog thumbnails
-       */
-      name?: string | null;
-    };
-    /** @description A proxy pool, its proxies masked */
-    ProxyPool: {
-      /** @example 1 */
-      id: number;
-      /** @example residential */
-      name: string;
-      proxies: string[];
-      /** @enum {string} */
-      rotation: 'round_robin' | 'random' | 'sticky';
-      /**
-       * Format: date-time
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T07:00:00.000Z
-       */
-      updated_at: string;
-    };
-    /** @description A new proxy pool */
-    ProxyPoolInput: {
-      /** @example residential */
-      name: string;
-      /** @description http://, https:// or socks5:// URLs, credentials allowed. Answers show them masked (http://********@host:port); one sent back masked keeps the stored URL. */
-      proxies: string[];
-      /**
-       * @description round_robin, random, or sticky (one website, one proxy)
-       * @default round_robin
-       * @enum {string}
-       */
-      rotation?: 'round_robin' | 'random' | 'sticky';
-    };
-    /** @description A proxy pool’s fields to change; those left out are kept */
-    ProxyPoolUpdate: {
-      /** @example residential */
-      name?: string;
-      /** @description http://, https:// or socks5:// URLs, credentials allowed. Answers show them masked (http://********@host:port); one sent back masked keeps the stored URL. */
-      proxies?: string[];
-      /**
-       * @description round_robin, random, or sticky (one website, one proxy)
-       * @enum {string}
-       */
-      rotation?: 'round_robin' | 'random' | 'sticky';
-    };
-    /** @description A URL and its own capture options (every Take Screenshot option), over the batch’s `options`. */
-    BatchItemInput: {
       /**
        * @description When the capture is taken. `stable`: after `load`, as soon as the page has been still for a short settle window (no request in flight, no pending timer of at most 2 s, no DOM change, fonts loaded, images decoded; intervals, longer timers and endless animations do not hold it), at most 3 s after `load`. `load` / `domcontentloaded`: at that event, nothing more. `network_idle`: after `load`, once the network has been quiet for 500 ms (at most 3 s).
        * @default stable
@@ -4079,6 +1583,470 @@ export interface components {
        */
       proxy_pool?: string;
       /**
+       * @description The id of one of the account’s saved sessions (/sessions): the page starts with its cookies (each sent to its own hosts) and its storage (set for its origin before the page’s scripts run). With the session’s logged_in_selector missing after load, a session made from a login scenario logs in again once and the capture is retried; otherwise the capture fails `session_expired`. Allowed in a signed /render link (the link carries the id, never a secret).
+       * @example 1
+       */
+      session_id?: number;
+      /**
+       * Format: css-selector
+       * @description Full page (and PDF) of an app shell: the CSS selector of the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)
+       * @example main
+       */
+      full_page_scroll_selector?: string;
+    };
+    /** @description Unknown fields are refused (422). */
+    CreateWebsiteDto: {
+      /** @example Example */
+      name: string;
+      /**
+       * Format: uri
+       * @description Absolute http/https URL (at most 2048 characters) without credentials; its host must resolve to public addresses only (URL policy: loopback, private, link-local, CGNAT, multicast and unspecified addresses are 422, and every request the browser makes is checked again). Stored as the WHATWG URL parser serialises it (`HTTP://Example.com` → `http://example.com/`)
+       * @example https://example.com
+       */
+      url: string;
+      /** @default 1280 */
+      viewport_width?: number;
+      /** @default 800 */
+      viewport_height?: number;
+      /**
+       * @description Capture the whole page, not just the viewport
+       * @default false
+       */
+      full_page?: boolean;
+      /**
+       * @description Paused websites are skipped by schedules
+       * @default active
+       * @enum {string}
+       */
+      status?: 'active' | 'paused';
+      capture_options?: components['schemas']['CaptureOptionsInput'];
+      /**
+       * @description Change history: a capture counts as `changed` when the share of its pixels that differ from the previous comparable capture is above this (0..1)
+       * @default 0.001
+       */
+      change_threshold?: number;
+      /**
+       * @description Change history: elements whose boxes (where they are in each capture) are left out of the comparison — dates, ads, counters. Applies to captures taken from then on
+       * @default []
+       */
+      change_ignore_selectors?: string[];
+    };
+    /** @description A request the server cannot read: a malformed HTTP request (refused by the parser, then the connection is closed), a URL with bad percent-encoding, a body that is not valid JSON, nests over 32 levels or is not `application/json` */
+    BadRequestErrorBody: {
+      /** @enum {boolean} */
+      success: false;
+      /**
+       * @description Human-readable message
+       * @example Request body is not valid JSON
+       */
+      error: string;
+      /**
+       * @description Stable machine-readable code
+       * @enum {string}
+       */
+      code: 'bad_request';
+    };
+    /** @description Request body over 1 MiB */
+    PayloadTooLargeErrorBody: {
+      /** @enum {boolean} */
+      success: false;
+      /**
+       * @description Human-readable message
+       * @example Request body is larger than 1 MiB
+       */
+      error: string;
+      /**
+       * @description Stable machine-readable code
+       * @enum {string}
+       */
+      code: 'payload_too_large';
+    };
+    /** @description Unknown route or id, or an id of another account (never 403: existence does not leak) */
+    NotFoundErrorBody: {
+      /** @enum {boolean} */
+      success: false;
+      /**
+       * @description Human-readable message
+       * @example Website not found
+       */
+      error: string;
+      /**
+       * @description Stable machine-readable code
+       * @enum {string}
+       */
+      code: 'not_found';
+      /**
+       * @description Bulk Download only: the requested ids that are not the caller’s
+       * @example [
+       *       7,
+       *       9
+       *     ]
+       */
+      missing_ids?: number[];
+    };
+    /** @description Any subset of the fields. Read-only fields echoed back from GET (id, last_screenshot_at, created_at, updated_at) are accepted and ignored. */
+    UpdateWebsiteDto: {
+      /** @example Example */
+      name?: string;
+      /**
+       * Format: uri
+       * @description Absolute http/https URL (at most 2048 characters) without credentials; its host must resolve to public addresses only (URL policy: loopback, private, link-local, CGNAT, multicast and unspecified addresses are 422, and every request the browser makes is checked again). Stored as the WHATWG URL parser serialises it (`HTTP://Example.com` → `http://example.com/`)
+       * @example https://example.com
+       */
+      url?: string;
+      viewport_width?: number;
+      viewport_height?: number;
+      /** @description Capture the whole page, not just the viewport */
+      full_page?: boolean;
+      /**
+       * @description Paused websites are skipped by schedules
+       * @enum {string}
+       */
+      status?: 'active' | 'paused';
+      capture_options?: components['schemas']['CaptureOptionsInput'];
+      /**
+       * @description Change history: a capture counts as `changed` when the share of its pixels that differ from the previous comparable capture is above this (0..1)
+       * @default 0.001
+       */
+      change_threshold?: number;
+      /**
+       * @description Change history: elements whose boxes (where they are in each capture) are left out of the comparison — dates, ads, counters. Applies to captures taken from then on
+       * @default []
+       */
+      change_ignore_selectors?: string[];
+    };
+    /** @description Answer of the delete operations */
+    MessageResponse: {
+      /** @enum {boolean} */
+      success: true;
+      /** @example Website deleted */
+      message: string;
+    };
+    /** @description All optional: overrides of the website’s settings for this capture. */
+    TakeScreenshotDto: {
+      /**
+       * @description When the capture is taken. `stable`: after `load`, as soon as the page has been still for a short settle window (no request in flight, no pending timer of at most 2 s, no DOM change, fonts loaded, images decoded; intervals, longer timers and endless animations do not hold it), at most 3 s after `load`. `load` / `domcontentloaded`: at that event, nothing more. `network_idle`: after `load`, once the network has been quiet for 500 ms (at most 3 s).
+       * @default stable
+       * @enum {string}
+       */
+      wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
+      /**
+       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
+       * @default png
+       * @enum {string}
+       */
+      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
+      /**
+       * @description jpeg and webp only (422 with png or pdf)
+       * @default 80
+       */
+      quality?: number;
+      /**
+       * @description pdf only
+       * @default a4
+       * @enum {string}
+       */
+      pdf_paper?: 'a4' | 'letter' | 'legal' | 'a3';
+      /**
+       * @description pdf only
+       * @default false
+       */
+      pdf_landscape?: boolean;
+      /**
+       * @description pdf only: print background colours and images
+       * @default true
+       */
+      pdf_print_background?: boolean;
+      /**
+       * @description pdf only: the page margins, one CSS length for all sides or four (top right bottom left), in px, in, cm or mm. Default: none (0), or 0.6 in top and bottom when a header or footer is printed.
+       * @example 20mm 15mm 20mm 15mm
+       */
+      pdf_margin?: string;
+      /**
+       * @description pdf only: HTML printed at the top of every page (at most 16384 bytes). Elements of class `pageNumber`, `totalPages`, `title`, `url` and `date` are filled in. Chromium renders it apart from the page, without network and without scripts: style it inline (its default font size is tiny), images as data: URLs.
+       * @example <div style="font-size:9px;width:100%;text-align:center"><span class="title"></span></div>
+       */
+      pdf_header?: string;
+      /**
+       * @description pdf only: HTML printed at the bottom of every page, like pdf_header (at most 16384 bytes).
+       * @example <div style="font-size:9px;margin:0 auto">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>
+       */
+      pdf_footer?: string;
+      /**
+       * @description pdf only: the pages kept, counted from 1 (`1-3,5`, `2-` for the second to the last). A range beyond the last page fails the job, naming the page count.
+       * @example 1-3,5
+       */
+      pdf_page_ranges?: string;
+      /**
+       * @description pdf only: the page printed at this scale (0.1–2)
+       * @default 1
+       */
+      pdf_scale?: number;
+      /**
+       * @description pdf only: the page's width, a CSS length in px, in, cm or mm (1–200 in), over pdf_paper's (and pdf_landscape's); its height stays the paper's unless pdf_height is set.
+       * @example 100mm
+       */
+      pdf_width?: string;
+      /**
+       * @description pdf only: the page's height, like pdf_width.
+       * @example 150mm
+       */
+      pdf_height?: string;
+      /**
+       * @description pdf only: bookmarks (the PDF outline) made from the page’s headings h1–h6 (a tagged PDF)
+       * @default false
+       */
+      pdf_outline?: boolean;
+      /**
+       * @description Transparent background where the page sets none (png and webp only)
+       * @default false
+       */
+      omit_background?: boolean;
+      /**
+       * Format: css-selector
+       * @description Capture only the first element matching this CSS selector (scrolled into view; full_page ignored). No match within the wait → the job fails naming it. Images only.
+       * @example #pricing
+       */
+      selector?: string;
+      /** @description Capture only this rectangle of the page, CSS px (not with selector; images only) */
+      clip?: components['schemas']['Clip'];
+      /**
+       * @description A device preset (GET /devices): viewport, scale factor, mobile, touch and user agent. Not with viewport_width/viewport_height/device_scale_factor in the same request.
+       * @example iPhone 15 Pro
+       * @enum {string}
+       */
+      device?:
+        | 'Blackberry PlayBook'
+        | 'Blackberry PlayBook landscape'
+        | 'BlackBerry Z30'
+        | 'BlackBerry Z30 landscape'
+        | 'Galaxy Note 3'
+        | 'Galaxy Note 3 landscape'
+        | 'Galaxy Note II'
+        | 'Galaxy Note II landscape'
+        | 'Galaxy S III'
+        | 'Galaxy S III landscape'
+        | 'Galaxy S5'
+        | 'Galaxy S5 landscape'
+        | 'Galaxy S8'
+        | 'Galaxy S8 landscape'
+        | 'Galaxy S9+'
+        | 'Galaxy S9+ landscape'
+        | 'Galaxy Tab S4'
+        | 'Galaxy Tab S4 landscape'
+        | 'iPad'
+        | 'iPad landscape'
+        | 'iPad (gen 6)'
+        | 'iPad (gen 6) landscape'
+        | 'iPad (gen 7)'
+        | 'iPad (gen 7) landscape'
+        | 'iPad Mini'
+        | 'iPad Mini landscape'
+        | 'iPad Pro'
+        | 'iPad Pro landscape'
+        | 'iPad Pro 11'
+        | 'iPad Pro 11 landscape'
+        | 'iPhone 4'
+        | 'iPhone 4 landscape'
+        | 'iPhone 5'
+        | 'iPhone 5 landscape'
+        | 'iPhone 6'
+        | 'iPhone 6 landscape'
+        | 'iPhone 6 Plus'
+        | 'iPhone 6 Plus landscape'
+        | 'iPhone 7'
+        | 'iPhone 7 landscape'
+        | 'iPhone 7 Plus'
+        | 'iPhone 7 Plus landscape'
+        | 'iPhone 8'
+        | 'iPhone 8 landscape'
+        | 'iPhone 8 Plus'
+        | 'iPhone 8 Plus landscape'
+        | 'iPhone SE'
+        | 'iPhone SE landscape'
+        | 'iPhone X'
+        | 'iPhone X landscape'
+        | 'iPhone XR'
+        | 'iPhone XR landscape'
+        | 'iPhone 11'
+        | 'iPhone 11 landscape'
+        | 'iPhone 11 Pro'
+        | 'iPhone 11 Pro landscape'
+        | 'iPhone 11 Pro Max'
+        | 'iPhone 11 Pro Max landscape'
+        | 'iPhone 12'
+        | 'iPhone 12 landscape'
+        | 'iPhone 12 Pro'
+        | 'iPhone 12 Pro landscape'
+        | 'iPhone 12 Pro Max'
+        | 'iPhone 12 Pro Max landscape'
+        | 'iPhone 12 Mini'
+        | 'iPhone 12 Mini landscape'
+        | 'iPhone 13'
+        | 'iPhone 13 landscape'
+        | 'iPhone 13 Pro'
+        | 'iPhone 13 Pro landscape'
+        | 'iPhone 13 Pro Max'
+        | 'iPhone 13 Pro Max landscape'
+        | 'iPhone 13 Mini'
+        | 'iPhone 13 Mini landscape'
+        | 'iPhone 14'
+        | 'iPhone 14 landscape'
+        | 'iPhone 14 Plus'
+        | 'iPhone 14 Plus landscape'
+        | 'iPhone 14 Pro'
+        | 'iPhone 14 Pro landscape'
+        | 'iPhone 14 Pro Max'
+        | 'iPhone 14 Pro Max landscape'
+        | 'iPhone 15'
+        | 'iPhone 15 landscape'
+        | 'iPhone 15 Plus'
+        | 'iPhone 15 Plus landscape'
+        | 'iPhone 15 Pro'
+        | 'iPhone 15 Pro landscape'
+        | 'iPhone 15 Pro Max'
+        | 'iPhone 15 Pro Max landscape'
+        | 'JioPhone 2'
+        | 'JioPhone 2 landscape'
+        | 'Kindle Fire HDX'
+        | 'Kindle Fire HDX landscape'
+        | 'LG Optimus L70'
+        | 'LG Optimus L70 landscape'
+        | 'Microsoft Lumia 550'
+        | 'Microsoft Lumia 950'
+        | 'Microsoft Lumia 950 landscape'
+        | 'Nexus 10'
+        | 'Nexus 10 landscape'
+        | 'Nexus 4'
+        | 'Nexus 4 landscape'
+        | 'Nexus 5'
+        | 'Nexus 5 landscape'
+        | 'Nexus 5X'
+        | 'Nexus 5X landscape'
+        | 'Nexus 6'
+        | 'Nexus 6 landscape'
+        | 'Nexus 6P'
+        | 'Nexus 6P landscape'
+        | 'Nexus 7'
+        | 'Nexus 7 landscape'
+        | 'Nokia Lumia 520'
+        | 'Nokia Lumia 520 landscape'
+        | 'Nokia N9'
+        | 'Nokia N9 landscape'
+        | 'Pixel 2'
+        | 'Pixel 2 landscape'
+        | 'Pixel 2 XL'
+        | 'Pixel 2 XL landscape'
+        | 'Pixel 3'
+        | 'Pixel 3 landscape'
+        | 'Pixel 4'
+        | 'Pixel 4 landscape'
+        | 'Pixel 4a (5G)'
+        | 'Pixel 4a (5G) landscape'
+        | 'Pixel 5'
+        | 'Pixel 5 landscape'
+        | 'Moto G4'
+        | 'Moto G4 landscape';
+      /** @description User-Agent header and navigator.userAgent (over a device’s) */
+      user_agent?: string;
+      /**
+       * @description BCP 47 language tag: Accept-Language, navigator.language and Intl
+       * @example de-DE
+       */
+      locale?: string;
+      /**
+       * @description IANA time zone the page’s clock runs in
+       * @example Asia/Tokyo
+       */
+      timezone?: string;
+      /** @description Resource types not loaded at all */
+      block_resources?: (
+        'image' | 'media' | 'font' | 'stylesheet' | 'script' | 'xhr' | 'fetch' | 'websocket' | 'eventsource' | 'manifest' | 'texttrack' | 'other'
+      )[];
+      /** @description A style sheet added to the page before the capture (at most 20480 bytes of UTF-8) */
+      css?: string;
+      /**
+       * @description JavaScript run in the page (its own world, like a script of its own) once it settled, before the clicks and the capture; the page settles again after. One script or a list of at most 10, run in order, at most 20480 bytes of UTF-8 in all; each may `await` (its promise is waited for, within timeout_ms). A script that throws fails the job ("scripts[0] failed: ReferenceError: …"). Every request a script makes goes through the URL policy like the page's own.
+       * @example document.querySelector('#promo')?.remove()
+       */
+      scripts?: string | string[];
+      /** @description CSS selectors clicked in order (at most 10) after the page settled and the scripts ran, before the capture; the page settles after each click. A selector matching nothing fails the job ("Click target not found: #load-more"). */
+      click?: string[];
+      /** @description Elements removed before the capture (display: none): unlike hide_selectors, the space they took is freed. */
+      remove_selectors?: string[];
+      /**
+       * @description Emulate prefers-reduced-motion: reduce (pages that honour it stop their animations and carousels)
+       * @default false
+       */
+      reduced_motion?: boolean;
+      /**
+       * @description The CSS media the page is rendered for. Default: `screen` for images, `print` for a PDF.
+       * @enum {string}
+       */
+      media_type?: 'screen' | 'print';
+      /**
+       * @description Answer cookie consent dialogs with “reject” (or hide them) before the capture, with the rule set of @duckduckgo/autoconsent (shipped, never downloaded)
+       * @default false
+       */
+      block_cookie_banners?: boolean;
+      /**
+       * @description Never request known advertising hosts (the advertising categories of Ghostery’s tracker database, @ghostery/trackerdb, shipped in the package). Network requests only: an ad slot is left empty.
+       * @default false
+       */
+      block_ads?: boolean;
+      /**
+       * @description Never request known analytics trackers (the site_analytics category of Ghostery’s tracker database).
+       * @default false
+       */
+      block_trackers?: boolean;
+      /**
+       * @description Never request known chat and support widgets (Intercom, Drift, Crisp, Tawk, Zendesk chat, …: the chat and help-desk services of the customer_interaction category of Ghostery’s tracker database).
+       * @default false
+       */
+      block_chat_widgets?: boolean;
+      /** @description Requests whose URL matches one of these patterns (`*` matches any characters; at most 50) are never sent. The page's own document is not matched. */
+      block_requests?: string[];
+      /**
+       * @description `true`: the job fails when the page answers any 4xx or 5xx (after redirects), with `error` "The page answered HTTP 404" — a page failure, not retried. A list: only these codes (400..599). `false` or `[]`: an error page is captured like any page (its status is in the screenshot’s `capture.http_status`).
+       * @default false
+       */
+      fail_on_status?: boolean | number[];
+      /** @description The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("The page did not answer within 5 s" when the page never answered; a page that answered is captured as it is by then, with the warning hung_requests). */
+      timeout_ms?: number;
+      /** @description The image resized to this width in pixels (16–8192); without output_height the height keeps the aspect ratio. Images only (422 with pdf). */
+      output_width?: number;
+      /** @description The image resized to this height in pixels (16–8192); without output_width the width keeps the aspect ratio; with both, exactly that size (stretched). Images only (422 with pdf). */
+      output_height?: number;
+      /**
+       * @description Extra request headers, sent only to the website’s host and its subdomains (never to third parties). Host, Cookie, Content-Length, Connection, Transfer-Encoding and Proxy-* are refused. Encrypted at rest; values never returned.
+       * @example {
+       *       "X-Api-Version": "2"
+       *     }
+       */
+      headers?: {
+        [key: string]: string;
+      };
+      /** @description Cookies set for the website before loading it. Encrypted at rest; values never returned. */
+      cookies?: components['schemas']['Cookie'][];
+      /** @description HTTP Basic credentials, sent only to the website’s host and its subdomains. Encrypted at rest; never returned. */
+      http_auth?: components['schemas']['HttpAuth'];
+      /**
+       * Format: uri
+       * @description An upstream proxy every request of the page goes through, after the URL policy (http://, https:// or socks5://, credentials allowed). Its own address passes the URL policy too. Encrypted at rest; shown as http://********@host:port. A proxy that fails fails the capture with `proxy_failed`.
+       * @example http://user:secret@proxy.example.com:8080
+       */
+      proxy?: string;
+      /**
+       * @description The name of one of the account’s proxy pools (/proxy-pools): the capture goes through one of its proxies, chosen by the pool’s rotation; a proxy that fails to connect is skipped for a cool-down. Not with `proxy`.
+       * @example residential
+       */
+      proxy_pool?: string;
+      /**
+       * @description The id of one of the account’s saved sessions (/sessions): the page starts with its cookies (each sent to its own hosts) and its storage (set for its origin before the page’s scripts run). With the session’s logged_in_selector missing after load, a session made from a login scenario logs in again once and the capture is retried; otherwise the capture fails `session_expired`. Allowed in a signed /render link (the link carries the id, never a secret).
+       * @example 1
+       */
+      session_id?: number;
+      /**
        * Format: css-selector
        * @description Full page (and PDF) of an app shell: the CSS selector of the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)
        * @example main
@@ -4110,47 +2078,927 @@ export interface components {
        * @default false
        */
       dark_mode?: boolean;
-      /** @example https://example.com/pricing */
-      url: string;
     };
-    /** @description Either `urls` or `items` (not both), at most the plan’s batch size; unknown fields are refused (422). */
-    BatchInput: {
+    JobQueuedResponse: {
+      /** @enum {boolean} */
+      success: true;
+      /** @example Screenshot job queued */
+      message: string;
       /**
-       * @description The pages, each captured with `options`
-       * @example [
-       *       "https://example.com/",
-       *       "https://example.org/"
-       *     ]
+       * Format: uuid
+       * @description Follow it with GET /jobs/{id}
        */
-      urls?: string[];
-      /** @description The pages with options of their own (over `options`) */
-      items?: components['schemas']['BatchItemInput'][];
-      /** @description Capture options every item gets (an item’s own win) */
-      options?: components['schemas']['TakeScreenshotDto'];
-      /** @example Competitors, weekly */
-      name?: string;
+      job_id: string;
     };
-    BatchCounts: {
-      /** @description Not ended yet: waiting or running */
-      queued: number;
-      succeeded: number;
-      failed: number;
-      /** @description Ended by a cancel before they started */
-      cancelled: number;
-    };
-    /** @description A batch of captures and its progress */
-    Batch: {
-      /** Format: uuid */
-      id: string;
-      /** @example Competitors, weekly */
-      name: string | null;
+    /** @description The request conflicts with an earlier one (an Idempotency-Key reused for a different request) */
+    ConflictErrorBody: {
+      /** @enum {boolean} */
+      success: false;
       /**
-       * @description `running` until every item has ended; then `completed`, or `cancelled` when a cancel ended some
+       * @description Human-readable message
+       * @example This Idempotency-Key was already used for a different request; use a new key for a new request.
+       */
+      error: string;
+      /**
+       * @description Stable machine-readable code
        * @enum {string}
        */
-      status: 'running' | 'completed' | 'cancelled';
-      total: number;
-      counts: components['schemas']['BatchCounts'];
+      code: 'conflict';
+    };
+    Screenshot: {
+      /** @example 3 */
+      id: number;
+      /**
+       * @description Owning website
+       * @example 1
+       */
+      website_id: number;
+      /**
+       * Format: uuid
+       * @description The capture job that made it
+       */
+      job_id: string | null;
+      /** @description Set when a scenario run made it */
+      scenario_id: number | null;
+      /**
+       * Format: uuid
+       * @description Set when a scenario run made it
+       */
+      execution_id: string | null;
+      /**
+       * @description Storage key relative to the storage root (never a server path); ends in the format’s extension
+       * @example screenshots/1/1/3.png
+       */
+      file_path: string;
+      /**
+       * @example png
+       * @enum {string}
+       */
+      format: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
+      /**
+       * @description Content-Type of the download
+       * @example image/png
+       * @enum {string}
+       */
+      mime_type:
+        | 'image/png'
+        | 'image/jpeg'
+        | 'image/webp'
+        | 'application/pdf'
+        | 'text/html; charset=utf-8'
+        | 'text/markdown; charset=utf-8'
+        | 'text/plain; charset=utf-8'
+        | 'application/json';
+      /**
+       * @description Bytes
+       * @example 48213
+       */
+      file_size: number;
+      /**
+       * @description Pixels of the stored image; for a PDF the paper’s width in CSS px (96 per inch)
+       * @example 1280
+       */
+      width: number;
+      /**
+       * @description Pixels of the stored image; for a PDF the paper’s height in CSS px (96 per inch)
+       * @example 800
+       */
+      height: number;
+      /**
+       * @description Rows exist only for captures that produced an image; failures live on the job
+       * @enum {string}
+       */
+      status: 'success';
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      taken_at: string;
+      /** @description Change history: the comparison with the previous capture of the website taken with the same options that change the picture (viewport, scale factor, device, full_page, selector/clip, hide_selectors, css, blocking, dark mode, user agent, locale, time zone…; any image format: docs/text-changes.md). null when there was none (the first capture, PDFs, scenario step shots); `{previous_id, status: "pending"}` while the comparison runs (it never delays the job) */
+      change:
+        | (
+            | {
+                /** @description The capture it was compared with (it may have been deleted since) */
+                previous_id: number;
+                /** @description Share of pixels that differ (anti-aliasing tolerant; masked boxes never count) */
+                changed_ratio: number;
+                /** @description changed_ratio > the website’s change_threshold, OR text_changed */
+                changed: boolean;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T07:00:00.000Z
+                 */
+                compared_at: string;
+                /** @description The visible text (outside change_ignore_selectors) differs: text_diff has a line added or removed */
+                text_changed: boolean;
+                /** @description null when either capture kept no text (captures from before text changes). The lines: GET /screenshots/{id}/text-diff */
+                text_diff: {
+                  /** @description Lines in this capture’s text not in the previous one’s (a changed line counts here and in removed) */
+                  added: number;
+                  /** @description Lines of the previous capture’s text no longer there */
+                  removed: number;
+                } | null;
+              }
+            | {
+                previous_id: number;
+                /** @enum {string} */
+                status: 'pending';
+              }
+          )
+        | null;
+      /**
+       * CaptureReport
+       * @description The capture report: what the page answered and how complete the picture is. null for scenario step shots and screenshots taken before it was recorded.
+       */
+      capture?: {
+        /**
+         * @description The main document’s HTTP status after redirects (null: no HTTP response seen)
+         * @example 200
+         */
+        http_status: number | null;
+        /**
+         * Format: uri
+         * @description The URL the page ended on (after redirects)
+         * @example https://example.com/en/
+         */
+        final_url: string;
+        /** @example Example Domain */
+        title: string;
+        /**
+         * @description The full page’s height in CSS px, before any cut
+         * @example 4210
+         */
+        page_height: number;
+        /** @description The full-page image was cut at the maximum height (CAPTURE_MAX_HEIGHT, lower for WebP or a high scale factor) short of page_height */
+        truncated: boolean;
+        /** @description false: taken at the wait’s cap while the page was still loading or changing (see pending); the picture may be incomplete */
+        settled: boolean;
+        /**
+         * @description From the page’s load event to the picture
+         * @example 240
+         */
+        waited_ms: number;
+        /** @description Up to 5 requests still in flight at the cap, or that never answered (hung_requests), as host/path (no query string); [] when settled */
+        pending: string[];
+        /** @description What may make the picture differ from what a person sees: hung_requests, animation_running, scroll_container, iframe_unpainted, truncated, consent_unanswered; [] for a clean capture */
+        warnings: {
+          /**
+           * @description Stable: scripts may match on it
+           * @enum {string}
+           */
+          code: 'hung_requests' | 'animation_running' | 'scroll_container' | 'iframe_unpainted' | 'truncated' | 'consent_unanswered';
+          /** @description What it means for this picture, in words for people (may change) */
+          detail: string;
+        }[];
+        /**
+         * @description The upstream proxy the page went through, credentials masked; null when it went straight out
+         * @example http://********@proxy.example.com:8080
+         */
+        proxy?: string | null;
+        /** @description The saved session the page started with (`session_id`); null when none */
+        session?: {
+          /** @example 1 */
+          id: number;
+          /** @example Shop */
+          name: string;
+          /** @description The session was found logged out and logged in again before this picture */
+          refreshed: boolean;
+        } | null;
+      } | null;
+    };
+    /** @description The feature needs a higher plan (Bulk Download: Pro or Business) */
+    PlanUpgradeRequiredErrorBody: {
+      /** @enum {boolean} */
+      success: false;
+      /**
+       * @description Human-readable message
+       * @example Bulk download requires the Pro or Business plan
+       */
+      error: string;
+      /**
+       * @description Stable machine-readable code
+       * @enum {string}
+       */
+      code: 'plan_upgrade_required';
+      /**
+       * @description The account’s plan (wire value)
+       * @example starter
+       */
+      current_plan: string;
+      /**
+       * @description Plans that include the feature
+       * @example [
+       *       "pro",
+       *       "business"
+       *     ]
+       */
+      required_plans: string[];
+    };
+    BulkDownloadDto: {
+      /**
+       * @description Ids of the caller’s screenshots (any not the caller’s: 404 naming them in `missing_ids`)
+       * @example [
+       *       1,
+       *       2,
+       *       3
+       *     ]
+       */
+      screenshot_ids: number[];
+    };
+    Device: {
+      /** @example iPhone 15 Pro */
+      name: string;
+      /**
+       * @description Viewport width, CSS px
+       * @example 393
+       */
+      width: number;
+      /**
+       * @description Viewport height, CSS px
+       * @example 659
+       */
+      height: number;
+      /** @example 3 */
+      device_scale_factor: number;
+      mobile: boolean;
+      touch: boolean;
+      user_agent: string;
+    };
+    DeviceList: {
+      /** @enum {boolean} */
+      success: true;
+      data: components['schemas']['Device'][];
+    };
+    /** @description One of the capture report’s warnings */
+    RenderCaptureWarning: {
+      /** @enum {string} */
+      code: 'hung_requests' | 'animation_running' | 'scroll_container' | 'iframe_unpainted' | 'truncated' | 'consent_unanswered';
+      /** @description In words for people */
+      detail: string;
+    };
+    /** @description The capture report, as a Screenshot’s `capture` */
+    RenderCaptureReport: {
+      http_status: number | null;
+      final_url: string;
+      title: string;
+      page_height: number;
+      truncated: boolean;
+      settled: boolean;
+      waited_ms: number;
+      pending: string[];
+      /** @description As a Screenshot’s `capture.warnings`; [] for a clean capture */
+      warnings: components['schemas']['RenderCaptureWarning'][];
+    };
+    /** @description A render answered as json (`response_type=json`) */
+    Render: {
+      /**
+       * Format: uuid
+       * @description The render (and its job)
+       */
+      id: string;
+      /**
+       * Format: uri
+       * @description A signed link to the stored file (`/renders/{id}?expires=…&signature=…`): no token needed, valid until `expires_at`
+       */
+      url: string;
+      /**
+       * Format: date-time
+       * @description Until when the link works and the file is kept (at least an hour after the answer)
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      expires_at: string;
+      /** @enum {string} */
+      mime_type:
+        | 'image/png'
+        | 'image/jpeg'
+        | 'image/webp'
+        | 'application/pdf'
+        | 'text/html; charset=utf-8'
+        | 'text/markdown; charset=utf-8'
+        | 'text/plain; charset=utf-8'
+        | 'application/json';
+      width: number;
+      height: number;
+      capture?: components['schemas']['RenderCaptureReport'] | null;
+      /** @description With `formats`: the content formats asked for, read in the same page visit (docs/outputs.md) */
+      contents?: {
+        html?: string;
+        markdown?: string;
+        text?: string;
+        metadata?: {
+          [key: string]: unknown;
+        };
+      };
+    };
+    /** @description A render whose page failed: the page’s error, as a job’s `error` says it */
+    CaptureFailedErrorBody: {
+      /** @enum {boolean} */
+      success: false;
+      /**
+       * @description Human-readable message
+       * @example net::ERR_CONNECTION_REFUSED
+       */
+      error: string;
+      /**
+       * @description Stable machine-readable code
+       * @enum {string}
+       */
+      code: 'capture_failed';
+    };
+    /** @description A render that did not end in time (its timeout_ms, or the server’s CAPTURE_TIMEOUT_MS) */
+    CaptureTimeoutErrorBody: {
+      /** @enum {boolean} */
+      success: false;
+      /**
+       * @description Human-readable message
+       * @example The page did not answer within 5 s
+       */
+      error: string;
+      /**
+       * @description Stable machine-readable code
+       * @enum {string}
+       */
+      code: 'capture_timeout';
+    };
+    /** @description The page to capture, every Take Screenshot option, and the cache settings. */
+    RenderRequest: {
+      /**
+       * @description When the capture is taken. `stable`: after `load`, as soon as the page has been still for a short settle window (no request in flight, no pending timer of at most 2 s, no DOM change, fonts loaded, images decoded; intervals, longer timers and endless animations do not hold it), at most 3 s after `load`. `load` / `domcontentloaded`: at that event, nothing more. `network_idle`: after `load`, once the network has been quiet for 500 ms (at most 3 s).
+       * @default stable
+       * @enum {string}
+       */
+      wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
+      /**
+       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
+       * @default png
+       * @enum {string}
+       */
+      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
+      /**
+       * @description jpeg and webp only (422 with png or pdf)
+       * @default 80
+       */
+      quality?: number;
+      /**
+       * @description pdf only
+       * @default a4
+       * @enum {string}
+       */
+      pdf_paper?: 'a4' | 'letter' | 'legal' | 'a3';
+      /**
+       * @description pdf only
+       * @default false
+       */
+      pdf_landscape?: boolean;
+      /**
+       * @description pdf only: print background colours and images
+       * @default true
+       */
+      pdf_print_background?: boolean;
+      /**
+       * @description pdf only: the page margins, one CSS length for all sides or four (top right bottom left), in px, in, cm or mm. Default: none (0), or 0.6 in top and bottom when a header or footer is printed.
+       * @example 20mm 15mm 20mm 15mm
+       */
+      pdf_margin?: string;
+      /**
+       * @description pdf only: HTML printed at the top of every page (at most 16384 bytes). Elements of class `pageNumber`, `totalPages`, `title`, `url` and `date` are filled in. Chromium renders it apart from the page, without network and without scripts: style it inline (its default font size is tiny), images as data: URLs.
+       * @example <div style="font-size:9px;width:100%;text-align:center"><span class="title"></span></div>
+       */
+      pdf_header?: string;
+      /**
+       * @description pdf only: HTML printed at the bottom of every page, like pdf_header (at most 16384 bytes).
+       * @example <div style="font-size:9px;margin:0 auto">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>
+       */
+      pdf_footer?: string;
+      /**
+       * @description pdf only: the pages kept, counted from 1 (`1-3,5`, `2-` for the second to the last). A range beyond the last page fails the job, naming the page count.
+       * @example 1-3,5
+       */
+      pdf_page_ranges?: string;
+      /**
+       * @description pdf only: the page printed at this scale (0.1–2)
+       * @default 1
+       */
+      pdf_scale?: number;
+      /**
+       * @description pdf only: the page's width, a CSS length in px, in, cm or mm (1–200 in), over pdf_paper's (and pdf_landscape's); its height stays the paper's unless pdf_height is set.
+       * @example 100mm
+       */
+      pdf_width?: string;
+      /**
+       * @description pdf only: the page's height, like pdf_width.
+       * @example 150mm
+       */
+      pdf_height?: string;
+      /**
+       * @description pdf only: bookmarks (the PDF outline) made from the page’s headings h1–h6 (a tagged PDF)
+       * @default false
+       */
+      pdf_outline?: boolean;
+      /**
+       * @description Transparent background where the page sets none (png and webp only)
+       * @default false
+       */
+      omit_background?: boolean;
+      /**
+       * Format: css-selector
+       * @description Capture only the first element matching this CSS selector (scrolled into view; full_page ignored). No match within the wait → the job fails naming it. Images only.
+       * @example #pricing
+       */
+      selector?: string;
+      /** @description Capture only this rectangle of the page, CSS px (not with selector; images only) */
+      clip?: components['schemas']['Clip'];
+      /**
+       * @description A device preset (GET /devices): viewport, scale factor, mobile, touch and user agent. Not with viewport_width/viewport_height/device_scale_factor in the same request.
+       * @example iPhone 15 Pro
+       * @enum {string}
+       */
+      device?:
+        | 'Blackberry PlayBook'
+        | 'Blackberry PlayBook landscape'
+        | 'BlackBerry Z30'
+        | 'BlackBerry Z30 landscape'
+        | 'Galaxy Note 3'
+        | 'Galaxy Note 3 landscape'
+        | 'Galaxy Note II'
+        | 'Galaxy Note II landscape'
+        | 'Galaxy S III'
+        | 'Galaxy S III landscape'
+        | 'Galaxy S5'
+        | 'Galaxy S5 landscape'
+        | 'Galaxy S8'
+        | 'Galaxy S8 landscape'
+        | 'Galaxy S9+'
+        | 'Galaxy S9+ landscape'
+        | 'Galaxy Tab S4'
+        | 'Galaxy Tab S4 landscape'
+        | 'iPad'
+        | 'iPad landscape'
+        | 'iPad (gen 6)'
+        | 'iPad (gen 6) landscape'
+        | 'iPad (gen 7)'
+        | 'iPad (gen 7) landscape'
+        | 'iPad Mini'
+        | 'iPad Mini landscape'
+        | 'iPad Pro'
+        | 'iPad Pro landscape'
+        | 'iPad Pro 11'
+        | 'iPad Pro 11 landscape'
+        | 'iPhone 4'
+        | 'iPhone 4 landscape'
+        | 'iPhone 5'
+        | 'iPhone 5 landscape'
+        | 'iPhone 6'
+        | 'iPhone 6 landscape'
+        | 'iPhone 6 Plus'
+        | 'iPhone 6 Plus landscape'
+        | 'iPhone 7'
+        | 'iPhone 7 landscape'
+        | 'iPhone 7 Plus'
+        | 'iPhone 7 Plus landscape'
+        | 'iPhone 8'
+        | 'iPhone 8 landscape'
+        | 'iPhone 8 Plus'
+        | 'iPhone 8 Plus landscape'
+        | 'iPhone SE'
+        | 'iPhone SE landscape'
+        | 'iPhone X'
+        | 'iPhone X landscape'
+        | 'iPhone XR'
+        | 'iPhone XR landscape'
+        | 'iPhone 11'
+        | 'iPhone 11 landscape'
+        | 'iPhone 11 Pro'
+        | 'iPhone 11 Pro landscape'
+        | 'iPhone 11 Pro Max'
+        | 'iPhone 11 Pro Max landscape'
+        | 'iPhone 12'
+        | 'iPhone 12 landscape'
+        | 'iPhone 12 Pro'
+        | 'iPhone 12 Pro landscape'
+        | 'iPhone 12 Pro Max'
+        | 'iPhone 12 Pro Max landscape'
+        | 'iPhone 12 Mini'
+        | 'iPhone 12 Mini landscape'
+        | 'iPhone 13'
+        | 'iPhone 13 landscape'
+        | 'iPhone 13 Pro'
+        | 'iPhone 13 Pro landscape'
+        | 'iPhone 13 Pro Max'
+        | 'iPhone 13 Pro Max landscape'
+        | 'iPhone 13 Mini'
+        | 'iPhone 13 Mini landscape'
+        | 'iPhone 14'
+        | 'iPhone 14 landscape'
+        | 'iPhone 14 Plus'
+        | 'iPhone 14 Plus landscape'
+        | 'iPhone 14 Pro'
+        | 'iPhone 14 Pro landscape'
+        | 'iPhone 14 Pro Max'
+        | 'iPhone 14 Pro Max landscape'
+        | 'iPhone 15'
+        | 'iPhone 15 landscape'
+        | 'iPhone 15 Plus'
+        | 'iPhone 15 Plus landscape'
+        | 'iPhone 15 Pro'
+        | 'iPhone 15 Pro landscape'
+        | 'iPhone 15 Pro Max'
+        | 'iPhone 15 Pro Max landscape'
+        | 'JioPhone 2'
+        | 'JioPhone 2 landscape'
+        | 'Kindle Fire HDX'
+        | 'Kindle Fire HDX landscape'
+        | 'LG Optimus L70'
+        | 'LG Optimus L70 landscape'
+        | 'Microsoft Lumia 550'
+        | 'Microsoft Lumia 950'
+        | 'Microsoft Lumia 950 landscape'
+        | 'Nexus 10'
+        | 'Nexus 10 landscape'
+        | 'Nexus 4'
+        | 'Nexus 4 landscape'
+        | 'Nexus 5'
+        | 'Nexus 5 landscape'
+        | 'Nexus 5X'
+        | 'Nexus 5X landscape'
+        | 'Nexus 6'
+        | 'Nexus 6 landscape'
+        | 'Nexus 6P'
+        | 'Nexus 6P landscape'
+        | 'Nexus 7'
+        | 'Nexus 7 landscape'
+        | 'Nokia Lumia 520'
+        | 'Nokia Lumia 520 landscape'
+        | 'Nokia N9'
+        | 'Nokia N9 landscape'
+        | 'Pixel 2'
+        | 'Pixel 2 landscape'
+        | 'Pixel 2 XL'
+        | 'Pixel 2 XL landscape'
+        | 'Pixel 3'
+        | 'Pixel 3 landscape'
+        | 'Pixel 4'
+        | 'Pixel 4 landscape'
+        | 'Pixel 4a (5G)'
+        | 'Pixel 4a (5G) landscape'
+        | 'Pixel 5'
+        | 'Pixel 5 landscape'
+        | 'Moto G4'
+        | 'Moto G4 landscape';
+      /** @description User-Agent header and navigator.userAgent (over a device’s) */
+      user_agent?: string;
+      /**
+       * @description BCP 47 language tag: Accept-Language, navigator.language and Intl
+       * @example de-DE
+       */
+      locale?: string;
+      /**
+       * @description IANA time zone the page’s clock runs in
+       * @example Asia/Tokyo
+       */
+      timezone?: string;
+      /** @description Resource types not loaded at all */
+      block_resources?: (
+        'image' | 'media' | 'font' | 'stylesheet' | 'script' | 'xhr' | 'fetch' | 'websocket' | 'eventsource' | 'manifest' | 'texttrack' | 'other'
+      )[];
+      /** @description A style sheet added to the page before the capture (at most 20480 bytes of UTF-8) */
+      css?: string;
+      /**
+       * @description JavaScript run in the page (its own world, like a script of its own) once it settled, before the clicks and the capture; the page settles again after. One script or a list of at most 10, run in order, at most 20480 bytes of UTF-8 in all; each may `await` (its promise is waited for, within timeout_ms). A script that throws fails the job ("scripts[0] failed: ReferenceError: …"). Every request a script makes goes through the URL policy like the page's own.
+       * @example document.querySelector('#promo')?.remove()
+       */
+      scripts?: string | string[];
+      /** @description CSS selectors clicked in order (at most 10) after the page settled and the scripts ran, before the capture; the page settles after each click. A selector matching nothing fails the job ("Click target not found: #load-more"). */
+      click?: string[];
+      /** @description Elements removed before the capture (display: none): unlike hide_selectors, the space they took is freed. */
+      remove_selectors?: string[];
+      /**
+       * @description Emulate prefers-reduced-motion: reduce (pages that honour it stop their animations and carousels)
+       * @default false
+       */
+      reduced_motion?: boolean;
+      /**
+       * @description The CSS media the page is rendered for. Default: `screen` for images, `print` for a PDF.
+       * @enum {string}
+       */
+      media_type?: 'screen' | 'print';
+      /**
+       * @description Answer cookie consent dialogs with “reject” (or hide them) before the capture, with the rule set of @duckduckgo/autoconsent (shipped, never downloaded)
+       * @default false
+       */
+      block_cookie_banners?: boolean;
+      /**
+       * @description Never request known advertising hosts (the advertising categories of Ghostery’s tracker database, @ghostery/trackerdb, shipped in the package). Network requests only: an ad slot is left empty.
+       * @default false
+       */
+      block_ads?: boolean;
+      /**
+       * @description Never request known analytics trackers (the site_analytics category of Ghostery’s tracker database).
+       * @default false
+       */
+      block_trackers?: boolean;
+      /**
+       * @description Never request known chat and support widgets (Intercom, Drift, Crisp, Tawk, Zendesk chat, …: the chat and help-desk services of the customer_interaction category of Ghostery’s tracker database).
+       * @default false
+       */
+      block_chat_widgets?: boolean;
+      /** @description Requests whose URL matches one of these patterns (`*` matches any characters; at most 50) are never sent. The page's own document is not matched. */
+      block_requests?: string[];
+      /**
+       * @description `true`: the job fails when the page answers any 4xx or 5xx (after redirects), with `error` "The page answered HTTP 404" — a page failure, not retried. A list: only these codes (400..599). `false` or `[]`: an error page is captured like any page (its status is in the screenshot’s `capture.http_status`).
+       * @default false
+       */
+      fail_on_status?: boolean | number[];
+      /** @description The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("The page did not answer within 5 s" when the page never answered; a page that answered is captured as it is by then, with the warning hung_requests). */
+      timeout_ms?: number;
+      /** @description The image resized to this width in pixels (16–8192); without output_height the height keeps the aspect ratio. Images only (422 with pdf). */
+      output_width?: number;
+      /** @description The image resized to this height in pixels (16–8192); without output_width the width keeps the aspect ratio; with both, exactly that size (stretched). Images only (422 with pdf). */
+      output_height?: number;
+      /**
+       * @description Extra request headers, sent only to the website’s host and its subdomains (never to third parties). Host, Cookie, Content-Length, Connection, Transfer-Encoding and Proxy-* are refused. Encrypted at rest; values never returned.
+       * @example {
+       *       "X-Api-Version": "2"
+       *     }
+       */
+      headers?: {
+        [key: string]: string;
+      };
+      /** @description Cookies set for the website before loading it. Encrypted at rest; values never returned. */
+      cookies?: components['schemas']['Cookie'][];
+      /** @description HTTP Basic credentials, sent only to the website’s host and its subdomains. Encrypted at rest; never returned. */
+      http_auth?: components['schemas']['HttpAuth'];
+      /**
+       * Format: uri
+       * @description An upstream proxy every request of the page goes through, after the URL policy (http://, https:// or socks5://, credentials allowed). Its own address passes the URL policy too. Encrypted at rest; shown as http://********@host:port. A proxy that fails fails the capture with `proxy_failed`.
+       * @example http://user:secret@proxy.example.com:8080
+       */
+      proxy?: string;
+      /**
+       * @description The name of one of the account’s proxy pools (/proxy-pools): the capture goes through one of its proxies, chosen by the pool’s rotation; a proxy that fails to connect is skipped for a cool-down. Not with `proxy`.
+       * @example residential
+       */
+      proxy_pool?: string;
+      /**
+       * @description The id of one of the account’s saved sessions (/sessions): the page starts with its cookies (each sent to its own hosts) and its storage (set for its origin before the page’s scripts run). With the session’s logged_in_selector missing after load, a session made from a login scenario logs in again once and the capture is retried; otherwise the capture fails `session_expired`. Allowed in a signed /render link (the link carries the id, never a secret).
+       * @example 1
+       */
+      session_id?: number;
+      /**
+       * Format: css-selector
+       * @description Full page (and PDF) of an app shell: the CSS selector of the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)
+       * @example main
+       */
+      full_page_scroll_selector?: string;
+      /** @description Default: the website’s full_page */
+      full_page?: boolean;
+      /** @description Default: the website’s */
+      viewport_width?: number;
+      /** @description Default: the website’s */
+      viewport_height?: number;
+      /**
+       * @description Milliseconds to wait after the page settled
+       * @default 0
+       */
+      delay_ms?: number;
+      /**
+       * Format: css-selector
+       * @description Wait until this CSS selector matches before capturing (one that does not parse is 422)
+       * @example #cookie-banner
+       */
+      wait_for_selector?: string;
+      /** @default 1 */
+      device_scale_factor?: number;
+      /** @description Elements hidden before capturing */
+      hide_selectors?: string[];
+      /**
+       * @description Emulate prefers-color-scheme: dark
+       * @default false
+       */
+      dark_mode?: boolean;
+      /**
+       * @description The page (http or https; the URL policy applies)
+       * @example https://example.com/
+       */
+      url: string;
+      /**
+       * @description `image`: the file's bytes. `json`: `{success, data: {id, url, expires_at, …}}` with `url` a signed link to the file, kept at least 3600 s
+       * @default image
+       * @enum {string}
+       */
+      response_type?: 'image' | 'json';
+      /**
+       * @description Seconds an identical render may be answered from the cache (0: always a new capture; identical renders in flight still share one)
+       * @default 0
+       */
+      cache_ttl?: number;
+      /** @description Any string (no NUL): renders with different keys never share an entry */
+      cache_key?: string;
+      /** @description response_type=json only, instead of `format`: several outputs of one page visit. At most one of png, jpeg, webp, pdf (the file `url` links to; else the first); the content formats (html, markdown, text, metadata) are inlined in `data.contents`. See docs/outputs.md. */
+      formats?: string | ('png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata')[];
+      /**
+       * @description Bypass the cache: a new capture, which becomes the entry
+       * @default false
+       */
+      fresh?: boolean;
+    };
+    /** @description A signed link (render keys) whose `signature` is missing, not the last parameter, not the HMAC-SHA256 of the query before it, or made with an unknown or deleted key */
+    InvalidSignatureErrorBody: {
+      /** @enum {boolean} */
+      success: false;
+      /**
+       * @description Human-readable message
+       * @example The link’s signature is invalid
+       */
+      error: string;
+      /**
+       * @description Stable machine-readable code
+       * @enum {string}
+       */
+      code: 'invalid_signature';
+    };
+    /** @description A correctly signed link whose `expires` (unix seconds) has passed */
+    LinkExpiredErrorBody: {
+      /** @enum {boolean} */
+      success: false;
+      /**
+       * @description Human-readable message
+       * @example The link expired at 2026-11-26T20:00:00.000Z
+       */
+      error: string;
+      /**
+       * @description Stable machine-readable code
+       * @enum {string}
+       */
+      code: 'link_expired';
+    };
+    /** @description Go to a URL (it must pass the URL policy) */
+    NavigateStep: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'navigate';
+      /**
+       * Format: uri
+       * @description Absolute http/https URL (at most 2048 characters, no credentials); its host must resolve to public addresses only (URL policy), checked again at every navigation
+       * @example https://example.com/login
+       */
+      url: string;
+    };
+    /** @description Replace the value of an input, textarea or contenteditable (never logged) */
+    FillStep: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'fill';
+      /**
+       * Format: css-selector
+       * @description A standard CSS selector (one that does not parse is 422); surrounding whitespace is trimmed
+       * @example #login button[type=submit]
+       */
+      selector: string;
+      /** @example alice */
+      value: string;
+      /** @description The value is a secret (a password): stored encrypted, shown as "********" in every answer; sent back as "********" it keeps the stored value */
+      secret?: boolean;
+    };
+    /** @description Click an element (and follow the navigation it starts) */
+    ClickStep: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'click';
+      /**
+       * Format: css-selector
+       * @description A standard CSS selector (one that does not parse is 422); surrounding whitespace is trimmed
+       * @example #login button[type=submit]
+       */
+      selector: string;
+    };
+    /** @description Sleep */
+    WaitStep: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'wait';
+      /**
+       * @description Milliseconds
+       * @example 500
+       */
+      duration: number;
+    };
+    /** @description Wait until a selector matches */
+    WaitForStep: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'wait_for';
+      /**
+       * Format: css-selector
+       * @description A standard CSS selector (one that does not parse is 422); surrounding whitespace is trimmed
+       * @example #login button[type=submit]
+       */
+      selector: string;
+      /**
+       * @description Milliseconds
+       * @default 10000
+       */
+      timeout?: number;
+    };
+    /** @description Move the mouse over an element */
+    HoverStep: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'hover';
+      /**
+       * Format: css-selector
+       * @description A standard CSS selector (one that does not parse is 422); surrounding whitespace is trimmed
+       * @example #login button[type=submit]
+       */
+      selector: string;
+    };
+    /** @description Press one key */
+    PressStep: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'press';
+      /**
+       * @description One printable ASCII character, or one of Enter, Tab, Escape, Backspace, Delete, Insert, Space, ArrowUp, ArrowDown, ArrowLeft, ArrowRight, Home, End, PageUp, PageDown, F1, F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12 (case-insensitive)
+       * @example Enter
+       */
+      key: string;
+    };
+    /** @description Choose the option with this value in a <select> */
+    SelectStep: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'select';
+      /**
+       * Format: css-selector
+       * @description A standard CSS selector (one that does not parse is 422); surrounding whitespace is trimmed
+       * @example #login button[type=submit]
+       */
+      selector: string;
+      /** @example de */
+      value: string;
+    };
+    /** @description Scroll to the bottom of the page, or an element into view */
+    ScrollStep: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'scroll';
+      /**
+       * @description "bottom" (any case) or a standard CSS selector (one that does not parse is 422); surrounding whitespace is trimmed
+       * @example bottom
+       */
+      to: string;
+    };
+    /** @description Take an extra screenshot (a final one is always taken) */
+    ScreenshotStep: {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'screenshot';
+      /** @description Default: the website’s full_page */
+      full_page?: boolean;
+    };
+    Scenario: {
+      /** @example 1 */
+      id: number;
+      /** @example Log in */
+      name: string;
+      description: string | null;
+      /** @description One of the caller’s websites: the run starts at its URL and viewport */
+      website_id: number;
+      /** @enum {string} */
+      status: 'active';
+      /** @description Performed in order; a failing step stops the run. Every problem is a 422 naming its place (`steps[3].selector`). */
+      steps: (
+        | components['schemas']['NavigateStep']
+        | components['schemas']['FillStep']
+        | components['schemas']['ClickStep']
+        | components['schemas']['WaitStep']
+        | components['schemas']['WaitForStep']
+        | components['schemas']['HoverStep']
+        | components['schemas']['PressStep']
+        | components['schemas']['SelectStep']
+        | components['schemas']['ScrollStep']
+        | components['schemas']['ScreenshotStep']
+      )[];
       /**
        * Format: date-time
        * @example 2026-11-22T07:00:00.000Z
@@ -4160,72 +3008,147 @@ export interface components {
        * Format: date-time
        * @example 2026-11-22T07:00:00.000Z
        */
-      cancel_requested_at: string | null;
+      updated_at: string;
+    };
+    CreateScenarioDto: {
+      /** @example Log in */
+      name: string;
+      description?: string | null;
+      /** @description One of the caller’s websites: the run starts at its URL and viewport */
+      website_id: number;
+      /** @description Performed in order; a failing step stops the run. Every problem is a 422 naming its place (`steps[3].selector`). */
+      steps: (
+        | components['schemas']['NavigateStep']
+        | components['schemas']['FillStep']
+        | components['schemas']['ClickStep']
+        | components['schemas']['WaitStep']
+        | components['schemas']['WaitForStep']
+        | components['schemas']['HoverStep']
+        | components['schemas']['PressStep']
+        | components['schemas']['SelectStep']
+        | components['schemas']['ScrollStep']
+        | components['schemas']['ScreenshotStep']
+      )[];
+    };
+    /** @description Any subset of the fields; `steps` replaces the whole list. Read-only fields echoed back from GET (id, status, created_at, updated_at) are accepted and ignored. */
+    UpdateScenarioDto: {
+      /** @example Log in */
+      name?: string;
+      description?: string | null;
+      /** @description One of the caller’s websites: the run starts at its URL and viewport */
+      website_id?: number;
+      /** @description Performed in order; a failing step stops the run. Every problem is a 422 naming its place (`steps[3].selector`). */
+      steps?: (
+        | components['schemas']['NavigateStep']
+        | components['schemas']['FillStep']
+        | components['schemas']['ClickStep']
+        | components['schemas']['WaitStep']
+        | components['schemas']['WaitForStep']
+        | components['schemas']['HoverStep']
+        | components['schemas']['PressStep']
+        | components['schemas']['SelectStep']
+        | components['schemas']['ScrollStep']
+        | components['schemas']['ScreenshotStep']
+      )[];
+    };
+    ExecutionQueuedResponse: {
+      /** @enum {boolean} */
+      success: true;
+      /** @example Scenario execution queued */
+      message: string;
+      /**
+       * Format: uuid
+       * @description Follow it with GET /executions/{id}
+       */
+      execution_id: string;
+    };
+    ExecutionStep: {
+      /** @description Position in the scenario’s steps, from 0 */
+      index: number;
+      /** @enum {string} */
+      type: 'navigate' | 'fill' | 'click' | 'wait' | 'wait_for' | 'hover' | 'press' | 'select' | 'scroll' | 'screenshot';
+      /**
+       * @description Steps after a failed one end as skipped
+       * @enum {string}
+       */
+      status: 'pending' | 'running' | 'succeeded' | 'failed' | 'skipped';
+      /** @description Milliseconds; null until finished */
+      duration_ms: number | null;
+      error: string | null;
+    };
+    /** @description A run of a scenario: queued → running → succeeded | failed */
+    Execution: {
+      /** Format: uuid */
+      id: string;
+      /** @description null once the scenario was deleted */
+      scenario_id: number | null;
+      /** @enum {string} */
+      status: 'queued' | 'running' | 'succeeded' | 'failed';
+      steps: components['schemas']['ExecutionStep'][];
+      /** @description Screenshots it stored, oldest first: one per screenshot step, and a final one (also after a failure). When the last step is a screenshot step taken as the final shot would be (full_page absent or equal to the website’s), its image is the final screenshot, listed once. */
+      screenshot_ids: number[];
+      /** @example Step 2 (click) failed: no element matches #submit */
+      error: string | null;
+      attempts: number;
       /**
        * Format: date-time
        * @example 2026-11-22T07:00:00.000Z
        */
-      completed_at: string | null;
-    };
-    /** @description The batch was written and every item queued */
-    BatchCreated: {
-      /** @enum {boolean} */
-      success: true;
-      /** Format: uuid */
-      id: string;
-      total: number;
+      created_at: string;
       /**
-       * @example running
-       * @enum {string}
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
        */
-      status: 'running' | 'completed' | 'cancelled';
-      data: components['schemas']['Batch'];
-    };
-    BatchItemFile: {
-      /**
-       * @description Its name in the ZIP and in results.csv
-       * @example 003-example.com-pricing.png
-       */
-      name: string;
-      /** @example png */
-      format: string;
-      file_size: number;
-      width: number;
-      height: number;
-    };
-    /** @description One URL of a batch: its state, its file once captured, or its error */
-    BatchItem: {
-      /** @description Its place in the request’s list (0-based) */
-      position: number;
-      /** @example https://example.com/pricing */
-      url: string;
-      /** @enum {string} */
-      status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
-      /**
-       * Format: uuid
-       * @description Its job (GET /jobs/{id}, type `batch_item`)
-       */
-      job_id: string;
-      error: string | null;
-      file: components['schemas']['BatchItemFile'] | null;
+      started_at: string | null;
       /**
        * Format: date-time
        * @example 2026-11-22T07:00:00.000Z
        */
       finished_at: string | null;
     };
-    BatchWithItems: {
-      /** Format: uuid */
-      id: string;
-      /** @example Competitors, weekly */
-      name: string | null;
+    Schedule: {
+      /** @example 1 */
+      id: number;
+      /** @example Every morning */
+      name: string;
+      /** @description One of the caller’s websites: each occurrence captures it with its saved options. Required unless `scenario_id` is sent; a schedule that runs a scenario has the scenario’s website here (sending another one is 422) */
+      website_id: number;
+      /** @description One of the caller’s scenarios: each occurrence runs it (an execution, on the scenario’s website) instead of capturing the website. null (default): capture the website; an update with null turns a scenario schedule back into a capture of its website */
+      scenario_id: number | null;
       /**
-       * @description `running` until every item has ended; then `completed`, or `cancelled` when a cancel ended some
+       * @description `daily` and `weekly` at `time`; `hourly` at the minutes of `time` every hour; `every_5_minutes`, `every_15_minutes`, `every_30_minutes`: aligned to the clock in `timezone`, at the minutes congruent to the minutes of `time` modulo the period (`time` 00:00 → :00, :15, :30, :45 for every_15_minutes; 00:05 → :05, :20, :35, :50). The hour of `time` is ignored for all but daily and weekly
        * @enum {string}
        */
-      status: 'running' | 'completed' | 'cancelled';
-      total: number;
-      counts: components['schemas']['BatchCounts'];
+      frequency: 'daily' | 'weekly' | 'hourly' | 'every_5_minutes' | 'every_15_minutes' | 'every_30_minutes';
+      /**
+       * @description HH:MM, 24-hour (00:00..23:59, two digits each), in `timezone`
+       * @example 07:30
+       */
+      time: string;
+      /**
+       * @description An IANA time zone name, checked against the tz database and spelled as it spells it (`Europe/Berlin`, `America/New_York`, `UTC`); offsets (`+02:00`, `UTC+2`), unknown names and other capitalisations (`utc`) are 422
+       * @example Europe/Berlin
+       */
+      timezone: string;
+      /** @description Weekly schedules: 0 = Sunday … 6 = Saturday; default the weekday of creation in `timezone` */
+      day_of_week: number | null;
+      enabled: boolean;
+      /**
+       * Format: date-time
+       * @description Next occurrence (UTC); in the past only while a due occurrence waits for the ticker; null while disabled
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      next_run_at: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      last_run_at: string | null;
+      /**
+       * Format: uuid
+       * @description The job of the last run, an occurrence or a Run now (a capture job, or a scenario execution for a scenario schedule)
+       */
+      last_job_id: string | null;
       /**
        * Format: date-time
        * @example 2026-11-22T07:00:00.000Z
@@ -4235,22 +3158,622 @@ export interface components {
        * Format: date-time
        * @example 2026-11-22T07:00:00.000Z
        */
-      cancel_requested_at: string | null;
+      updated_at: string;
+    };
+    CreateScheduleDto: {
+      /** @example Every morning */
+      name: string;
+      /** @description One of the caller’s websites: each occurrence captures it with its saved options. Required unless `scenario_id` is sent; a schedule that runs a scenario has the scenario’s website here (sending another one is 422) */
+      website_id?: number;
+      /** @description One of the caller’s scenarios: each occurrence runs it (an execution, on the scenario’s website) instead of capturing the website. null (default): capture the website; an update with null turns a scenario schedule back into a capture of its website */
+      scenario_id?: number | null;
+      /**
+       * @description `daily` and `weekly` at `time`; `hourly` at the minutes of `time` every hour; `every_5_minutes`, `every_15_minutes`, `every_30_minutes`: aligned to the clock in `timezone`, at the minutes congruent to the minutes of `time` modulo the period (`time` 00:00 → :00, :15, :30, :45 for every_15_minutes; 00:05 → :05, :20, :35, :50). The hour of `time` is ignored for all but daily and weekly
+       * @enum {string}
+       */
+      frequency: 'daily' | 'weekly' | 'hourly' | 'every_5_minutes' | 'every_15_minutes' | 'every_30_minutes';
+      /**
+       * @description HH:MM, 24-hour (00:00..23:59, two digits each), in `timezone`
+       * @example 07:30
+       */
+      time: string;
+      /**
+       * @description An IANA time zone name, checked against the tz database and spelled as it spells it (`Europe/Berlin`, `America/New_York`, `UTC`); offsets (`+02:00`, `UTC+2`), unknown names and other capitalisations (`utc`) are 422
+       * @example Europe/Berlin
+       */
+      timezone: string;
+      /** @description Weekly schedules: 0 = Sunday … 6 = Saturday; default the weekday of creation in `timezone` */
+      day_of_week?: number | null;
+      /** @default true */
+      enabled?: boolean;
+    };
+    /** @description Any subset of the fields. next_run_at is recomputed from now when frequency, time, timezone or day_of_week change or a disabled schedule is enabled; any other update keeps it, so a due occurrence that has not fired yet still fires. Read-only fields echoed back from GET (id, next_run_at, last_run_at, last_job_id, created_at, updated_at) are accepted and ignored. */
+    UpdateScheduleDto: {
+      /** @example Every morning */
+      name?: string;
+      /** @description One of the caller’s websites: each occurrence captures it with its saved options. Required unless `scenario_id` is sent; a schedule that runs a scenario has the scenario’s website here (sending another one is 422) */
+      website_id?: number;
+      /** @description One of the caller’s scenarios: each occurrence runs it (an execution, on the scenario’s website) instead of capturing the website. null (default): capture the website; an update with null turns a scenario schedule back into a capture of its website */
+      scenario_id?: number | null;
+      /**
+       * @description `daily` and `weekly` at `time`; `hourly` at the minutes of `time` every hour; `every_5_minutes`, `every_15_minutes`, `every_30_minutes`: aligned to the clock in `timezone`, at the minutes congruent to the minutes of `time` modulo the period (`time` 00:00 → :00, :15, :30, :45 for every_15_minutes; 00:05 → :05, :20, :35, :50). The hour of `time` is ignored for all but daily and weekly
+       * @enum {string}
+       */
+      frequency?: 'daily' | 'weekly' | 'hourly' | 'every_5_minutes' | 'every_15_minutes' | 'every_30_minutes';
+      /**
+       * @description HH:MM, 24-hour (00:00..23:59, two digits each), in `timezone`
+       * @example 07:30
+       */
+      time?: string;
+      /**
+       * @description An IANA time zone name, checked against the tz database and spelled as it spells it (`Europe/Berlin`, `America/New_York`, `UTC`); offsets (`+02:00`, `UTC+2`), unknown names and other capitalisations (`utc`) are 422
+       * @example Europe/Berlin
+       */
+      timezone?: string;
+      /** @description Weekly schedules: 0 = Sunday … 6 = Saturday; default the weekday of creation in `timezone` */
+      day_of_week?: number | null;
+      enabled?: boolean;
+    };
+    ScheduleRunQueued: {
+      /** @enum {boolean} */
+      success: true;
+      /** @example Screenshot job queued */
+      message: string;
+      /**
+       * Format: uuid
+       * @description Follow it with GET /jobs/{id} (a scenario run too)
+       */
+      job_id: string;
+      /**
+       * Format: uuid
+       * @description Schedules that run a scenario: the same id, for GET /executions/{id}
+       */
+      execution_id?: string;
+    };
+    Webhook: {
+      /** @example 1 */
+      id: number;
+      /**
+       * Format: uri
+       * @description Absolute http/https URL without credentials; its host must resolve to public addresses only (URL policy: loopback, private, link-local (cloud metadata), CGNAT, multicast and unspecified addresses are 422), and every delivery checks it again and connects only to the address checked
+       * @example https://example.com/hooks/screenshots
+       */
+      url: string;
+      /**
+       * @description The events sent to this endpoint
+       * @example [
+       *       "screenshot.succeeded",
+       *       "screenshot.failed"
+       *     ]
+       */
+      events: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed')[];
+      /** @description false: nothing is sent. Set by the service after 3 days of failed deliveries; PUT true to resume */
+      enabled: boolean;
+      /** @example Production receiver */
+      description: string | null;
+      /**
+       * @description Why the service disabled it, if it did (null once re-enabled)
+       * @example null
+       */
+      disabled_reason: string | null;
+      /**
+       * Format: date-time
+       * @description When the service disabled it (null: enabled, or disabled by hand)
+       * @example null
+       */
+      disabled_at: string | null;
+      /**
+       * Format: date-time
+       * @description Since when every delivery has failed (null: the last one succeeded)
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      failing_since: string | null;
       /**
        * Format: date-time
        * @example 2026-11-22T07:00:00.000Z
        */
-      completed_at: string | null;
-      /** @description One page of its items, in the list’s order (meta and links page them) */
-      items: components['schemas']['BatchItem'][];
+      created_at: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      updated_at: string;
     };
-    /** @description The batch, its counts, and one page of its items (`meta`/`links` page the items, cursor-paged) */
-    BatchDetail: {
-      /** @enum {boolean} */
-      success: true;
-      data: components['schemas']['BatchWithItems'];
-      meta: components['schemas']['PageMeta'];
-      links: components['schemas']['PageLinks'];
+    /** @description The new webhook, with its signing secret: shown in this answer only */
+    WebhookWithSecret: {
+      /** @example 1 */
+      id: number;
+      /**
+       * Format: uri
+       * @description Absolute http/https URL without credentials; its host must resolve to public addresses only (URL policy: loopback, private, link-local (cloud metadata), CGNAT, multicast and unspecified addresses are 422), and every delivery checks it again and connects only to the address checked
+       * @example https://example.com/hooks/screenshots
+       */
+      url: string;
+      /**
+       * @description The events sent to this endpoint
+       * @example [
+       *       "screenshot.succeeded",
+       *       "screenshot.failed"
+       *     ]
+       */
+      events: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed')[];
+      /** @description false: nothing is sent. Set by the service after 3 days of failed deliveries; PUT true to resume */
+      enabled: boolean;
+      /** @example Production receiver */
+      description: string | null;
+      /**
+       * @description Why the service disabled it, if it did (null once re-enabled)
+       * @example null
+       */
+      disabled_reason: string | null;
+      /**
+       * Format: date-time
+       * @description When the service disabled it (null: enabled, or disabled by hand)
+       * @example null
+       */
+      disabled_at: string | null;
+      /**
+       * Format: date-time
+       * @description Since when every delivery has failed (null: the last one succeeded)
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      failing_since: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      updated_at: string;
+      /** @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8AWXCoJpiY4= */
+      secret: string;
+    };
+    CreateWebhookDto: {
+      /**
+       * Format: uri
+       * @description Absolute http/https URL without credentials; its host must resolve to public addresses only (URL policy: loopback, private, link-local (cloud metadata), CGNAT, multicast and unspecified addresses are 422), and every delivery checks it again and connects only to the address checked
+       * @example https://example.com/hooks/screenshots
+       */
+      url: string;
+      /**
+       * @description The events sent to this endpoint
+       * @example [
+       *       "screenshot.succeeded",
+       *       "screenshot.failed"
+       *     ]
+       */
+      events: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed')[];
+      /** @example Production receiver */
+      description?: string | null;
+    };
+    /** @description Any subset of the fields. The secret never changes (delete and create to rotate it). */
+    UpdateWebhookDto: {
+      /**
+       * Format: uri
+       * @description Absolute http/https URL without credentials; its host must resolve to public addresses only (URL policy: loopback, private, link-local (cloud metadata), CGNAT, multicast and unspecified addresses are 422), and every delivery checks it again and connects only to the address checked
+       * @example https://example.com/hooks/screenshots
+       */
+      url?: string;
+      /**
+       * @description The events sent to this endpoint
+       * @example [
+       *       "screenshot.succeeded",
+       *       "screenshot.failed"
+       *     ]
+       */
+      events?: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed')[];
+      /** @example Production receiver */
+      description?: string | null;
+      /** @description false: nothing is sent. Set by the service after 3 days of failed deliveries; PUT true to resume */
+      enabled?: boolean;
+    };
+    WebhookDelivery: {
+      /**
+       * @description The event id: `webhook-id` on every attempt
+       * @example msg_2KWPBgLlAfxdpx2AI54pPJ85f4W
+       */
+      id: string;
+      /** @example screenshot.succeeded */
+      type: string;
+      /** @enum {string} */
+      status: 'pending' | 'succeeded' | 'failed';
+      /**
+       * @description Attempts made so far
+       * @example 1
+       */
+      attempt: number;
+      /**
+       * @description The endpoint’s answer to the last attempt
+       * @example 204
+       */
+      status_code: number | null;
+      /** @example null */
+      error: string | null;
+      /**
+       * @description Milliseconds the last attempt took
+       * @example 42
+       */
+      duration_ms: number | null;
+      /**
+       * Format: date-time
+       * @description When the next attempt is due (pending only)
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      next_retry_at: string | null;
+      /** @description The job or execution the event is about */
+      source_id?: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      last_attempt_at: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      created_at: string;
+    };
+    /** @description The newest message queued for this channel and how it went */
+    NotificationLastDelivery: {
+      /** @example screenshot.changed */
+      type: string;
+      /** @enum {string} */
+      status: 'pending' | 'succeeded' | 'failed';
+      /**
+       * @description Why the last attempt failed
+       * @example null
+       */
+      error: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      last_attempt_at: string | null;
+    };
+    NotificationChannel: {
+      /** @example 1 */
+      id: number;
+      /** @example Ops on Slack */
+      name: string;
+      /**
+       * @description Where messages go: an e-mail address, or a Slack or Discord incoming webhook
+       * @example slack
+       * @enum {string}
+       */
+      type: 'email' | 'slack' | 'discord';
+      /**
+       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/services/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
+       * @example https://hooks.slack.com/********
+       */
+      target: string;
+      /**
+       * @description The webhook events this channel is told about
+       * @example [
+       *       "screenshot.changed",
+       *       "screenshot.failed"
+       *     ]
+       */
+      events: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed')[];
+      /**
+       * @description Only these websites’ events (each must be one of your websites, else 422); null or [] = every website
+       * @example [
+       *       12,
+       *       14
+       *     ]
+       */
+      website_ids: number[] | null;
+      /** @description false: nothing is sent. Set by the service after 3 days of failed deliveries (as for webhooks); PUT true to resume */
+      enabled: boolean;
+      /**
+       * @description Why the service disabled it, if it did (null once re-enabled)
+       * @example null
+       */
+      disabled_reason: string | null;
+      /**
+       * Format: date-time
+       * @description When the service disabled it (null: enabled, or disabled by hand)
+       * @example null
+       */
+      disabled_at: string | null;
+      /**
+       * Format: date-time
+       * @description Since when every delivery has failed (null: the last one succeeded)
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      failing_since: string | null;
+      last_delivery: components['schemas']['NotificationLastDelivery'] | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      updated_at: string;
+    };
+    CreateChannelDto: {
+      /** @example Ops on Slack */
+      name: string;
+      /**
+       * @description Where messages go: an e-mail address, or a Slack or Discord incoming webhook
+       * @example slack
+       * @enum {string}
+       */
+      type: 'email' | 'slack' | 'discord';
+      /**
+       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/services/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
+       * @example https://hooks.slack.com/services/T000/B000/XXXXXXXX
+       */
+      target: string;
+      /**
+       * @description The webhook events this channel is told about
+       * @example [
+       *       "screenshot.changed",
+       *       "screenshot.failed"
+       *     ]
+       */
+      events: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed')[];
+      /**
+       * @description Only these websites’ events (each must be one of your websites, else 422); null or [] = every website
+       * @example [
+       *       12,
+       *       14
+       *     ]
+       */
+      website_ids?: number[] | null;
+    };
+    /** @description Any subset of the fields; a new `type` needs a new `target`. */
+    UpdateChannelDto: {
+      /** @example Ops on Slack */
+      name?: string;
+      /**
+       * @description Where messages go: an e-mail address, or a Slack or Discord incoming webhook
+       * @example slack
+       * @enum {string}
+       */
+      type?: 'email' | 'slack' | 'discord';
+      /**
+       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/services/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
+       * @example https://hooks.slack.com/services/T000/B000/XXXXXXXX
+       */
+      target?: string;
+      /**
+       * @description The webhook events this channel is told about
+       * @example [
+       *       "screenshot.changed",
+       *       "screenshot.failed"
+       *     ]
+       */
+      events?: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed')[];
+      /**
+       * @description Only these websites’ events (each must be one of your websites, else 422); null or [] = every website
+       * @example [
+       *       12,
+       *       14
+       *     ]
+       */
+      website_ids?: number[] | null;
+      /** @description false: nothing is sent. Set by the service after 3 days of failed deliveries (as for webhooks); PUT true to resume */
+      enabled?: boolean;
+    };
+    /** @description The test message, queued: it is sent (and retried) like any other */
+    NotificationTest: {
+      /** @example msg_2KWPBgLlAfxdpx2AI54pPJ85f4W */
+      id: string;
+      /** @example notification.test */
+      type: string;
+      /** @enum {string} */
+      status: 'pending' | 'succeeded' | 'failed';
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      created_at: string;
+    };
+    /** @description A key that signs `/render` links (its secret is never shown again) */
+    RenderKey: {
+      /** @example 1 */
+      id: number;
+      /**
+       * @description A label for you (optional)
+       * @example Blog thumbnails
+       */
+      name: string | null;
+      /**
+       * @description Public: put it in a link’s query as `access_key=…`
+       * @example rk_0123456789abcdef01234567
+       */
+      access_key: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      created_at: string;
+    };
+    /** @description The new render key with its secret, shown this once */
+    RenderKeyWithSecret: {
+      /** @example 1 */
+      id: number;
+      /**
+       * @description A label for you (optional)
+       * @example Blog thumbnails
+       */
+      name: string | null;
+      /**
+       * @description Public: put it in a link’s query as `access_key=…`
+       * @example rk_0123456789abcdef01234567
+       */
+      access_key: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      created_at: string;
+      /**
+       * @description The HMAC-SHA256 key (the whole string, as UTF-8). Sign a link’s query as sent: `signature = hex(HMAC-SHA256(secret, query))`, appended last as `&signature=…`. Shown only in this answer
+       * @example rks_00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff
+       */
+      secret: string;
+    };
+    CreateRenderKeyDto: {
+      /**
+       * @description A label for you (optional)
+       * @example Blog thumbnails
+       */
+      name?: string | null;
+    };
+    /** @description A proxy pool, its proxies masked */
+    ProxyPool: {
+      /** @example 1 */
+      id: number;
+      /** @example residential */
+      name: string;
+      proxies: string[];
+      /** @enum {string} */
+      rotation: 'round_robin' | 'random' | 'sticky';
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      updated_at: string;
+    };
+    /** @description A new proxy pool */
+    ProxyPoolInput: {
+      /** @example residential */
+      name: string;
+      /** @description http://, https:// or socks5:// URLs, credentials allowed. Answers show them masked (http://********@host:port); one sent back masked keeps the stored URL. */
+      proxies: string[];
+      /**
+       * @description round_robin, random, or sticky (one website, one proxy)
+       * @default round_robin
+       * @enum {string}
+       */
+      rotation?: 'round_robin' | 'random' | 'sticky';
+    };
+    /** @description A proxy pool’s fields to change; those left out are kept */
+    ProxyPoolUpdate: {
+      /** @example residential */
+      name?: string;
+      /** @description http://, https:// or socks5:// URLs, credentials allowed. Answers show them masked (http://********@host:port); one sent back masked keeps the stored URL. */
+      proxies?: string[];
+      /**
+       * @description round_robin, random, or sticky (one website, one proxy)
+       * @enum {string}
+       */
+      rotation?: 'round_robin' | 'random' | 'sticky';
+    };
+    CookieSummaryView: {
+      /** @example sid */
+      name: string;
+      /**
+       * @description A leading dot: sent to the domain and its subdomains
+       * @example .shop.example.com
+       */
+      domain: string;
+      /** @example / */
+      path: string;
+      /**
+       * Format: date-time
+       * @description null: a session cookie
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      expires: string | null;
+    };
+    /** @description A saved session; cookie values and storage are never shown */
+    Session: {
+      /** @example 1 */
+      id: number;
+      /** @example Shop */
+      name: string;
+      /**
+       * @description `pending`: its login has not run yet; `failed`: see `error`
+       * @enum {string}
+       */
+      status: 'pending' | 'ready' | 'failed';
+      /** @enum {string} */
+      source: 'scenario' | 'cookies' | 'cookies_txt' | 'storage_state';
+      /** @description The login scenario (source `scenario`) */
+      scenario_id: number | null;
+      /** @example #account-menu */
+      logged_in_selector: string | null;
+      /** @description The origins whose storage it keeps */
+      origins: string[];
+      /** @description The domains its cookies go to */
+      domains: string[];
+      /** @example 3 */
+      cookie_count: number;
+      /** @description Names, domains, paths and expiry; never a value */
+      cookies: components['schemas']['CookieSummaryView'][];
+      /**
+       * Format: date-time
+       * @description When its state was last made (a login ran, or it was created from cookies)
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      refreshed_at: string | null;
+      /** @description How many times a capture found it logged out and it logged in again */
+      refresh_count: number;
+      /**
+       * Format: date-time
+       * @description When its first expiring cookie expires; null when none does
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      expires_at: string | null;
+      /** @description Why its last login failed */
+      error: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      updated_at: string;
+    };
+    /** @description A Playwright storage state (`context.storageState()`): cookies and origins with their localStorage */
+    StorageState: {
+      cookies?: Record<string, never>[];
+      origins?: Record<string, never>[];
+    };
+    /** @description Where the session’s state comes from: exactly one of these */
+    SessionFrom: {
+      /**
+       * @description A login scenario of yours: its steps run (the session is `pending` until they did) and the browser state is kept
+       * @example 3
+       */
+      scenario_id?: number;
+      /** @description Cookie objects as in the capture options; each names its `domain` */
+      cookies?: components['schemas']['Cookie'][];
+      /**
+       * @description A Netscape cookies.txt, as browser extensions and curl export it
+       * @example # Netscape HTTP Cookie File
+       *     .shop.example.com	TRUE	/	TRUE	1799999999	sid	abc123
+       */
+      cookies_txt?: string;
+      storage_state?: components['schemas']['StorageState'];
+    };
+    /** @description A new saved session */
+    SessionInput: {
+      /** @example Shop */
+      name: string;
+      /**
+       * Format: css-selector
+       * @description A CSS selector only a logged-in page has. Missing after load: a session from a scenario logs in again once and the capture is retried; any other fails `session_expired`
+       * @example #account-menu
+       */
+      logged_in_selector?: string;
+      from: components['schemas']['SessionFrom'];
     };
     Health: {
       /**
@@ -4274,7 +3797,7 @@ export interface components {
       /** Format: uuid */
       id: string;
       /** @enum {string} */
-      type: 'screenshot' | 'scenario' | 'batch_item' | 'render';
+      type: 'screenshot' | 'scenario' | 'render' | 'session_login';
       /** @enum {string} */
       status: 'queued' | 'running' | 'succeeded' | 'failed';
       /**
@@ -4288,15 +3811,10 @@ export interface components {
       /** @description The screenshot it produced, once succeeded */
       screenshot_id: number | null;
       /**
-       * @description Why it failed, in words with a next step (docs/failure-words.md); the raw cause is `error_code`
-       * @example The site's address could not be found (DNS). Check the spelling of the domain.
-       */
-      error: string | null;
-      /**
-       * @description The failure’s stable code: Chromium’s (`net::ERR_NAME_NOT_RESOLVED`) or the service’s (`capture_timeout`, `url_blocked`, `http_status`, `selector_timeout`, `browser_crashed`, `session_expired`, `proxy_failed`, …); null when not failed, or for a cause the table does not know (then `error` is its raw text)
+       * @description Why it failed
        * @example net::ERR_NAME_NOT_RESOLVED
        */
-      error_code: string | null;
+      error: string | null;
       /** @description Runs so far; infrastructure failures are retried, 3 attempts in all */
       attempts: number;
       /**
@@ -7032,8 +6550,8 @@ export interface operations {
         fresh?: boolean;
         /** @description When the capture is taken. `stable`: after `load`, as soon as the page has been still for a short settle window (no request in flight, no pending timer of at most 2 s, no DOM change, fonts loaded, images decoded; intervals, longer timers and endless animations do not hold it), at most 3 s after `load`. `load` / `domcontentloaded`: at that event, nothing more. `network_idle`: after `load`, once the network has been quiet for 500 ms (at most 3 s). */
         wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
-        /** @description File format. `pdf` prints the page (print media) on `pdf_paper`. `webm` and `gif` are a video of a smooth scroll through the page at the viewport's size (`scroll_duration_ms`). `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture. */
-        format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata' | 'webm' | 'gif';
+        /** @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture. */
+        format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
         /** @description jpeg and webp only (422 with png or pdf) */
         quality?: number;
         /** @description pdf only */
@@ -7058,8 +6576,6 @@ export interface operations {
         pdf_height?: string;
         /** @description pdf only: bookmarks (the PDF outline) made from the page’s headings h1–h6 (a tagged PDF) */
         pdf_outline?: boolean;
-        /** @description webm and gif only: how long the video's smooth scroll from the top of the page to its bottom takes, in ms (a still half second at each end). */
-        scroll_duration_ms?: number;
         /** @description Transparent background where the page sets none (png and webp only) */
         omit_background?: boolean;
         /** @description Capture only the first element matching this CSS selector (scrolled into view; full_page ignored). No match within the wait → the job fails naming it. Images only. */
@@ -7239,6 +6755,8 @@ export interface operations {
         output_width?: number;
         /** @description The image resized to this height in pixels (16–8192); without output_width the width keeps the aspect ratio; with both, exactly that size (stretched). Images only (422 with pdf). */
         output_height?: number;
+        /** @description The id of one of the account’s saved sessions (/sessions): the page starts with its cookies (each sent to its own hosts) and its storage (set for its origin before the page’s scripts run). With the session’s logged_in_selector missing after load, a session made from a login scenario logs in again once and the capture is retried; otherwise the capture fails `session_expired`. Allowed in a signed /render link (the link carries the id, never a secret). */
+        session_id?: number;
         /** @description Default: the website’s full_page */
         full_page?: boolean;
         /** @description Full page (and PDF) of an app shell: the CSS selector of the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422) */
@@ -13284,7 +12802,7 @@ export interface operations {
       };
     };
   };
-  Batches_list: {
+  Sessions_list: {
     parameters: {
       query?: {
         /** @description Page number */
@@ -13300,7 +12818,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The account’s batches; newest first, in the pagination envelope */
+      /** @description The account’s saved sessions; newest first, in the pagination envelope */
       200: {
         headers: {
           'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
@@ -13310,7 +12828,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            data: components['schemas']['Batch'][];
+            data: components['schemas']['Session'][];
             meta: components['schemas']['PageMeta'];
             links: components['schemas']['PageLinks'];
           };
@@ -13418,7 +12936,7 @@ export interface operations {
       };
     };
   };
-  Batches_create: {
+  Sessions_create: {
     parameters: {
       query?: never;
       header?: never;
@@ -13427,12 +12945,12 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': components['schemas']['BatchInput'];
+        'application/json': components['schemas']['SessionInput'];
       };
     };
     responses: {
-      /** @description Written and queued */
-      202: {
+      /** @description The new session */
+      201: {
         headers: {
           'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
           'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
@@ -13440,7 +12958,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['BatchCreated'];
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['Session'];
+          };
         };
       };
       /** @description `bad_request`: the body is not valid JSON (or nests over 32 levels) or its Content-Type is not `application/json`; or a malformed request or URL */
@@ -13486,6 +13008,18 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `conflict`: the `Idempotency-Key` was already used for a different request (another target or other options) */
+      409: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConflictErrorBody'];
         };
       };
       /** @description `payload_too_large`: the body is over 1 MiB (answered after authentication, counted; read no further than the limit) */
@@ -13569,28 +13103,19 @@ export interface operations {
       };
     };
   };
-  Batches_get: {
+  Sessions_get: {
     parameters: {
-      query?: {
-        /** @description Page number */
-        page?: number;
-        /** @description Items per page */
-        per_page?: number;
-        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
-        cursor?: string;
-        /** @description Only the items in this state (`queued` includes running ones) */
-        status?: 'queued' | 'succeeded' | 'failed' | 'cancelled';
-      };
+      query?: never;
       header?: never;
       path: {
-        /** @description Batch id (a UUID, either case); anything else is 404 */
-        id: string;
+        /** @description Session id: plain decimal digits, 1..2147483647, no sign, leading zero, exponent or hex (`0x10`, `011`, `+1`, `1e3` are 404) */
+        id: number;
       };
       cookie?: never;
     };
     requestBody?: never;
     responses: {
-      /** @description The batch and a page of its items */
+      /** @description The session; values never shown */
       200: {
         headers: {
           'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
@@ -13599,7 +13124,11 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['BatchDetail'];
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['Session'];
+          };
         };
       };
       /** @description `bad_request`: a malformed request (refused by the HTTP parser: no X-RateLimit-* headers, the connection is closed), a URL with bad percent-encoding, or an unreadable body */
@@ -13671,18 +13200,6 @@ export interface operations {
           'application/json': components['schemas']['UriTooLongErrorBody'];
         };
       };
-      /** @description `validation_failed`: invalid or unknown fields, each named in `details` */
-      422: {
-        headers: {
-          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
-          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
-          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorBody'];
-        };
-      };
       /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */
       429: {
         headers: {
@@ -13716,19 +13233,19 @@ export interface operations {
       };
     };
   };
-  Batches_cancel: {
+  Sessions_delete: {
     parameters: {
       query?: never;
       header?: never;
       path: {
-        /** @description Batch id (a UUID, either case); anything else is 404 */
-        id: string;
+        /** @description Session id: plain decimal digits, 1..2147483647, no sign, leading zero, exponent or hex (`0x10`, `011`, `+1`, `1e3` are 404) */
+        id: number;
       };
       cookie?: never;
     };
     requestBody?: never;
     responses: {
-      /** @description The batch after the cancel */
+      /** @description Deleted */
       200: {
         headers: {
           'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
@@ -13737,11 +13254,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            /** @enum {boolean} */
-            success: true;
-            data: components['schemas']['Batch'];
-          };
+          'application/json': components['schemas']['MessageResponse'];
         };
       };
       /** @description `bad_request`: a malformed request (refused by the HTTP parser: no X-RateLimit-* headers, the connection is closed), a URL with bad percent-encoding, or an unreadable body */
@@ -13799,6 +13312,18 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `conflict`: the `Idempotency-Key` was already used for a different request (another target or other options) */
+      409: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConflictErrorBody'];
         };
       };
       /** @description `payload_too_large`: the body is over 1 MiB (after decoding its Content-Encoding) */
@@ -13882,30 +13407,32 @@ export interface operations {
       };
     };
   };
-  Batches_download: {
+  Sessions_refresh: {
     parameters: {
       query?: never;
       header?: never;
       path: {
-        /** @description Batch id (a UUID, either case); anything else is 404 */
-        id: string;
+        /** @description Session id: plain decimal digits, 1..2147483647, no sign, leading zero, exponent or hex (`0x10`, `011`, `+1`, `1e3` are 404) */
+        id: number;
       };
       cookie?: never;
     };
     requestBody?: never;
     responses: {
-      /** @description The ZIP, streamed */
+      /** @description The session, pending */
       200: {
         headers: {
           'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
           'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
           'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
-          /** @description attachment; filename="batch-<id>.zip" */
-          'Content-Disposition'?: string;
           [name: string]: unknown;
         };
         content: {
-          'application/zip': string;
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['Session'];
+          };
         };
       };
       /** @description `bad_request`: a malformed request (refused by the HTTP parser: no X-RateLimit-* headers, the connection is closed), a URL with bad percent-encoding, or an unreadable body */
@@ -13965,6 +13492,30 @@ export interface operations {
           'application/json': components['schemas']['BadRequestErrorBody'];
         };
       };
+      /** @description `conflict`: the `Idempotency-Key` was already used for a different request (another target or other options) */
+      409: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ConflictErrorBody'];
+        };
+      };
+      /** @description `payload_too_large`: the body is over 1 MiB (after decoding its Content-Encoding) */
+      413: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PayloadTooLargeErrorBody'];
+        };
+      };
       /** @description `uri_too_long`: a path segment is longer than 2048 characters */
       414: {
         headers: {
@@ -13975,6 +13526,30 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['UriTooLongErrorBody'];
+        };
+      };
+      /** @description `unsupported_media_type`: a Content-Encoding other than identity, gzip, deflate or br */
+      415: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnsupportedMediaTypeErrorBody'];
+        };
+      };
+      /** @description `validation_failed`: this operation takes no body; each field sent is named in `details` */
+      422: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorBody'];
         };
       };
       /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */

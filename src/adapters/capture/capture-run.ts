@@ -4,6 +4,7 @@ import { notAnsweredMessage } from '../../shared/domain/capture-timeout';
 import type { ContextLease } from './browser-pool';
 import {
   CaptureFailure,
+  LoggedOutFailure,
   type CaptureReport,
   type CaptureRequest,
   type CaptureResult,
@@ -238,6 +239,13 @@ export class CaptureRun {
       // A consent dialog being answered: wait for the answer (bounded), then for what it changed.
       this.consentUnanswered = !(await banners.answered(this.budget(settings.networkIdleMaxWaitMs)));
       await settler.afterChange(this.budget(settings.networkIdleMaxWaitMs));
+    }
+
+    // A saved session's logged-in mark, looked for once the page settled (a login page it redirected to has none).
+    const loggedIn = request.session?.loggedInSelector;
+    if (loggedIn) {
+      assertValidSelector(loggedIn);
+      if (!(await page.$(loggedIn))) throw new LoggedOutFailure(loggedIn);
     }
 
     if (request.waitForSelector) {

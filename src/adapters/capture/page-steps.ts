@@ -21,6 +21,7 @@ import { fullPageImage, fullPageMaxHeight } from './tall-page';
 import { stitchedFullPage } from './stitched-page';
 import { pdfPageInches, printWithOptions } from './pdf-options';
 import { imageFormatOf } from '../../shared/domain/output-format';
+import type { OriginStorage, SessionState } from '../../shared/domain/session-state';
 
 /**
  * What a page is set up with before its first navigation. Both callers hand over their whole request (a capture's
@@ -47,6 +48,8 @@ export interface PageSetup extends BlockingChoice {
   mediaType?: MediaType;
   /** URL patterns (`*` for any characters) never requested. */
   blockRequests?: readonly string[];
+  /** A saved session: its cookies (each to its own host) and its origins' storage. */
+  session?: { state: SessionState };
 }
 
 /**
@@ -82,8 +85,56 @@ export async function preparePage(page: Page, setup: PageSetup): Promise<void> {
     setup.blockRequests?.length ? blockUrls(page, setup.blockRequests) : undefined,
     setup.emulation ? emulate(page, setup.emulation) : undefined,
     requestBlocker(setup).then((blocker) => interceptRequests(page, setup, blocker)),
-    setup.secrets?.cookies?.length && setup.siteUrl ? setCookies(page, setup.secrets.cookies, new URL(setup.siteUrl).hostname) : undefined,
+    setup.session ? startSession(page, setup.session.state) : undefined,
   ]);
+  // After the session's cookies: a capture's own `cookies` are nearer to the request and win a name they share.
+  if (setup.secrets?.cookies?.length && setup.siteUrl) await setCookies(page, setup.secrets.cookies, new URL(setup.siteUrl).hostname);
+}
+
+/**
+ * A saved session's state (docs/sessions.md). Its cookies go into this capture's own browser context as they were
+ * kept — a host-only cookie by URL, so the browser sends it to that host alone, a domain cookie to the domain and its
+ * subdomains — and the browser's cookie jar sends each only where it belongs. The storage is written by a script
+ * that runs before any of the page's own, in a document of the origin it was kept for only, and only where the page
+ * has not set the item itself (a later navigation of the same tab keeps what the page changed).
+ */
+async function startSession(page: Page, state: SessionState): Promise<void> {
+  const work: Array<Promise<unknown>> = [];
+  if (state.cookies.length > 0) {
+    // Through the protocol: puppeteer's setCookie makes every cookie a domain cookie, and a host-only cookie keeps
+    // its flag only when given by URL.
+    const cookies = state.cookies.map((c) => ({
+      name: c.name,
+      value: c.value,
+      // An address or a single-label host (localhost) has no subdomains: set by URL too.
+      ...(c.hostOnly || !/[a-z]/i.test(c.domain) || !c.domain.includes('.')
+        ? { url: `${c.secure ? 'https' : 'http'}://${c.domain}${c.path}` }
+        : { domain: `.${c.domain}` }),
+      path: c.path,
+      secure: c.secure,
+      httpOnly: c.httpOnly,
+      ...(c.expires !== null ? { expires: c.expires } : {}),
+      ...(c.sameSite !== undefined ? { sameSite: c.sameSite } : {}),
+    }));
+    work.push(page.createCDPSession().then((session) => session.send('Network.setCookies', { cookies })));
+  }
+  const stored = state.origins.filter((o) => o.localStorage.length + o.sessionStorage.length > 0);
+  if (stored.length > 0) work.push(page.evaluateOnNewDocument(sessionStorageScript(stored)));
+  await Promise.all(work);
+}
+
+/** The in-page script that writes a session's storage for the document's own origin (JSON-encoded data, no code). */
+function sessionStorageScript(origins: readonly OriginStorage[]): string {
+  const byOrigin = Object.fromEntries(origins.map((o) => [o.origin, { l: o.localStorage, s: o.sessionStorage }]));
+  return `(() => {
+  const all = ${JSON.stringify(byOrigin)};
+  let mine;
+  try { mine = all[location.origin]; } catch (e) { return; }
+  if (!mine) return;
+  const put = (store, items) => { try { for (const it of items) if (store.getItem(it.name) === null) store.setItem(it.name, it.value); } catch (e) {} };
+  put(localStorage, mine.l);
+  put(sessionStorage, mine.s);
+})();`;
 }
 
 /**

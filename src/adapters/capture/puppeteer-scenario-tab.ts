@@ -11,6 +11,13 @@ import { NavigationEgress } from './navigation-egress';
 import { assertValidSelector, LAZY_SCROLL_BUDGET_MS, revealLazyContent, takeScreenshot } from './page-steps';
 import { navigate, PICTURE_RESERVE_MS } from './navigation';
 import { PageSettler } from './page-stability';
+import type { OriginStorage, SessionCookie, SessionState } from '../../shared/domain/session-state';
+
+/** Reads the document's origin and its two storages (items as {name, value}); null where storage is closed to it. */
+const readStorageScript = `(() => {
+  const items = (store) => { const out = []; for (let i = 0; i < store.length; i++) { const name = store.key(i); out.push({ name, value: store.getItem(name) ?? '' }); } return out; };
+  try { return { origin: location.origin, localStorage: items(localStorage), sessionStorage: items(sessionStorage) }; } catch (e) { return null; }
+})()`;
 
 /** How long after a click a navigation may take to start and still count as caused by it. */
 const NAVIGATION_START_WINDOW_MS = 150;
@@ -32,6 +39,8 @@ export class PuppeteerScenarioTab implements ScenarioTab {
   private readonly egress: NavigationEgress;
   /** Created with the page, before its first navigation: see PageSettler. */
   private readonly settler: PageSettler;
+  /** The storage of each origin the main frame showed, read before each step that may leave it (browserState). */
+  private readonly storageByOrigin = new Map<string, OriginStorage>();
 
   constructor(
     private readonly page: Page,
@@ -49,6 +58,7 @@ export class PuppeteerScenarioTab implements ScenarioTab {
 
   goto(url: string, timeoutMs = this.settings.timeoutMs): Promise<void> {
     return this.act(notAnsweredMessage(timeoutMs), async () => {
+      await this.keepStorage();
       const started = Date.now();
       // A document that answered is gone on with even when some of what it loads never answers (navigation.ts).
       const navigation = await navigate(this.page, url, {
@@ -121,6 +131,7 @@ export class PuppeteerScenarioTab implements ScenarioTab {
         loaded = true;
         onLoaded();
       };
+      await this.keepStorage();
       this.page.on('request', onRequest);
       this.page.on('load', onLoad);
       try {
@@ -164,7 +175,11 @@ export class PuppeteerScenarioTab implements ScenarioTab {
 
   press(key: string): Promise<void> {
     // puppeteer rejects names it does not know ("Unknown key"), which becomes a page failure.
-    return this.act(`Timed out pressing "${key}"`, () => this.page.keyboard.press(key as KeyInput));
+    return this.act(`Timed out pressing "${key}"`, async () => {
+      // Enter may submit a form and leave the document: its storage is read first.
+      await this.keepStorage();
+      await this.page.keyboard.press(key as KeyInput);
+    });
   }
 
   select(selector: string, value: string, timeoutMs = this.settings.timeoutMs): Promise<void> {
@@ -226,6 +241,38 @@ export class PuppeteerScenarioTab implements ScenarioTab {
 
   url(): string {
     return this.page.url();
+  }
+
+  browserState(): Promise<SessionState> {
+    return this.act('Timed out reading the browser state', async () => {
+      await this.keepStorage();
+      const cookies: SessionCookie[] = (await this.page.browserContext().cookies()).map((c) => ({
+        name: c.name,
+        value: c.value,
+        domain: c.domain.replace(/^\./, ''),
+        hostOnly: !c.domain.startsWith('.'),
+        path: c.path,
+        expires: c.session || c.expires <= 0 ? null : Math.floor(c.expires),
+        secure: c.secure,
+        httpOnly: c.httpOnly ?? false,
+        ...(c.sameSite === 'Strict' || c.sameSite === 'Lax' || c.sameSite === 'None' ? { sameSite: c.sameSite } : {}),
+      }));
+      return { cookies, origins: [...this.storageByOrigin.values()] };
+    });
+  }
+
+  /**
+   * Reads the current document's storage into storageByOrigin (best effort: a document mid-navigation, or an
+   * opaque origin, has none to read). Steps that may leave the document call it first, so a login that ends on
+   * another origin still keeps the storage of the one it started on.
+   */
+  private async keepStorage(): Promise<void> {
+    try {
+      const read = (await this.page.evaluate(readStorageScript)) as OriginStorage | null;
+      if (read && read.origin.startsWith('http')) this.storageByOrigin.set(read.origin, read);
+    } catch {
+      // Nothing readable now (about:blank, a navigation under way): what was kept before stays.
+    }
   }
 
   private onElement(selector: string, state: string, timeoutMs: number, action: (locator: ElementLocator) => Promise<void>): Promise<void> {

@@ -24,6 +24,7 @@ import { OverviewController } from './http/overview.controller';
 import { PlaygroundController } from './http/playground.controller';
 import { PlaygroundCaptures } from './http/playground-captures';
 import { RenderKeysPageController } from './http/render-keys-page.controller';
+import { SessionsPageController } from './http/sessions-page.controller';
 import { ScreenshotsPageController } from './http/screenshots-page.controller';
 import { SignInController } from './http/sign-in.controller';
 import { StaticAssets } from './http/static-assets';
@@ -69,6 +70,7 @@ import { TypeOrmDashboardQueries } from './infrastructure/typeorm-dashboard-quer
     WebsiteChoicesController,
     AlertLinksController,
     BatchesPageController,
+    SessionsPageController,
     DashboardNotFoundController,
   ],
   providers: [WebsiteNames, PlaygroundCaptures, StaticAssets, { provide: DashboardQueries, useClass: TypeOrmDashboardQueries }],

@@ -794,6 +794,20 @@ export const CAPTURE_OPTION_TABLE = [
       'The name of one of the account’s proxy pools (/proxy-pools): the capture goes through one of its proxies, chosen by the pool’s rotation; a proxy that fails to connect is skipped for a cool-down. Not with `proxy`.',
     form: { label: 'Proxy pool', section: 'secrets', placeholder: 'the name of a proxy pool' },
   }),
+  row<number>()({
+    wire: 'session_id',
+    key: 'sessionId',
+    type: { kind: 'integer', min: 1, max: 2_147_483_647 },
+    setOn: EVERYWHERE,
+    secret: false,
+    formats: ALL_FORMATS,
+    changesPicture: false,
+    capturer: 'derived',
+    example: 1,
+    description:
+      'The id of one of the account’s saved sessions (/sessions): the page starts with its cookies (each sent to its own hosts) and its storage (set for its origin before the page’s scripts run). With the session’s logged_in_selector missing after load, a session made from a login scenario logs in again once and the capture is retried; otherwise the capture fails `session_expired`. Allowed in a signed /render link (the link carries the id, never a secret).',
+    form: { label: 'Saved session', section: 'secrets', placeholder: 'the id of a saved session', hint: 'Captures start logged in (see Sessions).' },
+  }),
   // Only a request (or a render) sets these; a website has full_page and the viewport as fields of its own.
   row<boolean>()({
     wire: 'full_page',

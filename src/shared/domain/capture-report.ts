@@ -24,4 +24,12 @@ export interface CaptureReport {
   warnings: CaptureWarning[];
   /** The upstream proxy the page went through, masked (`http://********@host:port`); null when it went straight out. */
   proxy?: string | null;
+  /** The saved session the page started with (`session_id`), and whether it was found logged out and logged in again; null: none. */
+  session?: CaptureSessionReport | null;
+}
+
+export interface CaptureSessionReport {
+  id: number;
+  name: string;
+  refreshed: boolean;
 }

@@ -16,6 +16,8 @@ import type { RenderJobOptions } from '../domain/render-job';
 import { RenderRepository } from './ports';
 import { RENDER_JOB_KIND } from './render-job-kind';
 import { renderCaptureRequest } from './render-request';
+import { SavedSessions } from '../../screenshots/application/saved-sessions.port';
+import { captureWithSession } from '../../screenshots/application/session-capture';
 
 type RenderJob = JobProps<RenderJobOptions>;
 
@@ -40,6 +42,7 @@ export class RenderJobRunner implements JobTypeHandler<RenderJobOptions> {
     private readonly secretBox: SecretBox,
     private readonly clock: Clock,
     private readonly proxies: ProxyRouter,
+    private readonly sessions: SavedSessions,
   ) {}
 
   async handle(job: RenderJob): Promise<HandledOutcome> {
@@ -51,7 +54,11 @@ export class RenderJobRunner implements JobTypeHandler<RenderJobOptions> {
       // A render names no proxy of its own (a link would carry its credentials): only the operator's CAPTURE_PROXY.
       const [upstream] = await this.proxies.candidates({ accountId: job.accountId, websiteId: null, url: job.options.url });
       const request = renderCaptureRequest(job.options.url, job.options.options, secrets, job.options.contents);
-      result = await this.capturer.capture(upstream ? { ...request, proxy: upstream.proxy } : request);
+      const base = upstream ? { ...request, proxy: upstream.proxy } : request;
+      // session_id: one of the render's account's saved sessions (a signed link's account is the key's).
+      result = await captureWithSession(this.sessions, job.accountId, job.options.options.sessionId, (session) =>
+        this.capturer.capture(session ? { ...base, session } : base),
+      );
     } catch (err) {
       if (err instanceof CaptureFailure && err.kind === 'page') return this.fail(job, err.message);
       throw err;

@@ -31,12 +31,12 @@ describe('secrets in a query string', () => {
       {
         field: 'cookies',
         message:
-          'cookies must not be sent in a signed link: the link is public. Use a saved session (session_id), or send it in a POST /render body with a bearer token',
+          'cookies must not be sent in a signed link: the link is public. Use a saved session: create one with POST /sessions and pass its id as session_id (docs/sessions.md), or send it in a POST /render body with a bearer token',
       },
       {
         field: 'http_auth',
         message:
-          'http_auth must not be sent in a signed link: the link is public. Use a saved session (session_id), or send it in a POST /render body with a bearer token',
+          'http_auth must not be sent in a signed link: the link is public. Use a saved session: create one with POST /sessions and pass its id as session_id (docs/sessions.md), or send it in a POST /render body with a bearer token',
       },
     ]);
     expect(secretsInQuery({ headers: '{}' }, false)[0].message).toMatch(/^headers must not be sent in a query string: URLs end up in logs/);

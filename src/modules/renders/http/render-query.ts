@@ -16,7 +16,7 @@ export function secretsInQuery(query: Record<string, unknown>, signed: boolean):
   const where = signed ? 'a signed link: the link is public' : 'a query string: URLs end up in logs and histories';
   return SECRET_OPTIONS.filter((name) => Object.prototype.hasOwnProperty.call(query, name)).map((field) => ({
     field,
-    message: `${field} must not be sent in ${where}. Use a saved session (session_id), or send it in a POST /render body with a bearer token`,
+    message: `${field} must not be sent in ${where}. Use a saved session: create one with POST /sessions and pass its id as session_id (docs/sessions.md), or send it in a POST /render body with a bearer token`,
   }));
 }
 

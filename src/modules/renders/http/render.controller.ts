@@ -154,7 +154,7 @@ export class RenderController {
     summary: 'Render (query)',
     description:
       `${DESCRIPTION} Query values are strings: \`full_page=true\`, \`viewport_width=390\`. Secret options (${SECRET_OPTIONS.map((name) => `\`${name}\``).join(', ')}) ` +
-      'are refused in a query string (422): send them in a POST body, or use a saved session (`session_id`). Without an ' +
+      'are refused in a query string (422): send them in a POST body, or use a saved session (`session_id`; docs/sessions.md). Without an ' +
       'Authorization header the query is a signed link (`access_key`, `expires`, `signature`; see docs/render-keys.md).',
   })
   @ApiRenderQuery()

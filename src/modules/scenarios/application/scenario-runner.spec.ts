@@ -1,3 +1,4 @@
+import type { SavedSessions } from '../../screenshots/application/saved-sessions.port';
 import { Logger } from '@nestjs/common';
 import { CaptureFailure, ScenarioTab, CaptureResult, PageCapturer, PageOptions } from '../../screenshots/application/capture.port';
 import { AppConfig } from '../../../config/app-config';
@@ -78,6 +79,7 @@ function fakePage(overrides: Partial<ScenarioTab> = {}): ScenarioTab {
     scrollTo: async () => undefined,
     screenshot: async () => PNG,
     url: () => WEBSITE.url,
+    browserState: async () => ({ cookies: [], origins: [] }),
     ...overrides,
   };
 }
@@ -158,6 +160,7 @@ function harness(opts: {
     { now: () => new Date() },
     config,
     secretBox,
+    { resolve: async () => Promise.reject(new Error('no session_id here')) } as unknown as SavedSessions,
   );
   return {
     runner,

@@ -21,6 +21,7 @@ import { scrollTargetOf, Step, waitForTimeoutOf } from '../domain/steps';
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import { within } from '../../../shared/domain/within';
 import { SupersededAttemptError } from '../../jobs/application/ports';
+import { SavedSessions } from '../../screenshots/application/saved-sessions.port';
 
 /** What an execution shows for a failure of ours (database, storage, a bug); the detail goes to the log. */
 export const INTERNAL_ERROR_MESSAGE = 'Internal error';
@@ -102,6 +103,7 @@ export class ScenarioRunner implements JobTypeHandler {
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly secretBox: SecretBox,
+    private readonly sessions: SavedSessions,
   ) {}
 
   async handle(job: JobProps): Promise<void> {
@@ -126,6 +128,15 @@ export class ScenarioRunner implements JobTypeHandler {
     // selector, clip, css, scripts, clicks, removals, resizing — are for one-shot captures: a run's screenshots are
     // PNGs of what the steps left on screen.)
     const saved = website.captureOptions;
+    // The website's saved session (session_id): the run starts logged in. One that cannot be used fails the run in words.
+    let session;
+    try {
+      session = saved.sessionId === undefined ? undefined : await this.sessions.resolve(job.accountId, saved.sessionId);
+    } catch (err) {
+      if (!(err instanceof CaptureFailure) || err.kind !== 'page') throw err;
+      await this.jobs.fail(job.id, err.message, this.clock.now());
+      return;
+    }
     const rendering = renderingFor(saved, { viewportWidth: website.viewportWidth, viewportHeight: website.viewportHeight, deviceScaleFactor: 1 });
     const pageOptions = {
       ...rendering,
@@ -140,6 +151,7 @@ export class ScenarioRunner implements JobTypeHandler {
       // Logged-in flows: the website's headers, cookies and credentials, for its own host only.
       secrets: saved.secrets,
       siteUrl: website.url,
+      session: session ? { state: session.state } : undefined,
       openTimeoutMs: this.forSteps(ctx),
     };
     await this.capturer.withPage(pageOptions, async (page) => {

@@ -26,6 +26,8 @@ import type { OutputFormat } from '../../../shared/domain/output-format';
 import { comparisonKey } from './comparison-key';
 import type { ScreenshotProps } from '../domain/screenshot';
 import { ChangeDetector } from './change-detector';
+import { SavedSessions } from './saved-sessions.port';
+import { captureWithSession } from './session-capture';
 
 /** A capture job: its payload is the capture's options. */
 type CaptureJob = JobProps<CaptureJobOptions>;
@@ -109,6 +111,7 @@ export class CaptureJobRunner implements JobTypeHandler<CaptureJobOptions>, OnMo
     private readonly changes: ChangeDetector,
     private readonly config: AppConfig,
     private readonly proxies: ProxyRouter,
+    private readonly sessions: SavedSessions,
   ) {}
 
   onModuleDestroy(): void {
@@ -140,13 +143,14 @@ export class CaptureJobRunner implements JobTypeHandler<CaptureJobOptions>, OnMo
     let request: CaptureRequest;
     try {
       const secrets = job.options.sealedSecrets ? (JSON.parse(this.secretBox.open(job.options.sealedSecrets)) as CaptureSecrets) : undefined;
-      request = captureRequestFor(website, job, secrets);
-      result = await this.captureThroughProxies(request, {
-        accountId: job.accountId,
-        websiteId: website.id,
-        url: website.url,
-        ...proxyChoiceFor(website, job, secrets),
-      });
+      const base = captureRequestFor(website, job, secrets);
+      request = base;
+      const choice = { accountId: job.accountId, websiteId: website.id, url: website.url, ...proxyChoiceFor(website, job, secrets) };
+      // The request's session_id, else the website's (a saved session; none: the page starts as it is).
+      const sessionId = job.options.sessionId ?? website.captureOptions.sessionId;
+      result = await captureWithSession(this.sessions, job.accountId, sessionId, (session) =>
+        this.captureThroughProxies(session ? { ...base, session } : base, choice),
+      );
     } catch (err) {
       if (err instanceof CaptureFailure && err.kind === 'page') {
         const failed = await this.jobs.fail(job.id, err.message, this.clock.now());

@@ -8,6 +8,7 @@ import type { PlainCaptureChoices } from '../../../shared/domain/capture-option-
 import type { Emulation, ResolvedOutput } from '../../../shared/domain/capture-option-rules';
 import type { CaptureReport } from '../../../shared/domain/capture-report';
 import type { ProxyUrl } from '../../../shared/domain/proxy-url';
+import type { SessionState } from '../../../shared/domain/session-state';
 
 export type { CaptureReport };
 
@@ -53,6 +54,11 @@ export interface CaptureRequest extends PlainCaptureChoices {
    * from `proxy`, `proxy_pool` or CAPTURE_PROXY; never an id). Absent: straight out. Never logged.
    */
   proxy?: ProxyUrl;
+  /**
+   * A saved session's state the page starts with (resolved by the caller from `session_id`; never an id), and the
+   * selector that tells it is still logged in. Never logged.
+   */
+  session?: SessionStart;
   /**
    * Page content read in the same visit besides the output (a render's `formats`, docs/outputs.md), into
    * CaptureResult.contents.
@@ -150,6 +156,27 @@ export class ProxyFailure extends CaptureFailure {
   }
 }
 
+/**
+ * A page's start from a saved session (docs/sessions.md): its cookies go to their own hosts (the browser's cookie
+ * jar decides, as for any cookie), its storage is set for its origin before the page's scripts run.
+ */
+export interface SessionStart {
+  state: SessionState;
+  /** Checked after the page loaded and settled: missing, the capture fails with LoggedOutFailure. */
+  loggedInSelector?: string | null;
+}
+
+/**
+ * The page loaded without the session's logged-in selector: the session no longer logs in. A page failure; the
+ * caller decides whether the session is refreshed and the capture tried again, or the job fails `session_expired`.
+ */
+export class LoggedOutFailure extends CaptureFailure {
+  constructor(readonly selector: string) {
+    super('page', `The page has no element matching "${selector}" after loading: logged out`);
+    this.name = 'LoggedOutFailure';
+  }
+}
+
 export type ScrollTarget = 'bottom' | { selector: string };
 
 /**
@@ -171,6 +198,11 @@ export interface ScenarioTab {
   scrollTo(target: ScrollTarget, timeoutMs?: number): Promise<void>;
   screenshot(opts: { fullPage: boolean }): Promise<CaptureResult>;
   url(): string;
+  /**
+   * The tab's browser state as a saved session keeps it: every cookie of its browser context, and the
+   * localStorage and sessionStorage of the origins its main frame visited (read when it left each, and now).
+   */
+  browserState(): Promise<SessionState>;
 }
 
 export interface PageOptions {
@@ -196,6 +228,8 @@ export interface PageOptions {
   /** Headers, cookies and Basic credentials for siteUrl's host and its subdomains only. */
   secrets?: CaptureSecrets;
   siteUrl?: string;
+  /** A saved session's cookies and storage, set before the first navigation. */
+  session?: SessionStart;
   /**
    * How long getting the page ready (a browser context, the tab) may take: the caller's time left, so a
    * wedged browser cannot hold a scenario past its cap. A fixed bound of milliseconds-scale work applies too.

@@ -4,7 +4,7 @@
  * step shots, have none (`capture: null`).
  */
 
-import type { CaptureReport } from '../../../shared/domain/capture-report';
+import type { CaptureReport, CaptureSessionReport } from '../../../shared/domain/capture-report';
 import { type CaptureWarning, mayBeIncomplete, parseCaptureWarnings } from '../../../shared/domain/capture-warnings';
 
 export type { CaptureReport };
@@ -22,6 +22,14 @@ export interface CaptureReportView {
   warnings: CaptureWarning[];
   /** The upstream proxy used, masked; null when the page went straight out. */
   proxy: string | null;
+  /** The saved session the page started with and whether it was refreshed; null: none. */
+  session: CaptureSessionReport | null;
+}
+
+function sessionOf(value: unknown): CaptureSessionReport | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const s = value as Partial<CaptureSessionReport>;
+  return typeof s.id === 'number' && typeof s.name === 'string' ? { id: s.id, name: s.name, refreshed: s.refreshed === true } : null;
 }
 
 export function captureReportView(report: CaptureReport | null): CaptureReportView | null {
@@ -37,6 +45,7 @@ export function captureReportView(report: CaptureReport | null): CaptureReportVi
     pending: [...report.pending],
     warnings: report.warnings.map((w) => ({ code: w.code, detail: w.detail })),
     proxy: report.proxy ?? null,
+    session: report.session ? { ...report.session } : null,
   };
 }
 
@@ -54,6 +63,7 @@ export function serializeCaptureReport(report: CaptureReport | null | undefined)
     pending: report.pending.slice(0, 5),
     warnings: report.warnings,
     proxy: report.proxy ?? null,
+    session: report.session ?? null,
   });
 }
 
@@ -73,6 +83,7 @@ export function parseCaptureReport(stored: string | null): CaptureReport | null 
       pending: Array.isArray(r.pending) ? r.pending.filter((p): p is string => typeof p === 'string') : [],
       warnings: parseCaptureWarnings(r.warnings),
       proxy: typeof r.proxy === 'string' ? r.proxy : null,
+      session: sessionOf(r.session),
     };
   } catch {
     return null;

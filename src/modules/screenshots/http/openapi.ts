@@ -122,6 +122,17 @@ export class ScreenshotView {
         example: 'http://********@proxy.example.com:8080',
         description: 'The upstream proxy the page went through, credentials masked; null when it went straight out',
       },
+      session: {
+        type: 'object',
+        nullable: true,
+        properties: {
+          id: { type: 'integer', example: 1 },
+          name: { type: 'string', example: 'Shop' },
+          refreshed: { type: 'boolean', description: 'The session was found logged out and logged in again before this picture' },
+        },
+        required: ['id', 'name', 'refreshed'],
+        description: 'The saved session the page started with (`session_id`); null when none',
+      },
     },
     required: ['http_status', 'final_url', 'title', 'page_height', 'truncated', 'settled', 'waited_ms', 'pending', 'warnings'],
     description:

@@ -10,6 +10,8 @@ export abstract class WebsiteRepository {
   abstract update(id: number, changes: WebsiteChanges, now: Date): Promise<WebsiteProps>;
   abstract delete(id: number): Promise<void>;
   abstract markCaptured(id: number, at: Date): Promise<void>;
+  /** The account's websites whose saved capture options name the saved session `sessionId` (`session_id`). */
+  abstract usingSession(accountId: number, sessionId: number): Promise<Array<{ id: number; name: string }>>;
 }
 
 /**

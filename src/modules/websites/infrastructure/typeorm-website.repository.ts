@@ -92,4 +92,19 @@ export class TypeOrmWebsiteRepository extends WebsiteRepository {
       .andWhere('(last_screenshot_at IS NULL OR last_screenshot_at < :at)', { at })
       .execute();
   }
+
+  async usingSession(accountId: number, sessionId: number): Promise<Array<{ id: number; name: string }>> {
+    // capture_options is JSON text on both databases: the session's id as its key's whole value, before a , or }.
+    const rows = await this.rows
+      .createQueryBuilder('w')
+      .select(['w.id', 'w.name'])
+      .where('w.account_id = :accountId', { accountId })
+      .andWhere('(w.capture_options LIKE :middle OR w.capture_options LIKE :last)', {
+        middle: `%"sessionId":${sessionId},%`,
+        last: `%"sessionId":${sessionId}}%`,
+      })
+      .orderBy('w.id', 'ASC')
+      .getMany();
+    return rows.map((row) => ({ id: row.id, name: row.name }));
+  }
 }

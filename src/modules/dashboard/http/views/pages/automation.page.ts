@@ -33,7 +33,7 @@ export function scenariosPage(viewer: DashboardViewer, view: { rows: ScenarioRow
     'scenarios',
     'Scenarios',
     html`${automationNotice(view.notice)}${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
-<div class="page-actions"><a class="button" href="/dashboard/scenarios/new" id="new-scenario">New scenario</a></div>
+<div class="page-actions"><a class="button" href="/dashboard/scenarios/new" id="new-scenario">New scenario</a> <a class="button secondary" href="/dashboard/sessions" id="saved-sessions">Saved sessions</a></div>
 ${
   view.rows.length
     ? html`${scrollBox(dataTable(['Scenario', 'Website', 'Steps', 'Last execution', hiddenHeading('Actions')], rows), 'scenarios')}${pager('/dashboard/scenarios', view.page)}`

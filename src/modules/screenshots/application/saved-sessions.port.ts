@@ -1,0 +1,22 @@
+import type { ResolvedSession } from '../../../shared/domain/session-state';
+
+/** A saved session as a capture starts with it, and the version it was at (a refresh is asked for against it). */
+export interface UsableSession extends ResolvedSession {
+  version: number;
+}
+
+/**
+ * What captures (screenshots, renders, scenario runs) ask of saved sessions (`session_id`, docs/sessions.md). The
+ * sessions context implements it; the capture port only ever gets the resolved state. Both methods fail with a
+ * page CaptureFailure in words when the session cannot be used (unknown, not ready, logged out for good).
+ */
+export abstract class SavedSessions {
+  /** The account's session `id`, ready to start a page with. */
+  abstract resolve(accountId: number, id: number): Promise<UsableSession>;
+  /**
+   * A capture that started with `seen` found it logged out (its logged_in_selector missing). A session made by a
+   * login scenario logs in again — once for every capture that found the same version logged out at the same
+   * time — and the new state is returned; any other fails `session_expired`.
+   */
+  abstract afterLoggedOut(accountId: number, seen: UsableSession): Promise<UsableSession>;
+}

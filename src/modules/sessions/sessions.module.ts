@@ -1,0 +1,34 @@
+import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { JobsModule } from '../jobs/jobs.module';
+import { ScenariosModule } from '../scenarios/scenarios.module';
+import { SavedSessions } from '../screenshots/application/saved-sessions.port';
+import { WebsitesModule } from '../websites/websites.module';
+import { LoginRunner } from './application/login-runner';
+import { SavedSessionRepository } from './application/ports';
+import { SavedSessionStates } from './application/saved-session-states';
+import { SessionLoginRunner } from './application/session-login.runner';
+import { SessionsService } from './application/sessions.service';
+import { SessionsController } from './http/sessions.controller';
+import { SavedSessionRow } from './infrastructure/saved-session.row';
+import { TypeOrmSavedSessionRepository } from './infrastructure/typeorm-saved-session.repository';
+
+/**
+ * Saved sessions (/sessions) and their logins. Global: the capture side (screenshots, renders, scenario runs)
+ * asks the SavedSessions port it declares, which this module implements — sessions sits above those contexts
+ * (a login runs a scenario's steps on the capture port), so they cannot import it.
+ */
+@Global()
+@Module({
+  imports: [TypeOrmModule.forFeature([SavedSessionRow]), JobsModule, WebsitesModule, ScenariosModule],
+  controllers: [SessionsController],
+  providers: [
+    { provide: SavedSessionRepository, useClass: TypeOrmSavedSessionRepository },
+    SessionsService,
+    LoginRunner,
+    SessionLoginRunner,
+    { provide: SavedSessions, useClass: SavedSessionStates },
+  ],
+  exports: [SavedSessions, SessionsService],
+})
+export class SessionsModule {}
