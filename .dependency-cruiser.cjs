@@ -33,6 +33,10 @@ const CONTEXT_IMPORTS = {
   'render-keys': ['accounts'],
   // Render in one call: its jobs, the capture port and storage of screenshots, the account of the request.
   renders: ['jobs', 'accounts', 'screenshots', 'rate-limiting', 'render-keys', 'proxies'],
+  // Monitors (issue 46): POST /websites with `monitor` makes a website, its schedule, its channel links and a first capture.
+  monitors: ['jobs', 'accounts', 'websites', 'schedules', 'notifications'],
+  // POST /mcp (issue 47): the Model Context Protocol's tools call the render, monitor and change-history services.
+  mcp: ['jobs', 'accounts', 'websites', 'screenshots', 'renders', 'monitors', 'notifications'],
 };
 
 /**

@@ -11,6 +11,7 @@ import { ApiAccessGuard, AuthGuard } from './modules/accounts/http/auth.guards';
 import { DashboardModule } from './modules/dashboard/dashboard.module';
 import { HealthModule } from './modules/health/health.module';
 import { MetricsModule } from './modules/metrics/metrics.module';
+import { MonitorsModule } from './modules/monitors/monitors.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
 import { RendersModule } from './modules/renders/renders.module';
 import { RateLimitGuard } from './modules/rate-limiting/http/rate-limit.guard';
@@ -48,6 +49,7 @@ export class AppModule {
         SchedulesModule,
         WebhooksModule,
         NotificationsModule,
+        MonitorsModule,
         RenderKeysModule,
         ProxiesModule,
         HealthModule,
