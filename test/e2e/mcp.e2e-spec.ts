@@ -89,7 +89,10 @@ describe('POST /mcp: the Model Context Protocol, with the SDK’s client', () =>
     expect(markdown).toContain('| 10 | 1450 | 38 ms |');
     expect(markdown).not.toContain('SPONSORED');
     expect(metadata.startsWith('Metadata (JSON): ')).toBe(true);
-    expect(JSON.parse(metadata.slice('Metadata (JSON): '.length))).toMatchObject({ title: 'Sizing connection pools | Example Engineering Blog', lang: 'en-GB' });
+    expect(JSON.parse(metadata.slice('Metadata (JSON): '.length))).toMatchObject({
+      title: 'Sizing connection pools | Example Engineering Blog',
+      lang: 'en-GB',
+    });
   });
 
   it('watch_page makes a monitor (website, schedule, channel, first capture); list_changes reads its changes; another account’s website is not found', async () => {
@@ -104,8 +107,13 @@ describe('POST /mcp: the Model Context Protocol, with the SDK’s client', () =>
     const made = watched.structuredContent as { website_id: number; schedule_id: number; every: string; channel_ids: number[]; first_job_id: string };
     expect(made).toMatchObject({ every: '1h', channel_ids: [channel.id], first_job_id: expect.any(String) });
     expect(textOf(watched)).toContain(`as website ${made.website_id}`);
-    expect((await request(t.url).get(`/websites/${made.website_id}`).set(account.auth)).body.data).toMatchObject({ name: expect.stringMatching(/^127\.0\.0\.1:\d+$/) });
-    expect((await request(t.url).get(`/schedules/${made.schedule_id}`).set(account.auth)).body.data).toMatchObject({ website_id: made.website_id, frequency: 'hourly' });
+    expect((await request(t.url).get(`/websites/${made.website_id}`).set(account.auth)).body.data).toMatchObject({
+      name: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
+    });
+    expect((await request(t.url).get(`/schedules/${made.schedule_id}`).set(account.auth)).body.data).toMatchObject({
+      website_id: made.website_id,
+      frequency: 'hourly',
+    });
     expect(await waitForJob(t.url, account.auth, made.first_job_id)).toMatchObject({ status: 'succeeded' });
 
     const none = await call('list_changes', { website_id: made.website_id });
@@ -120,7 +128,11 @@ describe('POST /mcp: the Model Context Protocol, with the SDK’s client', () =>
       await new Promise((r) => setTimeout(r, 100));
       changes = await call('list_changes', { website_id: made.website_id });
     }
-    expect(changes.structuredContent).toMatchObject({ website_id: made.website_id, total: 1, changes: [{ website_id: made.website_id, change: { changed: true } }] });
+    expect(changes.structuredContent).toMatchObject({
+      website_id: made.website_id,
+      total: 1,
+      changes: [{ website_id: made.website_id, change: { changed: true } }],
+    });
     expect(textOf(changes)).toMatch(/^1 change, newest first:\n- \S+: screenshot \d+ changed \(100\.00% of pixels, text \+0\/-0 lines\)$/);
 
     const bad = await call('watch_page', { url: `${pages.url}/watched`, every: '1h', channel_ids: [999_999] });

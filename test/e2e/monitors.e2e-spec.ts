@@ -70,18 +70,27 @@ describe('POST /websites with monitor (one call: website, schedule, channels, fi
       [{ every: '1h', channel_ids: [mine.id], colour: 'red' }, ['monitor.colour']],
     ];
     for (const [monitor, fields] of attempts) {
-      const res = await api().post('/websites').set(owner.auth).send({ name: 'Bad', url: `${pages.url}/watched`, monitor });
+      const res = await api()
+        .post('/websites')
+        .set(owner.auth)
+        .send({ name: 'Bad', url: `${pages.url}/watched`, monitor });
       expect({ monitor, status: res.status, code: res.body.code }).toEqual({ monitor, status: 422, code: 'validation_failed' });
       expect(detailFields(res.body)).toEqual(fields);
     }
     // Ids are checked against the account's channels: another account's channel is not found among them.
     for (const ids of [[theirs.id], [mine.id, 999_999]]) {
-      const res = await api().post('/websites').set(owner.auth).send({ name: 'Bad', url: `${pages.url}/watched`, monitor: { every: '1h', channel_ids: ids } });
+      const res = await api()
+        .post('/websites')
+        .set(owner.auth)
+        .send({ name: 'Bad', url: `${pages.url}/watched`, monitor: { every: '1h', channel_ids: ids } });
       expect(res.status).toBe(422);
       expect(res.body.details).toEqual([{ field: 'monitor.channel_ids', message: expect.stringContaining(`not found: ${ids[ids.length - 1]}`) }]);
     }
     // The website's own rules still apply, with the monitor's in the same 422 where the DTO sees both.
-    const both = await api().post('/websites').set(owner.auth).send({ name: 'Bad', url: 'ftp://example.com/', monitor: { every: 'never' } });
+    const both = await api()
+      .post('/websites')
+      .set(owner.auth)
+      .send({ name: 'Bad', url: 'ftp://example.com/', monitor: { every: 'never' } });
     expect(detailFields(both.body)).toEqual(['monitor.every', 'url']);
     expect(await counts(owner)).toEqual(before);
     expect((await api().get(`/notification-channels/${theirs.id}`).set(stranger.auth)).body.data.website_ids).toBeNull();
@@ -89,27 +98,47 @@ describe('POST /websites with monitor (one call: website, schedule, channels, fi
   });
 
   it('a channel that already names 100 websites cannot take one more: 422 naming it, nothing created', async () => {
-    const site = (await api().post('/websites').set(owner.auth).send({ name: 'Site', url: `${pages.url}/watched`, status: 'paused' })).body.data;
+    const site = (
+      await api()
+        .post('/websites')
+        .set(owner.auth)
+        .send({ name: 'Site', url: `${pages.url}/watched`, status: 'paused' })
+    ).body.data;
     const full = await channel(owner, { name: 'Full', website_ids: [site.id] });
     await t.app
       .get(DataSource)
       .query(`UPDATE notification_channels SET website_ids = '${Array.from({ length: 100 }, (_, i) => 50_000 + i).join(',')}' WHERE id = ${Number(full.id)}`);
     const before = await counts(owner);
-    const res = await api().post('/websites').set(owner.auth).send({ name: 'Full', url: `${pages.url}/watched`, monitor: { every: '1h', channel_ids: [full.id] } });
+    const res = await api()
+      .post('/websites')
+      .set(owner.auth)
+      .send({ name: 'Full', url: `${pages.url}/watched`, monitor: { every: '1h', channel_ids: [full.id] } });
     expect(res.status).toBe(422);
-    expect(res.body.details).toEqual([{ field: 'monitor.channel_ids', message: expect.stringContaining(`channel ${full.id} (Full) already names 100 websites`) }]);
+    expect(res.body.details).toEqual([
+      { field: 'monitor.channel_ids', message: expect.stringContaining(`channel ${full.id} (Full) already names 100 websites`) },
+    ]);
     expect(await counts(owner)).toEqual(before);
   });
 
   it('makes the website, its schedule, its channel links and its first capture; a later change reaches the channel', async () => {
     t.clock.set('2030-03-04T09:07:30Z');
-    const other = (await api().post('/websites').set(owner.auth).send({ name: 'Other', url: `${pages.url}/watched`, status: 'paused' })).body.data;
+    const other = (
+      await api()
+        .post('/websites')
+        .set(owner.auth)
+        .send({ name: 'Other', url: `${pages.url}/watched`, status: 'paused' })
+    ).body.data;
     const limited = await channel(owner, { name: 'Limited', website_ids: [other.id] });
     const everywhere = await channel(owner, { name: 'Everywhere' });
     const res = await api()
       .post('/websites')
       .set(owner.auth)
-      .send({ name: 'Pricing', url: `${pages.url}/watched`, viewport_width: 800, monitor: { every: 'every_15_minutes', channel_ids: [limited.id, everywhere.id, limited.id] } });
+      .send({
+        name: 'Pricing',
+        url: `${pages.url}/watched`,
+        viewport_width: 800,
+        monitor: { every: 'every_15_minutes', channel_ids: [limited.id, everywhere.id, limited.id] },
+      });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       success: true,
@@ -147,7 +176,8 @@ describe('POST /websites with monitor (one call: website, schedule, channels, fi
     expect(next.last_job_id).not.toBe(monitor.first_job_id);
     expect(await waitForJob(t.url, owner.auth, next.last_job_id)).toMatchObject({ status: 'succeeded' });
     const deadline = Date.now() + 20_000;
-    while ((hooks.get('limited')?.length ?? 0) + (hooks.get('everywhere')?.length ?? 0) < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while ((hooks.get('limited')?.length ?? 0) + (hooks.get('everywhere')?.length ?? 0) < 2 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     for (const name of ['limited', 'everywhere']) {
       expect(hooks.get(name)).toHaveLength(1);
       expect(JSON.stringify(hooks.get(name))).toContain('Pricing changed');
@@ -155,7 +185,10 @@ describe('POST /websites with monitor (one call: website, schedule, channels, fi
   });
 
   it('without monitor the answer is the spec’s, as before; a paused website gets its monitor but no first capture', async () => {
-    const plain = await api().post('/websites').set(owner.auth).send({ name: 'Plain', url: `${pages.url}/watched` });
+    const plain = await api()
+      .post('/websites')
+      .set(owner.auth)
+      .send({ name: 'Plain', url: `${pages.url}/watched` });
     expect(plain.status).toBe(201);
     expect(Object.keys(plain.body).sort()).toEqual(['data', 'success']);
     const paused = await api()

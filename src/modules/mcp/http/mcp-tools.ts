@@ -48,7 +48,7 @@ function nameOf(url: string): string {
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string));
+  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
   return Buffer.concat(chunks);
 }
 
@@ -191,7 +191,15 @@ export class McpTools {
     const dto = await validated(this.pipe, RenderDto, { ...args });
     const outcome = await this.renders.render(
       account.id,
-      { url: dto.url, options: { ...toCaptureOptions(dto), format: 'markdown' }, contents: ['metadata'], ttlSeconds: 0, cacheKey: null, fresh: false, linked: false },
+      {
+        url: dto.url,
+        options: { ...toCaptureOptions(dto), format: 'markdown' },
+        contents: ['metadata'],
+        ttlSeconds: 0,
+        cacheKey: null,
+        fresh: false,
+        linked: false,
+      },
       signal,
     );
     const markdown = (await readAll(await this.renders.open(outcome.render))).toString('utf8');
@@ -199,7 +207,10 @@ export class McpTools {
     const cut = markdown.length > MARKDOWN_MAX_CHARS;
     return {
       content: [
-        { type: 'text', text: cut ? `${markdown.slice(0, MARKDOWN_MAX_CHARS)}\n\n[… cut at ${MARKDOWN_MAX_CHARS} characters of ${markdown.length}]` : markdown },
+        {
+          type: 'text',
+          text: cut ? `${markdown.slice(0, MARKDOWN_MAX_CHARS)}\n\n[… cut at ${MARKDOWN_MAX_CHARS} characters of ${markdown.length}]` : markdown,
+        },
         { type: 'text', text: `Metadata (JSON): ${JSON.stringify(metadata)}` },
       ],
     };

@@ -1,4 +1,3 @@
-import { Clock } from '../../../shared/domain/clock';
 import { ValidationFailedError } from '../../../shared/domain/domain-error';
 import type { ChannelsService } from '../../notifications/application/channels.service';
 import type { SchedulesService } from '../../schedules/application/schedules.service';
@@ -26,7 +25,7 @@ describe('MonitorsService', () => {
     linkWebsite: () => step('link channels', undefined),
     unlinkWebsite: () => step('unlink channels', undefined),
   } as unknown as ChannelsService;
-  const clock = { now: () => new Date('2030-01-01T10:00:00Z') } as Clock;
+  const clock = { now: () => new Date('2030-01-01T10:00:00Z') };
   const service = new MonitorsService(websites, schedules, channels, clock);
   const input = { name: 'Pricing', url: 'https://example.com/' };
 

@@ -3,7 +3,14 @@ import { monitorFieldErrors, monitorScheduleName, monitorTiming, parseEvery } fr
 describe('monitor rules', () => {
   it('every: the short words, or the schedules’ frequency names; anything else is null', () => {
     expect(['5m', '15m', '30m', '1h', '1d', '1w'].map(parseEvery)).toEqual(['5m', '15m', '30m', '1h', '1d', '1w']);
-    expect(['every_5_minutes', 'every_15_minutes', 'every_30_minutes', 'hourly', 'daily', 'weekly'].map(parseEvery)).toEqual(['5m', '15m', '30m', '1h', '1d', '1w']);
+    expect(['every_5_minutes', 'every_15_minutes', 'every_30_minutes', 'hourly', 'daily', 'weekly'].map(parseEvery)).toEqual([
+      '5m',
+      '15m',
+      '30m',
+      '1h',
+      '1d',
+      '1w',
+    ]);
     expect(['', '1H', '10m', 'monthly', ' 1h', 'every_7_minutes', 5, null, undefined, ['1h']].map(parseEvery)).toEqual(Array(10).fill(null));
   });
 

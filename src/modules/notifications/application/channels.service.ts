@@ -120,7 +120,8 @@ export class ChannelsService {
 
   /** Undoes linkWebsite (a monitor that could not be made whole): the website leaves the lists it was added to. */
   async unlinkWebsite(channels: readonly ChannelProps[], websiteId: number): Promise<void> {
-    for (const channel of channels) if (channel.websiteIds !== null && !channel.websiteIds.includes(websiteId)) await this.channels.removeWebsite(channel.id, websiteId);
+    for (const channel of channels)
+      if (channel.websiteIds !== null && !channel.websiteIds.includes(websiteId)) await this.channels.removeWebsite(channel.id, websiteId);
   }
 
   /** Queues a test message to the channel, delivered (and retried) like any other. */

@@ -47,7 +47,10 @@ describe('TypeOrmChannelRepository (real database)', () => {
 
   describe('addWebsite / removeWebsite (a monitor links its website)', () => {
     const create = (websiteIds: number[] | null) =>
-      channels.createWithinLimit({ accountId, name: 'Mon', type: 'email', target: 'mon@example.com', events: ['screenshot.changed'], websiteIds, createdAt: T0 }, 20);
+      channels.createWithinLimit(
+        { accountId, name: 'Mon', type: 'email', target: 'mon@example.com', events: ['screenshot.changed'], websiteIds, createdAt: T0 },
+        20,
+      );
 
     it('ten concurrent monitors linking one channel each keep their website (one conditional write each, no lost update)', async () => {
       const channel = (await create([1]))!;
