@@ -27,7 +27,21 @@ export class McpController {
       'text/event-stream`). Tools: `screenshot`, `page_content`, `watch_page`, `list_changes`. Each request counts against the rate ' +
       'limits. See docs/mcp.md.',
   })
-  @ApiBody({ schema: { type: 'object', description: 'A JSON-RPC request or notification (`initialize`, `tools/list`, `tools/call`, …)' } })
+  @ApiBody({
+    schema: {
+      type: 'object',
+      description:
+        'A JSON-RPC 2.0 request or notification (`initialize`, `notifications/initialized`, `tools/list`, `tools/call`, …). A message the ' +
+        'protocol refuses is answered with a JSON-RPC error (status 400), not the API’s error body.',
+      required: ['jsonrpc', 'method'],
+      properties: {
+        jsonrpc: { type: 'string', enum: ['2.0'] },
+        id: { oneOf: [{ type: 'string' }, { type: 'integer' }], description: 'Absent in a notification' },
+        method: { type: 'string', example: 'tools/call' },
+        params: { type: 'object', example: { name: 'screenshot', arguments: { url: 'https://example.com/', viewport_width: 1280 } } },
+      },
+    },
+  })
   @ApiResponse({
     status: 200,
     description: 'The JSON-RPC response (a tool that fails answers a result with `isError: true` and words)',
