@@ -3,11 +3,13 @@
 from .client import Rendered, ScreenshotClient
 from .errors import ApiError, WaitTimeout
 from .signing import QueryValue, sign_render_url
-from .types import Job, Screenshot, ScreenshotPage, Website, WebsitePage
+from .types import Job, Monitor, MonitoredWebsite, Screenshot, ScreenshotPage, Website, WebsitePage
 
 __all__ = [
     "ApiError",
     "Job",
+    "Monitor",
+    "MonitoredWebsite",
     "QueryValue",
     "Rendered",
     "Screenshot",
