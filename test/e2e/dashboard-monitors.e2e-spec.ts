@@ -43,13 +43,19 @@ describe('Dashboard: Monitor a page (real browser, no JavaScript)', () => {
     account = await t.createAccount({ plan: 'pro' });
     await t.app.get(AccountsService).setPassword(account.email, PASSWORD);
     for (const [name, websiteIds] of [
-      ['Ops e-mail', null],
+      ['Ops', null],
       ['Pricing on Slack', []],
     ] as const) {
       const res = await request(t.url)
         .post('/notification-channels')
         .set(account.auth)
-        .send({ name, type: 'slack', target: `https://hooks.slack.com/services/T0/B0/${name.length}`, events: ['screenshot.changed'], website_ids: websiteIds });
+        .send({
+          name,
+          type: 'slack',
+          target: `https://hooks.slack.com/services/T0/B0/${name.length}`,
+          events: ['screenshot.changed'],
+          website_ids: websiteIds,
+        });
       expect(res.status).toBe(201);
     }
     browser = await puppeteer.launch({ executablePath: findChrome(process.env.CHROME_PATH), headless: 'shell', args: [...CHROME_ARGS] });

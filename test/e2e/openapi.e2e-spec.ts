@@ -244,7 +244,9 @@ describe('OpenAPI document (GET /openapi.json) and Swagger UI (GET /docs)', () =
     const plain = options.filter((o) => !o.secret).map((o) => o.wire);
     const secret = options.filter((o) => o.secret).map((o) => o.wire);
     expect(secret).toEqual(expect.arrayContaining(['cookies', 'headers', 'http_auth']));
-    expect([...names].sort()).toEqual([...plain, 'url', 'response_type', 'formats', 'cache_ttl', 'cache_key', 'fresh', 'access_key', 'expires', 'signature'].sort());
+    expect([...names].sort()).toEqual(
+      [...plain, 'url', 'response_type', 'formats', 'cache_ttl', 'cache_key', 'fresh', 'access_key', 'expires', 'signature'].sort(),
+    );
     for (const name of secret) expect(doc.paths['/render'].get.description).toContain(`\`${name}\``);
     expect(byName.url).toMatchObject({ required: true, schema: { type: 'string', minLength: 1 } });
     expect(byName.cache_key).toMatchObject({ required: false, schema: { type: 'string', minLength: 1 } });

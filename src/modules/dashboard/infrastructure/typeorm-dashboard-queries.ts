@@ -6,7 +6,16 @@ import { JobRow } from '../../jobs/infrastructure/job.row';
 import type { StepRecord } from '../../scenarios/domain/execution';
 import { ScreenshotRow } from '../../screenshots/infrastructure/screenshot.row';
 import { counterName, findPage } from '../../../shared/persistence/hot-query';
-import { DashboardQueries, GalleryFilter, GalleryShot, ShotSource, UsageBucket, UsageSeries, WebsiteChecks, WebsiteChoices } from '../application/dashboard-queries';
+import {
+  DashboardQueries,
+  GalleryFilter,
+  GalleryShot,
+  ShotSource,
+  UsageBucket,
+  UsageSeries,
+  WebsiteChecks,
+  WebsiteChoices,
+} from '../application/dashboard-queries';
 
 /** `%`, `_` and the escape character itself are literal in a search. */
 function likePattern(text: string): string {

@@ -80,9 +80,7 @@ export interface HistoryView {
 
 /** Last checked (and how it went) and last changed, above the timeline: what a monitor's owner looks for first. */
 function checksLine(checks: WebsiteChecks): Html {
-  const checked = checks.lastChecked
-    ? html`${utcTime(checks.lastChecked.at)} ${badge(checks.lastChecked.status)}`
-    : html`<span class="muted">not yet</span>`;
+  const checked = checks.lastChecked ? html`${utcTime(checks.lastChecked.at)} ${badge(checks.lastChecked.status)}` : html`<span class="muted">not yet</span>`;
   const changed = checks.lastChanged
     ? html`${utcTime(checks.lastChanged.at)} <a href="/dashboard/screenshots/${checks.lastChanged.screenshotId}/compare">compare</a>`
     : html`<span class="muted">no change yet</span>`;

@@ -73,7 +73,7 @@ export function monitorFormPage(viewer: DashboardViewer, view: MonitorFormView):
 <form class="card monitor-form" method="post" action="/dashboard/monitors/new" id="monitor-form">
   ${csrfField(viewer)}
   <label for="monitor-url">Page URL</label>
-  <input type="url" id="monitor-url" name="url" maxlength="2048" required value="${v.url}" placeholder="https://example.com/pricing" spellcheck="false"${invalid(e, 'url')}>
+  <input type="text" inputmode="url" id="monitor-url" name="url" maxlength="2048" required value="${v.url}" placeholder="https://example.com/pricing" spellcheck="false"${invalid(e, 'url')}>
   ${fieldError(e, 'url')}
   <label for="monitor-name">Name <span class="muted">(optional: the page's host)</span></label>
   <input type="text" id="monitor-name" name="name" maxlength="255" value="${v.name}" placeholder="e.g. Competitor pricing"${invalid(e, 'name')}>
