@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsArray, IsString, ValidateNested } from 'class-validator';
 import { MaxEntries, NestedDto } from '../../../shared/http/body-bounds';
 import { IsNotArray, OBJECT_MESSAGE } from '../../../shared/http/capture-option-fields';
-import { IsId, OptionalField, Satisfies } from '../../../shared/http/validation';
+import { IsId, MAX_ID, OptionalField, Satisfies } from '../../../shared/http/validation';
 import { CreateWebsiteDto } from '../../websites/http/website.dto';
 import { MONITOR_CHANNELS_MAX, MONITOR_EVERY, MONITOR_EVERY_VALUES, MonitorRequest, parseEvery } from '../domain/monitor';
 import type { MonitorMade } from '../application/monitors.service';
@@ -28,7 +28,7 @@ export class MonitorDto {
 
   @ApiPropertyOptional({
     type: 'array',
-    items: { type: 'integer', minimum: 1 },
+    items: { type: 'integer', minimum: 1, maximum: MAX_ID },
     maxItems: MONITOR_CHANNELS_MAX,
     default: [],
     example: [3],
