@@ -41,6 +41,10 @@ const CONTEXT_IMPORTS = {
   // Saved sessions (issue 44): a login runs a scenario's steps on the capture port; the capture side asks the
   // SavedSessions port screenshots declares (sessions implements it, from a global module), never this context.
   sessions: ['jobs', 'accounts', 'websites', 'screenshots', 'scenarios'],
+  // Monitors (issue 46): POST /websites with `monitor` makes a website, its schedule, its channel links and a first capture.
+  monitors: ['jobs', 'accounts', 'websites', 'schedules', 'notifications'],
+  // POST /mcp (issue 47): the Model Context Protocol's tools call the render, monitor and change-history services.
+  mcp: ['jobs', 'accounts', 'websites', 'screenshots', 'renders', 'monitors', 'notifications'],
 };
 
 /**

@@ -11,6 +11,8 @@ import { ApiAccessGuard, AuthGuard } from './modules/accounts/http/auth.guards';
 import { DashboardModule } from './modules/dashboard/dashboard.module';
 import { HealthModule } from './modules/health/health.module';
 import { MetricsModule } from './modules/metrics/metrics.module';
+import { MonitorsModule } from './modules/monitors/monitors.module';
+import { McpModule } from './modules/mcp/mcp.module';
 import { NotificationsModule } from './modules/notifications/notifications.module';
 import { RendersModule } from './modules/renders/renders.module';
 import { RateLimitGuard } from './modules/rate-limiting/http/rate-limit.guard';
@@ -50,6 +52,8 @@ export class AppModule {
         SchedulesModule,
         WebhooksModule,
         NotificationsModule,
+        MonitorsModule,
+        McpModule,
         RenderKeysModule,
         ProxiesModule,
         BatchesModule,

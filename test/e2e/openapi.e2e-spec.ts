@@ -158,6 +158,12 @@ describe('OpenAPI document (GET /openapi.json) and Swagger UI (GET /docs)', () =
       }
       const schema = deref(op.requestBody?.content?.['application/json']?.schema);
       expect({ key, properties: Object.keys(schema?.properties ?? {}).length > 0 }).toEqual({ key, properties: true });
+      if (key === 'post /mcp') {
+        // A JSON-RPC message, judged by the protocol (its errors are JSON-RPC errors), not by a DTO naming fields.
+        expect({ key, errors: ['400', '413'].filter((s) => !op.responses[s]) }).toEqual({ key, errors: [] });
+        expect(Object.keys(schema.properties).sort()).toEqual(['id', 'jsonrpc', 'method', 'params']);
+        continue;
+      }
       expect({ key, errors: ['400', '413', '422'].filter((s) => !op.responses[s]) }).toEqual({ key, errors: [] });
       const details = props(jsonSchema(op.responses['422'])).details;
       expect({ key, details: details?.type }).toEqual({ key, details: 'array' });
@@ -244,7 +250,9 @@ describe('OpenAPI document (GET /openapi.json) and Swagger UI (GET /docs)', () =
     const plain = options.filter((o) => !o.secret).map((o) => o.wire);
     const secret = options.filter((o) => o.secret).map((o) => o.wire);
     expect(secret).toEqual(expect.arrayContaining(['cookies', 'headers', 'http_auth']));
-    expect([...names].sort()).toEqual([...plain, 'url', 'response_type', 'cache_ttl', 'cache_key', 'fresh', 'access_key', 'expires', 'signature'].sort());
+    expect([...names].sort()).toEqual(
+      [...plain, 'url', 'response_type', 'formats', 'cache_ttl', 'cache_key', 'fresh', 'access_key', 'expires', 'signature'].sort(),
+    );
     for (const name of secret) expect(doc.paths['/render'].get.description).toContain(`\`${name}\``);
     expect(byName.url).toMatchObject({ required: true, schema: { type: 'string', minLength: 1 } });
     expect(byName.cache_key).toMatchObject({ required: false, schema: { type: 'string', minLength: 1 } });
@@ -253,11 +261,28 @@ describe('OpenAPI document (GET /openapi.json) and Swagger UI (GET /docs)', () =
     expect(byName.format.schema.enum).toEqual(expect.arrayContaining(['png', 'jpeg', 'pdf']));
     expect(byName.hide_selectors.schema).toMatchObject({ type: 'array', maxItems: 50 });
     expect(byName.clip.schema).toMatchObject({ type: 'string' });
+    // GET /render takes formats=png,markdown,metadata (docs/outputs.md): declared, as the query spells it.
+    expect(byName.formats).toMatchObject({ required: false, schema: { type: 'string', example: 'png,markdown,metadata' } });
     expect(byName.expires).toMatchObject({ required: false, schema: { type: 'integer' } });
     expect(byName.signature).toMatchObject({ required: false, schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } });
     for (const p of query) expect({ name: p.name, description: typeof p.description }).toEqual({ name: p.name, description: 'string' });
     // POST /render takes its options in the body; its query declares nothing.
     expect((doc.paths['/render'].post.parameters ?? []).filter((p: Json) => p.in === 'query')).toEqual([]);
+  });
+
+  it('POST /websites takes monitor {every, channel_ids} and answers it; POST /mcp is declared (GET /mcp, a 405, is not)', () => {
+    const create = doc.paths['/websites'].post;
+    expect(create.operationId).toBe('Websites_create');
+    const body = deref(create.requestBody.content['application/json'].schema as Json);
+    const monitor = deref(props(body).monitor as Json);
+    expect(props(monitor).every.enum).toEqual(expect.arrayContaining(['5m', '15m', '30m', '1h', '1d', '1w', 'hourly']));
+    expect(props(monitor).channel_ids).toMatchObject({ type: 'array', items: { type: 'integer' } });
+    expect(monitor.required).toEqual(['every']);
+    const answer = props(jsonSchema(create.responses['201']));
+    expect(answer.data).toEqual({ $ref: '#/components/schemas/Website' });
+    expect(Object.keys(props(deref(answer.monitor as Json))).sort()).toEqual(['channel_ids', 'every', 'first_job_id', 'schedule_id']);
+    expect(Object.keys(doc.paths['/mcp'])).toEqual(['post']);
+    expect(doc.paths['/mcp'].post.tags).toEqual(['MCP']);
   });
 
   it('GET /renders/{id} requires expires and signature; render url, cache_key and a channel’s target have minLength 1', () => {

@@ -3,7 +3,7 @@
 from .client import Rendered, ScreenshotClient
 from .errors import ApiError, WaitTimeout
 from .signing import QueryValue, sign_render_url
-from .types import AlertWhen, Batch, BatchPage, Job, Screenshot, ScreenshotPage, Session, Website, WebsitePage
+from .types import AlertWhen, Batch, BatchPage, Job, Monitor, MonitoredWebsite, Screenshot, ScreenshotPage, Session, Website, WebsitePage
 
 __all__ = [
     "AlertWhen",
@@ -11,6 +11,8 @@ __all__ = [
     "Batch",
     "BatchPage",
     "Job",
+    "Monitor",
+    "MonitoredWebsite",
     "QueryValue",
     "Rendered",
     "Screenshot",

@@ -15,7 +15,7 @@ from urllib.parse import quote, urlencode
 from urllib.request import Request, urlopen
 
 from .errors import ApiError, WaitTimeout
-from .types import Batch, BatchPage, Job, Screenshot, ScreenshotPage, Session, Website, WebsitePage
+from .types import Batch, BatchPage, Job, MonitoredWebsite, Screenshot, ScreenshotPage, Session, Website, WebsitePage
 
 # The longest wait the service accepts (GET /jobs/{id}?wait=0..30).
 MAX_WAIT_SECONDS = 30
@@ -113,6 +113,14 @@ class ScreenshotClient:
     def create_website(self, name: str, url: str, **fields: Any) -> Website:
         """POST /websites: ``fields`` are the website's other fields (``viewport_width``, ``capture_options``, …)."""
         return cast(Website, self._data("POST", "/websites", body={"name": name, "url": url, **fields}))
+
+    def create_monitor(self, name: str, url: str, every: str, channel_ids: Optional[List[int]] = None, **fields: Any) -> MonitoredWebsite:
+        """POST /websites with ``monitor``: the website, a schedule that captures it ``every`` (``5m``, ``15m``, ``30m``,
+        ``1h``, ``1d``, ``1w``), the notification channels that alert about it, and its first capture — in one call, or
+        nothing (a 422 naming ``monitor.every`` / ``monitor.channel_ids``)."""
+        monitor: Dict[str, Any] = {"every": every, "channel_ids": list(channel_ids or [])}
+        answer = self.request("POST", "/websites", body={"name": name, "url": url, **fields, "monitor": monitor})
+        return {"website": answer["data"], "monitor": answer["monitor"]}
 
     def list_websites(self, *, page: Optional[int] = None, per_page: Optional[int] = None, **filters: Union[str, int, bool, None]) -> WebsitePage:
         """GET /websites: one page of the list envelope (``data``, ``meta``, ``links``)."""

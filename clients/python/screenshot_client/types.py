@@ -30,6 +30,20 @@ class Website(TypedDict, total=False):
     updated_at: str
 
 
+class Monitor(TypedDict, total=False):
+    """What ``monitor`` made with a website (POST /websites): its schedule, rhythm, channels and first capture."""
+
+    schedule_id: int
+    every: str
+    channel_ids: List[int]
+    first_job_id: Optional[str]
+
+
+class MonitoredWebsite(TypedDict):
+    website: Website
+    monitor: Monitor
+
+
 class Screenshot(TypedDict, total=False):
     id: int
     website_id: Optional[int]

@@ -87,6 +87,19 @@ class ServiceTest(unittest.TestCase):
             self.client.get_session(created["id"])
         self.assertEqual(caught.exception.status, 404)
 
+    def test_create_monitor_makes_the_website_its_schedule_and_its_first_capture_or_nothing(self) -> None:
+        made = self.client.create_monitor("Py monitor", f"{PAGES_URL}/red", "1d", viewport_width=320, viewport_height=240)
+        monitor = made["monitor"]
+        self.assertEqual((made["website"]["name"], monitor["every"], monitor["channel_ids"]), ("Py monitor", "1d", []))
+        schedule = self.client.request("GET", f"/schedules/{monitor['schedule_id']}")["data"]
+        self.assertEqual((schedule["website_id"], schedule["frequency"]), (made["website"]["id"], "daily"))
+        first = monitor["first_job_id"]
+        assert first is not None
+        self.assertEqual(self.client.wait_for_job(first, timeout=60)["status"], "succeeded")
+        with self.assertRaises(ApiError) as caught:
+            self.client.create_monitor("Py monitor", f"{PAGES_URL}/red", "sometimes")
+        self.assertEqual([d["field"] for d in caught.exception.details], ["monitor.every"])
+
     def test_a_422_carries_the_fields(self) -> None:
         with self.assertRaises(ApiError) as caught:
             self.client.create_website("", "not a url")

@@ -30,7 +30,10 @@ export interface paths {
     /** List Websites */
     get: operations['Websites_list'];
     put?: never;
-    /** Create Website */
+    /**
+     * Create Website
+     * @description Creates the website. With `monitor: {every, channel_ids}` the same call also creates the schedule that captures it, links the notification channels to it and queues its first capture — all or nothing: a bad `every`, or a channel that is not one of yours, is a 422 naming `monitor.every` / `monitor.channel_ids` and nothing is created. The answer then also has `monitor`.
+     */
     post: operations['Websites_create'];
     delete?: never;
     options?: never;
@@ -651,6 +654,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/mcp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Model Context Protocol
+     * @description A JSON-RPC 2.0 message of the Model Context Protocol (streamable HTTP transport, stateless; send `Accept: application/json, text/event-stream`). Tools: `screenshot`, `page_content`, `watch_page`, `list_changes`. Each request counts against the rate limits. See docs/mcp.md.
+     */
+    post: operations['Mcp_handle'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/render-keys': {
     parameters: {
       query?: never;
@@ -1239,6 +1262,29 @@ export interface components {
        */
       details_total?: number;
     };
+    /** @description Unknown route or id, or an id of another account (never 403: existence does not leak) */
+    NotFoundErrorBody: {
+      /** @enum {boolean} */
+      success: false;
+      /**
+       * @description Human-readable message
+       * @example Website not found
+       */
+      error: string;
+      /**
+       * @description Stable machine-readable code
+       * @enum {string}
+       */
+      code: 'not_found';
+      /**
+       * @description Bulk Download only: the requested ids that are not the caller’s
+       * @example [
+       *       7,
+       *       9
+       *     ]
+       */
+      missing_ids?: number[];
+    };
     Clip: {
       x: number;
       y: number;
@@ -1594,28 +1640,22 @@ export interface components {
        */
       full_page_scroll_selector?: string;
     };
-    /** @description Unknown fields are refused (422). */
-    CreateWebsiteDto: {
+    /** @description Any subset of the fields. Read-only fields echoed back from GET (id, last_screenshot_at, created_at, updated_at) are accepted and ignored. */
+    UpdateWebsiteDto: {
       /** @example Example */
-      name: string;
+      name?: string;
       /**
        * Format: uri
        * @description Absolute http/https URL (at most 2048 characters) without credentials; its host must resolve to public addresses only (URL policy: loopback, private, link-local, CGNAT, multicast and unspecified addresses are 422, and every request the browser makes is checked again). Stored as the WHATWG URL parser serialises it (`HTTP://Example.com` → `http://example.com/`)
        * @example https://example.com
        */
-      url: string;
-      /** @default 1280 */
+      url?: string;
       viewport_width?: number;
-      /** @default 800 */
       viewport_height?: number;
-      /**
-       * @description Capture the whole page, not just the viewport
-       * @default false
-       */
+      /** @description Capture the whole page, not just the viewport */
       full_page?: boolean;
       /**
        * @description Paused websites are skipped by schedules
-       * @default active
        * @enum {string}
        */
       status?: 'active' | 'paused';
@@ -1660,60 +1700,6 @@ export interface components {
        * @enum {string}
        */
       code: 'payload_too_large';
-    };
-    /** @description Unknown route or id, or an id of another account (never 403: existence does not leak) */
-    NotFoundErrorBody: {
-      /** @enum {boolean} */
-      success: false;
-      /**
-       * @description Human-readable message
-       * @example Website not found
-       */
-      error: string;
-      /**
-       * @description Stable machine-readable code
-       * @enum {string}
-       */
-      code: 'not_found';
-      /**
-       * @description Bulk Download only: the requested ids that are not the caller’s
-       * @example [
-       *       7,
-       *       9
-       *     ]
-       */
-      missing_ids?: number[];
-    };
-    /** @description Any subset of the fields. Read-only fields echoed back from GET (id, last_screenshot_at, created_at, updated_at) are accepted and ignored. */
-    UpdateWebsiteDto: {
-      /** @example Example */
-      name?: string;
-      /**
-       * Format: uri
-       * @description Absolute http/https URL (at most 2048 characters) without credentials; its host must resolve to public addresses only (URL policy: loopback, private, link-local, CGNAT, multicast and unspecified addresses are 422, and every request the browser makes is checked again). Stored as the WHATWG URL parser serialises it (`HTTP://Example.com` → `http://example.com/`)
-       * @example https://example.com
-       */
-      url?: string;
-      viewport_width?: number;
-      viewport_height?: number;
-      /** @description Capture the whole page, not just the viewport */
-      full_page?: boolean;
-      /**
-       * @description Paused websites are skipped by schedules
-       * @enum {string}
-       */
-      status?: 'active' | 'paused';
-      capture_options?: components['schemas']['CaptureOptionsInput'];
-      /**
-       * @description Change history: a capture counts as `changed` when the share of its pixels that differ from the previous comparable capture is above this (0..1)
-       * @default 0.001
-       */
-      change_threshold?: number;
-      /**
-       * @description Change history: elements whose boxes (where they are in each capture) are left out of the comparison — dates, ads, counters. Applies to captures taken from then on
-       * @default []
-       */
-      change_ignore_selectors?: string[];
     };
     /** @description Answer of the delete operations */
     MessageResponse: {
@@ -3575,6 +3561,82 @@ export interface components {
        */
       created_at: string;
     };
+    /** @description What `monitor` made: its schedule, its rhythm, its channels and its first capture. */
+    Monitor: {
+      /**
+       * @description The schedule that captures the website (GET /schedules/{id})
+       * @example 7
+       */
+      schedule_id: number;
+      /**
+       * @description The rhythm, in its short word
+       * @example 1h
+       * @enum {string}
+       */
+      every: '5m' | '15m' | '30m' | '1h' | '1d' | '1w';
+      /** @description The channels that alert about the website */
+      channel_ids: number[];
+      /**
+       * Format: uuid
+       * @description The first capture’s job (GET /jobs/{id}?wait=30); null for a website created paused
+       */
+      first_job_id: string | null;
+    };
+    /** @description Watch the website: a schedule that captures it `every` so often (its first capture is taken at once), and the notification channels that hear of its changes and failures. All or nothing: a bad `every` or a channel that is not yours is a 422 and nothing is created. See docs/monitors.md. */
+    MonitorRequest: {
+      /**
+       * @description How often: `5m` (every 5 minutes), `15m` (every 15 minutes), `30m` (every 30 minutes), `1h` (hourly), `1d` (daily), `1w` (weekly); a schedule's frequency name is taken too. Counted from the first capture, in UTC
+       * @example 1h
+       * @enum {string}
+       */
+      every: '5m' | '15m' | '30m' | '1h' | '1d' | '1w' | 'every_5_minutes' | 'every_15_minutes' | 'every_30_minutes' | 'hourly' | 'daily' | 'weekly';
+      /**
+       * @description Notification channels (GET /notification-channels) to alert about this website: a channel limited to some websites gets this one added; a channel for every website already covers it
+       * @default []
+       * @example [
+       *       3
+       *     ]
+       */
+      channel_ids?: number[];
+    };
+    /** @description Unknown fields are refused (422). With `monitor`, the website is watched from this call on. */
+    CreateWebsiteDto: {
+      /** @example Example */
+      name: string;
+      /**
+       * Format: uri
+       * @description Absolute http/https URL (at most 2048 characters) without credentials; its host must resolve to public addresses only (URL policy: loopback, private, link-local, CGNAT, multicast and unspecified addresses are 422, and every request the browser makes is checked again). Stored as the WHATWG URL parser serialises it (`HTTP://Example.com` → `http://example.com/`)
+       * @example https://example.com
+       */
+      url: string;
+      /** @default 1280 */
+      viewport_width?: number;
+      /** @default 800 */
+      viewport_height?: number;
+      /**
+       * @description Capture the whole page, not just the viewport
+       * @default false
+       */
+      full_page?: boolean;
+      /**
+       * @description Paused websites are skipped by schedules
+       * @default active
+       * @enum {string}
+       */
+      status?: 'active' | 'paused';
+      capture_options?: components['schemas']['CaptureOptionsInput'];
+      /**
+       * @description Change history: a capture counts as `changed` when the share of its pixels that differ from the previous comparable capture is above this (0..1)
+       * @default 0.001
+       */
+      change_threshold?: number;
+      /**
+       * @description Change history: elements whose boxes (where they are in each capture) are left out of the comparison — dates, ads, counters. Applies to captures taken from then on
+       * @default []
+       */
+      change_ignore_selectors?: string[];
+      monitor?: components['schemas']['MonitorRequest'];
+    };
     /** @description A key that signs `/render` links (its secret is never shown again) */
     RenderKey: {
       /** @example 1 */
@@ -4154,7 +4216,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The new website (without last_screenshot_at) */
+      /** @description The new website (without last_screenshot_at); with `monitor` when one was asked for */
       201: {
         headers: {
           'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
@@ -4167,6 +4229,7 @@ export interface operations {
             /** @enum {boolean} */
             success: true;
             data: components['schemas']['Website'];
+            monitor?: components['schemas']['Monitor'];
           };
         };
       };
@@ -6548,6 +6611,8 @@ export interface operations {
         cache_key?: string;
         /** @description Bypass the cache: a new capture, which becomes the entry */
         fresh?: boolean;
+        /** @description response_type=json only, instead of `format`: several outputs of one page visit, comma-separated (`png,markdown,metadata`). At most one of png, jpeg, webp, pdf (the file `url` links to; else the first); the content formats (html, markdown, text, metadata) are inlined in `data.contents`. See docs/outputs.md. */
+        formats?: string;
         /** @description When the capture is taken. `stable`: after `load`, as soon as the page has been still for a short settle window (no request in flight, no pending timer of at most 2 s, no DOM change, fonts loaded, images decoded; intervals, longer timers and endless animations do not hold it), at most 3 s after `load`. `load` / `domcontentloaded`: at that event, nothing more. `network_idle`: after `load`, once the network has been quiet for 500 ms (at most 3 s). */
         wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
         /** @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture. */
@@ -11532,6 +11597,184 @@ export interface operations {
         };
       };
       /** @description `validation_failed`: this operation takes no body; each field sent is named in `details` */
+      422: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitErrorBody'];
+        };
+      };
+      /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeadersTooLargeErrorBody'];
+        };
+      };
+      /** @description `unavailable`: the database or the queue is unreachable; nothing was applied */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnavailableErrorBody'];
+        };
+      };
+    };
+  };
+  Mcp_handle: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          jsonrpc: '2.0';
+          /** @description Absent in a notification */
+          id?: string | number;
+          /** @example tools/call */
+          method: string;
+          /**
+           * @example {
+           *       "name": "screenshot",
+           *       "arguments": {
+           *         "url": "https://example.com/",
+           *         "viewport_width": 1280
+           *       }
+           *     }
+           */
+          params?: Record<string, never>;
+        };
+      };
+    };
+    responses: {
+      /** @description The JSON-RPC response (a tool that fails answers a result with `isError: true` and words) */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': Record<string, never>;
+        };
+      };
+      /** @description A notification was accepted (no body) */
+      202: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `bad_request`: the body is not valid JSON (or nests over 32 levels) or its Content-Type is not `application/json`; or a malformed request or URL */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token. The X-RateLimit-* headers are those of the per-address limit on failed authentications (no account is known) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnauthorizedErrorBody'];
+        };
+      };
+      /** @description `plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free) */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanNoApiAccessErrorBody'];
+        };
+      };
+      /** @description `bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed) */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `payload_too_large`: the body is over 1 MiB (answered after authentication, counted; read no further than the limit) */
+      413: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PayloadTooLargeErrorBody'];
+        };
+      };
+      /** @description `uri_too_long`: a path segment is longer than 2048 characters */
+      414: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UriTooLongErrorBody'];
+        };
+      };
+      /** @description `unsupported_media_type`: a Content-Encoding other than identity, gzip, deflate or br */
+      415: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnsupportedMediaTypeErrorBody'];
+        };
+      };
+      /** @description `validation_failed`: invalid or unknown fields, each named in `details` */
       422: {
         headers: {
           'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];

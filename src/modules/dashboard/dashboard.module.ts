@@ -2,6 +2,7 @@ import { BatchesModule } from '../batches/batches.module';
 import { BatchesPageController } from './http/batches-page.controller';
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
+import { MonitorsModule } from '../monitors/monitors.module';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { JobsModule } from '../jobs/jobs.module';
 import { RateLimitingModule } from '../rate-limiting/rate-limiting.module';
@@ -17,6 +18,7 @@ import { AssetsController, DashboardNotFoundController } from './http/assets.con
 import { AutomationController } from './http/automation.controller';
 import { ChangeHistoryController } from './http/change-history.controller';
 import { JobsPageController } from './http/jobs-page.controller';
+import { MonitorPageController } from './http/monitor-page.controller';
 import { ScenarioEditorController } from './http/scenario-editor.controller';
 import { ScheduleEditorController } from './http/schedule-editor.controller';
 import { NotificationsPageController } from './http/notifications-page.controller';
@@ -48,6 +50,7 @@ import { TypeOrmDashboardQueries } from './infrastructure/typeorm-dashboard-quer
     ScenariosModule,
     SchedulesModule,
     NotificationsModule,
+    MonitorsModule,
     RenderKeysModule,
     RendersModule,
     BatchesModule,
@@ -71,6 +74,7 @@ import { TypeOrmDashboardQueries } from './infrastructure/typeorm-dashboard-quer
     AlertLinksController,
     BatchesPageController,
     SessionsPageController,
+    MonitorPageController,
     DashboardNotFoundController,
   ],
   providers: [WebsiteNames, PlaygroundCaptures, StaticAssets, { provide: DashboardQueries, useClass: TypeOrmDashboardQueries }],

@@ -58,7 +58,18 @@ export interface WebsiteChoices {
   more: boolean;
 }
 
+/** When a website was last checked (its newest capture job that ended) and last found changed. */
+export interface WebsiteChecks {
+  lastChecked: { at: Date; status: 'succeeded' | 'failed' } | null;
+  lastChanged: { at: Date; screenshotId: number } | null;
+}
+
 export abstract class DashboardQueries {
+  /**
+   * A website's last check and last change: two index reads (jobs by account, website and time; screenshots by
+   * account, website and `changed`), whatever the tables hold.
+   */
+  abstract websiteChecks(accountId: number, websiteId: number): Promise<WebsiteChecks>;
   /** The account's screenshots matching the filter, newest first. */
   abstract gallery(accountId: number, filter: GalleryFilter, page: PageRequest): Promise<{ items: GalleryShot[]; total: number }>;
   /** Where each of these screenshots (the account's own) came from, by id. */

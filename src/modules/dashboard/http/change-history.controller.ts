@@ -6,6 +6,7 @@ import { ScreenshotsService } from '../../screenshots/application/screenshots.se
 import type { ScreenshotProps } from '../../screenshots/domain/screenshot';
 import { WebsitesService } from '../../websites/application/websites.service';
 import { loadCompareView, notFoundAsNull } from './compare-view';
+import { DashboardQueries } from '../application/dashboard-queries';
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardViewer, Viewer } from './dashboard-request';
 import { DASHBOARD_PAGE_SIZE, HtmlPage, lastPage, pageParam } from './responses';
@@ -27,11 +28,18 @@ export class ChangeHistoryController {
   constructor(
     private readonly screenshots: ScreenshotsService,
     private readonly websites: WebsitesService,
+    private readonly queries: DashboardQueries,
   ) {}
 
   @Get('websites/:id/history')
   @HtmlPage()
-  async history(@Viewer() viewer: DashboardViewer, @Param('id', IdParam) id: number, @Query('page') rawPage?: string, @Query('changes') changes?: string) {
+  async history(
+    @Viewer() viewer: DashboardViewer,
+    @Param('id', IdParam) id: number,
+    @Query('page') rawPage?: string,
+    @Query('changes') changes?: string,
+    @Query('notice') notice?: string,
+  ) {
     const accountId = viewer.account.id;
     const website = await this.websites.get(accountId, id); // another account's website is 404
     const page = pageParam(rawPage);
@@ -53,6 +61,8 @@ export class ChangeHistoryController {
       changesOnly,
       page: { page, lastPage: lastPage(total, DASHBOARD_PAGE_SIZE), total },
       textPreviews,
+      checks: await this.queries.websiteChecks(accountId, id),
+      notice,
     }).toString();
   }
 

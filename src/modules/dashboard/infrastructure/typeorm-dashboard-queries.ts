@@ -6,7 +6,16 @@ import { JobRow } from '../../jobs/infrastructure/job.row';
 import type { StepRecord } from '../../scenarios/domain/execution';
 import { ScreenshotRow } from '../../screenshots/infrastructure/screenshot.row';
 import { counterName, findPage } from '../../../shared/persistence/hot-query';
-import { DashboardQueries, GalleryFilter, GalleryShot, ShotSource, UsageBucket, UsageSeries, WebsiteChoices } from '../application/dashboard-queries';
+import {
+  DashboardQueries,
+  GalleryFilter,
+  GalleryShot,
+  ShotSource,
+  UsageBucket,
+  UsageSeries,
+  WebsiteChecks,
+  WebsiteChoices,
+} from '../application/dashboard-queries';
 
 /** `%`, `_` and the escape character itself are literal in a search. */
 function likePattern(text: string): string {
@@ -70,6 +79,34 @@ export class TypeOrmDashboardQueries extends DashboardQueries {
       .take(page.perPage)
       .getManyAndCount();
     return { items: rows.map(toTile), total };
+  }
+
+  /**
+   * Last checked: the newest capture job of the website that ended, read backwards through ix_jobs_account_website
+   * (account_id, website_id, created_at, id), stepping over the few still queued or running. Last changed: the newest
+   * screenshot with changed = true, one row of ix_screenshots_account_changes (account_id, website_id, changed, id).
+   */
+  async websiteChecks(accountId: number, websiteId: number): Promise<WebsiteChecks> {
+    const job = await this.jobs
+      .createQueryBuilder('j')
+      .select(['j.id', 'j.status', 'j.finishedAt', 'j.createdAt'])
+      .where('j.account_id = :accountId AND j.website_id = :websiteId', { accountId, websiteId })
+      .andWhere("j.type = 'screenshot' AND j.status IN ('succeeded', 'failed')")
+      .orderBy('j.created_at', 'DESC')
+      .addOrderBy('j.id', 'DESC')
+      .limit(1)
+      .getOne();
+    const shot = await this.shots
+      .createQueryBuilder('s')
+      .select(['s.id', 's.takenAt'])
+      .where('s.account_id = :accountId AND s.website_id = :websiteId AND s.changed = :changed', { accountId, websiteId, changed: true })
+      .orderBy('s.id', 'DESC')
+      .limit(1)
+      .getOne();
+    return {
+      lastChecked: job ? { at: job.finishedAt ?? job.createdAt, status: job.status as 'succeeded' | 'failed' } : null,
+      lastChanged: shot ? { at: shot.takenAt, screenshotId: shot.id } : null,
+    };
   }
 
   async sources(accountId: number, shots: readonly GalleryShot[]): Promise<Map<number, ShotSource>> {

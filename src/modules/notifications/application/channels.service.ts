@@ -83,6 +83,47 @@ export class ChannelsService {
     await this.channels.delete(id);
   }
 
+  /**
+   * Before a website is linked to them (a monitor, API.md "Alerts people act on"): every id one of the account's
+   * channels, and each able to name one more website. 422 naming `field` otherwise — another account's channel is
+   * not found among yours, as website_ids are (ids in a body are 422, 404 is for the path's id).
+   */
+  async checkLinkable(accountId: number, ids: readonly number[], field: string): Promise<ChannelProps[]> {
+    const unique = [...new Set(ids)];
+    const found = await Promise.all(unique.map((id) => this.channels.findOwned(accountId, id)));
+    const missing = unique.filter((_, i) => !found[i]);
+    if (missing.length > 0) throw ValidationFailedError.of(field, `${field} must be ids of your notification channels (not found: ${missing.join(', ')})`);
+    const channels = found as ChannelProps[];
+    const full = channels.filter((c) => c.websiteIds !== null && c.websiteIds.length >= CHANNEL_LIMITS.websiteIdsMax);
+    if (full.length > 0) {
+      throw ValidationFailedError.of(
+        field,
+        `${full.map((c) => `channel ${c.id} (${c.name})`).join(', ')} already names ${CHANNEL_LIMITS.websiteIdsMax} websites, the most a channel can`,
+      );
+    }
+    return channels;
+  }
+
+  /**
+   * Links the website to these channels (checked by checkLinkable): a channel limited to some websites gets it added
+   * in one conditional write; a channel for every website already covers it. 422 naming `field` when a channel
+   * filled up (or was deleted) meanwhile.
+   */
+  async linkWebsite(channels: readonly ChannelProps[], websiteId: number, field: string): Promise<void> {
+    for (const channel of channels) {
+      if (channel.websiteIds === null) continue;
+      if (!(await this.channels.addWebsite(channel.id, websiteId, CHANNEL_LIMITS.websiteIdsMax))) {
+        throw ValidationFailedError.of(field, `channel ${channel.id} (${channel.name}) could not take the website: it was deleted or filled up meanwhile`);
+      }
+    }
+  }
+
+  /** Undoes linkWebsite (a monitor that could not be made whole): the website leaves the lists it was added to. */
+  async unlinkWebsite(channels: readonly ChannelProps[], websiteId: number): Promise<void> {
+    for (const channel of channels)
+      if (channel.websiteIds !== null && !channel.websiteIds.includes(websiteId)) await this.channels.removeWebsite(channel.id, websiteId);
+  }
+
   /** Queues a test message to the channel, delivered (and retried) like any other. */
   async sendTest(accountId: number, id: number): Promise<DeliveryProps> {
     const channel = await this.get(accountId, id);

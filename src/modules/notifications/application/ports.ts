@@ -28,6 +28,14 @@ export abstract class ChannelRepository {
   abstract findById(id: number): Promise<ChannelProps | null>;
   abstract list(accountId: number, page: PageRequest): Promise<Page<ChannelProps>>;
   abstract update(id: number, changes: ChannelChanges, now: Date): Promise<ChannelProps>;
+  /**
+   * Adds the website to a channel limited to some websites, in one conditional write (concurrent monitors linking
+   * the same channel each keep theirs): true when the channel now names it (added, or named already) or names no
+   * websites (every website: nothing to add); false when its list is full (`max`) or the channel is gone.
+   */
+  abstract addWebsite(id: number, websiteId: number, max: number): Promise<boolean>;
+  /** Takes the website out of the channel's list, unless it is the list's only entry (an empty list would mean every website). */
+  abstract removeWebsite(id: number, websiteId: number): Promise<void>;
   /** Deletes the channel; its deliveries go with it (foreign key). */
   abstract delete(id: number): Promise<void>;
   /** The account's enabled channels. */

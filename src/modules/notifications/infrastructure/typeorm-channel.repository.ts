@@ -96,6 +96,29 @@ export class TypeOrmChannelRepository extends ChannelRepository {
     return this.toChannel(row);
   }
 
+  async addWebsite(id: number, websiteId: number, max: number): Promise<boolean> {
+    const postgres = this.dataSource.options.type === 'postgres';
+    const [channel, website, limit] = postgres ? ['$1', '$2', '$3'] : ['?', '?', '?'];
+    // Appended in place when absent and the list has room (entries = commas + 1); both dialects concatenate with ||.
+    await this.dataSource.query(
+      `UPDATE notification_channels SET website_ids = website_ids || ',' || ${website} WHERE id = ${channel} AND website_ids IS NOT NULL ` +
+        `AND (',' || website_ids || ',') NOT LIKE ('%,' || ${website} || ',%') AND LENGTH(website_ids) - LENGTH(REPLACE(website_ids, ',', '')) + 1 < ${limit}`,
+      postgres ? [id, String(websiteId), max] : [String(websiteId), id, String(websiteId), max],
+    );
+    const row = await this.rows.findOne({ select: { id: true, websiteIds: true }, where: { id } });
+    if (!row) return false;
+    return row.websiteIds === null || row.websiteIds.split(',').map(Number).includes(websiteId);
+  }
+
+  async removeWebsite(id: number, websiteId: number): Promise<void> {
+    const row = await this.rows.findOne({ select: { id: true, websiteIds: true }, where: { id } });
+    const ids = row?.websiteIds?.split(',').map(Number) ?? [];
+    const kept = ids.filter((w) => w !== websiteId);
+    if (kept.length === 0 || kept.length === ids.length) return;
+    // Only while the list is still what was read: a concurrent change is left alone (a stale id harms nobody).
+    await this.rows.update({ id, websiteIds: ids.join(',') }, { websiteIds: kept.join(',') });
+  }
+
   async delete(id: number): Promise<void> {
     // Its deliveries (webhook_deliveries.channel_id) go with it: ON DELETE CASCADE, on both databases.
     await this.rows.delete({ id });

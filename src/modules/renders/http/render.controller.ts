@@ -95,7 +95,17 @@ function ApiRenderQuery(): MethodDecorator {
     description,
     schema,
   }));
-  const parameters = [...own, ...captureOptionQueryParameters(optionsSetOn('render')), ...LINK_QUERY];
+  // `formats` is a field of the body (RenderDto), not of RENDER_FIELD_SCHEMAS: declared here as the query spells it.
+  const formats: QueryParameterSpec = {
+    name: 'formats',
+    required: false,
+    description:
+      'response_type=json only, instead of `format`: several outputs of one page visit, comma-separated (`png,markdown,metadata`). At most one ' +
+      'of png, jpeg, webp, pdf (the file `url` links to; else the first); the content formats (html, markdown, text, metadata) are inlined in ' +
+      '`data.contents`. See docs/outputs.md.',
+    schema: { type: 'string', example: 'png,markdown,metadata' },
+  };
+  const parameters = [...own, formats, ...captureOptionQueryParameters(optionsSetOn('render')), ...LINK_QUERY];
   return applyDecorators(...parameters.map((parameter) => ApiQuery(parameter)));
 }
 

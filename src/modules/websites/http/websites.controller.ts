@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Put, Query, Req } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
@@ -17,8 +17,9 @@ import { PageQuery, paginate } from '../../../shared/http/pagination';
 import type { Account } from '../../accounts/domain/account';
 import { WebsitesService } from '../application/websites.service';
 import { WebsiteView } from './openapi';
-import { CreateWebsiteDto, toChanges, UpdateWebsiteDto, websiteView } from './website.dto';
+import { toChanges, UpdateWebsiteDto, websiteView } from './website.dto';
 
+/** The website routes but Create Website, which the monitors context serves (a website with `monitor` is made whole there). */
 @ApiBearerController('Websites')
 @Controller('websites')
 export class WebsitesController {
@@ -39,16 +40,6 @@ export class WebsitesController {
       (page) => this.websites.list(account.id, page),
       (w) => websiteView(w),
     );
-  }
-
-  @ApiOperation({ summary: 'Create Website' })
-  @ApiDataResponse(WebsiteView, { status: 201, description: 'The new website (without last_screenshot_at)' })
-  @ApiErrorResponses('bad_request', 'payload_too_large', 'validation_failed')
-  @Post()
-  @HttpCode(201)
-  async create(@CurrentAccount() account: Account, @Body() dto: CreateWebsiteDto) {
-    const website = await this.websites.create(account.id, { ...toChanges(dto), name: dto.name, url: dto.url });
-    return { success: true, data: websiteView(website, false) };
   }
 
   @ApiOperation({ summary: 'Get Website' })

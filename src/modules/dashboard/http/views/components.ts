@@ -25,6 +25,7 @@ const NOTICES: Record<string, { kind: 'ok' | 'info' | 'warn'; text: string }> = 
   'website-created-paused': { kind: 'ok', text: 'Website created, paused: no screenshot was taken (Take screenshot takes one).' },
   'website-created-not-captured': { kind: 'warn', text: 'Website created, but its first screenshot could not be queued: use Take screenshot.' },
   'website-saved': { kind: 'ok', text: 'Website saved.' },
+  'monitor-created': { kind: 'ok', text: 'Monitoring started: the first capture is being taken, then the page is checked on its schedule.' },
   'website-paused': { kind: 'ok', text: 'Website paused: schedules skip it until it is resumed.' },
   'website-resumed': { kind: 'ok', text: 'Website resumed.' },
   'website-deleted': { kind: 'ok', text: 'Website deleted, with its screenshots, scenarios and schedules.' },

@@ -2,8 +2,9 @@ import type { ScreenshotProps } from '../../../../screenshots/domain/screenshot'
 import { thumbnailSize } from '../../../../screenshots/domain/thumbnail';
 import type { WebsiteProps } from '../../../../websites/domain/website';
 import type { DashboardViewer } from '../../dashboard-request';
-import { PageInfo, pager } from '../components';
-import { Html, html, utcTime } from '../html';
+import type { WebsiteChecks } from '../../../application/dashboard-queries';
+import { noticeBox, PageInfo, pager } from '../components';
+import { badge, Html, html, utcTime } from '../html';
 import { layout } from '../layout';
 import { TextDiffLine, textCounts, textDiffLines } from '../text-diff';
 import { isImageFormat } from '../../../../../shared/domain/output-format';
@@ -72,6 +73,18 @@ export interface HistoryView {
   page: PageInfo;
   /** The first changed lines of the text diff of captures whose text changed, by screenshot id. */
   textPreviews: ReadonlyMap<number, TextDiffLine[]>;
+  /** When it was last checked and last changed (whatever page of the timeline is shown). */
+  checks: WebsiteChecks;
+  notice?: string;
+}
+
+/** Last checked (and how it went) and last changed, above the timeline: what a monitor's owner looks for first. */
+function checksLine(checks: WebsiteChecks): Html {
+  const checked = checks.lastChecked ? html`${utcTime(checks.lastChecked.at)} ${badge(checks.lastChecked.status)}` : html`<span class="muted">not yet</span>`;
+  const changed = checks.lastChanged
+    ? html`${utcTime(checks.lastChanged.at)} <a href="/dashboard/screenshots/${checks.lastChanged.screenshotId}/compare">compare</a>`
+    : html`<span class="muted">no change yet</span>`;
+  return html`<dl class="ch-checks" id="website-checks"><div><dt>Last checked</dt><dd id="last-checked">${checked}</dd></div><div><dt>Last changed</dt><dd id="last-changed">${changed}</dd></div></dl>`;
 }
 
 /** The thumbnails are shown this wide (CSS px); their height is given too, so rows never move as they arrive. */
@@ -126,7 +139,8 @@ export function historyPage(viewer: DashboardViewer, view: HistoryView): Html {
     viewer,
     'websites',
     `History of ${w.name}`,
-    html`<p class="ch-site"><a class="mono break" href="${w.url}" rel="noopener noreferrer nofollow">${w.url}</a></p>
+    html`${noticeBox(view.notice)}
+<p class="ch-site"><a class="mono break" href="${w.url}" rel="noopener noreferrer nofollow">${w.url}</a></p>
 <p class="muted ch-rules">Each capture is compared with the previous one taken with the same settings (viewport, device, full page, element,
   hidden or removed elements, CSS, blocking…). Changed means more than <strong>${thresholdText(w.changeThreshold)}</strong> of the pixels differ,
   or the page's visible text changed${
@@ -134,6 +148,7 @@ export function historyPage(viewer: DashboardViewer, view: HistoryView): Html {
       ? html`; ${w.changeIgnoreSelectors.length} ignored selector${w.changeIgnoreSelectors.length === 1 ? '' : 's'} masked out`
       : ''
   }.</p>
+${checksLine(view.checks)}
 <p class="page-actions"><a class="button secondary" href="/dashboard/screenshots?website_id=${w.id}">All screenshots of this website</a> <a href="/dashboard/websites">Websites</a></p>
 ${filter}
 ${
@@ -142,6 +157,6 @@ ${
     : empty
 }`,
     // A comparison still running is done within seconds: show its outcome without a script.
-    { refreshSeconds: pending ? 5 : undefined },
+    { refreshSeconds: pending || (view.notice === 'monitor-created' && !view.checks.lastChecked) ? 5 : undefined },
   );
 }

@@ -86,13 +86,13 @@ export function websitesPage(viewer: DashboardViewer, view: WebsitesView): Html 
     'Websites',
     html`${noticeBox(view.notice, !busy)}
 ${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionStatus)}
-${view.rows.length ? html`<p class="page-actions"><a class="button" id="new-website" href="/dashboard/websites/new">Add a website</a> <a class="button secondary" href="/dashboard/playground">Playground</a></p>` : ''}
+${view.rows.length ? html`<p class="page-actions"><a class="button" id="new-website" href="/dashboard/websites/new">Add a website</a> <a class="button" id="monitor-page" href="/dashboard/monitors/new">Monitor a page</a> <a class="button secondary" href="/dashboard/playground">Playground</a></p>` : ''}
 ${
   view.rows.length
     ? html`<div class="website-cards">${tableBox('Websites', dataTable(['Latest', 'Website', 'Status', 'Last screenshot', 'Last job', hiddenHeading('Actions')], rows))}</div>
 ${pager('/dashboard/websites', view.page)}`
     : html`<div class="card empty-state"><p><strong>No websites yet.</strong> Add the first page you want to capture: its URL, viewport and capture options.</p>
-  <p><a class="button" href="/dashboard/websites/new">Add a website</a> <a class="button secondary" href="/dashboard/playground">Try a URL in the playground</a></p>
+  <p><a class="button" href="/dashboard/websites/new">Add a website</a> <a class="button" href="/dashboard/monitors/new">Monitor a page</a> <a class="button secondary" href="/dashboard/playground">Try a URL in the playground</a></p>
   <p class="muted">Or with the API: <code>POST /websites</code> (see the <a href="/docs">API docs</a>).</p></div>`
 }`,
     { refreshSeconds: busy ? 3 : undefined },
