@@ -580,7 +580,7 @@ export interface paths {
     put?: never;
     /**
      * Create Notification Channel
-     * @description An e-mail address, a Slack or a Discord incoming webhook, told about the chosen events (for every website, or those of `website_ids`). Messages name the website, say what happened (change ratio, text lines added/removed, the error) and link the dashboard.
+     * @description An e-mail address, a Slack or Discord incoming webhook, a Microsoft Teams workflow webhook or an ntfy topic, told about the chosen events (for every website, or those of `website_ids`). Messages name the website, say what happened (change ratio, text lines added/removed, the error) and link the picture, its diff and the compare page with signed links that open without a session (`/links?…`, valid ALERT_LINK_DAYS, 30 by default), and the dashboard. E-mails carry the picture inline.
      */
     post: operations['Channels_create'];
     delete?: never;
@@ -600,7 +600,7 @@ export interface paths {
     get: operations['Channels_get'];
     /**
      * Update Notification Channel
-     * @description Partial: only the fields sent change. A new `type` needs a new `target`.
+     * @description Partial: only the fields sent change; a `target` not sent keeps the current one (never shown back). A new `type` needs a new `target`.
      */
     put: operations['Channels_update'];
     post?: never;
@@ -762,6 +762,74 @@ export interface paths {
      * @description Captures naming it fail from then on.
      */
     delete: operations['ProxyPools_delete'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/batches': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List Batches
+     * @description Newest first, with their counts (not their items).
+     */
+    get: operations['Batches_list'];
+    put?: never;
+    /**
+     * Create Batch
+     * @description Queues a capture of every URL (`urls`, with the shared `options`) or item (`items`: a URL and its own options over `options`), at most the plan’s batch size (starter 100, pro 500, business 1,000). Every URL and option is checked first: one bad item is a 422 naming it (`items[3].viewport_width`) and nothing is created. The items take the account’s fair capture slots like any capture.
+     */
+    post: operations['Batches_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/batches/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get Batch
+     * @description The batch, its counts and one page of its items in the list’s order (`per_page` ≤ 100; `links.next` carries a cursor), each with its state, its file once captured, or its error. `status` filters the items.
+     */
+    get: operations['Batches_get'];
+    put?: never;
+    post?: never;
+    /**
+     * Cancel Batch
+     * @description Items not started yet end `cancelled` (their jobs never run); running ones finish. The batch then ends `cancelled` and sends `batch.completed`.
+     */
+    delete: operations['Batches_cancel'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/batches/{id}/download': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download Batch
+     * @description A streamed ZIP of the files captured so far (named `<n>-<host-and-path>.<ext>`, n its place in the list from 1) and `results.csv`: one line per item — url, status, file, error.
+     */
+    get: operations['Batches_download'];
+    put?: never;
+    post?: never;
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -1029,11 +1097,11 @@ export interface components {
        */
       wait_until: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
       /**
-       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
+       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `webm` and `gif` are a video of a smooth scroll through the page at the viewport's size (`scroll_duration_ms`). `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
        * @default png
        * @enum {string}
        */
-      format: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
+      format: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata' | 'webm' | 'gif';
       /** @description jpeg and webp only */
       quality?: number;
       /**
@@ -1061,6 +1129,8 @@ export interface components {
       pdf_height?: string;
       /** @description When saved */
       pdf_outline?: boolean;
+      /** @description When saved */
+      scroll_duration_ms?: number;
       /** @description png and webp only */
       omit_background?: boolean;
       /** @description When saved */
@@ -1147,6 +1217,25 @@ export interface components {
       /** @description When saved */
       full_page_scroll_selector?: string;
     };
+    AlertWhen: {
+      /**
+       * @description Changed only when this phrase appears: in the new text and not in the previous one (case-insensitive, ignored lines left out)
+       * @example In stock
+       */
+      text_contains?: string;
+      /**
+       * @description Changed only when this phrase disappears: in the previous text and not in the new one (case-insensitive)
+       * @example Sold out
+       */
+      text_missing?: string;
+      /**
+       * @description Changed only when at least this share of the pixels differs (changed_ratio ≥ it), whatever the text did
+       * @example 0.05
+       */
+      min_changed_ratio?: number;
+      /** @description Pixels alone never make a change: only the visible text (outside ignore_text) counts */
+      text_only?: boolean;
+    };
     Website: {
       /** @example 1 */
       id: number;
@@ -1178,6 +1267,17 @@ export interface components {
        * @default []
        */
       change_ignore_selectors: string[];
+      /** @description Change conditions: when a comparison is `changed` (and `screenshot.changed` and the channels fire). Every field set must hold; `{}` (the default) counts every change. Replaced whole by PUT */
+      alert_when: components['schemas']['AlertWhen'];
+      /**
+       * @description Lines of the visible text matching any of these (case-insensitive, anywhere in the line) are left out of the text diff; a comparison whose only text changes are such lines is not `changed`, its pixel change with it (unless alert_when.min_changed_ratio is reached). A pattern that does not compile is a 422 naming `ignore_text[i]`
+       * @default []
+       * @example [
+       *       "^Updated at \\d{2}:\\d{2}",
+       *       "visitors today"
+       *     ]
+       */
+      ignore_text: string[];
       /**
        * Format: date-time
        * @description Time of the latest screenshot; in list and get responses (null before the first)
@@ -1318,11 +1418,11 @@ export interface components {
        */
       wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
       /**
-       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
+       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `webm` and `gif` are a video of a smooth scroll through the page at the viewport's size (`scroll_duration_ms`). `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
        * @default png
        * @enum {string}
        */
-      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
+      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata' | 'webm' | 'gif';
       /**
        * @description jpeg and webp only (422 with png or pdf)
        * @default 80
@@ -1384,6 +1484,11 @@ export interface components {
        * @default false
        */
       pdf_outline?: boolean;
+      /**
+       * @description webm and gif only: how long the video's smooth scroll from the top of the page to its bottom takes, in ms (a still half second at each end).
+       * @default 5000
+       */
+      scroll_duration_ms?: number;
       /**
        * @description Transparent background where the page sets none (png and webp only)
        * @default false
@@ -1640,6 +1745,25 @@ export interface components {
        */
       full_page_scroll_selector?: string;
     };
+    AlertWhenDto: {
+      /**
+       * @description Changed only when this phrase appears: in the new text and not in the previous one (case-insensitive, ignored lines left out)
+       * @example In stock
+       */
+      text_contains?: string;
+      /**
+       * @description Changed only when this phrase disappears: in the previous text and not in the new one (case-insensitive)
+       * @example Sold out
+       */
+      text_missing?: string;
+      /**
+       * @description Changed only when at least this share of the pixels differs (changed_ratio ≥ it), whatever the text did
+       * @example 0.05
+       */
+      min_changed_ratio?: number;
+      /** @description Pixels alone never make a change: only the visible text (outside ignore_text) counts */
+      text_only?: boolean;
+    };
     /** @description Any subset of the fields. Read-only fields echoed back from GET (id, last_screenshot_at, created_at, updated_at) are accepted and ignored. */
     UpdateWebsiteDto: {
       /** @example Example */
@@ -1670,6 +1794,17 @@ export interface components {
        * @default []
        */
       change_ignore_selectors?: string[];
+      /** @description Change conditions: when a comparison is `changed` (and `screenshot.changed` and the channels fire). Every field set must hold; `{}` (the default) counts every change. Replaced whole by PUT */
+      alert_when?: components['schemas']['AlertWhenDto'];
+      /**
+       * @description Lines of the visible text matching any of these (case-insensitive, anywhere in the line) are left out of the text diff; a comparison whose only text changes are such lines is not `changed`, its pixel change with it (unless alert_when.min_changed_ratio is reached). A pattern that does not compile is a 422 naming `ignore_text[i]`
+       * @default []
+       * @example [
+       *       "^Updated at \\d{2}:\\d{2}",
+       *       "visitors today"
+       *     ]
+       */
+      ignore_text?: string[];
     };
     /** @description A request the server cannot read: a malformed HTTP request (refused by the parser, then the connection is closed), a URL with bad percent-encoding, a body that is not valid JSON, nests over 32 levels or is not `application/json` */
     BadRequestErrorBody: {
@@ -1717,11 +1852,11 @@ export interface components {
        */
       wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
       /**
-       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
+       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `webm` and `gif` are a video of a smooth scroll through the page at the viewport's size (`scroll_duration_ms`). `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
        * @default png
        * @enum {string}
        */
-      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
+      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata' | 'webm' | 'gif';
       /**
        * @description jpeg and webp only (422 with png or pdf)
        * @default 80
@@ -1783,6 +1918,11 @@ export interface components {
        * @default false
        */
       pdf_outline?: boolean;
+      /**
+       * @description webm and gif only: how long the video's smooth scroll from the top of the page to its bottom takes, in ms (a still half second at each end).
+       * @default 5000
+       */
+      scroll_duration_ms?: number;
       /**
        * @description Transparent background where the page sets none (png and webp only)
        * @default false
@@ -2120,7 +2260,7 @@ export interface components {
        * @example png
        * @enum {string}
        */
-      format: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
+      format: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata' | 'webm' | 'gif';
       /**
        * @description Content-Type of the download
        * @example image/png
@@ -2134,7 +2274,9 @@ export interface components {
         | 'text/html; charset=utf-8'
         | 'text/markdown; charset=utf-8'
         | 'text/plain; charset=utf-8'
-        | 'application/json';
+        | 'application/json'
+        | 'video/webm'
+        | 'image/gif';
       /**
        * @description Bytes
        * @example 48213
@@ -2362,7 +2504,9 @@ export interface components {
         | 'text/html; charset=utf-8'
         | 'text/markdown; charset=utf-8'
         | 'text/plain; charset=utf-8'
-        | 'application/json';
+        | 'application/json'
+        | 'video/webm'
+        | 'image/gif';
       width: number;
       height: number;
       capture?: components['schemas']['RenderCaptureReport'] | null;
@@ -2382,7 +2526,7 @@ export interface components {
       success: false;
       /**
        * @description Human-readable message
-       * @example net::ERR_CONNECTION_REFUSED
+       * @example 127.0.0.1:8080 refused the connection. Check that the site is up and that the address and port are right.
        */
       error: string;
       /**
@@ -2390,6 +2534,11 @@ export interface components {
        * @enum {string}
        */
       code: 'capture_failed';
+      /**
+       * @description The raw cause’s code, as a Job’s `error_code`
+       * @example net::ERR_CONNECTION_REFUSED
+       */
+      error_code?: string;
     };
     /** @description A render that did not end in time (its timeout_ms, or the server’s CAPTURE_TIMEOUT_MS) */
     CaptureTimeoutErrorBody: {
@@ -2397,7 +2546,7 @@ export interface components {
       success: false;
       /**
        * @description Human-readable message
-       * @example The page did not answer within 5 s
+       * @example The page did not answer within 5 s. Check that the site is up, or give it longer (timeout_ms).
        */
       error: string;
       /**
@@ -2405,6 +2554,11 @@ export interface components {
        * @enum {string}
        */
       code: 'capture_timeout';
+      /**
+       * @description The raw cause’s code, as a Job’s `error_code`
+       * @example capture_timeout
+       */
+      error_code?: string;
     };
     /** @description The page to capture, every Take Screenshot option, and the cache settings. */
     RenderRequest: {
@@ -2415,11 +2569,11 @@ export interface components {
        */
       wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
       /**
-       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
+       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `webm` and `gif` are a video of a smooth scroll through the page at the viewport's size (`scroll_duration_ms`). `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
        * @default png
        * @enum {string}
        */
-      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
+      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata' | 'webm' | 'gif';
       /**
        * @description jpeg and webp only (422 with png or pdf)
        * @default 80
@@ -2481,6 +2635,11 @@ export interface components {
        * @default false
        */
       pdf_outline?: boolean;
+      /**
+       * @description webm and gif only: how long the video's smooth scroll from the top of the page to its bottom takes, in ms (a still half second at each end).
+       * @default 5000
+       */
+      scroll_duration_ms?: number;
       /**
        * @description Transparent background where the page sets none (png and webp only)
        * @default false
@@ -2780,8 +2939,8 @@ export interface components {
       cache_ttl?: number;
       /** @description Any string (no NUL): renders with different keys never share an entry */
       cache_key?: string;
-      /** @description response_type=json only, instead of `format`: several outputs of one page visit. At most one of png, jpeg, webp, pdf (the file `url` links to; else the first); the content formats (html, markdown, text, metadata) are inlined in `data.contents`. See docs/outputs.md. */
-      formats?: string | ('png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata')[];
+      /** @description response_type=json only, instead of `format`: several outputs of one page visit. At most one of png, jpeg, webp, pdf, webm, gif (the file `url` links to; else the first); the content formats (html, markdown, text, metadata) are inlined in `data.contents`. See docs/outputs.md. */
+      formats?: string | ('png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata' | 'webm' | 'gif')[];
       /**
        * @description Bypass the cache: a new capture, which becomes the entry
        * @default false
@@ -3073,8 +3232,16 @@ export interface components {
       steps: components['schemas']['ExecutionStep'][];
       /** @description Screenshots it stored, oldest first: one per screenshot step, and a final one (also after a failure). When the last step is a screenshot step taken as the final shot would be (full_page absent or equal to the website’s), its image is the final screenshot, listed once. */
       screenshot_ids: number[];
-      /** @example Step 2 (click) failed: no element matches #submit */
+      /**
+       * @description Why it failed, in words (docs/failure-words.md)
+       * @example Step 2 (click) failed: no element matches #submit
+       */
       error: string | null;
+      /**
+       * @description The failure’s stable code (as a Job’s `error_code`); null when not failed or not known
+       * @example net::ERR_CONNECTION_REFUSED
+       */
+      error_code: string | null;
       attempts: number;
       /**
        * Format: date-time
@@ -3232,7 +3399,7 @@ export interface components {
        *       "screenshot.failed"
        *     ]
        */
-      events: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed')[];
+      events: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed' | 'batch.completed')[];
       /** @description false: nothing is sent. Set by the service after 3 days of failed deliveries; PUT true to resume */
       enabled: boolean;
       /** @example Production receiver */
@@ -3282,7 +3449,7 @@ export interface components {
        *       "screenshot.failed"
        *     ]
        */
-      events: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed')[];
+      events: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed' | 'batch.completed')[];
       /** @description false: nothing is sent. Set by the service after 3 days of failed deliveries; PUT true to resume */
       enabled: boolean;
       /** @example Production receiver */
@@ -3331,7 +3498,7 @@ export interface components {
        *       "screenshot.failed"
        *     ]
        */
-      events: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed')[];
+      events: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed' | 'batch.completed')[];
       /** @example Production receiver */
       description?: string | null;
     };
@@ -3350,7 +3517,7 @@ export interface components {
        *       "screenshot.failed"
        *     ]
        */
-      events?: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed')[];
+      events?: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed' | 'batch.completed')[];
       /** @example Production receiver */
       description?: string | null;
       /** @description false: nothing is sent. Set by the service after 3 days of failed deliveries; PUT true to resume */
@@ -3425,13 +3592,13 @@ export interface components {
       /** @example Ops on Slack */
       name: string;
       /**
-       * @description Where messages go: an e-mail address, or a Slack or Discord incoming webhook
+       * @description Where messages go: an e-mail address, a Slack or Discord incoming webhook, a Microsoft Teams workflow webhook, or an ntfy topic
        * @example slack
        * @enum {string}
        */
-      type: 'email' | 'slack' | 'discord';
+      type: 'email' | 'slack' | 'discord' | 'teams' | 'ntfy';
       /**
-       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/services/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
+       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/services/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). `teams`: a Workflows webhook URL on a subdomain of logic.azure.com (`/workflows/…`), powerplatform.com (`/powerautomate/…`) or webhook.office.com (`/webhookb2/…`), https, port 443; it gets an Adaptive Card. `ntfy`: a topic URL, `https://ntfy.sh/<topic>` or your own server’s (`http(s)://host[/path]/<topic>`, topic of letters, digits, `-`, `_`; `?auth=` for a protected topic); it gets the text with Title, Click and Tags headers. Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
        * @example https://hooks.slack.com/********
        */
       target: string;
@@ -3442,7 +3609,7 @@ export interface components {
        *       "screenshot.failed"
        *     ]
        */
-      events: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed')[];
+      events: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed' | 'batch.completed')[];
       /**
        * @description Only these websites’ events (each must be one of your websites, else 422); null or [] = every website
        * @example [
@@ -3486,13 +3653,13 @@ export interface components {
       /** @example Ops on Slack */
       name: string;
       /**
-       * @description Where messages go: an e-mail address, or a Slack or Discord incoming webhook
+       * @description Where messages go: an e-mail address, a Slack or Discord incoming webhook, a Microsoft Teams workflow webhook, or an ntfy topic
        * @example slack
        * @enum {string}
        */
-      type: 'email' | 'slack' | 'discord';
+      type: 'email' | 'slack' | 'discord' | 'teams' | 'ntfy';
       /**
-       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/services/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
+       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/services/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). `teams`: a Workflows webhook URL on a subdomain of logic.azure.com (`/workflows/…`), powerplatform.com (`/powerautomate/…`) or webhook.office.com (`/webhookb2/…`), https, port 443; it gets an Adaptive Card. `ntfy`: a topic URL, `https://ntfy.sh/<topic>` or your own server’s (`http(s)://host[/path]/<topic>`, topic of letters, digits, `-`, `_`; `?auth=` for a protected topic); it gets the text with Title, Click and Tags headers. Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
        * @example https://hooks.slack.com/services/T000/B000/XXXXXXXX
        */
       target: string;
@@ -3503,7 +3670,7 @@ export interface components {
        *       "screenshot.failed"
        *     ]
        */
-      events: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed')[];
+      events: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed' | 'batch.completed')[];
       /**
        * @description Only these websites’ events (each must be one of your websites, else 422); null or [] = every website
        * @example [
@@ -3518,13 +3685,13 @@ export interface components {
       /** @example Ops on Slack */
       name?: string;
       /**
-       * @description Where messages go: an e-mail address, or a Slack or Discord incoming webhook
+       * @description Where messages go: an e-mail address, a Slack or Discord incoming webhook, a Microsoft Teams workflow webhook, or an ntfy topic
        * @example slack
        * @enum {string}
        */
-      type?: 'email' | 'slack' | 'discord';
+      type?: 'email' | 'slack' | 'discord' | 'teams' | 'ntfy';
       /**
-       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/services/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
+       * @description `email`: an address (the server needs SMTP_URL; sender MAIL_FROM). `slack`: an https://hooks.slack.com/services/… incoming-webhook URL; `discord`: an https://discord.com/api/webhooks/… URL (that host exactly, port 443, no `..` or encoded dots and slashes in the path; another origin only if the operator put it in URL_ALLOWLIST). `teams`: a Workflows webhook URL on a subdomain of logic.azure.com (`/workflows/…`), powerplatform.com (`/powerautomate/…`) or webhook.office.com (`/webhookb2/…`), https, port 443; it gets an Adaptive Card. `ntfy`: a topic URL, `https://ntfy.sh/<topic>` or your own server’s (`http(s)://host[/path]/<topic>`, topic of letters, digits, `-`, `_`; `?auth=` for a protected topic); it gets the text with Title, Click and Tags headers. Webhook URLs pass the URL policy as webhooks do, are encrypted at rest and shown masked (`https://hooks.slack.com/********`)
        * @example https://hooks.slack.com/services/T000/B000/XXXXXXXX
        */
       target?: string;
@@ -3535,7 +3702,7 @@ export interface components {
        *       "screenshot.failed"
        *     ]
        */
-      events?: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed')[];
+      events?: ('screenshot.succeeded' | 'screenshot.failed' | 'execution.succeeded' | 'execution.failed' | 'screenshot.changed' | 'batch.completed')[];
       /**
        * @description Only these websites’ events (each must be one of your websites, else 422); null or [] = every website
        * @example [
@@ -3635,6 +3802,17 @@ export interface components {
        * @default []
        */
       change_ignore_selectors?: string[];
+      /** @description Change conditions: when a comparison is `changed` (and `screenshot.changed` and the channels fire). Every field set must hold; `{}` (the default) counts every change. Replaced whole by PUT */
+      alert_when?: components['schemas']['AlertWhenDto'];
+      /**
+       * @description Lines of the visible text matching any of these (case-insensitive, anywhere in the line) are left out of the text diff; a comparison whose only text changes are such lines is not `changed`, its pixel change with it (unless alert_when.min_changed_ratio is reached). A pattern that does not compile is a 422 naming `ignore_text[i]`
+       * @default []
+       * @example [
+       *       "^Updated at \\d{2}:\\d{2}",
+       *       "visitors today"
+       *     ]
+       */
+      ignore_text?: string[];
       monitor?: components['schemas']['MonitorRequest'];
     };
     /** @description A key that signs `/render` links (its secret is never shown again) */
@@ -3733,6 +3911,509 @@ export interface components {
        * @enum {string}
        */
       rotation?: 'round_robin' | 'random' | 'sticky';
+    };
+    /** @description A URL and its own capture options (every Take Screenshot option), over the batch’s `options`. */
+    BatchItemInput: {
+      /**
+       * @description When the capture is taken. `stable`: after `load`, as soon as the page has been still for a short settle window (no request in flight, no pending timer of at most 2 s, no DOM change, fonts loaded, images decoded; intervals, longer timers and endless animations do not hold it), at most 3 s after `load`. `load` / `domcontentloaded`: at that event, nothing more. `network_idle`: after `load`, once the network has been quiet for 500 ms (at most 3 s).
+       * @default stable
+       * @enum {string}
+       */
+      wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
+      /**
+       * @description File format. `pdf` prints the page (print media) on `pdf_paper`. `webm` and `gif` are a video of a smooth scroll through the page at the viewport's size (`scroll_duration_ms`). `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture.
+       * @default png
+       * @enum {string}
+       */
+      format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata' | 'webm' | 'gif';
+      /**
+       * @description jpeg and webp only (422 with png or pdf)
+       * @default 80
+       */
+      quality?: number;
+      /**
+       * @description pdf only
+       * @default a4
+       * @enum {string}
+       */
+      pdf_paper?: 'a4' | 'letter' | 'legal' | 'a3';
+      /**
+       * @description pdf only
+       * @default false
+       */
+      pdf_landscape?: boolean;
+      /**
+       * @description pdf only: print background colours and images
+       * @default true
+       */
+      pdf_print_background?: boolean;
+      /**
+       * @description pdf only: the page margins, one CSS length for all sides or four (top right bottom left), in px, in, cm or mm. Default: none (0), or 0.6 in top and bottom when a header or footer is printed.
+       * @example 20mm 15mm 20mm 15mm
+       */
+      pdf_margin?: string;
+      /**
+       * @description pdf only: HTML printed at the top of every page (at most 16384 bytes). Elements of class `pageNumber`, `totalPages`, `title`, `url` and `date` are filled in. Chromium renders it apart from the page, without network and without scripts: style it inline (its default font size is tiny), images as data: URLs.
+       * @example <div style="font-size:9px;width:100%;text-align:center"><span class="title"></span></div>
+       */
+      pdf_header?: string;
+      /**
+       * @description pdf only: HTML printed at the bottom of every page, like pdf_header (at most 16384 bytes).
+       * @example <div style="font-size:9px;margin:0 auto">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>
+       */
+      pdf_footer?: string;
+      /**
+       * @description pdf only: the pages kept, counted from 1 (`1-3,5`, `2-` for the second to the last). A range beyond the last page fails the job, naming the page count.
+       * @example 1-3,5
+       */
+      pdf_page_ranges?: string;
+      /**
+       * @description pdf only: the page printed at this scale (0.1–2)
+       * @default 1
+       */
+      pdf_scale?: number;
+      /**
+       * @description pdf only: the page's width, a CSS length in px, in, cm or mm (1–200 in), over pdf_paper's (and pdf_landscape's); its height stays the paper's unless pdf_height is set.
+       * @example 100mm
+       */
+      pdf_width?: string;
+      /**
+       * @description pdf only: the page's height, like pdf_width.
+       * @example 150mm
+       */
+      pdf_height?: string;
+      /**
+       * @description pdf only: bookmarks (the PDF outline) made from the page’s headings h1–h6 (a tagged PDF)
+       * @default false
+       */
+      pdf_outline?: boolean;
+      /**
+       * @description webm and gif only: how long the video's smooth scroll from the top of the page to its bottom takes, in ms (a still half second at each end).
+       * @default 5000
+       */
+      scroll_duration_ms?: number;
+      /**
+       * @description Transparent background where the page sets none (png and webp only)
+       * @default false
+       */
+      omit_background?: boolean;
+      /**
+       * Format: css-selector
+       * @description Capture only the first element matching this CSS selector (scrolled into view; full_page ignored). No match within the wait → the job fails naming it. Images only.
+       * @example #pricing
+       */
+      selector?: string;
+      /** @description Capture only this rectangle of the page, CSS px (not with selector; images only) */
+      clip?: components['schemas']['Clip'];
+      /**
+       * @description A device preset (GET /devices): viewport, scale factor, mobile, touch and user agent. Not with viewport_width/viewport_height/device_scale_factor in the same request.
+       * @example iPhone 15 Pro
+       * @enum {string}
+       */
+      device?:
+        | 'Blackberry PlayBook'
+        | 'Blackberry PlayBook landscape'
+        | 'BlackBerry Z30'
+        | 'BlackBerry Z30 landscape'
+        | 'Galaxy Note 3'
+        | 'Galaxy Note 3 landscape'
+        | 'Galaxy Note II'
+        | 'Galaxy Note II landscape'
+        | 'Galaxy S III'
+        | 'Galaxy S III landscape'
+        | 'Galaxy S5'
+        | 'Galaxy S5 landscape'
+        | 'Galaxy S8'
+        | 'Galaxy S8 landscape'
+        | 'Galaxy S9+'
+        | 'Galaxy S9+ landscape'
+        | 'Galaxy Tab S4'
+        | 'Galaxy Tab S4 landscape'
+        | 'iPad'
+        | 'iPad landscape'
+        | 'iPad (gen 6)'
+        | 'iPad (gen 6) landscape'
+        | 'iPad (gen 7)'
+        | 'iPad (gen 7) landscape'
+        | 'iPad Mini'
+        | 'iPad Mini landscape'
+        | 'iPad Pro'
+        | 'iPad Pro landscape'
+        | 'iPad Pro 11'
+        | 'iPad Pro 11 landscape'
+        | 'iPhone 4'
+        | 'iPhone 4 landscape'
+        | 'iPhone 5'
+        | 'iPhone 5 landscape'
+        | 'iPhone 6'
+        | 'iPhone 6 landscape'
+        | 'iPhone 6 Plus'
+        | 'iPhone 6 Plus landscape'
+        | 'iPhone 7'
+        | 'iPhone 7 landscape'
+        | 'iPhone 7 Plus'
+        | 'iPhone 7 Plus landscape'
+        | 'iPhone 8'
+        | 'iPhone 8 landscape'
+        | 'iPhone 8 Plus'
+        | 'iPhone 8 Plus landscape'
+        | 'iPhone SE'
+        | 'iPhone SE landscape'
+        | 'iPhone X'
+        | 'iPhone X landscape'
+        | 'iPhone XR'
+        | 'iPhone XR landscape'
+        | 'iPhone 11'
+        | 'iPhone 11 landscape'
+        | 'iPhone 11 Pro'
+        | 'iPhone 11 Pro landscape'
+        | 'iPhone 11 Pro Max'
+        | 'iPhone 11 Pro Max landscape'
+        | 'iPhone 12'
+        | 'iPhone 12 landscape'
+        | 'iPhone 12 Pro'
+        | 'iPhone 12 Pro landscape'
+        | 'iPhone 12 Pro Max'
+        | 'iPhone 12 Pro Max landscape'
+        | 'iPhone 12 Mini'
+        | 'iPhone 12 Mini landscape'
+        | 'iPhone 13'
+        | 'iPhone 13 landscape'
+        | 'iPhone 13 Pro'
+        | 'iPhone 13 Pro landscape'
+        | 'iPhone 13 Pro Max'
+        | 'iPhone 13 Pro Max landscape'
+        | 'iPhone 13 Mini'
+        | 'iPhone 13 Mini landscape'
+        | 'iPhone 14'
+        | 'iPhone 14 landscape'
+        | 'iPhone 14 Plus'
+        | 'iPhone 14 Plus landscape'
+        | 'iPhone 14 Pro'
+        | 'iPhone 14 Pro landscape'
+        | 'iPhone 14 Pro Max'
+        | 'iPhone 14 Pro Max landscape'
+        | 'iPhone 15'
+        | 'iPhone 15 landscape'
+        | 'iPhone 15 Plus'
+        | 'iPhone 15 Plus landscape'
+        | 'iPhone 15 Pro'
+        | 'iPhone 15 Pro landscape'
+        | 'iPhone 15 Pro Max'
+        | 'iPhone 15 Pro Max landscape'
+        | 'JioPhone 2'
+        | 'JioPhone 2 landscape'
+        | 'Kindle Fire HDX'
+        | 'Kindle Fire HDX landscape'
+        | 'LG Optimus L70'
+        | 'LG Optimus L70 landscape'
+        | 'Microsoft Lumia 550'
+        | 'Microsoft Lumia 950'
+        | 'Microsoft Lumia 950 landscape'
+        | 'Nexus 10'
+        | 'Nexus 10 landscape'
+        | 'Nexus 4'
+        | 'Nexus 4 landscape'
+        | 'Nexus 5'
+        | 'Nexus 5 landscape'
+        | 'Nexus 5X'
+        | 'Nexus 5X landscape'
+        | 'Nexus 6'
+        | 'Nexus 6 landscape'
+        | 'Nexus 6P'
+        | 'Nexus 6P landscape'
+        | 'Nexus 7'
+        | 'Nexus 7 landscape'
+        | 'Nokia Lumia 520'
+        | 'Nokia Lumia 520 landscape'
+        | 'Nokia N9'
+        | 'Nokia N9 landscape'
+        | 'Pixel 2'
+        | 'Pixel 2 landscape'
+        | 'Pixel 2 XL'
+        | 'Pixel 2 XL landscape'
+        | 'Pixel 3'
+        | 'Pixel 3 landscape'
+        | 'Pixel 4'
+        | 'Pixel 4 landscape'
+        | 'Pixel 4a (5G)'
+        | 'Pixel 4a (5G) landscape'
+        | 'Pixel 5'
+        | 'Pixel 5 landscape'
+        | 'Moto G4'
+        | 'Moto G4 landscape';
+      /** @description User-Agent header and navigator.userAgent (over a device’s) */
+      user_agent?: string;
+      /**
+       * @description BCP 47 language tag: Accept-Language, navigator.language and Intl
+       * @example de-DE
+       */
+      locale?: string;
+      /**
+       * @description IANA time zone the page’s clock runs in
+       * @example Asia/Tokyo
+       */
+      timezone?: string;
+      /** @description Resource types not loaded at all */
+      block_resources?: (
+        'image' | 'media' | 'font' | 'stylesheet' | 'script' | 'xhr' | 'fetch' | 'websocket' | 'eventsource' | 'manifest' | 'texttrack' | 'other'
+      )[];
+      /** @description A style sheet added to the page before the capture (at most 20480 bytes of UTF-8) */
+      css?: string;
+      /**
+       * @description JavaScript run in the page (its own world, like a script of its own) once it settled, before the clicks and the capture; the page settles again after. One script or a list of at most 10, run in order, at most 20480 bytes of UTF-8 in all; each may `await` (its promise is waited for, within timeout_ms). A script that throws fails the job ("scripts[0] failed: ReferenceError: …"). Every request a script makes goes through the URL policy like the page's own.
+       * @example document.querySelector('#promo')?.remove()
+       */
+      scripts?: string | string[];
+      /** @description CSS selectors clicked in order (at most 10) after the page settled and the scripts ran, before the capture; the page settles after each click. A selector matching nothing fails the job ("Click target not found: #load-more"). */
+      click?: string[];
+      /** @description Elements removed before the capture (display: none): unlike hide_selectors, the space they took is freed. */
+      remove_selectors?: string[];
+      /**
+       * @description Emulate prefers-reduced-motion: reduce (pages that honour it stop their animations and carousels)
+       * @default false
+       */
+      reduced_motion?: boolean;
+      /**
+       * @description The CSS media the page is rendered for. Default: `screen` for images, `print` for a PDF.
+       * @enum {string}
+       */
+      media_type?: 'screen' | 'print';
+      /**
+       * @description Answer cookie consent dialogs with “reject” (or hide them) before the capture, with the rule set of @duckduckgo/autoconsent (shipped, never downloaded)
+       * @default false
+       */
+      block_cookie_banners?: boolean;
+      /**
+       * @description Never request known advertising hosts (the advertising categories of Ghostery’s tracker database, @ghostery/trackerdb, shipped in the package). Network requests only: an ad slot is left empty.
+       * @default false
+       */
+      block_ads?: boolean;
+      /**
+       * @description Never request known analytics trackers (the site_analytics category of Ghostery’s tracker database).
+       * @default false
+       */
+      block_trackers?: boolean;
+      /**
+       * @description Never request known chat and support widgets (Intercom, Drift, Crisp, Tawk, Zendesk chat, …: the chat and help-desk services of the customer_interaction category of Ghostery’s tracker database).
+       * @default false
+       */
+      block_chat_widgets?: boolean;
+      /** @description Requests whose URL matches one of these patterns (`*` matches any characters; at most 50) are never sent. The page's own document is not matched. */
+      block_requests?: string[];
+      /**
+       * @description `true`: the job fails when the page answers any 4xx or 5xx (after redirects), with `error` "The page answered HTTP 404" — a page failure, not retried. A list: only these codes (400..599). `false` or `[]`: an error page is captured like any page (its status is in the screenshot’s `capture.http_status`).
+       * @default false
+       */
+      fail_on_status?: boolean | number[];
+      /** @description The whole capture’s time limit in ms (navigation, waits, picture); at most the server’s CAPTURE_TIMEOUT_MS (default 30000, also the default here): above it 422. Past it the job fails ("The page did not answer within 5 s" when the page never answered; a page that answered is captured as it is by then, with the warning hung_requests). */
+      timeout_ms?: number;
+      /** @description The image resized to this width in pixels (16–8192); without output_height the height keeps the aspect ratio. Images only (422 with pdf). */
+      output_width?: number;
+      /** @description The image resized to this height in pixels (16–8192); without output_width the width keeps the aspect ratio; with both, exactly that size (stretched). Images only (422 with pdf). */
+      output_height?: number;
+      /**
+       * @description Extra request headers, sent only to the website’s host and its subdomains (never to third parties). Host, Cookie, Content-Length, Connection, Transfer-Encoding and Proxy-* are refused. Encrypted at rest; values never returned.
+       * @example {
+       *       "X-Api-Version": "2"
+       *     }
+       */
+      headers?: {
+        [key: string]: string;
+      };
+      /** @description Cookies set for the website before loading it. Encrypted at rest; values never returned. */
+      cookies?: components['schemas']['Cookie'][];
+      /** @description HTTP Basic credentials, sent only to the website’s host and its subdomains. Encrypted at rest; never returned. */
+      http_auth?: components['schemas']['HttpAuth'];
+      /**
+       * Format: uri
+       * @description An upstream proxy every request of the page goes through, after the URL policy (http://, https:// or socks5://, credentials allowed). Its own address passes the URL policy too. Encrypted at rest; shown as http://********@host:port. A proxy that fails fails the capture with `proxy_failed`.
+       * @example http://user:secret@proxy.example.com:8080
+       */
+      proxy?: string;
+      /**
+       * @description The name of one of the account’s proxy pools (/proxy-pools): the capture goes through one of its proxies, chosen by the pool’s rotation; a proxy that fails to connect is skipped for a cool-down. Not with `proxy`.
+       * @example residential
+       */
+      proxy_pool?: string;
+      /**
+       * @description The id of one of the account’s saved sessions (/sessions): the page starts with its cookies (each sent to its own hosts) and its storage (set for its origin before the page’s scripts run). With the session’s logged_in_selector missing after load, a session made from a login scenario logs in again once and the capture is retried; otherwise the capture fails `session_expired`. Allowed in a signed /render link (the link carries the id, never a secret).
+       * @example 1
+       */
+      session_id?: number;
+      /**
+       * Format: css-selector
+       * @description Full page (and PDF) of an app shell: the CSS selector of the element whose own scroll area holds the page’s content, captured whole. Found by itself when the document does not scroll; name it where it is not (one that does not parse is 422)
+       * @example main
+       */
+      full_page_scroll_selector?: string;
+      /** @description Default: the website’s full_page */
+      full_page?: boolean;
+      /** @description Default: the website’s */
+      viewport_width?: number;
+      /** @description Default: the website’s */
+      viewport_height?: number;
+      /**
+       * @description Milliseconds to wait after the page settled
+       * @default 0
+       */
+      delay_ms?: number;
+      /**
+       * Format: css-selector
+       * @description Wait until this CSS selector matches before capturing (one that does not parse is 422)
+       * @example #cookie-banner
+       */
+      wait_for_selector?: string;
+      /** @default 1 */
+      device_scale_factor?: number;
+      /** @description Elements hidden before capturing */
+      hide_selectors?: string[];
+      /**
+       * @description Emulate prefers-color-scheme: dark
+       * @default false
+       */
+      dark_mode?: boolean;
+      /** @example https://example.com/pricing */
+      url: string;
+    };
+    /** @description Either `urls` or `items` (not both), at most the plan’s batch size; unknown fields are refused (422). */
+    BatchInput: {
+      /**
+       * @description The pages, each captured with `options`
+       * @example [
+       *       "https://example.com/",
+       *       "https://example.org/"
+       *     ]
+       */
+      urls?: string[];
+      /** @description The pages with options of their own (over `options`) */
+      items?: components['schemas']['BatchItemInput'][];
+      /** @description Capture options every item gets (an item’s own win) */
+      options?: components['schemas']['TakeScreenshotDto'];
+      /** @example Competitors, weekly */
+      name?: string;
+    };
+    BatchCounts: {
+      /** @description Not ended yet: waiting or running */
+      queued: number;
+      succeeded: number;
+      failed: number;
+      /** @description Ended by a cancel before they started */
+      cancelled: number;
+    };
+    /** @description A batch of captures and its progress */
+    Batch: {
+      /** Format: uuid */
+      id: string;
+      /** @example Competitors, weekly */
+      name: string | null;
+      /**
+       * @description `running` until every item has ended; then `completed`, or `cancelled` when a cancel ended some
+       * @enum {string}
+       */
+      status: 'running' | 'completed' | 'cancelled';
+      total: number;
+      counts: components['schemas']['BatchCounts'];
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      cancel_requested_at: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      completed_at: string | null;
+    };
+    /** @description The batch was written and every item queued */
+    BatchCreated: {
+      /** @enum {boolean} */
+      success: true;
+      /** Format: uuid */
+      id: string;
+      total: number;
+      /**
+       * @example running
+       * @enum {string}
+       */
+      status: 'running' | 'completed' | 'cancelled';
+      data: components['schemas']['Batch'];
+    };
+    BatchItemFile: {
+      /**
+       * @description Its name in the ZIP and in results.csv
+       * @example 003-example.com-pricing.png
+       */
+      name: string;
+      /** @example png */
+      format: string;
+      file_size: number;
+      width: number;
+      height: number;
+    };
+    /** @description One URL of a batch: its state, its file once captured, or its error */
+    BatchItem: {
+      /** @description Its place in the request’s list (0-based) */
+      position: number;
+      /** @example https://example.com/pricing */
+      url: string;
+      /** @enum {string} */
+      status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+      /**
+       * Format: uuid
+       * @description Its job (GET /jobs/{id}, type `batch_item`)
+       */
+      job_id: string;
+      error: string | null;
+      file: components['schemas']['BatchItemFile'] | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      finished_at: string | null;
+    };
+    BatchWithItems: {
+      /** Format: uuid */
+      id: string;
+      /** @example Competitors, weekly */
+      name: string | null;
+      /**
+       * @description `running` until every item has ended; then `completed`, or `cancelled` when a cancel ended some
+       * @enum {string}
+       */
+      status: 'running' | 'completed' | 'cancelled';
+      total: number;
+      counts: components['schemas']['BatchCounts'];
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      cancel_requested_at: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-22T07:00:00.000Z
+       */
+      completed_at: string | null;
+      /** @description One page of its items, in the list’s order (meta and links page them) */
+      items: components['schemas']['BatchItem'][];
+    };
+    /** @description The batch, its counts, and one page of its items (`meta`/`links` page the items, cursor-paged) */
+    BatchDetail: {
+      /** @enum {boolean} */
+      success: true;
+      data: components['schemas']['BatchWithItems'];
+      meta: components['schemas']['PageMeta'];
+      links: components['schemas']['PageLinks'];
     };
     CookieSummaryView: {
       /** @example sid */
@@ -3859,7 +4540,7 @@ export interface components {
       /** Format: uuid */
       id: string;
       /** @enum {string} */
-      type: 'screenshot' | 'scenario' | 'render' | 'session_login';
+      type: 'screenshot' | 'scenario' | 'batch_item' | 'render' | 'session_login';
       /** @enum {string} */
       status: 'queued' | 'running' | 'succeeded' | 'failed';
       /**
@@ -3873,10 +4554,15 @@ export interface components {
       /** @description The screenshot it produced, once succeeded */
       screenshot_id: number | null;
       /**
-       * @description Why it failed
-       * @example net::ERR_NAME_NOT_RESOLVED
+       * @description Why it failed, in words with a next step (docs/failure-words.md); the raw cause is `error_code`
+       * @example The site's address could not be found (DNS). Check the spelling of the domain.
        */
       error: string | null;
+      /**
+       * @description The failure’s stable code: Chromium’s (`net::ERR_NAME_NOT_RESOLVED`) or the service’s (`capture_timeout`, `url_blocked`, `http_status`, `selector_timeout`, `browser_crashed`, `session_expired`, `proxy_failed`, …); null when not failed, or for a cause the table does not know (then `error` is its raw text)
+       * @example net::ERR_NAME_NOT_RESOLVED
+       */
+      error_code: string | null;
       /** @description Runs so far; infrastructure failures are retried, 3 attempts in all */
       attempts: number;
       /**
@@ -6615,8 +7301,8 @@ export interface operations {
         formats?: string;
         /** @description When the capture is taken. `stable`: after `load`, as soon as the page has been still for a short settle window (no request in flight, no pending timer of at most 2 s, no DOM change, fonts loaded, images decoded; intervals, longer timers and endless animations do not hold it), at most 3 s after `load`. `load` / `domcontentloaded`: at that event, nothing more. `network_idle`: after `load`, once the network has been quiet for 500 ms (at most 3 s). */
         wait_until?: 'stable' | 'load' | 'domcontentloaded' | 'network_idle';
-        /** @description File format. `pdf` prints the page (print media) on `pdf_paper`. `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture. */
-        format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata';
+        /** @description File format. `pdf` prints the page (print media) on `pdf_paper`. `webm` and `gif` are a video of a smooth scroll through the page at the viewport's size (`scroll_duration_ms`). `html` (the DOM after scripts ran), `markdown` (the main content, as a reader view takes it), `text` (the visible text) and `metadata` (JSON: title, description, canonical, lang, Open Graph, Twitter cards, icons, JSON-LD) store the page’s content instead of a picture. */
+        format?: 'png' | 'jpeg' | 'webp' | 'pdf' | 'html' | 'markdown' | 'text' | 'metadata' | 'webm' | 'gif';
         /** @description jpeg and webp only (422 with png or pdf) */
         quality?: number;
         /** @description pdf only */
@@ -6641,6 +7327,8 @@ export interface operations {
         pdf_height?: string;
         /** @description pdf only: bookmarks (the PDF outline) made from the page’s headings h1–h6 (a tagged PDF) */
         pdf_outline?: boolean;
+        /** @description webm and gif only: how long the video's smooth scroll from the top of the page to its bottom takes, in ms (a still half second at each end). */
+        scroll_duration_ms?: number;
         /** @description Transparent background where the page sets none (png and webp only) */
         omit_background?: boolean;
         /** @description Capture only the first element matching this CSS selector (scrolled into view; full_page ignored). No match within the wait → the job fails naming it. Images only. */
@@ -13010,6 +13698,732 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitErrorBody'];
+        };
+      };
+      /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeadersTooLargeErrorBody'];
+        };
+      };
+      /** @description `unavailable`: the database or the queue is unreachable; nothing was applied */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnavailableErrorBody'];
+        };
+      };
+    };
+  };
+  Batches_list: {
+    parameters: {
+      query?: {
+        /** @description Page number */
+        page?: number;
+        /** @description Items per page */
+        per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The account’s batches; newest first, in the pagination envelope */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            data: components['schemas']['Batch'][];
+            meta: components['schemas']['PageMeta'];
+            links: components['schemas']['PageLinks'];
+          };
+        };
+      };
+      /** @description `bad_request`: a malformed request (refused by the HTTP parser: no X-RateLimit-* headers, the connection is closed), a URL with bad percent-encoding, or an unreadable body */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token. The X-RateLimit-* headers are those of the per-address limit on failed authentications (no account is known) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnauthorizedErrorBody'];
+        };
+      };
+      /** @description `plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free) */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanNoApiAccessErrorBody'];
+        };
+      };
+      /** @description `bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed) */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `uri_too_long`: a path segment is longer than 2048 characters */
+      414: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UriTooLongErrorBody'];
+        };
+      };
+      /** @description `validation_failed`: invalid or unknown fields, each named in `details` */
+      422: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitErrorBody'];
+        };
+      };
+      /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeadersTooLargeErrorBody'];
+        };
+      };
+      /** @description `unavailable`: the database or the queue is unreachable; nothing was applied */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnavailableErrorBody'];
+        };
+      };
+    };
+  };
+  Batches_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['BatchInput'];
+      };
+    };
+    responses: {
+      /** @description Written and queued */
+      202: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BatchCreated'];
+        };
+      };
+      /** @description `bad_request`: the body is not valid JSON (or nests over 32 levels) or its Content-Type is not `application/json`; or a malformed request or URL */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token. The X-RateLimit-* headers are those of the per-address limit on failed authentications (no account is known) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnauthorizedErrorBody'];
+        };
+      };
+      /** @description `plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free) */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanNoApiAccessErrorBody'];
+        };
+      };
+      /** @description `bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed) */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `payload_too_large`: the body is over 1 MiB (answered after authentication, counted; read no further than the limit) */
+      413: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PayloadTooLargeErrorBody'];
+        };
+      };
+      /** @description `uri_too_long`: a path segment is longer than 2048 characters */
+      414: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UriTooLongErrorBody'];
+        };
+      };
+      /** @description `unsupported_media_type`: a Content-Encoding other than identity, gzip, deflate or br */
+      415: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnsupportedMediaTypeErrorBody'];
+        };
+      };
+      /** @description `validation_failed`: invalid or unknown fields, each named in `details` */
+      422: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitErrorBody'];
+        };
+      };
+      /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeadersTooLargeErrorBody'];
+        };
+      };
+      /** @description `unavailable`: the database or the queue is unreachable; nothing was applied */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnavailableErrorBody'];
+        };
+      };
+    };
+  };
+  Batches_get: {
+    parameters: {
+      query?: {
+        /** @description Page number */
+        page?: number;
+        /** @description Items per page */
+        per_page?: number;
+        /** @description Opaque position from a `links.next` / `links.prev` / `links.last` URL (keyset paging: the same cost at any depth); wins over `page` */
+        cursor?: string;
+        /** @description Only the items in this state (`queued` includes running ones) */
+        status?: 'queued' | 'succeeded' | 'failed' | 'cancelled';
+      };
+      header?: never;
+      path: {
+        /** @description Batch id (a UUID, either case); anything else is 404 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The batch and a page of its items */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BatchDetail'];
+        };
+      };
+      /** @description `bad_request`: a malformed request (refused by the HTTP parser: no X-RateLimit-* headers, the connection is closed), a URL with bad percent-encoding, or an unreadable body */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token. The X-RateLimit-* headers are those of the per-address limit on failed authentications (no account is known) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnauthorizedErrorBody'];
+        };
+      };
+      /** @description `plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free) */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanNoApiAccessErrorBody'];
+        };
+      };
+      /** @description `not_found`: unknown id, or an id of another account */
+      404: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundErrorBody'];
+        };
+      };
+      /** @description `bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed) */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `uri_too_long`: a path segment is longer than 2048 characters */
+      414: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UriTooLongErrorBody'];
+        };
+      };
+      /** @description `validation_failed`: invalid or unknown fields, each named in `details` */
+      422: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitErrorBody'];
+        };
+      };
+      /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeadersTooLargeErrorBody'];
+        };
+      };
+      /** @description `unavailable`: the database or the queue is unreachable; nothing was applied */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnavailableErrorBody'];
+        };
+      };
+    };
+  };
+  Batches_cancel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Batch id (a UUID, either case); anything else is 404 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The batch after the cancel */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {boolean} */
+            success: true;
+            data: components['schemas']['Batch'];
+          };
+        };
+      };
+      /** @description `bad_request`: a malformed request (refused by the HTTP parser: no X-RateLimit-* headers, the connection is closed), a URL with bad percent-encoding, or an unreadable body */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token. The X-RateLimit-* headers are those of the per-address limit on failed authentications (no account is known) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnauthorizedErrorBody'];
+        };
+      };
+      /** @description `plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free) */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanNoApiAccessErrorBody'];
+        };
+      };
+      /** @description `not_found`: unknown id, or an id of another account */
+      404: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundErrorBody'];
+        };
+      };
+      /** @description `bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed) */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `payload_too_large`: the body is over 1 MiB (after decoding its Content-Encoding) */
+      413: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PayloadTooLargeErrorBody'];
+        };
+      };
+      /** @description `uri_too_long`: a path segment is longer than 2048 characters */
+      414: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UriTooLongErrorBody'];
+        };
+      };
+      /** @description `unsupported_media_type`: a Content-Encoding other than identity, gzip, deflate or br */
+      415: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnsupportedMediaTypeErrorBody'];
+        };
+      };
+      /** @description `validation_failed`: this operation takes no body; each field sent is named in `details` */
+      422: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */
+      429: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitErrorBody'];
+        };
+      };
+      /** @description `headers_too_large`: request line and headers over 16 KiB (no X-RateLimit-* headers; the connection is closed) */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeadersTooLargeErrorBody'];
+        };
+      };
+      /** @description `unavailable`: the database or the queue is unreachable; nothing was applied */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnavailableErrorBody'];
+        };
+      };
+    };
+  };
+  Batches_download: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Batch id (a UUID, either case); anything else is 404 */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The ZIP, streamed */
+      200: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          /** @description attachment; filename="batch-<id>.zip" */
+          'Content-Disposition'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/zip': string;
+        };
+      };
+      /** @description `bad_request`: a malformed request (refused by the HTTP parser: no X-RateLimit-* headers, the connection is closed), a URL with bad percent-encoding, or an unreadable body */
+      400: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `unauthorized`: missing or malformed `Authorization` header, unknown, expired or revoked token. The X-RateLimit-* headers are those of the per-address limit on failed authentications (no account is known) */
+      401: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UnauthorizedErrorBody'];
+        };
+      };
+      /** @description `plan_no_api_access`: Free plan, or an expired or inactive subscription (not counted; the headers show the plan’s minute window, limit 0 on Free) */
+      403: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlanNoApiAccessErrorBody'];
+        };
+      };
+      /** @description `not_found`: unknown id, or an id of another account */
+      404: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NotFoundErrorBody'];
+        };
+      };
+      /** @description `bad_request`: the request (headers or body) was not received in time (no X-RateLimit-* headers; the connection is closed) */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BadRequestErrorBody'];
+        };
+      };
+      /** @description `uri_too_long`: a path segment is longer than 2048 characters */
+      414: {
+        headers: {
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UriTooLongErrorBody'];
         };
       };
       /** @description `rate_limited`: over the plan’s per-minute or per-hour limit (rejected requests count too); or too many failed authentications from one address (then the headers are those of that per-address limit) */

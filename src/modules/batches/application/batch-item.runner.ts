@@ -12,6 +12,8 @@ import { ProxyRouter } from '../../proxies/application/proxy-router';
 import { renderCaptureRequest } from '../../renders/application/render-request';
 import { CaptureFailure, PageCapturer } from '../../screenshots/application/capture.port';
 import { ScreenshotStorage } from '../../screenshots/application/ports';
+import { SavedSessions } from '../../screenshots/application/saved-sessions.port';
+import { captureWithSession } from '../../screenshots/application/session-capture';
 import { batchItemFileKey } from '../domain/batch';
 import type { BatchItemJobOptions } from '../domain/batch-item-job';
 import { BATCH_ITEM_JOB_KIND } from './batch-item-job-kind';
@@ -41,6 +43,7 @@ export class BatchItemRunner implements JobTypeHandler<BatchItemJobOptions> {
     private readonly secretBox: SecretBox,
     private readonly clock: Clock,
     private readonly proxies: ProxyRouter,
+    private readonly sessions: SavedSessions,
   ) {}
 
   async handle(job: BatchItemJob): Promise<HandledOutcome> {
@@ -54,7 +57,11 @@ export class BatchItemRunner implements JobTypeHandler<BatchItemJobOptions> {
       const choice =
         secrets?.proxy !== undefined ? { proxy: secrets.proxy } : job.options.options.proxyPool !== undefined ? { pool: job.options.options.proxyPool } : {};
       const [upstream] = await this.proxies.candidates({ accountId: job.accountId, websiteId: null, url, ...choice });
-      result = await this.capturer.capture(upstream ? { ...request, proxy: upstream.proxy } : request);
+      const base = upstream ? { ...request, proxy: upstream.proxy } : request;
+      // session_id: one of the batch's account's saved sessions, as a render's (refreshed once when found logged out).
+      result = await captureWithSession(this.sessions, job.accountId, job.options.options.sessionId, (session) =>
+        this.capturer.capture(session ? { ...base, session } : base),
+      );
     } catch (err) {
       if (err instanceof CaptureFailure && err.kind === 'page') return this.fail(job, err.message);
       throw err;
