@@ -282,7 +282,7 @@ describe('Screenshots API with real Chromium captures', () => {
         ['viewport_height 3000', { viewport_height: 3000 }, 'viewport_height'],
         ['viewport_width "800"', { viewport_width: '800' }, 'viewport_width'],
         ['full_page "yes"', { full_page: 'yes' }, 'full_page'],
-        ['format "gif"', { format: 'gif' }, 'format'],
+        ['format "bmp"', { format: 'bmp' }, 'format'],
         ['an unknown field', { thumbnail: true }, 'thumbnail'],
         ['quality with png (the default)', { quality: 80 }, 'quality'],
         ['quality with pdf', { format: 'pdf', quality: 50 }, 'quality'],

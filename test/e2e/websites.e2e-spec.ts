@@ -431,7 +431,7 @@ describe('Websites (spec: Endpoints/Websites; API.md: Websites, Lists)', () => {
       ['null', null, 'capture_options'],
       ['quality with png', { quality: 80 }, 'capture_options.quality'],
       ['quality 0 with jpeg', { format: 'jpeg', quality: 0 }, 'capture_options.quality'],
-      ['an unknown format', { format: 'gif' }, 'capture_options.format'],
+      ['an unknown format', { format: 'bmp' }, 'capture_options.format'],
       ['pdf_paper with webp', { format: 'webp', pdf_paper: 'a4' }, 'capture_options.pdf_paper'],
       ['omit_background with pdf', { format: 'pdf', omit_background: true }, 'capture_options.omit_background'],
     ])('%s → 422 naming it, on create and on update, nothing stored', async (_, captureOptions, field) => {

@@ -228,4 +228,21 @@ describe('website form ↔ API body', () => {
       ).toString(),
     ).toBe('url=https%3A%2F%2Fa.test%2F&block_resources=font');
   });
+
+  it('a page address never holds a secret: headers, cookies, http_auth and proxy are left out', () => {
+    expect(
+      queryOf(
+        form([
+          ['url', 'https://a.test/'],
+          ['headers', 'Authorization: Bearer s3cret'],
+          ['cookies', 'sid=s3cret'],
+          ['http_auth.username', 'me'],
+          ['http_auth.password', 's3cret'],
+          ['proxy', 'http://user:s3cret@proxy.test:8080'],
+          ['proxy_pool', 'eu'],
+          ['delay_ms', '100'],
+        ]),
+      ).toString(),
+    ).toBe('url=https%3A%2F%2Fa.test%2F&proxy_pool=eu&delay_ms=100');
+  });
 });

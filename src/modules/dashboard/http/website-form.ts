@@ -249,8 +249,20 @@ export function pickValues(fields: readonly FormField[], source: URLSearchParams
 /** The non-empty values as a query string's parameters (a page's address that reopens the form as it was). */
 export function queryOf(values: URLSearchParams): URLSearchParams {
   const query = new URLSearchParams();
-  for (const [k, v] of values) if (v !== '') query.append(k, v);
+  for (const [k, v] of values) if (v !== '' && !isSecretField(k)) query.append(k, v);
   return query;
+}
+
+/** The capture options whose values are secrets (headers, cookies, http_auth, proxy): never put in a page address. */
+const SECRET_OPTIONS: readonly string[] = [...WEBSITE_OPTIONS, ...REQUEST_ONLY_OPTIONS].filter((spec) => spec.secret).map((spec) => spec.wire);
+
+/**
+ * Whether a form control holds a secret (`http_auth.password` is part of `http_auth`). A page address lands in the
+ * browser's history, in proxies' and servers' logs and in Referer headers: a try's redirect leaves secrets out, and
+ * the result page asks for them again.
+ */
+function isSecretField(name: string): boolean {
+  return SECRET_OPTIONS.some((wire) => name === wire || name.startsWith(`${wire}.`));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
