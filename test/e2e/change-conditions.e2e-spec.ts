@@ -137,12 +137,12 @@ describe('Change conditions and failure words (issue 46, items 3 and 4)', () => 
     expect(res.status).toBe(201);
   }
 
-  /** The Slack messages at `path` once there are `n`: each names its capture through its compare link. */
+  /** The Slack messages at `path` once there are `n`: each names its capture through its (signed) compare link. */
   async function alertedShots(path: string, n: number): Promise<number[]> {
     const got = await receiver.at(path, n);
     return got.map((m) => {
       const text = JSON.stringify(m.body);
-      return Number(/dashboard\/screenshots\/(\d+)\/compare/.exec(text)![1]);
+      return Number(/\/links\?screenshot=(\d+)(?:&|&amp;|\\u0026)view=compare/.exec(text)![1]);
     });
   }
 
