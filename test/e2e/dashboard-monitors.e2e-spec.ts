@@ -4,6 +4,7 @@ import request from 'supertest';
 import { CHROME_ARGS } from '../../src/adapters/capture/browser-pool';
 import { findChrome } from '../../src/adapters/capture/capture-options';
 import { AccountsService } from '../../src/modules/accounts/application/accounts.service';
+import { WebsitesService } from '../../src/modules/websites/application/websites.service';
 import { waitForJob } from '../support/jobs';
 import { PageServer, solidPage } from '../support/page-server';
 import { startTestApp, TestAccount, TestApp } from '../support/test-app';
@@ -76,21 +77,38 @@ describe('Dashboard: Monitor a page (real browser, no JavaScript)', () => {
   it('a refused URL is shown beside its field, what was typed kept, nothing made; a good one makes the monitor and shows its history', async () => {
     expect(await go('/dashboard/monitors/new')).toBe(200);
     expect(await page.$$eval('input[name=channel_ids]', (boxes) => boxes.length)).toBe(2);
-    expect(await page.$('#change-rules')).not.toBeNull(); // where alert_when / ignore_text go
+    // What counts as a change: the website's conditions (alert_when, ignore_text), as on its Edit page.
+    expect(await page.$$eval('#change-rules [name]', (els) => els.map((el) => el.getAttribute('name')))).toEqual(
+      expect.arrayContaining(['ignore_text', 'alert_when.text_contains', 'alert_when.text_missing', 'alert_when.min_changed_ratio', 'alert_when.text_only']),
+    );
     await page.type('#monitor-url', 'ftp://example.com/pricing');
     await page.type('#monitor-name', 'Competitor pricing');
+    await page.type('#change-rules [name=ignore_text]', '^Updated at');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('(a)\\1');
+    expect(await clickAndWait('#monitor-button')).toBe(422);
+    // The refused pattern is named beside its field, and what was typed stays.
+    expect(await text('#change-rules [data-field="ignore_text"]')).toContain(
+      'Line 2 is not a regular expression this service can run (RE2 syntax: no backreferences or lookaround)',
+    );
+    expect(await page.$eval('#change-rules [name=ignore_text]', (el) => (el as HTMLTextAreaElement).value)).toBe('^Updated at\n(a)\\1');
+    expect(await page.$eval('#monitor-name', (el) => (el as HTMLInputElement).value)).toBe('Competitor pricing');
+    await page.$eval('#change-rules [name=ignore_text]', (el) => ((el as HTMLTextAreaElement).value = '^Updated at'));
     expect(await clickAndWait('#monitor-button')).toBe(422);
     expect(await text('#url-error')).toMatch(/http/);
-    expect(await page.$eval('#monitor-name', (el) => (el as HTMLInputElement).value)).toBe('Competitor pricing');
     expect((await request(t.url).get('/websites').set(account.auth)).body.meta.total).toBe(0);
 
     await page.$eval('#monitor-url', (el) => ((el as HTMLInputElement).value = ''));
     await page.type('#monitor-url', `${pages.url}/pricing`);
+    await page.type('#change-rules [name="alert_when.min_changed_ratio"]', '0.01');
     await page.select('#monitor-every', '15m');
     await page.click('input[name=channel_ids]:not(:checked)');
     expect(await clickAndWait('#monitor-button')).toBe(200);
     expect(page.url()).toMatch(/\/dashboard\/websites\/\d+\/history\?notice=monitor-created$/);
     const websiteId = Number(/websites\/(\d+)/.exec(page.url())![1]);
+    // Read from the service, not the API: the plan's per-minute requests are kept for the polling below.
+    const saved = await t.app.get(WebsitesService).get(account.id, websiteId);
+    expect({ ignoreText: saved.ignoreText, alertWhen: saved.alertWhen }).toEqual({ ignoreText: ['^Updated at'], alertWhen: { min_changed_ratio: 0.01 } });
     const schedules = (await request(t.url).get('/schedules').set(account.auth)).body.data as Array<Record<string, unknown>>;
     expect(schedules).toEqual([expect.objectContaining({ website_id: websiteId, frequency: 'every_15_minutes', name: 'Monitor: Competitor pricing' })]);
     const firstJob = schedules[0].last_job_id as string;

@@ -10,8 +10,10 @@ import { apiFieldErrors, errorsByField, fieldErrorsOf, idField } from './api-for
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
 import { HtmlPage, seeOther } from './responses';
+import { CHANGE_CONDITION_FIELDS, errorsByField as conditionErrorsByField, formToBody, pickValues } from './website-form';
 import { EMPTY_MONITOR_FORM, MonitorFormValues, monitorFormPage } from './views/pages/monitor.page';
 import type { FieldError } from '../../../shared/domain/domain-error';
+import type { AlertWhen } from '../../websites/domain/change-conditions';
 
 /** The channels offered as checkboxes (an account has at most 20). */
 const CHANNELS_SHOWN = { page: 1, perPage: 100 };
@@ -54,15 +56,31 @@ export class MonitorPageController {
       name: (fields.get('name') ?? '').trim(),
       every: fields.get('every') ?? '',
       channelIds: fields.getAll('channel_ids'),
+      conditions: pickValues(CHANGE_CONDITION_FIELDS, fields),
     };
     const channelIds = values.channelIds.map(idField);
-    const body = { name: values.name || hostOf(values.url), url: values.url, monitor: { every: values.every, channel_ids: channelIds } };
-    let errors = await apiFieldErrors(this.urlPolicy, CreateWebsiteRequestDto, body);
+    // The conditions as the website form sends them (alert_when whole, ignore_text as lines), judged by the same DTO.
+    const conditions = formToBody(CHANGE_CONDITION_FIELDS, values.conditions, false);
+    const body = {
+      name: values.name || hostOf(values.url),
+      url: values.url,
+      ...conditions.body,
+      monitor: { every: values.every, channel_ids: channelIds },
+    };
+    let errors = conditions.errors.length > 0 ? conditions.errors : await apiFieldErrors(this.urlPolicy, CreateWebsiteRequestDto, body);
     if (errors.length === 0) {
       try {
+        const alertWhen = conditions.body.alert_when as Record<string, unknown> | undefined;
         const made = await this.monitors.createWebsite(
           viewer.account.id,
-          { name: body.name, url: body.url },
+          {
+            name: body.name,
+            url: body.url,
+            ...(Array.isArray(conditions.body.ignore_text) && conditions.body.ignore_text.length > 0
+              ? { ignoreText: conditions.body.ignore_text as string[] }
+              : {}),
+            ...(alertWhen && Object.keys(alertWhen).length > 0 ? { alertWhen: alertWhen as AlertWhen } : {}),
+          },
           { every: values.every, channelIds: channelIds as number[] },
           'dashboard',
         );
@@ -77,6 +95,12 @@ export class MonitorPageController {
 
   private async page(viewer: DashboardViewer, values: MonitorFormValues, errors: FieldError[]): Promise<string> {
     const channels = (await this.channels.list(viewer.account.id, CHANNELS_SHOWN)).items;
-    return monitorFormPage(viewer, { values, errors: errorsByField(errors), channels, hasAccess: viewer.account.hasApiAccess(this.clock.now()) }).toString();
+    return monitorFormPage(viewer, {
+      values,
+      errors: errorsByField(errors),
+      conditionErrors: conditionErrorsByField(CHANGE_CONDITION_FIELDS, errors, false),
+      channels,
+      hasAccess: viewer.account.hasApiAccess(this.clock.now()),
+    }).toString();
   }
 }

@@ -219,6 +219,9 @@ export const WEBSITE_FIELDS: readonly FormField[] = [
   },
 ];
 
+/** The website's conditions on a change (alert_when, ignore_text): the website form's, and the monitor form's too. */
+export const CHANGE_CONDITION_FIELDS: readonly FormField[] = WEBSITE_FIELDS.filter((f) => f.name === 'ignore_text' || f.within === 'alert_when');
+
 /** What one capture may set beyond the website's saved options (Take Screenshot body). */
 export const CAPTURE_REQUEST_FIELDS: readonly FormField[] = [
   ...REQUEST_ONLY_OPTIONS.map(optionField),

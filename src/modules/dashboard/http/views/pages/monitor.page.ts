@@ -2,7 +2,9 @@ import { MONITOR_EVERY, MONITOR_EVERY_VALUES } from '../../../../monitors/domain
 import type { ChannelProps } from '../../../../notifications/domain/channel';
 import type { DashboardViewer } from '../../dashboard-request';
 import { accessNotice } from '../components';
+import { CHANGE_CONDITION_FIELDS } from '../../website-form';
 import { Html, html } from '../html';
+import { fieldBlock } from './website-form.page';
 import { csrfField, layout } from '../layout';
 
 /** How often, in words (the `every` values of a monitor). */
@@ -20,13 +22,17 @@ export interface MonitorFormValues {
   name: string;
   every: string;
   channelIds: string[];
+  /** The change conditions' controls as typed (CHANGE_CONDITION_FIELDS: ignore_text, alert_when.*). */
+  conditions: URLSearchParams;
 }
 
-export const EMPTY_MONITOR_FORM: MonitorFormValues = { url: '', name: '', every: '1h', channelIds: [] };
+export const EMPTY_MONITOR_FORM: MonitorFormValues = { url: '', name: '', every: '1h', channelIds: [], conditions: new URLSearchParams() };
 
 export interface MonitorFormView {
   values: MonitorFormValues;
   errors: Map<string, string>;
+  /** The change conditions' errors by control name, beside their fields. */
+  conditionErrors: Map<string, string[]>;
   channels: ChannelProps[];
   hasAccess: boolean;
 }
@@ -86,10 +92,9 @@ export function monitorFormPage(viewer: DashboardViewer, view: MonitorFormView):
   ${alerts}
   ${fieldError(e, 'monitor.channel_ids')}
   <fieldset id="change-rules"><legend>What counts as a change</legend>
-    <!-- PLACEHOLDER (issue 46 item 3): the website's alert_when {text_contains, text_missing, min_changed_ratio, text_only}
-         and ignore_text fields go here, as form fields sent with the website (being added in parallel). -->
-    <p class="muted">Any change of the visible text, or of more than 0.1% of the pixels (the website's change threshold, which its Edit page
-      changes). Conditions on the text ("contains", "missing", lines to ignore) will be set here.</p>
+    <p class="muted">Left empty: any change of the visible text, or of more than 0.1% of the pixels (the website's change threshold, which
+      its Edit page changes). The same conditions as the website's Edit page (docs: change history, conditions).</p>
+    <div class="form-grid">${CHANGE_CONDITION_FIELDS.map((f) => fieldBlock(f, { values: v.conditions, errors: view.conditionErrors }))}</div>
   </fieldset>
   <p><button type="submit" id="monitor-button"${view.hasAccess ? '' : html` disabled aria-disabled="true"`}>Start monitoring</button>
     <a class="button secondary" href="/dashboard/websites">Cancel</a></p>

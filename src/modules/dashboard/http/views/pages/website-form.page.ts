@@ -125,7 +125,7 @@ function control(field: FormField, state: FormState): Html {
   }
 }
 
-function fieldBlock(field: FormField, state: FormState): Html {
+export function fieldBlock(field: FormField, state: FormState): Html {
   const wide = ['textarea', 'lines', 'scripts', 'headers', 'cookies', 'choices', 'clip', 'http_auth'].includes(field.kind) || field.name === 'url';
   const formats = field.formats ? html` data-formats="${field.formats.join(' ')}"` : html``;
   return html`<div class="field${wide ? ' wide' : ''}" data-field="${field.name}"${formats}>${control(field, state)}${
