@@ -13,7 +13,6 @@ import { HtmlPage, seeOther } from './responses';
 import { CHANGE_CONDITION_FIELDS, errorsByField as conditionErrorsByField, formToBody, pickValues } from './website-form';
 import { EMPTY_MONITOR_FORM, MonitorFormValues, monitorFormPage } from './views/pages/monitor.page';
 import type { FieldError } from '../../../shared/domain/domain-error';
-import type { AlertWhen } from '../../websites/domain/change-conditions';
 
 /** The channels offered as checkboxes (an account has at most 20). */
 const CHANNELS_SHOWN = { page: 1, perPage: 100 };
@@ -79,7 +78,7 @@ export class MonitorPageController {
             ...(Array.isArray(conditions.body.ignore_text) && conditions.body.ignore_text.length > 0
               ? { ignoreText: conditions.body.ignore_text as string[] }
               : {}),
-            ...(alertWhen && Object.keys(alertWhen).length > 0 ? { alertWhen: alertWhen as AlertWhen } : {}),
+            ...(alertWhen && Object.keys(alertWhen).length > 0 ? { alertWhen: alertWhen } : {}),
           },
           { every: values.every, channelIds: channelIds as number[] },
           'dashboard',
