@@ -89,6 +89,8 @@ describe('Capture report (real Chromium)', () => {
       pending: [],
       warnings: [],
       proxy: null,
+      // No saved session was used (docs/sessions.md: {id, name, refreshed} when one was).
+      session: null,
     });
     const list = await api().get(`/screenshots?website_id=${id}`).set(account.auth).expect(200);
     expect(list.body.data[0].capture).toEqual(data.capture);
