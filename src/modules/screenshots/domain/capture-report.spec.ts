@@ -24,6 +24,7 @@ const REPORT: CaptureReport = {
   pending: [],
   warnings: [],
   proxy: 'http://********@proxy.example.com:8080',
+  session: { id: 3, name: 'Shop', refreshed: true },
 };
 
 describe('capture report', () => {
@@ -41,7 +42,13 @@ describe('capture report', () => {
       pending: [],
       warnings: [],
       proxy: 'http://********@proxy.example.com:8080',
+      session: { id: 3, name: 'Shop', refreshed: true },
     });
+  });
+
+  it('a report stored before `session` existed reads as a capture without a saved session (session null)', () => {
+    const { session: _session, ...old } = REPORT;
+    expect(parseCaptureReport(JSON.stringify(old))?.session).toBeNull();
   });
 
   it('a report stored before `proxy` existed reads as a direct capture (proxy null)', () => {
