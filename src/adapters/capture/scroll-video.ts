@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,11 +14,11 @@ type Video = NonNullable<ResolvedOutput['video']>;
 
 /** Still time at the top before the scroll starts and at the bottom after it ends, so a viewer sees both ends. */
 const HOLD_MS = 500;
-/** WebM: Chromium's screencast frames as they come, at most this many a second. */
+/** WebM: frames a second (Chromium's screencast frames, each held until the next one). */
 const WEBM_FPS = 25;
 /** GIF: fewer frames and at most this wide, so a 5 s scroll stays a few megabytes. */
 const GIF = { fps: 12, maxWidth: 800 } as const;
-/** ffmpeg's own bound for re-encoding a video into a GIF (a stuck encoder must not hold the capture forever). */
+/** ffmpeg's own bound for encoding the frames (a stuck encoder must not hold the capture forever). */
 const ENCODE_TIMEOUT_MS = 30_000;
 
 /**
@@ -70,7 +70,20 @@ const SMOOTH_SCROLL = `async ({ durationMs, holdMs, maxDistance }) => {
     };
     requestAnimationFrame(step);
   });
+  // The screencast sends a frame only when the screen changes, and its last frame can be lost when it stops: the
+  // bottom is shown in several frames (a pixel up and back), before and after the still moment.
+  const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+  const nudge = async () => {
+    for (let i = 0; i < 3; i++) {
+      window.scrollTo(0, Math.max(0, distance - 1));
+      await frame();
+      window.scrollTo(0, distance);
+      await frame();
+    }
+  };
+  await nudge();
   await pause(holdMs);
+  await nudge();
   return distance;
 }`;
 
@@ -100,19 +113,61 @@ export async function recordScrollVideo(
   const preview = await page.screenshot({ type: 'png', captureBeyondViewport: false, optimizeForSpeed: options.fastPngEncoding });
   const dir = await mkdtemp(join(tmpdir(), 'scroll-video-'));
   try {
-    const webm = join(dir, 'scroll.webm') as `${string}.webm`;
-    const recorder = await page.screencast({ path: webm, format: 'webm', fps: WEBM_FPS, ffmpegPath: ffmpeg });
+    // Chromium's screencast frames are kept as they come, each with its time, and encoded once the scroll is over:
+    // an encoder fed live (puppeteer's screencast()) drops the frames it has not taken when it is stopped, which on
+    // a loaded machine is the end of the scroll.
+    const frames: Array<{ data: string; at: number }> = [];
+    const session = await page.createCDPSession();
+    session.on('Page.screencastFrame', (frame: { data: string; sessionId: number; metadata: { timestamp?: number } }) => {
+      frames.push({ data: frame.data, at: frame.metadata.timestamp ?? Date.now() / 1000 });
+      session.send('Page.screencastFrameAck', { sessionId: frame.sessionId }).catch(() => undefined);
+    });
     try {
+      await page.bringToFront();
+      await session.send('Page.startScreencast', { format: 'jpeg', quality: 90, everyNthFrame: 1 });
       await page.evaluate(`(${SMOOTH_SCROLL})(${JSON.stringify({ durationMs: video.scrollDurationMs, holdMs: HOLD_MS, maxDistance: options.maxDistance })})`);
+      await session.send('Page.stopScreencast');
     } finally {
-      await recorder.stop();
+      await session.detach().catch(() => undefined);
     }
-    let file: string = webm;
-    if (video.format === 'gif') {
-      file = join(dir, 'scroll.gif');
-      const filter = `fps=${GIF.fps},scale='min(${GIF.maxWidth},iw)':-2:flags=lanczos,split[a][b];[a]palettegen=stats_mode=diff[p];[b][p]paletteuse=dither=bayer:bayer_scale=5`;
-      await run(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-i', webm, '-vf', filter, '-loop', '0', '-y', file], { timeout: ENCODE_TIMEOUT_MS });
+    if (frames.length === 0) throw new CaptureFailure('page', 'Chromium sent no frame of the page while it scrolled');
+    // Each frame lasts until the next one came; the last one the still half second at the bottom.
+    const list: string[] = [];
+    for (const [i, frame] of frames.entries()) {
+      const name = `frame-${String(i).padStart(5, '0')}.jpg`;
+      await writeFile(join(dir, name), Buffer.from(frame.data, 'base64'));
+      const next = frames[i + 1]?.at ?? frame.at + HOLD_MS / 1000;
+      list.push(`file '${name}'`, `duration ${Math.max(0.001, next - frame.at).toFixed(3)}`);
     }
+    list.push(list[list.length - 2]); // the concat demuxer takes the last file's duration only when it is named again
+    await writeFile(join(dir, 'frames.txt'), list.join('\n') + '\n');
+    const input = ['-hide_banner', '-loglevel', 'error', '-f', 'concat', '-safe', '0', '-i', join(dir, 'frames.txt')];
+    const file = join(dir, `scroll.${video.format}`);
+    const encode =
+      video.format === 'gif'
+        ? [
+            '-vf',
+            `fps=${GIF.fps},scale='min(${GIF.maxWidth},iw)':-2:flags=lanczos,split[a][b];[a]palettegen=stats_mode=diff[p];[b][p]paletteuse=dither=bayer:bayer_scale=5`,
+            '-loop',
+            '0',
+          ]
+        : [
+            '-vf',
+            `fps=${WEBM_FPS},pad=ceil(iw/2)*2:ceil(ih/2)*2`,
+            '-c:v',
+            'libvpx-vp9',
+            '-crf',
+            '32',
+            '-b:v',
+            '0',
+            '-deadline',
+            'realtime',
+            '-cpu-used',
+            '8',
+            '-pix_fmt',
+            'yuv420p',
+          ];
+    await run(ffmpeg, [...input, ...encode, '-y', file], { timeout: ENCODE_TIMEOUT_MS });
     const data = await readFile(file);
     return {
       data,
