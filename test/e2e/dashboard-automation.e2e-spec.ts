@@ -787,7 +787,8 @@ describe('Dashboard automation pages', () => {
       expect([...list.text.matchAll(/<tr data-job-id="([^"]+)">/g)].map((m) => m[1])).toEqual([renderId]);
       expect(list.text).toMatch(new RegExp(`<tr data-job-id="${renderId}">\\s*<td>[^\\n]*</td>\\s*<td>render</td>`));
       expect(list.text).toContain(
-        '<option value="screenshot">screenshot</option><option value="scenario">scenario run</option><option value="render" selected>render</option>',
+        '<option value="screenshot">screenshot</option><option value="scenario">scenario run</option><option value="batch_item">batch item</option>' +
+          '<option value="render" selected>render</option><option value="session_login">session login</option>',
       );
       const page = await a.get(`/dashboard/jobs/${renderId}`);
       expect(page.text).toContain('<span class="badge badge-succeeded">succeeded</span> render</p>');
