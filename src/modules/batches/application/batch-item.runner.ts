@@ -1,7 +1,7 @@
+import { eraseSealedSecrets } from '../../jobs/application/erase-sealed-secrets';
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../../../shared/domain/clock';
 import type { CaptureSecrets } from '../../../shared/domain/capture-secrets';
-import { errorMessage } from '../../../shared/domain/error-message';
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { InfrastructureFailure } from '../../jobs/application/job-failure';
@@ -80,7 +80,7 @@ export class BatchItemRunner implements JobTypeHandler<BatchItemJobOptions> {
       finishedAt: now,
     });
     const outcome = endedIf(await this.jobs.succeed(job.id, null, now), 'succeeded');
-    await this.eraseSecrets(job);
+    await eraseSealedSecrets(this.jobs, job, this.logger);
     return outcome;
   }
 
@@ -88,18 +88,7 @@ export class BatchItemRunner implements JobTypeHandler<BatchItemJobOptions> {
     const now = this.clock.now();
     await this.progress.itemsEnded(job.options.batchId, [job.id], { outcome: 'failed', error: message, file: null, finishedAt: now });
     const outcome = endedIf(await this.jobs.fail(job.id, message, now), 'failed');
-    await this.eraseSecrets(job);
+    await eraseSealedSecrets(this.jobs, job, this.logger);
     return outcome;
-  }
-
-  /** The request's sealed secrets leave the job row once it has ended (as a capture job's do). */
-  private async eraseSecrets(job: BatchItemJob): Promise<void> {
-    if (!job.options.sealedSecrets) return;
-    const { sealedSecrets: _sealed, ...rest } = job.options;
-    try {
-      await this.jobs.replaceOptions(job.id, rest);
-    } catch (err) {
-      this.logger.warn(`job ${job.id}: erasing its sealed secrets failed: ${errorMessage(err)}`);
-    }
   }
 }

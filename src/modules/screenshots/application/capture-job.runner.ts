@@ -1,3 +1,4 @@
+import { eraseSealedSecrets } from '../../jobs/application/erase-sealed-secrets';
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
 import { CaptureFailure, CaptureRequest, CaptureResult, PageCapturer, ProxyFailure } from './capture.port';
@@ -122,16 +123,6 @@ export class CaptureJobRunner implements JobTypeHandler<CaptureJobOptions>, OnMo
    * A request's sealed secrets are erased from the job row once the job has ended (they are kept through
    * retries, which need them). A job that ends by running out of attempts keeps them, sealed.
    */
-  private async eraseSecrets(job: CaptureJob): Promise<void> {
-    if (!job.options.sealedSecrets) return;
-    const { sealedSecrets: _sealed, ...rest } = job.options;
-    try {
-      await this.jobs.replaceOptions(job.id, rest);
-    } catch (err) {
-      // The job has ended either way; what is left is sealed, and only the key could open it.
-      this.logger.warn(`job ${job.id}: erasing its sealed secrets failed: ${errorMessage(err)}`);
-    }
-  }
 
   async handle(job: CaptureJob): Promise<HandledOutcome> {
     const attemptStarted = performance.now();
@@ -154,7 +145,7 @@ export class CaptureJobRunner implements JobTypeHandler<CaptureJobOptions>, OnMo
     } catch (err) {
       if (err instanceof CaptureFailure && err.kind === 'page') {
         const failed = await this.jobs.fail(job.id, err.message, this.clock.now());
-        await this.eraseSecrets(job);
+        await eraseSealedSecrets(this.jobs, job, this.logger);
         return endedIf(failed, 'failed');
       }
       throw err;
@@ -164,7 +155,7 @@ export class CaptureJobRunner implements JobTypeHandler<CaptureJobOptions>, OnMo
       this.logger.debug(`job ${job.id}: page settled in ${ms} ms${capped ? ' (cut at the cap: it never settled)' : ''}`);
     }
     const outcome = await this.store(job, website, result, request, attemptStarted);
-    await this.eraseSecrets(job);
+    await eraseSealedSecrets(this.jobs, job, this.logger);
     return outcome;
   }
 
