@@ -13,7 +13,7 @@ import { renderCaptureRequest } from '../../renders/application/render-request';
 import { CaptureFailure, PageCapturer } from '../../screenshots/application/capture.port';
 import { ScreenshotStorage } from '../../screenshots/application/ports';
 import { SavedSessions } from '../../screenshots/application/saved-sessions.port';
-import { captureWithSession } from '../../screenshots/application/session-capture';
+import { CaptureRoute } from '../../screenshots/application/capture-route';
 import { batchItemFileKey } from '../domain/batch';
 import type { BatchItemJobOptions } from '../domain/batch-item-job';
 import { BATCH_ITEM_JOB_KIND } from './batch-item-job-kind';
@@ -33,18 +33,22 @@ type BatchItemJob = JobProps<BatchItemJobOptions>;
 @HandlesJobs(BATCH_ITEM_JOB_KIND)
 export class BatchItemRunner implements JobTypeHandler<BatchItemJobOptions> {
   private readonly logger = new Logger('BatchItemRunner');
+  /** Session and proxy: the same route as every job kind's capture. */
+  private readonly route: CaptureRoute;
 
   constructor(
     private readonly jobs: JobRepository,
     private readonly progress: BatchProgress,
     private readonly storage: ScreenshotStorage,
-    private readonly capturer: PageCapturer,
+    capturer: PageCapturer,
     private readonly urlPolicy: UrlPolicy,
     private readonly secretBox: SecretBox,
     private readonly clock: Clock,
-    private readonly proxies: ProxyRouter,
-    private readonly sessions: SavedSessions,
-  ) {}
+    proxies: ProxyRouter,
+    sessions: SavedSessions,
+  ) {
+    this.route = new CaptureRoute(capturer, proxies, sessions);
+  }
 
   async handle(job: BatchItemJob): Promise<HandledOutcome> {
     const { batchId, position, url } = job.options;
@@ -53,15 +57,14 @@ export class BatchItemRunner implements JobTypeHandler<BatchItemJobOptions> {
     let result;
     try {
       const secrets = job.options.sealedSecrets ? (JSON.parse(this.secretBox.open(job.options.sealedSecrets)) as CaptureSecrets) : undefined;
-      const request = renderCaptureRequest(url, job.options.options, secrets);
       const choice =
         secrets?.proxy !== undefined ? { proxy: secrets.proxy } : job.options.options.proxyPool !== undefined ? { pool: job.options.options.proxyPool } : {};
-      const [upstream] = await this.proxies.candidates({ accountId: job.accountId, websiteId: null, url, ...choice });
-      const base = upstream ? { ...request, proxy: upstream.proxy } : request;
-      // session_id: one of the batch's account's saved sessions, as a render's (refreshed once when found logged out).
-      result = await captureWithSession(this.sessions, job.accountId, job.options.options.sessionId, (session) =>
-        this.capturer.capture(session ? { ...base, session } : base),
-      );
+      result = await this.route.capture(renderCaptureRequest(url, job.options.options, secrets), {
+        // session_id: one of the batch's account's saved sessions, as a render's (refreshed once when found logged out).
+        sessionId: job.options.options.sessionId,
+        // The item's proxy or pool (a pool's failing proxy is skipped for the next), else the operator's CAPTURE_PROXY.
+        proxy: { accountId: job.accountId, websiteId: null, url, ...choice },
+      });
     } catch (err) {
       if (err instanceof CaptureFailure && err.kind === 'page') return this.fail(job, err.message);
       throw err;

@@ -17,7 +17,7 @@ import { RenderRepository } from './ports';
 import { RENDER_JOB_KIND } from './render-job-kind';
 import { renderCaptureRequest } from './render-request';
 import { SavedSessions } from '../../screenshots/application/saved-sessions.port';
-import { captureWithSession } from '../../screenshots/application/session-capture';
+import { CaptureRoute } from '../../screenshots/application/capture-route';
 
 type RenderJob = JobProps<RenderJobOptions>;
 
@@ -32,18 +32,22 @@ type RenderJob = JobProps<RenderJobOptions>;
 @HandlesJobs(RENDER_JOB_KIND)
 export class RenderJobRunner implements JobTypeHandler<RenderJobOptions> {
   private readonly logger = new Logger('RenderJobRunner');
+  /** Session and proxy: the same route as every job kind's capture. */
+  private readonly route: CaptureRoute;
 
   constructor(
     private readonly jobs: JobRepository,
     private readonly renders: RenderRepository,
     private readonly storage: ScreenshotStorage,
-    private readonly capturer: PageCapturer,
+    capturer: PageCapturer,
     private readonly urlPolicy: UrlPolicy,
     private readonly secretBox: SecretBox,
     private readonly clock: Clock,
-    private readonly proxies: ProxyRouter,
-    private readonly sessions: SavedSessions,
-  ) {}
+    proxies: ProxyRouter,
+    sessions: SavedSessions,
+  ) {
+    this.route = new CaptureRoute(capturer, proxies, sessions);
+  }
 
   async handle(job: RenderJob): Promise<HandledOutcome> {
     const verdict = await this.urlPolicy.check(job.options.url);
@@ -51,14 +55,12 @@ export class RenderJobRunner implements JobTypeHandler<RenderJobOptions> {
     let result;
     try {
       const secrets = job.options.sealedSecrets ? (JSON.parse(this.secretBox.open(job.options.sealedSecrets)) as CaptureSecrets) : undefined;
-      // A render names no proxy of its own (a link would carry its credentials): only the operator's CAPTURE_PROXY.
-      const [upstream] = await this.proxies.candidates({ accountId: job.accountId, websiteId: null, url: job.options.url });
-      const request = renderCaptureRequest(job.options.url, job.options.options, secrets, job.options.contents);
-      const base = upstream ? { ...request, proxy: upstream.proxy } : request;
-      // session_id: one of the render's account's saved sessions (a signed link's account is the key's).
-      result = await captureWithSession(this.sessions, job.accountId, job.options.options.sessionId, (session) =>
-        this.capturer.capture(session ? { ...base, session } : base),
-      );
+      result = await this.route.capture(renderCaptureRequest(job.options.url, job.options.options, secrets, job.options.contents), {
+        // session_id: one of the render's account's saved sessions (a signed link's account is the key's).
+        sessionId: job.options.options.sessionId,
+        // A render names no proxy of its own (a link would carry its credentials): only the operator's CAPTURE_PROXY.
+        proxy: { accountId: job.accountId, websiteId: null, url: job.options.url },
+      });
     } catch (err) {
       if (err instanceof CaptureFailure && err.kind === 'page') return this.fail(job, err.message);
       throw err;

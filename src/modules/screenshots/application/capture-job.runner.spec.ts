@@ -37,6 +37,8 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
   let websites: { findById: jest.Mock; markCaptured: jest.Mock };
   let store: { store: jest.Mock };
   let screenshots: { findByJob: jest.Mock };
+  /** The capturer the runner was built with: a test swaps its `capture`. */
+  let capturer: { capture: jest.Mock };
   let runner: CaptureJobRunner;
   let warnings: string[];
   let metrics: RecordingMetrics;
@@ -46,7 +48,7 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
     websites = { findById: jest.fn(async () => WEBSITE), markCaptured: jest.fn(async () => undefined) };
     store = { store: jest.fn(async () => SHOT) };
     screenshots = { findByJob: jest.fn(async () => SHOT) };
-    const capturer = { capture: jest.fn(async () => PNG) };
+    capturer = { capture: jest.fn(async () => PNG) };
     const urlPolicy = { check: jest.fn(async () => ({ allowed: true })) };
     metrics = new RecordingMetrics();
     runner = new CaptureJobRunner(
@@ -117,7 +119,7 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
 
   it("times a stored capture's phases: the capturer's three, then the store", async () => {
     const timed = { ...PNG, timing: { navigationMs: 120, settleMs: 450, renderMs: 30 } };
-    Object.assign(runner, { capturer: { capture: jest.fn(async () => timed) } });
+    capturer.capture = jest.fn(async () => timed);
     await runner.handle(JOB);
     expect(metrics.phases).toEqual([
       { phase: 'navigation', seconds: 0.12 },
@@ -140,7 +142,7 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
 
     it('keeps the rendered file and stores it again 1, 2, 4, 5, 5 s apart until the store answers: one capture, one screenshot', async () => {
       const capture = jest.fn(async () => PNG);
-      Object.assign(runner, { capturer: { capture } });
+      capturer.capture = capture;
       const tries: number[] = [];
       store.store.mockImplementation(async () => {
         tries.push(Date.now());
@@ -189,8 +191,7 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
   });
 
   it('page failures still fail the job with their message', async () => {
-    const capturer = { capture: jest.fn(async () => Promise.reject(new CaptureFailure('page', 'net::ERR_NAME_NOT_RESOLVED'))) };
-    Object.assign(runner, { capturer });
+    capturer.capture = jest.fn(async () => Promise.reject(new CaptureFailure('page', 'net::ERR_NAME_NOT_RESOLVED')));
     expect(await runner.handle(JOB)).toBe('failed');
     expect(jobs.fail).toHaveBeenCalledWith('job-1', 'net::ERR_NAME_NOT_RESOLVED', expect.any(Date));
   });

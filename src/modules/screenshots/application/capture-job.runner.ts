@@ -1,8 +1,8 @@
 import { eraseSealedSecrets } from '../../jobs/application/erase-sealed-secrets';
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
-import { CaptureFailure, CaptureRequest, CaptureResult, PageCapturer, ProxyFailure } from './capture.port';
-import { ProxyRouter, UnknownProxyPoolError, type ProxyChoice } from '../../proxies/application/proxy-router';
+import { CaptureFailure, CaptureRequest, CaptureResult, PageCapturer } from './capture.port';
+import { ProxyRouter, type ProxyChoice } from '../../proxies/application/proxy-router';
 import { Clock } from '../../../shared/domain/clock';
 import { CaptureSecrets, mergeSecrets } from '../../../shared/domain/capture-secrets';
 import { renderingFor, resolveOutput } from '../../../shared/domain/capture-option-rules';
@@ -28,7 +28,7 @@ import { comparisonKey } from './comparison-key';
 import type { ScreenshotProps } from '../domain/screenshot';
 import { ChangeDetector } from './change-detector';
 import { SavedSessions } from './saved-sessions.port';
-import { captureWithSession } from './session-capture';
+import { CaptureRoute } from './capture-route';
 
 /** A capture job: its payload is the capture's options. */
 type CaptureJob = JobProps<CaptureJobOptions>;
@@ -98,22 +98,26 @@ export class CaptureJobRunner implements JobTypeHandler<CaptureJobOptions>, OnMo
   private readonly logger = new Logger('CaptureJobRunner');
   /** Shutting down: an outage is no longer waited out here (the job goes back to the queue, for another worker). */
   private stopping = false;
+  /** Session and proxy: the same route as every job kind's capture. */
+  private readonly route: CaptureRoute;
 
   constructor(
     private readonly jobs: JobRepository,
     private readonly screenshots: ScreenshotRepository,
     private readonly websites: WebsiteRepository,
     private readonly screenshotStore: ScreenshotKeeper,
-    private readonly capturer: PageCapturer,
+    capturer: PageCapturer,
     private readonly urlPolicy: UrlPolicy,
     private readonly clock: Clock,
     private readonly secretBox: SecretBox,
     private readonly metrics: Metrics,
     private readonly changes: ChangeDetector,
     private readonly config: AppConfig,
-    private readonly proxies: ProxyRouter,
-    private readonly sessions: SavedSessions,
-  ) {}
+    proxies: ProxyRouter,
+    sessions: SavedSessions,
+  ) {
+    this.route = new CaptureRoute(capturer, proxies, sessions);
+  }
 
   onModuleDestroy(): void {
     this.stopping = true;
@@ -136,12 +140,11 @@ export class CaptureJobRunner implements JobTypeHandler<CaptureJobOptions>, OnMo
       const secrets = job.options.sealedSecrets ? (JSON.parse(this.secretBox.open(job.options.sealedSecrets)) as CaptureSecrets) : undefined;
       const base = captureRequestFor(website, job, secrets);
       request = base;
-      const choice = { accountId: job.accountId, websiteId: website.id, url: website.url, ...proxyChoiceFor(website, job, secrets) };
-      // The request's session_id, else the website's (a saved session; none: the page starts as it is).
-      const sessionId = job.options.sessionId ?? website.captureOptions.sessionId;
-      result = await captureWithSession(this.sessions, job.accountId, sessionId, (session) =>
-        this.captureThroughProxies(session ? { ...base, session } : base, choice),
-      );
+      result = await this.route.capture(base, {
+        // The request's session_id, else the website's (a saved session; none: the page starts as it is).
+        sessionId: job.options.sessionId ?? website.captureOptions.sessionId,
+        proxy: { accountId: job.accountId, websiteId: website.id, url: website.url, ...proxyChoiceFor(website, job, secrets) },
+      });
     } catch (err) {
       if (err instanceof CaptureFailure && err.kind === 'page') {
         const failed = await this.jobs.fail(job.id, err.message, this.clock.now());
@@ -157,35 +160,6 @@ export class CaptureJobRunner implements JobTypeHandler<CaptureJobOptions>, OnMo
     const outcome = await this.store(job, website, result, request, attemptStarted);
     await eraseSealedSecrets(this.jobs, job, this.logger);
     return outcome;
-  }
-
-  /**
-   * The capture through the proxy it asked for (none: straight out). A pool's proxy that could not be reached or
-   * refused its credentials cools down and the next one is tried; the last failure, naming its proxy, fails the job.
-   */
-  private async captureThroughProxies(request: CaptureRequest, choice: ProxyChoice): Promise<CaptureResult> {
-    let candidates;
-    try {
-      candidates = await this.proxies.candidates(choice);
-    } catch (err) {
-      if (err instanceof UnknownProxyPoolError) throw new CaptureFailure('page', err.message);
-      throw err;
-    }
-    if (candidates.length === 0) return this.capturer.capture(request);
-    let failure: ProxyFailure | null = null;
-    for (const candidate of candidates) {
-      try {
-        const result = await this.capturer.capture({ ...request, proxy: candidate.proxy });
-        this.proxies.succeeded(candidate);
-        return result;
-      } catch (err) {
-        if (!(err instanceof ProxyFailure)) throw err;
-        if (err.fault === 'destination') throw err;
-        this.proxies.failed(candidate);
-        failure = err;
-      }
-    }
-    throw failure ?? new CaptureFailure('page', 'No proxy could be used');
   }
 
   private async store(job: CaptureJob, website: WebsiteProps, result: CaptureResult, request: CaptureRequest, attemptStarted: number): Promise<HandledOutcome> {
