@@ -32,7 +32,8 @@ describe('CaptureRoute (every job kind captures through it)', () => {
 
   it("skips a pool's proxy that cannot be reached, cools it down and captures through the next", async () => {
     const { route, proxies, capturer } = routeWith([candidate(1), candidate(2)], async (r) => {
-      if (String(r.proxy).includes('proxy1')) throw new ProxyFailure('The proxy http://proxy1.example:8080 refused the connection', 'http://proxy1.example:8080', 'unreachable');
+      if (String(r.proxy).includes('proxy1'))
+        throw new ProxyFailure('The proxy http://proxy1.example:8080 refused the connection', 'http://proxy1.example:8080', 'unreachable');
       return done;
     });
     await expect(route.capture(request, via)).resolves.toBe(done);
