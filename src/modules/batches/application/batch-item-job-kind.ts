@@ -1,3 +1,4 @@
+import { captureRunMs } from '../../screenshots/application/capture-route';
 import type { JobKind } from '../../jobs/application/job-kinds';
 import type { BatchItemJobOptions } from '../domain/batch-item-job';
 
@@ -9,6 +10,7 @@ import type { BatchItemJobOptions } from '../domain/batch-item-job';
 export const BATCH_ITEM_JOB_KIND: JobKind<BatchItemJobOptions> = {
   name: 'batch_item',
   label: 'batch item',
-  maxRunMs: (config) => config.captureTimeoutMs,
+  // A saved session found logged out logs in again and captures once more: the lease covers that (capture-route.ts).
+  maxRunMs: (config) => captureRunMs(config, true),
   events: null,
 };

@@ -1,3 +1,4 @@
+import { captureRunMs } from '../../screenshots/application/capture-route';
 import type { JobKind } from '../../jobs/application/job-kinds';
 import type { RenderJobOptions } from '../domain/render-job';
 
@@ -9,6 +10,7 @@ import type { RenderJobOptions } from '../domain/render-job';
 export const RENDER_JOB_KIND: JobKind<RenderJobOptions> = {
   name: 'render',
   label: 'render',
-  maxRunMs: (config) => config.captureTimeoutMs,
+  // A saved session found logged out logs in again and captures once more: the lease covers that (capture-route.ts).
+  maxRunMs: (config) => captureRunMs(config, true),
   events: null,
 };

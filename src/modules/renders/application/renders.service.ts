@@ -13,7 +13,7 @@ import { errorMessage } from '../../../shared/domain/error-message';
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import { sealedSecrets } from '../../../shared/secrets/sealed-secrets';
 import { UrlPolicy } from '../../../shared/url-policy';
-import { RENDER_JOB_KIND } from './render-job-kind';
+import { captureRunMs } from '../../screenshots/application/capture-route';
 import { MAX_WAIT_SECONDS } from '../../jobs/application/job-wait';
 import { JobsService } from '../../jobs/application/jobs.service';
 import { isFinished, JobProps } from '../../jobs/domain/job';
@@ -90,7 +90,14 @@ export class RendersService {
     for (let attempt = 1; ; attempt++) {
       const render = await this.liveEntry(accountId, cacheKey, input, job);
       if ('hit' in render) return this.answered({ render: render.hit, cache: 'HIT', age: ageSeconds(render.hit, this.clock.now()) }, input);
-      const ended = await this.waitFor(accountId, render.joined, render.job, input.options.timeoutMs ?? this.config.captureTimeoutMs, clientGone);
+      const ended = await this.waitFor(
+        accountId,
+        render.joined,
+        render.job,
+        input.options.timeoutMs ?? this.config.captureTimeoutMs,
+        input.options.sessionId !== undefined,
+        clientGone,
+      );
       if (ended) return this.answered({ render: ended, cache: 'MISS', age: 0 }, input);
       // The entry joined had no job (its maker failed to queue it, or died between the two writes): it was retired,
       // and the next round makes the capture.
@@ -273,12 +280,16 @@ export class RendersService {
       return age < JOB_WRITE_GRACE_MS ? { job: null } : null;
     }
     if (job.status === 'failed') return null;
-    return age <= this.allowedMs((job.options as RenderJobOptions).options?.timeoutMs ?? this.config.captureTimeoutMs) ? { job } : null;
+    const options = (job.options as RenderJobOptions).options;
+    return age <= this.allowedMs(options?.timeoutMs ?? this.config.captureTimeoutMs, options?.sessionId !== undefined) ? { job } : null;
   }
 
-  /** How long a request waits for a render's job: the capture's own limit, and QUEUE_ALLOWANCE_MS for the queue. */
-  private allowedMs(timeoutMs: number): number {
-    return RENDER_JOB_KIND.maxRunMs({ ...this.config, captureTimeoutMs: timeoutMs }) + QUEUE_ALLOWANCE_MS;
+  /**
+   * How long a request waits for a render's job: the capture's own limit (with a saved session, also its one login
+   * again and the second capture), and QUEUE_ALLOWANCE_MS for the queue.
+   */
+  private allowedMs(timeoutMs: number, withSession: boolean): number {
+    return captureRunMs({ ...this.config, captureTimeoutMs: timeoutMs }, withSession) + QUEUE_ALLOWANCE_MS;
   }
 
   /**
@@ -301,9 +312,10 @@ export class RendersService {
     render: RenderProps,
     known: JobProps | null,
     timeoutMs: number,
+    withSession: boolean,
     clientGone: AbortSignal,
   ): Promise<RenderProps | null> {
-    const allowedMs = this.allowedMs(timeoutMs);
+    const allowedMs = this.allowedMs(timeoutMs, withSession);
     const deadline = Date.now() + allowedMs;
     let job = known ?? (await this.jobOfEntry(accountId, render));
     if (!job) {

@@ -1,3 +1,4 @@
+import { captureRunMs } from './capture-route';
 import type { JobKind } from '../../jobs/application/job-kinds';
 import type { CaptureJobOptions } from '../domain/capture-job-options';
 
@@ -8,6 +9,7 @@ import type { CaptureJobOptions } from '../domain/capture-job-options';
 export const CAPTURE_JOB_KIND: JobKind<CaptureJobOptions> = {
   name: 'screenshot',
   label: 'screenshot',
-  maxRunMs: (config) => config.captureTimeoutMs,
+  // A saved session found logged out logs in again and captures once more: the lease covers that (capture-route.ts).
+  maxRunMs: (config) => captureRunMs(config, true),
   events: { succeeded: 'screenshot.succeeded', failed: 'screenshot.failed' },
 };

@@ -1,6 +1,10 @@
 import { UnknownProxyPoolError, type ProxyCandidate, type ProxyRouter } from '../../proxies/application/proxy-router';
 import { CaptureFailure, ProxyFailure, type CaptureRequest, type CaptureResult, type PageCapturer } from './capture.port';
-import { CaptureRoute } from './capture-route';
+import type { AppConfig } from '../../../config/app-config';
+import { BATCH_ITEM_JOB_KIND } from '../../batches/application/batch-item-job-kind';
+import { RENDER_JOB_KIND } from '../../renders/application/render-job-kind';
+import { CAPTURE_JOB_KIND } from './capture-job-kind';
+import { CaptureRoute, captureRunMs } from './capture-route';
 import type { SavedSessions } from './saved-sessions.port';
 
 const request = { url: 'https://example.com/' } as CaptureRequest;
@@ -63,5 +67,18 @@ describe('CaptureRoute (every job kind captures through it)', () => {
     const failure = await route.capture(request, via).catch((err: unknown) => err);
     expect(failure).toBeInstanceOf(CaptureFailure);
     expect(failure).toMatchObject({ kind: 'page', message: "The proxy pool 'eu' does not exist" });
+  });
+});
+
+describe('captureRunMs: the lease of a capturing job covers one login again', () => {
+  const config = { captureTimeoutMs: 30_000, scenarioTimeoutMs: 120_000 };
+
+  it('is the capture limit without a session, and capture + login + capture again with one', () => {
+    expect(captureRunMs(config, false)).toBe(30_000);
+    expect(captureRunMs(config, true)).toBe(180_000);
+  });
+
+  it('is what every capturing job kind leases (a worker logging in again is not taken for dead)', () => {
+    for (const kind of [CAPTURE_JOB_KIND, RENDER_JOB_KIND, BATCH_ITEM_JOB_KIND]) expect(kind.maxRunMs(config as AppConfig)).toBe(180_000);
   });
 });

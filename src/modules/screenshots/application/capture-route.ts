@@ -1,3 +1,4 @@
+import type { AppConfig } from '../../../config/app-config';
 import { ProxyRouter, UnknownProxyPoolError, type ProxyChoice } from '../../proxies/application/proxy-router';
 import { CaptureFailure, ProxyFailure, type CaptureRequest, type CaptureResult, type PageCapturer } from './capture.port';
 import type { SavedSessions } from './saved-sessions.port';
@@ -9,6 +10,16 @@ export interface CaptureVia {
   sessionId?: number;
   /** The proxy, the pool or neither (then the operator's CAPTURE_PROXY, unless the page's host bypasses it). */
   proxy: ProxyChoice;
+}
+
+/**
+ * The longest a capture through the route legitimately runs: its own time limit, or, when it starts with a saved
+ * session, also one login run (SCENARIO_TIMEOUT_MS, shared with captures that found the session logged out at the
+ * same time) and the capture again. The lease of every capturing job kind covers the longer (job-lease.ts), so a
+ * worker that is logging in again is never taken for dead and its job handed to another worker.
+ */
+export function captureRunMs(config: Pick<AppConfig, 'captureTimeoutMs' | 'scenarioTimeoutMs'>, withSession: boolean): number {
+  return withSession ? 2 * config.captureTimeoutMs + config.scenarioTimeoutMs : config.captureTimeoutMs;
 }
 
 /**
