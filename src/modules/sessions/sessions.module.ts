@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { JobsModule } from '../jobs/jobs.module';
 import { ScenariosModule } from '../scenarios/scenarios.module';
+import { SchedulesModule } from '../schedules/schedules.module';
 import { SavedSessions } from '../screenshots/application/saved-sessions.port';
 import { WebsitesModule } from '../websites/websites.module';
 import { LoginRunner } from './application/login-runner';
@@ -20,7 +21,7 @@ import { TypeOrmSavedSessionRepository } from './infrastructure/typeorm-saved-se
  */
 @Global()
 @Module({
-  imports: [TypeOrmModule.forFeature([SavedSessionRow]), JobsModule, WebsitesModule, ScenariosModule],
+  imports: [TypeOrmModule.forFeature([SavedSessionRow]), JobsModule, WebsitesModule, ScenariosModule, SchedulesModule],
   controllers: [SessionsController],
   providers: [
     { provide: SavedSessionRepository, useClass: TypeOrmSavedSessionRepository },

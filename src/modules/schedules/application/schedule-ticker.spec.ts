@@ -83,6 +83,9 @@ class InMemorySchedules extends ScheduleRepository {
   recordRun(): never {
     throw new Error('not used by the ticker');
   }
+  usingSession(): never {
+    throw new Error('not used by the ticker');
+  }
 }
 
 /** CaptureJobsService.requestCapture as the ticker sees it: one job per (account, idempotency key). */

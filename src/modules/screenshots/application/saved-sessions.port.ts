@@ -11,6 +11,11 @@ export interface UsableSession extends ResolvedSession {
  * page CaptureFailure in words when the session cannot be used (unknown, not ready, logged out for good).
  */
 export abstract class SavedSessions {
+  /**
+   * Whether `id` is one of the account's saved sessions, whatever its state (a `session_id` written on a scenario or
+   * a schedule is checked with it: another account's session is as unknown as a missing one).
+   */
+  abstract isOwned(accountId: number, id: number): Promise<boolean>;
   /** The account's session `id`, ready to start a page with. */
   abstract resolve(accountId: number, id: number): Promise<UsableSession>;
   /**
