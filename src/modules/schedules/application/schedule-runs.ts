@@ -22,7 +22,7 @@ export class ScheduleRuns {
     // The schedule's own saved session wins: a scenario's run takes it before the scenario's, a capture as its
     // sessionId option before the website's (none: they decide as without a schedule).
     const sessionId = schedule.runSessionId();
-    const origin = { source, scheduleId: schedule.id, sessionId: sessionId ?? null };
+    const origin = { source, scheduleId: schedule.id, ...(sessionId === undefined ? {} : { sessionId }) };
     if (schedule.scenarioId !== null) return this.scenarios.run(schedule.accountId, schedule.scenarioId, idempotencyKey, origin);
     const options = sessionId === undefined ? {} : { sessionId };
     return this.captureJobs.requestCapture(schedule.accountId, schedule.websiteId, options, idempotencyKey, source, schedule.id);
