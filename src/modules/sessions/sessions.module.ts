@@ -3,7 +3,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { JobsModule } from '../jobs/jobs.module';
 import { ScenariosModule } from '../scenarios/scenarios.module';
 import { SchedulesModule } from '../schedules/schedules.module';
-import { SavedSessions } from '../screenshots/application/saved-sessions.port';
+import { SavedSessionIds, SavedSessions } from '../screenshots/application/saved-sessions.port';
+import { OwnedSessionIds } from './application/owned-session-ids';
 import { WebsitesModule } from '../websites/websites.module';
 import { LoginRunner } from './application/login-runner';
 import { SavedSessionRepository } from './application/ports';
@@ -29,7 +30,8 @@ import { TypeOrmSavedSessionRepository } from './infrastructure/typeorm-saved-se
     LoginRunner,
     SessionLoginRunner,
     { provide: SavedSessions, useClass: SavedSessionStates },
+    { provide: SavedSessionIds, useClass: OwnedSessionIds },
   ],
-  exports: [SavedSessions, SessionsService],
+  exports: [SavedSessions, SavedSessionIds, SessionsService],
 })
 export class SessionsModule {}

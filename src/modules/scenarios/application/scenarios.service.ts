@@ -10,7 +10,7 @@ import { readWhenFinished } from '../../jobs/application/job-wait';
 import { JobsService } from '../../jobs/application/jobs.service';
 import { JobRepository } from '../../jobs/application/ports';
 import { ScreenshotRepository } from '../../screenshots/application/ports';
-import { SavedSessions } from '../../screenshots/application/saved-sessions.port';
+import { SavedSessionIds } from '../../screenshots/application/saved-sessions.port';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { initialStepRecords } from '../domain/execution';
 import { runSession, ScenarioChanges, ScenarioProps } from '../domain/scenario';
@@ -54,7 +54,7 @@ export class ScenariosService {
     private readonly clock: Clock,
     private readonly events: JobEvents,
     private readonly secretBox: SecretBox,
-    private readonly sessions: SavedSessions,
+    private readonly sessions: SavedSessionIds,
   ) {}
 
   private async checkWebsite(accountId: number, websiteId: number): Promise<void> {

@@ -4,7 +4,7 @@ import { NotFoundError, ValidationFailedError } from '../../../shared/domain/dom
 import { Page, PageRequest } from '../../../shared/domain/page-request';
 import { JobProps, JobSource } from '../../jobs/domain/job';
 import { WebsiteRepository } from '../../websites/application/ports';
-import { SavedSessions } from '../../screenshots/application/saved-sessions.port';
+import { SavedSessionIds } from '../../screenshots/application/saved-sessions.port';
 import { ScheduleRuns } from './schedule-runs';
 import { CreateScheduleInput, Schedule, ScheduleChanges, scheduleFieldErrors, ScheduleProps } from '../domain/schedule';
 import { ScheduleColumnChanges, ScheduleRepository } from './ports';
@@ -49,7 +49,7 @@ export class SchedulesService {
     private readonly websites: WebsiteRepository,
     private readonly runs: ScheduleRuns,
     private readonly clock: Clock,
-    private readonly sessions: SavedSessions,
+    private readonly sessions: SavedSessionIds,
   ) {}
 
   /** A session_id written on a schedule is one of the account's saved sessions (another account's is as unknown as none). */

@@ -64,7 +64,7 @@ describe('CaptureJobRunner: storing the screenshot (finding 3)', () => {
       // No proxy asked for and no CAPTURE_PROXY: straight out.
       { candidates: jest.fn(async () => []) } as unknown as ProxyRouter,
       // No session_id asked for: never asked.
-      { isOwned: jest.fn(), resolve: jest.fn(), afterLoggedOut: jest.fn() },
+      { resolve: jest.fn(), afterLoggedOut: jest.fn() },
     );
     warnings = [];
     jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(String(message)));

@@ -11,11 +11,6 @@ export interface UsableSession extends ResolvedSession {
  * page CaptureFailure in words when the session cannot be used (unknown, not ready, logged out for good).
  */
 export abstract class SavedSessions {
-  /**
-   * Whether `id` is one of the account's saved sessions, whatever its state (a `session_id` written on a scenario or
-   * a schedule is checked with it: another account's session is as unknown as a missing one).
-   */
-  abstract isOwned(accountId: number, id: number): Promise<boolean>;
   /** The account's session `id`, ready to start a page with. */
   abstract resolve(accountId: number, id: number): Promise<UsableSession>;
   /**
@@ -24,4 +19,13 @@ export abstract class SavedSessions {
    * time — and the new state is returned; any other fails `session_expired`.
    */
   abstract afterLoggedOut(accountId: number, seen: UsableSession): Promise<UsableSession>;
+}
+
+/**
+ * Whether an id is one of the account's saved sessions, whatever its state: a `session_id` written on a scenario or a
+ * schedule is checked with it (another account's session is as unknown as a missing one). Apart from SavedSessions,
+ * whose logins run scenarios: the scenarios and schedules services ask this one, which reads the sessions' table only.
+ */
+export abstract class SavedSessionIds {
+  abstract isOwned(accountId: number, id: number): Promise<boolean>;
 }

@@ -42,10 +42,6 @@ export class SavedSessionStates extends SavedSessions {
     super();
   }
 
-  async isOwned(accountId: number, id: number): Promise<boolean> {
-    return (await this.sessions.findOwned(accountId, id)) !== null;
-  }
-
   async resolve(accountId: number, id: number): Promise<UsableSession> {
     const session = await this.sessions.findOwned(accountId, id);
     if (!session) throw new CaptureFailure('page', `The saved session ${id} does not exist`);

@@ -111,7 +111,7 @@ export function sessionsPage(viewer: DashboardViewer, view: SessionsView): Html 
     'Sessions',
     html`${noticeBox(view.notice)}
 ${view.error ? html`<p class="notice error" role="alert" id="session-error">${view.error}</p>` : ''}
-<p class="muted">A saved session is a logged-in browser state: captures that name it (<code>session_id</code>, or “Saved session” in a website’s or the playground’s options) start logged in. Cookie values are sealed and never shown. <a href="/docs#/Sessions">API docs</a></p>
+<p class="muted">A saved session is a logged-in browser state: captures that name it (<code>session_id</code>, or “Saved session” in a website’s, the playground’s, a scenario’s or a schedule’s options) start logged in. Cookie values are sealed and never shown. <a href="/docs#/Sessions">API docs</a></p>
 ${forms(viewer, view)}
 <h2>Your sessions</h2>
 ${
