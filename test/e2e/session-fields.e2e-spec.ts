@@ -106,7 +106,16 @@ describe('session_id on scenarios and schedules (real Chromium, a real login app
     expect(loggedOut.status).toBe('failed');
     expect(loggedOut.steps[0]).toMatchObject({ status: 'failed' });
 
-    // A schedule that runs it with its own session_id: the run starts logged in.
+    // The scenario names a logged-out session; a schedule that runs it with its own session_id starts logged in.
+    const stale = await call('post', '/sessions', {
+      name: 'Stale',
+      logged_in_selector: '#account-menu',
+      from: { cookies: [{ name: 'sid', value: 'not-a-session', domain: '127.0.0.1' }] },
+    });
+    expect((await call('put', `/scenarios/${scenarioId}`, { session_id: stale.body.data.id })).body.data.session_id).toBe(stale.body.data.id);
+    const staleRun = await execution((await call('post', `/scenarios/${scenarioId}/run`)).body.execution_id);
+    // (A run checks no logged_in_selector: its steps find the page logged out.)
+    expect(staleRun).toMatchObject({ status: 'failed', steps: [{ status: 'failed' }] });
     const schedule = await call('post', '/schedules', {
       name: 'Menu check',
       scenario_id: scenarioId,
@@ -123,6 +132,7 @@ describe('session_id on scenarios and schedules (real Chromium, a real login app
     expect(await execution(runNow.body.execution_id)).toMatchObject({ status: 'succeeded', error: null });
     expect((await call('delete', `/schedules/${schedule.body.data.id}`)).status).toBe(200);
     expect((await call('delete', `/scenarios/${scenarioId}`)).status).toBe(200);
+    expect((await call('delete', `/sessions/${stale.body.data.id}`)).status).toBe(200);
   });
 
   it('another account’s session_id is a 422 naming session_id, exactly as a missing one (create and update, scenarios and schedules)', async () => {
@@ -172,13 +182,13 @@ describe('session_id on scenarios and schedules (real Chromium, a real login app
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({
       code: 'conflict',
-      message: `The saved session 'Shop' is used by the schedule 'Keeps it' (${scheduleId}): remove their session_id first`,
+      error: `The saved session 'Shop' is used by the schedule 'Keeps it' (${scheduleId}): remove their session_id first`,
     });
 
     const scenarioId = (await call('post', '/scenarios', { name: 'Also', website_id: websiteId, session_id: sessionId, steps: loggedInSteps })).body.data.id;
     const both = await call('delete', `/sessions/${sessionId}`);
     expect(both.status).toBe(409);
-    expect(both.body.message).toBe(
+    expect(both.body.error).toBe(
       `The saved session 'Shop' is used by the scenario 'Also' (${scenarioId}) and the schedule 'Keeps it' (${scheduleId}): remove their session_id first`,
     );
 
