@@ -134,7 +134,7 @@ describe('Dashboard: Sessions page', () => {
 
     /** The options of the select `selector`: value, text and whether chosen. */
     const options = (selector: string) =>
-      page.$$eval(`${selector} option`, (all) => all.map((o) => ({ value: (o as HTMLOptionElement).value, text: o.textContent?.trim(), selected: (o as HTMLOptionElement).selected })));
+      page.$$eval(`${selector} option`, (all) => all.map((o) => ({ value: o.value, text: o.textContent?.trim(), selected: o.selected })));
 
     it('the website form and the schedule editor offer the sessions as a pick-list (None first; no script needed); a schedule saved with one is listed on the Sessions page', async () => {
       const [shop] = (await t.app.get(SessionsService).listAll(alice.id)).filter((s) => s.name === 'Shop');

@@ -90,7 +90,12 @@ export class WebsitesPageController {
   async newForm(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const draft = this.draft(request, reply, '/dashboard/websites/new');
     const values = draft ? pickValues(WEBSITE_FIELDS, draft) : new URLSearchParams({ status: 'active' });
-    return websiteFormPage(viewer, null, await this.withSessions(viewer, { values, errors: new Map(), restored: draft !== null }), this.hasAccess(viewer)).toString();
+    return websiteFormPage(
+      viewer,
+      null,
+      await this.withSessions(viewer, { values, errors: new Map(), restored: draft !== null }),
+      this.hasAccess(viewer),
+    ).toString();
   }
 
   @Post()
@@ -123,7 +128,12 @@ export class WebsitesPageController {
     // A draft never holds the saved secrets: they come back masked, so saving the draft keeps them.
     const draft = this.draft(request, reply, `/dashboard/websites/${website.id}/edit`);
     const values = draft ? withSecretsFrom(pickValues(WEBSITE_FIELDS, draft), saved) : saved;
-    return websiteFormPage(viewer, website, await this.withSessions(viewer, { values, errors: new Map(), restored: draft !== null }), this.hasAccess(viewer)).toString();
+    return websiteFormPage(
+      viewer,
+      website,
+      await this.withSessions(viewer, { values, errors: new Map(), restored: draft !== null }),
+      this.hasAccess(viewer),
+    ).toString();
   }
 
   /** The whole form is sent, so it is a full update: capture_options replaced as a whole, "********" kept (as PUT does). */

@@ -32,7 +32,12 @@ export abstract class ScheduleRepository {
    * The account's schedules that name the saved session `sessionId` as their own session_id (`direct`), or have none
    * of their own and capture one of `websiteIds` (whose capture options name it): indexed lookups (session_id, website_id), at most `limit`, by id.
    */
-  abstract usingSession(accountId: number, sessionId: number, websiteIds: readonly number[], limit: number): Promise<Array<{ id: number; name: string; direct: boolean }>>;
+  abstract usingSession(
+    accountId: number,
+    sessionId: number,
+    websiteIds: readonly number[],
+    limit: number,
+  ): Promise<Array<{ id: number; name: string; direct: boolean }>>;
   /** Enabled schedules whose next run is at or before `now`, oldest first. */
   abstract findDue(now: Date, limit: number): Promise<Schedule[]>;
   /**

@@ -307,7 +307,9 @@ describe('ScheduleTicker (firing protocol)', () => {
     scenarios.websites.set(9, 1);
     expect(await instance().tick()).toBe(2);
     expect([...captureJobs.jobs.values()].map((job) => job.options)).toEqual([{ sessionId: 4 }]);
-    expect(scenarios.runs).toEqual([{ accountId: 1, id: 9, key: `schedule:2:${due.toISOString()}`, origin: { source: 'schedule', scheduleId: 2, sessionId: 6 } }]);
+    expect(scenarios.runs).toEqual([
+      { accountId: 1, id: 9, key: `schedule:2:${due.toISOString()}`, origin: { source: 'schedule', scheduleId: 2, sessionId: 6 } },
+    ]);
   });
 
   it('a schedule without a session_id sends none: the website’s (or the scenario’s) decides', async () => {

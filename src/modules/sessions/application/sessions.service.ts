@@ -151,7 +151,11 @@ export class SessionsService {
     const naming = { websites: use.websites, scenarios: use.scenarios, schedules: use.schedules.filter((s) => s.direct) };
     if (naming.websites.length + naming.scenarios.length + naming.schedules.length > 0) {
       const others = naming.scenarios.length + naming.schedules.length > 0;
-      const what = !others ? 'remove session_id from their capture options' : naming.websites.length ? 'remove session_id from the websites’ capture options and from the others' : 'remove their session_id';
+      const what = !others
+        ? 'remove session_id from their capture options'
+        : naming.websites.length
+          ? 'remove session_id from the websites’ capture options and from the others'
+          : 'remove their session_id';
       throw new ConflictError(`The saved session '${session.name}' is used by ${sessionUsersInWords(naming)}: ${what} first`);
     }
     await this.sessions.delete(id);

@@ -147,7 +147,13 @@ function stepBox(draft: StepDraft, i: number, count: number, errors: Map<string,
 
 /** Every problem of the form, linked to its input, for the summary at the top. */
 function summary(view: ScenarioEditorView): Html {
-  const anchors: Record<string, string> = { name: 'scenario-name', description: 'scenario-description', website_id: 'scenario-website', session_id: 'scenario-session', steps: 'steps' };
+  const anchors: Record<string, string> = {
+    name: 'scenario-name',
+    description: 'scenario-description',
+    website_id: 'scenario-website',
+    session_id: 'scenario-session',
+    steps: 'steps',
+  };
   return errorSummary(
     [...view.errors].map(([field, message]) => {
       const step = /^steps\[(\d+)\](?:\.([a-z_]+))?/.exec(field);
