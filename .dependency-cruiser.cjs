@@ -40,7 +40,8 @@ const CONTEXT_IMPORTS = {
   batches: ['jobs', 'accounts', 'screenshots', 'proxies', 'renders', 'webhooks'],
   // Saved sessions (issue 44): a login runs a scenario's steps on the capture port; the capture side asks the
   // SavedSessions port screenshots declares (sessions implements it, from a global module), never this context.
-  sessions: ['jobs', 'accounts', 'websites', 'screenshots', 'scenarios'],
+  // Schedules too: a session a schedule names (session_id) is not deleted, and the Sessions page lists them.
+  sessions: ['jobs', 'accounts', 'websites', 'screenshots', 'scenarios', 'schedules'],
   // Monitors (issue 46): POST /websites with `monitor` makes a website, its schedule, its channel links and a first capture.
   monitors: ['jobs', 'accounts', 'websites', 'schedules', 'notifications'],
   // POST /mcp (issue 47): the Model Context Protocol's tools call the render, monitor and change-history services.

@@ -131,5 +131,57 @@ describe('Dashboard: Sessions page', () => {
         }
       }
     });
+
+    /** The options of the select `selector`: value, text and whether chosen. */
+    const options = (selector: string) =>
+      page.$$eval(`${selector} option`, (all) => all.map((o) => ({ value: o.value, text: o.textContent?.trim(), selected: o.selected })));
+
+    it('the website form and the schedule editor offer the sessions as a pick-list (None first; no script needed); a schedule saved with one is listed on the Sessions page', async () => {
+      const [shop] = (await t.app.get(SessionsService).listAll(alice.id)).filter((s) => s.name === 'Shop');
+      await page.setJavaScriptEnabled(false);
+      for (const [width, height, suffix] of [
+        [1280, 800, ''],
+        [390, 844, '-390'],
+      ] as const) {
+        await page.setViewport({ width, height });
+        // The website's saved session is the chosen one (its edit form keeps it when saved again).
+        await page.goto(`${t.url}/dashboard/websites/${websiteId}/edit`, { waitUntil: 'load' });
+        await page.$eval('#f-session_id', (el) => el.closest('details')?.setAttribute('open', ''));
+        expect(await options('#f-session_id')).toEqual([
+          { value: '', text: 'None', selected: false },
+          { value: String(shop.id), text: 'Shop (ready)', selected: true },
+        ]);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+        if (SHOTS_DIR) {
+          await (await page.$('[data-field="session_id"]'))!.scrollIntoView();
+          await page.screenshot({ path: join(SHOTS_DIR, `website-form-session${suffix}.png`) });
+        }
+        await page.goto(`${t.url}/dashboard/schedules/new?website_id=${websiteId}`, { waitUntil: 'load' });
+        expect(await options('#schedule-session')).toEqual([
+          { value: '', text: 'None: the scenario’s or the website’s', selected: true },
+          { value: String(shop.id), text: 'Shop (ready)', selected: false },
+        ]);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+        if (SHOTS_DIR) await page.screenshot({ path: join(SHOTS_DIR, `schedule-editor-session${suffix}.png`), fullPage: true });
+      }
+      // The playground's options offer it too (a capture may start logged in).
+      await page.goto(`${t.url}/dashboard/playground`, { waitUntil: 'load' });
+      expect((await options('#f-session_id')).map((o) => o.text)).toEqual(['None', 'Shop (ready)']);
+
+      // Saved without script: the schedule names the session, and the Sessions page lists it with a link.
+      await page.goto(`${t.url}/dashboard/schedules/new?website_id=${websiteId}`, { waitUntil: 'load' });
+      await page.type('#schedule-name', 'Logged-in nightly');
+      await page.select('#schedule-session', String(shop.id));
+      await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('#save-schedule')]);
+      const scheduleId = Number(/schedules\/(\d+)\/edit/.exec(page.url())?.[1]);
+      expect((await request(t.url).get(`/schedules/${scheduleId}`).set(alice.auth)).body.data.session_id).toBe(shop.id);
+      expect((await options('#schedule-session')).find((o) => o.selected)?.value).toBe(String(shop.id));
+      await page.setJavaScriptEnabled(true);
+      const sessionsPage = await a.get('/dashboard/sessions');
+      expect(sessionsPage.text).toContain(`<a href="/dashboard/schedules/${scheduleId}/edit">Logged-in nightly</a>`);
+      const refused = await a.submit(`/dashboard/sessions/${shop.id}/delete`, {});
+      expect(refused.status).toBe(409);
+      expect(refused.text).toContain(`the schedule &#39;Logged-in nightly&#39; (${scheduleId})`);
+    });
   });
 });

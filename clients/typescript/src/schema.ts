@@ -3129,6 +3129,8 @@ export interface components {
       description: string | null;
       /** @description One of the caller’s websites: the run starts at its URL and viewport */
       website_id: number;
+      /** @description One of the caller’s saved sessions (/sessions): its runs start logged in with it (a schedule’s own session_id wins). null (default): the website’s capture_options session_id, if any. Another account’s or an unknown id is 422 */
+      session_id: number | null;
       /** @enum {string} */
       status: 'active';
       /** @description Performed in order; a failing step stops the run. Every problem is a 422 naming its place (`steps[3].selector`). */
@@ -3161,6 +3163,8 @@ export interface components {
       description?: string | null;
       /** @description One of the caller’s websites: the run starts at its URL and viewport */
       website_id: number;
+      /** @description One of the caller’s saved sessions (/sessions): its runs start logged in with it (a schedule’s own session_id wins). null (default): the website’s capture_options session_id, if any. Another account’s or an unknown id is 422 */
+      session_id?: number | null;
       /** @description Performed in order; a failing step stops the run. Every problem is a 422 naming its place (`steps[3].selector`). */
       steps: (
         | components['schemas']['NavigateStep']
@@ -3182,6 +3186,8 @@ export interface components {
       description?: string | null;
       /** @description One of the caller’s websites: the run starts at its URL and viewport */
       website_id?: number;
+      /** @description One of the caller’s saved sessions (/sessions): its runs start logged in with it (a schedule’s own session_id wins). null (default): the website’s capture_options session_id, if any. Another account’s or an unknown id is 422 */
+      session_id?: number | null;
       /** @description Performed in order; a failing step stops the run. Every problem is a 422 naming its place (`steps[3].selector`). */
       steps?: (
         | components['schemas']['NavigateStep']
@@ -3268,6 +3274,8 @@ export interface components {
       website_id: number;
       /** @description One of the caller’s scenarios: each occurrence runs it (an execution, on the scenario’s website) instead of capturing the website. null (default): capture the website; an update with null turns a scenario schedule back into a capture of its website */
       scenario_id: number | null;
+      /** @description One of the caller’s saved sessions (/sessions): each run starts logged in with it, whatever the scenario’s or the website’s session_id. null (default): the scenario’s session_id (a schedule that runs a scenario), else the website’s capture_options session_id, if any. Another account’s or an unknown id is 422 */
+      session_id: number | null;
       /**
        * @description `daily` and `weekly` at `time`; `hourly` at the minutes of `time` every hour; `every_5_minutes`, `every_15_minutes`, `every_30_minutes`: aligned to the clock in `timezone`, at the minutes congruent to the minutes of `time` modulo the period (`time` 00:00 → :00, :15, :30, :45 for every_15_minutes; 00:05 → :05, :20, :35, :50). The hour of `time` is ignored for all but daily and weekly
        * @enum {string}
@@ -3320,6 +3328,8 @@ export interface components {
       website_id?: number;
       /** @description One of the caller’s scenarios: each occurrence runs it (an execution, on the scenario’s website) instead of capturing the website. null (default): capture the website; an update with null turns a scenario schedule back into a capture of its website */
       scenario_id?: number | null;
+      /** @description One of the caller’s saved sessions (/sessions): each run starts logged in with it, whatever the scenario’s or the website’s session_id. null (default): the scenario’s session_id (a schedule that runs a scenario), else the website’s capture_options session_id, if any. Another account’s or an unknown id is 422 */
+      session_id?: number | null;
       /**
        * @description `daily` and `weekly` at `time`; `hourly` at the minutes of `time` every hour; `every_5_minutes`, `every_15_minutes`, `every_30_minutes`: aligned to the clock in `timezone`, at the minutes congruent to the minutes of `time` modulo the period (`time` 00:00 → :00, :15, :30, :45 for every_15_minutes; 00:05 → :05, :20, :35, :50). The hour of `time` is ignored for all but daily and weekly
        * @enum {string}
@@ -3348,6 +3358,8 @@ export interface components {
       website_id?: number;
       /** @description One of the caller’s scenarios: each occurrence runs it (an execution, on the scenario’s website) instead of capturing the website. null (default): capture the website; an update with null turns a scenario schedule back into a capture of its website */
       scenario_id?: number | null;
+      /** @description One of the caller’s saved sessions (/sessions): each run starts logged in with it, whatever the scenario’s or the website’s session_id. null (default): the scenario’s session_id (a schedule that runs a scenario), else the website’s capture_options session_id, if any. Another account’s or an unknown id is 422 */
+      session_id?: number | null;
       /**
        * @description `daily` and `weekly` at `time`; `hourly` at the minutes of `time` every hour; `every_5_minutes`, `every_15_minutes`, `every_30_minutes`: aligned to the clock in `timezone`, at the minutes congruent to the minutes of `time` modulo the period (`time` 00:00 → :00, :15, :30, :45 for every_15_minutes; 00:05 → :05, :20, :35, :50). The hour of `time` is ignored for all but daily and weekly
        * @enum {string}

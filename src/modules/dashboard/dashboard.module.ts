@@ -32,6 +32,7 @@ import { SignInController } from './http/sign-in.controller';
 import { StaticAssets } from './http/static-assets';
 import { WebsiteChoicesController } from './http/website-choices.controller';
 import { WebsiteNames } from './http/website-names';
+import { SessionChoices } from './http/session-choices';
 import { WebsitesPageController } from './http/websites-page.controller';
 import { DashboardQueries } from './application/dashboard-queries';
 import { TypeOrmDashboardQueries } from './infrastructure/typeorm-dashboard-queries';
@@ -77,6 +78,6 @@ import { TypeOrmDashboardQueries } from './infrastructure/typeorm-dashboard-quer
     MonitorPageController,
     DashboardNotFoundController,
   ],
-  providers: [WebsiteNames, PlaygroundCaptures, StaticAssets, { provide: DashboardQueries, useClass: TypeOrmDashboardQueries }],
+  providers: [WebsiteNames, SessionChoices, PlaygroundCaptures, StaticAssets, { provide: DashboardQueries, useClass: TypeOrmDashboardQueries }],
 })
 export class DashboardModule {}

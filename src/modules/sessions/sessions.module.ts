@@ -2,7 +2,9 @@ import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { JobsModule } from '../jobs/jobs.module';
 import { ScenariosModule } from '../scenarios/scenarios.module';
-import { SavedSessions } from '../screenshots/application/saved-sessions.port';
+import { SchedulesModule } from '../schedules/schedules.module';
+import { SavedSessionIds, SavedSessions } from '../screenshots/application/saved-sessions.port';
+import { OwnedSessionIds } from './application/owned-session-ids';
 import { WebsitesModule } from '../websites/websites.module';
 import { LoginRunner } from './application/login-runner';
 import { SavedSessionRepository } from './application/ports';
@@ -20,7 +22,7 @@ import { TypeOrmSavedSessionRepository } from './infrastructure/typeorm-saved-se
  */
 @Global()
 @Module({
-  imports: [TypeOrmModule.forFeature([SavedSessionRow]), JobsModule, WebsitesModule, ScenariosModule],
+  imports: [TypeOrmModule.forFeature([SavedSessionRow]), JobsModule, WebsitesModule, ScenariosModule, SchedulesModule],
   controllers: [SessionsController],
   providers: [
     { provide: SavedSessionRepository, useClass: TypeOrmSavedSessionRepository },
@@ -28,7 +30,8 @@ import { TypeOrmSavedSessionRepository } from './infrastructure/typeorm-saved-se
     LoginRunner,
     SessionLoginRunner,
     { provide: SavedSessions, useClass: SavedSessionStates },
+    { provide: SavedSessionIds, useClass: OwnedSessionIds },
   ],
-  exports: [SavedSessions, SessionsService],
+  exports: [SavedSessions, SavedSessionIds, SessionsService],
 })
 export class SessionsModule {}

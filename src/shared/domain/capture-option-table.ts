@@ -72,8 +72,11 @@ export interface OptionFormHints {
   /** How a sentence names it, lower case (the dashboard's form errors: "PDF scale must be at most 2."); else its wire name in words. */
   name?: string;
   section: 'capture' | 'output' | 'page' | 'blocking' | 'secrets';
-  /** A control other than the type's own: `tristate` for a flag whose default depends on others. */
-  control?: 'tristate' | 'textarea';
+  /**
+   * A control other than the type's own: `tristate` for a flag whose default depends on others; `session` for a pick
+   * of the account's saved sessions (session_id).
+   */
+  control?: 'tristate' | 'textarea' | 'session';
   placeholder?: string;
   hint?: string;
   suggestions?: readonly string[];
@@ -806,7 +809,7 @@ export const CAPTURE_OPTION_TABLE = [
     example: 1,
     description:
       'The id of one of the account’s saved sessions (/sessions): the page starts with its cookies (each sent to its own hosts) and its storage (set for its origin before the page’s scripts run). With the session’s logged_in_selector missing after load, a session made from a login scenario logs in again once and the capture is retried; otherwise the capture fails `session_expired`. Allowed in a signed /render link (the link carries the id, never a secret).',
-    form: { label: 'Saved session', section: 'secrets', placeholder: 'the id of a saved session', hint: 'Captures start logged in (see Sessions).' },
+    form: { label: 'Saved session', section: 'secrets', control: 'session', placeholder: 'none', hint: 'Captures start logged in (see Sessions).' },
   }),
   // Only a request (or a render) sets these; a website has full_page and the viewport as fields of its own.
   row<boolean>()({

@@ -44,6 +44,7 @@ import { queueFirstCapture } from './first-capture';
 import { PlaygroundCaptures } from './playground-captures';
 import { takeDraft } from './form-drafts';
 import { SecretBox } from '../../../shared/secrets/secret-box';
+import { SessionChoices } from './session-choices';
 
 /** Every control of the playground's form. */
 const PLAYGROUND_FIELDS: readonly FormField[] = [...PLAYGROUND_SOURCE_FIELDS, ...CAPTURE_REQUEST_FIELDS];
@@ -67,6 +68,7 @@ export class PlaygroundController {
     private readonly captures: PlaygroundCaptures,
     private readonly renderKeys: RenderKeysService,
     private readonly secretBox: SecretBox,
+    private readonly sessionChoices: SessionChoices,
   ) {}
 
   @Get()
@@ -145,7 +147,7 @@ export class PlaygroundController {
     if (!website) signedLink = await this.signedLink(viewer.account.id, origin, renderQuery(url, body), values.get('link_expires'));
     return playgroundPage(viewer, {
       websites,
-      state: { values, errors, restored },
+      state: { values, errors, restored, sessions: await this.sessionChoices.of(viewer.account.id) },
       hasAccess: viewer.account.hasApiAccess(this.clock.now()),
       result,
       rendered,

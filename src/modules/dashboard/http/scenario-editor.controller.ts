@@ -16,6 +16,7 @@ import { HtmlPage, idQuery, pickerSearch, seeOther } from './responses';
 import { FIND_WEBSITE_FIELD, PICKER_LIMIT } from './views/components';
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import { applyOp, carrySecrets, draftsFromForm, draftsFromSteps, focusAfter, parseOp, rawSteps, SecretCarry, uncarrySecrets } from './step-form';
+import { SessionChoices } from './session-choices';
 import { WebsiteNames } from './website-names';
 import { executionPage } from './views/pages/execution.page';
 import { deleteScenarioPage, ScenarioForm, scenarioEditorPage } from './views/pages/scenario-editor.page';
@@ -37,6 +38,7 @@ export class ScenarioEditorController {
     private readonly urlPolicy: UrlPolicy,
     private readonly clock: Clock,
     private readonly secretBox: SecretBox,
+    private readonly sessionChoices: SessionChoices,
   ) {}
 
   /** Typed secret fill values carried by a re-shown form, sealed for this session only (as the website form does). */
@@ -58,7 +60,7 @@ export class ScenarioEditorController {
   @Get('scenarios/new')
   @HtmlPage()
   async newForm(@Viewer() viewer: DashboardViewer, @Query('website_id') website?: string) {
-    const form: ScenarioForm = { name: '', description: '', websiteId: idQuery(website)?.toString() ?? '', steps: [] };
+    const form: ScenarioForm = { name: '', description: '', websiteId: idQuery(website)?.toString() ?? '', sessionId: '', steps: [] };
     return this.page(viewer, null, form);
   }
 
@@ -77,6 +79,7 @@ export class ScenarioEditorController {
       name: scenario.name,
       description: scenario.description ?? '',
       websiteId: String(scenario.websiteId),
+      sessionId: scenario.sessionId === null ? '' : String(scenario.sessionId),
       steps: draftsFromSteps(scenario.steps),
     };
     return this.page(viewer, scenario, form, { notice });
@@ -132,6 +135,7 @@ export class ScenarioEditorController {
       name: fields.get('name') ?? '',
       description: fields.get('description') ?? '',
       websiteId: fields.get('website_id') ?? '',
+      sessionId: fields.get('session_id') ?? '',
       steps: uncarrySecrets(draftsFromForm(fields), this.secretCarry(viewer)),
     };
     const site = fields.get('site') ?? '';
@@ -149,12 +153,19 @@ export class ScenarioEditorController {
       name: form.name,
       description: form.description === '' ? null : form.description,
       website_id: idField(form.websiteId),
+      session_id: form.sessionId === '' ? null : idField(form.sessionId),
       steps: rawSteps(form.steps),
     };
     let errors = await apiFieldErrors(this.urlPolicy, CreateScenarioDto, body);
     if (errors.length === 0) {
       const accountId = viewer.account.id;
-      const input = { name: body.name, description: body.description, websiteId: body.website_id as number, steps: body.steps };
+      const input = {
+        name: body.name,
+        description: body.description,
+        websiteId: body.website_id as number,
+        sessionId: body.session_id as number | null,
+        steps: body.steps,
+      };
       try {
         const saved = scenario ? await this.scenarios.update(accountId, scenario.id, input) : await this.scenarios.create(accountId, input);
         return seeOther(reply, `/dashboard/scenarios/${saved.id}/edit?notice=${scenario ? 'scenario-saved' : 'scenario-created'}`);
@@ -185,6 +196,7 @@ export class ScenarioEditorController {
       form: { ...form, steps: carrySecrets(form.steps, this.secretCarry(viewer)) },
       websites: await this.queries.websiteChoices(accountId, pickerSearch(extra.site), idQuery(form.websiteId), PICKER_LIMIT),
       site: extra.site ?? '',
+      sessions: await this.sessionChoices.of(accountId),
       errors: extra.errors ?? new Map<string, string>(),
       focusStep: extra.focusStep ?? null,
       recentRuns,

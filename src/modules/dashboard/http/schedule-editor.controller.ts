@@ -13,6 +13,7 @@ import { apiFieldErrors, errorsByField, fieldErrorsOf, idField } from './api-for
 import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
 import { DashboardQueries } from '../application/dashboard-queries';
+import { SessionChoices } from './session-choices';
 import { HtmlPage, idQuery, pickerSearch, seeOther } from './responses';
 import { FIND_WEBSITE_FIELD, PICKER_LIMIT } from './views/components';
 import { deleteSchedulePage, ScheduleForm, scheduleEditorPage } from './views/pages/schedule-editor.page';
@@ -47,6 +48,7 @@ export class ScheduleEditorController {
     private readonly queries: DashboardQueries,
     private readonly urlPolicy: UrlPolicy,
     private readonly clock: Clock,
+    private readonly sessionChoices: SessionChoices,
   ) {}
 
   @Get('schedules/new')
@@ -56,6 +58,7 @@ export class ScheduleEditorController {
       name: '',
       websiteId: idQuery(website)?.toString() ?? '',
       scenarioId: idQuery(scenario)?.toString() ?? '',
+      sessionId: '',
       frequency: 'daily',
       time: '09:00',
       timezone: 'UTC',
@@ -80,6 +83,7 @@ export class ScheduleEditorController {
       name: s.name,
       websiteId: String(s.websiteId),
       scenarioId: s.scenarioId === null ? '' : String(s.scenarioId),
+      sessionId: s.sessionId === null ? '' : String(s.sessionId),
       frequency: s.frequency,
       time: s.time,
       timezone: s.timezone,
@@ -123,6 +127,7 @@ export class ScheduleEditorController {
       name: fields.get('name') ?? '',
       websiteId: fields.get('website_id') ?? '',
       scenarioId: fields.get('scenario_id') ?? '',
+      sessionId: fields.get('session_id') ?? '',
       frequency: fields.get('frequency') ?? '',
       time: (fields.get('time') ?? '').trim(),
       timezone: (fields.get('timezone') ?? '').trim(),
@@ -139,6 +144,7 @@ export class ScheduleEditorController {
       name: form.name,
       website_id: scenarioChosen ? undefined : idField(form.websiteId),
       scenario_id: scenarioChosen ? idField(form.scenarioId) : null,
+      session_id: form.sessionId === '' ? null : idField(form.sessionId),
       frequency: form.frequency,
       time: form.time,
       timezone: form.timezone,
@@ -152,6 +158,7 @@ export class ScheduleEditorController {
         name: body.name,
         websiteId: body.website_id as number | undefined,
         scenarioId: body.scenario_id as number | null,
+        sessionId: body.session_id as number | null,
         frequency: body.frequency as Frequency,
         time: body.time,
         timezone: body.timezone,
@@ -189,6 +196,7 @@ export class ScheduleEditorController {
       websites: await this.queries.websiteChoices(accountId, pickerSearch(site), idQuery(form.websiteId), PICKER_LIMIT),
       site,
       scenarios: (await this.scenarios.list(viewer.account.id, { page: 1, perPage: SCENARIO_CHOICES }, {})).items.map((sc) => ({ id: sc.id, name: sc.name })),
+      sessions: await this.sessionChoices.of(accountId),
       errors,
       upcoming: schedule ? upcomingRuns(schedule, this.clock.now()) : null,
       hasAccess: viewer.account.hasApiAccess(this.clock.now()),

@@ -36,6 +36,8 @@ export type FieldKind =
   | 'scripts'
   /** Several checkboxes of one name (block_resources), sent as an array. */
   | 'choices'
+  /** One of the account's saved sessions (session_id): a select, sent as its id; '' is "none". */
+  | 'session'
   /** fail_on_status: "all" (true) or HTTP codes separated by commas or spaces (a list); '' is "not set". */
   | 'statuses'
   /** x, y, width, height. */
@@ -225,8 +227,9 @@ export const CHANGE_CONDITION_FIELDS: readonly FormField[] = WEBSITE_FIELDS.filt
 /** What one capture may set beyond the website's saved options (Take Screenshot body). */
 export const CAPTURE_REQUEST_FIELDS: readonly FormField[] = [
   ...REQUEST_ONLY_OPTIONS.map(optionField),
-  // Secrets stay the website's: a one-off capture form never asks for (nor shows) them.
-  ...CAPTURE_OPTION_FIELDS.filter((f) => f.section !== 'secrets'),
+  // Secrets stay the website's: a one-off capture form never asks for (nor shows) them. A saved session is no
+  // secret (an id, picked from the account's sessions): a capture may start logged in with one.
+  ...CAPTURE_OPTION_FIELDS.filter((f) => f.section !== 'secrets' || f.kind === 'session'),
 ];
 
 /** The website a playground try of a bare URL captures: one per account, paused (schedules skip it), its URL set by each try. */
@@ -360,6 +363,7 @@ export function formToBody(fields: readonly FormField[], form: URLSearchParams, 
         value = raw === '' && !field.required ? undefined : raw;
         break;
       case 'int':
+      case 'session':
         value = raw.trim() === '' ? undefined : toNumber(raw, INTEGER);
         break;
       case 'decimal':
@@ -511,7 +515,8 @@ export function websiteValues(website: WebsiteProps): URLSearchParams {
   const form = new URLSearchParams();
   const o = website.captureOptions as Record<string, unknown>;
   for (const field of WEBSITE_FIELDS) {
-    if (field.section === 'secrets') continue;
+    // Secret values are shown masked below; the other options of that section (a proxy pool, a saved session) as saved.
+    if (isSecretField(field.name)) continue;
     const saved = field.within
       ? (website.alertWhen as Record<string, unknown>)[field.name.slice(field.within.length + 1)]
       : field.option

@@ -38,6 +38,7 @@ import {
 } from './website-form';
 import { takeDraft, withSecretsFrom } from './form-drafts';
 import { AppConfig } from '../../../config/app-config';
+import { SessionChoices } from './session-choices';
 
 /**
  * Websites: the list, create / edit (every field of POST/PUT /websites, validated by the API's own DTOs and
@@ -54,6 +55,7 @@ export class WebsitesPageController {
     private readonly urlPolicy: UrlPolicy,
     private readonly secretBox: SecretBox,
     private readonly config: AppConfig,
+    private readonly sessionChoices: SessionChoices,
   ) {}
 
   /** What was typed into this page's form when the session expired on submit (form-drafts.ts), once. */
@@ -85,10 +87,15 @@ export class WebsitesPageController {
 
   @Get('new')
   @HtmlPage()
-  newForm(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async newForm(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const draft = this.draft(request, reply, '/dashboard/websites/new');
     const values = draft ? pickValues(WEBSITE_FIELDS, draft) : new URLSearchParams({ status: 'active' });
-    return websiteFormPage(viewer, null, { values, errors: new Map(), restored: draft !== null }, this.hasAccess(viewer)).toString();
+    return websiteFormPage(
+      viewer,
+      null,
+      await this.withSessions(viewer, { values, errors: new Map(), restored: draft !== null }),
+      this.hasAccess(viewer),
+    ).toString();
   }
 
   @Post()
@@ -104,7 +111,7 @@ export class WebsitesPageController {
     } catch (err) {
       if (!(err instanceof FormRejected)) throw err;
       reply.status(422);
-      return websiteFormPage(viewer, null, this.rejectedState(viewer, values, err, WEBSITE_FIELDS, true), true).toString();
+      return websiteFormPage(viewer, null, await this.withSessions(viewer, this.rejectedState(viewer, values, err, WEBSITE_FIELDS, true)), true).toString();
     }
   }
 
@@ -121,7 +128,12 @@ export class WebsitesPageController {
     // A draft never holds the saved secrets: they come back masked, so saving the draft keeps them.
     const draft = this.draft(request, reply, `/dashboard/websites/${website.id}/edit`);
     const values = draft ? withSecretsFrom(pickValues(WEBSITE_FIELDS, draft), saved) : saved;
-    return websiteFormPage(viewer, website, { values, errors: new Map(), restored: draft !== null }, this.hasAccess(viewer)).toString();
+    return websiteFormPage(
+      viewer,
+      website,
+      await this.withSessions(viewer, { values, errors: new Map(), restored: draft !== null }),
+      this.hasAccess(viewer),
+    ).toString();
   }
 
   /** The whole form is sent, so it is a full update: capture_options replaced as a whole, "********" kept (as PUT does). */
@@ -143,7 +155,7 @@ export class WebsitesPageController {
     } catch (err) {
       if (!(err instanceof FormRejected)) throw err;
       reply.status(422);
-      return websiteFormPage(viewer, website, this.rejectedState(viewer, values, err, WEBSITE_FIELDS, true), true).toString();
+      return websiteFormPage(viewer, website, await this.withSessions(viewer, this.rejectedState(viewer, values, err, WEBSITE_FIELDS, true)), true).toString();
     }
   }
 
@@ -185,14 +197,14 @@ export class WebsitesPageController {
     const draft = this.draft(request, reply, `/dashboard/websites/${website.id}/screenshot`);
     if (draft) {
       const restored: FormState = { values: pickValues(CAPTURE_REQUEST_FIELDS, draft), errors: new Map(), restored: true };
-      return takeScreenshotPage(viewer, website, CAPTURE_REQUEST_FIELDS, restored, this.hasAccess(viewer), null).toString();
+      return takeScreenshotPage(viewer, website, CAPTURE_REQUEST_FIELDS, await this.withSessions(viewer, restored), this.hasAccess(viewer), null).toString();
     }
     const loaded = jobId ? await loadCaptureResult(this.jobs, this.screenshots, viewer.account.id, jobId) : null;
     // Only this website's captures are shown here.
     const result = loaded && loaded.job.type === 'screenshot' && loaded.job.websiteId === website.id ? loaded : null;
     const query = new URLSearchParams(request.url.split('?')[1] ?? '');
     const state: FormState = { values: pickValues(CAPTURE_REQUEST_FIELDS, query), errors: new Map() };
-    return takeScreenshotPage(viewer, website, CAPTURE_REQUEST_FIELDS, state, this.hasAccess(viewer), result).toString();
+    return takeScreenshotPage(viewer, website, CAPTURE_REQUEST_FIELDS, await this.withSessions(viewer, state), this.hasAccess(viewer), result).toString();
   }
 
   /**
@@ -226,8 +238,13 @@ export class WebsitesPageController {
       if (!(err instanceof FormRejected)) throw err;
       reply.status(422);
       const state: FormState = { values, errors: errorsByField(CAPTURE_REQUEST_FIELDS, err.errors, false) };
-      return takeScreenshotPage(viewer, website, CAPTURE_REQUEST_FIELDS, state, true, null).toString();
+      return takeScreenshotPage(viewer, website, CAPTURE_REQUEST_FIELDS, await this.withSessions(viewer, state), true, null).toString();
     }
+  }
+
+  /** A form's state with the account's saved sessions, which its Saved session field offers. */
+  private async withSessions(viewer: DashboardViewer, state: FormState): Promise<FormState> {
+    return { ...state, sessions: await this.sessionChoices.of(viewer.account.id) };
   }
 
   private hasAccess(viewer: DashboardViewer): boolean {

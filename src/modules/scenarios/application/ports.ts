@@ -8,4 +8,6 @@ export abstract class ScenarioRepository {
   abstract list(accountId: number, page: PageRequest, filter: { websiteId?: number }): Promise<Page<ScenarioProps>>;
   abstract update(id: number, changes: ScenarioChanges, now: Date): Promise<ScenarioProps>;
   abstract delete(id: number): Promise<void>;
+  /** The account's scenarios whose own session_id is `sessionId` (an indexed column), by id. */
+  abstract usingSession(accountId: number, sessionId: number): Promise<Array<{ id: number; name: string }>>;
 }

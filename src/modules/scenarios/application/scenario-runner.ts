@@ -15,6 +15,7 @@ import { JobProps } from '../../jobs/domain/job';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { WebsiteProps } from '../../websites/domain/website';
 import { ExecutionBudget } from '../domain/execution-budget';
+import { sessionOfRun } from '../domain/scenario';
 import { initialStepRecords, redactFillValues, StepRecord } from '../domain/execution';
 import { openStepSecrets, StoredStep } from '../domain/step-secrets';
 import { scrollTargetOf, Step, waitForTimeoutOf } from '../domain/steps';
@@ -128,10 +129,12 @@ export class ScenarioRunner implements JobTypeHandler {
     // selector, clip, css, scripts, clicks, removals, resizing — are for one-shot captures: a run's screenshots are
     // PNGs of what the steps left on screen.)
     const saved = website.captureOptions;
-    // The website's saved session (session_id): the run starts logged in. One that cannot be used fails the run in words.
+    // The saved session (session_id) the run starts logged in with: its schedule's, else its scenario's (both
+    // snapshotted into the job, ScenariosService.run), else the website's. One that cannot be used fails the run in words.
+    const sessionId = sessionOfRun((job.options as { sessionId?: number }).sessionId, saved.sessionId);
     let session;
     try {
-      session = saved.sessionId === undefined ? undefined : await this.sessions.resolve(job.accountId, saved.sessionId);
+      session = sessionId === undefined ? undefined : await this.sessions.resolve(job.accountId, sessionId);
     } catch (err) {
       if (!(err instanceof CaptureFailure) || err.kind !== 'page') throw err;
       await this.jobs.fail(job.id, err.message, this.clock.now());

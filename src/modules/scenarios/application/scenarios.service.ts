@@ -10,9 +10,10 @@ import { readWhenFinished } from '../../jobs/application/job-wait';
 import { JobsService } from '../../jobs/application/jobs.service';
 import { JobRepository } from '../../jobs/application/ports';
 import { ScreenshotRepository } from '../../screenshots/application/ports';
+import { SavedSessionIds } from '../../screenshots/application/saved-sessions.port';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { initialStepRecords } from '../domain/execution';
-import { ScenarioChanges, ScenarioProps } from '../domain/scenario';
+import { runSession, ScenarioChanges, ScenarioProps } from '../domain/scenario';
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import { keepStepSecrets, sealStepSecrets } from '../domain/step-secrets';
 import { parseSteps, Step, urlCheckerFromPolicy } from '../domain/steps';
@@ -22,6 +23,8 @@ export interface ScenarioInput {
   name?: string;
   description?: string | null;
   websiteId?: number;
+  /** One of the account's saved sessions; null: none of its own (the website's). */
+  sessionId?: number | null;
   steps?: unknown;
 }
 
@@ -29,6 +32,8 @@ export interface ScenarioInput {
 export interface RunOrigin {
   source: JobSource;
   scheduleId: number | null;
+  /** The asker's own saved session (a schedule's session_id): wins the scenario's and the website's. */
+  sessionId?: number | null;
 }
 
 export interface Execution {
@@ -49,11 +54,20 @@ export class ScenariosService {
     private readonly clock: Clock,
     private readonly events: JobEvents,
     private readonly secretBox: SecretBox,
+    private readonly sessions: SavedSessionIds,
   ) {}
 
   private async checkWebsite(accountId: number, websiteId: number): Promise<void> {
     if (!(await this.websites.findOwned(accountId, websiteId))) {
       throw ValidationFailedError.of('website_id', 'website_id must be the id of one of your websites');
+    }
+  }
+
+  /** A session_id written on a scenario is one of the account's saved sessions (another account's is as unknown as none). */
+  private async checkSession(accountId: number, sessionId: number | null | undefined): Promise<void> {
+    if (sessionId === undefined || sessionId === null) return;
+    if (!(await this.sessions.isOwned(accountId, sessionId))) {
+      throw ValidationFailedError.of('session_id', 'session_id must be the id of one of your saved sessions');
     }
   }
 
@@ -65,8 +79,17 @@ export class ScenariosService {
   async create(accountId: number, input: Required<Pick<ScenarioInput, 'name' | 'websiteId'>> & ScenarioInput): Promise<ScenarioProps> {
     const steps = this.parse(input.steps, null);
     await this.checkWebsite(accountId, input.websiteId);
+    await this.checkSession(accountId, input.sessionId);
     return this.scenarios.create(
-      { accountId, websiteId: input.websiteId, name: input.name, description: input.description ?? null, status: 'active', steps },
+      {
+        accountId,
+        websiteId: input.websiteId,
+        name: input.name,
+        description: input.description ?? null,
+        status: 'active',
+        steps,
+        sessionId: input.sessionId ?? null,
+      },
       this.clock.now(),
     );
   }
@@ -90,6 +113,10 @@ export class ScenariosService {
       await this.checkWebsite(accountId, input.websiteId);
       changes.websiteId = input.websiteId;
     }
+    if (input.sessionId !== undefined) {
+      await this.checkSession(accountId, input.sessionId);
+      changes.sessionId = input.sessionId;
+    }
     if (input.name !== undefined) changes.name = input.name;
     if (input.description !== undefined) changes.description = input.description;
     return this.scenarios.update(id, changes, this.clock.now());
@@ -100,11 +127,17 @@ export class ScenariosService {
     await this.scenarios.delete(id);
   }
 
+  /** The account's scenarios that name the saved session `sessionId` as their own session_id. */
+  usingSession(accountId: number, sessionId: number): Promise<Array<{ id: number; name: string }>> {
+    return this.scenarios.usingSession(accountId, sessionId);
+  }
+
   /**
    * Queues a run durably (job row first, then the transport) and returns the execution id. The steps are
    * snapshotted into the job, so editing the scenario later never changes a run already asked for; secret fill
    * values are sealed in the snapshot as in the scenario's row (the runner opens them). `origin`: who asked (a
-   * schedule's occurrence or Run now names its schedule).
+   * schedule's occurrence or Run now names its schedule). The saved session the run starts with is snapshotted too:
+   * the asker's (a schedule's session_id), else the scenario's; neither: the website's, read when the run starts.
    */
   async run(accountId: number, id: number, idempotencyKey: string | null, origin: RunOrigin = { source: 'api', scheduleId: null }): Promise<JobProps> {
     const scenario = await this.get(accountId, id);
@@ -116,7 +149,10 @@ export class ScenariosService {
       scenarioId: scenario.id,
       source: origin.source,
       scheduleId: origin.scheduleId,
-      options: { steps: sealStepSecrets(scenario.steps, (plain) => this.secretBox.seal(plain)) },
+      options: {
+        steps: sealStepSecrets(scenario.steps, (plain) => this.secretBox.seal(plain)),
+        ...runSession(origin.sessionId ?? null, scenario.sessionId),
+      },
       idempotencyKey,
       result: initialStepRecords(scenario.steps),
       createdAt: this.clock.now(),

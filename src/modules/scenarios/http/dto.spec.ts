@@ -31,6 +31,7 @@ describe('scenario bodies: steps parsed once per request', () => {
     description: null,
     status: 'active',
     steps: [{ type: 'click', selector: '#a' }],
+    sessionId: null,
     createdAt: now,
     updatedAt: now,
   };
@@ -49,6 +50,7 @@ describe('scenario bodies: steps parsed once per request', () => {
     {} as never,
     urlPolicy,
     clock,
+    {} as never,
     {} as never,
     {} as never,
   );

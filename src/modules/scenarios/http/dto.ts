@@ -45,6 +45,11 @@ export class CreateScenarioDto {
   @ApiProperty(F.website_id)
   @IsId()
   website_id!: number;
+  @ApiPropertyOptional(F.session_id)
+  @OptionalField()
+  @ValidateIf((_, v) => v !== null)
+  @IsId()
+  session_id?: number | null;
   /** Validated by the domain's step parser, which names every bad field (`steps[3].selector is required`). */
   @ApiProperty(STEPS_FIELD)
   @Allow()
@@ -76,6 +81,11 @@ export class UpdateScenarioDto {
   @OptionalField()
   @IsId()
   website_id?: number;
+  @ApiPropertyOptional(F.session_id)
+  @OptionalField()
+  @ValidateIf((_, v) => v !== null)
+  @IsId()
+  session_id?: number | null;
   @ApiPropertyOptional(STEPS_FIELD)
   @Allow()
   @StepCount()
@@ -99,6 +109,7 @@ export function scenarioView(s: ScenarioProps): ScenarioView {
     name: s.name,
     description: s.description,
     website_id: s.websiteId,
+    session_id: s.sessionId,
     status: s.status,
     steps: maskStepSecrets(s.steps),
     created_at: s.createdAt.toISOString(),

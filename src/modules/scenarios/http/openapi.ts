@@ -105,6 +105,15 @@ export const SCENARIO_FIELDS = {
   name: { type: 'string', minLength: 1, maxLength: SCENARIO_RULES.nameMax, example: 'Log in' },
   description: { type: 'string', maxLength: SCENARIO_RULES.descriptionMax, nullable: true },
   website_id: { type: 'integer', minimum: 1, maximum: MAX_ID, description: 'One of the caller’s websites: the run starts at its URL and viewport' },
+  session_id: {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_ID,
+    nullable: true,
+    description:
+      'One of the caller’s saved sessions (/sessions): its runs start logged in with it (a schedule’s own session_id wins). ' +
+      'null (default): the website’s capture_options session_id, if any. Another account’s or an unknown id is 422',
+  },
 } as const;
 
 @ApiSchema({ name: 'Scenario' })
@@ -113,6 +122,7 @@ export class ScenarioView {
   @ApiProperty(SCENARIO_FIELDS.name) name!: string;
   @ApiProperty(SCENARIO_FIELDS.description) description!: string | null;
   @ApiProperty(SCENARIO_FIELDS.website_id) website_id!: number;
+  @ApiProperty(SCENARIO_FIELDS.session_id) session_id!: number | null;
   @ApiProperty({ enum: ['active'] }) status!: 'active';
   @ApiProperty(STEPS_FIELD) steps!: S.Step[];
   @ApiProperty(TIMESTAMP) created_at!: string;

@@ -48,7 +48,13 @@ export class ScenariosController {
   @Post()
   @HttpCode(201)
   async create(@CurrentAccount() account: Account, @Body() dto: CreateScenarioDto) {
-    const scenario = await this.scenarios.create(account.id, { name: dto.name, description: dto.description, websiteId: dto.website_id, steps: dto.steps });
+    const scenario = await this.scenarios.create(account.id, {
+      name: dto.name,
+      description: dto.description,
+      websiteId: dto.website_id,
+      sessionId: dto.session_id,
+      steps: dto.steps,
+    });
     return { success: true, data: scenarioView(scenario) };
   }
 
@@ -67,7 +73,13 @@ export class ScenariosController {
   @ApiErrorResponses('bad_request', 'not_found', 'payload_too_large', 'validation_failed')
   @Put(':id')
   async update(@CurrentAccount() account: Account, @Param('id', IdParam) id: number, @Body() dto: UpdateScenarioDto) {
-    const scenario = await this.scenarios.update(account.id, id, { name: dto.name, description: dto.description, websiteId: dto.website_id, steps: dto.steps });
+    const scenario = await this.scenarios.update(account.id, id, {
+      name: dto.name,
+      description: dto.description,
+      websiteId: dto.website_id,
+      sessionId: dto.session_id,
+      steps: dto.steps,
+    });
     return { success: true, data: scenarioView(scenario) };
   }
 

@@ -10,6 +10,7 @@ export class ScenarioRow {
   @Column({ type: 'text', nullable: true }) description!: string | null;
   @Column({ type: 'varchar' }) status!: string;
   @Column({ type: 'simple-json' }) steps!: StoredStep[];
+  @Column({ name: 'session_id', type: 'integer', nullable: true }) sessionId!: number | null;
   @Column({ name: 'created_at', type: Date }) createdAt!: Date;
   @Column({ name: 'updated_at', type: Date }) updatedAt!: Date;
 }

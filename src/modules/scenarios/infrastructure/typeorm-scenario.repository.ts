@@ -61,4 +61,9 @@ export class TypeOrmScenarioRepository extends ScenarioRepository {
   async delete(id: number): Promise<void> {
     await this.rows.delete({ id });
   }
+
+  async usingSession(accountId: number, sessionId: number): Promise<Array<{ id: number; name: string }>> {
+    const rows = await this.rows.find({ select: { id: true, name: true }, where: { accountId, sessionId }, order: { id: 'ASC' } });
+    return rows.map((row) => ({ id: row.id, name: row.name }));
+  }
 }

@@ -3,7 +3,7 @@ import { Schedule, ScheduleProps } from '../domain/schedule';
 
 /** The columns an update writes: only those that changed, plus updated_at. */
 export type ScheduleColumnChanges = Partial<
-  Pick<ScheduleProps, 'name' | 'websiteId' | 'scenarioId' | 'frequency' | 'time' | 'timezone' | 'dayOfWeek' | 'enabled' | 'nextRunAt'>
+  Pick<ScheduleProps, 'name' | 'websiteId' | 'scenarioId' | 'sessionId' | 'frequency' | 'time' | 'timezone' | 'dayOfWeek' | 'enabled' | 'nextRunAt'>
 > &
   Pick<ScheduleProps, 'updatedAt'>;
 
@@ -28,6 +28,16 @@ export abstract class ScheduleRepository {
    */
   abstract update(accountId: number, id: number, changes: ScheduleColumnChanges): Promise<Schedule | null>;
   abstract delete(id: number): Promise<void>;
+  /**
+   * The account's schedules that name the saved session `sessionId` as their own session_id (`direct`), or have none
+   * of their own and capture one of `websiteIds` (whose capture options name it): indexed lookups (session_id, website_id), at most `limit`, by id.
+   */
+  abstract usingSession(
+    accountId: number,
+    sessionId: number,
+    websiteIds: readonly number[],
+    limit: number,
+  ): Promise<Array<{ id: number; name: string; direct: boolean }>>;
   /** Enabled schedules whose next run is at or before `now`, oldest first. */
   abstract findDue(now: Date, limit: number): Promise<Schedule[]>;
   /**

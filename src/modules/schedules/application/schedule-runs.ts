@@ -19,9 +19,13 @@ export class ScheduleRuns {
 
   /** Queues the schedule's job durably; the same `idempotencyKey` gives the same job. */
   submit(schedule: Schedule, idempotencyKey: string | null, source: JobSource): Promise<JobProps> {
-    const origin = { source, scheduleId: schedule.id };
+    // The schedule's own saved session wins: a scenario's run takes it before the scenario's, a capture as its
+    // sessionId option before the website's (none: they decide as without a schedule).
+    const sessionId = schedule.runSessionId();
+    const origin = { source, scheduleId: schedule.id, ...(sessionId === undefined ? {} : { sessionId }) };
     if (schedule.scenarioId !== null) return this.scenarios.run(schedule.accountId, schedule.scenarioId, idempotencyKey, origin);
-    return this.captureJobs.requestCapture(schedule.accountId, schedule.websiteId, {}, idempotencyKey, source, schedule.id);
+    const options = sessionId === undefined ? {} : { sessionId };
+    return this.captureJobs.requestCapture(schedule.accountId, schedule.websiteId, options, idempotencyKey, source, schedule.id);
   }
 
   /**

@@ -83,6 +83,9 @@ class InMemorySchedules extends ScheduleRepository {
   recordRun(): never {
     throw new Error('not used by the ticker');
   }
+  usingSession(): never {
+    throw new Error('not used by the ticker');
+  }
 }
 
 /** CaptureJobsService.requestCapture as the ticker sees it: one job per (account, idempotency key). */
@@ -296,5 +299,22 @@ describe('ScheduleTicker (firing protocol)', () => {
     expect(await instance().tick()).toBe(0);
     expect(scenarios.runs).toHaveLength(1);
     expect(schedules.get(1)).toMatchObject({ lastJobId: 'execution-1', nextRunAt: new Date('2027-01-07T10:00:00Z') });
+  });
+
+  it('a schedule’s own session_id goes with its runs: a capture’s sessionId option, a scenario run’s origin (it wins the scenario’s)', async () => {
+    schedules.add({ id: 1, nextRunAt: due, sessionId: 4 });
+    schedules.add({ id: 2, nextRunAt: due, websiteId: 1, scenarioId: 9, sessionId: 6 });
+    scenarios.websites.set(9, 1);
+    expect(await instance().tick()).toBe(2);
+    expect([...captureJobs.jobs.values()].map((job) => job.options)).toEqual([{ sessionId: 4 }]);
+    expect(scenarios.runs).toEqual([
+      { accountId: 1, id: 9, key: `schedule:2:${due.toISOString()}`, origin: { source: 'schedule', scheduleId: 2, sessionId: 6 } },
+    ]);
+  });
+
+  it('a schedule without a session_id sends none: the website’s (or the scenario’s) decides', async () => {
+    schedules.add({ id: 1, nextRunAt: due });
+    expect(await instance().tick()).toBe(1);
+    expect([...captureJobs.jobs.values()].map((job) => job.options)).toEqual([{}]);
   });
 });

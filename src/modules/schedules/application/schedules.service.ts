@@ -4,6 +4,7 @@ import { NotFoundError, ValidationFailedError } from '../../../shared/domain/dom
 import { Page, PageRequest } from '../../../shared/domain/page-request';
 import { JobProps, JobSource } from '../../jobs/domain/job';
 import { WebsiteRepository } from '../../websites/application/ports';
+import { SavedSessionIds } from '../../screenshots/application/saved-sessions.port';
 import { ScheduleRuns } from './schedule-runs';
 import { CreateScheduleInput, Schedule, ScheduleChanges, scheduleFieldErrors, ScheduleProps } from '../domain/schedule';
 import { ScheduleColumnChanges, ScheduleRepository } from './ports';
@@ -16,6 +17,7 @@ function changedColumns(before: Schedule, after: Schedule): ScheduleColumnChange
   if (after.name !== before.name) changes.name = after.name;
   if (after.websiteId !== before.websiteId) changes.websiteId = after.websiteId;
   if (after.scenarioId !== before.scenarioId) changes.scenarioId = after.scenarioId;
+  if (after.sessionId !== before.sessionId) changes.sessionId = after.sessionId;
   if (after.frequency !== before.frequency) changes.frequency = after.frequency;
   if (after.time !== before.time) changes.time = after.time;
   if (after.timezone !== before.timezone) changes.timezone = after.timezone;
@@ -47,7 +49,16 @@ export class SchedulesService {
     private readonly websites: WebsiteRepository,
     private readonly runs: ScheduleRuns,
     private readonly clock: Clock,
+    private readonly sessions: SavedSessionIds,
   ) {}
+
+  /** A session_id written on a schedule is one of the account's saved sessions (another account's is as unknown as none). */
+  private async checkSession(accountId: number, sessionId: number | null | undefined): Promise<void> {
+    if (sessionId === undefined || sessionId === null) return;
+    if (!(await this.sessions.isOwned(accountId, sessionId))) {
+      throw ValidationFailedError.of('session_id', 'session_id must be the id of one of your saved sessions');
+    }
+  }
 
   private async checkWebsite(accountId: number, websiteId: number): Promise<void> {
     if (!(await this.websites.findOwned(accountId, websiteId))) {
@@ -87,6 +98,7 @@ export class SchedulesService {
     if (errors.length > 0) throw new ValidationFailedError(errors);
     const { websiteId: _website, scenarioId: _scenario, ...own } = request;
     const target = await this.resolveTarget(request.accountId, request, null);
+    await this.checkSession(request.accountId, request.sessionId);
     return this.schedules.create(Schedule.create({ ...own, ...target }, this.clock.now()));
   }
 
@@ -137,6 +149,7 @@ export class SchedulesService {
     schedule.update(own, this.clock.now()); // the schedule's own fields first, as on create
     const targetSent = changes.websiteId !== undefined || changes.scenarioId !== undefined;
     const target = targetSent ? await this.resolveTarget(accountId, changes, schedule) : {};
+    if (changes.sessionId !== undefined && changes.sessionId !== schedule.sessionId) await this.checkSession(accountId, changes.sessionId);
     const updated = schedule.update({ ...own, ...target }, this.clock.now());
     const saved = await this.schedules.update(accountId, id, changedColumns(stored, updated));
     if (!saved) throw new NotFoundError('Schedule');
@@ -146,5 +159,13 @@ export class SchedulesService {
   async delete(accountId: number, id: number): Promise<void> {
     await this.get(accountId, id);
     await this.schedules.delete(id);
+  }
+
+  /**
+   * The account's schedules that use the saved session `sessionId`: naming it as their own session_id (`direct`), or
+   * with none of their own capturing one of `websiteIds` (the websites whose capture options name it). At most `limit`.
+   */
+  usingSession(accountId: number, sessionId: number, websiteIds: readonly number[], limit: number) {
+    return this.schedules.usingSession(accountId, sessionId, websiteIds, limit);
   }
 }

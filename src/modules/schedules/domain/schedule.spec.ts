@@ -129,6 +129,7 @@ describe('Schedule', () => {
         accountId: s.accountId,
         websiteId: s.websiteId,
         scenarioId: s.scenarioId,
+        sessionId: s.sessionId,
         name: s.name,
         frequency: s.frequency,
         time: s.time,

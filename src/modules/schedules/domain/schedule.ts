@@ -28,6 +28,11 @@ export interface ScheduleProps {
   websiteId: number;
   /** Null: each occurrence captures the website. Set: each occurrence runs this scenario instead. */
   scenarioId: number | null;
+  /**
+   * The saved session its runs start with (`session_id`): wins the scenario's and the website's capture_options
+   * session_id. Null: the scenario's (a scenario schedule), else the website's.
+   */
+  sessionId: number | null;
   name: string;
   frequency: Frequency;
   /** HH:MM, 24-hour, local to `timezone`. For hourly and every N minutes only the minutes count. */
@@ -56,6 +61,8 @@ export interface CreateScheduleInput {
   websiteId: number;
   /** The scenario it runs (its websiteId must be the scenario's website, which the application checks). */
   scenarioId?: number | null;
+  /** One of the account's saved sessions (the application checks it); default null. */
+  sessionId?: number | null;
   name: string;
   frequency: Frequency;
   time: string;
@@ -71,6 +78,8 @@ export interface ScheduleChanges {
   websiteId?: number;
   /** null: back to capturing the website. */
   scenarioId?: number | null;
+  /** null: no session of its own any more. */
+  sessionId?: number | null;
   frequency?: Frequency;
   time?: string;
   timezone?: string;
@@ -125,6 +134,7 @@ export class Schedule {
       accountId: input.accountId,
       websiteId: input.websiteId,
       scenarioId: input.scenarioId ?? null,
+      sessionId: input.sessionId ?? null,
       name: input.name,
       ...timing,
       nextRunAt: nextRunOf(timing, now),
@@ -153,6 +163,9 @@ export class Schedule {
   }
   get scenarioId(): number | null {
     return this.props.scenarioId;
+  }
+  get sessionId(): number | null {
+    return this.props.sessionId;
   }
   get name(): string {
     return this.props.name;
@@ -207,6 +220,14 @@ export class Schedule {
     return new Schedule({ ...this.props, nextRunAt: this.nextRunAfter(now), lastRunAt: now, updatedAt: now });
   }
 
+  /**
+   * The saved session its runs name: its own session_id, or none (undefined): a capture then takes the website's
+   * capture_options session_id, a scenario run the scenario's, else the website's.
+   */
+  runSessionId(): number | undefined {
+    return this.props.sessionId ?? undefined;
+  }
+
   /** Records the capture job queued for its latest occurrence. */
   ranJob(jobId: string): Schedule {
     return new Schedule({ ...this.props, lastJobId: jobId });
@@ -228,6 +249,7 @@ export class Schedule {
       name: changes.name !== undefined ? changes.name : current.name,
       websiteId: changes.websiteId !== undefined ? changes.websiteId : current.websiteId,
       scenarioId: changes.scenarioId !== undefined ? changes.scenarioId : current.scenarioId,
+      sessionId: changes.sessionId !== undefined ? changes.sessionId : current.sessionId,
       frequency: changes.frequency !== undefined ? changes.frequency : current.frequency,
       time: changes.time !== undefined ? changes.time : current.time,
       timezone: changes.timezone !== undefined ? changes.timezone : current.timezone,

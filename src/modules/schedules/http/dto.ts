@@ -19,6 +19,7 @@ export class CreateScheduleDto {
   @ApiProperty(F.name) @IsString() @SingleLineName() name!: string;
   @ApiPropertyOptional(F.website_id) @OptionalField() @IsId() website_id?: number;
   @ApiPropertyOptional(F.scenario_id) @OptionalField() @ValidateIf((_, v) => v !== null) @IsId() scenario_id?: number | null;
+  @ApiPropertyOptional(F.session_id) @OptionalField() @ValidateIf((_, v) => v !== null) @IsId() session_id?: number | null;
   @ApiProperty(F.frequency) @IsString() frequency!: Frequency;
   @ApiProperty(F.time) @IsString() time!: string;
   @ApiProperty(F.timezone) @IsString() timezone!: string;
@@ -35,6 +36,7 @@ export class UpdateScheduleDto {
   @ApiPropertyOptional(F.name) @OptionalField() @IsString() @SingleLineName() name?: string;
   @ApiPropertyOptional(F.website_id) @OptionalField() @IsId() website_id?: number;
   @ApiPropertyOptional(F.scenario_id) @OptionalField() @ValidateIf((_, v) => v !== null) @IsId() scenario_id?: number | null;
+  @ApiPropertyOptional(F.session_id) @OptionalField() @ValidateIf((_, v) => v !== null) @IsId() session_id?: number | null;
   @ApiPropertyOptional(F.frequency) @OptionalField() @IsString() frequency?: Frequency;
   @ApiPropertyOptional(F.time) @OptionalField() @IsString() time?: string;
   @ApiPropertyOptional(F.timezone) @OptionalField() @IsString() timezone?: string;
@@ -55,6 +57,7 @@ export function scheduleView(s: Schedule): ScheduleView {
     name: s.name,
     website_id: s.websiteId,
     scenario_id: s.scenarioId,
+    session_id: s.sessionId,
     frequency: s.frequency,
     time: s.time,
     timezone: s.timezone,

@@ -24,6 +24,16 @@ export const SCHEDULE_FIELDS = {
       'One of the caller’s scenarios: each occurrence runs it (an execution, on the scenario’s website) instead of capturing the website. ' +
       'null (default): capture the website; an update with null turns a scenario schedule back into a capture of its website',
   },
+  session_id: {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_ID,
+    nullable: true,
+    description:
+      'One of the caller’s saved sessions (/sessions): each run starts logged in with it, whatever the scenario’s or the website’s ' +
+      'session_id. null (default): the scenario’s session_id (a schedule that runs a scenario), else the website’s capture_options ' +
+      'session_id, if any. Another account’s or an unknown id is 422',
+  },
   frequency: {
     enum: FREQUENCIES,
     description:
@@ -58,6 +68,7 @@ export class ScheduleView {
   @ApiProperty(SCHEDULE_FIELDS.name) name!: string;
   @ApiProperty(SCHEDULE_FIELDS.website_id) website_id!: number;
   @ApiProperty(SCHEDULE_FIELDS.scenario_id) scenario_id!: number | null;
+  @ApiProperty(SCHEDULE_FIELDS.session_id) session_id!: number | null;
   @ApiProperty(SCHEDULE_FIELDS.frequency) frequency!: Frequency;
   @ApiProperty(SCHEDULE_FIELDS.time) time!: string;
   @ApiProperty(SCHEDULE_FIELDS.timezone) timezone!: string;

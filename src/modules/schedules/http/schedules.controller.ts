@@ -27,6 +27,7 @@ function toChanges(dto: UpdateScheduleDto): ScheduleChanges {
   if (dto.name !== undefined) changes.name = dto.name;
   if (dto.website_id !== undefined) changes.websiteId = dto.website_id;
   if (dto.scenario_id !== undefined) changes.scenarioId = dto.scenario_id;
+  if (dto.session_id !== undefined) changes.sessionId = dto.session_id;
   if (dto.frequency !== undefined) changes.frequency = dto.frequency;
   if (dto.time !== undefined) changes.time = dto.time;
   if (dto.timezone !== undefined) changes.timezone = dto.timezone;
@@ -61,6 +62,7 @@ export class SchedulesController {
       accountId: account.id,
       websiteId: dto.website_id,
       scenarioId: dto.scenario_id,
+      sessionId: dto.session_id,
       name: dto.name,
       frequency: dto.frequency,
       time: dto.time,

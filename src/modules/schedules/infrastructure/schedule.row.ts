@@ -6,6 +6,7 @@ export class ScheduleRow {
   @Column({ name: 'account_id', type: 'integer' }) accountId!: number;
   @Column({ name: 'website_id', type: 'integer' }) websiteId!: number;
   @Column({ name: 'scenario_id', type: 'integer', nullable: true }) scenarioId!: number | null;
+  @Column({ name: 'session_id', type: 'integer', nullable: true }) sessionId!: number | null;
   @Column({ type: 'varchar' }) name!: string;
   @Column({ type: 'varchar' }) frequency!: string;
   @Column({ type: 'varchar' }) time!: string;

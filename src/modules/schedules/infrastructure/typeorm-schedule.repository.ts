@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { LessThanOrEqual, QueryDeepPartialEntity, Repository } from 'typeorm';
+import { In, IsNull, LessThanOrEqual, QueryDeepPartialEntity, Repository } from 'typeorm';
 import { PageRequest } from '../../../shared/domain/page-request';
 import { Schedule } from '../domain/schedule';
 import { Frequency } from '../domain/schedule-rules';
@@ -40,6 +40,19 @@ export class TypeOrmScheduleRepository extends ScheduleRepository {
 
   async delete(id: number): Promise<void> {
     await this.rows.delete({ id });
+  }
+
+  async usingSession(accountId: number, sessionId: number, websiteIds: readonly number[], limit: number) {
+    const select = { id: true, name: true, sessionId: true } as const;
+    // A schedule with a session of its own does not use its website's. Two lookups, each on its own index (ix_schedules_session, ix_schedules_website), never a scan of the account's schedules.
+    const direct = await this.rows.find({ select, where: { accountId, sessionId }, order: { id: 'ASC' }, take: limit });
+    const viaWebsite = websiteIds.length
+      ? await this.rows.find({ select, where: { accountId, websiteId: In([...websiteIds]), sessionId: IsNull() }, order: { id: 'ASC' }, take: limit })
+      : [];
+    const byId = new Map<number, { id: number; name: string; direct: boolean }>();
+    for (const row of direct) byId.set(row.id, { id: row.id, name: row.name, direct: true });
+    for (const row of viaWebsite) if (!byId.has(row.id)) byId.set(row.id, { id: row.id, name: row.name, direct: false });
+    return [...byId.values()].sort((a, b) => a.id - b.id).slice(0, limit);
   }
 
   async findDue(now: Date, limit: number): Promise<Schedule[]> {

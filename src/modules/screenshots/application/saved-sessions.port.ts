@@ -20,3 +20,12 @@ export abstract class SavedSessions {
    */
   abstract afterLoggedOut(accountId: number, seen: UsableSession): Promise<UsableSession>;
 }
+
+/**
+ * Whether an id is one of the account's saved sessions, whatever its state: a `session_id` written on a scenario or a
+ * schedule is checked with it (another account's session is as unknown as a missing one). Apart from SavedSessions,
+ * whose logins run scenarios: the scenarios and schedules services ask this one, which reads the sessions' table only.
+ */
+export abstract class SavedSessionIds {
+  abstract isOwned(accountId: number, id: number): Promise<boolean>;
+}

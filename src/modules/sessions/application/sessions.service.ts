@@ -14,6 +14,7 @@ import {
 } from '../../../shared/domain/session-state';
 import { JobsService } from '../../jobs/application/jobs.service';
 import { ScenariosService } from '../../scenarios/application/scenarios.service';
+import { SchedulesService } from '../../schedules/application/schedules.service';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { canLogInAgain, SESSION_LIMITS, type SavedSessionProps, type SessionSource } from '../domain/saved-session';
 import { SavedSessionRepository } from './ports';
@@ -33,9 +34,26 @@ export interface SessionInput {
   from: SessionFrom;
 }
 
-/** The websites whose saved capture options name a session (the dashboard shows them; a delete is refused while any does). */
+/** At most this many schedules are listed as a session's users (an account may have thousands on its websites). */
+export const SESSION_USE_SCHEDULES = 50;
+
+/**
+ * Who uses a session: the websites whose saved capture options name it, the scenarios and schedules naming it as
+ * their own session_id, and (`direct: false`) the schedules without one of their own on those websites. The dashboard
+ * shows them all; a delete is refused while a website, a scenario or a schedule names it.
+ */
 export interface SessionUse {
   websites: Array<{ id: number; name: string }>;
+  scenarios: Array<{ id: number; name: string }>;
+  schedules: Array<{ id: number; name: string; direct: boolean }>;
+}
+
+/** "the website 'Shop' (7), the schedule 'Nightly' (3)": what names a session, in words. */
+export function sessionUsersInWords(use: Pick<SessionUse, 'websites' | 'scenarios'> & { schedules: Array<{ id: number; name: string }> }): string {
+  const group = (kind: string, items: Array<{ id: number; name: string }>) =>
+    items.length === 0 ? [] : [`the ${kind}${items.length > 1 ? 's' : ''} ${items.map((i) => `'${i.name}' (${i.id})`).join(', ')}`];
+  const parts = [...group('website', use.websites), ...group('scenario', use.scenarios), ...group('schedule', use.schedules)];
+  return parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
 }
 
 /** The /sessions routes: an account's saved sessions, their state sealed at rest, never shown. */
@@ -44,6 +62,7 @@ export class SessionsService {
   constructor(
     private readonly sessions: SavedSessionRepository,
     private readonly scenarios: ScenariosService,
+    private readonly schedules: SchedulesService,
     private readonly websites: WebsiteRepository,
     private readonly jobs: JobsService,
     private readonly clock: Clock,
@@ -103,7 +122,11 @@ export class SessionsService {
   }
 
   async uses(accountId: number, id: number): Promise<SessionUse> {
-    return { websites: await this.websites.usingSession(accountId, id) };
+    const websites = await this.websites.usingSession(accountId, id);
+    const scenarios = await this.scenarios.usingSession(accountId, id);
+    const websiteIds = websites.map((w) => w.id);
+    const schedules = await this.schedules.usingSession(accountId, id, websiteIds, SESSION_USE_SCHEDULES);
+    return { websites, scenarios, schedules };
   }
 
   /** Runs the login scenario again (a job: the session is `pending` until it ran). Only a scenario's session can. */
@@ -118,15 +141,22 @@ export class SessionsService {
     return this.get(accountId, id);
   }
 
-  /** Refused (409, naming them) while a website's capture options name it: its captures would fail from then on. */
+  /**
+   * Refused (409, naming them) while a website's capture options, a scenario or a schedule name it: their captures
+   * and runs would fail from then on. (A schedule that only captures such a website goes once the website lets go.)
+   */
   async delete(accountId: number, id: number): Promise<void> {
     const session = await this.get(accountId, id);
-    const { websites } = await this.uses(accountId, id);
-    if (websites.length > 0) {
-      const names = websites.map((w) => `'${w.name}' (${w.id})`).join(', ');
-      throw new ConflictError(
-        `The saved session '${session.name}' is used by the website${websites.length > 1 ? 's' : ''} ${names}: remove session_id from their capture options first`,
-      );
+    const use = await this.uses(accountId, id);
+    const naming = { websites: use.websites, scenarios: use.scenarios, schedules: use.schedules.filter((s) => s.direct) };
+    if (naming.websites.length + naming.scenarios.length + naming.schedules.length > 0) {
+      const others = naming.scenarios.length + naming.schedules.length > 0;
+      const what = !others
+        ? 'remove session_id from their capture options'
+        : naming.websites.length
+          ? 'remove session_id from the websites’ capture options and from the others'
+          : 'remove their session_id';
+      throw new ConflictError(`The saved session '${session.name}' is used by ${sessionUsersInWords(naming)}: ${what} first`);
     }
     await this.sessions.delete(id);
   }

@@ -168,3 +168,30 @@ PUBLIC_URL is not set, so e-mails, Slack, Discord, Teams and ntfy messages link 
 nobody else can open them. Set <code>PUBLIC_URL</code> to the address people open this dashboard at (for example
 <code>https://shots.example.com</code>) and restart the service (see <code>docs/configuration.md</code>).</div>`;
 }
+
+/** A saved session as a pick-list offers it (at most 100 per account: a plain select, no search needed). */
+export interface SessionChoice {
+  id: number;
+  name: string;
+  status: string;
+}
+
+/**
+ * A select of the account's saved sessions (`session_id`): "None" first (`noneLabel`), then each session by name with
+ * its status. A value that is none of them (a session deleted since, or typed into an address) stays chosen, shown
+ * by its id, so saving the form does not drop it silently: the API's rule then names it. No script needed.
+ */
+export function sessionSelect(
+  ids: { id: string; name: string },
+  sessions: readonly SessionChoice[],
+  selected: string,
+  noneLabel: string,
+  selectAttrs: Html = html``,
+): Html {
+  const known = selected === '' || sessions.some((s) => String(s.id) === selected);
+  return html`<select id="${ids.id}" name="${ids.name}" data-session-select${selectAttrs}>
+    <option value=""${selected === '' ? html` selected` : ''}>${noneLabel}</option>
+    ${sessions.map((s) => html`<option value="${s.id}"${String(s.id) === selected ? html` selected` : ''}>${s.name} (${s.status})</option>`)}
+    ${known ? '' : html`<option value="${selected}" selected>Session #${selected} (not one of your sessions)</option>`}
+  </select>`;
+}

@@ -4,7 +4,7 @@ import { MAX_STEPS, PRESS_NAMED_KEYS, SCROLL_TO_BOTTOM, STEP_DEFINITIONS, STEP_T
 import type { DashboardViewer } from '../../dashboard-request';
 import { fieldsOf, isSecretDraft, newDraft, SECRET_FIELD, StepDraft } from '../../step-form';
 import type { WebsiteChoices } from '../../../application/dashboard-queries';
-import { accessNotice, dataTable, hiddenHeading, websiteChooser } from '../components';
+import { accessNotice, dataTable, hiddenHeading, SessionChoice, sessionSelect, websiteChooser } from '../components';
 import { badge, Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
 import { automationNotice, errorSummary, executionHref, fieldError, invalidAttrs, jobErrorText, jobLink, scrollBox } from './automation-parts';
@@ -13,6 +13,8 @@ export interface ScenarioForm {
   name: string;
   description: string;
   websiteId: string;
+  /** '' = no session of its own (the website's capture options decide). */
+  sessionId: string;
   steps: StepDraft[];
 }
 
@@ -24,6 +26,8 @@ export interface ScenarioEditorView {
   websites: WebsiteChoices;
   /** What the website chooser's search holds. */
   site: string;
+  /** The account's saved sessions, for session_id. */
+  sessions: readonly SessionChoice[];
   /** Messages by the API's field names (`name`, `steps[2].selector`). */
   errors: Map<string, string>;
   /** The step to scroll to after an add / remove / move (its anchor). */
@@ -143,7 +147,13 @@ function stepBox(draft: StepDraft, i: number, count: number, errors: Map<string,
 
 /** Every problem of the form, linked to its input, for the summary at the top. */
 function summary(view: ScenarioEditorView): Html {
-  const anchors: Record<string, string> = { name: 'scenario-name', description: 'scenario-description', website_id: 'scenario-website', steps: 'steps' };
+  const anchors: Record<string, string> = {
+    name: 'scenario-name',
+    description: 'scenario-description',
+    website_id: 'scenario-website',
+    session_id: 'scenario-session',
+    steps: 'steps',
+  };
   return errorSummary(
     [...view.errors].map(([field, message]) => {
       const step = /^steps\[(\d+)\](?:\.([a-z_]+))?/.exec(field);
@@ -207,6 +217,12 @@ ${csrfField(viewer)}
     ${websiteChooser({ select: 'scenario-website', search: 'scenario-website-search' }, view.websites, view.form.websiteId, view.site, invalidAttrs('scenario-website', e.get('website_id')))}
     <p class="hint">A run opens this website's address at its viewport, then performs the steps, then takes a final screenshot.</p>
     ${fieldError('scenario-website', e.get('website_id'))}
+  </div>
+  <div class="field">
+    <label for="scenario-session">Saved session</label>
+    ${sessionSelect({ id: 'scenario-session', name: 'session_id' }, view.sessions, view.form.sessionId, 'None: the website’s', invalidAttrs('scenario-session', e.get('session_id')))}
+    <p class="hint">A run starts logged in with it (a schedule’s own session wins). See <a href="/dashboard/sessions">Sessions</a>.</p>
+    ${fieldError('scenario-session', e.get('session_id'))}
   </div>
 </div>
 <h2 id="steps">Steps <span class="muted">(<span id="step-count">${count}</span> of at most ${MAX_STEPS})</span></h2>

@@ -4,7 +4,7 @@ import { FREQUENCIES, Frequency } from '../../../../schedules/domain/schedule-ru
 import { runNowForm } from './automation.page';
 import type { DashboardViewer } from '../../dashboard-request';
 import type { WebsiteChoices } from '../../../application/dashboard-queries';
-import { accessNotice, websiteChooser } from '../components';
+import { accessNotice, SessionChoice, sessionSelect, websiteChooser } from '../components';
 import { Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
 import { automationNotice, errorSummary, fieldError, invalidAttrs, jobLink } from './automation-parts';
@@ -27,6 +27,8 @@ export interface ScheduleForm {
   websiteId: string;
   /** '' = capture the website. */
   scenarioId: string;
+  /** '' = no session of its own (the scenario's or the website's). */
+  sessionId: string;
   frequency: string;
   time: string;
   timezone: string;
@@ -42,6 +44,8 @@ export interface ScheduleEditorView {
   /** What the website chooser's search holds. */
   site: string;
   scenarios: Array<{ id: number; name: string }>;
+  /** The account's saved sessions, for session_id. */
+  sessions: readonly SessionChoice[];
   errors: Map<string, string>;
   /** The next runs of the saved schedule (computed by the entity), and whether it is paused (then: once enabled). */
   upcoming: { runs: Date[]; paused: boolean } | null;
@@ -89,6 +93,7 @@ export function scheduleEditorPage(viewer: DashboardViewer, view: ScheduleEditor
     name: 'schedule-name',
     website_id: 'schedule-website',
     scenario_id: 'schedule-scenario',
+    session_id: 'schedule-session',
     frequency: 'schedule-frequency',
     time: 'schedule-time',
     timezone: 'schedule-timezone',
@@ -122,6 +127,12 @@ ${csrfField(viewer)}
   </select>
   <p class="hint">A scenario runs its steps on its own website, which then replaces the website above.</p>
   ${fieldError('schedule-scenario', e.get('scenario_id'))}
+</div>
+<div class="field">
+  <label for="schedule-session">Saved session</label>
+  ${sessionSelect({ id: 'schedule-session', name: 'session_id' }, view.sessions, f.sessionId, 'None: the scenario’s or the website’s', invalidAttrs('schedule-session', e.get('session_id')))}
+  <p class="hint">Each run starts logged in with it, whatever the scenario or the website names (see <a href="/dashboard/sessions">Sessions</a>).</p>
+  ${fieldError('schedule-session', e.get('session_id'))}
 </div>
 <div class="field-row">
   <div class="field">

@@ -6,9 +6,33 @@ import { dataTable, hiddenHeading, noticeBox, tableBox } from '../components';
 import { Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
 
+/** Who uses a session (SessionsService.uses): websites, scenarios and schedules naming it, schedules through their website. */
+export interface SessionUsers {
+  websites: Array<{ id: number; name: string }>;
+  scenarios: Array<{ id: number; name: string }>;
+  schedules: Array<{ id: number; name: string; direct: boolean }>;
+}
+
 export interface SessionRow {
   session: SavedSessionProps;
-  websites: Array<{ id: number; name: string }>;
+  use: SessionUsers;
+}
+
+/** The users as links, by kind; a schedule that only captures a website using the session says so. */
+function usersList(use: SessionUsers): Html {
+  const links = (kind: string, items: Array<{ id: number; name: string }>, href: (id: number) => string) =>
+    items.length
+      ? html`<span class="session-use" data-use="${kind}">${kind}: ${items.map((item, i) => html`${i ? ', ' : ''}<a href="${href(item.id)}">${item.name}</a>`)}</span>`
+      : '';
+  const direct = use.schedules.filter((s) => s.direct);
+  const viaWebsite = use.schedules.filter((s) => !s.direct);
+  const parts = [
+    links('websites', use.websites, (id) => `/dashboard/websites/${id}`),
+    links('scenarios', use.scenarios, (id) => `/dashboard/scenarios/${id}/edit`),
+    links('schedules', direct, (id) => `/dashboard/schedules/${id}/edit`),
+    links('schedules of those websites', viaWebsite, (id) => `/dashboard/schedules/${id}/edit`),
+  ].filter((p) => p !== '');
+  return parts.length ? html`${parts.map((p, i) => html`${i ? html`<br>` : ''}${p}`)}` : html`<span class="muted">none</span>`;
 }
 
 export interface SessionsView {
@@ -31,7 +55,7 @@ function sourceOf(session: SavedSessionProps, scenarios: ScenarioProps[]): Html 
   return scenario ? html`login: <a href="/dashboard/scenarios/${scenario.id}">${scenario.name}</a>` : html`login scenario (deleted)`;
 }
 
-function row(viewer: DashboardViewer, { session, websites }: SessionRow, scenarios: ScenarioProps[]): Html {
+function row(viewer: DashboardViewer, { session, use }: SessionRow, scenarios: ScenarioProps[]): Html {
   const state = session.state ?? { cookies: [], origins: [] };
   const where = [...sessionOrigins(state), ...cookieDomains(state)];
   return html`<tr data-session-id="${session.id}">
@@ -40,7 +64,7 @@ function row(viewer: DashboardViewer, { session, websites }: SessionRow, scenari
   <td>${sourceOf(session, scenarios)}</td>
   <td>${state.cookies.length} cookie${state.cookies.length === 1 ? '' : 's'}${where.length ? html`<br><span class="muted small">${where.join(', ')}</span>` : ''}</td>
   <td>${session.refreshedAt ? utcTime(session.refreshedAt) : html`<span class="muted">never</span>`}${session.refreshCount ? html`<br><span class="muted small">${session.refreshCount} refresh${session.refreshCount === 1 ? '' : 'es'} after a logout</span>` : ''}</td>
-  <td>${websites.length ? websites.map((w, i) => html`${i ? ', ' : ''}<a href="/dashboard/websites/${w.id}">${w.name}</a>`) : html`<span class="muted">none</span>`}</td>
+  <td class="session-users">${usersList(use)}</td>
   <td class="actions">${
     session.source === 'scenario'
       ? html`<form method="post" action="/dashboard/sessions/${session.id}/refresh" class="inline">${csrfField(viewer)}<button type="submit" class="secondary">Refresh</button></form>`
@@ -87,7 +111,7 @@ export function sessionsPage(viewer: DashboardViewer, view: SessionsView): Html 
     'Sessions',
     html`${noticeBox(view.notice)}
 ${view.error ? html`<p class="notice error" role="alert" id="session-error">${view.error}</p>` : ''}
-<p class="muted">A saved session is a logged-in browser state: captures that name it (<code>session_id</code>, or “Saved session” in a website’s or the playground’s options) start logged in. Cookie values are sealed and never shown. <a href="/docs#/Sessions">API docs</a></p>
+<p class="muted">A saved session is a logged-in browser state: captures that name it (<code>session_id</code>, or “Saved session” in a website’s, the playground’s, a scenario’s or a schedule’s options) start logged in. Cookie values are sealed and never shown. <a href="/docs#/Sessions">API docs</a></p>
 ${forms(viewer, view)}
 <h2>Your sessions</h2>
 ${
@@ -105,15 +129,20 @@ ${
   );
 }
 
-export function deleteSessionPage(viewer: DashboardViewer, session: SavedSessionProps, websites: Array<{ id: number; name: string }>): Html {
+export function deleteSessionPage(viewer: DashboardViewer, session: SavedSessionProps, use: SessionUsers): Html {
+  // What refuses a delete: the websites, scenarios and schedules naming it (a schedule through its website goes with the website).
+  const naming: SessionUsers = { websites: use.websites, scenarios: use.scenarios, schedules: use.schedules.filter((s) => s.direct) };
+  const named = naming.websites.length + naming.scenarios.length + naming.schedules.length > 0;
   return layout(
     viewer,
     'scenarios',
     'Delete session?',
     html`<div class="card">
   ${
-    websites.length
-      ? html`<p class="notice error">The session <strong>${session.name}</strong> is used by ${websites.map((w, i) => html`${i ? ', ' : ''}<a href="/dashboard/websites/${w.id}">${w.name}</a>`)}: remove it from their capture options first.</p>
+    named
+      ? html`<p class="notice error">The session <strong>${session.name}</strong> is used by ${usersList(naming)}<br>remove it from their ${
+          naming.scenarios.length + naming.schedules.length ? 'capture options, scenario and schedule settings' : 'capture options'
+        } first.</p>
   <a class="button secondary" href="/dashboard/sessions">Back</a>`
       : html`<p>Delete the session <strong>${session.name}</strong>? Captures that name it fail from then on. This cannot be undone.</p>
   <form method="post" action="/dashboard/sessions/${session.id}/delete">${csrfField(viewer)}

@@ -6,7 +6,7 @@ import type { ScreenshotProps } from '../../../../screenshots/domain/screenshot'
 import type { WebsiteProps } from '../../../../websites/domain/website';
 import type { DashboardViewer } from '../../dashboard-request';
 import { controlNames, FieldSection, FormField, WEBSITE_FIELDS } from '../../website-form';
-import { accessNotice } from '../components';
+import { accessNotice, SessionChoice, sessionSelect } from '../components';
 import { badge, Html, html } from '../html';
 import { csrfField, layout } from '../layout';
 import { jobErrorCell } from './automation-parts';
@@ -21,6 +21,11 @@ export interface FormState {
   carry?: string;
   /** The values are a draft kept when the session expired on submit (form-drafts.ts): the form says so. */
   restored?: boolean;
+  /**
+   * The account's saved sessions, offered by a `session` field (session_id) as a select (SessionChoices). Left out,
+   * the field is a number box, as a form that never loaded them can still send what was typed.
+   */
+  sessions?: readonly SessionChoice[];
 }
 
 /** Above a form filled from a draft: nothing was sent, and the secrets must be typed again. */
@@ -83,6 +88,10 @@ function control(field: FormField, state: FormState): Html {
         : html``;
       return html`${label}<input type="text" id="${id}" name="${field.name}" value="${value}"${placeholder}${field.required ? html` required` : ''}${list}${invalid(state, field)}>${options}`;
     }
+    case 'session':
+      if (state.sessions)
+        return html`${label}${sessionSelect({ id, name: field.name }, state.sessions, value.trim(), state.sessions.length ? 'None' : 'None (no saved sessions yet)', invalid(state, field))}`;
+      return html`${label}<input type="text" class="short" inputmode="numeric" id="${id}" name="${field.name}" value="${value}"${placeholder}${invalid(state, field)}>`;
     case 'int':
     case 'decimal':
       return html`${label}<input type="text" class="short" inputmode="${field.kind === 'int' ? 'numeric' : 'decimal'}" id="${id}" name="${field.name}" value="${value}"${placeholder}${invalid(state, field)}>`;
