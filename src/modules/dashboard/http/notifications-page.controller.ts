@@ -45,7 +45,7 @@ export class NotificationsPageController {
     @Query('notice') notice?: string,
   ) {
     // What was typed when the session expired on "Add channel" (form-drafts.ts; a webhook's address is never kept).
-    const draft = takeDraft(reply, request, this.secretBox, this.config.publicUrl, '/dashboard/notifications');
+    const draft = takeDraft(reply, request, this.secretBox, this.config.publicUrl, '/dashboard/notifications', viewer.account.id);
     if (!draft) return this.page(viewer, EMPTY_CHANNEL_FORM, [], notice);
     return this.page(viewer, channelFormValues(draft), [], 'draft-restored');
   }

@@ -79,7 +79,7 @@ export class PlaygroundController {
     @Query('render') renderId?: string,
   ) {
     // What was typed when the session expired on Try (form-drafts.ts), else the address's options.
-    const draft = takeDraft(reply, request, this.secretBox, this.config.publicUrl, '/dashboard/playground');
+    const draft = takeDraft(reply, request, this.secretBox, this.config.publicUrl, '/dashboard/playground', viewer.account.id);
     const query = draft ?? new URLSearchParams(request.url.split('?')[1] ?? '');
     const values = pickValues(PLAYGROUND_FIELDS, query);
     const result = jobId && !draft ? await loadCaptureResult(this.jobs, this.screenshots, viewer.account.id, jobId) : null;
