@@ -234,18 +234,22 @@ document.addEventListener('submit', function (event) {
       setTimeout(poll, 1000);
     }
     function poll() {
+      if (!panel.hasAttribute('data-job-poll')) return; // stopped meanwhile (the playground's Cancel)
       fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } })
         .then(function (res) {
           if (!res.ok) throw new Error('HTTP ' + res.status);
           return res.json();
         })
         .then(function (state) {
+          if (!panel.hasAttribute('data-job-poll')) return;
           // Parsed apart and cleaned before it is inserted (a refresh meta acts the moment it enters the page).
           var fresh = new DOMParser().parseFromString('<body>' + state.html, 'text/html').body;
           withoutReloads(fresh);
           body.replaceChildren.apply(body, Array.prototype.slice.call(fresh.childNodes));
           if (state.finished) {
             panel.removeAttribute('data-job-poll');
+            var cancel = panel.querySelector('form[data-cancel-job]');
+            if (cancel) cancel.remove(); // nothing left to cancel
             refreshWhenJobEnds();
           } else {
             elapsed();
@@ -258,6 +262,56 @@ document.addEventListener('submit', function (event) {
     }
     later();
   }
+  /*
+   * The playground's Cancel while its capture waits (issue 46): posted in place (the same form, its CSRF token, asking
+   * for JSON). Cancelled, or already ended: the polling stops and the panel shows the job as it now is, with what
+   * happened ("Cancelled…"). Already capturing: it says the capture cannot be stopped now and will finish, and the
+   * panel goes on following it. Without script the form posts and the page comes back saying the same.
+   */
+  document.addEventListener('submit', function (event) {
+    var form = event.target;
+    if (!form.matches || !form.matches('form[data-cancel-job]') || !window.fetch || !window.FormData) return;
+    event.preventDefault();
+    var panel = form.closest('.capture-result');
+    var button = form.querySelector('button[type="submit"]');
+    if (button) button.disabled = true;
+    fetch(form.getAttribute('action'), {
+      method: 'POST',
+      body: new URLSearchParams(new FormData(form)).toString(),
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
+      credentials: 'same-origin',
+    })
+      .then(function (res) {
+        if (res.redirected && new URL(res.url).pathname === '/dashboard/login') {
+          location.assign(res.url);
+          return;
+        }
+        if (!res.ok) throw new Error('HTTP ' + res.status);
+        return res.json().then(function (answer) {
+          var note = document.createElement('p');
+          note.className = 'notice ' + answer.kind;
+          note.id = 'cancel-notice';
+          note.setAttribute('role', 'status');
+          note.textContent = answer.message;
+          var old = panel.querySelector('#cancel-notice');
+          if (old) old.remove();
+          var body = panel.querySelector('.capture-result-body');
+          if (answer.finished) {
+            panel.removeAttribute('data-job-poll'); // the polling stops here
+            var fresh = new DOMParser().parseFromString('<body>' + answer.html, 'text/html').body;
+            withoutReloads(fresh);
+            body.replaceChildren.apply(body, Array.prototype.slice.call(fresh.childNodes));
+          }
+          body.parentNode.insertBefore(note, body);
+          form.remove();
+          if (answer.finished) refreshWhenJobEnds();
+        });
+      })
+      .catch(function (err) {
+        if (window.console) console.error('cancelling', err);
+        form.submit();
+      });
+  });
   /*
    * Parts of the page that show the job too (the overview's Usage and Recent jobs) were drawn while it ran: once it
    * has ended, they are fetched again from this page's address and replaced, each by its id.
