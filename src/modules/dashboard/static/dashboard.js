@@ -815,6 +815,76 @@ document.addEventListener('submit', function (event) {
     });
   });
 })();
+/*
+ * The same search for a list of ticks (a channel's "Only for these websites"): a field marked
+ * data-website-checks="<list id>" replaces the list's unticked websites with the server's matches, 200 ms after the
+ * last key; the ticked ones stay, first. Find and Enter search in place; without script Find posts the form back.
+ */
+(function () {
+  if (!window.fetch) return;
+  document.querySelectorAll('input[data-website-checks]').forEach(function (input) {
+    var list = document.getElementById(input.getAttribute('data-website-checks'));
+    if (!list) return;
+    var timer = null;
+    var asked = 0;
+    function refresh() {
+      var mine = ++asked;
+      fetch('/dashboard/website-choices?' + new URLSearchParams({ site: input.value.trim() }).toString(), {
+        credentials: 'same-origin',
+        headers: { Accept: 'application/json' },
+      })
+        .then(function (res) {
+          if (!res.ok) throw new Error('HTTP ' + res.status);
+          return res.json();
+        })
+        .then(function (choices) {
+          if (mine !== asked) return; // an answer to an older search arrived late
+          var ticked = {};
+          list.querySelectorAll('label.check').forEach(function (label) {
+            var box = label.querySelector('input');
+            if (box && box.checked) ticked[box.value] = true;
+            else label.remove();
+          });
+          choices.websites.forEach(function (w) {
+            if (ticked[String(w.id)]) return;
+            var label = document.createElement('label');
+            label.className = 'check';
+            var box = document.createElement('input');
+            box.type = 'checkbox';
+            box.name = 'website_ids';
+            box.value = String(w.id);
+            label.appendChild(box);
+            label.appendChild(document.createTextNode(' ' + w.name));
+            list.appendChild(label);
+          });
+          var note = document.getElementById(input.id + '-note');
+          if (note) note.hidden = !choices.more;
+          var none = document.getElementById(input.id + '-none');
+          if (none) none.remove();
+        })
+        .catch(function () {
+          /* the form's own Find still works */
+        });
+    }
+    input.addEventListener('input', function () {
+      clearTimeout(timer);
+      timer = setTimeout(refresh, 200);
+    });
+    var find = input.parentNode.querySelector('button[name="find_website"]');
+    if (find)
+      find.addEventListener('click', function (event) {
+        event.preventDefault();
+        clearTimeout(timer);
+        refresh();
+      });
+    input.addEventListener('keydown', function (event) {
+      if (event.key !== 'Enter') return;
+      event.preventDefault();
+      clearTimeout(timer);
+      refresh();
+    });
+  });
+})();
 // Batches: a chosen CSV file is read into the form's CSV text (the server parses it with csv-parse).
 document.addEventListener('change', function (event) {
   var input = event.target;
