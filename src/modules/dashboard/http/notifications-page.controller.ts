@@ -1,4 +1,4 @@
-import { Get, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { IdParam } from '../../../shared/http/id-param';
@@ -56,6 +56,7 @@ export class NotificationsPageController {
   /** Judged as the API judges the same body (its DTO, then the service's checks); errors shown beside each field. */
   @Post()
   @HtmlPage()
+  @HttpCode(200)
   async create(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const fields = formFields(request);
     const values = channelFormValues(fields);
@@ -111,6 +112,7 @@ export class NotificationsPageController {
   /** As the API's PUT: the DTO, then the service's checks; an empty target keeps the current one. */
   @Post(':id/edit')
   @HtmlPage()
+  @HttpCode(200)
   async update(
     @Viewer() viewer: DashboardViewer,
     @Param('id', IdParam) id: number,

@@ -1,4 +1,4 @@
-import { Get, Param, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
+import { Get, HttpCode, Param, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
@@ -116,6 +116,7 @@ export class PlaygroundController {
 
   @Post()
   @HtmlPage()
+  @HttpCode(200)
   async submit(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     if (!viewer.account.hasApiAccess(this.clock.now())) throw new PlanNoApiAccessError(viewer.account.plan);
     const form = formFields(request);
