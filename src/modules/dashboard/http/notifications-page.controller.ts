@@ -173,7 +173,12 @@ export class NotificationsPageController {
     return notificationsPage(viewer, {
       channels: items,
       last,
-      websites: await this.channelWebsites(viewer, site, values.websiteIds, items.flatMap((c) => c.websiteIds ?? [])),
+      websites: await this.channelWebsites(
+        viewer,
+        site,
+        values.websiteIds,
+        items.flatMap((c) => c.websiteIds ?? []),
+      ),
       values,
       errors: errorsByField(errors.map((e) => ({ field: e.field.replace(/\[\d+\]$/, ''), message: e.message }))),
       notice,

@@ -17,14 +17,7 @@ import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, DashboardViewer, formFields, Viewer } from './dashboard-request';
 import { HtmlPage, pickerSearch, seeOther } from './responses';
 import { captureResultBody, CaptureResult } from './views/pages/website-form.page';
-import {
-  CANCEL_OUTCOMES,
-  CancelOutcome,
-  linkLifetime,
-  playgroundPage,
-  PLAYGROUND_SOURCE_FIELDS,
-  SignedLinkView,
-} from './views/pages/playground.page';
+import { CANCEL_OUTCOMES, CancelOutcome, linkLifetime, playgroundPage, PLAYGROUND_SOURCE_FIELDS, SignedLinkView } from './views/pages/playground.page';
 import { apiSnippets, renderQuery } from './views/api-snippets';
 import { clientGone } from '../../../shared/http/client-gone';
 import { replyWithFile } from '../../../shared/http/file-reply';
