@@ -281,6 +281,38 @@ describe('Dashboard playground: the try, its report and snippets; expired sessio
       expect(draftOf(email)).toContain('me@example.com');
     });
 
+    it('a draft is only for the account that typed it: another account signing in on the same browser never sees it', async () => {
+      const bob = await t.createAccount({ plan: 'business' });
+      await t.app.get(AccountsService).setPassword(bob.email, PASSWORD);
+      const { c, oldCsrf } = await expiredClient();
+      const posted = await c.post('/dashboard/websites', { _csrf: oldCsrf, name: 'Alice private launch page', url: 'https://example.com/launch' });
+      expect(posted.headers.location).toBe('/dashboard/login?next=%2Fdashboard%2Fwebsites%2Fnew&notice=session-expired-kept');
+      expect(draftOf(posted)).toContain('Alice private launch page');
+
+      // Bob signs in on this browser and opens the form the draft is for: an empty form, and the draft is gone.
+      await c.signIn(bob.email, PASSWORD, { next: '/dashboard/websites/new' });
+      const bobsForm = await c.get('/dashboard/websites/new');
+      expect(bobsForm.status).toBe(200);
+      expect(bobsForm.text).not.toContain('id="draft-restored"');
+      expect(bobsForm.text).not.toContain('Alice private launch page');
+      expect(bobsForm.text).not.toContain('https://example.com/launch');
+      expect(setCookieNamed(bobsForm, 'sst_draft')?.attributes).toContain('Max-Age=0');
+      expect(c.cookies.has('sst_draft')).toBe(false);
+
+      // Alice back on the same browser (Bob signs out first): it was dropped, not kept for her.
+      expect((await c.submit('/dashboard/logout')).status).toBe(303);
+      await c.signIn(alice.email, PASSWORD, { next: '/dashboard/websites/new' });
+      expect((await c.get('/dashboard/websites/new')).text).not.toContain('Alice private launch page');
+
+      // Bob's own expired post comes back to Bob.
+      const bobClient = await new DashboardClient(t.url, { Origin: t.url }).signInOk(bob.email, PASSWORD);
+      const bobCsrf = await bobClient.csrf();
+      await bobClient.copy().post('/dashboard/logout', { _csrf: bobCsrf });
+      await bobClient.post('/dashboard/websites', { _csrf: bobCsrf, name: 'Bob page', url: 'https://example.com/bob' });
+      await bobClient.signIn(bob.email, PASSWORD, { next: '/dashboard/websites/new' });
+      expect((await bobClient.get('/dashboard/websites/new')).text).toContain('value="Bob page"');
+    });
+
     it('a post from another site keeps no draft; a GET comes back to its page; other forms say the session expired', async () => {
       const { c, oldCsrf } = await expiredClient();
       const forged = await c.post(

@@ -83,6 +83,11 @@ export abstract class DashboardQueries {
    * `search` (any case; all when empty), and the selected one whatever the search — not 10,000 options a page.
    */
   abstract websiteChoices(accountId: number, search: string | undefined, selectedId: number | undefined, limit: number): Promise<WebsiteChoices>;
+  /**
+   * The names of these websites of the account (others, and unknown ids, are left out), in a few indexed reads
+   * whatever the count: a channel's websites on the Alerts page, not one read per id.
+   */
+  abstract websiteNames(accountId: number, ids: readonly number[]): Promise<Map<number, string>>;
   /** Bytes of every screenshot the account has stored. */
   abstract storedBytes(accountId: number): Promise<number>;
 }

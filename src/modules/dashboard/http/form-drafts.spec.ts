@@ -1,4 +1,8 @@
-import { formPageOf, keptFields, withSecretsFrom } from './form-drafts';
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
+import { SecretBox } from '../../../shared/secrets/secret-box';
+import type { DashboardRequest } from './dashboard-request';
+import { DRAFT_COOKIE, DRAFT_OWNER_COOKIE, formPageOf, keepDraft, keptFields, rememberDraftOwner, takeDraft, withSecretsFrom } from './form-drafts';
 import { failedField } from './playground-captures';
 import { formErrors } from './views/pages/website-form.page';
 
@@ -57,6 +61,79 @@ describe('form drafts (an expired session on submit)', () => {
       ['name', 'New name'],
       ['headers', 'X-Token: ********'],
     ]);
+  });
+});
+
+describe('a draft belongs to the account that typed it', () => {
+  const box = new SecretBox(randomBytes(32));
+  const ORIGIN = 'http://dash.test';
+  /** A browser's cookie jar over fake requests and replies (Set-Cookie in, Cookie out; Max-Age=0 forgets). */
+  function browser() {
+    const jar = new Map<string, string>();
+    const request = (method: string, url: string): DashboardRequest =>
+      ({
+        method,
+        url,
+        protocol: 'http',
+        headers: { host: 'dash.test', origin: ORIGIN, cookie: [...jar].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('; ') },
+      }) as unknown as DashboardRequest;
+    const reply = () =>
+      ({
+        header(name: string, value: string) {
+          if (name.toLowerCase() !== 'set-cookie') return this;
+          const [pair, ...attributes] = value.split('; ');
+          const eq = pair.indexOf('=');
+          const cookie = pair.slice(0, eq);
+          if (attributes.includes('Max-Age=0')) jar.delete(cookie);
+          else jar.set(cookie, decodeURIComponent(pair.slice(eq + 1)));
+          return this;
+        },
+      }) as unknown as FastifyReply;
+    return {
+      jar,
+      signIn: (accountId: number) => rememberDraftOwner(reply(), request('POST', '/dashboard/login'), box, null, accountId),
+      postExpired: (path: string, form: Record<string, string>) => keepDraft(reply(), request('POST', path), box, null, new URLSearchParams(form)),
+      open: (page: string, accountId: number) => takeDraft(reply(), request('GET', page), box, null, page, accountId),
+    };
+  }
+
+  it('comes back to the account that signed in on the browser and typed it', () => {
+    const b = browser();
+    b.signIn(7);
+    expect(b.postExpired('/dashboard/playground', { url: 'https://example.com/', action: 'try' })).toEqual({ page: '/dashboard/playground' });
+    b.signIn(7);
+    expect(b.open('/dashboard/playground', 7)?.get('url')).toBe('https://example.com/');
+    expect(b.jar.has(DRAFT_COOKIE)).toBe(false); // read once
+  });
+
+  it('is dropped, not restored, when another account signs in on the same browser', () => {
+    const b = browser();
+    b.signIn(7);
+    expect(b.postExpired('/dashboard/websites', { name: 'Private name', url: 'https://example.com/' })).not.toBeNull();
+    b.signIn(8);
+    expect(b.open('/dashboard/websites/new', 8)).toBeNull();
+    expect(b.jar.has(DRAFT_COOKIE)).toBe(false); // gone for good: account 7 signing in again gets nothing either
+    b.signIn(7);
+    expect(b.open('/dashboard/websites/new', 7)).toBeNull();
+  });
+
+  it('a draft for another page waits for it, still only for its account', () => {
+    const b = browser();
+    b.signIn(7);
+    b.postExpired('/dashboard/notifications', { name: 'Ops', type: 'email', target: 'ops@example.com' });
+    expect(b.open('/dashboard/playground', 7)).toBeNull();
+    expect(b.jar.has(DRAFT_COOKIE)).toBe(true);
+    expect(b.open('/dashboard/notifications', 7)?.get('target')).toBe('ops@example.com');
+  });
+
+  it('is not kept without a note of who signed in on the browser, nor with a forged one', () => {
+    const b = browser();
+    expect(b.postExpired('/dashboard/playground', { url: 'https://example.com/' })).toBeNull();
+    b.jar.set(DRAFT_OWNER_COOKIE, 'draft-owner:7');
+    expect(b.postExpired('/dashboard/playground', { url: 'https://example.com/' })).toBeNull();
+    b.jar.set(DRAFT_OWNER_COOKIE, box.seal('something else:7'));
+    expect(b.postExpired('/dashboard/playground', { url: 'https://example.com/' })).toBeNull();
+    expect(b.jar.has(DRAFT_COOKIE)).toBe(false);
   });
 });
 

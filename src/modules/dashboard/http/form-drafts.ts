@@ -17,9 +17,19 @@ import type { DashboardRequest } from './dashboard-request';
  * the form asks for those again. The draft only fills a form: saving it still takes the new session's CSRF token.
  * A draft is made only for a post from our own pages (Origin, else Referer, is ours), so another site cannot
  * plant one; it is bound to the form's page, read once, and cleared by signing out.
+ *
+ * A draft is also bound to the account that typed it: sign-in leaves a sealed note of its account on the browser
+ * (DRAFT_OWNER_COOKIE, outliving the session, cleared by signing out), the draft is sealed with that account — the
+ * expired session itself may be gone from the server, so it cannot say whose it was — and only that account gets it
+ * back. Whoever signs in next as another account on the same browser finds the draft dropped, never restored; a post
+ * from a browser without the note keeps no draft.
  */
 export const DRAFT_COOKIE = 'sst_draft';
 export const DRAFT_SECONDS = 15 * 60;
+/** The account that last signed in on this browser, sealed: whose drafts this browser's expired posts are. */
+export const DRAFT_OWNER_COOKIE = 'sst_draft_owner';
+/** The owner note outlives the session it came with (12 h), so a post made just after the session expired finds it. */
+export const DRAFT_OWNER_SECONDS = 36 * 60 * 60;
 /** The sealed value's upper bound (a browser keeps a cookie of ~4,096 bytes, name and attributes included). */
 const DRAFT_MAX_SEALED = 3_700;
 
@@ -52,7 +62,30 @@ export function keptFields(form: URLSearchParams): Array<[string, string]> {
 
 interface Draft {
   page: string;
+  /** The account that typed it (the browser's owner note when the draft was kept). */
+  account: number;
   fields: Array<[string, string]>;
+}
+
+const OWNER_PREFIX = 'draft-owner:';
+
+/** At sign-in: this browser's drafts are now this account's (DRAFT_OWNER_COOKIE, sealed so it cannot be forged). */
+export function rememberDraftOwner(reply: FastifyReply, request: DashboardRequest, box: SecretBox, publicUrl: string | null, accountId: number): void {
+  setCookie(reply, request, publicUrl, DRAFT_OWNER_COOKIE, box.seal(`${OWNER_PREFIX}${accountId}`), DRAFT_OWNER_SECONDS);
+}
+
+/** The account of the browser's owner note; null without a note, or one that does not open. */
+function draftOwner(request: DashboardRequest, box: SecretBox): number | null {
+  const sealed = readCookie(request, DRAFT_OWNER_COOKIE);
+  if (sealed === undefined) return null;
+  try {
+    const plain = box.open(sealed);
+    if (!plain.startsWith(OWNER_PREFIX)) return null;
+    const id = Number(plain.slice(OWNER_PREFIX.length));
+    return Number.isSafeInteger(id) && id > 0 ? id : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Whether the post came from one of our own pages (Origin, or Referer when the browser sent no Origin). */
@@ -69,8 +102,9 @@ function seal(box: SecretBox, draft: Draft): string {
 }
 
 /**
- * Keeps what the expired session's post typed, for the page of its form; false when nothing can be kept (no such
- * page, a post from elsewhere, nothing but secrets). The longest fields go first when the whole does not fit.
+ * Keeps what the expired session's post typed, for the page of its form and the account that signed in on this
+ * browser; null when nothing can be kept (no such page, a post from elsewhere, no owner note, nothing but secrets).
+ * The longest fields go first when the whole does not fit.
  */
 export function keepDraft(
   reply: FastifyReply,
@@ -81,13 +115,15 @@ export function keepDraft(
 ): { page: string } | null {
   const page = formPageOf(request.url.split('?')[0]);
   if (!page || !fromOurPages(request, publicUrl)) return null;
+  const account = draftOwner(request, box);
+  if (account === null) return null;
   const fields = keptFields(form);
   if (fields.length === 0) return null;
-  let sealed = seal(box, { page, fields });
+  let sealed = seal(box, { page, account, fields });
   while (sealed.length > DRAFT_MAX_SEALED && fields.length > 0) {
     const longest = fields.reduce((at, f, i) => (f[1].length > fields[at][1].length ? i : at), 0);
     fields.splice(longest, 1);
-    sealed = seal(box, { page, fields });
+    sealed = seal(box, { page, account, fields });
   }
   if (fields.length === 0) return null;
   setCookie(reply, request, publicUrl, DRAFT_COOKIE, sealed, DRAFT_SECONDS);
@@ -95,10 +131,18 @@ export function keepDraft(
 }
 
 /**
- * The draft kept for this page, once: the cookie is cleared when it is read here (a draft for another page waits for
- * that page, at most DRAFT_SECONDS). Null when there is none, it is for another page, or it does not open.
+ * The draft kept for this page, once, when `accountId` (the viewer's) typed it: the cookie is cleared when it is read
+ * here (a draft for another page waits for that page, at most DRAFT_SECONDS). Another account's draft is dropped, not
+ * shown. Null when there is none, it is for another page or another account, or it does not open.
  */
-export function takeDraft(reply: FastifyReply, request: DashboardRequest, box: SecretBox, publicUrl: string | null, page: string): URLSearchParams | null {
+export function takeDraft(
+  reply: FastifyReply,
+  request: DashboardRequest,
+  box: SecretBox,
+  publicUrl: string | null,
+  page: string,
+  accountId: number,
+): URLSearchParams | null {
   const sealed = readCookie(request, DRAFT_COOKIE);
   if (sealed === undefined) return null;
   let draft: Draft;
@@ -107,6 +151,11 @@ export function takeDraft(reply: FastifyReply, request: DashboardRequest, box: S
   } catch {
     clearCookie(reply, request, publicUrl, DRAFT_COOKIE);
     return null; // tampered, or sealed with another key
+  }
+  if (draft.account !== accountId) {
+    // Typed by another account before this one signed in on the browser (or a draft from before drafts had owners).
+    clearCookie(reply, request, publicUrl, DRAFT_COOKIE);
+    return null;
   }
   if (draft.page !== page) return null;
   clearCookie(reply, request, publicUrl, DRAFT_COOKIE);

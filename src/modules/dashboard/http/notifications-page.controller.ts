@@ -1,4 +1,4 @@
-import { Get, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { UrlPolicy } from '../../../shared/url-policy';
 import { IdParam } from '../../../shared/http/id-param';
@@ -7,7 +7,9 @@ import { takeDraft } from './form-drafts';
 import { ChannelsService } from '../../notifications/application/channels.service';
 import { CreateChannelDto, UpdateChannelDto } from '../../notifications/http/dto';
 import { AlertLinks } from '../../notifications/application/alert-links';
-import { WebsitesService } from '../../websites/application/websites.service';
+import { DashboardQueries } from '../application/dashboard-queries';
+import { FIND_WEBSITE_FIELD, PICKER_LIMIT } from './views/components';
+import { pickerSearch } from './responses';
 import { AppConfig } from '../../../config/app-config';
 import { apiFieldErrors, errorsByField, fieldErrorsOf, idField } from './api-form-validation';
 import { DashboardController } from './dashboard-pages.decorator';
@@ -16,6 +18,7 @@ import { HtmlPage, seeOther } from './responses';
 import {
   ChannelEditValues,
   ChannelFormValues,
+  ChannelWebsites,
   editChannelPage,
   EMPTY_CHANNEL_FORM,
   notificationsPage,
@@ -29,7 +32,7 @@ import type { ChannelEvent, ChannelType } from '../../notifications/domain/chann
 export class NotificationsPageController {
   constructor(
     private readonly channels: ChannelsService,
-    private readonly websites: WebsitesService,
+    private readonly queries: DashboardQueries,
     private readonly urlPolicy: UrlPolicy,
     private readonly config: AppConfig,
     private readonly alertLinks: AlertLinks,
@@ -45,7 +48,7 @@ export class NotificationsPageController {
     @Query('notice') notice?: string,
   ) {
     // What was typed when the session expired on "Add channel" (form-drafts.ts; a webhook's address is never kept).
-    const draft = takeDraft(reply, request, this.secretBox, this.config.publicUrl, '/dashboard/notifications');
+    const draft = takeDraft(reply, request, this.secretBox, this.config.publicUrl, '/dashboard/notifications', viewer.account.id);
     if (!draft) return this.page(viewer, EMPTY_CHANNEL_FORM, [], notice);
     return this.page(viewer, channelFormValues(draft), [], 'draft-restored');
   }
@@ -53,8 +56,12 @@ export class NotificationsPageController {
   /** Judged as the API judges the same body (its DTO, then the service's checks); errors shown beside each field. */
   @Post()
   @HtmlPage()
+  @HttpCode(200)
   async create(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    const values = channelFormValues(formFields(request));
+    const fields = formFields(request);
+    const values = channelFormValues(fields);
+    // The website search's Find (without script): the form again with the new matches and what was typed, unsaved.
+    if (fields.has(FIND_WEBSITE_FIELD)) return this.page(viewer, values, [], undefined, fields.get('site') ?? '');
     const body = { name: values.name, type: values.type, target: values.target, events: values.events, website_ids: values.websiteIds.map(idField) };
     let errors = await apiFieldErrors(this.urlPolicy, CreateChannelDto, body);
     if (errors.length === 0) {
@@ -72,7 +79,7 @@ export class NotificationsPageController {
       }
     }
     reply.status(422);
-    return this.page(viewer, values, errors);
+    return this.page(viewer, values, errors, undefined, fields.get('site') ?? '');
   }
 
   @Post(':id/test')
@@ -99,12 +106,13 @@ export class NotificationsPageController {
       events: channel.events,
       websiteIds: (channel.websiteIds ?? []).map(String),
     };
-    return editChannelPage(viewer, channel, { websites: await this.websiteChoices(viewer), values, errors: new Map() }).toString();
+    return editChannelPage(viewer, channel, { websites: await this.channelWebsites(viewer, '', values.websiteIds), values, errors: new Map() }).toString();
   }
 
   /** As the API's PUT: the DTO, then the service's checks; an empty target keeps the current one. */
   @Post(':id/edit')
   @HtmlPage()
+  @HttpCode(200)
   async update(
     @Viewer() viewer: DashboardViewer,
     @Param('id', IdParam) id: number,
@@ -119,6 +127,10 @@ export class NotificationsPageController {
       events: fields.getAll('events'),
       websiteIds: fields.getAll('website_ids'),
     };
+    if (fields.has(FIND_WEBSITE_FIELD)) {
+      const websites = await this.channelWebsites(viewer, fields.get('site') ?? '', values.websiteIds);
+      return editChannelPage(viewer, channel, { websites, values, errors: new Map() }).toString();
+    }
     const body: Record<string, unknown> = { name: values.name, events: values.events, website_ids: values.websiteIds.map(idField) };
     const keepsTarget = values.target === '' || (channel.type === 'email' && values.target === channel.target);
     if (!keepsTarget) body.target = values.target;
@@ -139,7 +151,8 @@ export class NotificationsPageController {
     }
     reply.status(422);
     const byField = errorsByField(errors.map((e) => ({ field: e.field.replace(/\[\d+\]$/, ''), message: e.message })));
-    return editChannelPage(viewer, channel, { websites: await this.websiteChoices(viewer), values, errors: byField }).toString();
+    const websites = await this.channelWebsites(viewer, fields.get('site') ?? '', values.websiteIds);
+    return editChannelPage(viewer, channel, { websites, values, errors: byField }).toString();
   }
 
   @Get(':id/delete')
@@ -154,13 +167,18 @@ export class NotificationsPageController {
     return seeOther(reply, '/dashboard/notifications?notice=channel-deleted');
   }
 
-  private async page(viewer: DashboardViewer, values: ChannelFormValues, errors: FieldError[], notice?: string): Promise<string> {
+  private async page(viewer: DashboardViewer, values: ChannelFormValues, errors: FieldError[], notice?: string, site = ''): Promise<string> {
     const { items } = await this.channels.list(viewer.account.id, { page: 1, perPage: 100 });
     const last = await this.channels.lastDeliveries(items.map((c) => c.id));
     return notificationsPage(viewer, {
       channels: items,
       last,
-      websites: await this.websiteChoices(viewer),
+      websites: await this.channelWebsites(
+        viewer,
+        site,
+        values.websiteIds,
+        items.flatMap((c) => c.websiteIds ?? []),
+      ),
       values,
       errors: errorsByField(errors.map((e) => ({ field: e.field.replace(/\[\d+\]$/, ''), message: e.message }))),
       notice,
@@ -170,9 +188,19 @@ export class NotificationsPageController {
     }).toString();
   }
 
-  private async websiteChoices(viewer: DashboardViewer): Promise<Array<{ id: number; name: string }>> {
-    const sites = await this.websites.list(viewer.account.id, { page: 1, perPage: 100 });
-    return sites.items.map((w) => ({ id: w.id, name: w.name }));
+  /**
+   * The websites the channel form offers: the newest matches of the search (PICKER_LIMIT at most, indexed), and the
+   * names of the ticked websites and of those the channels listed name (a channel names 100 at most) — in one read,
+   * whatever the account holds. Ticked ids that are not the account's websites get no name (the save refuses them).
+   */
+  private async channelWebsites(viewer: DashboardViewer, site: string, ticked: string[], named: number[] = []): Promise<ChannelWebsites> {
+    const accountId = viewer.account.id;
+    const tickedIds = ticked.map(Number).filter((id) => Number.isSafeInteger(id) && id > 0);
+    const [matches, names] = await Promise.all([
+      this.queries.websiteChoices(accountId, pickerSearch(site), undefined, PICKER_LIMIT),
+      this.queries.websiteNames(accountId, [...tickedIds, ...named]),
+    ]);
+    return { matches, names, site: site.slice(0, 200) };
   }
 }
 

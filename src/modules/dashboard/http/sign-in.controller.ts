@@ -12,7 +12,8 @@ import { DashboardController } from './dashboard-pages.decorator';
 import { DashboardRequest, formFields } from './dashboard-request';
 import { DashboardSessionGuard } from './guards';
 import { HtmlPage, seeOther } from './responses';
-import { DRAFT_COOKIE } from './form-drafts';
+import { DRAFT_COOKIE, DRAFT_OWNER_COOKIE, rememberDraftOwner } from './form-drafts';
+import { SecretBox } from '../../../shared/secrets/secret-box';
 import { signInPage } from './views/pages/sign-in.page';
 
 /** Only our own dashboard pages are valid targets after sign-in (no open redirect). */
@@ -26,6 +27,7 @@ export class SignInController {
     private readonly signIn: SignInService,
     private readonly limiter: RateLimiter,
     private readonly config: AppConfig,
+    private readonly secretBox: SecretBox,
   ) {}
 
   @Get('login')
@@ -52,6 +54,8 @@ export class SignInController {
       const signedIn = await this.signIn.signIn(email, form.get('password') ?? '');
       clearCookie(reply, request, this.config.publicUrl, SIGN_IN_CSRF_COOKIE);
       setCookie(reply, request, this.config.publicUrl, SESSION_COOKIE, signedIn.secret, SESSION_LIFETIME_MS / 1000);
+      // Drafts this browser keeps from now on are this account's; one kept for another account is never shown.
+      rememberDraftOwner(reply, request, this.secretBox, this.config.publicUrl, signedIn.account.id);
       return seeOther(reply, next);
     } catch (err) {
       if (!(err instanceof InvalidCredentialsError || err instanceof SignInLockedError)) throw err;
@@ -69,6 +73,7 @@ export class SignInController {
     clearCookie(reply, request, this.config.publicUrl, SESSION_COOKIE);
     // A draft kept from an expired session is not for whoever signs in next on this browser.
     if (readCookie(request, DRAFT_COOKIE) !== undefined) clearCookie(reply, request, this.config.publicUrl, DRAFT_COOKIE);
+    if (readCookie(request, DRAFT_OWNER_COOKIE) !== undefined) clearCookie(reply, request, this.config.publicUrl, DRAFT_OWNER_COOKIE);
     return seeOther(reply, '/dashboard/login?notice=signed-out');
   }
 

@@ -59,8 +59,8 @@ export class WebsitesPageController {
   ) {}
 
   /** What was typed into this page's form when the session expired on submit (form-drafts.ts), once. */
-  private draft(request: DashboardRequest, reply: FastifyReply, page: string): URLSearchParams | null {
-    return takeDraft(reply, request, this.secretBox, this.config.publicUrl, page);
+  private draft(viewer: DashboardViewer, request: DashboardRequest, reply: FastifyReply, page: string): URLSearchParams | null {
+    return takeDraft(reply, request, this.secretBox, this.config.publicUrl, page, viewer.account.id);
   }
 
   @Get()
@@ -88,7 +88,7 @@ export class WebsitesPageController {
   @Get('new')
   @HtmlPage()
   async newForm(@Viewer() viewer: DashboardViewer, @Req() request: DashboardRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    const draft = this.draft(request, reply, '/dashboard/websites/new');
+    const draft = this.draft(viewer, request, reply, '/dashboard/websites/new');
     const values = draft ? pickValues(WEBSITE_FIELDS, draft) : new URLSearchParams({ status: 'active' });
     return websiteFormPage(
       viewer,
@@ -126,7 +126,7 @@ export class WebsitesPageController {
     const website = await this.websites.get(viewer.account.id, id);
     const saved = websiteValues(website);
     // A draft never holds the saved secrets: they come back masked, so saving the draft keeps them.
-    const draft = this.draft(request, reply, `/dashboard/websites/${website.id}/edit`);
+    const draft = this.draft(viewer, request, reply, `/dashboard/websites/${website.id}/edit`);
     const values = draft ? withSecretsFrom(pickValues(WEBSITE_FIELDS, draft), saved) : saved;
     return websiteFormPage(
       viewer,
@@ -194,7 +194,7 @@ export class WebsitesPageController {
     @Query('job') jobId?: string,
   ) {
     const website = await this.websites.get(viewer.account.id, id);
-    const draft = this.draft(request, reply, `/dashboard/websites/${website.id}/screenshot`);
+    const draft = this.draft(viewer, request, reply, `/dashboard/websites/${website.id}/screenshot`);
     if (draft) {
       const restored: FormState = { values: pickValues(CAPTURE_REQUEST_FIELDS, draft), errors: new Map(), restored: true };
       return takeScreenshotPage(viewer, website, CAPTURE_REQUEST_FIELDS, await this.withSessions(viewer, restored), this.hasAccess(viewer), null).toString();

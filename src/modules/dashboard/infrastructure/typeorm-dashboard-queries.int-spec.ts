@@ -227,4 +227,16 @@ describe('TypeOrmDashboardQueries (real database)', () => {
     expect((await queries.websiteChoices(carol, undefined, site.bob, 50)).websites.map((w) => w.id)).not.toContain(site.bob);
     expect((await queries.websiteChoices(carol, 'acme', undefined, 50)).websites).toEqual([]);
   });
+
+  it("websiteNames: the names of the account's own websites among the ids, in reads of a few hundred ids", async () => {
+    const dave = await insertAccount(dataSource, 'dave-names@example.com', NOW);
+    const ids: number[] = [];
+    for (let i = 1; i <= 520; i++) ids.push(await insertWebsite(dave, `Page ${i}`, `https://page${i}.example/`));
+    const names = await queries.websiteNames(dave, [...ids, ids[0], site.bob, 999_999_999]);
+    expect(names.size).toBe(520);
+    expect(names.get(ids[0])).toBe('Page 1');
+    expect(names.get(ids[519])).toBe('Page 520');
+    expect(names.has(site.bob)).toBe(false);
+    expect(await queries.websiteNames(dave, [])).toEqual(new Map());
+  });
 });

@@ -234,18 +234,22 @@ document.addEventListener('submit', function (event) {
       setTimeout(poll, 1000);
     }
     function poll() {
+      if (!panel.hasAttribute('data-job-poll')) return; // stopped meanwhile (the playground's Cancel)
       fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } })
         .then(function (res) {
           if (!res.ok) throw new Error('HTTP ' + res.status);
           return res.json();
         })
         .then(function (state) {
+          if (!panel.hasAttribute('data-job-poll')) return;
           // Parsed apart and cleaned before it is inserted (a refresh meta acts the moment it enters the page).
           var fresh = new DOMParser().parseFromString('<body>' + state.html, 'text/html').body;
           withoutReloads(fresh);
           body.replaceChildren.apply(body, Array.prototype.slice.call(fresh.childNodes));
           if (state.finished) {
             panel.removeAttribute('data-job-poll');
+            var cancel = panel.querySelector('form[data-cancel-job]');
+            if (cancel) cancel.remove(); // nothing left to cancel
             refreshWhenJobEnds();
           } else {
             elapsed();
@@ -258,6 +262,56 @@ document.addEventListener('submit', function (event) {
     }
     later();
   }
+  /*
+   * The playground's Cancel while its capture waits (issue 46): posted in place (the same form, its CSRF token, asking
+   * for JSON). Cancelled, or already ended: the polling stops and the panel shows the job as it now is, with what
+   * happened ("Cancelled…"). Already capturing: it says the capture cannot be stopped now and will finish, and the
+   * panel goes on following it. Without script the form posts and the page comes back saying the same.
+   */
+  document.addEventListener('submit', function (event) {
+    var form = event.target;
+    if (!form.matches || !form.matches('form[data-cancel-job]') || !window.fetch || !window.FormData) return;
+    event.preventDefault();
+    var panel = form.closest('.capture-result');
+    var button = form.querySelector('button[type="submit"]');
+    if (button) button.disabled = true;
+    fetch(form.getAttribute('action'), {
+      method: 'POST',
+      body: new URLSearchParams(new FormData(form)).toString(),
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
+      credentials: 'same-origin',
+    })
+      .then(function (res) {
+        if (res.redirected && new URL(res.url).pathname === '/dashboard/login') {
+          location.assign(res.url);
+          return;
+        }
+        if (!res.ok) throw new Error('HTTP ' + res.status);
+        return res.json().then(function (answer) {
+          var note = document.createElement('p');
+          note.className = 'notice ' + answer.kind;
+          note.id = 'cancel-notice';
+          note.setAttribute('role', 'status');
+          note.textContent = answer.message;
+          var old = panel.querySelector('#cancel-notice');
+          if (old) old.remove();
+          var body = panel.querySelector('.capture-result-body');
+          if (answer.finished) {
+            panel.removeAttribute('data-job-poll'); // the polling stops here
+            var fresh = new DOMParser().parseFromString('<body>' + answer.html, 'text/html').body;
+            withoutReloads(fresh);
+            body.replaceChildren.apply(body, Array.prototype.slice.call(fresh.childNodes));
+          }
+          body.parentNode.insertBefore(note, body);
+          form.remove();
+          if (answer.finished) refreshWhenJobEnds();
+        });
+      })
+      .catch(function (err) {
+        if (window.console) console.error('cancelling', err);
+        form.submit();
+      });
+  });
   /*
    * Parts of the page that show the job too (the overview's Usage and Recent jobs) were drawn while it ran: once it
    * has ended, they are fetched again from this page's address and replaced, each by its id.
@@ -755,6 +809,76 @@ document.addEventListener('submit', function (event) {
       });
     input.addEventListener('keydown', function (event) {
       if (event.key !== 'Enter' || !find) return;
+      event.preventDefault();
+      clearTimeout(timer);
+      refresh();
+    });
+  });
+})();
+/*
+ * The same search for a list of ticks (a channel's "Only for these websites"): a field marked
+ * data-website-checks="<list id>" replaces the list's unticked websites with the server's matches, 200 ms after the
+ * last key; the ticked ones stay, first. Find and Enter search in place; without script Find posts the form back.
+ */
+(function () {
+  if (!window.fetch) return;
+  document.querySelectorAll('input[data-website-checks]').forEach(function (input) {
+    var list = document.getElementById(input.getAttribute('data-website-checks'));
+    if (!list) return;
+    var timer = null;
+    var asked = 0;
+    function refresh() {
+      var mine = ++asked;
+      fetch('/dashboard/website-choices?' + new URLSearchParams({ site: input.value.trim() }).toString(), {
+        credentials: 'same-origin',
+        headers: { Accept: 'application/json' },
+      })
+        .then(function (res) {
+          if (!res.ok) throw new Error('HTTP ' + res.status);
+          return res.json();
+        })
+        .then(function (choices) {
+          if (mine !== asked) return; // an answer to an older search arrived late
+          var ticked = {};
+          list.querySelectorAll('label.check').forEach(function (label) {
+            var box = label.querySelector('input');
+            if (box && box.checked) ticked[box.value] = true;
+            else label.remove();
+          });
+          choices.websites.forEach(function (w) {
+            if (ticked[String(w.id)]) return;
+            var label = document.createElement('label');
+            label.className = 'check';
+            var box = document.createElement('input');
+            box.type = 'checkbox';
+            box.name = 'website_ids';
+            box.value = String(w.id);
+            label.appendChild(box);
+            label.appendChild(document.createTextNode(' ' + w.name));
+            list.appendChild(label);
+          });
+          var note = document.getElementById(input.id + '-note');
+          if (note) note.hidden = !choices.more;
+          var none = document.getElementById(input.id + '-none');
+          if (none) none.remove();
+        })
+        .catch(function () {
+          /* the form's own Find still works */
+        });
+    }
+    input.addEventListener('input', function () {
+      clearTimeout(timer);
+      timer = setTimeout(refresh, 200);
+    });
+    var find = input.parentNode.querySelector('button[name="find_website"]');
+    if (find)
+      find.addEventListener('click', function (event) {
+        event.preventDefault();
+        clearTimeout(timer);
+        refresh();
+      });
+    input.addEventListener('keydown', function (event) {
+      if (event.key !== 'Enter') return;
       event.preventDefault();
       clearTimeout(timer);
       refresh();

@@ -94,6 +94,18 @@ export class JobsService {
   }
 
   /**
+   * Cancels the account's job while it is still queued: it ends failed with `reason`, and a worker that receives it
+   * later finds it finished and never runs it (claim() takes only a queued job, or a running one whose attempt is
+   * dead). A job a worker already holds is left alone — there is no safe way to stop a capture half done — and runs
+   * to its end. The job as it is afterwards, and whether this call cancelled it; another account's job is NotFound.
+   */
+  async cancelQueued(accountId: number, id: string, reason: string, now: Date): Promise<{ job: JobProps; cancelled: boolean }> {
+    const job = await this.get(accountId, id);
+    const cancelled = job.status === 'queued' && (await this.jobs.cancelQueued(job.id, reason, now));
+    return { job: await this.get(accountId, id), cancelled };
+  }
+
+  /**
    * The job once it has ended, or after `waitSeconds` as it is then (long-poll; 0 = at once). A client that
    * waits on a job still queued has it promoted (see promoteWhileWaited).
    */

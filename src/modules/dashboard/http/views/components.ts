@@ -121,6 +121,8 @@ export function websiteChooser(
   selected: string,
   search: string,
   selectAttrs: Html,
+  /** The first option when choosing no website is allowed (the playground: "the URL above"); else one must be chosen. */
+  none?: string,
 ): Html {
   const known = choices.websites.some((w) => String(w.id) === selected);
   const note = choices.more
@@ -129,7 +131,7 @@ export function websiteChooser(
   return html`<div class="picker-search"><label class="sr-only" for="${ids.search}">Find a website</label><input type="search" id="${ids.search}" name="site" maxlength="200" value="${search}" placeholder="Find a website by name or URL" data-website-choices="${ids.select}" aria-controls="${ids.select}">
     <button type="submit" class="secondary small" name="${FIND_WEBSITE_FIELD}" value="1" formnovalidate>Find</button></div>
   <select id="${ids.select}" name="website_id"${selectAttrs}>
-    ${known ? '' : html`<option value="" selected>Choose a website</option>`}
+    ${none !== undefined ? html`<option value=""${known ? '' : html` selected`}>${none}</option>` : known ? '' : html`<option value="" selected>Choose a website</option>`}
     ${choices.websites.map((w) => html`<option value="${w.id}"${String(w.id) === selected ? html` selected` : ''}>${w.name}</option>`)}
   </select>${note}`;
 }

@@ -2,7 +2,8 @@ import type { LastDelivery } from '../../../../notifications/domain/channel';
 import { CHANNEL_EVENTS, CHANNEL_TYPES, type ChannelProps, maskedTarget } from '../../../../notifications/domain/channel';
 import { REDACTED } from '../../../../../shared/domain/capture-secrets';
 import type { DashboardViewer } from '../../dashboard-request';
-import { dataTable, hiddenHeading, publicUrlWarning, tableBox } from '../components';
+import type { WebsiteChoices } from '../../../application/dashboard-queries';
+import { dataTable, FIND_WEBSITE_FIELD, hiddenHeading, PICKER_LIMIT, publicUrlWarning, tableBox } from '../components';
 import { badge, Html, html, utcTime } from '../html';
 import { csrfField, layout } from '../layout';
 
@@ -37,10 +38,21 @@ export interface ChannelFormValues {
   websiteIds: string[];
 }
 
+/**
+ * The websites a channel may be limited to, as the form offers them (issue 45: not every website of the account): the
+ * matches of the search typed in `site` (at most PICKER_LIMIT, newest first), and the names of the websites already
+ * ticked and of those the listed channels name.
+ */
+export interface ChannelWebsites {
+  matches: WebsiteChoices;
+  names: Map<number, string>;
+  site: string;
+}
+
 export interface NotificationsView {
   channels: ChannelProps[];
   last: Map<number, LastDelivery>;
-  websites: Array<{ id: number; name: string }>;
+  websites: ChannelWebsites;
   values: ChannelFormValues;
   errors: Map<string, string>;
   notice?: string;
@@ -73,6 +85,7 @@ function addForm(viewer: DashboardViewer, view: NotificationsView): Html {
   const e = view.errors;
   return html`<form class="card" method="post" action="/dashboard/notifications" id="add-channel">
   ${csrfField(viewer)}
+  <button type="submit" class="default-submit" tabindex="-1" aria-hidden="true">Add channel</button>
   <h2>Add a channel</h2>
   <label for="channel-name">Name</label>
   <input type="text" id="channel-name" name="name" maxlength="255" required value="${v.name}" placeholder="e.g. Ops on Slack"${invalid(e, 'name')}>
@@ -102,17 +115,33 @@ function eventsAndWebsites(view: Pick<NotificationsView, 'websites'>, v: Pick<Ch
     )}
   </fieldset>
   ${fieldError(e, 'events')}
-  ${
-    view.websites.length
-      ? html`<fieldset${invalid(e, 'website_ids')}><legend>Only for these websites (none ticked: every website)</legend>
-    ${view.websites.map(
-      (w) =>
-        html`<label class="check"><input type="checkbox" name="website_ids" value="${w.id}"${v.websiteIds.includes(String(w.id)) ? ' checked' : ''}> ${w.name}</label>`,
-    )}
-  </fieldset>
-  ${fieldError(e, 'website_ids')}`
-      : ''
-  }`;
+  ${websiteChecks(view.websites, v.websiteIds, e)}`;
+}
+
+/**
+ * "Only for these websites" as a searchable list of ticks (issue 45): the ticked websites first, then the newest
+ * matches of the search (PICKER_LIMIT at most), never every website. Without script Find posts the form back to be
+ * drawn again with the new matches, everything typed and ticked kept (nothing saved); with script the matches follow
+ * the search as it is typed (dashboard.js, GET /dashboard/website-choices), the ticked ones staying.
+ */
+function websiteChecks(websites: ChannelWebsites, tickedIds: string[], e: Map<string, string>): Html {
+  const ticked = [...new Set(tickedIds)];
+  const { matches, names, site } = websites;
+  if (ticked.length === 0 && matches.websites.length === 0 && site === '') return html``;
+  const untickedMatches = matches.websites.filter((w) => !ticked.includes(String(w.id)));
+  const check = (id: string, name: string, on: boolean) =>
+    html`<label class="check"><input type="checkbox" name="website_ids" value="${id}"${on ? ' checked' : ''}> ${name}</label>`;
+  return html`<fieldset class="website-checks"${invalid(e, 'website_ids')}><legend>Only for these websites (none ticked: every website)</legend>
+  <div class="picker-search"><label class="sr-only" for="channel-website-search">Find a website</label><input type="search" id="channel-website-search" name="site" maxlength="200" value="${site}" placeholder="Find a website by name or URL" data-website-checks="channel-websites" aria-controls="channel-websites">
+    <button type="submit" class="secondary small" name="${FIND_WEBSITE_FIELD}" value="1" formnovalidate>Find</button></div>
+  <div class="check-list" id="channel-websites">
+    ${ticked.map((id) => check(id, names.get(Number(id)) ?? `#${id}`, true))}
+    ${untickedMatches.map((w) => check(String(w.id), w.name, false))}
+  </div>
+  <small class="muted" id="channel-website-search-note"${matches.more ? '' : ' hidden'}>Showing the newest ${PICKER_LIMIT} matches: type part of a name or URL to narrow.</small>
+  ${untickedMatches.length === 0 && site !== '' ? html`<small class="muted" id="channel-website-search-none">No other website matches “${site}”.</small>` : ''}
+</fieldset>
+${fieldError(e, 'website_ids')}`;
 }
 
 /**
@@ -145,7 +174,7 @@ function nameCell(c: ChannelProps): Html {
 }
 
 export function notificationsPage(viewer: DashboardViewer, view: NotificationsView): Html {
-  const names = new Map(view.websites.map((w) => [w.id, w.name]));
+  const names = view.websites.names;
   const notice = view.notice ? NOTICES[view.notice] : undefined;
   const row = (c: ChannelProps) => html`<tr data-channel-id="${c.id}">
   <td>${nameCell(c)}</td>
@@ -213,7 +242,7 @@ export interface ChannelEditValues {
 export function editChannelPage(
   viewer: DashboardViewer,
   channel: ChannelProps,
-  view: { websites: Array<{ id: number; name: string }>; values: ChannelEditValues; errors: Map<string, string> },
+  view: { websites: ChannelWebsites; values: ChannelEditValues; errors: Map<string, string> },
 ): Html {
   const v = view.values;
   const e = view.errors;
@@ -224,6 +253,7 @@ export function editChannelPage(
     `Edit ${channel.name}`,
     html`<form class="card" method="post" action="/dashboard/notifications/${channel.id}/edit" id="edit-channel">
   ${csrfField(viewer)}
+  <button type="submit" class="default-submit" tabindex="-1" aria-hidden="true">Save</button>
   <p class="muted">${TYPE_LABELS[channel.type]} channel. To send to another kind of place, add a new channel.</p>
   <label for="channel-name">Name</label>
   <input type="text" id="channel-name" name="name" maxlength="255" required value="${v.name}"${invalid(e, 'name')}>

@@ -2,7 +2,8 @@ import { captureTabs } from './batches.page';
 import type { RenderProps } from '../../../../renders/domain/render';
 import type { DashboardViewer } from '../../dashboard-request';
 import { CAPTURE_REQUEST_FIELDS, FormField, SAVABLE_OPTION_NAMES } from '../../website-form';
-import { accessNotice } from '../components';
+import type { WebsiteChoices } from '../../../application/dashboard-queries';
+import { accessNotice, websiteChooser } from '../components';
 import { Html, html, utcTime } from '../html';
 import { ApiSnippets, SNIPPET_LANGUAGES } from '../api-snippets';
 import { captureReportView } from '../../../../screenshots/domain/capture-report';
@@ -37,8 +38,41 @@ export function linkLifetime(value: string | null): (typeof LINK_LIFETIMES)[numb
 /** The signed `/render` link of a URL try, made with the account's newest render key; 'no-keys': offer to create one. */
 export type SignedLinkView = { link: string; keyName: string | null; accessKey: string; expiresAt: Date | null; lifetime: string } | 'no-keys';
 
+/** What a Cancel during the wait did (`?cancel=`): fixed texts only, so a crafted link cannot put words here. */
+export const CANCEL_OUTCOMES = {
+  cancelled: { kind: 'ok', text: 'Cancelled. The capture had not started and never will: no screenshot is taken, nothing is added to your gallery.' },
+  running: {
+    kind: 'warn',
+    text: 'It had already started, so it cannot be stopped now: it will finish (within the capture’s time limit) and its screenshot will be in your gallery.',
+  },
+  ended: { kind: 'info', text: 'It had already finished: there was nothing left to cancel.' },
+} as const;
+export type CancelOutcome = keyof typeof CANCEL_OUTCOMES;
+
+/** The message of a cancel's outcome (the page without script, and the script's "Cancelled"). */
+export function cancelNotice(outcome: string | undefined): Html {
+  const found = outcome && Object.hasOwn(CANCEL_OUTCOMES, outcome) ? CANCEL_OUTCOMES[outcome as CancelOutcome] : undefined;
+  return found ? html`<p class="notice ${found.kind}" role="status" id="cancel-notice">${found.text}</p>` : html``;
+}
+
+/**
+ * Cancel, under a capture that waits: a plain form (CSRF token, the page's options carried back in `back`), so it
+ * works without script; with script it is posted in place, the polling stops and the panel says "Cancelled".
+ */
+export function cancelForm(viewer: DashboardViewer, jobId: string, back: string): Html {
+  return html`<form method="post" action="/dashboard/playground/jobs/${jobId}/cancel" class="cancel-capture" id="cancel-capture-form" data-cancel-job>${csrfField(viewer)}
+<input type="hidden" name="back" value="${back}">
+<button type="submit" class="secondary" id="cancel-capture">Cancel</button> <span class="hint">Stops the capture if it has not started yet.</span></form>`;
+}
+
 export interface PlaygroundView {
-  websites: Array<{ id: number; name: string }>;
+  websites: WebsiteChoices;
+  /** What was typed in the website chooser's search. */
+  site: string;
+  /** `?cancel=`: what a Cancel did, shown over the result. */
+  cancelled?: string;
+  /** The page's options as a query, carried by Cancel back to this page. */
+  back: string;
   state: FormState;
   hasAccess: boolean;
   result: CaptureResult | null;
@@ -141,16 +175,16 @@ ${accessNotice(view.hasAccess, viewer.account.plan, viewer.account.subscriptionS
 <p class="muted">Try a page with any capture option and see the result here. A URL is rendered as <code>GET /render</code> would
 (no website is made, nothing lands in your gallery); <em>Save as website</em> keeps the URL and options.</p>
 <div class="playground">
-<div class="pg-result">${view.rendered ? renderedPanel(view.rendered) : view.result ? captureResultPanel(view.result) : html`<section class="card muted" id="capture-result"><h2>Result</h2><p>Press <strong>Try</strong>: the capture shows here.</p></section>`}</div>
+<div class="pg-result">${view.rendered ? renderedPanel(view.rendered) : view.result ? captureResultPanel(view.result, view.cancelled === 'running' ? html`` : cancelForm(viewer, view.result.job.id, view.back), cancelNotice(view.cancelled)) : html`<section class="card muted" id="capture-result"><h2>Result</h2><p>Press <strong>Try</strong>: the capture shows here.</p></section>`}</div>
 <div class="pg-form">${formErrors(state, shown)}
 <form class="wform" id="playground-form" method="post" action="/dashboard/playground" data-default-format="png" data-in-place data-progress novalidate>${csrfField(viewer)}
+<button type="submit" name="action" value="try" class="default-submit" tabindex="-1" aria-hidden="true"${view.hasAccess ? '' : html` disabled`}>Try</button>
 <fieldset class="section"><legend>Page</legend><div class="form-grid">
   <div class="field wide" data-field="url"><label for="f-url">URL</label>
     <input type="text" id="f-url" name="url" value="${v.get('url') ?? ''}" placeholder="https://example.com/"${invalid(state, 'url')}>
     <p class="hint">Or pick one of your websites below (its saved options then fill what you leave at default).</p>${fieldError(state, 'url')}</div>
   <div class="field" data-field="website_id"><label for="f-website_id">Website</label>
-    <select id="f-website_id" name="website_id"${invalid(state, 'website_id')}><option value="">— the URL above —</option>
-    ${view.websites.map((w) => html`<option value="${w.id}"${String(w.id) === chosen ? html` selected` : ''}>${w.name}</option>`)}</select>${fieldError(state, 'website_id')}</div>
+    ${websiteChooser({ select: 'f-website_id', search: 'f-website-search' }, view.websites, chosen, view.site, invalid(state, 'website_id'), '— the URL above —')}${fieldError(state, 'website_id')}</div>
   <div class="field" data-field="name"><label for="f-name">Name for “Save as website” <span class="muted">(optional)</span></label>
     <input type="text" id="f-name" name="name" value="${v.get('name') ?? ''}" placeholder="the URL’s host"${invalid(state, 'name')}>${fieldError(state, 'name')}</div>
   <div class="field" data-field="link_expires"><label for="f-link_expires">Signed link expires</label>

@@ -259,14 +259,19 @@ ${captureReportSection(shot.capture)}`
 }`;
 }
 
-/** The result panel; while the job runs, pages reload by themselves without script, and poll with it. */
-export function captureResultPanel(result: CaptureResult | null): Html {
+/**
+ * The result panel; while the job runs, pages reload by themselves without script, and poll with it. `whileWaiting`
+ * (the playground's Cancel) stands under the job's state while it waits, outside the part the polling redraws;
+ * `notice` (what a cancel did) above it.
+ */
+export function captureResultPanel(result: CaptureResult | null, whileWaiting: Html = html``, notice: Html = html``): Html {
   if (!result) return html``;
   const waiting = result.job.status === 'queued' || result.job.status === 'running';
   return html`<section class="card capture-result" id="capture-result" aria-live="polite"${waiting ? html` data-job-poll="${jobStatusPath(result.job.id)}"` : ''}>
 <h2>Result</h2>
 ${waiting ? html`<noscript><meta http-equiv="refresh" content="2"></noscript>` : ''}
-<div class="capture-result-body">${captureResultBody(result)}</div>
+${notice}<div class="capture-result-body">${captureResultBody(result)}</div>
+${waiting ? whileWaiting : ''}
 </section>`;
 }
 
