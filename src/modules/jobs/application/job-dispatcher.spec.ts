@@ -183,8 +183,11 @@ const MYSTERY: JobKind = { name: 'mystery', label: 'mystery', maxRunMs: () => 1_
 declareJobKind(CAPTURE_JOB_KIND);
 declareJobKind(SCENARIO_JOB_KIND);
 const SETTINGS = { captureTimeoutMs: 30_000, scenarioTimeoutMs: 120_000, captureConcurrency: 2, shutdownGraceMs: 15_000 };
-/** Lease = longest run + 60 s margin: captures 30 + 60 s, scenario runs 120 + 30 + 60 s. */
-const CAPTURE_LEASE_MS = 90_000;
+/**
+ * Lease = longest run + 60 s margin: captures 30 + 120 + 30 + 60 s (one login again with a saved session, and the
+ * capture again: capture-route.ts), scenario runs 120 + 30 + 60 s.
+ */
+const CAPTURE_LEASE_MS = 240_000;
 const SCENARIO_LEASE_MS = 210_000;
 
 function deferred() {
@@ -228,9 +231,10 @@ describe('JobDispatcher', () => {
     it('hands over queued jobs older than 30 s and running jobs past their lease; leaves the rest alone', async () => {
       jobs.add('queued-lost', { createdAt: ago(31_000) });
       jobs.add('queued-young', { createdAt: ago(29_000) });
-      jobs.add('capture-lapsed', { status: 'running', attempts: 1, createdAt: ago(200_000), startedAt: ago(CAPTURE_LEASE_MS) });
-      jobs.add('capture-live', { status: 'running', attempts: 1, createdAt: ago(200_000), startedAt: ago(CAPTURE_LEASE_MS - 1_000) });
-      jobs.add('scenario-live', { type: 'scenario', status: 'running', attempts: 2, createdAt: ago(300_000), startedAt: ago(CAPTURE_LEASE_MS + 1_000) });
+      jobs.add('capture-lapsed', { status: 'running', attempts: 1, createdAt: ago(300_000), startedAt: ago(CAPTURE_LEASE_MS) });
+      // Each kind has its own lease: this capture is still live where a scenario run would have lapsed.
+      jobs.add('capture-live', { status: 'running', attempts: 1, createdAt: ago(300_000), startedAt: ago(CAPTURE_LEASE_MS - 1_000) });
+      jobs.add('scenario-live', { type: 'scenario', status: 'running', attempts: 2, createdAt: ago(300_000), startedAt: ago(SCENARIO_LEASE_MS - 1_000) });
       jobs.add('scenario-lapsed', { type: 'scenario', status: 'running', attempts: 2, createdAt: ago(300_000), startedAt: ago(SCENARIO_LEASE_MS) });
       jobs.add('done', { status: 'succeeded', attempts: 1, createdAt: ago(600_000), startedAt: ago(600_000) });
       jobs.add('gave-up', { status: 'failed', attempts: 3, createdAt: ago(600_000), startedAt: ago(600_000) });
@@ -239,8 +243,8 @@ describe('JobDispatcher', () => {
 
       expect(transport.enqueued).toEqual([
         // Each under its account, so the hand-over keeps the round-robin and the cap of slots (fair-slots.md).
-        { jobId: 'scenario-lapsed', options: { key: 'expired:2', accountId: 1 } },
         { jobId: 'capture-lapsed', options: { key: 'expired:1', accountId: 1 } },
+        { jobId: 'scenario-lapsed', options: { key: 'expired:2', accountId: 1 } },
         { jobId: 'queued-lost', options: { accountId: 1 } },
       ]);
     });

@@ -28,7 +28,7 @@ import { comparisonKey } from './comparison-key';
 import type { ScreenshotProps } from '../domain/screenshot';
 import { ChangeDetector } from './change-detector';
 import { SavedSessions } from './saved-sessions.port';
-import { CaptureRoute } from './capture-route';
+import { CaptureRoute, captureRunMs } from './capture-route';
 
 /** A capture job: its payload is the capture's options. */
 type CaptureJob = JobProps<CaptureJobOptions>;
@@ -214,7 +214,8 @@ export class CaptureJobRunner implements JobTypeHandler<CaptureJobOptions>, OnMo
     store: () => Promise<ScreenshotProps>,
   ): Promise<ScreenshotProps> {
     const storeMs = (result.preview ? 2 : 1) * (this.config.s3?.timeoutMs ?? 0); // a PDF's thumbnail is a second upload
-    const lastStoreBy = attemptStarted + CAPTURE_JOB_KIND.maxRunMs(this.config) + LEASE_MARGIN_MS - AFTER_STORE_MS - storeMs;
+    // The lease of a capture that did not log in again: an outage never holds a worker longer than that, session or not.
+    const lastStoreBy = attemptStarted + captureRunMs(this.config, false) + LEASE_MARGIN_MS - AFTER_STORE_MS - storeMs;
     for (let retry = 0; ; retry++) {
       try {
         return await store();
