@@ -9,8 +9,12 @@ import type { SavedSessions } from './saved-sessions.port';
 
 const request = { url: 'https://example.com/' } as CaptureRequest;
 const done = { data: Buffer.from('png') } as CaptureResult;
-const candidate = (n: number): ProxyCandidate =>
-  ({ proxy: `http://proxy${n}.example:8080`, masked: `http://proxy${n}.example:8080`, pool: { id: 1, index: n } }) as unknown as ProxyCandidate;
+const candidate = (n: number): ProxyCandidate => ({
+  proxy: { scheme: 'http:', hostname: `proxy${n}.example`, port: 8080 },
+  masked: `http://proxy${n}.example:8080`,
+  pool: { id: 1, index: n },
+});
+const proxyOf = (r: CaptureRequest): string => (r.proxy ? `http://${r.proxy.hostname}:${r.proxy.port}` : 'none');
 const noSessions = { resolve: jest.fn(), afterLoggedOut: jest.fn() } as unknown as SavedSessions;
 
 function routeWith(candidates: ProxyCandidate[] | Error, capture: (r: CaptureRequest) => Promise<CaptureResult>) {
@@ -36,7 +40,7 @@ describe('CaptureRoute (every job kind captures through it)', () => {
 
   it("skips a pool's proxy that cannot be reached, cools it down and captures through the next", async () => {
     const { route, proxies, capturer } = routeWith([candidate(1), candidate(2)], async (r) => {
-      if (String(r.proxy).includes('proxy1'))
+      if (proxyOf(r).includes('proxy1'))
         throw new ProxyFailure('The proxy http://proxy1.example:8080 refused the connection', 'http://proxy1.example:8080', 'unreachable');
       return done;
     });
@@ -48,7 +52,7 @@ describe('CaptureRoute (every job kind captures through it)', () => {
 
   it('fails with the last proxy named when every proxy fails', async () => {
     const { route } = routeWith([candidate(1), candidate(2)], async (r) => {
-      throw new ProxyFailure(`The proxy ${String(r.proxy)} rejected its credentials`, String(r.proxy), 'credentials');
+      throw new ProxyFailure(`The proxy ${proxyOf(r)} rejected its credentials`, proxyOf(r), 'credentials');
     });
     await expect(route.capture(request, via)).rejects.toThrow('The proxy http://proxy2.example:8080 rejected its credentials');
   });
