@@ -605,6 +605,8 @@ describe('Scenarios and executions with real Chromium', () => {
           website_id: site.id,
           status: 'active',
           steps,
+          // API.md, fourth round: a scenario's own saved session (null: its website's capture_options decide).
+          session_id: null,
           created_at: expect.stringMatching(ISO_UTC),
           updated_at: expect.stringMatching(ISO_UTC),
         },
