@@ -63,9 +63,12 @@ class FakeBrowser {
     this.closed += 1;
     this.connected = false;
   }
-  createBrowserContext(): Promise<FakeContext> {
+  /** The options of every context asked for, in order (a spare's names its own egress listener). */
+  readonly options: { proxyServer?: string }[] = [];
+  createBrowserContext(options: { proxyServer?: string } = {}): Promise<FakeContext> {
     const answer = deferred<FakeContext>();
     this.requested.push(answer);
+    this.options.push(options);
     return answer.promise;
   }
   /** Answers every pending context request with a fresh context. */
@@ -227,7 +230,9 @@ describe('BrowserPool with a scripted browser', () => {
       // The spare's tab first; any further tab is a new one in the same context.
       expect(spare.pages).toEqual([leased!.page, leased!.second]);
       expect(spare.closed).toBe(1);
-      // The lease asked for no context of its own: the one requested meanwhile is the next spare.
+      // The lease asked for no context of its own: the one requested meanwhile (once its listener is up) is the next spare.
+      await waitFor(() => fake.browsers[0].requested.length >= 1);
+      await flush();
       expect(fake.browsers[0].requested).toHaveLength(1);
       const [next] = fake.browsers[0].giveContexts();
       await flush();

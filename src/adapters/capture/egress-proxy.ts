@@ -112,7 +112,30 @@ interface UpstreamState {
   agent: Agent | HttpsAgent | null;
   /** Outcomes of this route only (what its upstream said), looked up before the shared memory. */
   memory: OutcomeMemory;
+  /** The sockets of the listener it is bound to (see ListenerState), so they close with it. */
   sockets: Set<Duplex>;
+}
+
+/**
+ * An upstream proxy whose own address the URL policy let pass (EgressProxy.checkUpstream): what a listener may be
+ * bound to. Opaque outside this file; it carries the checked addresses, the only ones ever dialled.
+ */
+export class CheckedUpstream {
+  /** @internal */
+  constructor(
+    readonly proxy: ProxyUrl,
+    /** The proxy, masked. */
+    readonly masked: string,
+    readonly addresses: readonly string[],
+  ) {}
+}
+
+/** A listener's own state: where it sends what the policy allowed, and every socket that closes with it. */
+interface ListenerState {
+  /** undefined until bound (every request refused), null straight to the destination, or on through an upstream. */
+  upstream: UpstreamState | null | undefined;
+  /** Null for the proxy's own listener, whose sockets live as long as the proxy. */
+  sockets: Set<Duplex> | null;
 }
 
 /**
@@ -127,6 +150,25 @@ export interface EgressRoute {
   explain(url: string): EgressOutcome | undefined;
   close(): Promise<void>;
 }
+
+/**
+ * A listener of the egress proxy made before anyone knows where its traffic goes: a prewarmed spare's browser context
+ * talks to it (`proxyServer` is fixed when a context is made), and the lease that takes the spare binds it, once, to
+ * straight out or to the capture's upstream proxy. Until then it refuses every request, so nothing goes anywhere
+ * unchosen; once bound it is that one capture's and closes with its lease.
+ */
+export interface EgressListener {
+  /** `http://127.0.0.1:<port>`, for the browser context's proxyServer. */
+  readonly proxyServer: string;
+  /** Binds where allowed connections go: straight out (null) or through the checked upstream. Throws if bound already. */
+  bind(upstream: CheckedUpstream | null): void;
+  /** Why the latest connection to a URL's host:port failed: this listener's upstream first, then the shared memory. */
+  explain(url: string): EgressOutcome | undefined;
+  close(): Promise<void>;
+}
+
+/** Said in a listener's answer to a request that came before it was bound (never, for a capture: it binds first). */
+const UNBOUND_ERROR = 'net::ERR_PROXY_CONNECTION_FAILED';
 
 type Decision = { allowed: true; addresses: string[] } | { allowed: false; outcome: PolicyOutcome };
 
@@ -327,6 +369,8 @@ export class EgressProxy {
    */
   private readonly agent = new Agent({ keepAlive: true, maxFreeSockets: 64, scheduling: 'lifo', timeout: 4_000 });
   private readonly sockets = new Set<Duplex>();
+  /** Listeners of routes and spares not closed yet (closed with the proxy at the latest). */
+  private readonly listeners = new Set<() => Promise<void>>();
   private readonly upstreamAgents = new Map<string, Agent | HttpsAgent>();
   private readonly memory: OutcomeMemory;
   private readonly allowedOrigins: ReadonlySet<string>;
@@ -356,19 +400,19 @@ export class EgressProxy {
       resolveTimeoutMs: this.resolveTimeoutMs,
     });
 
-    this.server = this.createListener(null);
+    this.server = this.createListener({ upstream: null, sockets: null });
   }
 
-  /** A listener: the proxy's own (upstream null: straight to the destination) or a route's. */
-  private createListener(upstream: UpstreamState | null): Server {
+  /** A listener: the proxy's own (straight to the destination) or a route's or spare's. */
+  private createListener(state: ListenerState): Server {
     const server = createServer({ keepAliveTimeout: 30_000 });
-    server.on('connection', (socket: Socket) => this.track(socket, upstream));
+    server.on('connection', (socket: Socket) => this.track(socket, state.sockets));
     // A bug in a handler must cost one request, never the process (an unhandled rejection would).
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      this.handleRequest(req, res, upstream).catch(() => res.destroy());
+      this.handleRequest(req, res, state).catch(() => res.destroy());
     });
     server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      this.handleConnect(req, socket, head, upstream).catch(() => socket.destroy());
+      this.handleConnect(req, socket, head, state).catch(() => socket.destroy());
     });
     // Chromium never asks for an upgrade in absolute form (WebSockets go through CONNECT); refuse it.
     server.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {
@@ -390,6 +434,18 @@ export class EgressProxy {
    * only the addresses checked are dialled. Throws UpstreamRefused when the policy refuses it.
    */
   async route(proxy: ProxyUrl): Promise<EgressRoute> {
+    const checked = await this.checkUpstream(proxy);
+    const listener = await this.listener();
+    listener.bind(checked);
+    return { proxyServer: listener.proxyServer, proxy: checked.masked, explain: (url) => listener.explain(url), close: () => listener.close() };
+  }
+
+  /**
+   * Puts the upstream proxy's own address through the URL policy (a private or loopback proxy needs URL_ALLOWLIST
+   * or ALLOW_PRIVATE_NETWORKS) and resolves it; only the addresses checked here are ever dialled. Throws
+   * UpstreamRefused, in words naming the masked proxy, when the policy refuses it or it does not resolve.
+   */
+  async checkUpstream(proxy: ProxyUrl): Promise<CheckedUpstream> {
     await this.start();
     const masked = maskProxy(proxy);
     const destination: Destination = { hostname: proxy.hostname, port: proxy.port };
@@ -405,15 +461,18 @@ export class EgressProxy {
           : 'could not be found (its host name does not resolve)';
       throw new UpstreamRefused(proxyFailureMessage(masked, words), masked);
     }
-    const upstream: UpstreamState = {
-      proxy,
-      masked,
-      addresses: decision.addresses,
-      agent: this.upstreamAgent(proxy, decision.addresses[0]),
-      memory: new OutcomeMemory(DEFAULT_MEMORY.maxEntries, DEFAULT_MEMORY.ttlMs),
-      sockets: new Set(),
-    };
-    const server = this.createListener(upstream);
+    return new CheckedUpstream(proxy, masked, decision.addresses);
+  }
+
+  /**
+   * A new listener on 127.0.0.1, not bound yet (see EgressListener): it refuses every request until bind() says
+   * where they go. Closed by its owner, or with the proxy at the latest.
+   */
+  async listener(): Promise<EgressListener> {
+    await this.start();
+    const state: ListenerState = { upstream: undefined, sockets: new Set() };
+    const sockets = state.sockets!;
+    const server = this.createListener(state);
     const port = await new Promise<number>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => {
@@ -421,18 +480,40 @@ export class EgressProxy {
         resolve((server.address() as AddressInfo).port);
       });
     });
+    let bound = false;
     let closing: Promise<void> | null = null;
+    const close = (): Promise<void> =>
+      (closing ??= new Promise<void>((resolve) => {
+        this.listeners.delete(close);
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+        sockets.clear();
+      }));
+    this.listeners.add(close);
+    if (this.closing) await close();
     return {
       proxyServer: `http://127.0.0.1:${port}`,
-      proxy: masked,
-      explain: (url) => this.explainIn(upstream.memory, url) ?? this.explain(url),
-      close: () =>
-        (closing ??= new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          for (const socket of upstream.sockets) socket.destroy();
-          upstream.sockets.clear();
-        })),
+      bind: (upstream) => {
+        if (bound) throw new Error('This egress listener is bound already');
+        if (closing) throw new Error('This egress listener is closed');
+        bound = true;
+        state.upstream = upstream && {
+          proxy: upstream.proxy,
+          masked: upstream.masked,
+          addresses: [...upstream.addresses],
+          agent: this.upstreamAgent(upstream.proxy, upstream.addresses[0]),
+          memory: new OutcomeMemory(DEFAULT_MEMORY.maxEntries, DEFAULT_MEMORY.ttlMs),
+          sockets,
+        };
+      },
+      explain: (url) => (state.upstream ? this.explainIn(state.upstream.memory, url) : undefined) ?? this.explain(url),
+      close,
     };
+  }
+
+  /** Listeners of routes and spares open right now (each closes with its lease or spare; for tests and leak checks). */
+  get openListeners(): number {
+    return this.listeners.size;
   }
 
   /** Listens on 127.0.0.1 at an ephemeral port. */
@@ -485,6 +566,7 @@ export class EgressProxy {
       // A start() still in progress would otherwise leave a listening server behind.
       await this.starting?.catch(() => undefined);
       this.agent.destroy();
+      await Promise.all([...this.listeners].map((close) => close()));
       for (const agent of this.upstreamAgents.values()) agent.destroy();
       this.upstreamAgents.clear();
       if (!this.listening) return;
@@ -582,9 +664,11 @@ export class EgressProxy {
 
   // --- plain HTTP ------------------------------------------------------------------------------
 
-  private async handleRequest(req: IncomingMessage, res: ServerResponse, upstream: UpstreamState | null): Promise<void> {
+  private async handleRequest(req: IncomingMessage, res: ServerResponse, listener: ListenerState): Promise<void> {
     res.on('error', () => undefined);
     req.on('error', () => undefined);
+    const { upstream } = listener;
+    if (upstream === undefined) return this.reply(res, 503, UNBOUND_ERROR, { [EGRESS_ERROR_HEADER]: UNBOUND_ERROR });
     let url: URL;
     try {
       url = new URL(req.url ?? '');
@@ -714,9 +798,14 @@ export class EgressProxy {
 
   // --- CONNECT tunnels -------------------------------------------------------------------------
 
-  private async handleConnect(req: IncomingMessage, client: Duplex, head: Buffer, upstream: UpstreamState | null): Promise<void> {
-    this.track(client, upstream);
+  private async handleConnect(req: IncomingMessage, client: Duplex, head: Buffer, listener: ListenerState): Promise<void> {
+    this.track(client, listener.sockets);
     client.on('error', () => undefined);
+    const { upstream } = listener;
+    if (upstream === undefined) {
+      this.endTunnel(client, '503 Service Unavailable', `${EGRESS_ERROR_HEADER}: ${UNBOUND_ERROR}`);
+      return;
+    }
     const destination = parseAuthority(req.url ?? '');
     if (!destination) {
       this.endTunnel(client, '400 Bad Request');
@@ -788,10 +877,11 @@ export class EgressProxy {
     client.end(`${lines.join('\r\n')}\r\n\r\n`, () => client.destroy());
   }
 
-  private track(socket: Duplex, upstream: UpstreamState | null = null): void {
-    if (upstream && !upstream.sockets.has(socket)) {
-      upstream.sockets.add(socket);
-      socket.once('close', () => upstream.sockets.delete(socket));
+  /** Tracked by the proxy (destroyed when it closes) and, when `owned` is given, by a listener too. */
+  private track(socket: Duplex, owned: Set<Duplex> | null = null): void {
+    if (owned && !owned.has(socket)) {
+      owned.add(socket);
+      socket.once('close', () => owned.delete(socket));
     }
     if (this.sockets.has(socket)) return;
     this.sockets.add(socket);
@@ -884,7 +974,7 @@ export class EgressProxy {
         ...(proxy.scheme === 'https:' ? { servername: isIP(proxy.hostname) ? undefined : proxy.hostname } : {}),
       });
       const timer = setTimeout(() => request.destroy(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' })), this.connectTimeoutMs);
-      request.on('socket', (socket: Socket) => this.track(socket, upstream));
+      request.on('socket', (socket: Socket) => this.track(socket, upstream.sockets));
       request.once('connect', (response: IncomingMessage, socket: Duplex, head: Buffer) => {
         clearTimeout(timer);
         if (response.statusCode === 200) {
@@ -908,7 +998,7 @@ export class EgressProxy {
     client.once('close', () => (abandoned = true));
     this.connectThrough(upstream, destination).then(
       (socket) => {
-        this.track(socket, upstream);
+        this.track(socket, upstream.sockets);
         socket.on('error', () => client.destroy());
         if (abandoned || client.destroyed) {
           socket.destroy();
@@ -967,7 +1057,7 @@ export class EgressProxy {
         });
     let answered = false;
     // Pooled connections to an http(s) upstream outlive the route (shared agent); a SOCKS one is this request's.
-    outgoing.on('socket', (socket: Socket) => this.track(socket, viaSocks ? upstream : null));
+    outgoing.on('socket', (socket: Socket) => this.track(socket, viaSocks ? upstream.sockets : null));
     outgoing.on('response', (response: IncomingMessage) => {
       answered = true;
       if (!viaSocks && response.statusCode === 407) {

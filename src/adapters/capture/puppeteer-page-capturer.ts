@@ -66,6 +66,11 @@ export class PuppeteerPageCapturer extends PageCapturer implements BeforeApplica
     return this.pool.stats();
   }
 
+  /** For tests and leak checks: listeners of the egress proxy open now (a spare's, and one per capture running). */
+  openEgressListeners(): number {
+    return this.pool.openEgressListeners;
+  }
+
   load(): CaptureLoad {
     const { browsers, busyBrowsers, inFlight, waiting } = this.pool.stats();
     return { busyBrowsers, idleBrowsers: browsers - busyBrowsers, inFlight, waiting };
