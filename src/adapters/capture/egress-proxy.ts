@@ -108,8 +108,11 @@ interface UpstreamState {
   proxy: ProxyUrl;
   masked: string;
   addresses: string[];
-  /** Keep-alive connections to an http(s) upstream for plain-HTTP requests; none for SOCKS. */
-  agent: Agent | HttpsAgent | null;
+  /**
+   * Keep-alive connections for plain-HTTP requests: to an http(s) upstream, or through a SOCKS5 one to each
+   * destination (a SocksAgent). Shared by the listeners bound to the same proxy (see upstreamAgent).
+   */
+  agent: Agent | HttpsAgent;
   /** Outcomes of this route only (what its upstream said), looked up before the shared memory. */
   memory: OutcomeMemory;
   /** The sockets of the listener it is bound to (see ListenerState), so they close with it. */
@@ -322,6 +325,31 @@ function socksError(error: unknown): UpstreamError {
   // credentials (it echoes the whole request with the failure byte, which the library reads as two answers).
   if (/internal error/i.test(message)) return new UpstreamError('unreachable', 'broke off the SOCKS5 handshake (wrong credentials?)');
   return new UpstreamError('unreachable', upstreamWords(error));
+}
+
+/**
+ * Keep-alive connections through a SOCKS5 upstream for plain-HTTP requests, pooled per destination (the Agent keys
+ * its pool by the request's host:port, here the destination's): without it every request opened a SOCKS connection
+ * of its own, handshake and credentials included (measured in docs/proxies.md).
+ */
+class SocksAgent extends Agent {
+  constructor(
+    connect: (destination: Destination) => Promise<Duplex>,
+    options: ConstructorParameters<typeof Agent>[0],
+  ) {
+    super(options);
+    // Node's Agent takes the callback form: the socket arrives once the SOCKS handshake is done.
+    (this as unknown as { createConnection: unknown }).createConnection = (
+      request: { host: string; port: number },
+      done: (error: Error | null, socket?: Duplex) => void,
+    ): undefined => {
+      connect({ hostname: request.host, port: Number(request.port) }).then(
+        (socket) => done(null, socket),
+        (error: unknown) => done(asError(error)),
+      );
+      return undefined;
+    };
+  }
 }
 
 /** Remembers the latest refusal or failure per host:port, for a while, so a failed navigation can be explained. */
@@ -904,12 +932,11 @@ export class EgressProxy {
   }
 
   /**
-   * The keep-alive connections to an http(s) upstream, shared by the routes through the same proxy (same address,
-   * same credentials), so consecutive captures through it reuse warm connections as direct ones do (measured in
-   * docs/proxies.md). Idle connections close after 4 s; the least recently used agents beyond UPSTREAM_AGENTS_MAX go.
+   * The keep-alive connections to an http(s) upstream, or through a SOCKS5 one to each destination, shared by the
+   * routes through the same proxy (same address, same credentials), so consecutive captures through it reuse warm
+   * connections as direct ones do (measured in docs/proxies.md). Idle connections close after 4 s; the least recently used agents beyond UPSTREAM_AGENTS_MAX go.
    */
-  private upstreamAgent(proxy: ProxyUrl, address: string): Agent | HttpsAgent | null {
-    if (proxy.scheme === 'socks5:') return null;
+  private upstreamAgent(proxy: ProxyUrl, address: string): Agent | HttpsAgent {
     const key = `${proxy.scheme}${address}:${proxy.port}:${proxy.hostname}:${proxy.username ?? ''}:${proxy.password ?? ''}`;
     const known = this.upstreamAgents.get(key);
     if (known) {
@@ -918,7 +945,12 @@ export class EgressProxy {
       return known;
     }
     const options = { keepAlive: true, maxFreeSockets: 16, scheduling: 'lifo' as const, timeout: 4_000 };
-    const agent = proxy.scheme === 'http:' ? new Agent(options) : new HttpsAgent(options);
+    const agent =
+      proxy.scheme === 'socks5:'
+        ? new SocksAgent((destination) => this.socksConnect(proxy, address, destination), options)
+        : proxy.scheme === 'http:'
+          ? new Agent(options)
+          : new HttpsAgent(options);
     this.upstreamAgents.set(key, agent);
     for (const [oldest, old] of this.upstreamAgents) {
       if (this.upstreamAgents.size <= UPSTREAM_AGENTS_MAX) break;
@@ -947,20 +979,7 @@ export class EgressProxy {
    */
   private connectThrough(upstream: UpstreamState, destination: Destination): Promise<Duplex> {
     const { proxy } = upstream;
-    const host = destination.hostname.replace(/^\[|\]$/g, '');
-    if (proxy.scheme === 'socks5:') {
-      return SocksClient.createConnection({
-        proxy: { host: this.upstreamAddress(upstream), port: proxy.port, type: 5, userId: proxy.username, password: proxy.password },
-        destination: { host, port: destination.port },
-        command: 'connect',
-        timeout: this.connectTimeoutMs,
-      }).then(
-        ({ socket }) => socket,
-        (error: unknown) => {
-          throw socksError(error);
-        },
-      );
-    }
+    if (proxy.scheme === 'socks5:') return this.socksConnect(proxy, this.upstreamAddress(upstream), destination);
     return new Promise<Duplex>((resolve, reject) => {
       const target = keyOf(destination);
       const send = proxy.scheme === 'https:' ? httpsRequest : httpRequest;
@@ -993,6 +1012,21 @@ export class EgressProxy {
     });
   }
 
+  /** A SOCKS5 CONNECT to `destination` through the proxy at `address` (one of its checked addresses, bare). */
+  private socksConnect(proxy: ProxyUrl, address: string, destination: Destination): Promise<Duplex> {
+    return SocksClient.createConnection({
+      proxy: { host: address, port: proxy.port, type: 5, userId: proxy.username, password: proxy.password },
+      destination: { host: destination.hostname.replace(/^\[|\]$/g, ''), port: destination.port },
+      command: 'connect',
+      timeout: this.connectTimeoutMs,
+    }).then(
+      ({ socket }) => socket,
+      (error: unknown) => {
+        throw socksError(error);
+      },
+    );
+  }
+
   private tunnelThrough(upstream: UpstreamState, client: Duplex, head: Buffer, destination: Destination): void {
     let abandoned = false;
     client.once('close', () => (abandoned = true));
@@ -1021,10 +1055,12 @@ export class EgressProxy {
   }
 
   /**
-   * A plain-HTTP request through the upstream: in absolute form to an http(s) proxy (its keep-alive connections
-   * reused), or over a SOCKS5 connection made for it. Nothing is replayed: the upstream may have sent it on.
+   * A plain-HTTP request through the upstream: in absolute form to an http(s) proxy, or over a SOCKS5 connection to
+   * the destination, either way on the upstream's keep-alive connections. Nothing is replayed once the upstream may
+   * have sent it on; only a bodiless request whose pooled connection turned out to be closed already (the stale
+   * keep-alive race, see forward()) is sent once more, on a fresh connection.
    */
-  private forwardThrough(upstream: UpstreamState, req: IncomingMessage, res: ServerResponse, url: URL): void {
+  private forwardThrough(upstream: UpstreamState, req: IncomingMessage, res: ServerResponse, url: URL, replayed = false): void {
     const { proxy } = upstream;
     const destination: Destination = { hostname: url.hostname, port: url.port === '' ? 80 : Number(url.port) };
     const headers = forwardableHeaders(req.headers);
@@ -1033,17 +1069,23 @@ export class EgressProxy {
     const send = proxy.scheme === 'https:' ? httpsRequest : httpRequest;
     const outgoing: ClientRequest = viaSocks
       ? httpRequest({
+          host: destination.hostname,
+          port: destination.port,
           method: req.method,
           path: `${url.pathname}${url.search}`,
           headers,
           setHost: false,
-          createConnection: (_options, done: (error: Error | null, socket: Duplex) => void) => {
-            this.connectThrough(upstream, destination).then(
-              (socket) => done(null, socket),
-              (error: unknown) => done(asError(error), undefined as unknown as Duplex),
-            );
-            return undefined;
-          },
+          ...(replayed
+            ? {
+                createConnection: (_options: unknown, done: (error: Error | null, socket: Duplex) => void) => {
+                  this.connectThrough(upstream, destination).then(
+                    (socket) => done(null, socket),
+                    (error: unknown) => done(asError(error), undefined as unknown as Duplex),
+                  );
+                  return undefined;
+                },
+              }
+            : { agent: upstream.agent }),
         })
       : send({
           host: this.upstreamAddress(upstream),
@@ -1051,13 +1093,13 @@ export class EgressProxy {
           method: req.method,
           path: url.href,
           headers: { ...headers, ...this.proxyAuthorization(proxy) },
-          agent: upstream.agent ?? undefined,
+          agent: replayed ? false : upstream.agent,
           setHost: false,
           ...(proxy.scheme === 'https:' ? { servername: isIP(proxy.hostname) ? undefined : proxy.hostname } : {}),
         });
     let answered = false;
-    // Pooled connections to an http(s) upstream outlive the route (shared agent); a SOCKS one is this request's.
-    outgoing.on('socket', (socket: Socket) => this.track(socket, viaSocks ? upstream.sockets : null));
+    // Pooled connections outlive the route (shared agent); a replay's fresh one is this request's.
+    outgoing.on('socket', (socket: Socket) => this.track(socket, replayed ? upstream.sockets : null));
     outgoing.on('response', (response: IncomingMessage) => {
       answered = true;
       if (!viaSocks && response.statusCode === 407) {
@@ -1075,9 +1117,13 @@ export class EgressProxy {
       response.on('error', () => res.destroy());
       response.pipe(res);
     });
-    outgoing.on('error', (error: unknown) => {
+    outgoing.on('error', (error: NodeJS.ErrnoException) => {
       if (answered || res.headersSent) {
         res.destroy();
+        return;
+      }
+      if (!replayed && outgoing.reusedSocket && error.code === 'ECONNRESET' && !hasBody(req) && !res.destroyed) {
+        this.forwardThrough(upstream, req, res, url, true);
         return;
       }
       const outcome = this.upstreamFailed(upstream, destination, error);
