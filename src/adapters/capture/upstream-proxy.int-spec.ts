@@ -13,7 +13,7 @@ import { parseProxyUrl, type ProxyUrl } from '../../shared/domain/proxy-url';
 import { captureRequest } from '../../../test/support/capture-request';
 import { PageServer, solidPage } from '../../../test/support/page-server';
 import { deadPort, startHttpProxy, startSocksProxy, type RunningProxy } from '../../../test/support/proxy-servers';
-import { EgressProxy, EGRESS_PROXY_ERROR_HEADER } from './egress-proxy';
+import { EgressProxy, EGRESS_ERROR_HEADER, EGRESS_PROXY_ERROR_HEADER, URL_POLICY_BLOCK_HEADER } from './egress-proxy';
 import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
 
 jest.setTimeout(60_000);
@@ -30,14 +30,36 @@ function originOf(port: number): string {
   return `http://127.0.0.1:${port}`;
 }
 
+async function waitFor(condition: () => boolean, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** A plain-HTTP request in absolute form through the proxy at `proxyServer`, as Chromium sends it. */
+async function getVia(proxyServer: string, url: string): Promise<{ status: number; headers: IncomingMessage['headers']; body: string }> {
+  const { hostname, port } = new URL(proxyServer);
+  const request = httpRequest({ host: hostname, port, path: url, agent: false });
+  request.end();
+  const [response] = (await once(request, 'response')) as [IncomingMessage];
+  let body = '';
+  for await (const chunk of response) body += String(chunk);
+  return { status: response.statusCode ?? 0, headers: response.headers, body };
+}
+
 describe('captures through an upstream proxy (real Chromium, real proxies)', () => {
   let pages: PageServer;
+  /** A second site: a SOCKS connection to it is a new one, so the SOCKS proxy's log shows who reached it. */
+  let other: PageServer;
   let http: RunningProxy;
   let socks: RunningProxy;
   let capturer: PuppeteerPageCapturer;
 
   beforeAll(async () => {
     pages = await new PageServer({ '/': solidPage('rgb(0,128,0)'), '/style.css': 'body{}' }).start();
+    other = await new PageServer({ '/': solidPage('rgb(0,0,128)') }).start();
     http = await startHttpProxy(CREDENTIALS);
     socks = await startSocksProxy(CREDENTIALS);
     capturer = new PuppeteerPageCapturer({
@@ -45,14 +67,16 @@ describe('captures through an upstream proxy (real Chromium, real proxies)', () 
       concurrency: 2,
       timeoutMs: 15_000,
       allowPrivateNetworks: false,
-      urlAllowlist: [pages.url, originOf(http.port), originOf(socks.port)],
+      urlAllowlist: [pages.url, other.url, originOf(http.port), originOf(socks.port)],
     });
   });
 
   afterAll(async () => {
     await capturer?.close();
+    expect(capturer.openEgressListeners()).toBe(0);
     await http?.stop();
     await socks?.stop();
+    await other?.stop();
     await pages?.stop();
   });
 
@@ -135,6 +159,44 @@ describe('captures through an upstream proxy (real Chromium, real proxies)', () 
     }
   });
 
+  it("never sends one capture's requests through another's proxy: each takes a spare bound to its own upstream, or straight out", async () => {
+    const otherHost = new URL(other.url).host;
+    const steps: { url: string; proxy?: RunningProxy }[] = [
+      { url: `${pages.url}/?step=1`, proxy: http },
+      { url: `${pages.url}/?step=2` },
+      { url: `${other.url}/?step=3`, proxy: socks },
+      { url: `${other.url}/?step=4` },
+      { url: `${other.url}/?step=5`, proxy: http },
+      { url: `${pages.url}/?step=6` },
+    ];
+    for (const step of steps) {
+      // The spare is ready (its listener, not bound yet, is the only one open), so this capture takes it.
+      await waitFor(() => capturer.openEgressListeners() === 1);
+      const before = { http: http.seen.length, socks: socks.seen.length };
+      const result = await capturer.capture(captureRequest(step.url, step.proxy ? { proxy: proxyOf(step.proxy.url) } : {}));
+      expect(result.data.length).toBeGreaterThan(0);
+      expect(result.report?.proxy ?? null).toBe(step.proxy ? `${step.proxy === http ? 'http' : 'socks5'}://********@127.0.0.1:${step.proxy.port}` : null);
+      if (step.proxy === http) expect(http.seen.slice(before.http)).toContain(step.url);
+      else expect(http.seen.length).toBe(before.http);
+      if (step.proxy === socks) expect(socks.seen.slice(before.socks)).toContain(otherHost);
+      else expect(socks.seen.length).toBe(before.socks);
+    }
+    expect(pages.requests).toEqual(expect.arrayContaining(['/?step=1', '/?step=2', '/?step=6']));
+    expect(other.requests).toEqual(expect.arrayContaining(['/?step=3', '/?step=4', '/?step=5']));
+  });
+
+  it("closes a proxied capture's listener with its lease, whether the capture succeeded or failed", async () => {
+    await waitFor(() => capturer.openEgressListeners() === 1);
+    await capturer.capture(captureRequest(`${pages.url}/`, { proxy: proxyOf(http.url) }));
+    await expect(capturer.capture(captureRequest(`${pages.url}/`, { proxy: proxyOf(socks.url.replace(CREDENTIALS.password, 'nope')) }))).rejects.toThrow(
+      ProxyFailure,
+    );
+    // Only the next spare's listener is left.
+    await waitFor(() => capturer.openEgressListeners() <= 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(capturer.openEgressListeners()).toBeLessThanOrEqual(1);
+  });
+
   it('still applies the URL policy to the page first: a destination the policy refuses never reaches the proxy', async () => {
     const seen = http.seen.length;
     const internal = await new PageServer({ '/': solidPage('rgb(255,0,0)') }).start();
@@ -189,6 +251,72 @@ describe('EgressProxy routes: CONNECT through an HTTP upstream', () => {
     } finally {
       await route.close();
     }
+  });
+
+  it('a listener refuses every request until it is bound, is bound once only, and then sends only where it was bound', async () => {
+    const listener = await egress.listener();
+    const target = `${pages.url}/?unbound`;
+    const seen = http.seen.length;
+    try {
+      const early = await getVia(listener.proxyServer, target);
+      expect(early.status).toBe(503);
+      expect(early.headers[EGRESS_ERROR_HEADER]).toBe('net::ERR_PROXY_CONNECTION_FAILED');
+      const { response, socket } = await connectVia(listener.proxyServer, new URL(pages.url).host);
+      socket.destroy();
+      expect(response.statusCode).toBe(503);
+      expect(pages.requests).not.toContain('/?unbound');
+
+      listener.bind(await egress.checkUpstream(proxyOf(http.url)));
+      expect(() => listener.bind(null)).toThrow('This egress listener is bound already');
+      const bound = await getVia(listener.proxyServer, target);
+      expect(bound.status).toBe(200);
+      expect(http.seen.slice(seen)).toEqual([target]);
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it('a listener bound straight out never reaches the upstream, and still applies the policy', async () => {
+    const listener = await egress.listener();
+    const seen = http.seen.length;
+    const internal = await new PageServer({ '/': 'internal' }).start();
+    try {
+      listener.bind(null);
+      expect((await getVia(listener.proxyServer, `${pages.url}/?direct`)).body).toBe('tunnelled page');
+      const refused = await getVia(listener.proxyServer, `${internal.url}/`);
+      expect(refused.status).toBe(403);
+      expect(refused.headers[URL_POLICY_BLOCK_HEADER]).toMatch(/loopback/);
+      expect(internal.requests).toEqual([]);
+      expect(http.seen.length).toBe(seen);
+    } finally {
+      await listener.close();
+      await internal.stop();
+    }
+  });
+
+  it('checkUpstream refuses a proxy whose own address the policy refuses, in words naming it masked', async () => {
+    const strict = await new EgressProxy({ allowPrivateNetworks: false, allowlist: [pages.url] }).start();
+    try {
+      await expect(strict.checkUpstream(proxyOf(http.url))).rejects.toMatchObject({
+        name: 'UpstreamRefused',
+        proxy: `http://********@127.0.0.1:${http.port}`,
+        message: `The proxy http://********@127.0.0.1:${http.port} is refused by the URL policy: url resolves to a loopback address (proxy_failed)`,
+      });
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('closes its listeners with itself, bound or not', async () => {
+    const own = await new EgressProxy({ allowPrivateNetworks: true, allowlist: [] }).start();
+    const unbound = await own.listener();
+    const bound = await own.listener();
+    bound.bind(null);
+    expect(own.openListeners).toBe(2);
+    await own.close();
+    expect(own.openListeners).toBe(0);
+    await expect(getVia(unbound.proxyServer, `${pages.url}/`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(getVia(bound.proxyServer, `${pages.url}/`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
 
   it('answers 502 with the failure in words when the upstream rejects the credentials', async () => {
