@@ -6,7 +6,7 @@
  */
 import { once } from 'node:events';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 
 import { ProxyFailure } from '../../modules/screenshots/application/capture.port';
 import { parseProxyUrl, type ProxyUrl } from '../../shared/domain/proxy-url';
@@ -329,6 +329,95 @@ describe('EgressProxy routes: CONNECT through an HTTP upstream', () => {
       expect(route.explain(`https://${new URL(pages.url).host}/`)).toMatchObject({ kind: 'proxy', fault: 'credentials' });
     } finally {
       await route.close();
+    }
+  });
+});
+
+/** Plain-HTTP requests through a SOCKS5 route: keep-alive connections per destination, never across credentials. */
+describe('EgressProxy routes: plain HTTP through a SOCKS5 upstream', () => {
+  let pages: PageServer;
+  let socks: RunningProxy;
+  let egress: EgressProxy;
+
+  beforeAll(async () => {
+    pages = await new PageServer({ '/': 'socks page' }).start();
+    socks = await startSocksProxy(CREDENTIALS);
+    egress = await new EgressProxy({ allowPrivateNetworks: true, allowlist: [] }).start();
+  });
+
+  afterAll(async () => {
+    await egress?.close();
+    await socks?.stop();
+    await pages?.stop();
+  });
+
+  /** Waits until the SOCKS server's log (a line per connection, from its child process) has caught up. */
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+
+  it('sends consecutive requests to one destination over one SOCKS connection, also from the next route through the same proxy', async () => {
+    const host = new URL(pages.url).host;
+    await settle();
+    const before = socks.seen.filter((seen) => seen === host).length;
+    const first = await egress.route(proxyOf(socks.url));
+    try {
+      for (const n of [1, 2, 3]) expect((await getVia(first.proxyServer, `${pages.url}/?n=${n}`)).body).toBe('socks page');
+    } finally {
+      await first.close();
+    }
+    const second = await egress.route(proxyOf(socks.url));
+    try {
+      expect((await getVia(second.proxyServer, `${pages.url}/?n=4`)).body).toBe('socks page');
+    } finally {
+      await second.close();
+    }
+    await settle();
+    expect(socks.seen.filter((seen) => seen === host).length - before).toBe(1);
+    expect(pages.requests).toEqual(expect.arrayContaining(['/?n=1', '/?n=2', '/?n=3', '/?n=4']));
+  });
+
+  it("never lends a connection made with one route's credentials to a route with other credentials", async () => {
+    const good = await egress.route(proxyOf(socks.url));
+    const bad = await egress.route(proxyOf(socks.url.replace(CREDENTIALS.password, 'nope')));
+    try {
+      expect((await getVia(good.proxyServer, `${pages.url}/?good`)).status).toBe(200);
+      const refused = await getVia(bad.proxyServer, `${pages.url}/?bad`);
+      expect(refused.status).toBe(502);
+      expect(refused.headers[EGRESS_PROXY_ERROR_HEADER]).toBe(
+        `The proxy socks5://********@127.0.0.1:${socks.port} broke off the SOCKS5 handshake (wrong credentials?) (proxy_failed)`,
+      );
+      expect(pages.requests).not.toContain('/?bad');
+    } finally {
+      await good.close();
+      await bad.close();
+    }
+  });
+
+  it('sends a bodiless request once more on a fresh connection when its pooled one was closed by the server meanwhile', async () => {
+    // Answers the first request of each connection and keeps it open, then drops it at the second: the stale keep-alive race.
+    const sockets: Socket[] = [];
+    const server = createTcpServer((socket) => {
+      sockets.push(socket);
+      let served = 0;
+      socket.on('error', () => undefined);
+      socket.on('data', () => {
+        if (served++ > 0) return void socket.destroy();
+        socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok');
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const target = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const route = await egress.route(proxyOf(socks.url));
+    try {
+      expect((await getVia(route.proxyServer, `${target}/1`)).body).toBe('ok');
+      const second = await getVia(route.proxyServer, `${target}/2`);
+      expect(second.status).toBe(200);
+      expect(second.body).toBe('ok');
+      expect(sockets).toHaveLength(2);
+    } finally {
+      await route.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 });
