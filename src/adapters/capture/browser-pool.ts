@@ -497,7 +497,7 @@ export class BrowserPool {
       } catch (error) {
         if (spare) await this.closeContext(browser, spare.context);
         await listener?.close();
-        throw error;
+        throw error instanceof CaptureFailure ? error : new CaptureFailure('infrastructure', `Could not open a route for the capture: ${errorMessage(error)}`);
       }
       let refilled = false;
       const loaded = (): void => {
