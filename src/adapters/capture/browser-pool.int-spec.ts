@@ -327,7 +327,7 @@ describe('BrowserPool with a scripted browser', () => {
         expect(spared.openEgressListeners).toBe(0);
       });
 
-      it("a proxied lease that finds no spare opens a listener of its own for its context, closed with it", async () => {
+      it('a proxied lease that finds no spare opens a listener of its own for its context, closed with it', async () => {
         const fake = fakeLauncher();
         const own = new BrowserPool(settings(), { launch: fake.launch });
         pool = own;

@@ -594,7 +594,12 @@ export class BrowserPool {
    * caller gave up is closed on arrival: nobody else would, and it would live (with its renderer) as long
    * as the browser does.
    */
-  private async openContext(browser: PooledBrowser, chromium: Browser, openBy: number | undefined, route: EgressListener | null = null): Promise<BrowserContext> {
+  private async openContext(
+    browser: PooledBrowser,
+    chromium: Browser,
+    openBy: number | undefined,
+    route: EgressListener | null = null,
+  ): Promise<BrowserContext> {
     const callerLimit = openBy === undefined ? Number.POSITIVE_INFINITY : openBy - Date.now();
     const byCaller = callerLimit < CONTEXT_CREATE_MS;
     // Downloads are refused for the whole context: nothing a page serves is ever written to disk. A context with a

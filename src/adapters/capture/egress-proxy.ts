@@ -333,10 +333,7 @@ function socksError(error: unknown): UpstreamError {
  * of its own, handshake and credentials included (measured in docs/proxies.md).
  */
 class SocksAgent extends Agent {
-  constructor(
-    connect: (destination: Destination) => Promise<Duplex>,
-    options: ConstructorParameters<typeof Agent>[0],
-  ) {
+  constructor(connect: (destination: Destination) => Promise<Duplex>, options: ConstructorParameters<typeof Agent>[0]) {
     super(options);
     // Node's Agent takes the callback form: the socket arrives once the SOCKS handshake is done.
     (this as unknown as { createConnection: unknown }).createConnection = (

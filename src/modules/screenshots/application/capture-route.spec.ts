@@ -11,6 +11,8 @@ const request = { url: 'https://example.com/' } as CaptureRequest;
 const done = { data: Buffer.from('png') } as CaptureResult;
 const candidate = (n: number): ProxyCandidate =>
   ({ proxy: `http://proxy${n}.example:8080`, masked: `http://proxy${n}.example:8080`, pool: { id: 1, index: n } }) as unknown as ProxyCandidate;
+/** The candidates above carry their proxy as a plain string (cast), and the capture receives it as such. */
+const proxyText = (r: CaptureRequest): string => r.proxy as unknown as string;
 const noSessions = { resolve: jest.fn(), afterLoggedOut: jest.fn() } as unknown as SavedSessions;
 
 function routeWith(candidates: ProxyCandidate[] | Error, capture: (r: CaptureRequest) => Promise<CaptureResult>) {
@@ -36,7 +38,7 @@ describe('CaptureRoute (every job kind captures through it)', () => {
 
   it("skips a pool's proxy that cannot be reached, cools it down and captures through the next", async () => {
     const { route, proxies, capturer } = routeWith([candidate(1), candidate(2)], async (r) => {
-      if (String(r.proxy).includes('proxy1'))
+      if (proxyText(r).includes('proxy1'))
         throw new ProxyFailure('The proxy http://proxy1.example:8080 refused the connection', 'http://proxy1.example:8080', 'unreachable');
       return done;
     });
@@ -48,7 +50,7 @@ describe('CaptureRoute (every job kind captures through it)', () => {
 
   it('fails with the last proxy named when every proxy fails', async () => {
     const { route } = routeWith([candidate(1), candidate(2)], async (r) => {
-      throw new ProxyFailure(`The proxy ${String(r.proxy)} rejected its credentials`, String(r.proxy), 'credentials');
+      throw new ProxyFailure(`The proxy ${proxyText(r)} rejected its credentials`, proxyText(r), 'credentials');
     });
     await expect(route.capture(request, via)).rejects.toThrow('The proxy http://proxy2.example:8080 rejected its credentials');
   });
