@@ -701,6 +701,11 @@ export class BrowserPool {
     }
   }
 
+  /** For tests: browsers whose spare is ready for the next lease. */
+  get readySpares(): number {
+    return [...this.live].filter((browser) => browser.spare !== null).length;
+  }
+
   /** For tests and leak checks: egress listeners (routes, spares) open right now. */
   get openEgressListeners(): number {
     return this.egress.openListeners;

@@ -170,8 +170,9 @@ describe('captures through an upstream proxy (real Chromium, real proxies)', () 
       { url: `${pages.url}/?step=6` },
     ];
     for (const step of steps) {
-      // The spare is ready (its listener, not bound yet, is the only one open), so this capture takes it.
-      await waitFor(() => capturer.openEgressListeners() === 1);
+      // The spare is ready and the previous capture's listener closed (the spare's, not bound yet, is the only one open),
+      // so this capture takes the spare.
+      await waitFor(() => capturer.readySpares() === 1 && capturer.openEgressListeners() === 1);
       const before = { http: http.seen.length, socks: socks.seen.length };
       const result = await capturer.capture(captureRequest(step.url, step.proxy ? { proxy: proxyOf(step.proxy.url) } : {}));
       expect(result.data.length).toBeGreaterThan(0);
@@ -186,15 +187,15 @@ describe('captures through an upstream proxy (real Chromium, real proxies)', () 
   });
 
   it("closes a proxied capture's listener with its lease, whether the capture succeeded or failed", async () => {
-    await waitFor(() => capturer.openEgressListeners() === 1);
+    await waitFor(() => capturer.readySpares() === 1 && capturer.openEgressListeners() === 1);
     await capturer.capture(captureRequest(`${pages.url}/`, { proxy: proxyOf(http.url) }));
     await expect(capturer.capture(captureRequest(`${pages.url}/`, { proxy: proxyOf(socks.url.replace(CREDENTIALS.password, 'nope')) }))).rejects.toThrow(
       ProxyFailure,
     );
-    // Only the next spare's listener is left.
-    await waitFor(() => capturer.openEgressListeners() <= 1);
+    // Only the next spare's listener is left, and stays so.
+    await waitFor(() => capturer.readySpares() === 1 && capturer.openEgressListeners() === 1);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(capturer.openEgressListeners()).toBeLessThanOrEqual(1);
+    expect(capturer.openEgressListeners()).toBe(1);
   });
 
   it('still applies the URL policy to the page first: a destination the policy refuses never reaches the proxy', async () => {
