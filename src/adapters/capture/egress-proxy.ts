@@ -495,8 +495,8 @@ export class EgressProxy {
    */
   async listener(): Promise<EgressListener> {
     await this.start();
-    const state: ListenerState = { upstream: undefined, sockets: new Set() };
-    const sockets = state.sockets!;
+    const sockets = new Set<Duplex>();
+    const state: ListenerState = { upstream: undefined, sockets };
     const server = this.createListener(state);
     const port = await new Promise<number>((resolve, reject) => {
       server.once('error', reject);
