@@ -3,10 +3,15 @@
  * to do on cue: a context that arrives late, a tab that never opens. Real-Chromium behaviour is covered by
  * puppeteer-page-capturer.spec.ts.
  */
+import { once } from 'node:events';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { Browser, Page } from 'puppeteer';
 
 import { BrowserPool, type ContextLease } from './browser-pool';
-import { CaptureFailure } from '../../modules/screenshots/application/capture.port';
+import { CaptureFailure, ProxyFailure } from '../../modules/screenshots/application/capture.port';
+import { parseProxyUrl, type ProxyUrl } from '../../shared/domain/proxy-url';
+import { PageServer } from '../../../test/support/page-server';
+import { startHttpProxy, type RunningProxy } from '../../../test/support/proxy-servers';
 import { resolveCaptureSettings, type CaptureSettings } from './capture-options';
 import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
 
@@ -63,9 +68,12 @@ class FakeBrowser {
     this.closed += 1;
     this.connected = false;
   }
-  createBrowserContext(): Promise<FakeContext> {
+  /** The options of every context asked for, in order (a spare's names its own egress listener). */
+  readonly options: { proxyServer?: string }[] = [];
+  createBrowserContext(options: { proxyServer?: string } = {}): Promise<FakeContext> {
     const answer = deferred<FakeContext>();
     this.requested.push(answer);
+    this.options.push(options);
     return answer.promise;
   }
   /** Answers every pending context request with a fresh context. */
@@ -204,9 +212,9 @@ describe('BrowserPool with a scripted browser', () => {
 
   describe('the spare (prewarm): a context with an open tab, ready before the lease', () => {
     /** A pool of one browser whose first spare has opened (its tabs from newPage). */
-    const poolWithSpare = async (newPage?: () => Promise<Page>) => {
+    const poolWithSpare = async (newPage?: () => Promise<Page>, overrides: Partial<CaptureSettings> = {}) => {
       const fake = fakeLauncher(newPage);
-      const spared = new BrowserPool(settings({ prewarm: true }), { launch: fake.launch });
+      const spared = new BrowserPool(settings({ prewarm: true, ...overrides }), { launch: fake.launch });
       pool = spared; // closed after the test
       await spared.warmUp();
       await waitFor(() => fake.browsers[0].requested.length === 1);
@@ -227,11 +235,116 @@ describe('BrowserPool with a scripted browser', () => {
       // The spare's tab first; any further tab is a new one in the same context.
       expect(spare.pages).toEqual([leased!.page, leased!.second]);
       expect(spare.closed).toBe(1);
-      // The lease asked for no context of its own: the one requested meanwhile is the next spare.
+      // The lease asked for no context of its own: the one requested meanwhile (once its listener is up) is the next spare.
+      await waitFor(() => fake.browsers[0].requested.length >= 1);
+      await flush();
       expect(fake.browsers[0].requested).toHaveLength(1);
       const [next] = fake.browsers[0].giveContexts();
       await flush();
       await spared.withContext(async (lease) => expect(lease.context).toBe(next));
+    });
+
+    describe('its context talks to an egress listener of its own, bound by the lease that takes it', () => {
+      let pages: PageServer;
+      let upstream: RunningProxy;
+      beforeAll(async () => {
+        pages = await new PageServer({ '/': 'page' }).start();
+        upstream = await startHttpProxy();
+      });
+      afterAll(async () => {
+        await upstream?.stop();
+        await pages?.stop();
+      });
+
+      /** A plain-HTTP GET through the proxy at proxyServer, as Chromium would send it; its status, or the socket error's code. */
+      const getVia = async (proxyServer: string, url: string): Promise<number | string> => {
+        const { hostname, port } = new URL(proxyServer);
+        const request = httpRequest({ host: hostname, port, path: url, agent: false });
+        request.end();
+        try {
+          const [response] = (await once(request, 'response')) as [IncomingMessage];
+          response.resume();
+          return response.statusCode ?? 0;
+        } catch (error) {
+          return (error as NodeJS.ErrnoException).code ?? 'error';
+        }
+      };
+      const proxy = (): ProxyUrl => parseProxyUrl(upstream.url)!;
+
+      it('a proxied lease takes the spare: its requests go through the upstream, and the listener closes with the lease', async () => {
+        const { fake, spare, spared } = await poolWithSpare();
+        const { proxyServer } = fake.browsers[0].options[0];
+        expect(proxyServer).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+        expect(spared.openEgressListeners).toBe(1);
+        const url = `${pages.url}/?through-spare`;
+        await spared.withContext(
+          async (lease) => {
+            expect(lease.context).toBe(spare);
+            expect(await getVia(proxyServer!, url)).toBe(200);
+          },
+          { upstream: proxy() },
+        );
+        expect(upstream.seen).toContain(url);
+        await waitFor(() => spare.closed === 1);
+        expect(await getVia(proxyServer!, url)).toBe('ECONNREFUSED');
+        // The lease asked for no context of its own: the only one requested is the next spare's, with a new listener.
+        await waitFor(() => fake.browsers[0].requested.length >= 1);
+        await flush();
+        expect(fake.browsers[0].requested).toHaveLength(1);
+        expect(fake.browsers[0].options[1].proxyServer).not.toBe(proxyServer);
+        expect(spared.openEgressListeners).toBe(1);
+      });
+
+      it('a direct lease binds it straight out: the upstream an earlier lease used never sees its requests', async () => {
+        const { fake, spared } = await poolWithSpare();
+        await spared.withContext(async (lease) => lease.loaded(), { upstream: proxy() });
+        await waitFor(() => fake.browsers[0].requested.length === 1);
+        const [next] = fake.browsers[0].giveContexts();
+        await flush();
+        const { proxyServer } = fake.browsers[0].options[1];
+        const seen = upstream.seen.length;
+        const url = `${pages.url}/?direct`;
+        await spared.withContext(async (lease) => {
+          expect(lease.context).toBe(next);
+          expect(await getVia(proxyServer!, url)).toBe(200);
+        });
+        expect(upstream.seen.length).toBe(seen);
+        expect(pages.requests).toContain('/?direct');
+      });
+
+      it('a proxy the URL policy refuses costs no spare: the lease fails in words, the next lease takes the spare', async () => {
+        const { fake, spare, spared } = await poolWithSpare(undefined, { allowPrivateNetworks: false });
+        await expect(spared.withContext(async () => 'never', { upstream: proxy() })).rejects.toBeInstanceOf(ProxyFailure);
+        expect(spare.closed).toBe(0);
+        expect(fake.browsers[0].requested).toHaveLength(0);
+        await spared.withContext(async (lease) => expect(lease.context).toBe(spare));
+      });
+
+      it('a spare nobody takes closes its listener with the pool', async () => {
+        const { spared } = await poolWithSpare();
+        expect(spared.openEgressListeners).toBe(1);
+        await spared.close();
+        expect(spared.openEgressListeners).toBe(0);
+      });
+
+      it('a proxied lease that finds no spare opens a listener of its own for its context, closed with it', async () => {
+        const fake = fakeLauncher();
+        const own = new BrowserPool(settings(), { launch: fake.launch });
+        pool = own;
+        const url = `${pages.url}/?own`;
+        const running = own.withContext(
+          async () => {
+            expect(await getVia(fake.browsers[0].options[0].proxyServer!, url)).toBe(200);
+          },
+          { upstream: proxy() },
+        );
+        await waitFor(() => fake.browsers.length === 1 && fake.browsers[0].requested.length === 1);
+        expect(own.openEgressListeners).toBe(1);
+        fake.browsers[0].giveContexts();
+        await running;
+        expect(upstream.seen).toContain(url);
+        await waitFor(() => own.openEgressListeners === 0);
+      });
     });
 
     it("the next one opens once the lease's page has loaded (lease.loaded()), not while it loads", async () => {

@@ -10,7 +10,7 @@ import type { HostResolver } from '../../shared/url-policy';
 import { CaptureFailure, ProxyFailure } from '../../modules/screenshots/application/capture.port';
 import type { ProxyUrl } from '../../shared/domain/proxy-url';
 import { findChrome, type CaptureSettings } from './capture-options';
-import { EgressProxy, UpstreamRefused, type EgressRoute } from './egress-proxy';
+import { EgressProxy, UpstreamRefused, type CheckedUpstream, type EgressListener } from './egress-proxy';
 import type { EgressExplainer } from './navigation-egress';
 import { within } from '../../shared/domain/within';
 import { errorMessage } from '../../shared/domain/error-message';
@@ -80,8 +80,8 @@ export interface LeaseOptions {
    */
   openBy?: number;
   /**
-   * Every request of the context goes on through this proxy once the egress guard let it pass (a route of the
-   * egress proxy, opened for this lease and closed with it). Such a lease never takes the prewarmed spare.
+   * Every request of the context goes on through this proxy once the egress guard let it pass (a listener of the
+   * egress proxy bound to it for this lease and closed with it: the prewarmed spare's, or one opened for the lease).
    */
   upstream?: ProxyUrl;
 }
@@ -95,9 +95,14 @@ export interface PoolStats {
   waiting: number;
 }
 
-/** A fresh context with one blank tab, opened before a lease needs it: the tab's renderer is already running. */
+/**
+ * A fresh context with one blank tab, opened before a lease needs it: the tab's renderer is already running. The
+ * context talks to an egress listener of its own, not bound yet: the lease binds it to straight out or to its
+ * upstream proxy (a context's proxy is fixed when it is made, so this is how a proxied capture can take a spare).
+ */
 interface Spare {
   context: BrowserContext;
+  listener: EgressListener;
   page: Page;
   /** Its renderer died while it waited (killed for memory, crashed): a capture in it would fail as the page's fault. */
   crashed: boolean;
@@ -470,15 +475,29 @@ export class BrowserPool {
     const browser = this.pick();
     try {
       const chromium = await browser.ready;
-      const route = options.upstream ? await this.openRoute(options.upstream) : null;
+      // The proxy's own address passes the policy before anything else: a refused one costs neither a spare nor a context.
+      const upstream = options.upstream ? await this.checkUpstream(options.upstream) : null;
       // Taken even by the lease that retires the browser (recycling): it is this browser's last use for it.
-      const spare = route ? null : this.takeSpare(browser);
+      const spare = this.takeSpare(browser);
       let context: BrowserContext;
+      let listener: EgressListener | null = null;
       try {
-        context = spare?.context ?? (await this.openContext(browser, chromium, options.openBy, route));
+        if (spare) {
+          listener = spare.listener;
+          // Bound once, for this lease only: the spare was never anyone else's and closes with this lease.
+          listener.bind(upstream);
+          context = spare.context;
+        } else {
+          if (upstream) {
+            listener = await this.openListener();
+            listener.bind(upstream);
+          }
+          context = await this.openContext(browser, chromium, options.openBy, listener);
+        }
       } catch (error) {
-        await route?.close();
-        throw error;
+        if (spare) await this.closeContext(browser, spare.context);
+        await listener?.close();
+        throw error instanceof CaptureFailure ? error : new CaptureFailure('infrastructure', `Could not open a route for the capture: ${errorMessage(error)}`);
       }
       let refilled = false;
       const loaded = (): void => {
@@ -495,11 +514,11 @@ export class BrowserPool {
         return context.newPage();
       };
       try {
-        return await fn({ context, openPage, lost: browser.lost, isLost: () => browser.dead, egress: route ?? this.egress, loaded });
+        return await fn({ context, openPage, lost: browser.lost, isLost: () => browser.dead, egress: listener ?? this.egress, loaded });
       } finally {
         loaded();
         await this.closeContext(browser, context);
-        await route?.close();
+        await listener?.close();
       }
     } finally {
       browser.inFlight--;
@@ -512,7 +531,7 @@ export class BrowserPool {
     const spare = browser.spare;
     browser.spare = null;
     if (spare && (spare.crashed || spare.page.isClosed())) {
-      void this.closeContext(browser, spare.context);
+      void this.closeSpare(browser, spare);
       return null;
     }
     return spare;
@@ -528,20 +547,25 @@ export class BrowserPool {
     browser.openingSpare = true;
     void (async () => {
       let context: BrowserContext | null = null;
+      let listener: EgressListener | null = null;
       try {
-        context = await this.openContext(browser, chromium, undefined);
+        listener = await this.egress.listener();
+        context = await this.openContext(browser, chromium, undefined, listener);
         const page = await within(context.newPage(), CONTEXT_CREATE_MS, () => new Error('Opening a spare tab timed out'));
         // Retired, dead or shut down meanwhile: the spare would never be used.
         if (!this.takesLeases(browser)) throw new Error('no longer needed');
         let reportDeath!: () => void;
-        const spare: Spare = { context, page, crashed: false, died: new Promise<void>((resolve) => (reportDeath = resolve)) };
+        const spare: Spare = { context, listener, page, crashed: false, died: new Promise<void>((resolve) => (reportDeath = resolve)) };
         page.once('error', () => {
           spare.crashed = true;
           reportDeath();
         });
         browser.spare = spare;
       } catch {
-        if (context) void this.closeContext(browser, context);
+        void (async () => {
+          if (context) await this.closeContext(browser, context);
+          await listener?.close();
+        })();
       } finally {
         browser.openingSpare = false;
       }
@@ -556,7 +580,13 @@ export class BrowserPool {
   private dropSpare(browser: PooledBrowser): void {
     const spare = browser.spare;
     browser.spare = null;
-    if (spare) void this.closeContext(browser, spare.context);
+    if (spare) void this.closeSpare(browser, spare);
+  }
+
+  /** A spare nobody will use: its context, then its listener (never bound). */
+  private async closeSpare(browser: PooledBrowser, spare: Spare): Promise<void> {
+    await this.closeContext(browser, spare.context);
+    await spare.listener.close();
   }
 
   /**
@@ -564,11 +594,16 @@ export class BrowserPool {
    * caller gave up is closed on arrival: nobody else would, and it would live (with its renderer) as long
    * as the browser does.
    */
-  private async openContext(browser: PooledBrowser, chromium: Browser, openBy: number | undefined, route: EgressRoute | null = null): Promise<BrowserContext> {
+  private async openContext(
+    browser: PooledBrowser,
+    chromium: Browser,
+    openBy: number | undefined,
+    route: EgressListener | null = null,
+  ): Promise<BrowserContext> {
     const callerLimit = openBy === undefined ? Number.POSITIVE_INFINITY : openBy - Date.now();
     const byCaller = callerLimit < CONTEXT_CREATE_MS;
-    // Downloads are refused for the whole context: nothing a page serves is ever written to disk. A route's context
-    // talks to the route's listener instead of the browser's (loopback included, as with the browser's own switch).
+    // Downloads are refused for the whole context: nothing a page serves is ever written to disk. A context with a
+    // listener of its own talks to it instead of the browser's (loopback included, as with the browser's own switch).
     const creating = chromium.createBrowserContext({
       downloadBehavior: { policy: 'deny' },
       ...(route ? { proxyServer: route.proxyServer, proxyBypassList: ['<-loopback>'] } : {}),
@@ -631,6 +666,8 @@ export class BrowserPool {
       (dead) => {
         const index = this.slots.indexOf(dead);
         if (index >= 0) this.slots[index] = null;
+        // Its spare's context went with it; its listener would not.
+        this.dropSpare(dead);
         // Captures still running on it fail through `lost`; nothing is left worth waiting for.
         void this.discard(dead);
       },
@@ -645,14 +682,33 @@ export class BrowserPool {
     return browser;
   }
 
-  /** A route of the egress proxy through `upstream`; the proxy's own address refused by the policy fails the capture in words. */
-  private async openRoute(upstream: ProxyUrl): Promise<EgressRoute> {
+  /** The upstream proxy's own address checked by the URL policy; refused, it fails the capture in words naming it masked. */
+  private async checkUpstream(upstream: ProxyUrl): Promise<CheckedUpstream> {
     try {
-      return await this.egress.route(upstream);
+      return await this.egress.checkUpstream(upstream);
     } catch (error) {
       if (error instanceof UpstreamRefused) throw new ProxyFailure(error.message, error.proxy, 'policy');
       throw new CaptureFailure('infrastructure', `Could not open a route through the upstream proxy: ${errorMessage(error)}`);
     }
+  }
+
+  /** A listener of the egress proxy of the lease's own (a proxied lease that found no spare). */
+  private async openListener(): Promise<EgressListener> {
+    try {
+      return await this.egress.listener();
+    } catch (error) {
+      throw new CaptureFailure('infrastructure', `Could not open a route through the upstream proxy: ${errorMessage(error)}`);
+    }
+  }
+
+  /** For tests: browsers whose spare is ready for the next lease. */
+  get readySpares(): number {
+    return [...this.live].filter((browser) => browser.spare !== null).length;
+  }
+
+  /** For tests and leak checks: egress listeners (routes, spares) open right now. */
+  get openEgressListeners(): number {
+    return this.egress.openListeners;
   }
 
   /** Starts the proxy before the first browser launches; a browser never runs without it. */

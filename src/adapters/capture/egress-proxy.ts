@@ -108,11 +108,37 @@ interface UpstreamState {
   proxy: ProxyUrl;
   masked: string;
   addresses: string[];
-  /** Keep-alive connections to an http(s) upstream for plain-HTTP requests; none for SOCKS. */
-  agent: Agent | HttpsAgent | null;
+  /**
+   * Keep-alive connections for plain-HTTP requests: to an http(s) upstream, or through a SOCKS5 one to each
+   * destination (a SocksAgent). Shared by the listeners bound to the same proxy (see upstreamAgent).
+   */
+  agent: Agent | HttpsAgent;
   /** Outcomes of this route only (what its upstream said), looked up before the shared memory. */
   memory: OutcomeMemory;
+  /** The sockets of the listener it is bound to (see ListenerState), so they close with it. */
   sockets: Set<Duplex>;
+}
+
+/**
+ * An upstream proxy whose own address the URL policy let pass (EgressProxy.checkUpstream): what a listener may be
+ * bound to. Opaque outside this file; it carries the checked addresses, the only ones ever dialled.
+ */
+export class CheckedUpstream {
+  /** @internal */
+  constructor(
+    readonly proxy: ProxyUrl,
+    /** The proxy, masked. */
+    readonly masked: string,
+    readonly addresses: readonly string[],
+  ) {}
+}
+
+/** A listener's own state: where it sends what the policy allowed, and every socket that closes with it. */
+interface ListenerState {
+  /** undefined until bound (every request refused), null straight to the destination, or on through an upstream. */
+  upstream: UpstreamState | null | undefined;
+  /** Null for the proxy's own listener, whose sockets live as long as the proxy. */
+  sockets: Set<Duplex> | null;
 }
 
 /**
@@ -127,6 +153,25 @@ export interface EgressRoute {
   explain(url: string): EgressOutcome | undefined;
   close(): Promise<void>;
 }
+
+/**
+ * A listener of the egress proxy made before anyone knows where its traffic goes: a prewarmed spare's browser context
+ * talks to it (`proxyServer` is fixed when a context is made), and the lease that takes the spare binds it, once, to
+ * straight out or to the capture's upstream proxy. Until then it refuses every request, so nothing goes anywhere
+ * unchosen; once bound it is that one capture's and closes with its lease.
+ */
+export interface EgressListener {
+  /** `http://127.0.0.1:<port>`, for the browser context's proxyServer. */
+  readonly proxyServer: string;
+  /** Binds where allowed connections go: straight out (null) or through the checked upstream. Throws if bound already. */
+  bind(upstream: CheckedUpstream | null): void;
+  /** Why the latest connection to a URL's host:port failed: this listener's upstream first, then the shared memory. */
+  explain(url: string): EgressOutcome | undefined;
+  close(): Promise<void>;
+}
+
+/** Said in a listener's answer to a request that came before it was bound (never, for a capture: it binds first). */
+const UNBOUND_ERROR = 'net::ERR_PROXY_CONNECTION_FAILED';
 
 type Decision = { allowed: true; addresses: string[] } | { allowed: false; outcome: PolicyOutcome };
 
@@ -282,6 +327,28 @@ function socksError(error: unknown): UpstreamError {
   return new UpstreamError('unreachable', upstreamWords(error));
 }
 
+/**
+ * Keep-alive connections through a SOCKS5 upstream for plain-HTTP requests, pooled per destination (the Agent keys
+ * its pool by the request's host:port, here the destination's): without it every request opened a SOCKS connection
+ * of its own, handshake and credentials included (measured in docs/proxies.md).
+ */
+class SocksAgent extends Agent {
+  constructor(connect: (destination: Destination) => Promise<Duplex>, options: ConstructorParameters<typeof Agent>[0]) {
+    super(options);
+    // Node's Agent takes the callback form: the socket arrives once the SOCKS handshake is done.
+    (this as unknown as { createConnection: unknown }).createConnection = (
+      request: { host: string; port: number },
+      done: (error: Error | null, socket?: Duplex) => void,
+    ): undefined => {
+      connect({ hostname: request.host, port: Number(request.port) }).then(
+        (socket) => done(null, socket),
+        (error: unknown) => done(asError(error)),
+      );
+      return undefined;
+    };
+  }
+}
+
 /** Remembers the latest refusal or failure per host:port, for a while, so a failed navigation can be explained. */
 class OutcomeMemory {
   private readonly entries = new Map<string, { outcome: EgressOutcome; expires: number }>();
@@ -327,6 +394,8 @@ export class EgressProxy {
    */
   private readonly agent = new Agent({ keepAlive: true, maxFreeSockets: 64, scheduling: 'lifo', timeout: 4_000 });
   private readonly sockets = new Set<Duplex>();
+  /** Listeners of routes and spares not closed yet (closed with the proxy at the latest). */
+  private readonly listeners = new Set<() => Promise<void>>();
   private readonly upstreamAgents = new Map<string, Agent | HttpsAgent>();
   private readonly memory: OutcomeMemory;
   private readonly allowedOrigins: ReadonlySet<string>;
@@ -356,19 +425,19 @@ export class EgressProxy {
       resolveTimeoutMs: this.resolveTimeoutMs,
     });
 
-    this.server = this.createListener(null);
+    this.server = this.createListener({ upstream: null, sockets: null });
   }
 
-  /** A listener: the proxy's own (upstream null: straight to the destination) or a route's. */
-  private createListener(upstream: UpstreamState | null): Server {
+  /** A listener: the proxy's own (straight to the destination) or a route's or spare's. */
+  private createListener(state: ListenerState): Server {
     const server = createServer({ keepAliveTimeout: 30_000 });
-    server.on('connection', (socket: Socket) => this.track(socket, upstream));
+    server.on('connection', (socket: Socket) => this.track(socket, state.sockets));
     // A bug in a handler must cost one request, never the process (an unhandled rejection would).
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      this.handleRequest(req, res, upstream).catch(() => res.destroy());
+      this.handleRequest(req, res, state).catch(() => res.destroy());
     });
     server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      this.handleConnect(req, socket, head, upstream).catch(() => socket.destroy());
+      this.handleConnect(req, socket, head, state).catch(() => socket.destroy());
     });
     // Chromium never asks for an upgrade in absolute form (WebSockets go through CONNECT); refuse it.
     server.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {
@@ -390,6 +459,18 @@ export class EgressProxy {
    * only the addresses checked are dialled. Throws UpstreamRefused when the policy refuses it.
    */
   async route(proxy: ProxyUrl): Promise<EgressRoute> {
+    const checked = await this.checkUpstream(proxy);
+    const listener = await this.listener();
+    listener.bind(checked);
+    return { proxyServer: listener.proxyServer, proxy: checked.masked, explain: (url) => listener.explain(url), close: () => listener.close() };
+  }
+
+  /**
+   * Puts the upstream proxy's own address through the URL policy (a private or loopback proxy needs URL_ALLOWLIST
+   * or ALLOW_PRIVATE_NETWORKS) and resolves it; only the addresses checked here are ever dialled. Throws
+   * UpstreamRefused, in words naming the masked proxy, when the policy refuses it or it does not resolve.
+   */
+  async checkUpstream(proxy: ProxyUrl): Promise<CheckedUpstream> {
     await this.start();
     const masked = maskProxy(proxy);
     const destination: Destination = { hostname: proxy.hostname, port: proxy.port };
@@ -405,15 +486,18 @@ export class EgressProxy {
           : 'could not be found (its host name does not resolve)';
       throw new UpstreamRefused(proxyFailureMessage(masked, words), masked);
     }
-    const upstream: UpstreamState = {
-      proxy,
-      masked,
-      addresses: decision.addresses,
-      agent: this.upstreamAgent(proxy, decision.addresses[0]),
-      memory: new OutcomeMemory(DEFAULT_MEMORY.maxEntries, DEFAULT_MEMORY.ttlMs),
-      sockets: new Set(),
-    };
-    const server = this.createListener(upstream);
+    return new CheckedUpstream(proxy, masked, decision.addresses);
+  }
+
+  /**
+   * A new listener on 127.0.0.1, not bound yet (see EgressListener): it refuses every request until bind() says
+   * where they go. Closed by its owner, or with the proxy at the latest.
+   */
+  async listener(): Promise<EgressListener> {
+    await this.start();
+    const sockets = new Set<Duplex>();
+    const state: ListenerState = { upstream: undefined, sockets };
+    const server = this.createListener(state);
     const port = await new Promise<number>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => {
@@ -421,18 +505,40 @@ export class EgressProxy {
         resolve((server.address() as AddressInfo).port);
       });
     });
+    let bound = false;
     let closing: Promise<void> | null = null;
+    const close = (): Promise<void> =>
+      (closing ??= new Promise<void>((resolve) => {
+        this.listeners.delete(close);
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+        sockets.clear();
+      }));
+    this.listeners.add(close);
+    if (this.closing) await close();
     return {
       proxyServer: `http://127.0.0.1:${port}`,
-      proxy: masked,
-      explain: (url) => this.explainIn(upstream.memory, url) ?? this.explain(url),
-      close: () =>
-        (closing ??= new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          for (const socket of upstream.sockets) socket.destroy();
-          upstream.sockets.clear();
-        })),
+      bind: (upstream) => {
+        if (bound) throw new Error('This egress listener is bound already');
+        if (closing) throw new Error('This egress listener is closed');
+        bound = true;
+        state.upstream = upstream && {
+          proxy: upstream.proxy,
+          masked: upstream.masked,
+          addresses: [...upstream.addresses],
+          agent: this.upstreamAgent(upstream.proxy, upstream.addresses[0]),
+          memory: new OutcomeMemory(DEFAULT_MEMORY.maxEntries, DEFAULT_MEMORY.ttlMs),
+          sockets,
+        };
+      },
+      explain: (url) => (state.upstream ? this.explainIn(state.upstream.memory, url) : undefined) ?? this.explain(url),
+      close,
     };
+  }
+
+  /** Listeners of routes and spares open right now (each closes with its lease or spare; for tests and leak checks). */
+  get openListeners(): number {
+    return this.listeners.size;
   }
 
   /** Listens on 127.0.0.1 at an ephemeral port. */
@@ -485,6 +591,7 @@ export class EgressProxy {
       // A start() still in progress would otherwise leave a listening server behind.
       await this.starting?.catch(() => undefined);
       this.agent.destroy();
+      await Promise.all([...this.listeners].map((close) => close()));
       for (const agent of this.upstreamAgents.values()) agent.destroy();
       this.upstreamAgents.clear();
       if (!this.listening) return;
@@ -582,9 +689,11 @@ export class EgressProxy {
 
   // --- plain HTTP ------------------------------------------------------------------------------
 
-  private async handleRequest(req: IncomingMessage, res: ServerResponse, upstream: UpstreamState | null): Promise<void> {
+  private async handleRequest(req: IncomingMessage, res: ServerResponse, listener: ListenerState): Promise<void> {
     res.on('error', () => undefined);
     req.on('error', () => undefined);
+    const { upstream } = listener;
+    if (upstream === undefined) return this.reply(res, 503, UNBOUND_ERROR, { [EGRESS_ERROR_HEADER]: UNBOUND_ERROR });
     let url: URL;
     try {
       url = new URL(req.url ?? '');
@@ -714,9 +823,14 @@ export class EgressProxy {
 
   // --- CONNECT tunnels -------------------------------------------------------------------------
 
-  private async handleConnect(req: IncomingMessage, client: Duplex, head: Buffer, upstream: UpstreamState | null): Promise<void> {
-    this.track(client, upstream);
+  private async handleConnect(req: IncomingMessage, client: Duplex, head: Buffer, listener: ListenerState): Promise<void> {
+    this.track(client, listener.sockets);
     client.on('error', () => undefined);
+    const { upstream } = listener;
+    if (upstream === undefined) {
+      this.endTunnel(client, '503 Service Unavailable', `${EGRESS_ERROR_HEADER}: ${UNBOUND_ERROR}`);
+      return;
+    }
     const destination = parseAuthority(req.url ?? '');
     if (!destination) {
       this.endTunnel(client, '400 Bad Request');
@@ -788,10 +902,11 @@ export class EgressProxy {
     client.end(`${lines.join('\r\n')}\r\n\r\n`, () => client.destroy());
   }
 
-  private track(socket: Duplex, upstream: UpstreamState | null = null): void {
-    if (upstream && !upstream.sockets.has(socket)) {
-      upstream.sockets.add(socket);
-      socket.once('close', () => upstream.sockets.delete(socket));
+  /** Tracked by the proxy (destroyed when it closes) and, when `owned` is given, by a listener too. */
+  private track(socket: Duplex, owned: Set<Duplex> | null = null): void {
+    if (owned && !owned.has(socket)) {
+      owned.add(socket);
+      socket.once('close', () => owned.delete(socket));
     }
     if (this.sockets.has(socket)) return;
     this.sockets.add(socket);
@@ -814,12 +929,11 @@ export class EgressProxy {
   }
 
   /**
-   * The keep-alive connections to an http(s) upstream, shared by the routes through the same proxy (same address,
-   * same credentials), so consecutive captures through it reuse warm connections as direct ones do (measured in
-   * docs/proxies.md). Idle connections close after 4 s; the least recently used agents beyond UPSTREAM_AGENTS_MAX go.
+   * The keep-alive connections to an http(s) upstream, or through a SOCKS5 one to each destination, shared by the
+   * routes through the same proxy (same address, same credentials), so consecutive captures through it reuse warm
+   * connections as direct ones do (measured in docs/proxies.md). Idle connections close after 4 s; the least recently used agents beyond UPSTREAM_AGENTS_MAX go.
    */
-  private upstreamAgent(proxy: ProxyUrl, address: string): Agent | HttpsAgent | null {
-    if (proxy.scheme === 'socks5:') return null;
+  private upstreamAgent(proxy: ProxyUrl, address: string): Agent | HttpsAgent {
     const key = `${proxy.scheme}${address}:${proxy.port}:${proxy.hostname}:${proxy.username ?? ''}:${proxy.password ?? ''}`;
     const known = this.upstreamAgents.get(key);
     if (known) {
@@ -828,7 +942,12 @@ export class EgressProxy {
       return known;
     }
     const options = { keepAlive: true, maxFreeSockets: 16, scheduling: 'lifo' as const, timeout: 4_000 };
-    const agent = proxy.scheme === 'http:' ? new Agent(options) : new HttpsAgent(options);
+    const agent =
+      proxy.scheme === 'socks5:'
+        ? new SocksAgent((destination) => this.socksConnect(proxy, address, destination), options)
+        : proxy.scheme === 'http:'
+          ? new Agent(options)
+          : new HttpsAgent(options);
     this.upstreamAgents.set(key, agent);
     for (const [oldest, old] of this.upstreamAgents) {
       if (this.upstreamAgents.size <= UPSTREAM_AGENTS_MAX) break;
@@ -857,20 +976,7 @@ export class EgressProxy {
    */
   private connectThrough(upstream: UpstreamState, destination: Destination): Promise<Duplex> {
     const { proxy } = upstream;
-    const host = destination.hostname.replace(/^\[|\]$/g, '');
-    if (proxy.scheme === 'socks5:') {
-      return SocksClient.createConnection({
-        proxy: { host: this.upstreamAddress(upstream), port: proxy.port, type: 5, userId: proxy.username, password: proxy.password },
-        destination: { host, port: destination.port },
-        command: 'connect',
-        timeout: this.connectTimeoutMs,
-      }).then(
-        ({ socket }) => socket,
-        (error: unknown) => {
-          throw socksError(error);
-        },
-      );
-    }
+    if (proxy.scheme === 'socks5:') return this.socksConnect(proxy, this.upstreamAddress(upstream), destination);
     return new Promise<Duplex>((resolve, reject) => {
       const target = keyOf(destination);
       const send = proxy.scheme === 'https:' ? httpsRequest : httpRequest;
@@ -884,7 +990,7 @@ export class EgressProxy {
         ...(proxy.scheme === 'https:' ? { servername: isIP(proxy.hostname) ? undefined : proxy.hostname } : {}),
       });
       const timer = setTimeout(() => request.destroy(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' })), this.connectTimeoutMs);
-      request.on('socket', (socket: Socket) => this.track(socket, upstream));
+      request.on('socket', (socket: Socket) => this.track(socket, upstream.sockets));
       request.once('connect', (response: IncomingMessage, socket: Duplex, head: Buffer) => {
         clearTimeout(timer);
         if (response.statusCode === 200) {
@@ -903,12 +1009,27 @@ export class EgressProxy {
     });
   }
 
+  /** A SOCKS5 CONNECT to `destination` through the proxy at `address` (one of its checked addresses, bare). */
+  private socksConnect(proxy: ProxyUrl, address: string, destination: Destination): Promise<Duplex> {
+    return SocksClient.createConnection({
+      proxy: { host: address, port: proxy.port, type: 5, userId: proxy.username, password: proxy.password },
+      destination: { host: destination.hostname.replace(/^\[|\]$/g, ''), port: destination.port },
+      command: 'connect',
+      timeout: this.connectTimeoutMs,
+    }).then(
+      ({ socket }) => socket,
+      (error: unknown) => {
+        throw socksError(error);
+      },
+    );
+  }
+
   private tunnelThrough(upstream: UpstreamState, client: Duplex, head: Buffer, destination: Destination): void {
     let abandoned = false;
     client.once('close', () => (abandoned = true));
     this.connectThrough(upstream, destination).then(
       (socket) => {
-        this.track(socket, upstream);
+        this.track(socket, upstream.sockets);
         socket.on('error', () => client.destroy());
         if (abandoned || client.destroyed) {
           socket.destroy();
@@ -931,10 +1052,12 @@ export class EgressProxy {
   }
 
   /**
-   * A plain-HTTP request through the upstream: in absolute form to an http(s) proxy (its keep-alive connections
-   * reused), or over a SOCKS5 connection made for it. Nothing is replayed: the upstream may have sent it on.
+   * A plain-HTTP request through the upstream: in absolute form to an http(s) proxy, or over a SOCKS5 connection to
+   * the destination, either way on the upstream's keep-alive connections. Nothing is replayed once the upstream may
+   * have sent it on; only a bodiless request whose pooled connection turned out to be closed already (the stale
+   * keep-alive race, see forward()) is sent once more, on a fresh connection.
    */
-  private forwardThrough(upstream: UpstreamState, req: IncomingMessage, res: ServerResponse, url: URL): void {
+  private forwardThrough(upstream: UpstreamState, req: IncomingMessage, res: ServerResponse, url: URL, replayed = false): void {
     const { proxy } = upstream;
     const destination: Destination = { hostname: url.hostname, port: url.port === '' ? 80 : Number(url.port) };
     const headers = forwardableHeaders(req.headers);
@@ -943,17 +1066,23 @@ export class EgressProxy {
     const send = proxy.scheme === 'https:' ? httpsRequest : httpRequest;
     const outgoing: ClientRequest = viaSocks
       ? httpRequest({
+          host: destination.hostname,
+          port: destination.port,
           method: req.method,
           path: `${url.pathname}${url.search}`,
           headers,
           setHost: false,
-          createConnection: (_options, done: (error: Error | null, socket: Duplex) => void) => {
-            this.connectThrough(upstream, destination).then(
-              (socket) => done(null, socket),
-              (error: unknown) => done(asError(error), undefined as unknown as Duplex),
-            );
-            return undefined;
-          },
+          ...(replayed
+            ? {
+                createConnection: (_options: unknown, done: (error: Error | null, socket: Duplex) => void) => {
+                  this.connectThrough(upstream, destination).then(
+                    (socket) => done(null, socket),
+                    (error: unknown) => done(asError(error), undefined as unknown as Duplex),
+                  );
+                  return undefined;
+                },
+              }
+            : { agent: upstream.agent }),
         })
       : send({
           host: this.upstreamAddress(upstream),
@@ -961,13 +1090,13 @@ export class EgressProxy {
           method: req.method,
           path: url.href,
           headers: { ...headers, ...this.proxyAuthorization(proxy) },
-          agent: upstream.agent ?? undefined,
+          agent: replayed ? false : upstream.agent,
           setHost: false,
           ...(proxy.scheme === 'https:' ? { servername: isIP(proxy.hostname) ? undefined : proxy.hostname } : {}),
         });
     let answered = false;
-    // Pooled connections to an http(s) upstream outlive the route (shared agent); a SOCKS one is this request's.
-    outgoing.on('socket', (socket: Socket) => this.track(socket, viaSocks ? upstream : null));
+    // Pooled connections outlive the route (shared agent); a replay's fresh one is this request's.
+    outgoing.on('socket', (socket: Socket) => this.track(socket, replayed ? upstream.sockets : null));
     outgoing.on('response', (response: IncomingMessage) => {
       answered = true;
       if (!viaSocks && response.statusCode === 407) {
@@ -985,9 +1114,13 @@ export class EgressProxy {
       response.on('error', () => res.destroy());
       response.pipe(res);
     });
-    outgoing.on('error', (error: unknown) => {
+    outgoing.on('error', (error: NodeJS.ErrnoException) => {
       if (answered || res.headersSent) {
         res.destroy();
+        return;
+      }
+      if (!replayed && outgoing.reusedSocket && error.code === 'ECONNRESET' && !hasBody(req) && !res.destroyed) {
+        this.forwardThrough(upstream, req, res, url, true);
         return;
       }
       const outcome = this.upstreamFailed(upstream, destination, error);

@@ -66,6 +66,16 @@ export class PuppeteerPageCapturer extends PageCapturer implements BeforeApplica
     return this.pool.stats();
   }
 
+  /** For tests: browsers whose prewarmed spare is ready for the next capture. */
+  readySpares(): number {
+    return this.pool.readySpares;
+  }
+
+  /** For tests and leak checks: listeners of the egress proxy open now (a spare's, and one per capture running). */
+  openEgressListeners(): number {
+    return this.pool.openEgressListeners;
+  }
+
   load(): CaptureLoad {
     const { browsers, busyBrowsers, inFlight, waiting } = this.pool.stats();
     return { busyBrowsers, idleBrowsers: browsers - busyBrowsers, inFlight, waiting };

@@ -6,14 +6,14 @@
  */
 import { once } from 'node:events';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 
 import { ProxyFailure } from '../../modules/screenshots/application/capture.port';
 import { parseProxyUrl, type ProxyUrl } from '../../shared/domain/proxy-url';
 import { captureRequest } from '../../../test/support/capture-request';
 import { PageServer, solidPage } from '../../../test/support/page-server';
 import { deadPort, startHttpProxy, startSocksProxy, type RunningProxy } from '../../../test/support/proxy-servers';
-import { EgressProxy, EGRESS_PROXY_ERROR_HEADER } from './egress-proxy';
+import { EgressProxy, EGRESS_ERROR_HEADER, EGRESS_PROXY_ERROR_HEADER, URL_POLICY_BLOCK_HEADER } from './egress-proxy';
 import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
 
 jest.setTimeout(60_000);
@@ -30,14 +30,36 @@ function originOf(port: number): string {
   return `http://127.0.0.1:${port}`;
 }
 
+async function waitFor(condition: () => boolean, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** A plain-HTTP request in absolute form through the proxy at `proxyServer`, as Chromium sends it. */
+async function getVia(proxyServer: string, url: string): Promise<{ status: number; headers: IncomingMessage['headers']; body: string }> {
+  const { hostname, port } = new URL(proxyServer);
+  const request = httpRequest({ host: hostname, port, path: url, agent: false });
+  request.end();
+  const [response] = (await once(request, 'response')) as [IncomingMessage];
+  let body = '';
+  for await (const chunk of response) body += String(chunk);
+  return { status: response.statusCode ?? 0, headers: response.headers, body };
+}
+
 describe('captures through an upstream proxy (real Chromium, real proxies)', () => {
   let pages: PageServer;
+  /** A second site: a SOCKS connection to it is a new one, so the SOCKS proxy's log shows who reached it. */
+  let other: PageServer;
   let http: RunningProxy;
   let socks: RunningProxy;
   let capturer: PuppeteerPageCapturer;
 
   beforeAll(async () => {
     pages = await new PageServer({ '/': solidPage('rgb(0,128,0)'), '/style.css': 'body{}' }).start();
+    other = await new PageServer({ '/': solidPage('rgb(0,0,128)') }).start();
     http = await startHttpProxy(CREDENTIALS);
     socks = await startSocksProxy(CREDENTIALS);
     capturer = new PuppeteerPageCapturer({
@@ -45,14 +67,16 @@ describe('captures through an upstream proxy (real Chromium, real proxies)', () 
       concurrency: 2,
       timeoutMs: 15_000,
       allowPrivateNetworks: false,
-      urlAllowlist: [pages.url, originOf(http.port), originOf(socks.port)],
+      urlAllowlist: [pages.url, other.url, originOf(http.port), originOf(socks.port)],
     });
   });
 
   afterAll(async () => {
     await capturer?.close();
+    expect(capturer.openEgressListeners()).toBe(0);
     await http?.stop();
     await socks?.stop();
+    await other?.stop();
     await pages?.stop();
   });
 
@@ -135,6 +159,45 @@ describe('captures through an upstream proxy (real Chromium, real proxies)', () 
     }
   });
 
+  it("never sends one capture's requests through another's proxy: each takes a spare bound to its own upstream, or straight out", async () => {
+    const otherHost = new URL(other.url).host;
+    const steps: { url: string; proxy?: RunningProxy }[] = [
+      { url: `${pages.url}/?step=1`, proxy: http },
+      { url: `${pages.url}/?step=2` },
+      { url: `${other.url}/?step=3`, proxy: socks },
+      { url: `${other.url}/?step=4` },
+      { url: `${other.url}/?step=5`, proxy: http },
+      { url: `${pages.url}/?step=6` },
+    ];
+    for (const step of steps) {
+      // The spare is ready and the previous capture's listener closed (the spare's, not bound yet, is the only one open),
+      // so this capture takes the spare.
+      await waitFor(() => capturer.readySpares() === 1 && capturer.openEgressListeners() === 1);
+      const before = { http: http.seen.length, socks: socks.seen.length };
+      const result = await capturer.capture(captureRequest(step.url, step.proxy ? { proxy: proxyOf(step.proxy.url) } : {}));
+      expect(result.data.length).toBeGreaterThan(0);
+      expect(result.report?.proxy ?? null).toBe(step.proxy ? `${step.proxy === http ? 'http' : 'socks5'}://********@127.0.0.1:${step.proxy.port}` : null);
+      if (step.proxy === http) expect(http.seen.slice(before.http)).toContain(step.url);
+      else expect(http.seen.length).toBe(before.http);
+      if (step.proxy === socks) expect(socks.seen.slice(before.socks)).toContain(otherHost);
+      else expect(socks.seen.length).toBe(before.socks);
+    }
+    expect(pages.requests).toEqual(expect.arrayContaining(['/?step=1', '/?step=2', '/?step=6']));
+    expect(other.requests).toEqual(expect.arrayContaining(['/?step=3', '/?step=4', '/?step=5']));
+  });
+
+  it("closes a proxied capture's listener with its lease, whether the capture succeeded or failed", async () => {
+    await waitFor(() => capturer.readySpares() === 1 && capturer.openEgressListeners() === 1);
+    await capturer.capture(captureRequest(`${pages.url}/`, { proxy: proxyOf(http.url) }));
+    await expect(capturer.capture(captureRequest(`${pages.url}/`, { proxy: proxyOf(socks.url.replace(CREDENTIALS.password, 'nope')) }))).rejects.toThrow(
+      ProxyFailure,
+    );
+    // Only the next spare's listener is left, and stays so.
+    await waitFor(() => capturer.readySpares() === 1 && capturer.openEgressListeners() === 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(capturer.openEgressListeners()).toBe(1);
+  });
+
   it('still applies the URL policy to the page first: a destination the policy refuses never reaches the proxy', async () => {
     const seen = http.seen.length;
     const internal = await new PageServer({ '/': solidPage('rgb(255,0,0)') }).start();
@@ -191,6 +254,72 @@ describe('EgressProxy routes: CONNECT through an HTTP upstream', () => {
     }
   });
 
+  it('a listener refuses every request until it is bound, is bound once only, and then sends only where it was bound', async () => {
+    const listener = await egress.listener();
+    const target = `${pages.url}/?unbound`;
+    const seen = http.seen.length;
+    try {
+      const early = await getVia(listener.proxyServer, target);
+      expect(early.status).toBe(503);
+      expect(early.headers[EGRESS_ERROR_HEADER]).toBe('net::ERR_PROXY_CONNECTION_FAILED');
+      const { response, socket } = await connectVia(listener.proxyServer, new URL(pages.url).host);
+      socket.destroy();
+      expect(response.statusCode).toBe(503);
+      expect(pages.requests).not.toContain('/?unbound');
+
+      listener.bind(await egress.checkUpstream(proxyOf(http.url)));
+      expect(() => listener.bind(null)).toThrow('This egress listener is bound already');
+      const bound = await getVia(listener.proxyServer, target);
+      expect(bound.status).toBe(200);
+      expect(http.seen.slice(seen)).toEqual([target]);
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it('a listener bound straight out never reaches the upstream, and still applies the policy', async () => {
+    const listener = await egress.listener();
+    const seen = http.seen.length;
+    const internal = await new PageServer({ '/': 'internal' }).start();
+    try {
+      listener.bind(null);
+      expect((await getVia(listener.proxyServer, `${pages.url}/?direct`)).body).toBe('tunnelled page');
+      const refused = await getVia(listener.proxyServer, `${internal.url}/`);
+      expect(refused.status).toBe(403);
+      expect(refused.headers[URL_POLICY_BLOCK_HEADER]).toMatch(/loopback/);
+      expect(internal.requests).toEqual([]);
+      expect(http.seen.length).toBe(seen);
+    } finally {
+      await listener.close();
+      await internal.stop();
+    }
+  });
+
+  it('checkUpstream refuses a proxy whose own address the policy refuses, in words naming it masked', async () => {
+    const strict = await new EgressProxy({ allowPrivateNetworks: false, allowlist: [pages.url] }).start();
+    try {
+      await expect(strict.checkUpstream(proxyOf(http.url))).rejects.toMatchObject({
+        name: 'UpstreamRefused',
+        proxy: `http://********@127.0.0.1:${http.port}`,
+        message: `The proxy http://********@127.0.0.1:${http.port} is refused by the URL policy: url resolves to a loopback address (proxy_failed)`,
+      });
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('closes its listeners with itself, bound or not', async () => {
+    const own = await new EgressProxy({ allowPrivateNetworks: true, allowlist: [] }).start();
+    const unbound = await own.listener();
+    const bound = await own.listener();
+    bound.bind(null);
+    expect(own.openListeners).toBe(2);
+    await own.close();
+    expect(own.openListeners).toBe(0);
+    await expect(getVia(unbound.proxyServer, `${pages.url}/`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(getVia(bound.proxyServer, `${pages.url}/`)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  });
+
   it('answers 502 with the failure in words when the upstream rejects the credentials', async () => {
     const route = await egress.route(proxyOf(http.url.replace(CREDENTIALS.password, 'bad')));
     try {
@@ -201,6 +330,95 @@ describe('EgressProxy routes: CONNECT through an HTTP upstream', () => {
       expect(route.explain(`https://${new URL(pages.url).host}/`)).toMatchObject({ kind: 'proxy', fault: 'credentials' });
     } finally {
       await route.close();
+    }
+  });
+});
+
+/** Plain-HTTP requests through a SOCKS5 route: keep-alive connections per destination, never across credentials. */
+describe('EgressProxy routes: plain HTTP through a SOCKS5 upstream', () => {
+  let pages: PageServer;
+  let socks: RunningProxy;
+  let egress: EgressProxy;
+
+  beforeAll(async () => {
+    pages = await new PageServer({ '/': 'socks page' }).start();
+    socks = await startSocksProxy(CREDENTIALS);
+    egress = await new EgressProxy({ allowPrivateNetworks: true, allowlist: [] }).start();
+  });
+
+  afterAll(async () => {
+    await egress?.close();
+    await socks?.stop();
+    await pages?.stop();
+  });
+
+  /** Waits until the SOCKS server's log (a line per connection, from its child process) has caught up. */
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+
+  it('sends consecutive requests to one destination over one SOCKS connection, also from the next route through the same proxy', async () => {
+    const host = new URL(pages.url).host;
+    await settle();
+    const before = socks.seen.filter((seen) => seen === host).length;
+    const first = await egress.route(proxyOf(socks.url));
+    try {
+      for (const n of [1, 2, 3]) expect((await getVia(first.proxyServer, `${pages.url}/?n=${n}`)).body).toBe('socks page');
+    } finally {
+      await first.close();
+    }
+    const second = await egress.route(proxyOf(socks.url));
+    try {
+      expect((await getVia(second.proxyServer, `${pages.url}/?n=4`)).body).toBe('socks page');
+    } finally {
+      await second.close();
+    }
+    await settle();
+    expect(socks.seen.filter((seen) => seen === host).length - before).toBe(1);
+    expect(pages.requests).toEqual(expect.arrayContaining(['/?n=1', '/?n=2', '/?n=3', '/?n=4']));
+  });
+
+  it("never lends a connection made with one route's credentials to a route with other credentials", async () => {
+    const good = await egress.route(proxyOf(socks.url));
+    const bad = await egress.route(proxyOf(socks.url.replace(CREDENTIALS.password, 'nope')));
+    try {
+      expect((await getVia(good.proxyServer, `${pages.url}/?good`)).status).toBe(200);
+      const refused = await getVia(bad.proxyServer, `${pages.url}/?bad`);
+      expect(refused.status).toBe(502);
+      expect(refused.headers[EGRESS_PROXY_ERROR_HEADER]).toBe(
+        `The proxy socks5://********@127.0.0.1:${socks.port} broke off the SOCKS5 handshake (wrong credentials?) (proxy_failed)`,
+      );
+      expect(pages.requests).not.toContain('/?bad');
+    } finally {
+      await good.close();
+      await bad.close();
+    }
+  });
+
+  it('sends a bodiless request once more on a fresh connection when its pooled one was closed by the server meanwhile', async () => {
+    // Answers the first request of each connection and keeps it open, then drops it at the second: the stale keep-alive race.
+    const sockets: Socket[] = [];
+    const server = createTcpServer((socket) => {
+      sockets.push(socket);
+      let served = 0;
+      socket.on('error', () => undefined);
+      socket.on('data', () => {
+        if (served++ > 0) return void socket.destroy();
+        socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok');
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const target = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const route = await egress.route(proxyOf(socks.url));
+    try {
+      expect((await getVia(route.proxyServer, `${target}/1`)).body).toBe('ok');
+      const second = await getVia(route.proxyServer, `${target}/2`);
+      expect(second.status).toBe(200);
+      expect(second.body).toBe('ok');
+      expect(sockets).toHaveLength(2);
+    } finally {
+      await route.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 });
