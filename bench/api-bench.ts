@@ -20,7 +20,8 @@
  * The benchmark account gets operator-set limits high enough that every answer is a 200 (as a self-hoster would set
  * for such a client): the rate limiter still counts every request.
  *
- * Env: BENCH_SECONDS (per target, default 10), BENCH_CONNECTIONS (default 10), LOG_LEVEL for the service (default info).
+ * Env: BENCH_SECONDS (per target, default 10), BENCH_CONNECTIONS (default 10), LOG_LEVEL for the service (default info),
+ * BENCH_CPU_PROF (a directory: the service's V8 CPU profile is written there when it stops).
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
@@ -123,7 +124,9 @@ async function main(): Promise<void> {
   const { token } = JSON.parse(cli('account', 'create', '--email', 'bench@example.com', '--name', 'Bench', '--plan', 'business'));
   cli('account', 'update', '--email', 'bench@example.com', '--limit-per-minute', '1000000', '--limit-per-hour', '1000000');
   const page = await startPage();
-  const service = await start(['dist/main.js'], env);
+  // BENCH_CPU_PROF=<dir>: the service writes a V8 CPU profile there when it stops (open it in Chrome DevTools).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const service = await start([...profile, 'dist/main.js'], env);
   const auth = { Authorization: `Bearer ${token}` };
   let bare: { child: ChildProcess; url: string } | undefined;
   try {
