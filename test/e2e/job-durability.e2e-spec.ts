@@ -69,6 +69,7 @@ describe('job durability', () => {
       await worker1.stop();
       await api.close();
       await pages.stop();
+      await db.drop(); // the app was handed it: it drops only databases it made
     }
   });
 
@@ -121,6 +122,7 @@ describe('job durability', () => {
       await worker1.stop();
       await api.close();
       await pages.stop();
+      await db.drop(); // the app was handed it: it drops only databases it made
     }
   });
 
@@ -179,6 +181,7 @@ describe('job durability', () => {
       await worker1.stop();
       await api.close();
       await pages.stop();
+      await db.drop(); // the app was handed it: it drops only databases it made
     }
   }, 150_000); // two worker processes and a 14 s hold on a shared machine
 
@@ -215,6 +218,7 @@ describe('job durability', () => {
       await first.stop();
       await second?.close();
       await pages.stop();
+      await db.drop();
     }
   });
 });

@@ -67,6 +67,7 @@ describe('job handover (scaled out)', () => {
     api = null;
     await pages?.stop();
     pages = null;
+    await db?.drop(); // the app was handed it: it drops only databases it made
   });
 
   it('SIGTERM during a capture that outlasts the grace: another worker starts the job within 2 s of the exit; it succeeds once', async () => {

@@ -245,6 +245,7 @@ describe('long-poll across processes (PostgreSQL + Redis): a worker process ends
       await worker.stop();
       await api.close();
       await pages.stop();
+      await db.drop(); // the app was handed it: it drops only databases it made
     }
   });
 });
