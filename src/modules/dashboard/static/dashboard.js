@@ -758,131 +758,120 @@ document.addEventListener('submit', function (event) {
  * A search field marked data-website-choices="<select id>" narrows its select from the server (the same indexed
  * query that drew the page: at most 50 matches, the chosen website always kept), 200 ms after the last key. Without
  * script the field still works: a filter form submits it, an editor's Find button posts the form back.
+ * A field marked data-website-checks="<list id>" does the same for a list of ticks (a channel's "Only for these
+ * websites"): the list's unticked websites are replaced by the server's matches; the ticked ones stay, first.
  */
 (function () {
   if (!window.fetch) return;
+  /** The server's matches for a search (GET /dashboard/website-choices). */
+  function choicesFor(params) {
+    return fetch('/dashboard/website-choices?' + params.toString(), { credentials: 'same-origin', headers: { Accept: 'application/json' } }).then(
+      function (res) {
+        if (!res.ok) throw new Error('HTTP ' + res.status);
+        return res.json();
+      },
+    );
+  }
+  /**
+   * Calls refresh 200 ms after the last key, and at once on the field's Find button or on Enter — Enter only beside
+   * a Find button unless enterAlways (elsewhere Enter submits the field's own form).
+   */
+  function searchAsTyped(input, refresh, enterAlways) {
+    var timer = null;
+    function now(event) {
+      event.preventDefault();
+      clearTimeout(timer);
+      refresh();
+    }
+    input.addEventListener('input', function () {
+      clearTimeout(timer);
+      timer = setTimeout(refresh, 200);
+    });
+    var find = input.parentNode.querySelector('button[name="find_website"]');
+    if (find) find.addEventListener('click', now);
+    input.addEventListener('keydown', function (event) {
+      if (event.key === 'Enter' && (enterAlways || find)) now(event);
+    });
+  }
+  /** Shows or hides the "more matches: type more" note of a search field. */
+  function noteMore(input, more) {
+    var note = document.getElementById(input.id + '-note');
+    if (note) note.hidden = !more;
+  }
+
   document.querySelectorAll('input[data-website-choices]').forEach(function (input) {
     var select = document.getElementById(input.getAttribute('data-website-choices'));
     if (!select) return;
-    var timer = null;
     var asked = 0;
-    function refresh() {
-      var mine = ++asked;
-      var params = new URLSearchParams({ site: input.value.trim() });
-      if (select.value) params.set('selected', select.value);
-      fetch('/dashboard/website-choices?' + params.toString(), { credentials: 'same-origin', headers: { Accept: 'application/json' } })
-        .then(function (res) {
-          if (!res.ok) throw new Error('HTTP ' + res.status);
-          return res.json();
-        })
-        .then(function (choices) {
-          if (mine !== asked) return; // an answer to an older search arrived late
-          var chosen = select.value;
-          // The first option stays when it is no website ("Every website", "Choose a website").
-          var keep = select.options.length && select.options[0].value === '' ? [select.options[0]] : [];
-          var options = keep.concat(
-            choices.websites.map(function (w) {
-              var option = new Option(w.name, String(w.id));
-              option.selected = String(w.id) === chosen;
-              return option;
-            }),
-          );
-          select.replaceChildren.apply(select, options);
-          var note = document.getElementById(input.id + '-note');
-          if (note) note.hidden = !choices.more;
-        })
-        .catch(function () {
-          /* the form's own search still works */
-        });
-    }
-    input.addEventListener('input', function () {
-      clearTimeout(timer);
-      timer = setTimeout(refresh, 200);
-    });
-    // In an editor, Enter and Find search in place instead of posting the form back.
-    var find = input.parentNode.querySelector('button[name="find_website"]');
-    if (find)
-      find.addEventListener('click', function (event) {
-        event.preventDefault();
-        clearTimeout(timer);
-        refresh();
-      });
-    input.addEventListener('keydown', function (event) {
-      if (event.key !== 'Enter' || !find) return;
-      event.preventDefault();
-      clearTimeout(timer);
-      refresh();
-    });
+    searchAsTyped(
+      input,
+      function () {
+        var mine = ++asked;
+        var params = new URLSearchParams({ site: input.value.trim() });
+        if (select.value) params.set('selected', select.value);
+        choicesFor(params)
+          .then(function (choices) {
+            if (mine !== asked) return; // an answer to an older search arrived late
+            var chosen = select.value;
+            // The first option stays when it is no website ("Every website", "Choose a website").
+            var keep = select.options.length && select.options[0].value === '' ? [select.options[0]] : [];
+            var options = keep.concat(
+              choices.websites.map(function (w) {
+                var option = new Option(w.name, String(w.id));
+                option.selected = String(w.id) === chosen;
+                return option;
+              }),
+            );
+            select.replaceChildren.apply(select, options);
+            noteMore(input, choices.more);
+          })
+          .catch(function () {
+            /* the form's own search still works */
+          });
+      },
+      false,
+    );
   });
-})();
-/*
- * The same search for a list of ticks (a channel's "Only for these websites"): a field marked
- * data-website-checks="<list id>" replaces the list's unticked websites with the server's matches, 200 ms after the
- * last key; the ticked ones stay, first. Find and Enter search in place; without script Find posts the form back.
- */
-(function () {
-  if (!window.fetch) return;
+
   document.querySelectorAll('input[data-website-checks]').forEach(function (input) {
     var list = document.getElementById(input.getAttribute('data-website-checks'));
     if (!list) return;
-    var timer = null;
     var asked = 0;
-    function refresh() {
-      var mine = ++asked;
-      fetch('/dashboard/website-choices?' + new URLSearchParams({ site: input.value.trim() }).toString(), {
-        credentials: 'same-origin',
-        headers: { Accept: 'application/json' },
-      })
-        .then(function (res) {
-          if (!res.ok) throw new Error('HTTP ' + res.status);
-          return res.json();
-        })
-        .then(function (choices) {
-          if (mine !== asked) return; // an answer to an older search arrived late
-          var ticked = {};
-          list.querySelectorAll('label.check').forEach(function (label) {
-            var box = label.querySelector('input');
-            if (box && box.checked) ticked[box.value] = true;
-            else label.remove();
+    searchAsTyped(
+      input,
+      function () {
+        var mine = ++asked;
+        choicesFor(new URLSearchParams({ site: input.value.trim() }))
+          .then(function (choices) {
+            if (mine !== asked) return; // an answer to an older search arrived late
+            var ticked = {};
+            list.querySelectorAll('label.check').forEach(function (label) {
+              var box = label.querySelector('input');
+              if (box && box.checked) ticked[box.value] = true;
+              else label.remove();
+            });
+            choices.websites.forEach(function (w) {
+              if (ticked[String(w.id)]) return;
+              var label = document.createElement('label');
+              label.className = 'check';
+              var box = document.createElement('input');
+              box.type = 'checkbox';
+              box.name = 'website_ids';
+              box.value = String(w.id);
+              label.appendChild(box);
+              label.appendChild(document.createTextNode(' ' + w.name));
+              list.appendChild(label);
+            });
+            noteMore(input, choices.more);
+            var none = document.getElementById(input.id + '-none');
+            if (none) none.remove();
+          })
+          .catch(function () {
+            /* the form's own Find still works */
           });
-          choices.websites.forEach(function (w) {
-            if (ticked[String(w.id)]) return;
-            var label = document.createElement('label');
-            label.className = 'check';
-            var box = document.createElement('input');
-            box.type = 'checkbox';
-            box.name = 'website_ids';
-            box.value = String(w.id);
-            label.appendChild(box);
-            label.appendChild(document.createTextNode(' ' + w.name));
-            list.appendChild(label);
-          });
-          var note = document.getElementById(input.id + '-note');
-          if (note) note.hidden = !choices.more;
-          var none = document.getElementById(input.id + '-none');
-          if (none) none.remove();
-        })
-        .catch(function () {
-          /* the form's own Find still works */
-        });
-    }
-    input.addEventListener('input', function () {
-      clearTimeout(timer);
-      timer = setTimeout(refresh, 200);
-    });
-    var find = input.parentNode.querySelector('button[name="find_website"]');
-    if (find)
-      find.addEventListener('click', function (event) {
-        event.preventDefault();
-        clearTimeout(timer);
-        refresh();
-      });
-    input.addEventListener('keydown', function (event) {
-      if (event.key !== 'Enter') return;
-      event.preventDefault();
-      clearTimeout(timer);
-      refresh();
-    });
+      },
+      true,
+    );
   });
 })();
 // Batches: a chosen CSV file is read into the form's CSV text (the server parses it with csv-parse).

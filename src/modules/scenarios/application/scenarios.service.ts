@@ -10,7 +10,7 @@ import { readWhenFinished } from '../../jobs/application/job-wait';
 import { JobsService } from '../../jobs/application/jobs.service';
 import { JobRepository } from '../../jobs/application/ports';
 import { ScreenshotRepository } from '../../screenshots/application/ports';
-import { SavedSessionIds } from '../../screenshots/application/saved-sessions.port';
+import { checkSessionId, SavedSessionIds } from '../../screenshots/application/saved-sessions.port';
 import { WebsiteRepository } from '../../websites/application/ports';
 import { initialStepRecords } from '../domain/execution';
 import { runSession, ScenarioChanges, ScenarioProps } from '../domain/scenario';
@@ -63,14 +63,6 @@ export class ScenariosService {
     }
   }
 
-  /** A session_id written on a scenario is one of the account's saved sessions (another account's is as unknown as none). */
-  private async checkSession(accountId: number, sessionId: number | null | undefined): Promise<void> {
-    if (sessionId === undefined || sessionId === null) return;
-    if (!(await this.sessions.isOwned(accountId, sessionId))) {
-      throw ValidationFailedError.of('session_id', 'session_id must be the id of one of your saved sessions');
-    }
-  }
-
   /** Parsed steps; a secret fill sent back as "********" takes its value from `stored` (none for a new scenario). */
   private parse(steps: unknown, stored: readonly Step[] | null): Step[] {
     return keepStepSecrets(parseSteps(steps, urlCheckerFromPolicy(this.urlPolicy)), stored);
@@ -79,7 +71,7 @@ export class ScenariosService {
   async create(accountId: number, input: Required<Pick<ScenarioInput, 'name' | 'websiteId'>> & ScenarioInput): Promise<ScenarioProps> {
     const steps = this.parse(input.steps, null);
     await this.checkWebsite(accountId, input.websiteId);
-    await this.checkSession(accountId, input.sessionId);
+    await checkSessionId(this.sessions, accountId, input.sessionId);
     return this.scenarios.create(
       {
         accountId,
@@ -114,7 +106,7 @@ export class ScenariosService {
       changes.websiteId = input.websiteId;
     }
     if (input.sessionId !== undefined) {
-      await this.checkSession(accountId, input.sessionId);
+      await checkSessionId(this.sessions, accountId, input.sessionId);
       changes.sessionId = input.sessionId;
     }
     if (input.name !== undefined) changes.name = input.name;

@@ -4,7 +4,7 @@ import { NotFoundError, ValidationFailedError } from '../../../shared/domain/dom
 import { Page, PageRequest } from '../../../shared/domain/page-request';
 import { JobProps, JobSource } from '../../jobs/domain/job';
 import { WebsiteRepository } from '../../websites/application/ports';
-import { SavedSessionIds } from '../../screenshots/application/saved-sessions.port';
+import { checkSessionId, SavedSessionIds } from '../../screenshots/application/saved-sessions.port';
 import { ScheduleRuns } from './schedule-runs';
 import { CreateScheduleInput, Schedule, ScheduleChanges, scheduleFieldErrors, ScheduleProps } from '../domain/schedule';
 import { ScheduleColumnChanges, ScheduleRepository } from './ports';
@@ -52,14 +52,6 @@ export class SchedulesService {
     private readonly sessions: SavedSessionIds,
   ) {}
 
-  /** A session_id written on a schedule is one of the account's saved sessions (another account's is as unknown as none). */
-  private async checkSession(accountId: number, sessionId: number | null | undefined): Promise<void> {
-    if (sessionId === undefined || sessionId === null) return;
-    if (!(await this.sessions.isOwned(accountId, sessionId))) {
-      throw ValidationFailedError.of('session_id', 'session_id must be the id of one of your saved sessions');
-    }
-  }
-
   private async checkWebsite(accountId: number, websiteId: number): Promise<void> {
     if (!(await this.websites.findOwned(accountId, websiteId))) {
       throw ValidationFailedError.of('website_id', 'website_id must be the id of one of your websites');
@@ -98,7 +90,7 @@ export class SchedulesService {
     if (errors.length > 0) throw new ValidationFailedError(errors);
     const { websiteId: _website, scenarioId: _scenario, ...own } = request;
     const target = await this.resolveTarget(request.accountId, request, null);
-    await this.checkSession(request.accountId, request.sessionId);
+    await checkSessionId(this.sessions, request.accountId, request.sessionId);
     return this.schedules.create(Schedule.create({ ...own, ...target }, this.clock.now()));
   }
 
@@ -149,7 +141,7 @@ export class SchedulesService {
     schedule.update(own, this.clock.now()); // the schedule's own fields first, as on create
     const targetSent = changes.websiteId !== undefined || changes.scenarioId !== undefined;
     const target = targetSent ? await this.resolveTarget(accountId, changes, schedule) : {};
-    if (changes.sessionId !== undefined && changes.sessionId !== schedule.sessionId) await this.checkSession(accountId, changes.sessionId);
+    if (changes.sessionId !== undefined && changes.sessionId !== schedule.sessionId) await checkSessionId(this.sessions, accountId, changes.sessionId);
     const updated = schedule.update({ ...own, ...target }, this.clock.now());
     const saved = await this.schedules.update(accountId, id, changedColumns(stored, updated));
     if (!saved) throw new NotFoundError('Schedule');

@@ -1,3 +1,4 @@
+import { ValidationFailedError } from '../../../shared/domain/domain-error';
 import type { ResolvedSession } from '../../../shared/domain/session-state';
 
 /** A saved session as a capture starts with it, and the version it was at (a refresh is asked for against it). */
@@ -28,4 +29,15 @@ export abstract class SavedSessions {
  */
 export abstract class SavedSessionIds {
   abstract isOwned(accountId: number, id: number): Promise<boolean>;
+}
+
+/**
+ * The one check of a `session_id` written on a scenario or a schedule: none (undefined or null) passes; one that is
+ * not the account's saved session is a 422 naming the field.
+ */
+export async function checkSessionId(ids: SavedSessionIds, accountId: number, sessionId: number | null | undefined): Promise<void> {
+  if (sessionId === undefined || sessionId === null) return;
+  if (!(await ids.isOwned(accountId, sessionId))) {
+    throw ValidationFailedError.of('session_id', 'session_id must be the id of one of your saved sessions');
+  }
 }
