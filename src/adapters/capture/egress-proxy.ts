@@ -142,19 +142,6 @@ interface ListenerState {
 }
 
 /**
- * A listener of the egress proxy that sends what the policy allowed on through one upstream proxy (a capture's
- * `proxy`). Chromium reaches it per browser context (`proxyServer`), so one capture's upstream is never another's.
- */
-export interface EgressRoute {
-  /** `http://127.0.0.1:<port>`, for the browser context's proxyServer. */
-  readonly proxyServer: string;
-  /** The upstream proxy, masked. */
-  readonly proxy: string;
-  explain(url: string): EgressOutcome | undefined;
-  close(): Promise<void>;
-}
-
-/**
  * A listener of the egress proxy made before anyone knows where its traffic goes: a prewarmed spare's browser context
  * talks to it (`proxyServer` is fixed when a context is made), and the lease that takes the spare binds it, once, to
  * straight out or to the capture's upstream proxy. Until then it refuses every request, so nothing goes anywhere
@@ -450,19 +437,6 @@ export class EgressProxy {
       else socket.destroy();
     });
     return server;
-  }
-
-  /**
-   * Opens a route through `proxy`: a listener of its own on 127.0.0.1 whose connections pass the same URL policy
-   * and then go on through the upstream proxy instead of straight to the destination. The proxy's own address
-   * passes the policy first (a private or loopback proxy needs URL_ALLOWLIST or ALLOW_PRIVATE_NETWORKS), and
-   * only the addresses checked are dialled. Throws UpstreamRefused when the policy refuses it.
-   */
-  async route(proxy: ProxyUrl): Promise<EgressRoute> {
-    const checked = await this.checkUpstream(proxy);
-    const listener = await this.listener();
-    listener.bind(checked);
-    return { proxyServer: listener.proxyServer, proxy: checked.masked, explain: (url) => listener.explain(url), close: () => listener.close() };
   }
 
   /**

@@ -13,8 +13,19 @@ import { parseProxyUrl, type ProxyUrl } from '../../shared/domain/proxy-url';
 import { captureRequest } from '../../../test/support/capture-request';
 import { PageServer, solidPage } from '../../../test/support/page-server';
 import { deadPort, startHttpProxy, startSocksProxy, type RunningProxy } from '../../../test/support/proxy-servers';
-import { EgressProxy, EGRESS_ERROR_HEADER, EGRESS_PROXY_ERROR_HEADER, URL_POLICY_BLOCK_HEADER } from './egress-proxy';
+import { EgressProxy, type EgressListener, EGRESS_ERROR_HEADER, EGRESS_PROXY_ERROR_HEADER, URL_POLICY_BLOCK_HEADER } from './egress-proxy';
 import { PuppeteerPageCapturer } from './puppeteer-page-capturer';
+
+/**
+ * A listener of `egress` bound to `proxy`, as a lease makes one: the proxy's own address through the URL policy first
+ * (a refused one opens nothing), then the listener.
+ */
+async function routeThrough(egress: EgressProxy, proxy: ProxyUrl): Promise<EgressListener> {
+  const upstream = await egress.checkUpstream(proxy);
+  const listener = await egress.listener();
+  listener.bind(upstream);
+  return listener;
+}
 
 jest.setTimeout(60_000);
 
@@ -238,7 +249,7 @@ describe('EgressProxy routes: CONNECT through an HTTP upstream', () => {
   }
 
   it('tunnels to the page through the upstream, which sees host:port', async () => {
-    const route = await egress.route(proxyOf(http.url));
+    const route = await routeThrough(egress, proxyOf(http.url));
     try {
       const target = new URL(pages.url).host;
       const { response, socket } = await connectVia(route.proxyServer, target);
@@ -321,7 +332,7 @@ describe('EgressProxy routes: CONNECT through an HTTP upstream', () => {
   });
 
   it('answers 502 with the failure in words when the upstream rejects the credentials', async () => {
-    const route = await egress.route(proxyOf(http.url.replace(CREDENTIALS.password, 'bad')));
+    const route = await routeThrough(egress, proxyOf(http.url.replace(CREDENTIALS.password, 'bad')));
     try {
       const { response, socket } = await connectVia(route.proxyServer, new URL(pages.url).host);
       socket.destroy();
@@ -359,13 +370,13 @@ describe('EgressProxy routes: plain HTTP through a SOCKS5 upstream', () => {
     const host = new URL(pages.url).host;
     await settle();
     const before = socks.seen.filter((seen) => seen === host).length;
-    const first = await egress.route(proxyOf(socks.url));
+    const first = await routeThrough(egress, proxyOf(socks.url));
     try {
       for (const n of [1, 2, 3]) expect((await getVia(first.proxyServer, `${pages.url}/?n=${n}`)).body).toBe('socks page');
     } finally {
       await first.close();
     }
-    const second = await egress.route(proxyOf(socks.url));
+    const second = await routeThrough(egress, proxyOf(socks.url));
     try {
       expect((await getVia(second.proxyServer, `${pages.url}/?n=4`)).body).toBe('socks page');
     } finally {
@@ -377,8 +388,8 @@ describe('EgressProxy routes: plain HTTP through a SOCKS5 upstream', () => {
   });
 
   it("never lends a connection made with one route's credentials to a route with other credentials", async () => {
-    const good = await egress.route(proxyOf(socks.url));
-    const bad = await egress.route(proxyOf(socks.url.replace(CREDENTIALS.password, 'nope')));
+    const good = await routeThrough(egress, proxyOf(socks.url));
+    const bad = await routeThrough(egress, proxyOf(socks.url.replace(CREDENTIALS.password, 'nope')));
     try {
       expect((await getVia(good.proxyServer, `${pages.url}/?good`)).status).toBe(200);
       const refused = await getVia(bad.proxyServer, `${pages.url}/?bad`);
@@ -408,7 +419,7 @@ describe('EgressProxy routes: plain HTTP through a SOCKS5 upstream', () => {
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const target = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const route = await egress.route(proxyOf(socks.url));
+    const route = await routeThrough(egress, proxyOf(socks.url));
     try {
       expect((await getVia(route.proxyServer, `${target}/1`)).body).toBe('ok');
       const second = await getVia(route.proxyServer, `${target}/2`);
