@@ -5,9 +5,10 @@ import { createTestDatabase, TestDatabase } from './support/test-database';
 import { insertAccount, migratedDataSource } from './support/migrated-database';
 import { JobRow } from '../src/modules/jobs/infrastructure/job.row';
 import { ScreenshotRow } from '../src/modules/screenshots/infrastructure/screenshot.row';
+import { WebsiteRow } from '../src/modules/websites/infrastructure/website.row';
 import { ValidationFailedError } from '../src/shared/domain/domain-error';
 import type { PageRequest } from '../src/shared/domain/page-request';
-import { counterName, findPage } from '../src/shared/persistence/hot-query';
+import { counterName, findOne, findPage } from '../src/shared/persistence/hot-query';
 
 /**
  * Here rather than beside hot-query.ts: it needs two contexts' row entities, which shared/ may not import.
@@ -56,7 +57,7 @@ describe.each(['sqlite', 'postgres'] as const)('list_counts and usage_hours on %
 
   beforeAll(async () => {
     db = await createTestDatabase({ engine });
-    dataSource = await migratedDataSource(db, [JobRow, ScreenshotRow]);
+    dataSource = await migratedDataSource(db, [JobRow, ScreenshotRow, WebsiteRow]);
     accounts = [
       await insertAccount(dataSource, `a-${engine}@example.com`, new Date(START)),
       await insertAccount(dataSource, `b-${engine}@example.com`, new Date(START)),
@@ -326,4 +327,67 @@ describe.each(['sqlite', 'postgres'] as const)('list_counts and usage_hours on %
     await expect(read({ page: 2, perPage, from: { after: ['not a date', 'x'] } })).rejects.toBeInstanceOf(ValidationFailedError);
     await expect(read({ page: 2, perPage, from: { after: [new Date(START).toISOString(), 5] } })).rejects.toBeInstanceOf(ValidationFailedError);
   }, 60_000);
+
+  it('findPage and findOne hydrate rows exactly as TypeORM finds them (dates, JSON, nulls, numbers), in the same order', async () => {
+    const jobs = dataSource.getRepository(JobRow);
+    const account = accounts[1];
+    await jobs.insert({
+      id: randomUUID(),
+      type: 'screenshot',
+      accountId: account,
+      websiteId: null,
+      status: 'failed',
+      source: 'api',
+      options: { url: 'https://example.com/', full_page: true, nested: { list: [1, 'two', null] } },
+      idempotencyKey: 'key-1',
+      attempts: 3,
+      error: 'It broke: "quoted" and ünïcode',
+      screenshotId: null,
+      scenarioId: null,
+      scheduleId: null,
+      result: null,
+      createdAt: new Date(START + 2000 * HOUR + 123),
+      startedAt: new Date(START + 2000 * HOUR + 456),
+      finishedAt: null,
+    } as never);
+    const where = { accountId: account };
+    const found = await jobs.find({ where, order: { createdAt: 'DESC', id: 'DESC' }, take: 30 });
+    expect(found.length).toBeGreaterThan(1);
+    const page = await findPage(jobs, where, [['createdAt', 'DESC']], { page: 1, perPage: 30 });
+    expect(page.rows).toEqual(found);
+    expect(page.rows.every((row) => row instanceof JobRow)).toBe(true);
+    const shots = dataSource.getRepository(ScreenshotRow);
+    const [shot] = await shots.find({ where: { accountId: accounts[0] }, order: { id: 'ASC' }, take: 1 });
+    expect(await findOne(shots, { id: shot.id })).toEqual(shot);
+    for (const row of found.slice(0, 3)) expect(await findOne(jobs, { id: row.id })).toEqual(row);
+    expect(await findOne(jobs, { id: randomUUID() })).toBeNull();
+
+    // Booleans both ways, JSON columns null and set, a double, a null date.
+    const websites = dataSource.getRepository(WebsiteRow);
+    for (const [i, fullPage] of [true, false].entries()) {
+      await websites.insert({
+        accountId: account,
+        name: `Site ${i}`,
+        url: `https://example.com/${i}`,
+        viewportWidth: 1280,
+        viewportHeight: 800,
+        fullPage,
+        status: 'active',
+        captureOptions: i === 0 ? { format: 'png', wait_until: 'stable' } : null,
+        changeThreshold: 0.125,
+        changeIgnoreSelectors: i === 0 ? ['.ad', '#clock'] : null,
+        alertWhen: i === 0 ? { keyword: 'sold out' } : null,
+        ignoreText: i === 0 ? [] : null,
+        lastScreenshotAt: i === 0 ? new Date(START + 7) : null,
+        createdAt: new Date(START + i),
+        updatedAt: new Date(START + 2 * i),
+      } as never);
+    }
+    const sites = await websites.find({ where: { accountId: account }, order: { id: 'DESC' }, take: 30 });
+    expect(sites.slice(0, 2).map((w) => [w.name, w.fullPage])).toEqual([
+      ['Site 1', false],
+      ['Site 0', true],
+    ]);
+    expect((await findPage(websites, { accountId: account }, [['id', 'DESC']], { page: 1, perPage: 30 })).rows).toEqual(sites);
+  });
 });

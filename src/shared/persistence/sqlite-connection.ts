@@ -4,6 +4,10 @@ import type { DataSource } from 'typeorm';
 export interface SqliteStatement {
   run(...params: unknown[]): { lastInsertRowid: number | bigint; changes: number };
   get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+  /** Rows as arrays (in `columns()` order) instead of objects, from now on. */
+  raw(on: boolean): SqliteStatement;
+  columns(): Array<{ name: string }>;
 }
 
 /** The part of better-sqlite3's Database the raw SQLite paths use (TypeORM's driver holds it as `databaseConnection`). */

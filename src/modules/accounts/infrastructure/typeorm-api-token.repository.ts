@@ -4,13 +4,19 @@ import { IsNull, Repository } from 'typeorm';
 import { Account } from '../domain/account';
 import { ApiToken } from '../domain/api-token';
 import { ApiTokenRepository, NewApiToken } from '../application/ports';
-import { HotQuery, hydrate, selectColumns } from '../../../shared/persistence/hot-query';
+import { HotQuery, selectColumns } from '../../../shared/persistence/hot-query';
 import { AccountRowsVersion } from './account-rows-version';
 import { AccountRow, ApiTokenRow, newTokenRow } from './orm-entities';
 import { toAccount } from './typeorm-account.repository';
 
 /** Tokens kept at most (one entry per active token in use); past it the map starts again empty. */
 const MAX_KEPT_TOKENS = 10_000;
+
+/** The token lookup's row: the token (`t`) and its account (`a`). */
+const TOKEN_AND_ACCOUNT = [
+  [ApiTokenRow, 't'],
+  [AccountRow, 'a'],
+] as const;
 
 function toToken(row: ApiTokenRow): ApiToken {
   return new ApiToken({
@@ -66,9 +72,9 @@ export class TypeOrmApiTokenRepository extends ApiTokenRepository {
          FROM api_tokens t INNER JOIN accounts a ON a.id = t.account_id
         WHERE t.token_hash = :hash AND t.revoked_at IS NULL`,
     );
-    const [raw] = await this.activeByHash.rows({ hash });
-    if (!raw) return null;
-    const result = { token: toToken(hydrate(this.rows, ApiTokenRow, raw, 't')), account: toAccount(hydrate(this.rows, AccountRow, raw, 'a')) };
+    const [found] = await this.activeByHash.entities({ hash }, TOKEN_AND_ACCOUNT);
+    if (!found) return null;
+    const result = { token: toToken(found[0] as ApiTokenRow), account: toAccount(found[1] as AccountRow) };
     if (version !== null) {
       if (this.found.size >= MAX_KEPT_TOKENS) this.found.clear();
       this.found.set(hash, { version, result });
