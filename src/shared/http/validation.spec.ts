@@ -278,6 +278,25 @@ describe('validation', () => {
     });
 
     describe('query strings', () => {
+      it('an empty query string gives the DTO with its defaults every time, a copy each time; a required field still fails every time', async () => {
+        class Defaults {
+          @QueryInt(1, 100) page?: number = 1;
+        }
+        class Required {
+          @IsString() q!: string;
+        }
+        const first = await pipe.transform(Object.create(null), { type: 'query', metatype: Defaults });
+        const again = (await pipe.transform({}, { type: 'query', metatype: Defaults })) as Defaults;
+        expect(first).toEqual(Object.assign(new Defaults(), { page: 1 }));
+        expect(again).toBeInstanceOf(Defaults);
+        expect(again).toEqual(first);
+        expect(again).not.toBe(first);
+        again.page = 9; // a controller changing its copy changes no later request's
+        expect(await pipe.transform({}, { type: 'query', metatype: Defaults })).toEqual(first);
+        expect(await pipe.transform({ page: '3' }, { type: 'query', metatype: Defaults })).toEqual(Object.assign(new Defaults(), { page: 3 }));
+        for (let i = 0; i < 2; i++) expect(await fieldsOf({}, { type: 'query', metatype: Required })).toEqual(['q']);
+      });
+
       it('a NUL in a query value is a 422 naming the parameter, whatever the DTO', async () => {
         expect((await refusal({ page: '1', q: 'a\u0000b' }, { type: 'query', metatype: PageQuery })).details).toEqual([
           { field: 'q', message: 'q must not contain NUL characters' },
