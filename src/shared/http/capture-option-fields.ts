@@ -528,10 +528,10 @@ function viewPlan(format: string): Array<{ key: string; wire: string; shown: boo
   let plan = viewPlans.get(format);
   if (!plan) {
     plan = WEBSITE_OPTIONS.filter((spec) => !spec.secret && (!spec.shownWithDefault || (spec.formats as readonly string[]).includes(format))).map((spec) => ({
-      key: spec.key as string,
+      key: spec.key,
       wire: spec.wire,
       shown: Boolean(spec.shownWithDefault),
-      fallback: spec.default as unknown,
+      fallback: spec.default,
     }));
     viewPlans.set(format, plan);
   }
