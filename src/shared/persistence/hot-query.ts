@@ -1,5 +1,4 @@
 import { EntityMetadata, EntityTarget, ObjectLiteral, Repository } from 'typeorm';
-import type { Driver } from 'typeorm/driver/Driver';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { ValidationFailedError } from '../domain/domain-error';
 import type { PageEdges, PageRequest } from '../domain/page-request';
@@ -21,7 +20,8 @@ export class HotQuery<P extends Record<string, unknown>> {
   private readonly order: (keyof P)[];
   /** SQLite: this text prepared on the connection, once as objects and once as arrays (better-sqlite3 `raw`). */
   private sqlite?: { db: SqliteConnection; objects?: SqliteStatement; arrays?: SqliteStatement };
-  private readers?: WeakMap<object, RowReader>;
+  /** SQLite: where each entity's columns sit in a row (a HotQuery's SELECT fixes its parts). */
+  private reader?: RowReader;
 
   constructor(
     private readonly repository: Repository<ObjectLiteral>,
@@ -48,9 +48,10 @@ export class HotQuery<P extends Record<string, unknown>> {
    * `alias__column`, see selectColumns), hydrated as TypeORM hydrates them.
    *
    * On SQLite the rows are read as arrays, straight from the connection: better-sqlite3 builds an object per row
-   * property by property, which was over half of a 15-row list's query time (56 µs of objects against ~15 µs of
-   * arrays), and TypeORM's query runner added ~40 µs more around it (events, logging, its result object). Nothing
-   * of that applies to a fixed SELECT: the driver's connection is the one TypeORM uses (transactions included).
+   * property by property (a 16-row page of websites: 56 µs as objects, 39 µs as arrays), and TypeORM's query runner
+   * added ~40 µs more around it (events, logging, its result object). Nothing of that applies to a fixed SELECT: the
+   * driver's connection is the one TypeORM uses (transactions included). Values are hydrated by the driver itself,
+   * as TypeORM does.
    */
   async entities(params: P, parts: ReadonlyArray<readonly [EntityTarget<ObjectLiteral>, string]>): Promise<ObjectLiteral[][]> {
     const values = this.order.map((n) => params[n]);
@@ -59,10 +60,8 @@ export class HotQuery<P extends Record<string, unknown>> {
       const raw = await this.repository.manager.query<Record<string, unknown>[]>(this.sql, values);
       return raw.map((row) => parts.map(([target, alias]) => hydrate(this.repository, target, row, alias)));
     }
-    this.readers ??= new WeakMap<object, RowReader>();
-    let reader = this.readers.get(parts);
-    if (!reader) this.readers.set(parts, (reader = rowReader(this.repository, statement.columns(), parts)));
-    return (statement.all(...values) as unknown[][]).map(reader);
+    this.reader ??= rowReader(this.repository, statement.columns(), parts);
+    return (statement.all(...values) as unknown[][]).map(this.reader);
   }
 
   /** The SQLite statement of this text (null on other databases), prepared on first use per connection. */
@@ -96,56 +95,16 @@ function rowReader(
     const fields = metadata.columns.map((column) => {
       const index = at.get(`${alias}__${column.databaseName}`);
       if (index === undefined) throw new Error(`HotQuery: the SELECT has no ${alias}__${column.databaseName}`);
-      return { index, set: sqliteColumnSetter(connection.driver, column) };
+      return { index, column };
     });
     return { metadata, fields };
   });
   return (row) =>
     plans.map(({ metadata, fields }) => {
       const entity = metadata.create() as ObjectLiteral;
-      for (const { index, set } of fields) set(entity, row[index]);
+      for (const { index, column } of fields) column.setEntityValue(entity, connection.driver.prepareHydratedValue(row[index], column));
       return entity;
     });
-}
-
-/** SQLite column types TypeORM's sqlite driver hydrates as they come (AbstractSqliteDriver.prepareHydratedValue). */
-const CONVERTED_ON_READ = new Set<unknown>([
-  Boolean,
-  'boolean',
-  'datetime',
-  Date,
-  'date',
-  'time',
-  'json',
-  'simple-json',
-  'simple-array',
-  'simple-enum',
-  Number,
-]);
-
-/**
- * `column.setEntityValue(entity, driver.prepareHydratedValue(value, column))`, decided once per column instead of
- * per value: the driver's method tests the column's type against a dozen kinds on every value, and a 15-row list
- * of websites hydrates 240 of them (~80 µs of a ~350 µs request, measured with bench/api-bench.ts' BENCH_ONLY).
- * Only the plain cases are taken here — a property of the entity itself, no transformer — and only for values
- * TypeORM would pass through unchanged or turn into JSON or a boolean; everything else (dates included) still
- * goes through the driver. test/list-counts.int-spec.ts holds the result to what TypeORM's find() returns.
- */
-function sqliteColumnSetter(driver: Driver, column: ColumnMetadata): (entity: ObjectLiteral, value: unknown) => void {
-  const viaDriver = (entity: ObjectLiteral, value: unknown) => column.setEntityValue(entity, driver.prepareHydratedValue(value, column));
-  const virtualReference = column.isVirtual && column.referencedColumn && column.referencedColumn.propertyName !== column.propertyName;
-  if (column.embeddedMetadata || column.transformer || virtualReference) return viaDriver;
-  const property = column.propertyName;
-  const type: unknown = column.type;
-  if (type === 'json' || type === 'simple-json') {
-    return (entity, value) => {
-      if (typeof value === 'string') entity[property] = JSON.parse(value) as unknown;
-      else viaDriver(entity, value);
-    };
-  }
-  if (type === Boolean || type === 'boolean') return (entity, value) => (entity[property] = value === null || value === undefined ? value : Boolean(value));
-  if (CONVERTED_ON_READ.has(type)) return viaDriver;
-  return (entity, value) => (entity[property] = value);
 }
 
 /**
@@ -168,16 +127,6 @@ function hydrate<T extends ObjectLiteral>(repository: Repository<ObjectLiteral>,
     column.setEntityValue(entity, value);
   }
   return entity;
-}
-
-const rowParts = new WeakMap<object, ReadonlyArray<readonly [EntityTarget<ObjectLiteral>, string]>>();
-
-/** `[[target, 'r']]`, one array per entity (HotQuery keeps its array-position plan per parts array). */
-function onlyRows(target: EntityTarget<ObjectLiteral>): ReadonlyArray<readonly [EntityTarget<ObjectLiteral>, string]> {
-  const key = target as object;
-  let parts = rowParts.get(key);
-  if (!parts) rowParts.set(key, (parts = [[target, 'r']] as const));
-  return parts;
 }
 
 const oneQueries = new WeakMap<Repository<ObjectLiteral>, Map<string, HotQuery<Record<string, unknown>>>>();
@@ -213,7 +162,7 @@ export async function findOne<T extends ObjectLiteral>(repository: Repository<T>
   const driver = repository.manager.connection.driver;
   // An undefined value matches nothing (findOneBy would drop the condition and answer any row).
   for (const key of keys) params[key] = driver.preparePersistentValue((where as Record<string, unknown>)[key] ?? null, columnOf(repo, key));
-  const [found] = await query.entities(params, onlyRows(metadata.target));
+  const [found] = await query.entities(params, [[metadata.target, 'r']]);
   return found ? (found[0] as T) : null;
 }
 
@@ -336,7 +285,7 @@ export async function findPage<T extends ObjectLiteral>(
     byShape.set(shape, found);
     return found;
   };
-  const parts = onlyRows(metadata.target);
+  const parts = [[metadata.target, 'r']] as const;
   const filterParams: Record<string, unknown> = {};
   for (const [key, value] of filters) filterParams[key] = driver.preparePersistentValue(value, column(key));
   const countAll = async (): Promise<number> => {

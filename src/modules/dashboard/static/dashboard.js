@@ -773,11 +773,26 @@ document.addEventListener('submit', function (event) {
     );
   }
   /**
-   * Calls refresh 200 ms after the last key, and at once on the field's Find button or on Enter — Enter only beside
-   * a Find button unless enterAlways (elsewhere Enter submits the field's own form).
+   * Asks the server for the matches of the field's search 200 ms after the last key, and at once on the field's Find
+   * button or on Enter — Enter only beside a Find button unless enterAlways (elsewhere Enter submits the field's own
+   * form) — and hands the latest answer to show (an answer to an older search arriving late is dropped). params()
+   * builds the search's query.
    */
-  function searchAsTyped(input, refresh, enterAlways) {
+  function searchAsTyped(input, params, show, enterAlways) {
     var timer = null;
+    var asked = 0;
+    function refresh() {
+      var mine = ++asked;
+      choicesFor(params())
+        .then(function (choices) {
+          if (mine !== asked) return;
+          show(choices);
+          noteMore(input, choices.more);
+        })
+        .catch(function () {
+          /* the form's own search (a filter form, or Find posting back) still works */
+        });
+    }
     function now(event) {
       event.preventDefault();
       clearTimeout(timer);
@@ -802,32 +817,25 @@ document.addEventListener('submit', function (event) {
   document.querySelectorAll('input[data-website-choices]').forEach(function (input) {
     var select = document.getElementById(input.getAttribute('data-website-choices'));
     if (!select) return;
-    var asked = 0;
     searchAsTyped(
       input,
       function () {
-        var mine = ++asked;
         var params = new URLSearchParams({ site: input.value.trim() });
         if (select.value) params.set('selected', select.value);
-        choicesFor(params)
-          .then(function (choices) {
-            if (mine !== asked) return; // an answer to an older search arrived late
-            var chosen = select.value;
-            // The first option stays when it is no website ("Every website", "Choose a website").
-            var keep = select.options.length && select.options[0].value === '' ? [select.options[0]] : [];
-            var options = keep.concat(
-              choices.websites.map(function (w) {
-                var option = new Option(w.name, String(w.id));
-                option.selected = String(w.id) === chosen;
-                return option;
-              }),
-            );
-            select.replaceChildren.apply(select, options);
-            noteMore(input, choices.more);
-          })
-          .catch(function () {
-            /* the form's own search still works */
-          });
+        return params;
+      },
+      function (choices) {
+        var chosen = select.value;
+        // The first option stays when it is no website ("Every website", "Choose a website").
+        var keep = select.options.length && select.options[0].value === '' ? [select.options[0]] : [];
+        var options = keep.concat(
+          choices.websites.map(function (w) {
+            var option = new Option(w.name, String(w.id));
+            option.selected = String(w.id) === chosen;
+            return option;
+          }),
+        );
+        select.replaceChildren.apply(select, options);
       },
       false,
     );
@@ -836,39 +844,32 @@ document.addEventListener('submit', function (event) {
   document.querySelectorAll('input[data-website-checks]').forEach(function (input) {
     var list = document.getElementById(input.getAttribute('data-website-checks'));
     if (!list) return;
-    var asked = 0;
     searchAsTyped(
       input,
       function () {
-        var mine = ++asked;
-        choicesFor(new URLSearchParams({ site: input.value.trim() }))
-          .then(function (choices) {
-            if (mine !== asked) return; // an answer to an older search arrived late
-            var ticked = {};
-            list.querySelectorAll('label.check').forEach(function (label) {
-              var box = label.querySelector('input');
-              if (box && box.checked) ticked[box.value] = true;
-              else label.remove();
-            });
-            choices.websites.forEach(function (w) {
-              if (ticked[String(w.id)]) return;
-              var label = document.createElement('label');
-              label.className = 'check';
-              var box = document.createElement('input');
-              box.type = 'checkbox';
-              box.name = 'website_ids';
-              box.value = String(w.id);
-              label.appendChild(box);
-              label.appendChild(document.createTextNode(' ' + w.name));
-              list.appendChild(label);
-            });
-            noteMore(input, choices.more);
-            var none = document.getElementById(input.id + '-none');
-            if (none) none.remove();
-          })
-          .catch(function () {
-            /* the form's own Find still works */
-          });
+        return new URLSearchParams({ site: input.value.trim() });
+      },
+      function (choices) {
+        var ticked = {};
+        list.querySelectorAll('label.check').forEach(function (label) {
+          var box = label.querySelector('input');
+          if (box && box.checked) ticked[box.value] = true;
+          else label.remove();
+        });
+        choices.websites.forEach(function (w) {
+          if (ticked[String(w.id)]) return;
+          var label = document.createElement('label');
+          label.className = 'check';
+          var box = document.createElement('input');
+          box.type = 'checkbox';
+          box.name = 'website_ids';
+          box.value = String(w.id);
+          label.appendChild(box);
+          label.appendChild(document.createTextNode(' ' + w.name));
+          list.appendChild(label);
+        });
+        var none = document.getElementById(input.id + '-none');
+        if (none) none.remove();
       },
       true,
     );
