@@ -9,6 +9,7 @@ import { WebsiteRow } from '../src/modules/websites/infrastructure/website.row';
 import { ValidationFailedError } from '../src/shared/domain/domain-error';
 import type { PageRequest } from '../src/shared/domain/page-request';
 import { counterName, findOne, findPage } from '../src/shared/persistence/hot-query';
+import { sqliteConnection } from '../src/shared/persistence/sqlite-connection';
 
 /**
  * Here rather than beside hot-query.ts: it needs two contexts' row entities, which shared/ may not import.
@@ -389,5 +390,57 @@ describe.each(['sqlite', 'postgres'] as const)('list_counts and usage_hours on %
       ['Site 0', true],
     ]);
     expect((await findPage(websites, { accountId: account }, [['id', 'DESC']], { page: 1, perPage: 30 })).rows).toEqual(sites);
+  });
+});
+
+describe('findPage on SQLite', () => {
+  let db: TestDatabase;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    db = await createTestDatabase({ engine: 'sqlite' });
+    dataSource = await migratedDataSource(db, [JobRow, ScreenshotRow, WebsiteRow]);
+  }, 60_000);
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await db?.drop();
+  });
+
+  it('binds no bare LIMIT parameter (SQLite would compile the statement again on every run)', async () => {
+    const account = await insertAccount(dataSource, 'limit@example.com', new Date(START));
+    const websites = dataSource.getRepository(WebsiteRow);
+    for (let i = 0; i < 5; i++) {
+      await websites.insert({
+        accountId: account,
+        name: `Site ${i}`,
+        url: `https://example.com/${i}`,
+        viewportWidth: 1280,
+        viewportHeight: 800,
+        fullPage: false,
+        status: 'active',
+        createdAt: new Date(START + i),
+        updatedAt: new Date(START + i),
+      });
+    }
+    const connection = sqliteConnection(dataSource);
+    const prepared: string[] = [];
+    const prepare = connection.prepare.bind(connection);
+    const spy = jest.spyOn(connection, 'prepare').mockImplementation((text: string) => {
+      prepared.push(text);
+      return prepare(text);
+    });
+    try {
+      const read = (page: PageRequest) => findPage(websites, { accountId: account }, [['name', 'ASC']], page);
+      const first = await read({ page: 1, perPage: 2 });
+      const second = await read({ page: 2, perPage: 2, from: { after: first.edges!.last } });
+      await read({ page: 1, perPage: 2, from: { before: second.edges!.first } });
+      await read({ page: 3, perPage: 2, from: { end: true } });
+      expect(second.rows.map((w) => w.name)).toEqual(['Site 2', 'Site 3']);
+    } finally {
+      spy.mockRestore();
+    }
+    const pages = prepared.filter((text) => /\bLIMIT\b/.test(text));
+    expect(pages.length).toBeGreaterThanOrEqual(4);
+    for (const text of pages) expect(text).not.toMatch(/\bLIMIT\s+[?:$@]/);
   });
 });

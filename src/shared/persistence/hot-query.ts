@@ -276,11 +276,15 @@ export async function findPage<T extends ObjectLiteral>(
       where.push(keys.length === 1 ? `${columns[0]} ${op} ${bound[0]}` : `(${columns.join(', ')}) ${op} (${bound.join(', ')})`);
     }
     const condition = where.length ? ` WHERE ${where.join(' AND ')}` : '';
+    // `(:pageLimit + 0)`, not a bare parameter: SQLite (3.47 on) plans with the value bound to a bare LIMIT
+    // parameter, so binding one marks the statement expired and every run compiled it again — a third of
+    // reading a page of websites (bench/sqlite-limit.ts, docs/benchmark.md). An expression it does not look
+    // into; PostgreSQL folds it with the bound value as before.
     const sql =
       kind === 'count'
         ? `SELECT COUNT(1) AS total FROM ${table} r${condition}`
         : `SELECT ${selectColumns(repo, metadata.target, 'r')} FROM ${table} r${condition} ORDER BY ${columns.map((c) => `${c} ${dir}`).join(', ')} ` +
-          `LIMIT :pageLimit${kind === 'offset' ? ' OFFSET :pageOffset' : ''}`;
+          `LIMIT (:pageLimit + 0)${kind === 'offset' ? ' OFFSET :pageOffset' : ''}`;
     found = new HotQuery(repo, sql);
     byShape.set(shape, found);
     return found;
