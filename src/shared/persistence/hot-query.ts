@@ -1,4 +1,4 @@
-import { EntityMetadata, EntityTarget, ObjectLiteral, Repository } from 'typeorm';
+import { Driver, EntityMetadata, EntityTarget, ObjectLiteral, Repository } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { ValidationFailedError } from '../domain/domain-error';
 import type { PageEdges, PageRequest } from '../domain/page-request';
@@ -95,16 +95,32 @@ function rowReader(
     const fields = metadata.columns.map((column) => {
       const index = at.get(`${alias}__${column.databaseName}`);
       if (index === undefined) throw new Error(`HotQuery: the SELECT has no ${alias}__${column.databaseName}`);
-      return { index, column };
+      return { index, column, hydrate: valueHydrator(connection.driver, column) };
     });
     return { metadata, fields };
   });
   return (row) =>
     plans.map(({ metadata, fields }) => {
       const entity = metadata.create() as ObjectLiteral;
-      for (const { index, column } of fields) column.setEntityValue(entity, connection.driver.prepareHydratedValue(row[index], column));
+      for (const { index, column, hydrate } of fields) column.setEntityValue(entity, hydrate(row[index]));
       return entity;
     });
+}
+
+/** A datetime as TypeORM writes it to SQLite: UTC, `2026-12-07 14:11:13.123`. */
+const SQLITE_DATETIME = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}$/;
+
+/**
+ * How one column's stored value becomes the entity's: the driver's `prepareHydratedValue`, as TypeORM does — but for
+ * a SQLite datetime in the shape TypeORM writes, the driver's own two steps for that shape (the space becomes `T`, a
+ * `Z` is added) without its two regular expressions and replace, which took half of hydrating a page of websites
+ * (two dates a row; 1.1 → 0.6 µs a date). Anything else, or a column with a transformer, goes through the driver.
+ */
+function valueHydrator(driver: Driver, column: ColumnMetadata): (value: unknown) => unknown {
+  const general = (value: unknown): unknown => driver.prepareHydratedValue(value, column) as unknown;
+  const sqliteDate = driver.options.type === 'better-sqlite3' && !column.transformer && (column.type === 'datetime' || column.type === Date);
+  if (!sqliteDate) return general;
+  return (value) => (typeof value === 'string' && SQLITE_DATETIME.test(value) ? new Date(`${value.slice(0, 10)}T${value.slice(11)}Z`) : general(value));
 }
 
 /**
