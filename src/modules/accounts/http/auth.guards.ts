@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Clock } from '../../../shared/domain/clock';
 import { UnauthorizedError } from '../../../shared/domain/domain-error';
-import { AUTH_IF_PRESENTED, IS_PUBLIC } from '../../../shared/http/decorators';
+import { routeAccess } from '../../../shared/http/decorators';
 import { RateLimiter } from '../../rate-limiting/application/rate-limiter';
 import { RateLimitExceededError } from '../../rate-limiting/domain/quota';
 import { setRateLimitHeaders } from '../../../shared/http/rate-limit-headers';
@@ -13,14 +13,6 @@ import { Account } from '../domain/account';
 import { PlanNoApiAccessError } from '../domain/errors';
 
 export type AuthenticatedRequest = FastifyRequest & { account?: Account };
-
-function authIfPresented(reflector: Reflector, context: ExecutionContext): boolean {
-  return reflector.getAllAndOverride<boolean>(AUTH_IF_PRESENTED, [context.getHandler(), context.getClass()]) === true;
-}
-
-function isPublic(reflector: Reflector, context: ExecutionContext): boolean {
-  return reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]) === true;
-}
 
 /**
  * Deny by default: every route needs `Authorization: Bearer <token>` unless marked @Public().
@@ -37,10 +29,11 @@ export class AuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (isPublic(this.reflector, context)) return true;
+    const access = routeAccess(this.reflector, context);
+    if (access.isPublic) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const header = authorizationHeader(request);
-    if (header === undefined && authIfPresented(this.reflector, context)) return true;
+    if (header === undefined && access.authIfPresented) return true;
     const account = await this.authenticator.authenticate(header);
     if (!account) {
       const reply = context.switchToHttp().getResponse<FastifyReply>();
@@ -75,9 +68,10 @@ export class ApiAccessGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (isPublic(this.reflector, context)) return true;
+    const access = routeAccess(this.reflector, context);
+    if (access.isPublic) return true;
     const account = context.switchToHttp().getRequest<AuthenticatedRequest>().account;
-    if (!account && authIfPresented(this.reflector, context)) return true;
+    if (!account && access.authIfPresented) return true;
     if (!account) throw new UnauthorizedError();
     if (!account.hasApiAccess(this.clock.now())) {
       setRateLimitHeaders(context.switchToHttp().getResponse<FastifyReply>(), await this.limiter.peek(account.id, account.rateLimits()));
