@@ -13,35 +13,37 @@ export class MemoryCounterStore extends CounterStore {
   }
 
   async countRequest(minute: CountedKey, hour: CountedKey, minuteLimit: number): Promise<{ minute: number; hour: number }> {
-    const m = this.bump(minute);
-    const h = m <= minuteLimit ? this.bump(hour) : this.current(hour.key);
+    const now = this.clock.now().getTime();
+    const m = this.bump(minute, now);
+    const h = m <= minuteLimit ? this.bump(hour, now) : this.current(hour.key, now);
     return { minute: m, hour: h };
   }
 
   async increment(counter: CountedKey): Promise<number> {
-    return this.bump(counter);
+    return this.bump(counter, this.clock.now().getTime());
   }
 
   async read(keys: string[]): Promise<number[]> {
-    return keys.map((key) => this.current(key));
+    const now = this.clock.now().getTime();
+    return keys.map((key) => this.current(key, now));
   }
 
-  private current(key: string): number {
+  private current(key: string, now: number): number {
     const entry = this.counters.get(key);
-    return entry && entry.expiresAt > this.clock.now().getTime() ? entry.count : 0;
+    return entry && entry.expiresAt > now ? entry.count : 0;
   }
 
-  private bump({ key, ttlMs }: CountedKey): number {
-    this.sweep();
-    const count = this.current(key) + 1;
-    const expiresAt = count === 1 ? this.clock.now().getTime() + ttlMs : (this.counters.get(key)?.expiresAt ?? 0);
-    this.counters.set(key, { count, expiresAt });
-    return count;
+  /** The clock is read once per call and a live window's entry counted in place: this runs on every API request. */
+  private bump({ key, ttlMs }: CountedKey, now: number): number {
+    this.sweep(now);
+    const entry = this.counters.get(key);
+    if (entry && entry.expiresAt > now) return ++entry.count;
+    this.counters.set(key, { count: 1, expiresAt: now + ttlMs });
+    return 1;
   }
 
   /** Drops expired windows once a minute so memory stays bounded by the active accounts. */
-  private sweep(): void {
-    const now = this.clock.now().getTime();
+  private sweep(now: number): void {
     if (now - this.lastSweep < 60_000) return;
     this.lastSweep = now;
     for (const [key, entry] of this.counters) if (entry.expiresAt <= now) this.counters.delete(key);
