@@ -8,6 +8,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import secureJson from 'secure-json-parse';
 import { BadRequestError, FieldError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationFailedError } from '../domain/domain-error';
 import { cappedValidationError, MAX_DETAILS, notAllowed } from './capped-validation';
+import { routeFlag } from './decorators';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -462,8 +463,7 @@ export class RequestBodyGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     // Dashboard routes check their body in FormBodyGuard, after their own session guards.
-    if (this.reflector.getAllAndOverride<boolean>(ACCEPTS_FORMS, [context.getHandler(), context.getClass()]) === true) return true;
-    if (this.reflector.getAllAndOverride<boolean>(IGNORES_BODY, [context.getHandler(), context.getClass()]) === true) return true;
+    if (routeFlag(this.reflector, context, ACCEPTS_FORMS) || routeFlag(this.reflector, context, IGNORES_BODY)) return true;
     refuseUnusableBody(context, false);
     return true;
   }

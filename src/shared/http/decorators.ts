@@ -15,36 +15,29 @@ export const AUTH_IF_PRESENTED = 'authIfPresented';
  */
 export const AuthIfPresented = (): MethodDecorator & ClassDecorator => SetMetadata(AUTH_IF_PRESENTED, true);
 
-/** What a route says about its callers (@Public, @AuthIfPresented; a handler's own overrides its controller's). */
-export interface RouteAccess {
-  isPublic: boolean;
-  authIfPresented: boolean;
-}
-
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- Nest's handler and controller references
 type Target = Function;
-const accessByController = new WeakMap<Target, WeakMap<Target, RouteAccess>>();
+const flagsByController = new WeakMap<Target, WeakMap<Target, Map<string, boolean>>>();
 
 /**
- * The route's RouteAccess, read from its metadata once: the three API guards ask on every request, and each
- * `getAllAndOverride` walks the metadata of the handler and its class (~0.45 µs a lookup, four a request).
- * Decorators set metadata when the classes are defined, so it never changes after the first request.
+ * Whether the route is marked with the boolean metadata `key` (@Public, @AuthIfPresented, @AcceptsForms, …; a
+ * handler's own mark overrides its controller's, as Reflector.getAllAndOverride reads them), read once per route:
+ * the global guards ask on every request, and each lookup walks the metadata of the handler and of its class
+ * (~0.45 µs, six a request). Decorators set metadata when the classes are defined, so it never changes afterwards.
  */
-export function routeAccess(reflector: Reflector, context: ExecutionContext): RouteAccess {
+export function routeFlag(reflector: Reflector, context: ExecutionContext, key: string): boolean {
   const controller = context.getClass();
   const handler = context.getHandler();
-  let byHandler = accessByController.get(controller);
-  if (!byHandler) accessByController.set(controller, (byHandler = new WeakMap()));
-  let access = byHandler.get(handler);
-  if (!access) {
-    const targets = [handler, controller];
-    access = {
-      isPublic: reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) === true,
-      authIfPresented: reflector.getAllAndOverride<boolean>(AUTH_IF_PRESENTED, targets) === true,
-    };
-    byHandler.set(handler, access);
+  let byHandler = flagsByController.get(controller);
+  if (!byHandler) flagsByController.set(controller, (byHandler = new WeakMap()));
+  let flags = byHandler.get(handler);
+  if (!flags) byHandler.set(handler, (flags = new Map<string, boolean>()));
+  let flag = flags.get(key);
+  if (flag === undefined) {
+    flag = reflector.getAllAndOverride<boolean>(key, [handler, controller]) === true;
+    flags.set(key, flag);
   }
-  return access;
+  return flag;
 }
 
 /** The account the auth guard resolved from the bearer token. */

@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Clock } from '../../../shared/domain/clock';
 import { UnauthorizedError } from '../../../shared/domain/domain-error';
-import { routeAccess } from '../../../shared/http/decorators';
+import { AUTH_IF_PRESENTED, IS_PUBLIC, routeFlag } from '../../../shared/http/decorators';
 import { RateLimiter } from '../../rate-limiting/application/rate-limiter';
 import { RateLimitExceededError } from '../../rate-limiting/domain/quota';
 import { setRateLimitHeaders } from '../../../shared/http/rate-limit-headers';
@@ -29,11 +29,10 @@ export class AuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const access = routeAccess(this.reflector, context);
-    if (access.isPublic) return true;
+    if (routeFlag(this.reflector, context, IS_PUBLIC)) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const header = authorizationHeader(request);
-    if (header === undefined && access.authIfPresented) return true;
+    if (header === undefined && routeFlag(this.reflector, context, AUTH_IF_PRESENTED)) return true;
     const account = await this.authenticator.authenticate(header);
     if (!account) {
       const reply = context.switchToHttp().getResponse<FastifyReply>();
@@ -68,10 +67,9 @@ export class ApiAccessGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const access = routeAccess(this.reflector, context);
-    if (access.isPublic) return true;
+    if (routeFlag(this.reflector, context, IS_PUBLIC)) return true;
     const account = context.switchToHttp().getRequest<AuthenticatedRequest>().account;
-    if (!account && access.authIfPresented) return true;
+    if (!account && routeFlag(this.reflector, context, AUTH_IF_PRESENTED)) return true;
     if (!account) throw new UnauthorizedError();
     if (!account.hasApiAccess(this.clock.now())) {
       setRateLimitHeaders(context.switchToHttp().getResponse<FastifyReply>(), await this.limiter.peek(account.id, account.rateLimits()));

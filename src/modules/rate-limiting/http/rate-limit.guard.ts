@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { routeAccess } from '../../../shared/http/decorators';
+import { IS_PUBLIC, routeFlag } from '../../../shared/http/decorators';
 import { RateLimiter } from '../application/rate-limiter';
 import { Limits, QuotaDecision, RateLimitExceededError } from '../domain/quota';
 import { setRateLimitHeaders } from '../../../shared/http/rate-limit-headers';
@@ -27,7 +27,7 @@ export class RateLimitGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (routeAccess(this.reflector, context).isPublic) return true;
+    if (routeFlag(this.reflector, context, IS_PUBLIC)) return true;
     const http = context.switchToHttp();
     const request = http.getRequest<RequestWithQuota>();
     const reply = http.getResponse<FastifyReply>();
