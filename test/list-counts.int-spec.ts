@@ -36,6 +36,17 @@ function generator(seed: number): () => number {
 }
 
 const STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
+
+/** The columns of a website row that no test here looks at, for `Site ${i}` of `account`. */
+const websiteRow = (account: number, i: number) => ({
+  accountId: account,
+  name: `Site ${i}`,
+  url: `https://example.com/${i}`,
+  viewportWidth: 1280,
+  viewportHeight: 800,
+  fullPage: false,
+  status: 'active',
+});
 const START = Date.parse('2030-01-01T00:00:00.000Z');
 const HOUR = 3_600_000;
 
@@ -367,13 +378,8 @@ describe.each(['sqlite', 'postgres'] as const)('list_counts and usage_hours on %
     const websites = dataSource.getRepository(WebsiteRow);
     for (const [i, fullPage] of [true, false].entries()) {
       await websites.insert({
-        accountId: account,
-        name: `Site ${i}`,
-        url: `https://example.com/${i}`,
-        viewportWidth: 1280,
-        viewportHeight: 800,
+        ...websiteRow(account, i),
         fullPage,
-        status: 'active',
         captureOptions: i === 0 ? { format: 'png', wait_until: 'stable' } : null,
         changeThreshold: 0.125,
         changeIgnoreSelectors: i === 0 ? ['.ad', '#clock'] : null,
@@ -410,17 +416,7 @@ describe('findPage on SQLite', () => {
     const account = await insertAccount(dataSource, 'limit@example.com', new Date(START));
     const websites = dataSource.getRepository(WebsiteRow);
     for (let i = 0; i < 5; i++) {
-      await websites.insert({
-        accountId: account,
-        name: `Site ${i}`,
-        url: `https://example.com/${i}`,
-        viewportWidth: 1280,
-        viewportHeight: 800,
-        fullPage: false,
-        status: 'active',
-        createdAt: new Date(START + i),
-        updatedAt: new Date(START + i),
-      });
+      await websites.insert({ ...websiteRow(account, i), createdAt: new Date(START + i), updatedAt: new Date(START + i) });
     }
     const connection = sqliteConnection(dataSource);
     const prepared: string[] = [];
