@@ -15,6 +15,9 @@ import { SqliteConnection, sqliteConnection, SqliteStatement } from './sqlite-co
  *
  * The SQL names parameters `:name`; they are turned into the driver's placeholders once, at construction.
  */
+/** `LIMIT :name`: refused by HotQuery (see its constructor). */
+const BARE_LIMIT_PARAMETER = /\bLIMIT\s+:\w/i;
+
 export class HotQuery<P extends Record<string, unknown>> {
   private readonly sql: string;
   private readonly order: (keyof P)[];
@@ -32,6 +35,11 @@ export class HotQuery<P extends Record<string, unknown>> {
     const sample = Object.fromEntries(names.map((n) => [n, null]));
     const [converted, params] = driver.escapeQueryWithParameters(sql, sample, {});
     if (params.length !== names.length) throw new Error(`HotQuery: every parameter must be used once: ${sql}`);
+    // SQLite (3.47 on) plans with the value bound to a bare LIMIT parameter, so binding one marks the prepared
+    // statement expired and every run compiled it again: a third of reading a page of websites
+    // (bench/sqlite-limit.ts, docs/benchmark.md). `LIMIT (:n + 0)` is an expression it does not look into, and
+    // PostgreSQL folds it with the bound value as before.
+    if (BARE_LIMIT_PARAMETER.test(sql)) throw new Error(`HotQuery: write LIMIT (:name + 0), not a bare parameter: ${sql}`);
     this.sql = converted;
     this.order = names;
   }
@@ -292,10 +300,6 @@ export async function findPage<T extends ObjectLiteral>(
       where.push(keys.length === 1 ? `${columns[0]} ${op} ${bound[0]}` : `(${columns.join(', ')}) ${op} (${bound.join(', ')})`);
     }
     const condition = where.length ? ` WHERE ${where.join(' AND ')}` : '';
-    // `(:pageLimit + 0)`, not a bare parameter: SQLite (3.47 on) plans with the value bound to a bare LIMIT
-    // parameter, so binding one marks the statement expired and every run compiled it again — a third of
-    // reading a page of websites (bench/sqlite-limit.ts, docs/benchmark.md). An expression it does not look
-    // into; PostgreSQL folds it with the bound value as before.
     const sql =
       kind === 'count'
         ? `SELECT COUNT(1) AS total FROM ${table} r${condition}`
