@@ -12,6 +12,7 @@ import { renderFileKey } from '../../src/modules/renders/domain/render';
 import type { RenderJobOptions } from '../../src/modules/renders/domain/render-job';
 import type { JobProps } from '../../src/modules/jobs/domain/job';
 import { ScreenshotStorage } from '../../src/modules/screenshots/application/ports';
+import { UrlPolicy } from '../../src/shared/url-policy';
 import { binary } from '../support/assertions';
 import { decodeImage, RED } from '../support/images';
 import { PageServer, solidPage } from '../support/page-server';
@@ -212,6 +213,43 @@ describe('Render in one call (real Chromium)', () => {
     const uncached = await render({ url, viewport_width: '500' });
     expect(uncached.headers['x-cache']).toBe('MISS');
     expect((await renderJobs()).length).toBe(before + 5);
+  });
+
+  it('a hit is answered without looking the URL’s host up; a capture looks it up first, and a host now refused is a 422 that retires nothing', async () => {
+    const check = jest.spyOn(t.app.get(UrlPolicy), 'check');
+    try {
+      const query = { url: `${pages.url}/blue`, cache_ttl: '600', viewport_width: '640' };
+      const first = await render(query);
+      expect(first.headers['x-cache']).toBe('MISS');
+      // Looked up at the door, and again by the worker before it fetches (embedded, the same policy).
+      const lookups = check.mock.calls.length;
+      expect(lookups).toBeGreaterThanOrEqual(1);
+      expect(check).toHaveBeenCalledWith(`${pages.url}/blue`);
+      const hit = await render(query);
+      expect(hit.headers).toMatchObject({ 'x-cache': 'HIT', 'x-render-id': first.headers['x-render-id'] });
+      expect(check).toHaveBeenCalledTimes(lookups);
+
+      // The host's addresses are now refused (its DNS answers a private address, or the operator's policy changed).
+      check.mockResolvedValue({ allowed: false, reason: 'url resolves to a private address' });
+      const jobs = (await renderJobs()).length;
+      const fresh = await render({ ...query, fresh: 'true' });
+      expect(fresh.status).toBe(422);
+      expect(JSON.parse(fresh.body.toString())).toEqual({
+        success: false,
+        error: 'The given data was invalid',
+        code: 'validation_failed',
+        details: [{ field: 'url', message: 'url resolves to a private address' }],
+      });
+      expect((await renderJobs()).length).toBe(jobs);
+      // Nothing was retired: the entry made before still answers, from storage.
+      expect((await render(query)).headers).toMatchObject({ 'x-cache': 'HIT', 'x-render-id': first.headers['x-render-id'] });
+      // Beside another bad field, the host is looked up at once: one 422 names both.
+      const both = await render({ ...query, quality: '50' });
+      expect(both.status).toBe(422);
+      expect(JSON.parse(both.body.toString()).details.map((d: { field: string }) => d.field)).toEqual(['url', 'quality']);
+    } finally {
+      check.mockRestore();
+    }
   });
 
   it('another account never hits my entry', async () => {

@@ -1,5 +1,5 @@
 import { ArgumentMetadata, ValidationError } from '@nestjs/common';
-import { IsInt, IsString, Max, ValidateNested } from 'class-validator';
+import { IsInt, IsString, Max, registerDecorator, ValidateNested } from 'class-validator';
 import { Type } from 'class-transformer';
 import { FieldError, ValidationFailedError } from '../domain/domain-error';
 import { ManyFieldsBody } from './body-parsing';
@@ -11,6 +11,7 @@ import {
   FieldCheckContext,
   flattenValidationErrors,
   IsCssSelector,
+  KEPT_QUERIES_PER_DTO,
   IsId,
   MAX_ID,
   OptionalField,
@@ -295,6 +296,62 @@ describe('validation', () => {
         expect(await pipe.transform({}, { type: 'query', metatype: Defaults })).toEqual(first);
         expect(await pipe.transform({ page: '3' }, { type: 'query', metatype: Defaults })).toEqual(Object.assign(new Defaults(), { page: 3 }));
         for (let i = 0; i < 2; i++) expect(await fieldsOf({}, { type: 'query', metatype: Required })).toEqual(['q']);
+      });
+
+      it('a query seen before gives a copy of the DTO made the first time, checked once; a refusal is checked every time', async () => {
+        let checks = 0;
+        class Counted {
+          @QueryInt(1, 100) page?: number;
+          @IsString() q!: string;
+        }
+        registerDecorator({ name: 'counted', target: Counted, propertyName: 'q', validator: { validate: () => (checks++, true) } });
+        const query = () => Object.assign(Object.create(null) as object, { page: '2', q: 'cats' });
+        const first = (await pipe.transform(query(), { type: 'query', metatype: Counted })) as Counted;
+        const again = (await pipe.transform(query(), { type: 'query', metatype: Counted })) as Counted;
+        expect(checks).toBe(1);
+        expect(again).toBeInstanceOf(Counted);
+        expect(again).toEqual(Object.assign(new Counted(), { page: 2, q: 'cats' }));
+        expect(again).not.toBe(first);
+        again.q = 'dogs'; // a controller changing its copy changes no later request's
+        expect(await pipe.transform(query(), { type: 'query', metatype: Counted })).toEqual(Object.assign(new Counted(), { page: 2, q: 'cats' }));
+        // Another query is its own entry; the same fields in another order are checked again, and give the same.
+        expect(await pipe.transform({ page: '3', q: 'cats' }, { type: 'query', metatype: Counted })).toEqual(
+          Object.assign(new Counted(), { page: 3, q: 'cats' }),
+        );
+        expect(await pipe.transform({ q: 'cats', page: '2' }, { type: 'query', metatype: Counted })).toEqual(
+          Object.assign(new Counted(), { page: 2, q: 'cats' }),
+        );
+        expect(checks).toBe(3);
+        for (let i = 0; i < 2; i++) expect(await fieldsOf({ page: '0', q: 'cats' }, { type: 'query', metatype: Counted })).toEqual(['page']);
+        expect(checks).toBe(5);
+      });
+
+      it(`keeps at most ${KEPT_QUERIES_PER_DTO} queries per DTO, letting go of the one used least recently`, async () => {
+        let checks = 0;
+        class Searched {
+          @IsString() q!: string;
+        }
+        registerDecorator({ name: 'counted', target: Searched, propertyName: 'q', validator: { validate: () => (checks++, true) } });
+        const ask = (q: string) => pipe.transform({ q }, { type: 'query', metatype: Searched });
+        await ask('first');
+        for (let i = 1; i < KEPT_QUERIES_PER_DTO; i++) await ask(`q${i}`);
+        await ask('first'); // kept, and now the most recent
+        expect(checks).toBe(KEPT_QUERIES_PER_DTO);
+        await ask('one more'); // the least recent (q1) goes
+        await ask('first');
+        expect(checks).toBe(KEPT_QUERIES_PER_DTO + 1);
+        await ask('q1');
+        expect(checks).toBe(KEPT_QUERIES_PER_DTO + 2);
+      });
+
+      it('a query with a value that is not plain text is checked every time (not kept)', async () => {
+        let checks = 0;
+        class Tagged {
+          @IsString({ each: true }) tags!: string[];
+        }
+        registerDecorator({ name: 'counted', target: Tagged, propertyName: 'tags', validator: { validate: () => (checks++, true) } });
+        for (let i = 0; i < 2; i++) await pipe.transform({ tags: ['a', 'b'] }, { type: 'query', metatype: Tagged });
+        expect(checks).toBe(2);
       });
 
       it('a NUL in a query value is a 422 naming the parameter, whatever the DTO', async () => {

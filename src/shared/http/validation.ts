@@ -76,13 +76,29 @@ function fieldsOf(metatype: object): Set<string> {
 /** `steps[3].selector` → `steps`: a field the DTO already reported is not reported twice. */
 const topField = (field: string): string => field.split(/[.[]/)[0];
 
-/** Per query DTO, what an empty query string makes of it (ReportingValidationPipe.emptyQuery). */
-const emptyQueries = new WeakMap<object, object>();
+/** Per query DTO, the DTOs the checks made of the query strings seen lately (ReportingValidationPipe.keptQuery). */
+const keptQueries = new WeakMap<object, Map<string, object>>();
+/** Query strings kept per DTO; past it the one used least recently goes. */
+export const KEPT_QUERIES_PER_DTO = 256;
+/** A longer query is checked every time rather than kept (bounds what the map can hold). */
+const KEPT_QUERY_MAX_LENGTH = 2048;
 
-function isEmptyQuery(value: unknown): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  for (const key in value) if (Object.prototype.hasOwnProperty.call(value, key)) return false;
-  return true;
+/**
+ * What identifies a query for keptQuery: its fields and values in the order sent, when every value is a primitive
+ * (a query string's text, or what GET /render typed it into) and the whole is short; else null (not kept).
+ */
+function queryKey(value: unknown): string | null {
+  if (value === null || typeof value !== 'object') return null;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (prototype !== null && prototype !== Object.prototype) return null;
+  const fields = value as Record<string, unknown>;
+  for (const key in fields) {
+    if (!Object.prototype.hasOwnProperty.call(fields, key)) continue;
+    const v = fields[key];
+    if (v !== null && typeof v === 'object') return null;
+  }
+  const key = JSON.stringify(fields);
+  return key.length <= KEPT_QUERY_MAX_LENGTH ? key : null;
 }
 
 /** A shallow copy with the same prototype (the DTO's class): its values are plain, so nothing is shared. */
@@ -104,22 +120,35 @@ class ReportingValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type === 'query' && metadata.metatype && isEmptyQuery(value)) return this.emptyQuery(value, metadata.metatype, metadata);
+    if (metadata.type === 'query' && metadata.metatype) {
+      const key = queryKey(value);
+      if (key !== null) return this.keptQuery(key, value, metadata.metatype, metadata);
+    }
     return this.check(value, metadata);
   }
 
   /**
-   * A request without a query string (the first page of a list, most of the time): the DTO the checks made of it
-   * the first time, copied. It is the same every time — the checks see nothing but the DTO's own defaults — and
-   * class-transformer and class-validator took ~25 µs of a list request to make it (docs/benchmark.md
-   * "Per-request cost"). Kept only when it passed and holds plain values (a copy could not share anything).
+   * A query string this DTO was given lately (the first page of a list, the same signed GET /render link of an
+   * `<img>` on a busy page): a copy of the DTO the checks made of it then. The checks are a function of the query
+   * alone (no validator reads the clock, the configuration or the database), so they would make the same again —
+   * and class-transformer and class-validator took ~25 µs of a list request and ~140 µs of a render's
+   * (docs/benchmark.md "Per-request cost"). Kept only when it passed and holds plain values (a copy could not share
+   * anything); a refusal is checked again every time.
    */
-  private async emptyQuery(value: unknown, metatype: object, metadata: ArgumentMetadata): Promise<unknown> {
-    const kept = emptyQueries.get(metatype);
-    if (kept) return copyOf(kept);
+  private async keptQuery(key: string, value: unknown, metatype: object, metadata: ArgumentMetadata): Promise<unknown> {
+    let kept = keptQueries.get(metatype);
+    const found = kept?.get(key);
+    if (kept && found) {
+      // Used again: it becomes the most recent (a Map iterates in insertion order; the first is the least recent).
+      kept.delete(key);
+      kept.set(key, found);
+      return copyOf(found);
+    }
     const made = await this.check(value, metadata);
     if (made !== null && typeof made === 'object' && Object.values(made).every((v) => v === null || typeof v !== 'object')) {
-      emptyQueries.set(metatype, copyOf(made));
+      if (!kept) keptQueries.set(metatype, (kept = new Map<string, object>()));
+      if (kept.size >= KEPT_QUERIES_PER_DTO) kept.delete(kept.keys().next().value as string);
+      kept.set(key, copyOf(made));
     }
     return made;
   }

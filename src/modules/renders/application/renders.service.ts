@@ -194,7 +194,11 @@ export class RendersService {
     return render;
   }
 
-  /** Take Screenshot's checks, the URL policy's at the door (the worker checks again when it fetches). */
+  /**
+   * Take Screenshot's checks, and the URL policy's on the URL's text (scheme, credentials, literal addresses); its
+   * host's addresses are checked by `admitted`, before a capture is made. When anything else is wrong, the host is
+   * checked here too, so that one 422 names every bad field.
+   */
   private async checked(input: RenderInput): Promise<string> {
     const options = input.options;
     const format = resolveOutput(options, {}).format;
@@ -207,11 +211,23 @@ export class RendersService {
         captureTimeoutMs: this.config.captureTimeoutMs,
       }),
     ];
-    const verdict = await this.urlPolicy.check(input.url);
+    let verdict = this.urlPolicy.checkSyntax(input.url);
+    if (verdict.allowed) conflicts.push(...secretConflicts(options.secrets, verdict.url.hostname));
+    if (verdict.allowed && conflicts.length > 0) verdict = await this.urlPolicy.check(input.url);
     if (!verdict.allowed) conflicts.unshift({ field: 'url', message: verdict.reason });
-    else conflicts.push(...secretConflicts(options.secrets, verdict.url.hostname));
     if (conflicts.length > 0) throw new ValidationFailedError(conflicts);
     return verdict.allowed ? verdict.url.toString() : input.url;
+  }
+
+  /**
+   * The URL policy's full check (its host's addresses: DNS) before a capture of `url` is made; the worker checks
+   * every request of the page again when it fetches. A cache hit, or joining a capture already under way, needs
+   * none: nothing is fetched, and the entry was made only after this check passed. So the `<img>` of a signed link
+   * is answered from the cache without a DNS lookup on every request (docs/render.md).
+   */
+  private async admitted(url: string): Promise<void> {
+    const verdict = await this.urlPolicy.check(url);
+    if (!verdict.allowed) throw ValidationFailedError.of('url', verdict.reason);
   }
 
   private jobOptions(url: string, input: RenderInput): RenderJobOptions {
@@ -235,6 +251,7 @@ export class RendersService {
     input: RenderInput,
     job: RenderJobOptions,
   ): Promise<{ hit: RenderProps } | { joined: RenderProps; job: JobProps | null }> {
+    let admitted = false;
     for (let attempt = 0; attempt < RACE_ATTEMPTS; attempt++) {
       const now = this.clock.now();
       const live = await this.renders.findLive(accountId, cacheKey);
@@ -244,8 +261,13 @@ export class RendersService {
           if (joined) return { joined: live, job: joined.job };
         }
         if (live.status !== 'pending' && !input.fresh && isHit(live, input.ttlSeconds, now)) return { hit: live };
-        await this.renders.retire(live.id);
       }
+      // A capture is to be made: only now its URL's host is looked up (a request the policy refuses retires nothing).
+      if (!admitted) {
+        await this.admitted(job.url);
+        admitted = true;
+      }
+      if (live) await this.renders.retire(live.id);
       const id = randomUUID();
       const format = resolveOutput(input.options, {}).format;
       const keepUntil = new Date(now.getTime() + PENDING_KEEP_SECONDS * 1000);
