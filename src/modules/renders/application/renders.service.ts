@@ -157,17 +157,14 @@ export class RendersService {
       this.logger.error(`reading render file ${key} failed: ${errorMessage(err)}`);
       throw new StorageUnavailableError();
     }
-    // Until the reply reads on, an error has no other listener (it would end the process); the loop below still
-    // sees it (an errored stream's iterator throws it).
+    // Until the reply reads on, an error has no other listener (it would end the process); the reply's own
+    // listener sees it once it reads.
     stream.on('error', () => undefined);
     if (first === null) return Readable.from([]);
-    return Readable.from(
-      (async function* () {
-        yield first;
-        for await (const chunk of stream) yield chunk;
-      })(),
-      { objectMode: false },
-    );
+    // The first bytes go back to the head of the paused stream, which the reply then reads as it is: no second
+    // stream around it (an async generator around it cost ~150 µs of a cache hit, docs/benchmark.md).
+    stream.unshift(first);
+    return stream;
   }
 
   /**
