@@ -269,6 +269,18 @@ describe('Render in one call (real Chromium)', () => {
     expect(Buffer.concat(empty).length).toBe(0);
   });
 
+  it('a hit whose stored file is gone is a 404 (told by the file stream itself), and nothing is written to the client before it', async () => {
+    const query = { url: `${pages.url}/red`, cache_ttl: '600', viewport_width: '670' };
+    const made = await render(query);
+    expect(made.headers['x-cache']).toBe('MISS');
+    const entry = (await t.app.get(RenderRepository).findById(made.headers['x-render-id']))!;
+    await t.app.get(ScreenshotStorage).delete(entry.fileKey!);
+    const gone = await api().get('/render').query(query).set(account.auth);
+    expect(gone.status).toBe(404);
+    expect(gone.headers['content-type']).toMatch(/^application\/json/);
+    expect(gone.body).toEqual({ success: false, error: 'Render file not found', code: 'not_found' });
+  });
+
   it('another account never hits my entry', async () => {
     const url = `${pages.url}/blue`;
     const mine = await render({ url, cache_ttl: '600', viewport_width: '640' });

@@ -193,14 +193,14 @@ describe('the object store frozen or stopped under the service (s3rver, real Chr
     expect(hit.headers['x-cache']).toBe('HIT');
     expect((hit.body as Buffer).subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
 
-    // Frozen between the lookup and the file (the real lookup answers, then SIGSTOP): 503 still, not a reply that
-    // fails after it began.
+    // Frozen the moment the file is asked for (the render's GET sent, then SIGSTOP; a hit asks nothing before it —
+    // the stream's own error tells a missing file): 503 still, not a reply that fails after it began.
     const storage = t.app.get(ScreenshotStorage);
-    const exists = storage.exists.bind(storage);
-    storage.exists = async (key: string) => {
-      const found = await exists(key);
+    const open = storage.open.bind(storage);
+    storage.open = (key: string) => {
+      const stream = open(key);
       s3.freeze();
-      return found;
+      return stream;
     };
     try {
       const started = Date.now();
@@ -209,7 +209,7 @@ describe('the object store frozen or stopped under the service (s3rver, real Chr
       expect({ status: res.status, body }).toEqual({ status: 503, body: UNAVAILABLE });
       expect(Date.now() - started).toBeLessThan(BOUND_MS + SLACK_MS);
     } finally {
-      storage.exists = exists;
+      storage.open = open;
       s3.thaw();
     }
     const again = await render();

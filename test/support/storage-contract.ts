@@ -28,10 +28,16 @@ export function describeStorageContract(name: string, open: () => Promise<Screen
       expect((await storage.read('screenshots/1/2/3.png'))?.toString()).toBe('second');
     });
 
-    it('a missing file: read is null, exists is false, open fails on the stream, delete is not an error', async () => {
+    it('a missing file: read is null, exists is false, open fails on the stream with an error isMissing knows, delete is not an error', async () => {
       expect(await storage.read('screenshots/1/2/404.png')).toBeNull();
       expect(await storage.exists('screenshots/1/2/404.png')).toBe(false);
-      await expect(text(storage.open('screenshots/1/2/404.png'))).rejects.toThrow();
+      const failed = await text(storage.open('screenshots/1/2/404.png')).then(
+        () => null,
+        (err: unknown) => err,
+      );
+      expect(failed).not.toBeNull();
+      expect(storage.isMissing(failed)).toBe(true);
+      expect(storage.isMissing(new Error('the store is away'))).toBe(false);
       await expect(storage.delete('screenshots/1/2/404.png')).resolves.toBeUndefined();
     });
 

@@ -110,8 +110,13 @@ export class StorageUnavailableError extends UnavailableError {
 export abstract class ScreenshotStorage {
   /** Stores the bytes under the key, whole or not at all: a reader never sees part of a file. Replaces any earlier one. */
   abstract put(key: string, data: Buffer): Promise<void>;
-  /** The file as a stream (memory independent of its size); a missing file is an error on the stream. */
+  /** The file as a stream (memory independent of its size); a missing file is an error on the stream (`isMissing`). */
   abstract open(key: string): Readable;
+  /**
+   * Whether an error of `open`'s stream says there is no file under its key, rather than that the store failed: a
+   * reader can then answer 404 from the stream itself, without asking `exists` first (one lookup less per download).
+   */
+  abstract isMissing(err: unknown): boolean;
   /** The whole file, or null when there is none under this key (for small files: thumbnails). */
   abstract read(key: string): Promise<Buffer | null>;
   abstract exists(key: string): Promise<boolean>;

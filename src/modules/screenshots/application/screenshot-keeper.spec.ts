@@ -22,6 +22,9 @@ class MemoryStorage extends ScreenshotStorage {
   open(key: string): Readable {
     return Readable.from([this.files.get(key) ?? Buffer.alloc(0)]);
   }
+  isMissing(): boolean {
+    return false;
+  }
   async read(key: string): Promise<Buffer | null> {
     return this.files.get(key) ?? null;
   }

@@ -119,6 +119,12 @@ export class LocalDiskStorage extends ScreenshotStorage implements OnApplication
     return createReadStream(this.pathOf(key));
   }
 
+  isMissing(err: unknown): boolean {
+    // A folder where the file would be is no file either (`exists` says false for it).
+    const code = (err as NodeJS.ErrnoException | null)?.code;
+    return code === 'ENOENT' || code === 'EISDIR';
+  }
+
   async read(key: string): Promise<Buffer | null> {
     try {
       return await readFile(this.pathOf(key));

@@ -176,6 +176,10 @@ export class S3Storage extends ScreenshotStorage {
     return out;
   }
 
+  isMissing(err: unknown): boolean {
+    return isNotFound(err);
+  }
+
   async read(key: string): Promise<Buffer | null> {
     const Key = this.objectKey(key);
     return this.call('reading a file', async (abortSignal, firstByte) => {
