@@ -17,6 +17,7 @@ import {
   OptionalField,
   parseId,
   QueryInt,
+  QueryMetadata,
   SingleLineName,
 } from './validation';
 
@@ -342,6 +343,22 @@ describe('validation', () => {
         expect(checks).toBe(KEPT_QUERIES_PER_DTO + 1);
         await ask('q1');
         expect(checks).toBe(KEPT_QUERIES_PER_DTO + 2);
+      });
+
+      it('a query kept for one owner (keptFor) is never answered to another from the kept map', async () => {
+        let checks = 0;
+        class Rendered {
+          @IsString() url!: string;
+        }
+        registerDecorator({ name: 'counted', target: Rendered, propertyName: 'url', validator: { validate: () => (checks++, true) } });
+        const ask = (keptFor: string) =>
+          pipe.transform({ url: 'https://example.com/private' }, { type: 'query', metatype: Rendered, keptFor } as QueryMetadata);
+        await ask('account 1');
+        await ask('account 2');
+        expect(checks).toBe(2);
+        await ask('account 1');
+        await ask('account 2');
+        expect(checks).toBe(2);
       });
 
       it('a query with a value that is not plain text is checked every time (not kept)', async () => {

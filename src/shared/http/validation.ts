@@ -76,6 +76,15 @@ function fieldsOf(metatype: object): Set<string> {
 /** `steps[3].selector` → `steps`: a field the DTO already reported is not reported twice. */
 const topField = (field: string): string => field.split(/[.[]/)[0];
 
+/**
+ * A query's metadata, with whose it is when that must not be shared (`keptFor`): a query kept for one account is
+ * never answered to another from the kept map, so how fast a query is checked tells no one what another account
+ * asked (GET /render's URLs). Without it, kept queries are shared (a list's page and filters: nothing to learn).
+ */
+export interface QueryMetadata extends ArgumentMetadata {
+  keptFor?: string;
+}
+
 /** Per query DTO, the DTOs the checks made of the query strings seen lately (ReportingValidationPipe.keptQuery). */
 const keptQueries = new WeakMap<object, Map<string, object>>();
 /** Query strings kept per DTO; past it the one used least recently goes. */
@@ -122,7 +131,8 @@ class ReportingValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'query' && metadata.metatype) {
       const key = queryKey(value);
-      if (key !== null) return this.keptQuery(key, value, metadata.metatype, metadata);
+      const owner = (metadata as QueryMetadata).keptFor;
+      if (key !== null) return this.keptQuery(owner === undefined ? key : `${owner}\u0000${key}`, value, metadata.metatype, metadata);
     }
     return this.check(value, metadata);
   }

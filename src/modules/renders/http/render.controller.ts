@@ -9,7 +9,7 @@ import { AuthIfPresented, CurrentAccount, Public } from '../../../shared/http/de
 import { ApiBearerController, ApiErrorResponses, ApiUuidParam, headerRefs, RATE_LIMIT_HEADERS } from '../../../shared/http/openapi';
 import { requestOrigin } from '../../../shared/http/pagination';
 import { UuidParam } from '../../../shared/http/uuid-param';
-import { createValidationPipe } from '../../../shared/http/validation';
+import { createValidationPipe, QueryMetadata } from '../../../shared/http/validation';
 import { captureOptionQueryParameters, QueryParameterSpec, toCaptureOptions } from '../../../shared/http/capture-option-fields';
 import { optionsSetOn } from '../../../shared/domain/capture-option-table';
 import { UrlPolicy } from '../../../shared/url-policy';
@@ -182,7 +182,9 @@ export class RenderController {
     const signed = request.signedLink === true;
     refuseSecretsInQuery(query, signed);
     const fields = signed ? Object.fromEntries(Object.entries(query).filter(([name]) => !LINK_PARAMETERS.includes(name))) : query;
-    const dto = (await this.pipe.transform(renderQueryToBody(fields), { type: 'query', metatype: RenderDto })) as RenderDto;
+    // Kept per account (QueryMetadata): how fast a query is checked must not tell one account what URLs another renders.
+    const metadata: QueryMetadata = { type: 'query', metatype: RenderDto, keptFor: `account ${account.id}` };
+    const dto = (await this.pipe.transform(renderQueryToBody(fields), metadata)) as RenderDto;
     if (signed && dto.cache_ttl === undefined) dto.cache_ttl = SIGNED_LINK_DEFAULT_TTL;
     // The guard has verified `expires` (when the link has one): a CDN must not keep the answer past it.
     const linkExpiresAt = signed && typeof query.expires === 'string' ? new Date(Number(query.expires) * 1000) : null;
