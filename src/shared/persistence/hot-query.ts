@@ -4,6 +4,9 @@ import { ValidationFailedError } from '../domain/domain-error';
 import type { PageEdges, PageRequest } from '../domain/page-request';
 import { SqliteConnection, sqliteConnection, SqliteStatement } from './sqlite-connection';
 
+/** `LIMIT :name`: refused by HotQuery (see its constructor). */
+const BARE_LIMIT_PARAMETER = /\bLIMIT\s+:\w/i;
+
 /**
  * One fixed SELECT run on every request, written once in SQL and hydrated exactly as TypeORM hydrates the
  * same entities (dates, booleans and nulls per driver), without building the query anew each time.
@@ -15,9 +18,6 @@ import { SqliteConnection, sqliteConnection, SqliteStatement } from './sqlite-co
  *
  * The SQL names parameters `:name`; they are turned into the driver's placeholders once, at construction.
  */
-/** `LIMIT :name`: refused by HotQuery (see its constructor). */
-const BARE_LIMIT_PARAMETER = /\bLIMIT\s+:\w/i;
-
 export class HotQuery<P extends Record<string, unknown>> {
   private readonly sql: string;
   private readonly order: (keyof P)[];
