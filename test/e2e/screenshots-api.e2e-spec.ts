@@ -1,10 +1,11 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { ServerResponse } from 'node:http';
 import { dirname, isAbsolute, join } from 'node:path';
 import AdmZip from 'adm-zip';
 import { PNG } from 'pngjs';
 import request from 'supertest';
 import { PageServer, solidPage } from '../support/page-server';
+import { ScreenshotStorage } from '../../src/modules/screenshots/application/ports';
 import { startTestApp, TestAccount, TestApp } from '../support/test-app';
 import { binary, closedPort, pixel } from '../support/assertions';
 
@@ -573,6 +574,29 @@ describe('Screenshots API with real Chromium captures', () => {
       const other = await download(owner, a2.id);
       expect(other.headers['etag']).not.toBe(res.headers['etag']);
       expect(other.headers['content-disposition']).toBe(`attachment; filename="alpha-${a2.id}.png"`);
+    });
+
+    it('download of a screenshot whose file is gone: 404 from the file stream itself (no lookup before it), If-None-Match or not; back once the file is', async () => {
+      const path = diskPath(a2);
+      const bytes = readFileSync(path);
+      const etag = `"ss-${a2.id}-${a2.file_size}"`;
+      unlinkSync(path);
+      const lookups = jest.spyOn(t.app.get(ScreenshotStorage), 'exists');
+      try {
+        for (const ifNoneMatch of [undefined, etag]) {
+          const req = api().get(`/screenshots/${a2.id}/download`).set(owner.auth);
+          const gone = await (ifNoneMatch ? req.set('If-None-Match', ifNoneMatch) : req);
+          expect(gone.status).toBe(404);
+          expect(gone.headers['content-type']).toMatch(/^application\/json/);
+          expect(gone.headers['content-disposition']).toBeUndefined();
+          expect(gone.body).toEqual({ success: false, error: 'Screenshot file not found', code: 'not_found' });
+        }
+        expect(lookups).not.toHaveBeenCalled();
+      } finally {
+        lookups.mockRestore();
+        writeFileSync(path, bytes);
+      }
+      expect((await download(owner, a2.id)).bytes.equals(bytes)).toBe(true);
     });
 
     it('bulk download (Pro): 200 application/zip with exactly those 3 PNGs named "<id>-<website-name>.png", byte-identical to the downloads', async () => {

@@ -1,7 +1,7 @@
 import { failureWords } from '../../../shared/domain/failure-words';
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { isCaptureTimeout } from '../../../shared/domain/capture-timeout';
 import { AppConfig } from '../../../config/app-config';
 import { Clock } from '../../../shared/domain/clock';
@@ -9,7 +9,6 @@ import { secretConflicts } from '../../../shared/domain/capture-secrets';
 import { outputConflicts, pageOptionConflicts, resolveOutput, viewportFieldsSet } from '../../../shared/domain/capture-option-rules';
 import { CaptureOptions } from '../../../shared/domain/capture-option-table';
 import { CaptureFailedError, CaptureTimeoutError, NotFoundError, ValidationFailedError } from '../../../shared/domain/domain-error';
-import { errorMessage } from '../../../shared/domain/error-message';
 import { SecretBox } from '../../../shared/secrets/secret-box';
 import { sealedSecrets } from '../../../shared/secrets/sealed-secrets';
 import { UrlPolicy } from '../../../shared/url-policy';
@@ -18,7 +17,8 @@ import { MAX_WAIT_SECONDS } from '../../jobs/application/job-wait';
 import { JobsService } from '../../jobs/application/jobs.service';
 import { isFinished, JobProps } from '../../jobs/domain/job';
 import { comparisonKey } from '../../screenshots/application/comparison-key';
-import { ScreenshotStorage, StorageUnavailableError } from '../../screenshots/application/ports';
+import { openedFile } from '../../screenshots/application/opened-file';
+import { ScreenshotStorage } from '../../screenshots/application/ports';
 import { ageSeconds, isHit, isKept, JSON_LINK_MIN_SECONDS, PENDING_KEEP_SECONDS, renderContentsKey, RenderProps } from '../domain/render';
 import type { ContentFormat } from '../../../shared/domain/output-format';
 import { renderCacheKey } from '../domain/render-cache-key';
@@ -123,49 +123,10 @@ export class RendersService {
     }
   }
 
-  /**
-   * The stored bytes of a ready render, once the store has answered for them (`begun`): a store that is away or
-   * frozen is 503 `unavailable` (StorageUnavailableError, within S3_FIRST_BYTE_TIMEOUT_MS) before any header is sent —
-   * a stream failing after the answer began was a 500 after 30 s (issue 43). A file that is gone is 404, told by the
-   * stream's own error (`isMissing`): no `exists` lookup before it, which cost a cache hit a stat on disk (~100 µs of
-   * CPU here) or a round trip to S3.
-   */
+  /** The stored bytes of a ready render, once the store has answered for them (openedFile: a gone file is 404, a store away 503). */
   async open(render: RenderProps): Promise<Readable> {
     if (!render.fileKey) throw new NotFoundError('Render');
-    return this.begun(this.storage.open(render.fileKey), render.fileKey);
-  }
-
-  /**
-   * The stream once its first bytes are in (or it ended): a store that answered the lookup but froze before the file
-   * (its open is bounded by S3_FIRST_BYTE_TIMEOUT_MS) is still 503, not a reply that fails after it began.
-   */
-  private async begun(stream: Readable, key: string): Promise<Readable> {
-    let first: unknown;
-    try {
-      first = await new Promise<unknown>((resolve, reject) => {
-        const settle = (fn: () => void) => {
-          stream.off('data', onData).off('end', onEnd).off('error', onError);
-          fn();
-        };
-        const onData = (chunk: unknown) => settle(() => (stream.pause(), resolve(chunk)));
-        const onEnd = () => settle(() => resolve(null));
-        const onError = (err: Error) => settle(() => reject(err));
-        stream.on('data', onData).on('end', onEnd).on('error', onError);
-      });
-    } catch (err) {
-      stream.destroy();
-      if (this.storage.isMissing(err)) throw new NotFoundError('Render file');
-      this.logger.error(`reading render file ${key} failed: ${errorMessage(err)}`);
-      throw new StorageUnavailableError();
-    }
-    // Until the reply reads on, an error has no other listener (it would end the process); the reply's own
-    // listener sees it once it reads.
-    stream.on('error', () => undefined);
-    if (first === null) return Readable.from([]);
-    // The first bytes go back to the head of the paused stream, which the reply then reads as it is: no second
-    // stream around it (an async generator around it cost ~150 µs of a cache hit, docs/benchmark.md).
-    stream.unshift(first);
-    return stream;
+    return openedFile(this.storage, render.fileKey, 'Render file', this.logger);
   }
 
   /**

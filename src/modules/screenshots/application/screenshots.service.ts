@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { Clock } from '../../../shared/domain/clock';
 import { NotFoundError } from '../../../shared/domain/domain-error';
 import { FORMAT_FILES } from '../../../shared/domain/output-format';
@@ -14,6 +14,7 @@ import { firstChangedLines, TEXT_RULES } from '../domain/text-change';
 import { THUMBNAIL } from '../domain/thumbnail';
 import { JobRepository } from '../../jobs/application/ports';
 import { ScreenshotFilter, ScreenshotRepository, ScreenshotStorage, ZipWriter } from './ports';
+import { openedFile } from './opened-file';
 import { ScreenshotKeeper } from './screenshot-keeper';
 import { ChangeDetector } from './change-detector';
 
@@ -34,7 +35,6 @@ export interface ScreenshotThumbnail {
   size: number;
 }
 
-/** Spec, Limits 6: Bulk Download is available only on Pro and Business plans (403 `plan_upgrade_required`). */
 /** A kept text or text diff, answered as text/plain (UTF-8) with a strong validator. */
 export type ScreenshotText = ScreenshotThumbnail;
 
@@ -42,12 +42,15 @@ function textAnswer(data: Buffer, etag: string): ScreenshotText {
   return { data, contentType: 'text/plain; charset=utf-8', etag, size: data.length };
 }
 
+/** Spec, Limits 6: Bulk Download is available only on Pro and Business plans (403 `plan_upgrade_required`). */
 export function assertBulkDownloadAllowed(account: Account): void {
   if (!account.allowsBulkDownload()) throw new PlanUpgradeRequiredError(account.plan, 'Bulk download');
 }
 
 @Injectable()
 export class ScreenshotsService implements OnModuleInit {
+  private readonly logger = new Logger('Screenshots');
+
   constructor(
     private readonly screenshots: ScreenshotRepository,
     private readonly jobs: JobRepository,
@@ -80,17 +83,19 @@ export class ScreenshotsService implements OnModuleInit {
     return shot;
   }
 
+  /** The stored file, once the store has answered for it (openedFile: a gone file is 404, a store away 503, before any header). */
   async download(accountId: number, id: number): Promise<ScreenshotDownload> {
     const shot = await this.get(accountId, id);
-    if (!(await this.storage.exists(shot.filePath))) throw new NotFoundError('Screenshot file');
     const website = await this.websites.findById(shot.websiteId);
+    // Opened last: nothing after it can fail and leave the file open.
+    const stream = await openedFile(this.storage, shot.filePath, 'Screenshot file', this.logger);
     return {
       fileName: downloadFileName(website?.name ?? 'screenshot', shot.id, shot.format),
       contentType: FORMAT_FILES[shot.format].mimeType,
       // Screenshots never change once stored, so id + size is a strong validator.
       etag: `"ss-${shot.id}-${shot.fileSize}"`,
       size: shot.fileSize,
-      stream: this.storage.open(shot.filePath),
+      stream,
     };
   }
 
@@ -108,10 +113,9 @@ export class ScreenshotsService implements OnModuleInit {
   }
 
   /**
-   * Bulk download (Pro and Business): every id must be the caller's, else 404 naming the missing ones.
-   * Returns lazily opened entries so the ZIP is streamed file by file.
+   * Bulk Download: the account's screenshots as one streamed ZIP; every id must exist and be the caller's (else 404 with
+   * the missing ids). Each file is opened when the ZIP reaches it, so the archive streams file by file.
    */
-  /** Bulk Download: the account's screenshots as one streamed ZIP; every id must exist and be the caller's (else 404 with the missing ids). */
   async zipArchive(account: Account, ids: number[]): Promise<Readable> {
     assertBulkDownloadAllowed(account);
     const unique = [...new Set(ids)];
