@@ -11,7 +11,7 @@ import { JobAttemptScope } from '../../jobs/application/job-attempt-scope';
 import { CapturedScreenshot, ComparisonOutcome, DuplicateScreenshotError, ScreenshotFilter, ScreenshotRepository } from '../application/ports';
 import { SupersededAttemptError } from '../../jobs/application/ports';
 import { ScreenshotRow } from './screenshot.row';
-import { counterName, findPage } from '../../../shared/persistence/hot-query';
+import { counterName, findOne, findPage } from '../../../shared/persistence/hot-query';
 import { isUniqueViolation } from '../../../shared/persistence/constraint-violations';
 import { preparedOnce, SqliteConnection, sqliteConnection } from '../../../shared/persistence/sqlite-connection';
 
@@ -279,8 +279,10 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
     });
   }
 
+  // findOne (a prepared statement), not findOneBy, which builds the query anew each call: these run on every
+  // download, thumbnail (24 a gallery page) and capture (docs/benchmark.md "Per-request cost").
   async findOwned(accountId: number, id: number): Promise<ScreenshotProps | null> {
-    const row = await this.rows.findOneBy({ id, accountId });
+    const row = await findOne(this.rows, { id, accountId });
     return row ? toScreenshot(row) : null;
   }
 
@@ -290,7 +292,7 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
   }
 
   async findByJob(jobId: string): Promise<ScreenshotProps | null> {
-    const row = await this.rows.findOneBy({ jobId });
+    const row = await findOne(this.rows, { jobId });
     return row ? toScreenshot(row) : null;
   }
 
@@ -335,7 +337,7 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
   }
 
   async findById(id: number): Promise<ScreenshotProps | null> {
-    const row = await this.rows.findOneBy({ id });
+    const row = await findOne(this.rows, { id });
     return row ? toScreenshot(row) : null;
   }
 
