@@ -10,6 +10,8 @@
  *   `GET /test`, `GET /websites` (15 rows)  with the bearer token
  *   bare `GET /static.png`                the floor of a cached render
  *   `GET /render?…&signature=` (a HIT)    a signed link to a render already in the cache: the `<img>` on a busy page
+ *   `GET /screenshots/{id}/download`      with the bearer token: a stored screenshot of the same page (its floor is
+ *                                         the static file too)
  *
  * The machine this runs on is shared, so the targets are measured in interleaved slices (1 s each, round-robin,
  * BENCH_SECONDS per target in all): a change in the machine's load lands on every target alike, and each ratio
@@ -100,7 +102,28 @@ async function slice(target: Target): Promise<void> {
   target.latencies.push(result.latency.p99);
 }
 
-/** A page for the one capture the render cache needs. */
+/** A screenshot of the website (Take Screenshot, then its job waited for): the download target's file. */
+async function screenshotOf(url: string, auth: Record<string, string>, websiteId: number): Promise<number> {
+  const taken = await fetch(`${url}/websites/${websiteId}/screenshot`, {
+    method: 'POST',
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    body: '{}',
+  });
+  if (taken.status !== 200) throw new Error(`taking a screenshot: HTTP ${taken.status} ${await taken.text()}`);
+  const { job_id: jobId } = (await taken.json()) as { job_id: string };
+  for (const giveUpAt = Date.now() + 60_000; Date.now() < giveUpAt;) {
+    const job = (
+      (await (await fetch(`${url}/jobs/${jobId}?wait=10`, { headers: auth })).json()) as {
+        data: { status: string; screenshot_id: number | null; error: string | null };
+      }
+    ).data;
+    if (job.status === 'succeeded' && job.screenshot_id) return job.screenshot_id;
+    if (job.status === 'failed') throw new Error(`the screenshot failed: ${job.error}`);
+  }
+  throw new Error('the screenshot did not finish within 60 s');
+}
+
+/** A page for the captures the render cache and the download need. */
 function startPage(): Promise<{ url: string; close: () => void }> {
   const server = createServer((_, res) => {
     res.writeHead(200, { 'Content-Type': 'text/html' });
@@ -131,15 +154,19 @@ async function main(): Promise<void> {
   const service = await start([...profile, 'dist/main.js'], env);
   const auth = { Authorization: `Bearer ${token}` };
   let bare: { child: ChildProcess; url: string } | undefined;
+  let firstWebsite = 0;
   try {
     for (let i = 0; i < 15; i++) {
       const res = await fetch(`${service.url}/websites`, {
         method: 'POST',
         headers: { ...auth, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name: `Site ${i}`, url: `https://93.184.215.${i + 1}/` }),
+        // The first is the page served here (its screenshot is the download target); the others are never captured.
+        body: JSON.stringify({ name: `Site ${i}`, url: i === 0 ? page.url : `https://93.184.215.${i + 1}/` }),
       });
       if (res.status !== 201) throw new Error(`creating a website: HTTP ${res.status} ${await res.text()}`);
+      if (i === 0) firstWebsite = ((await res.json()) as { data: { id: number } }).data.id;
     }
+    const shotId = await screenshotOf(service.url, auth, firstWebsite);
     // A signed link (docs/render-keys.md) to a render of the page; its first request captures, the others hit.
     const key = await fetch(`${service.url}/render-keys`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{}' });
     if (key.status !== 201) throw new Error(`creating a render key: HTTP ${key.status} ${await key.text()}`);
@@ -152,6 +179,7 @@ async function main(): Promise<void> {
     const again = await fetch(`${service.url}${signedPath}`);
     await again.arrayBuffer();
     if (again.headers.get('x-cache') !== 'HIT') throw new Error(`the second render was not a cache hit (X-Cache: ${again.headers.get('x-cache')})`);
+    const shotBytes = (await (await fetch(`${service.url}/screenshots/${shotId}/download`, { headers: auth })).arrayBuffer()).byteLength;
     const staticFile = join(dataDir, 'static.png');
     writeFileSync(staticFile, png);
     bare = await start(['-e', BARE_FASTIFY], { STATIC_FILE: staticFile });
@@ -173,6 +201,7 @@ async function main(): Promise<void> {
       target('`GET /websites` (15 rows)', `${service.url}/websites`, service.child.pid!, auth),
       target(`bare Fastify static file (${png.length} B PNG)`, `${bare.url}/static.png`, bare.child.pid!),
       target('signed `GET /render`, cache HIT', `${service.url}${signedPath}`, service.child.pid!),
+      target(`\`GET /screenshots/{id}/download\` (${shotBytes} B PNG)`, `${service.url}/screenshots/${shotId}/download`, service.child.pid!, auth),
     ];
     const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined;
     const measured = targets.filter((t) => t.name.startsWith('bare') || !only || only.test(t.name));
@@ -191,6 +220,7 @@ async function main(): Promise<void> {
       [targets[2], targets[0]],
       [targets[3], targets[3]],
       [targets[4], targets[3]],
+      [targets[5], targets[3]],
     ]);
     console.log(
       `\n${CONNECTIONS} connections, ${rounds} interleaved ${SLICE_SECONDS}-s slices per target, LOG_LEVEL=${env.LOG_LEVEL}, ` +
