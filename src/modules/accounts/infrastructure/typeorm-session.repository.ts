@@ -1,18 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { LessThanOrEqual, MoreThan, Repository } from 'typeorm';
+import { LessThanOrEqual, Repository } from 'typeorm';
+import { HotQuery, selectColumns } from '../../../shared/persistence/hot-query';
 import { Account } from '../domain/account';
 import { SessionProps } from '../domain/session';
 import { NewSession, SessionRepository } from '../application/ports';
 import { AccountRow, DashboardSessionRow } from './orm-entities';
 import { toAccount } from './typeorm-account.repository';
 
+/** The session lookup's row: the session (`s`) and its account (`a`). */
+const SESSION_AND_ACCOUNT = [
+  [DashboardSessionRow, 's'],
+  [AccountRow, 'a'],
+] as const;
+
 @Injectable()
 export class TypeOrmSessionRepository extends SessionRepository {
-  constructor(
-    @InjectRepository(DashboardSessionRow) private readonly rows: Repository<DashboardSessionRow>,
-    @InjectRepository(AccountRow) private readonly accounts: Repository<AccountRow>,
-  ) {
+  private active?: HotQuery<{ hash: string; now: unknown }>;
+
+  constructor(@InjectRepository(DashboardSessionRow) private readonly rows: Repository<DashboardSessionRow>) {
     super();
   }
 
@@ -26,11 +32,21 @@ export class TypeOrmSessionRepository extends SessionRepository {
     });
   }
 
+  /**
+   * Run on every dashboard request (a gallery page asks for 24 thumbnails, each signed in by its cookie): one
+   * prepared statement for the session and its account, not two queries the query builder makes anew each time.
+   */
   async findActive(hash: string, now: Date): Promise<{ session: SessionProps; account: Account } | null> {
-    const row = await this.rows.findOneBy({ sessionHash: hash, expiresAt: MoreThan(now) });
-    if (!row) return null;
-    const account = await this.accounts.findOneBy({ id: row.accountId });
-    if (!account) return null;
+    this.active ??= new HotQuery(
+      this.rows,
+      `SELECT ${selectColumns(this.rows, DashboardSessionRow, 's')}, ${selectColumns(this.rows, AccountRow, 'a')}
+         FROM dashboard_sessions s INNER JOIN accounts a ON a.id = s.account_id
+        WHERE s.session_hash = :hash AND s.expires_at > :now`,
+    );
+    const expiresAt = this.rows.metadata.findColumnWithPropertyName('expiresAt')!;
+    const [found] = await this.active.entities({ hash, now: this.rows.manager.connection.driver.preparePersistentValue(now, expiresAt) }, SESSION_AND_ACCOUNT);
+    if (!found) return null;
+    const [row, account] = found as [DashboardSessionRow, AccountRow];
     return { session: { accountId: row.accountId, csrfToken: row.csrfToken, createdAt: row.createdAt, expiresAt: row.expiresAt }, account: toAccount(account) };
   }
 
