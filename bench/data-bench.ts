@@ -21,7 +21,6 @@
  * GET /screenshots is asked over and over; prints the sweep's time and rate and the API's p50 / p95 / max before
  * and during it, and checks what is left: the recent rows, their files, and list_counts equal to COUNT(*).
  */
-import './ts-before-json';
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

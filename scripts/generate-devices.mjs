@@ -1,4 +1,4 @@
-// Writes src/shared/domain/devices.json: puppeteer's KnownDevices in the shape the API lists and validates
+// Writes src/shared/domain/device-presets.json: puppeteer's KnownDevices in the shape the API lists and validates
 // (shared/domain/devices.ts), so only adapters/capture needs the browser library at run time.
 // Run after upgrading puppeteer: `npm run generate:devices` (adapters/capture/devices.spec.ts fails until then).
 import { writeFileSync } from 'node:fs';
@@ -19,6 +19,6 @@ const devices = Object.fromEntries(
     },
   ]),
 );
-const target = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'shared', 'domain', 'devices.json');
+const target = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'shared', 'domain', 'device-presets.json');
 writeFileSync(target, `${JSON.stringify(devices, null, 2)}\n`);
 console.log(`${Object.keys(devices).length} devices written to ${target}`);

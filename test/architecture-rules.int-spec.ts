@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -58,4 +58,16 @@ describe('dependency rules (.dependency-cruiser.cjs)', () => {
       }),
     ).toEqual(['domain-depends-on-domain: src/modules/websites/domain/rule.spec.ts → src/modules/websites/infrastructure/differ.ts']);
   }, 60_000);
+});
+
+describe('module names', () => {
+  // Node tries require's extensions in the order they were registered (.js, .json, .node, then ts-node's .ts): a bench
+  // that loads the service from source under ts-node would load `x.json` for `import … from './x'` beside `x.ts`
+  // (every bench:dashboard run failed so, with devices.json beside devices.ts). The built dist/ has .js first.
+  it('no JSON file in src has the name of a TypeScript module beside it', () => {
+    const clashes = (readdirSync(join(ROOT, 'src'), { recursive: true }) as string[])
+      .filter((path) => path.endsWith('.json') && existsSync(join(ROOT, 'src', path.replace(/\.json$/, '.ts'))))
+      .sort();
+    expect(clashes).toEqual([]);
+  });
 });

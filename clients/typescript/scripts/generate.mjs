@@ -23,7 +23,7 @@ function compileTypeScriptOnRequire() {
   const { transformSync } = require('@swc/core');
   const swc = require(join(rootDir, 'jest.config.js')).projects[0].transform['^.+\\.ts$'][1];
   const Module = require('node:module');
-  // First in the list: src/shared/domain/devices.ts sits beside devices.json, and Node tries extensions in order.
+  // .ts first in the list, as the built dist/ has .js first: Node tries require's extensions in order.
   const others = { ...Module._extensions };
   for (const ext of Object.keys(others)) delete Module._extensions[ext];
   Module._extensions['.ts'] = (module, filename) => {

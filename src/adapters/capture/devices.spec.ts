@@ -2,7 +2,7 @@ import { KnownDevices } from 'puppeteer';
 import { DEVICES } from '../../shared/domain/devices';
 
 /**
- * shared/domain/devices.json copies puppeteer's KnownDevices so the API can list and validate presets without
+ * shared/domain/device-presets.json copies puppeteer's KnownDevices so the API can list and validate presets without
  * the browser library. When puppeteer changes its table, this fails: `npm run generate:devices` regenerates the copy.
  */
 describe('device presets', () => {

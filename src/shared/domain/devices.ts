@@ -1,10 +1,10 @@
 /**
- * Device presets (API.md, Capture options: `device`): puppeteer's KnownDevices, copied into devices.json by
+ * Device presets (API.md, Capture options: `device`): puppeteer's KnownDevices, copied into device-presets.json by
  * `npm run generate:devices` (scripts/generate-devices.mjs) so the API can list and validate them without the
  * browser library (only adapters/capture imports puppeteer). devices.spec.ts in adapters/capture fails when
  * puppeteer's table changes: run the script again.
  */
-import devices from './devices.json';
+import devices from './device-presets.json';
 
 export interface DevicePreset {
   /** CSS px. */
