@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { LessThanOrEqual, Repository } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { HotQuery, selectColumns } from '../../../shared/persistence/hot-query';
 import { Account } from '../domain/account';
 import { SessionProps } from '../domain/session';
@@ -16,7 +17,8 @@ const SESSION_AND_ACCOUNT = [
 
 @Injectable()
 export class TypeOrmSessionRepository extends SessionRepository {
-  private active?: HotQuery<{ hash: string; now: unknown }>;
+  /** The lookup's statement and the column its `now` is written for, made on first use. */
+  private active?: { query: HotQuery<{ hash: string; now: unknown }>; expiresAt: ColumnMetadata };
 
   constructor(@InjectRepository(DashboardSessionRow) private readonly rows: Repository<DashboardSessionRow>) {
     super();
@@ -37,14 +39,17 @@ export class TypeOrmSessionRepository extends SessionRepository {
    * prepared statement for the session and its account, not two queries the query builder makes anew each time.
    */
   async findActive(hash: string, now: Date): Promise<{ session: SessionProps; account: Account } | null> {
-    this.active ??= new HotQuery(
-      this.rows,
-      `SELECT ${selectColumns(this.rows, DashboardSessionRow, 's')}, ${selectColumns(this.rows, AccountRow, 'a')}
-         FROM dashboard_sessions s INNER JOIN accounts a ON a.id = s.account_id
-        WHERE s.session_hash = :hash AND s.expires_at > :now`,
-    );
-    const expiresAt = this.rows.metadata.findColumnWithPropertyName('expiresAt')!;
-    const [found] = await this.active.entities({ hash, now: this.rows.manager.connection.driver.preparePersistentValue(now, expiresAt) }, SESSION_AND_ACCOUNT);
+    this.active ??= {
+      query: new HotQuery(
+        this.rows,
+        `SELECT ${selectColumns(this.rows, DashboardSessionRow, 's')}, ${selectColumns(this.rows, AccountRow, 'a')}
+           FROM dashboard_sessions s INNER JOIN accounts a ON a.id = s.account_id
+          WHERE s.session_hash = :hash AND s.expires_at > :now`,
+      ),
+      expiresAt: this.rows.metadata.findColumnWithPropertyName('expiresAt')!,
+    };
+    const { query, expiresAt } = this.active;
+    const [found] = await query.entities({ hash, now: this.rows.manager.connection.driver.preparePersistentValue(now, expiresAt) }, SESSION_AND_ACCOUNT);
     if (!found) return null;
     const [row, account] = found as [DashboardSessionRow, AccountRow];
     return { session: { accountId: row.accountId, csrfToken: row.csrfToken, createdAt: row.createdAt, expiresAt: row.expiresAt }, account: toAccount(account) };

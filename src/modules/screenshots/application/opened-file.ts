@@ -9,9 +9,8 @@ import { ScreenshotStorage, StorageUnavailableError } from './ports';
  * before that is answered before any header is sent —
  * - no file under the key: 404 naming `what`, told by the stream's own error (`isMissing`), with no `exists` lookup
  *   before it (a stat on disk, a HEAD on S3: ~100 µs of CPU a cached render, docs/benchmark.md);
- * - a store that is away, or answered the lookup and froze before the bytes (its open is bounded by
- *   S3_FIRST_BYTE_TIMEOUT_MS): 503 `unavailable` (StorageUnavailableError), never a reply that fails after it began
- *   (a 500 after 30 s, issue 43).
+ * - a store that is away, or answered and froze before the bytes (its open is bounded by S3_FIRST_BYTE_TIMEOUT_MS):
+ *   503 `unavailable` (StorageUnavailableError), never a reply that fails after it began (a 500 after 30 s, issue 43).
  * Used by every answer that streams a stored file: a screenshot's download, a cached render.
  */
 export async function openedFile(storage: ScreenshotStorage, key: string, what: string, logger: Logger): Promise<Readable> {

@@ -279,8 +279,8 @@ export class TypeOrmScreenshotRepository extends ScreenshotRepository {
     });
   }
 
-  // findOne (a prepared statement), not findOneBy, which builds the query anew each call: these run on every
-  // download, thumbnail (24 a gallery page) and capture (docs/benchmark.md "Per-request cost").
+  // This and the single reads below use findOne (a prepared statement), not findOneBy, which builds the query anew
+  // each call: they run on every download, thumbnail (24 a gallery page) and capture (docs/benchmark.md "Per-request cost").
   async findOwned(accountId: number, id: number): Promise<ScreenshotProps | null> {
     const row = await findOne(this.rows, { id, accountId });
     return row ? toScreenshot(row) : null;
